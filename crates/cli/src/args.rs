@@ -1,0 +1,93 @@
+//! Command-line arguments, spelled as Gemini CLI spells them.
+
+use clap::{ArgAction, Parser, ValueEnum};
+use std::path::PathBuf;
+
+/// How headless output is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// The model's text as it streams.
+    Text,
+    /// One JSON object at the end.
+    Json,
+    /// One JSON event per line.
+    #[value(name = "stream-json")]
+    StreamJson,
+}
+
+/// gemini-rs: a fast, drop-in compatible Gemini CLI agent.
+#[derive(Debug, Parser)]
+#[command(name = "gemini-rs", version, disable_version_flag = true)]
+pub struct Args {
+    /// The prompt (runs headless when stdin is not a terminal).
+    #[arg(value_name = "PROMPT")]
+    pub prompt: Vec<String>,
+    /// Run this prompt headless.
+    #[arg(short = 'p', long = "prompt", value_name = "TEXT")]
+    pub prompt_flag: Option<String>,
+    /// Start the interactive session with this prompt.
+    #[arg(short = 'i', long = "prompt-interactive", value_name = "TEXT")]
+    pub prompt_interactive: Option<String>,
+    /// Model id (else GEMINI_MODEL, settings model.name, gemini-2.5-pro).
+    #[arg(short = 'm', long)]
+    pub model: Option<String>,
+    /// Approve every tool call.
+    #[arg(short = 'y', long)]
+    pub yolo: bool,
+    /// default, auto_edit, yolo or plan.
+    #[arg(long = "approval-mode", value_name = "MODE")]
+    pub approval_mode: Option<String>,
+    /// text, json or stream-json.
+    #[arg(short = 'o', long = "output-format", value_enum, default_value = "text")]
+    pub output_format: OutputFormat,
+    /// Tools that run without confirmation (comma-separated or repeated).
+    #[arg(long = "allowed-tools", value_delimiter = ',', value_name = "TOOLS")]
+    pub allowed_tools: Vec<String>,
+    /// MCP servers to connect (comma-separated or repeated).
+    #[arg(long = "allowed-mcp-server-names", value_delimiter = ',', value_name = "NAMES")]
+    pub allowed_mcp_server_names: Vec<String>,
+    /// More workspace directories (comma-separated or repeated).
+    #[arg(long = "include-directories", value_delimiter = ',', value_name = "DIRS")]
+    pub include_directories: Vec<String>,
+    /// Replay model answers from a recorded JSONL file, in order.
+    #[arg(long = "fake-responses", value_name = "FILE")]
+    pub fake_responses: Option<PathBuf>,
+    /// Replay model answers, each call taking the first unused line of its method.
+    #[arg(long = "fake-responses-non-strict", value_name = "FILE")]
+    pub fake_responses_non_strict: Option<PathBuf>,
+    /// Append every model answer to this JSONL file.
+    #[arg(long = "record-responses", value_name = "FILE")]
+    pub record_responses: Option<PathBuf>,
+    /// Debug logging (stderr in headless mode).
+    #[arg(short = 'd', long)]
+    pub debug: bool,
+    /// Print the version.
+    #[arg(short = 'v', long = "version", action = ArgAction::Version)]
+    pub version: (),
+}
+
+impl Args {
+    /// Checks the combinations Gemini CLI refuses; the error text is its own.
+    pub fn check(&self) -> Result<(), String> {
+        if self.prompt_flag.is_some() && !self.prompt.is_empty() {
+            return Err("Cannot use both a positional prompt and the --prompt (-p) flag together".into());
+        }
+        if self.prompt_flag.is_some() && self.prompt_interactive.is_some() {
+            return Err("Cannot use both --prompt (-p) and --prompt-interactive (-i) together".into());
+        }
+        if self.yolo && self.approval_mode.is_some() {
+            return Err("Cannot use both --yolo (-y) and --approval-mode together. Use --approval-mode=yolo instead.".into());
+        }
+        if let Some(mode) = &self.approval_mode
+            && gemini_rs_core::policy::ApprovalMode::parse(mode).is_none()
+        {
+            return Err(format!(
+                "Invalid approval mode: {mode}. Valid values are: yolo, auto_edit, plan, default"
+            ));
+        }
+        if self.fake_responses.is_some() && self.fake_responses_non_strict.is_some() {
+            return Err("Cannot use both --fake-responses and --fake-responses-non-strict together".into());
+        }
+        Ok(())
+    }
+}

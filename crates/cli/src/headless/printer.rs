@@ -1,0 +1,170 @@
+//! Writes agent events as they arrive, in the chosen output format.
+
+use crate::args::OutputFormat;
+use gemini_rs_core::agent::events::{AgentEvent, ToolCallStatus};
+use gemini_rs_core::agent::stats::SessionStats;
+use gemini_rs_core::tools::ToolDisplay;
+use serde_json::{Value, json};
+use std::io::Write;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+/// ISO-8601 UTC with milliseconds, as JavaScript prints dates.
+pub fn iso_now() -> String {
+    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+/// The `stats` object of stream-JSON's `result` event.
+pub fn stream_stats(stats: &SessionStats, duration_ms: u64) -> Value {
+    let (total, prompt, candidates, cached) = stats.token_totals();
+    json!({"total_tokens": total, "input_tokens": prompt, "output_tokens": candidates,
+        "cached": cached, "input": prompt.saturating_sub(cached), "duration_ms": duration_ms,
+        "tool_calls": stats.tool_calls()})
+}
+
+/// Output state of a headless run.
+pub struct Printer {
+    format: OutputFormat,
+    at_line_start: bool,
+}
+
+impl Printer {
+    /// A printer for `format`.
+    pub fn new(format: OutputFormat) -> Self {
+        Printer {
+            format,
+            at_line_start: true,
+        }
+    }
+
+    /// Writes one JSON value as a line on stdout.
+    pub fn json_line(&mut self, value: Value) {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{value}");
+        let _ = out.flush();
+    }
+
+    fn text(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        let clean = strip_ansi(text);
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(clean.as_bytes());
+        let _ = out.flush();
+        self.at_line_start = clean.ends_with('\n');
+    }
+
+    fn ensure_newline(&mut self) {
+        if !self.at_line_start {
+            self.text("\n");
+        }
+    }
+
+    /// Ends text output with a newline if it lacks one.
+    pub fn finish_text(mut self) {
+        if self.format == OutputFormat::Text {
+            self.ensure_newline();
+        }
+    }
+
+    /// Consumes events until the agent is dropped; returns itself.
+    pub async fn consume(mut self, mut events: UnboundedReceiver<AgentEvent>) -> Self {
+        while let Some(event) = events.recv().await {
+            self.handle(event);
+        }
+        self
+    }
+
+    fn handle(&mut self, event: AgentEvent) {
+        match (self.format, event) {
+            (OutputFormat::Text, AgentEvent::Content(t)) => self.text(&t),
+            (OutputFormat::Text, AgentEvent::ToolCallRequested { .. }) => self.ensure_newline(),
+            (OutputFormat::StreamJson, AgentEvent::Content(t)) => self.json_line(json!({
+                "type": "message", "timestamp": iso_now(), "role": "assistant", "content": t, "delta": true})),
+            (OutputFormat::StreamJson, AgentEvent::ToolCallRequested { call_id, name, args }) => {
+                self.json_line(json!({"type": "tool_use", "timestamp": iso_now(), "tool_name": name,
+                    "tool_id": call_id, "parameters": args}))
+            }
+            (format, AgentEvent::ToolFinished(done)) => {
+                let display = match &done.display {
+                    ToolDisplay::Text(t) => Some(t.clone()),
+                    ToolDisplay::FileDiff(_) => None,
+                };
+                if let Some(err) = &done.error {
+                    let shown = display.clone().filter(|d| !d.is_empty()).unwrap_or_else(|| err.message.clone());
+                    eprintln!("Error executing tool {}: {shown}", done.name);
+                }
+                if format == OutputFormat::StreamJson {
+                    let mut event = json!({"type": "tool_result", "timestamp": iso_now(), "tool_id": done.call_id,
+                        "status": match done.status { ToolCallStatus::Success => "success", _ => "error" }});
+                    let output = match &done.error {
+                        Some(err) => Some(display.filter(|d| !d.is_empty()).unwrap_or_else(|| err.message.clone())),
+                        None => display,
+                    };
+                    if let Some(output) = output {
+                        event["output"] = Value::String(output);
+                    }
+                    if let Some(err) = &done.error {
+                        event["error"] = json!({"type": err.kind.as_str(), "message": err.message});
+                    }
+                    self.json_line(event);
+                }
+            }
+            (format, AgentEvent::Warning(w)) => {
+                eprintln!("[WARNING] {w}");
+                if format == OutputFormat::StreamJson {
+                    self.json_line(json!({"type": "error", "timestamp": iso_now(), "severity": "warning", "message": w}));
+                }
+            }
+            (_, _) => {}
+        }
+    }
+}
+
+/// Removes ANSI escape sequences (CSI and OSC) from model text.
+fn strip_ansi(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\u{1b}') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('[') => {
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            Some(']') => {
+                while let Some(c) = chars.next() {
+                    if c == '\u{7}' || (c == '\u{1b}' && chars.peek() == Some(&'\\')) {
+                        if c == '\u{1b}' {
+                            chars.next();
+                        }
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_ansi;
+
+    #[test]
+    fn strips_color_and_osc() {
+        assert_eq!(strip_ansi("\u{1b}[31mred\u{1b}[0m ok"), "red ok");
+        assert_eq!(strip_ansi("a\u{1b}]0;title\u{7}b"), "ab");
+        assert_eq!(strip_ansi("plain"), "plain");
+    }
+}

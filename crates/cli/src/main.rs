@@ -1,0 +1,158 @@
+//! `gemini-rs`: the binary. Parses arguments, loads settings and runs the
+//! agent headless (the terminal UI comes later).
+
+mod args;
+mod headless;
+mod setup;
+
+use anyhow::Result;
+use args::{Args, OutputFormat};
+use clap::Parser;
+use gemini_rs_core::config::{self, GeminiPaths, Settings};
+use gemini_rs_protocol::Part;
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+
+const NO_INPUT: &str = "No input provided via stdin. Input can be provided by piping data into gemini or using the --prompt option.";
+
+fn main() {
+    std::process::exit(match real_main() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("{e:#}");
+            1
+        }
+    });
+}
+
+fn real_main() -> Result<i32> {
+    let args = match Args::try_parse() {
+        Ok(a) => a,
+        Err(e) => {
+            let code = match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => 0,
+                _ => 42,
+            };
+            let _ = e.print();
+            return Ok(code);
+        }
+    };
+    if let Err(msg) = args.check() {
+        eprintln!("{msg}");
+        return Ok(42);
+    }
+    let root = project_root()?;
+    let paths = GeminiPaths::from_env();
+    load_dotenv(&root, &paths.home);
+    init_tracing(args.debug);
+    let session_id = uuid::Uuid::new_v4().to_string();
+
+    let env = |k: &str| std::env::var(k).ok();
+    let (settings, trusted) = match load_settings(&root, &paths, &env) {
+        Ok(s) => s,
+        Err(e) => {
+            headless::fatal_before_run(args.output_format, &session_id, "FatalConfigError", &e.to_string(), 52);
+            return Ok(52);
+        }
+    };
+
+    if args.prompt_interactive.is_some() {
+        eprintln!("The interactive terminal UI is not available in this build of gemini-rs yet; use -p/--prompt to run headless.");
+        return Ok(42);
+    }
+    let stdin_is_tty = std::io::stdin().is_terminal();
+    let prompt = args
+        .prompt_flag
+        .clone()
+        .or_else(|| (!args.prompt.is_empty()).then(|| args.prompt.join(" ")));
+    if stdin_is_tty && prompt.is_none() {
+        use clap::CommandFactory;
+        let _ = Args::command().print_help();
+        eprintln!("\nNo prompt given. The interactive terminal UI is not available yet: pass a prompt or pipe text on stdin.");
+        return Ok(42);
+    }
+    let stdin_text = if stdin_is_tty { String::new() } else { read_stdin() };
+    let input = match (stdin_text.trim().is_empty(), prompt) {
+        (false, Some(p)) if !p.is_empty() => format!("{}\n\n{p}", stdin_text.trim_end_matches('\n')),
+        (false, _) => stdin_text,
+        (true, Some(p)) if !p.trim().is_empty() => p,
+        (true, _) => {
+            headless::fatal_before_run(args.output_format, &session_id, "FatalInputError", NO_INPUT, 42);
+            return Ok(42);
+        }
+    };
+
+    let session = match setup::build(setup::SetupInput {
+        args: &args,
+        settings,
+        paths: &paths,
+        root: &root,
+        trusted,
+        interactive: false,
+        session_id: session_id.clone(),
+    }) {
+        Ok(s) => s,
+        Err(e) => {
+            headless::fatal_before_run(args.output_format, &session_id, e.kind, &e.message, e.code);
+            return Ok(e.code);
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let format: OutputFormat = args.output_format;
+    let code = runtime.block_on(headless::run(session, vec![Part::text(input.clone())], input, format));
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    Ok(code)
+}
+
+fn project_root() -> Result<PathBuf> {
+    let cwd = std::env::current_dir()?;
+    Ok(std::fs::canonicalize(&cwd).unwrap_or(cwd))
+}
+
+fn read_stdin() -> String {
+    let mut buf = Vec::new();
+    let _ = std::io::stdin().lock().read_to_end(&mut buf);
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+/// Loads settings, deciding folder trust first from the user and system
+/// layers. Returns the settings and whether the folder is trusted.
+fn load_settings(
+    root: &Path,
+    paths: &GeminiPaths,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(Settings, bool), config::ConfigError> {
+    let untrusted = Settings::load(root, paths, false, env)?;
+    let trusted = match config::trust::is_trusted(untrusted.settings.folder_trust_enabled(), root, paths)? {
+        config::trust::Trust::Trusted => true,
+        config::trust::Trust::Untrusted | config::trust::Trust::Unknown => false,
+    };
+    if !trusted {
+        return Ok((untrusted.settings, false));
+    }
+    Ok((Settings::load(root, paths, true, env)?.settings, true))
+}
+
+/// Applies the project's `.env` before any thread starts.
+fn load_dotenv(root: &Path, home: &Path) {
+    let current = |k: &str| std::env::var_os(k).is_some();
+    for (key, value) in config::dotenv::dotenv_vars(root, home, &current) {
+        // SAFETY: called from main before the runtime or any other thread exists.
+        unsafe { std::env::set_var(key, value) };
+    }
+}
+
+fn init_tracing(debug: bool) {
+    let filter = if debug {
+        tracing_subscriber::EnvFilter::new("debug")
+    } else {
+        tracing_subscriber::EnvFilter::try_from_env("GEMINI_RS_LOG")
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("off"))
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}

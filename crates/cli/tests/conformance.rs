@@ -1,0 +1,174 @@
+//! Replays the upstream Gemini CLI scenarios of
+//! `shared/conformance/upstream/scenarios.json` through the binary, as its
+//! README describes, and checks what a user can see.
+
+use crate::support::{Output, Sandbox};
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+
+/// Scenarios that gemini-rs supports so far; each issue that lands a
+/// feature adds the scenarios it makes pass.
+const SUPPORTED: &[&str] = &[
+    "json-output-france",
+    "json-output-session-id",
+    "json-output-auth-mismatch",
+    "json-output-tool-error",
+    "policy-headless-shell-denied-by-default",
+    "policy-headless-readonly-allowed-by-default",
+    "stdout-stderr-model-text-on-stdout",
+    "stdout-stderr-missing-at-file",
+    "api-resilience-metadata-only-chunk",
+    "user-policy-absent-denies",
+];
+
+fn upstream_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/upstream")
+}
+
+fn catalogue() -> Value {
+    let text = std::fs::read_to_string(upstream_dir().join("scenarios.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn deep_merge(base: &mut Value, over: &Value) {
+    match (base, over) {
+        (Value::Object(b), Value::Object(o)) => {
+            for (k, v) in o {
+                deep_merge(b.entry(k.clone()).or_insert(Value::Null), v);
+            }
+        }
+        (b, o) => *b = o.clone(),
+    }
+}
+
+fn substitute(value: &Value, work: &str) -> Value {
+    match value {
+        Value::String(s) => Value::String(s.replace("@WORK@", work)),
+        Value::Array(a) => Value::Array(a.iter().map(|v| substitute(v, work)).collect()),
+        Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), substitute(v, work))).collect()),
+        other => other.clone(),
+    }
+}
+
+fn json_path<'a>(doc: &'a Value, path: &str) -> Option<&'a Value> {
+    path.split('.').try_fold(doc, |v, key| v.get(key))
+}
+
+fn check(expect: &[Value], out: &Output, sb: &Sandbox) -> Vec<String> {
+    let mut failures = Vec::new();
+    let hook_log = sb.read("hook-log.txt").unwrap_or_default();
+    let json_doc: Option<Value> = serde_json::from_str(out.stdout.trim()).ok();
+    for e in expect {
+        let Value::Object(e) = e else { continue };
+        for (kind, arg) in e {
+            let s = arg.as_str().unwrap_or_default();
+            let ok = match kind.as_str() {
+                "exit_code" => Some(out.code as i64) == arg.as_i64(),
+                "stdout_contains" => out.stdout.contains(s),
+                "stdout_not_contains" => !out.stdout.contains(s),
+                "stderr_contains" => out.stderr.contains(s),
+                "output_contains" => out.stdout.contains(s) || out.stderr.contains(s),
+                "output_not_contains" => !out.stdout.contains(s) && !out.stderr.contains(s),
+                "file_equals" => sb.read(arg[0].as_str().unwrap()).as_deref() == arg[1].as_str(),
+                "file_absent" => !sb.work.join(s).exists(),
+                "json_stdout_path_equals" => json_doc
+                    .as_ref()
+                    .and_then(|d| json_path(d, arg[0].as_str().unwrap()))
+                    == Some(&arg[1]),
+                "json_stdout_has" => json_doc
+                    .as_ref()
+                    .and_then(|d| json_path(d, s))
+                    .is_some_and(|v| !v.is_null() && v != ""),
+                "json_stdout_lacks" => json_doc.as_ref().is_some_and(|d| json_path(d, s).is_none()),
+                "hook_ran" => hook_log.lines().any(|l| l == s || l.starts_with(&format!("{s} "))),
+                "hook_not_ran" => !hook_log.lines().any(|l| l == s || l.starts_with(&format!("{s} "))),
+                other => panic!("unknown check {other}"),
+            };
+            if !ok {
+                failures.push(format!("{kind}: {arg}"));
+            }
+        }
+    }
+    failures
+}
+
+fn run_step(sb: &Sandbox, scenario: &Map<String, Value>, step: &Value, responses: Option<&str>, skip: usize) -> Output {
+    let work = sb.work.to_str().unwrap();
+    let step = substitute(step, work);
+    let mut args: Vec<String> = Vec::new();
+    if let Some(file) = responses {
+        let text = std::fs::read_to_string(upstream_dir().join(file)).unwrap();
+        let kept: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).skip(skip).collect();
+        let copy = sb.home.join(format!("replay-{skip}.responses"));
+        std::fs::write(&copy, kept.join("\n") + "\n").unwrap();
+        let flag = if scenario.get("non_strict").and_then(Value::as_bool) == Some(true) {
+            "--fake-responses-non-strict"
+        } else {
+            "--fake-responses"
+        };
+        args.push(flag.to_string());
+        args.push(copy.to_str().unwrap().to_string());
+    }
+    for a in step["args"].as_array().into_iter().flatten() {
+        args.push(a.as_str().unwrap().to_string());
+    }
+    if let Some(p) = step["prompt"].as_str() {
+        args.push(p.to_string());
+    }
+    let env: Vec<(String, String)> = scenario
+        .get("env")
+        .and_then(Value::as_object)
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect())
+        .unwrap_or_default();
+    let env_refs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    sb.run(&arg_refs, step["stdin"].as_str(), &env_refs)
+}
+
+fn run_scenario(catalogue: &Value, name: &str) -> Result<(), String> {
+    let scenario = catalogue["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no scenario {name}"))
+        .as_object()
+        .unwrap();
+    let sb = Sandbox::new();
+    let work = sb.work.to_str().unwrap().to_string();
+    let mut settings = catalogue["base_settings"].clone();
+    deep_merge(&mut settings, &scenario["settings"]);
+    sb.settings(&substitute(&settings, &work));
+    for (rel, text) in scenario.get("files").and_then(Value::as_object).into_iter().flatten() {
+        sb.write(rel, &text.as_str().unwrap().replace("@WORK@", &work));
+    }
+    for (rel, text) in scenario.get("home_files").and_then(Value::as_object).into_iter().flatten() {
+        sb.write_home(rel, &text.as_str().unwrap().replace("@WORK@", &work));
+    }
+    let responses = scenario["responses"].as_str();
+    let first = Value::Object(scenario.clone());
+    let out = run_step(&sb, scenario, &first, responses, 0);
+    let failures = check(scenario["expect"].as_array().unwrap(), &out, &sb);
+    if !failures.is_empty() {
+        return Err(format!("{name}: {failures:?}\nstdout: {}\nstderr: {}", out.stdout, out.stderr));
+    }
+    if let Some(then) = scenario.get("then") {
+        let skip = then["responses_skip"].as_u64().unwrap_or(0) as usize;
+        let out = run_step(&sb, scenario, then, responses, skip);
+        let failures = check(then["expect"].as_array().unwrap(), &out, &sb);
+        if !failures.is_empty() {
+            return Err(format!("{name} (then): {failures:?}\nstdout: {}\nstderr: {}", out.stdout, out.stderr));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn supported_upstream_scenarios_pass() {
+    let catalogue = catalogue();
+    let failures: Vec<String> = SUPPORTED
+        .iter()
+        .filter_map(|name| run_scenario(&catalogue, name).err())
+        .collect();
+    assert!(failures.is_empty(), "{} scenario(s) failed:\n{}", failures.len(), failures.join("\n\n"));
+}

@@ -1,0 +1,8 @@
+//! Integration tests of the `gemini-rs` binary: it runs for real, against
+//! recorded sessions and a fake Gemini endpoint on 127.0.0.1.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod conformance;
+mod e2e;
+mod fake_gemini;
+mod support;

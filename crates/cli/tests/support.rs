@@ -1,0 +1,132 @@
+//! Shared helpers: scratch work and home dirs, and running the binary.
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What a run produced.
+#[derive(Debug)]
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// A scratch project dir and a scratch home dir (not nested).
+pub struct Sandbox {
+    _root: tempfile::TempDir,
+    pub work: PathBuf,
+    pub home: PathBuf,
+}
+
+impl Sandbox {
+    pub fn new() -> Self {
+        let root = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(root.path()).unwrap();
+        let work = base.join("work");
+        let home = base.join("home");
+        std::fs::create_dir_all(&work).unwrap();
+        std::fs::create_dir_all(home.join(".gemini")).unwrap();
+        Sandbox { _root: root, work, home }
+    }
+
+    pub fn write(&self, rel: &str, content: &str) -> PathBuf {
+        write_file(&self.work, rel, content)
+    }
+
+    pub fn write_home(&self, rel: &str, content: &str) -> PathBuf {
+        write_file(&self.home, rel, content)
+    }
+
+    pub fn read(&self, rel: &str) -> Option<String> {
+        std::fs::read_to_string(self.work.join(rel)).ok()
+    }
+
+    /// Writes `settings` as both user and workspace settings.
+    pub fn settings(&self, settings: &Value) {
+        let text = serde_json::to_string_pretty(settings).unwrap();
+        self.write_home(".gemini/settings.json", &text);
+        self.write(".gemini/settings.json", &text);
+    }
+
+    /// The project temp dir (`<home>/.gemini/tmp/<sha256 of work>`).
+    pub fn project_temp_dir(&self) -> PathBuf {
+        use std::fmt::Write;
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(self.work.to_str().unwrap().as_bytes());
+        let mut hex = String::new();
+        for b in digest {
+            write!(hex, "{b:02x}").unwrap();
+        }
+        self.home.join(".gemini/tmp").join(hex)
+    }
+
+    /// Runs the binary in `work` with a clean environment.
+    pub fn run(&self, args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_gemini-rs"));
+        cmd.current_dir(&self.work)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", &self.home)
+            .env("GEMINI_CLI_HOME", &self.home)
+            .env("GEMINI_API_KEY", "dummy")
+            .env("GEMINI_CLI_SYSTEM_SETTINGS_PATH", self.home.join("no-system-settings.json"))
+            .args(args)
+            .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            if v.is_empty() {
+                cmd.env_remove(k);
+            } else {
+                cmd.env(k, v);
+            }
+        }
+        run_with_timeout(cmd, stdin, Duration::from_secs(120))
+    }
+}
+
+fn write_file(base: &Path, rel: &str, content: &str) -> PathBuf {
+    let path = base.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, content).unwrap();
+    path
+}
+
+fn run_with_timeout(mut cmd: Command, stdin: Option<&str>, timeout: Duration) -> Output {
+    let mut child = cmd.spawn().expect("spawn gemini-rs");
+    if let Some(text) = stdin {
+        let mut pipe = child.stdin.take().unwrap();
+        pipe.write_all(text.as_bytes()).unwrap();
+    }
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out_thread = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut s).ok();
+        s
+    });
+    let err_thread = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut s).ok();
+        s
+    });
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill().ok();
+            break child.wait().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    Output {
+        code: status.code().unwrap_or(-1),
+        stdout: out_thread.join().unwrap(),
+        stderr: err_thread.join().unwrap(),
+    }
+}

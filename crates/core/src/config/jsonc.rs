@@ -1,0 +1,127 @@
+//! Settings files are JSON with comments (as `strip-json-comments` accepts)
+//! and `$VAR` / `${VAR}` references in strings.
+
+use serde_json::Value;
+
+/// Replaces `//` and `/* */` comments outside strings by spaces, keeping
+/// newlines, so parse errors still point at the right line and column.
+pub fn strip_comments(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    let mut in_string = false;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            out.push(b);
+            if b == b'\\' && i + 1 < bytes.len() {
+                out.push(bytes[i + 1]);
+                i += 2;
+                continue;
+            }
+            if b == b'"' {
+                in_string = false;
+            }
+            i += 1;
+            continue;
+        }
+        match (b, bytes.get(i + 1)) {
+            (b'"', _) => {
+                in_string = true;
+                out.push(b);
+                i += 1;
+            }
+            (b'/', Some(b'/')) => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    out.push(b' ');
+                    i += 1;
+                }
+            }
+            (b'/', Some(b'*')) => {
+                out.extend_from_slice(b"  ");
+                i += 2;
+                while i < bytes.len() && !(bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/')) {
+                    out.push(if bytes[i] == b'\n' { b'\n' } else { b' ' });
+                    i += 1;
+                }
+                if i < bytes.len() {
+                    out.extend_from_slice(b"  ");
+                    i += 2;
+                }
+            }
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    // Only ASCII bytes were replaced by ASCII spaces, so this stays UTF-8.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Expands `$VAR` and `${VAR}` in every string of `value`; unknown
+/// variables are left as written.
+pub fn expand_env(value: &mut Value, env: &dyn Fn(&str) -> Option<String>) {
+    match value {
+        Value::String(s) if s.contains('$') => *s = expand_str(s, env),
+        Value::Array(items) => items.iter_mut().for_each(|v| expand_env(v, env)),
+        Value::Object(map) => map.values_mut().for_each(|v| expand_env(v, env)),
+        _ => {}
+    }
+}
+
+/// Expands `$VAR` and `${VAR}` in one string.
+pub fn expand_str(s: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(pos) = rest.find('$') {
+        out.push_str(&rest[..pos]);
+        let after = &rest[pos + 1..];
+        let (name, consumed) = if let Some(inner) = after.strip_prefix('{') {
+            match inner.find('}') {
+                Some(end) if is_name(&inner[..end]) => (&inner[..end], end + 2),
+                _ => ("", 0),
+            }
+        } else {
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            (&after[..end], end)
+        };
+        match (name.is_empty(), env(name)) {
+            (false, Some(v)) => out.push_str(&v),
+            _ => out.push_str(&rest[pos..pos + 1 + consumed]),
+        }
+        rest = &after[consumed..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn is_name(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn comments_go_strings_stay() {
+        let text = "{\n // c\n \"a\": \"//x\", /* b\n */ \"b\": 1 }";
+        let v: Value = serde_json::from_str(&strip_comments(text)).unwrap();
+        assert_eq!(v, json!({"a": "//x", "b": 1}));
+        assert_eq!(strip_comments(text).lines().count(), text.lines().count());
+    }
+
+    #[test]
+    fn env_expansion() {
+        let env = |k: &str| (k == "HOME").then(|| "/h".to_string());
+        assert_eq!(expand_str("$HOME/x ${HOME} $NOPE ${NOPE} $", &env), "/h/x /h $NOPE ${NOPE} $");
+        let mut v = json!({"a": ["$HOME"], "b": {"c": "${HOME}"}});
+        expand_env(&mut v, &env);
+        assert_eq!(v, json!({"a": ["/h"], "b": {"c": "/h"}}));
+    }
+}

@@ -1,0 +1,11 @@
+//! The gemini-rs engine: settings, model clients, the workspace boundary,
+//! tools, the scheduler that runs them and the agent loop. No terminal code.
+
+pub mod agent;
+pub mod config;
+pub mod hooks;
+pub mod model;
+pub mod policy;
+pub mod scheduler;
+pub mod tools;
+pub mod workspace;

@@ -1,0 +1,55 @@
+use super::*;
+use serde_json::json;
+
+#[test]
+fn headless_defaults() {
+    let p = PolicyEngine::new(false);
+    let none = json!({});
+    assert_eq!(p.check("read_file", &none, ApprovalMode::Default), Decision::Allow);
+    assert_eq!(p.check("save_memory", &none, ApprovalMode::Default), Decision::Deny);
+    assert_eq!(p.check("write_file", &none, ApprovalMode::AutoEdit), Decision::Allow);
+    assert_eq!(p.check("run_shell_command", &none, ApprovalMode::AutoEdit), Decision::Deny);
+    assert_eq!(p.check("anything", &none, ApprovalMode::Yolo), Decision::Allow);
+    assert_eq!(p.check("discovered_tool_x", &none, ApprovalMode::Default), Decision::Deny);
+}
+
+#[test]
+fn interactive_asks() {
+    let p = PolicyEngine::new(true);
+    assert_eq!(p.check("write_file", &json!({}), ApprovalMode::Default), Decision::AskUser);
+}
+
+#[test]
+fn allowed_shell_prefix() {
+    let p = PolicyEngine::new(false);
+    p.add_settings_rules(&["run_shell_command(echo)".to_string()], &[]);
+    let mode = ApprovalMode::Default;
+    assert_eq!(p.check("run_shell_command", &json!({"command": "echo hi"}), mode), Decision::Allow);
+    assert_eq!(p.check("run_shell_command", &json!({"command": "echo"}), mode), Decision::Allow);
+    assert_eq!(p.check("run_shell_command", &json!({"command": "ls"}), mode), Decision::Deny);
+    assert_eq!(p.check("run_shell_command", &json!({"command": "echoes"}), mode), Decision::Deny);
+    assert_eq!(
+        p.check("run_shell_command", &json!({"command": "echo a && rm -rf x"}), mode),
+        Decision::Deny
+    );
+}
+
+#[test]
+fn exclude_beats_yolo_and_allowed() {
+    let p = PolicyEngine::new(false);
+    p.add_settings_rules(&["read_file".to_string()], &["read_file".to_string()]);
+    assert_eq!(p.check("read_file", &json!({}), ApprovalMode::Yolo), Decision::Deny);
+}
+
+#[test]
+fn headless_exclusions() {
+    assert_eq!(
+        headless_excluded_tools(ApprovalMode::Default, &[]),
+        ["run_shell_command", "replace", "write_file", "web_fetch"]
+    );
+    assert_eq!(
+        headless_excluded_tools(ApprovalMode::Default, &["run_shell_command(echo)".into()]),
+        ["replace", "write_file", "web_fetch"]
+    );
+    assert!(headless_excluded_tools(ApprovalMode::Yolo, &[]).is_empty());
+}

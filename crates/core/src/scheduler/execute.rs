@@ -1,0 +1,148 @@
+//! Execution of one approved call: BeforeTool hooks, the tool, AfterTool
+//! hooks, and the notes they add for the model.
+
+use super::hooks::{AfterToolOutcome, BeforeToolOutcome, HookToolCall};
+use super::{Scheduler, ToolCallRequest};
+use crate::agent::events::{AgentEvent, ToolCallStatus};
+use crate::tools::{BuiltCall, ToolError, ToolErrorKind, ToolResult};
+use gemini_rs_protocol::Part;
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+impl Scheduler {
+    /// Runs the hooks and the tool; returns the result and its status.
+    pub(super) async fn execute(
+        &self,
+        req: &ToolCallRequest,
+        built: BuiltCall,
+        cancel: &CancellationToken,
+    ) -> (ToolResult, ToolCallStatus) {
+        let BuiltCall {
+            mut invocation,
+            mut args,
+            ..
+        } = built;
+        let mut note = None;
+        let before = self
+            .hooks
+            .before_tool(HookToolCall {
+                name: &req.name,
+                args: &args,
+                mcp_context: None,
+            })
+            .await;
+        match before {
+            BeforeToolOutcome::Block { reason } => {
+                let mut r = ToolResult::error(ToolErrorKind::ExecutionFailed, reason.clone(), reason.clone());
+                r.llm_content = vec![Part::text(format!("Tool execution blocked: {reason}"))];
+                return (r, ToolCallStatus::Error);
+            }
+            BeforeToolOutcome::Stop { reason } => return (stop_result(&reason), ToolCallStatus::Error),
+            BeforeToolOutcome::Proceed { tool_input: Some(partial) } => {
+                let changed = changed_keys(&args, &partial);
+                if !changed.is_empty() {
+                    let mut merged = args.clone();
+                    merged.extend(partial);
+                    match self.registry.build(&req.name, &Value::Object(merged), &self.ctx) {
+                        Ok(rebuilt) => {
+                            invocation = rebuilt.invocation;
+                            args = rebuilt.args;
+                            note = Some(format!(
+                                "\n\n[System] Tool input parameters ({}) were modified by a hook before execution.",
+                                changed.join(", ")
+                            ));
+                        }
+                        Err(e) => {
+                            let mut r = ToolResult::error(
+                                ToolErrorKind::InvalidToolParams,
+                                format!("Error: {}", e.message),
+                                format!("Error: {}", e.message),
+                            );
+                            r.llm_content = vec![Part::text(format!(
+                                "Tool parameter modification by hook failed validation: {}",
+                                e.message
+                            ))];
+                            return (r, ToolCallStatus::Error);
+                        }
+                    }
+                }
+            }
+            BeforeToolOutcome::Proceed { tool_input: None } => {}
+        }
+        self.emit(AgentEvent::ToolRunning {
+            call_id: req.call_id.clone(),
+        });
+        let token = cancel.child_token();
+        let mut result = tokio::select! {
+            r = invocation.execute(&self.ctx, token.clone()) => r,
+            _ = cancel.cancelled() => {
+                token.cancel();
+                return (cancelled_during_execution(), ToolCallStatus::Cancelled);
+            }
+        };
+        if cancel.is_cancelled() {
+            return (cancelled_during_execution(), ToolCallStatus::Cancelled);
+        }
+        if let Some(note) = note {
+            append_text(&mut result, &note);
+        }
+        let after = self
+            .hooks
+            .after_tool(
+                HookToolCall {
+                    name: &req.name,
+                    args: &args,
+                    mcp_context: None,
+                },
+                &result,
+            )
+            .await;
+        match after {
+            AfterToolOutcome::Keep { additional_context: Some(ctx) } => {
+                append_text(&mut result, &format!("\n\n<hook_context>{ctx}</hook_context>"));
+            }
+            AfterToolOutcome::Keep { additional_context: None } => {}
+            AfterToolOutcome::Block { reason } => {
+                result.error = Some(ToolError::new(ToolErrorKind::ExecutionFailed, reason));
+            }
+            AfterToolOutcome::Stop { reason } => return (stop_result(&reason), ToolCallStatus::Error),
+        }
+        let status = if result.error.is_some() {
+            ToolCallStatus::Error
+        } else {
+            ToolCallStatus::Success
+        };
+        (result, status)
+    }
+}
+
+fn stop_result(reason: &str) -> ToolResult {
+    let mut r = ToolResult::error(ToolErrorKind::StopExecution, reason, reason);
+    r.llm_content = vec![Part::text(format!("Agent execution stopped by hook: {reason}"))];
+    r
+}
+
+fn cancelled_during_execution() -> ToolResult {
+    ToolResult::error(
+        ToolErrorKind::ExecutionFailed,
+        "[Operation Cancelled] User cancelled tool execution.",
+        "Command cancelled by user.",
+    )
+}
+
+/// Keys of `partial` whose value differs from `args`, in `partial`'s order.
+fn changed_keys(args: &Map<String, Value>, partial: &Map<String, Value>) -> Vec<String> {
+    partial
+        .iter()
+        .filter(|(k, v)| args.get(*k) != Some(*v))
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
+/// Appends to the last text part (the model sees text parts joined).
+fn append_text(result: &mut ToolResult, text: &str) {
+    match result.llm_content.iter_mut().rev().find(|p| p.text.is_some()) {
+        Some(Part { text: Some(t), .. }) => t.push_str(text),
+        _ => result.llm_content.push(Part::text(text)),
+    }
+}

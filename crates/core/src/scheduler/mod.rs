@@ -1,0 +1,313 @@
+//! The scheduler: runs one model turn's batch of function calls through
+//! lookup, validation, policy, confirmation, hooks and execution, and
+//! returns the function responses in request order.
+//!
+//! Consecutive calls of read-only kinds run concurrently (after being
+//! approved one at a time); every other call runs alone, in order.
+
+mod execute;
+pub mod hooks;
+mod response;
+#[cfg(test)]
+mod tests;
+
+pub use hooks::{AfterToolOutcome, BeforeToolOutcome, HookToolCall, NoHooks, ToolHooks};
+pub use response::function_response_parts;
+
+use crate::agent::events::{
+    AgentEvent, ConfirmationOutcome, ConfirmationResponse, EventSender, ToolCallFinished,
+    ToolCallStatus,
+};
+use crate::agent::stats::{Decision as StatsDecision, SessionStats};
+use crate::policy::{ApprovalMode, Decision, PolicyEngine, PolicyRule, priority};
+use crate::tools::{BuiltCall, ToolContext, ToolErrorKind, ToolKind, ToolRegistry, ToolResult};
+use gemini_rs_protocol::Part;
+use serde_json::Value;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// One function call as the model asked for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallRequest {
+    /// The model's id, or a generated `<name>-<ms>-<hex>`.
+    pub call_id: String,
+    /// The name as called.
+    pub name: String,
+    /// Arguments as sent.
+    pub args: Value,
+}
+
+/// A finished call with the parts to send back.
+#[derive(Debug, Clone)]
+pub struct CompletedCall {
+    /// The request.
+    pub request: ToolCallRequest,
+    /// How it ended.
+    pub status: ToolCallStatus,
+    /// The tool's result (or the error that replaced it).
+    pub result: ToolResult,
+    /// functionResponse part(s) for the model.
+    pub parts: Vec<Part>,
+}
+
+impl CompletedCall {
+    /// The reason, when a hook asked to stop the agent.
+    pub fn stop_reason(&self) -> Option<&str> {
+        self.result
+            .error
+            .as_ref()
+            .filter(|e| e.kind == ToolErrorKind::StopExecution)
+            .map(|e| e.message.as_str())
+    }
+}
+
+/// Everything the scheduler needs, shared for the session.
+pub struct Scheduler {
+    registry: Arc<ToolRegistry>,
+    policy: Arc<PolicyEngine>,
+    hooks: Arc<dyn ToolHooks>,
+    ctx: ToolContext,
+    mode: Arc<RwLock<ApprovalMode>>,
+    events: EventSender,
+    confirmations: tokio::sync::Mutex<mpsc::UnboundedReceiver<ConfirmationResponse>>,
+    stats: Arc<Mutex<SessionStats>>,
+}
+
+/// The parts of a session the scheduler works with.
+pub struct SchedulerParts {
+    /// The tools.
+    pub registry: Arc<ToolRegistry>,
+    /// The rules.
+    pub policy: Arc<PolicyEngine>,
+    /// Hooks around execution.
+    pub hooks: Arc<dyn ToolHooks>,
+    /// What tools get.
+    pub ctx: ToolContext,
+    /// The approval mode (shared: "always allow" on an edit switches it).
+    pub mode: Arc<RwLock<ApprovalMode>>,
+    /// Where events go.
+    pub events: EventSender,
+    /// Where confirmation answers come from.
+    pub confirmations: mpsc::UnboundedReceiver<ConfirmationResponse>,
+    /// Session metrics.
+    pub stats: Arc<Mutex<SessionStats>>,
+}
+
+enum Approval {
+    Run(StatsDecision),
+    Refused(ToolResult, ToolCallStatus, Option<StatsDecision>),
+    CancelBatch,
+}
+
+impl Scheduler {
+    /// A scheduler over the given parts.
+    pub fn new(parts: SchedulerParts) -> Self {
+        Scheduler {
+            registry: parts.registry,
+            policy: parts.policy,
+            hooks: parts.hooks,
+            ctx: parts.ctx,
+            mode: parts.mode,
+            events: parts.events,
+            confirmations: tokio::sync::Mutex::new(parts.confirmations),
+            stats: parts.stats,
+        }
+    }
+
+    /// The tool registry.
+    pub fn registry(&self) -> &Arc<ToolRegistry> {
+        &self.registry
+    }
+
+    fn mode(&self) -> ApprovalMode {
+        self.mode.read().map(|m| *m).unwrap_or(ApprovalMode::Default)
+    }
+
+    fn emit(&self, event: AgentEvent) {
+        let _ = self.events.send(event);
+    }
+
+    /// Runs a batch and returns one completed call per request, in order.
+    pub async fn run_batch(
+        &self,
+        requests: Vec<ToolCallRequest>,
+        cancel: &CancellationToken,
+    ) -> Vec<CompletedCall> {
+        let mut done: Vec<Option<CompletedCall>> = Vec::with_capacity(requests.len());
+        let mut pending: Vec<(usize, ToolCallRequest, BuiltCall)> = Vec::new();
+        for (i, req) in requests.into_iter().enumerate() {
+            self.emit(AgentEvent::ToolCallRequested {
+                call_id: req.call_id.clone(),
+                name: req.name.clone(),
+                args: req.args.clone(),
+            });
+            match self.registry.build(&req.name, &req.args, &self.ctx) {
+                Ok(built) => {
+                    done.push(None);
+                    pending.push((i, req, built));
+                }
+                Err(err) => {
+                    let result = ToolResult::from_error(err);
+                    done.push(Some(self.finish(req, result, ToolCallStatus::Error, Duration::ZERO, None)));
+                }
+            }
+        }
+        let mut waves: Vec<Vec<(usize, ToolCallRequest, BuiltCall)>> = Vec::new();
+        for item in pending {
+            let read_only = item.2.tool.kind().is_read_only();
+            match waves.last_mut() {
+                Some(wave) if read_only && wave.iter().all(|w| w.2.tool.kind().is_read_only()) => {
+                    wave.push(item)
+                }
+                _ => waves.push(vec![item]),
+            }
+        }
+        let mut cancelled_all = false;
+        for wave in waves {
+            let mut approved = Vec::new();
+            for (i, req, built) in wave {
+                if cancelled_all || cancel.is_cancelled() {
+                    let reason = if cancelled_all { "User cancelled operation" } else { "Operation cancelled" };
+                    done[i] = Some(self.cancelled(req, reason));
+                    continue;
+                }
+                match self.approve(&req, &built, cancel).await {
+                    Approval::Run(decision) => approved.push((i, req, built, decision)),
+                    Approval::Refused(result, status, decision) => {
+                        done[i] = Some(self.finish(req, result, status, Duration::ZERO, decision));
+                    }
+                    Approval::CancelBatch => {
+                        done[i] = Some(self.cancelled(req, "User denied execution."));
+                        cancelled_all = true;
+                    }
+                }
+            }
+            let runs = approved.into_iter().map(|(i, req, built, decision)| async move {
+                let started = std::time::Instant::now();
+                let (result, status) = self.execute(&req, built, cancel).await;
+                (i, self.finish(req, result, status, started.elapsed(), Some(decision)))
+            });
+            for (i, call) in futures::future::join_all(runs).await {
+                done[i] = Some(call);
+            }
+        }
+        done.into_iter().flatten().collect()
+    }
+
+    /// Policy and, when it says to ask, the user's confirmation.
+    async fn approve(&self, req: &ToolCallRequest, built: &BuiltCall, cancel: &CancellationToken) -> Approval {
+        let args = Value::Object(built.args.clone());
+        let decision = self.policy.check(built.tool.name(), &args, self.mode());
+        match decision {
+            Decision::Allow => Approval::Run(StatsDecision::Accept),
+            Decision::Deny => Approval::Refused(
+                ToolResult::from_error(crate::tools::ToolError::new(
+                    ToolErrorKind::PolicyViolation,
+                    "Tool execution denied by policy.",
+                )),
+                ToolCallStatus::Error,
+                Some(StatsDecision::Reject),
+            ),
+            Decision::AskUser => {
+                let Some(details) = built.invocation.confirmation(&self.ctx).await else {
+                    return Approval::Run(StatsDecision::Accept);
+                };
+                self.emit(AgentEvent::ToolAwaitingApproval {
+                    call_id: req.call_id.clone(),
+                    name: req.name.clone(),
+                    details,
+                });
+                let outcome = self.wait_for_answer(&req.call_id, cancel).await;
+                self.apply_outcome(outcome, built)
+            }
+        }
+    }
+
+    async fn wait_for_answer(&self, call_id: &str, cancel: &CancellationToken) -> ConfirmationOutcome {
+        let mut rx = self.confirmations.lock().await;
+        loop {
+            tokio::select! {
+                _ = cancel.cancelled() => return ConfirmationOutcome::Cancel,
+                answer = rx.recv() => match answer {
+                    Some(a) if a.call_id == call_id => return a.outcome,
+                    Some(_) => continue,
+                    None => return ConfirmationOutcome::Cancel,
+                },
+            }
+        }
+    }
+
+    fn apply_outcome(&self, outcome: ConfirmationOutcome, built: &BuiltCall) -> Approval {
+        match outcome {
+            ConfirmationOutcome::Cancel => Approval::CancelBatch,
+            ConfirmationOutcome::ProceedOnce => Approval::Run(StatsDecision::Accept),
+            ConfirmationOutcome::ModifyWithEditor => Approval::Run(StatsDecision::Modify),
+            ConfirmationOutcome::ProceedAlways
+            | ConfirmationOutcome::ProceedAlwaysAndSave
+            | ConfirmationOutcome::ProceedAlwaysServer
+            | ConfirmationOutcome::ProceedAlwaysTool => {
+                if built.tool.kind() == ToolKind::Edit {
+                    if let Ok(mut mode) = self.mode.write() {
+                        *mode = ApprovalMode::AutoEdit;
+                    }
+                } else {
+                    self.policy.add_rule(PolicyRule::tool(
+                        built.tool.name(),
+                        Decision::Allow,
+                        priority::SESSION_ALWAYS,
+                    ));
+                }
+                Approval::Run(StatsDecision::Accept)
+            }
+        }
+    }
+
+    fn cancelled(&self, req: ToolCallRequest, reason: &str) -> CompletedCall {
+        let result = ToolResult::error(
+            ToolErrorKind::ExecutionFailed,
+            format!("[Operation Cancelled] Reason: {reason}"),
+            reason,
+        );
+        self.finish(req, result, ToolCallStatus::Cancelled, Duration::ZERO, None)
+    }
+
+    fn finish(
+        &self,
+        request: ToolCallRequest,
+        result: ToolResult,
+        status: ToolCallStatus,
+        duration: Duration,
+        decision: Option<StatsDecision>,
+    ) -> CompletedCall {
+        let status = match (status, &result.error) {
+            (ToolCallStatus::Success, Some(_)) => ToolCallStatus::Error,
+            (s, _) => s,
+        };
+        if let Ok(mut stats) = self.stats.lock() {
+            stats.record_tool(&request.name, status == ToolCallStatus::Success, duration, decision);
+            if let (crate::tools::ToolDisplay::FileDiff(diff), None) = (&result.display, &result.error) {
+                let old = diff.original_content.as_deref().unwrap_or("");
+                let (added, removed) = crate::tools::diff::line_changes(old, &diff.new_content);
+                stats.record_lines(added, removed);
+            }
+        }
+        let parts = function_response_parts(&request.name, &request.call_id, &result, &self.ctx.model);
+        self.emit(AgentEvent::ToolFinished(ToolCallFinished {
+            call_id: request.call_id.clone(),
+            name: request.name.clone(),
+            args: request.args.clone(),
+            status,
+            display: result.display.clone(),
+            error: result.error.clone(),
+            duration,
+        }));
+        CompletedCall {
+            request,
+            status,
+            result,
+            parts,
+        }
+    }
+}

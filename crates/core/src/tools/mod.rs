@@ -1,0 +1,200 @@
+//! The tool contract: what every tool (built-in, discovered or MCP) offers
+//! the scheduler, and what it returns.
+
+pub mod builtin;
+pub mod diff;
+mod error;
+pub mod registry;
+mod result;
+pub mod validate;
+
+pub use error::{ToolError, ToolErrorKind};
+pub use registry::{BuiltCall, RegisteredTool, ToolRegistry};
+pub use result::{FileDiff, ToolDisplay, ToolResult};
+
+use crate::workspace::Workspace;
+use crate::config::Settings;
+use futures::future::BoxFuture;
+use gemini_rs_protocol::FunctionDeclaration;
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// What a tool does, as Gemini CLI classifies it. Read-only kinds may run
+/// concurrently with each other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ToolKind {
+    /// Reads files.
+    Read,
+    /// Changes files.
+    Edit,
+    /// Deletes files.
+    Delete,
+    /// Moves files.
+    Move,
+    /// Searches.
+    Search,
+    /// Runs commands.
+    Execute,
+    /// Thinks or remembers.
+    Think,
+    /// Fetches from the network.
+    Fetch,
+    /// Talks to the user.
+    Communicate,
+    /// Anything else (discovered and MCP tools).
+    Other,
+}
+
+impl ToolKind {
+    /// The lower-case name Gemini CLI uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolKind::Read => "read",
+            ToolKind::Edit => "edit",
+            ToolKind::Delete => "delete",
+            ToolKind::Move => "move",
+            ToolKind::Search => "search",
+            ToolKind::Execute => "execute",
+            ToolKind::Think => "think",
+            ToolKind::Fetch => "fetch",
+            ToolKind::Communicate => "communicate",
+            ToolKind::Other => "other",
+        }
+    }
+
+    /// True for kinds that never change anything, so calls of them may run
+    /// concurrently.
+    pub fn is_read_only(self) -> bool {
+        match self {
+            ToolKind::Read | ToolKind::Search | ToolKind::Fetch => true,
+            ToolKind::Edit
+            | ToolKind::Delete
+            | ToolKind::Move
+            | ToolKind::Execute
+            | ToolKind::Think
+            | ToolKind::Communicate
+            | ToolKind::Other => false,
+        }
+    }
+}
+
+/// Everything a tool may use while it is built and run. Tools never print,
+/// never ask the user and never read settings files themselves.
+#[derive(Clone)]
+pub struct ToolContext {
+    /// Workspace roots, the boundary check and ignore rules.
+    pub workspace: Arc<Workspace>,
+    /// The merged settings.
+    pub settings: Arc<Settings>,
+    /// The model the session talks to (decides how inline data is sent).
+    pub model: String,
+}
+
+/// What the user must approve before a call runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConfirmationDetails {
+    /// A file change, shown as a diff.
+    Edit {
+        /// Dialog title, e.g. `Confirm Write: a.txt`.
+        title: String,
+        /// File name for display.
+        file_name: String,
+        /// Absolute path.
+        file_path: PathBuf,
+        /// Unified diff (`Current` / `Proposed`).
+        file_diff: String,
+        /// Content before (None for a new file).
+        original_content: Option<String>,
+        /// Content after.
+        new_content: String,
+    },
+    /// A shell command.
+    Exec {
+        /// Dialog title.
+        title: String,
+        /// The full command.
+        command: String,
+        /// Root commands (`git` for `git status && git diff`).
+        root_commands: Vec<String>,
+    },
+    /// An MCP tool call.
+    Mcp {
+        /// Dialog title.
+        title: String,
+        /// Server name.
+        server_name: String,
+        /// Tool name on the server.
+        tool_name: String,
+        /// Display name.
+        tool_display_name: String,
+    },
+    /// Anything else: a prompt and optional URLs.
+    Info {
+        /// Dialog title.
+        title: String,
+        /// What will happen.
+        prompt: String,
+        /// URLs involved.
+        urls: Vec<String>,
+    },
+}
+
+/// A tool: static metadata plus a way to turn model arguments into an
+/// invocation.
+pub trait Tool: Send + Sync {
+    /// Name the model calls it by.
+    fn name(&self) -> &str;
+    /// Human name (`ReadFile`).
+    fn display_name(&self) -> &str;
+    /// Description sent to the model.
+    fn description(&self) -> &str;
+    /// Its kind.
+    fn kind(&self) -> ToolKind;
+    /// JSON Schema of the parameters.
+    fn parameter_schema(&self) -> &Value;
+    /// Renames accepted aliases (from later Gemini CLI versions) to the
+    /// canonical parameter names, before schema validation.
+    fn normalize_args(&self, _args: &mut Map<String, Value>) {}
+    /// Tool-specific checks and typed parsing of arguments that already
+    /// passed the schema. The error text goes to the model verbatim.
+    fn build(
+        &self,
+        args: &Map<String, Value>,
+        ctx: &ToolContext,
+    ) -> Result<Box<dyn ToolInvocation>, ToolError>;
+    /// The declaration sent to the model.
+    fn declaration(&self) -> FunctionDeclaration {
+        FunctionDeclaration {
+            name: self.name().to_string(),
+            description: Some(self.description().to_string()),
+            parameters_json_schema: Some(self.parameter_schema().clone()),
+            ..FunctionDeclaration::default()
+        }
+    }
+}
+
+/// One validated call, ready to describe, confirm and run.
+pub trait ToolInvocation: Send + Sync {
+    /// One line describing the call for the user.
+    fn description(&self) -> String;
+    /// Paths the call touches.
+    fn locations(&self) -> Vec<PathBuf> {
+        Vec::new()
+    }
+    /// What the user would need to approve; `None` when nothing needs
+    /// approval. Policy decides whether to ask at all.
+    fn confirmation<'a>(
+        &'a self,
+        _ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Option<ConfirmationDetails>> {
+        Box::pin(async { None })
+    }
+    /// Runs the call. Must stop promptly when `cancel` fires.
+    fn execute<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, ToolResult>;
+}

@@ -1,0 +1,171 @@
+//! The tool registry: every known tool in registration order, which of them
+//! are active, their declarations, and lookup with Gemini CLI's not-found
+//! suggestions.
+
+use super::validate::{ArgsValidator, validate_params_object};
+use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation};
+use gemini_rs_protocol::FunctionDeclaration;
+use serde_json::{Map, Value};
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// A registered tool with its compiled argument schema.
+pub struct RegisteredTool {
+    /// The tool.
+    pub tool: Arc<dyn Tool>,
+    validator: ArgsValidator,
+}
+
+/// A call that passed lookup and validation.
+pub struct BuiltCall {
+    /// The tool.
+    pub tool: Arc<dyn Tool>,
+    /// The validated invocation.
+    pub invocation: Box<dyn ToolInvocation>,
+    /// The arguments after alias normalisation (what was validated).
+    pub args: Map<String, Value>,
+}
+
+/// All tools of a session.
+#[derive(Default)]
+pub struct ToolRegistry {
+    tools: Vec<RegisteredTool>,
+    excluded: HashSet<String>,
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        ToolRegistry::default()
+    }
+
+    /// Adds a tool; a tool with the same name is replaced in place.
+    pub fn register(&mut self, tool: Arc<dyn Tool>) {
+        let validator = ArgsValidator::new(tool.parameter_schema());
+        let entry = RegisteredTool { tool, validator };
+        match self
+            .tools
+            .iter_mut()
+            .find(|t| t.tool.name() == entry.tool.name())
+        {
+            Some(existing) => {
+                tracing::warn!("tool {} registered twice; keeping the later one", entry.tool.name());
+                *existing = entry;
+            }
+            None => self.tools.push(entry),
+        }
+    }
+
+    /// Marks tools as excluded: not declared and not found.
+    pub fn exclude<I: IntoIterator<Item = String>>(&mut self, names: I) {
+        self.excluded.extend(names);
+    }
+
+    /// True when a tool of that name is registered (active or not).
+    pub fn is_registered(&self, name: &str) -> bool {
+        self.tools.iter().any(|t| t.tool.name() == name)
+    }
+
+    fn active(&self) -> impl Iterator<Item = &RegisteredTool> {
+        self.tools
+            .iter()
+            .filter(|t| !self.excluded.contains(t.tool.name()))
+    }
+
+    /// The active tool called `name`.
+    pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
+        self.active().find(|t| t.tool.name() == name)
+    }
+
+    /// Names of the active tools, in registration order.
+    pub fn active_names(&self) -> Vec<String> {
+        self.active().map(|t| t.tool.name().to_string()).collect()
+    }
+
+    /// The declarations of the active tools, in registration order.
+    pub fn declarations(&self) -> Vec<FunctionDeclaration> {
+        self.active().map(|t| t.tool.declaration()).collect()
+    }
+
+    /// `Tool "x" not found.` plus up to three suggestions by edit distance.
+    pub fn not_found_message(&self, name: &str) -> String {
+        let mut scored: Vec<(usize, String)> = self
+            .active()
+            .map(|t| (levenshtein(name, t.tool.name()), t.tool.name().to_string()))
+            .collect();
+        scored.sort_by_key(|(d, _)| *d);
+        let top: Vec<String> = scored
+            .into_iter()
+            .take(3)
+            .map(|(_, n)| format!("\"{n}\""))
+            .collect();
+        let suggestion = match top.len() {
+            0 => String::new(),
+            1 => format!(" Did you mean {}?", top[0]),
+            _ => format!(" Did you mean one of: {}?", top.join(", ")),
+        };
+        format!("Tool \"{name}\" not found.{suggestion}")
+    }
+
+    /// Lookup, alias normalisation, schema validation and the tool's own
+    /// checks: everything before policy.
+    pub fn build(&self, name: &str, args: &Value, ctx: &ToolContext) -> Result<BuiltCall, ToolError> {
+        let Some(entry) = self.get(name) else {
+            return Err(ToolError::new(
+                ToolErrorKind::ToolNotRegistered,
+                self.not_found_message(name),
+            ));
+        };
+        let args = match args {
+            Value::Null => Value::Object(Map::new()),
+            other => other.clone(),
+        };
+        validate_params_object(&args).map_err(ToolError::invalid_params)?;
+        let Value::Object(mut args) = args else {
+            return Err(ToolError::invalid_params("Value of params must be an object"));
+        };
+        entry.tool.normalize_args(&mut args);
+        let as_value = Value::Object(args);
+        entry
+            .validator
+            .validate(&as_value)
+            .map_err(ToolError::invalid_params)?;
+        let Value::Object(args) = as_value else {
+            return Err(ToolError::invalid_params("Value of params must be an object"));
+        };
+        let invocation = entry.tool.build(&args, ctx)?;
+        Ok(BuiltCall {
+            tool: entry.tool.clone(),
+            invocation,
+            args,
+        })
+    }
+}
+
+/// Levenshtein distance over chars.
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::levenshtein;
+
+    #[test]
+    fn distance() {
+        assert_eq!(levenshtein("raed_file", "read_file"), 2);
+        assert_eq!(levenshtein("", "abc"), 3);
+        assert_eq!(levenshtein("kitten", "sitting"), 3);
+    }
+}

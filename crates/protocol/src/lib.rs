@@ -1,0 +1,24 @@
+//! Wire types of the Gemini API (`generateContent` and friends) and of the
+//! recorded-response files Gemini CLI replays.
+//!
+//! Every struct keeps the fields it does not model in an `extra` map, so a
+//! value survives a parse / serialize round trip without losing anything.
+
+mod content;
+mod request;
+mod response;
+mod responses_file;
+
+pub use content::{Blob, Content, FileData, FunctionCall, FunctionResponse, Part, Role};
+pub use request::{
+    CountTokensRequest, FunctionCallingConfig, FunctionDeclaration, GenerateContentRequest,
+    GenerationConfig, ThinkingConfig, Tool, ToolConfig,
+};
+pub use response::{
+    Candidate, CountTokensResponse, GenerateContentResponse, GroundingChunk, GroundingChunkWeb,
+    GroundingMetadata, GroundingSegment, GroundingSupport, UsageMetadata,
+};
+pub use responses_file::{RecordedMethod, RecordedResponse};
+
+/// Fields a type does not model, kept verbatim for lossless round trips.
+pub type Extra = serde_json::Map<String, serde_json::Value>;

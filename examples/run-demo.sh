@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Replays a recorded session (no API key, no network) in a scratch copy of
+# examples/demo: the model's calls to read_file and write_file run for real.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cargo build --release --quiet --manifest-path "$here/../Cargo.toml" -p gemini-rs
+bin="$here/../target/release/gemini-rs"
+work="$(mktemp -d)"
+cp -r "$here/demo/." "$work/"
+cd "$work"
+echo "== scratch project: $work"
+GEMINI_CLI_HOME="$work/.home" "$bin" --fake-responses "$here/demo.responses" --approval-mode=auto_edit \
+  "Turn NOTES.md into a CHANGELOG.md" </dev/null
+echo "== CHANGELOG.md written by the agent:"
+cat CHANGELOG.md
