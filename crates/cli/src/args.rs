@@ -38,16 +38,29 @@ pub struct Args {
     #[arg(long = "approval-mode", value_name = "MODE")]
     pub approval_mode: Option<String>,
     /// text, json or stream-json.
-    #[arg(short = 'o', long = "output-format", value_enum, default_value = "text")]
+    #[arg(
+        short = 'o',
+        long = "output-format",
+        value_enum,
+        default_value = "text"
+    )]
     pub output_format: OutputFormat,
     /// Tools that run without confirmation (comma-separated or repeated).
     #[arg(long = "allowed-tools", value_delimiter = ',', value_name = "TOOLS")]
     pub allowed_tools: Vec<String>,
     /// MCP servers to connect (comma-separated or repeated).
-    #[arg(long = "allowed-mcp-server-names", value_delimiter = ',', value_name = "NAMES")]
+    #[arg(
+        long = "allowed-mcp-server-names",
+        value_delimiter = ',',
+        value_name = "NAMES"
+    )]
     pub allowed_mcp_server_names: Vec<String>,
     /// More workspace directories (comma-separated or repeated).
-    #[arg(long = "include-directories", value_delimiter = ',', value_name = "DIRS")]
+    #[arg(
+        long = "include-directories",
+        value_delimiter = ',',
+        value_name = "DIRS"
+    )]
     pub include_directories: Vec<String>,
     /// Replay model answers from a recorded JSONL file, in order.
     #[arg(long = "fake-responses", value_name = "FILE")]
@@ -58,6 +71,24 @@ pub struct Args {
     /// Append every model answer to this JSONL file.
     #[arg(long = "record-responses", value_name = "FILE")]
     pub record_responses: Option<PathBuf>,
+    /// Extra policy files (TOML `[[rule]]` tables), comma-separated or repeated.
+    #[arg(long = "policy", value_delimiter = ',', value_name = "FILE")]
+    pub policy: Vec<PathBuf>,
+    /// Resume a recorded session: `latest`, an index from --list-sessions, or an id.
+    #[arg(short = 'r', long = "resume", value_name = "SESSION", num_args = 0..=1, default_missing_value = "latest")]
+    pub resume: Option<String>,
+    /// List the recorded sessions of this project and exit.
+    #[arg(long = "list-sessions")]
+    pub list_sessions: bool,
+    /// Delete a recorded session (index or id) and exit.
+    #[arg(long = "delete-session", value_name = "SESSION")]
+    pub delete_session: Option<String>,
+    /// Keep ANSI escape sequences in model text (headless text output).
+    #[arg(long = "raw-output")]
+    pub raw_output: bool,
+    /// Accept the risk of --raw-output without a warning.
+    #[arg(long = "accept-raw-output-risk")]
+    pub accept_raw_output_risk: bool,
     /// Debug logging (stderr in headless mode).
     #[arg(short = 'd', long)]
     pub debug: bool,
@@ -70,10 +101,14 @@ impl Args {
     /// Checks the combinations Gemini CLI refuses; the error text is its own.
     pub fn check(&self) -> Result<(), String> {
         if self.prompt_flag.is_some() && !self.prompt.is_empty() {
-            return Err("Cannot use both a positional prompt and the --prompt (-p) flag together".into());
+            return Err(
+                "Cannot use both a positional prompt and the --prompt (-p) flag together".into(),
+            );
         }
         if self.prompt_flag.is_some() && self.prompt_interactive.is_some() {
-            return Err("Cannot use both --prompt (-p) and --prompt-interactive (-i) together".into());
+            return Err(
+                "Cannot use both --prompt (-p) and --prompt-interactive (-i) together".into(),
+            );
         }
         if self.yolo && self.approval_mode.is_some() {
             return Err("Cannot use both --yolo (-y) and --approval-mode together. Use --approval-mode=yolo instead.".into());
@@ -86,7 +121,9 @@ impl Args {
             ));
         }
         if self.fake_responses.is_some() && self.fake_responses_non_strict.is_some() {
-            return Err("Cannot use both --fake-responses and --fake-responses-non-strict together".into());
+            return Err(
+                "Cannot use both --fake-responses and --fake-responses-non-strict together".into(),
+            );
         }
         Ok(())
     }

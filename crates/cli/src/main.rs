@@ -9,7 +9,6 @@ use anyhow::Result;
 use args::{Args, OutputFormat};
 use clap::Parser;
 use gemini_rs_core::config::{self, GeminiPaths, Settings};
-use gemini_rs_protocol::Part;
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
@@ -51,13 +50,24 @@ fn real_main() -> Result<i32> {
     let (settings, trusted) = match load_settings(&root, &paths, &env) {
         Ok(s) => s,
         Err(e) => {
-            headless::fatal_before_run(args.output_format, &session_id, "FatalConfigError", &e.to_string(), 52);
+            headless::fatal_before_run(
+                args.output_format,
+                &session_id,
+                "FatalConfigError",
+                &e.to_string(),
+                52,
+            );
             return Ok(52);
         }
     };
 
+    if args.list_sessions || args.delete_session.is_some() {
+        return Ok(sessions_command(&args, &paths, &root));
+    }
     if args.prompt_interactive.is_some() {
-        eprintln!("The interactive terminal UI is not available in this build of gemini-rs yet; use -p/--prompt to run headless.");
+        eprintln!(
+            "The interactive terminal UI is not available in this build of gemini-rs yet; use -p/--prompt to run headless."
+        );
         return Ok(42);
     }
     let stdin_is_tty = std::io::stdin().is_terminal();
@@ -68,16 +78,30 @@ fn real_main() -> Result<i32> {
     if stdin_is_tty && prompt.is_none() {
         use clap::CommandFactory;
         let _ = Args::command().print_help();
-        eprintln!("\nNo prompt given. The interactive terminal UI is not available yet: pass a prompt or pipe text on stdin.");
+        eprintln!(
+            "\nNo prompt given. The interactive terminal UI is not available yet: pass a prompt or pipe text on stdin."
+        );
         return Ok(42);
     }
-    let stdin_text = if stdin_is_tty { String::new() } else { read_stdin() };
+    let stdin_text = if stdin_is_tty {
+        String::new()
+    } else {
+        read_stdin()
+    };
     let input = match (stdin_text.trim().is_empty(), prompt) {
-        (false, Some(p)) if !p.is_empty() => format!("{}\n\n{p}", stdin_text.trim_end_matches('\n')),
+        (false, Some(p)) if !p.is_empty() => {
+            format!("{}\n\n{p}", stdin_text.trim_end_matches('\n'))
+        }
         (false, _) => stdin_text,
         (true, Some(p)) if !p.trim().is_empty() => p,
         (true, _) => {
-            headless::fatal_before_run(args.output_format, &session_id, "FatalInputError", NO_INPUT, 42);
+            headless::fatal_before_run(
+                args.output_format,
+                &session_id,
+                "FatalInputError",
+                NO_INPUT,
+                42,
+            );
             return Ok(42);
         }
     };
@@ -97,11 +121,68 @@ fn real_main() -> Result<i32> {
             return Ok(e.code);
         }
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     let format: OutputFormat = args.output_format;
-    let code = runtime.block_on(headless::run(session, vec![Part::text(input.clone())], input, format));
+    let code = runtime.block_on(headless::run(session, input, format, args.raw_output));
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     Ok(code)
+}
+
+/// `--list-sessions` and `--delete-session`: print and exit.
+fn sessions_command(args: &Args, paths: &GeminiPaths, root: &Path) -> i32 {
+    let chats = paths.project_temp_dir(root).join("chats");
+    if let Some(which) = &args.delete_session {
+        return match gemini_rs_core::session::delete_session(&chats, which) {
+            Ok(info) => {
+                println!("Deleted session {}.", info.record.session_id);
+                0
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                42
+            }
+        };
+    }
+    let sessions = gemini_rs_core::session::list_sessions(&chats);
+    if sessions.is_empty() {
+        println!("No previous sessions found for this project.");
+        return 0;
+    }
+    println!("Available sessions for this project ({}):", sessions.len());
+    for (i, s) in sessions.iter().enumerate() {
+        let first = s
+            .record
+            .messages
+            .iter()
+            .find(|m| m.kind == "user")
+            .map(|m| match &m.content {
+                serde_json::Value::String(t) => t.clone(),
+                other => other
+                    .as_array()
+                    .and_then(|a| a.first())
+                    .and_then(|p| p.get("text"))
+                    .and_then(|t| t.as_str())
+                    .unwrap_or_default()
+                    .to_string(),
+            })
+            .unwrap_or_default();
+        let first: String = first
+            .lines()
+            .next()
+            .unwrap_or("")
+            .chars()
+            .take(80)
+            .collect();
+        println!(
+            "  {}. {first} ({}) [{}]",
+            i + 1,
+            s.record.last_updated,
+            s.record.session_id
+        );
+    }
+    0
 }
 
 fn project_root() -> Result<PathBuf> {
@@ -123,10 +204,11 @@ fn load_settings(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<(Settings, bool), config::ConfigError> {
     let untrusted = Settings::load(root, paths, false, env)?;
-    let trusted = match config::trust::is_trusted(untrusted.settings.folder_trust_enabled(), root, paths)? {
-        config::trust::Trust::Trusted => true,
-        config::trust::Trust::Untrusted | config::trust::Trust::Unknown => false,
-    };
+    let trusted =
+        match config::trust::is_trusted(untrusted.settings.folder_trust_enabled(), root, paths)? {
+            config::trust::Trust::Trusted => true,
+            config::trust::Trust::Untrusted | config::trust::Trust::Unknown => false,
+        };
     if !trusted {
         return Ok((untrusted.settings, false));
     }

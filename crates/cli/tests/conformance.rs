@@ -45,7 +45,11 @@ fn substitute(value: &Value, work: &str) -> Value {
     match value {
         Value::String(s) => Value::String(s.replace("@WORK@", work)),
         Value::Array(a) => Value::Array(a.iter().map(|v| substitute(v, work)).collect()),
-        Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), substitute(v, work))).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, v)| (k.clone(), substitute(v, work)))
+                .collect(),
+        ),
         other => other.clone(),
     }
 }
@@ -71,17 +75,23 @@ fn check(expect: &[Value], out: &Output, sb: &Sandbox) -> Vec<String> {
                 "output_not_contains" => !out.stdout.contains(s) && !out.stderr.contains(s),
                 "file_equals" => sb.read(arg[0].as_str().unwrap()).as_deref() == arg[1].as_str(),
                 "file_absent" => !sb.work.join(s).exists(),
-                "json_stdout_path_equals" => json_doc
-                    .as_ref()
-                    .and_then(|d| json_path(d, arg[0].as_str().unwrap()))
-                    == Some(&arg[1]),
+                "json_stdout_path_equals" => {
+                    json_doc
+                        .as_ref()
+                        .and_then(|d| json_path(d, arg[0].as_str().unwrap()))
+                        == Some(&arg[1])
+                }
                 "json_stdout_has" => json_doc
                     .as_ref()
                     .and_then(|d| json_path(d, s))
                     .is_some_and(|v| !v.is_null() && v != ""),
                 "json_stdout_lacks" => json_doc.as_ref().is_some_and(|d| json_path(d, s).is_none()),
-                "hook_ran" => hook_log.lines().any(|l| l == s || l.starts_with(&format!("{s} "))),
-                "hook_not_ran" => !hook_log.lines().any(|l| l == s || l.starts_with(&format!("{s} "))),
+                "hook_ran" => hook_log
+                    .lines()
+                    .any(|l| l == s || l.starts_with(&format!("{s} "))),
+                "hook_not_ran" => !hook_log
+                    .lines()
+                    .any(|l| l == s || l.starts_with(&format!("{s} "))),
                 other => panic!("unknown check {other}"),
             };
             if !ok {
@@ -92,13 +102,23 @@ fn check(expect: &[Value], out: &Output, sb: &Sandbox) -> Vec<String> {
     failures
 }
 
-fn run_step(sb: &Sandbox, scenario: &Map<String, Value>, step: &Value, responses: Option<&str>, skip: usize) -> Output {
+fn run_step(
+    sb: &Sandbox,
+    scenario: &Map<String, Value>,
+    step: &Value,
+    responses: Option<&str>,
+    skip: usize,
+) -> Output {
     let work = sb.work.to_str().unwrap();
     let step = substitute(step, work);
     let mut args: Vec<String> = Vec::new();
     if let Some(file) = responses {
         let text = std::fs::read_to_string(upstream_dir().join(file)).unwrap();
-        let kept: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).skip(skip).collect();
+        let kept: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .skip(skip)
+            .collect();
         let copy = sb.home.join(format!("replay-{skip}.responses"));
         std::fs::write(&copy, kept.join("\n") + "\n").unwrap();
         let flag = if scenario.get("non_strict").and_then(Value::as_bool) == Some(true) {
@@ -118,7 +138,11 @@ fn run_step(sb: &Sandbox, scenario: &Map<String, Value>, step: &Value, responses
     let env: Vec<(String, String)> = scenario
         .get("env")
         .and_then(Value::as_object)
-        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect())
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                .collect()
+        })
         .unwrap_or_default();
     let env_refs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -139,10 +163,20 @@ fn run_scenario(catalogue: &Value, name: &str) -> Result<(), String> {
     let mut settings = catalogue["base_settings"].clone();
     deep_merge(&mut settings, &scenario["settings"]);
     sb.settings(&substitute(&settings, &work));
-    for (rel, text) in scenario.get("files").and_then(Value::as_object).into_iter().flatten() {
+    for (rel, text) in scenario
+        .get("files")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
         sb.write(rel, &text.as_str().unwrap().replace("@WORK@", &work));
     }
-    for (rel, text) in scenario.get("home_files").and_then(Value::as_object).into_iter().flatten() {
+    for (rel, text) in scenario
+        .get("home_files")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
         sb.write_home(rel, &text.as_str().unwrap().replace("@WORK@", &work));
     }
     let responses = scenario["responses"].as_str();
@@ -150,14 +184,20 @@ fn run_scenario(catalogue: &Value, name: &str) -> Result<(), String> {
     let out = run_step(&sb, scenario, &first, responses, 0);
     let failures = check(scenario["expect"].as_array().unwrap(), &out, &sb);
     if !failures.is_empty() {
-        return Err(format!("{name}: {failures:?}\nstdout: {}\nstderr: {}", out.stdout, out.stderr));
+        return Err(format!(
+            "{name}: {failures:?}\nstdout: {}\nstderr: {}",
+            out.stdout, out.stderr
+        ));
     }
     if let Some(then) = scenario.get("then") {
         let skip = then["responses_skip"].as_u64().unwrap_or(0) as usize;
         let out = run_step(&sb, scenario, then, responses, skip);
         let failures = check(then["expect"].as_array().unwrap(), &out, &sb);
         if !failures.is_empty() {
-            return Err(format!("{name} (then): {failures:?}\nstdout: {}\nstderr: {}", out.stdout, out.stderr));
+            return Err(format!(
+                "{name} (then): {failures:?}\nstdout: {}\nstderr: {}",
+                out.stdout, out.stderr
+            ));
         }
     }
     Ok(())
@@ -170,5 +210,10 @@ fn supported_upstream_scenarios_pass() {
         .iter()
         .filter_map(|name| run_scenario(&catalogue, name).err())
         .collect();
-    assert!(failures.is_empty(), "{} scenario(s) failed:\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} scenario(s) failed:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }

@@ -56,7 +56,10 @@ impl FakeGemini {
             .filter(|l| !l.trim().is_empty())
             .map(|l| {
                 let v: Value = serde_json::from_str(l).unwrap();
-                (v["method"].as_str().unwrap().to_string(), v["response"].clone())
+                (
+                    v["method"].as_str().unwrap().to_string(),
+                    v["response"].clone(),
+                )
             })
             .collect::<Vec<_>>();
         let state = Arc::new(Mutex::new(State {
@@ -95,8 +98,14 @@ impl FakeGemini {
             if r.method != "streamGenerateContent" {
                 continue;
             }
-            let last = r.body["contents"].as_array().and_then(|c| c.last()).cloned();
-            for part in last.and_then(|c| c["parts"].as_array().cloned()).unwrap_or_default() {
+            let last = r.body["contents"]
+                .as_array()
+                .and_then(|c| c.last())
+                .cloned();
+            for part in last
+                .and_then(|c| c["parts"].as_array().cloned())
+                .unwrap_or_default()
+            {
                 if part.get("functionResponse").is_some() {
                     out.push(part);
                 }
@@ -110,7 +119,11 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut request_line = String::new();
     reader.read_line(&mut request_line)?;
-    let path = request_line.split_whitespace().nth(1).unwrap_or("").to_string();
+    let path = request_line
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("")
+        .to_string();
     let mut length = 0;
     let mut api_key = None;
     loop {
@@ -152,7 +165,11 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
         let line = match &fault {
             Some(Fault::Status(..)) | Some(Fault::CutBeforeFirstChunk) => None,
             _ => {
-                let idx = s.lines.iter().enumerate().position(|(i, (m, _))| m == wanted && !s.used[i]);
+                let idx = s
+                    .lines
+                    .iter()
+                    .enumerate()
+                    .position(|(i, (m, _))| m == wanted && !s.used[i]);
                 idx.map(|i| {
                     s.used[i] = true;
                     s.lines[i].1.clone()
@@ -162,12 +179,20 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
         (fault, line)
     };
     match (fault, line) {
-        (Some(Fault::Status(code, err)), _) => respond(&mut out, code, "application/json", &err.to_string()),
+        (Some(Fault::Status(code, err)), _) => {
+            respond(&mut out, code, "application/json", &err.to_string())
+        }
         (Some(Fault::CutBeforeFirstChunk), _) => {
-            write!(out, "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n")
+            write!(
+                out,
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n"
+            )
         }
         (Some(Fault::CutAfterFirstChunk), Some(chunks)) => {
-            write!(out, "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n")?;
+            write!(
+                out,
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n"
+            )?;
             if let Some(first) = chunks.as_array().and_then(|c| c.first()) {
                 write!(out, "data: {first}\r\n\r\n")?;
             }
@@ -206,15 +231,25 @@ fn respond(out: &mut TcpStream, code: u16, ctype: &str, body: &str) -> std::io::
 fn split_chunks(chunks: Vec<Value>) -> Vec<Value> {
     let mut out = Vec::new();
     for chunk in chunks {
-        let parts = chunk["candidates"][0]["content"]["parts"].as_array().cloned().unwrap_or_default();
-        let splittable = parts.len() == 1 && parts[0]["text"].as_str().is_some_and(|t| t.chars().count() > 3)
+        let parts = chunk["candidates"][0]["content"]["parts"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let splittable = parts.len() == 1
+            && parts[0]["text"]
+                .as_str()
+                .is_some_and(|t| t.chars().count() > 3)
             && parts[0].get("thoughtSignature").is_none();
         if !splittable {
             out.push(chunk);
             continue;
         }
         let text = parts[0]["text"].as_str().unwrap_or_default();
-        let mid = text.char_indices().nth(text.chars().count() / 2).map(|(i, _)| i).unwrap_or(0);
+        let mid = text
+            .char_indices()
+            .nth(text.chars().count() / 2)
+            .map(|(i, _)| i)
+            .unwrap_or(0);
         let mut first = chunk.clone();
         first["candidates"][0]["content"]["parts"][0]["text"] = json!(&text[..mid]);
         if let Some(obj) = first["candidates"][0].as_object_mut() {

@@ -29,7 +29,11 @@ impl Sandbox {
         let home = base.join("home");
         std::fs::create_dir_all(&work).unwrap();
         std::fs::create_dir_all(home.join(".gemini")).unwrap();
-        Sandbox { _root: root, work, home }
+        Sandbox {
+            _root: root,
+            work,
+            home,
+        }
     }
 
     pub fn write(&self, rel: &str, content: &str) -> PathBuf {
@@ -53,8 +57,8 @@ impl Sandbox {
 
     /// The project temp dir (`<home>/.gemini/tmp/<sha256 of work>`).
     pub fn project_temp_dir(&self) -> PathBuf {
-        use std::fmt::Write;
         use sha2::Digest;
+        use std::fmt::Write;
         let digest = sha2::Sha256::digest(self.work.to_str().unwrap().as_bytes());
         let mut hex = String::new();
         for b in digest {
@@ -72,9 +76,16 @@ impl Sandbox {
             .env("HOME", &self.home)
             .env("GEMINI_CLI_HOME", &self.home)
             .env("GEMINI_API_KEY", "dummy")
-            .env("GEMINI_CLI_SYSTEM_SETTINGS_PATH", self.home.join("no-system-settings.json"))
+            .env(
+                "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+                self.home.join("no-system-settings.json"),
+            )
             .args(args)
-            .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+            .stdin(if stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         for (k, v) in env {

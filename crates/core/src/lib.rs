@@ -7,5 +7,6 @@ pub mod hooks;
 pub mod model;
 pub mod policy;
 pub mod scheduler;
+pub mod session;
 pub mod tools;
 pub mod workspace;

@@ -16,7 +16,11 @@ fn every_recorded_line_round_trips_without_loss() {
             continue;
         }
         let text = std::fs::read_to_string(&path).unwrap();
-        for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        for (n, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
             let original: Value = serde_json::from_str(line).unwrap();
             let parsed: RecordedResponse = serde_json::from_str(line)
                 .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), n + 1));

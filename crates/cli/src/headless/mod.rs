@@ -7,25 +7,46 @@ mod printer;
 use crate::args::OutputFormat;
 use crate::setup::Session;
 use gemini_rs_core::agent::AgentError;
-use gemini_rs_protocol::Part;
+use gemini_rs_core::agent::expand_at_paths;
 use printer::{Printer, iso_now};
 use serde_json::json;
 use std::io::Write;
 use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-/// Runs `parts` (whose text is `prompt_text`) and returns the exit code.
-pub async fn run(session: Session, parts: Vec<Part>, prompt_text: String, format: OutputFormat) -> i32 {
+/// Runs `prompt` (after `@path` expansion and SessionStart hooks) and
+/// returns the exit code.
+pub async fn run(session: Session, prompt: String, format: OutputFormat, raw_output: bool) -> i32 {
     let Session {
         mut agent,
         events,
         session_id,
         model,
         stats,
+        hooks,
+        resumed,
+        workspace,
         confirmations: _confirmations,
     } = session;
+    let mut prompt_text = prompt;
+    if let Some(h) = &hooks {
+        let start = h
+            .session_start(if resumed { "resume" } else { "startup" })
+            .await;
+        if let Some(msg) = &start.system_message {
+            eprintln!("{msg}");
+        }
+        if let Some(ctx) = &start.additional_context {
+            prompt_text = format!("<hook_context>{ctx}</hook_context>\n\n{prompt_text}");
+        }
+    }
+    let expanded = expand_at_paths(&prompt_text, &workspace);
+    for note in &expanded.notes {
+        tracing::debug!("{note}");
+    }
+    let parts = expanded.parts;
     let started = Instant::now();
-    let mut printer = Printer::new(format);
+    let mut printer = Printer::new(format, raw_output);
     if format == OutputFormat::StreamJson {
         printer.json_line(json!({"type": "init", "timestamp": iso_now(), "session_id": session_id, "model": model}));
         printer.json_line(json!({"type": "message", "timestamp": iso_now(), "role": "user", "content": prompt_text}));
@@ -43,10 +64,13 @@ pub async fn run(session: Session, parts: Vec<Part>, prompt_text: String, format
     };
     let outcome = agent.run_prompt(parts, &cancel).await;
     ctrl_c.abort();
+    if let Some(h) = &hooks {
+        h.session_end("exit").await;
+    }
     drop(agent);
     let printer = match consumer.await {
         Ok(p) => p,
-        Err(_) => Printer::new(format),
+        Err(_) => Printer::new(format, raw_output),
     };
     let stats = stats.lock().map(|s| s.clone()).unwrap_or_default();
     let duration_ms = started.elapsed().as_millis() as u64;
@@ -63,8 +87,10 @@ pub async fn run(session: Session, parts: Vec<Part>, prompt_text: String, format
                 }
                 OutputFormat::StreamJson => {
                     let mut p = printer;
-                    p.json_line(json!({"type": "result", "timestamp": iso_now(), "status": "success",
-                        "stats": printer::stream_stats(&stats, duration_ms)}));
+                    p.json_line(
+                        json!({"type": "result", "timestamp": iso_now(), "status": "success",
+                        "stats": printer::stream_stats(&stats, duration_ms)}),
+                    );
                 }
             }
             0
@@ -111,12 +137,16 @@ fn report_error(
         OutputFormat::StreamJson => {
             let mut p = printer;
             if matches!(err, AgentError::TurnLimit) {
-                p.json_line(json!({"type": "error", "timestamp": iso_now(), "severity": "error",
-                    "message": "Maximum session turns exceeded"}));
+                p.json_line(
+                    json!({"type": "error", "timestamp": iso_now(), "severity": "error",
+                    "message": "Maximum session turns exceeded"}),
+                );
             }
-            p.json_line(json!({"type": "result", "timestamp": iso_now(), "status": "error",
+            p.json_line(
+                json!({"type": "result", "timestamp": iso_now(), "status": "error",
                 "error": {"type": error_type(err), "message": err.to_string()},
-                "stats": printer::stream_stats(stats, 0)}));
+                "stats": printer::stream_stats(stats, 0)}),
+            );
             eprintln!("{message}");
         }
     }
@@ -124,7 +154,13 @@ fn report_error(
 
 /// Prints a fatal error that happened before the agent ran (config, auth,
 /// input), in the shape of the output format.
-pub fn fatal_before_run(format: OutputFormat, session_id: &str, kind: &str, message: &str, code: i32) {
+pub fn fatal_before_run(
+    format: OutputFormat,
+    session_id: &str,
+    kind: &str,
+    message: &str,
+    code: i32,
+) {
     match format {
         OutputFormat::Text | OutputFormat::StreamJson => eprintln!("{message}"),
         OutputFormat::Json => {

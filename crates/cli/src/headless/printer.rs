@@ -10,7 +10,9 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 /// ISO-8601 UTC with milliseconds, as JavaScript prints dates.
 pub fn iso_now() -> String {
-    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+    chrono::Utc::now()
+        .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+        .to_string()
 }
 
 /// The `stats` object of stream-JSON's `result` event.
@@ -24,14 +26,16 @@ pub fn stream_stats(stats: &SessionStats, duration_ms: u64) -> Value {
 /// Output state of a headless run.
 pub struct Printer {
     format: OutputFormat,
+    raw: bool,
     at_line_start: bool,
 }
 
 impl Printer {
     /// A printer for `format`.
-    pub fn new(format: OutputFormat) -> Self {
+    pub fn new(format: OutputFormat, raw: bool) -> Self {
         Printer {
             format,
+            raw,
             at_line_start: true,
         }
     }
@@ -47,7 +51,11 @@ impl Printer {
         if text.is_empty() {
             return;
         }
-        let clean = strip_ansi(text);
+        let clean = if self.raw {
+            std::borrow::Cow::Borrowed(text)
+        } else {
+            strip_ansi(text)
+        };
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(clean.as_bytes());
         let _ = out.flush();
@@ -116,6 +124,7 @@ impl Printer {
                     self.json_line(json!({"type": "error", "timestamp": iso_now(), "severity": "warning", "message": w}));
                 }
             }
+            (_, AgentEvent::Info(note)) => tracing::info!("{note}"),
             (_, _) => {}
         }
     }

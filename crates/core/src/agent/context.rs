@@ -73,7 +73,11 @@ fn directory_overview(root: &Path, limit: usize) -> String {
                 break 'outer;
             }
             let path = dir.join(&name);
-            let rel = path.strip_prefix(root).unwrap_or(&path).display().to_string();
+            let rel = path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
             if is_dir {
                 lines.push(format!("{rel}/"));
                 if !SKIPPED_DIRS.contains(&name.as_str()) {

@@ -85,6 +85,8 @@ pub enum AgentEvent {
     },
     /// A warning for the user (stderr in headless mode).
     Warning(String),
+    /// A note for the user (shown in the UI, logged in headless mode).
+    Info(String),
     /// One model turn ended (its stream is complete).
     ModelTurnFinished,
 }

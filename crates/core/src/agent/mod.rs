@@ -2,24 +2,28 @@
 //! run the tools it asks for, send their results back, until it stops
 //! asking. Front ends watch it through [`events::AgentEvent`].
 
+mod at_path;
+pub mod compress;
 mod context;
 pub mod events;
+mod loop_guard;
+pub mod memory;
 pub mod stats;
+mod turn;
 
+pub use at_path::{Expanded, expand as expand_at_paths, references as at_references};
 pub use context::{environment_context, system_prompt};
+pub use loop_guard::{LoopGuard, LoopKind};
 
+use crate::hooks::{AgentHookOutcome, HookSystem};
 use crate::model::{ContentGenerator, ModelError};
-use crate::scheduler::{Scheduler, ToolCallRequest};
-use crate::tools::ToolErrorKind;
-use events::{AgentEvent, EventSender};
-use futures::StreamExt;
-use gemini_rs_protocol::{
-    Content, FunctionCall, GenerateContentRequest, GenerationConfig, Part, Role, Tool,
-    UsageMetadata,
-};
+use crate::scheduler::{CompletedCall, Scheduler, ToolCallRequest};
+use crate::session::{ChatRecorder, ToolCallRecord};
+use crate::tools::{ToolDisplay, ToolErrorKind};
+use events::{AgentEvent, EventSender, ToolCallStatus};
+use gemini_rs_protocol::{Content, FunctionCall, GenerationConfig, Part, Role};
 use stats::SessionStats;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 /// Why a prompt could not complete.
@@ -72,6 +76,19 @@ pub struct AgentConfig {
     pub generation_config: GenerationConfig,
     /// `model.maxSessionTurns` (negative = unlimited).
     pub max_session_turns: i64,
+    /// Loop detection on (`model.disableLoopDetection` off).
+    pub loop_detection: bool,
+    /// `model.compressionThreshold` (share of the context window).
+    pub compression_threshold: f64,
+}
+
+/// The optional parts of an agent: hooks and chat recording.
+#[derive(Default)]
+pub struct AgentExtras {
+    /// Hooks around the agent and model events.
+    pub hooks: Option<Arc<HookSystem>>,
+    /// Where the conversation is recorded.
+    pub recorder: Option<ChatRecorder>,
 }
 
 /// One conversation with the model.
@@ -79,15 +96,20 @@ pub struct Agent {
     generator: Arc<dyn ContentGenerator>,
     scheduler: Scheduler,
     config: AgentConfig,
+    initial_history: Vec<Content>,
     history: Vec<Content>,
     turns: i64,
     events: EventSender,
     stats: Arc<Mutex<SessionStats>>,
+    hooks: Option<Arc<HookSystem>>,
+    recorder: Option<ChatRecorder>,
+    loop_guard: LoopGuard,
+    last_prompt_tokens: Option<(u64, usize)>,
 }
 
 impl Agent {
     /// A new agent whose history starts with `initial_history` (normally the
-    /// environment-context turn).
+    /// environment-context turn, or a resumed conversation).
     pub fn new(
         generator: Arc<dyn ContentGenerator>,
         scheduler: Scheduler,
@@ -100,11 +122,23 @@ impl Agent {
             generator,
             scheduler,
             config,
-            history: initial_history,
+            history: initial_history.clone(),
+            initial_history,
             turns: 0,
             events,
             stats,
+            hooks: None,
+            recorder: None,
+            loop_guard: LoopGuard::new(),
+            last_prompt_tokens: None,
         }
+    }
+
+    /// Adds hooks and chat recording.
+    pub fn with_extras(mut self, extras: AgentExtras) -> Self {
+        self.hooks = extras.hooks;
+        self.recorder = extras.recorder;
+        self
     }
 
     /// The conversation so far.
@@ -112,36 +146,111 @@ impl Agent {
         &self.history
     }
 
+    /// The hooks of this agent, if any.
+    pub fn hooks(&self) -> Option<&Arc<HookSystem>> {
+        self.hooks.as_ref()
+    }
+
     fn emit(&self, event: AgentEvent) {
         let _ = self.events.send(event);
     }
 
-    fn build_request(&self) -> GenerateContentRequest {
-        let declarations = self.scheduler.registry().declarations();
-        GenerateContentRequest {
-            contents: self.history.clone(),
-            system_instruction: Some(Content {
-                role: Some("user".to_string()),
-                parts: vec![Part::text(self.config.system_instruction.clone())],
-                ..Content::default()
-            }),
-            tools: (!declarations.is_empty()).then(|| {
-                vec![Tool {
-                    function_declarations: Some(declarations),
-                    ..Tool::default()
-                }]
-            }),
-            generation_config: Some(self.config.generation_config.clone()),
-            ..GenerateContentRequest::default()
-        }
-    }
-
-    /// Runs one user prompt to completion.
+    /// Runs one user prompt to completion: BeforeAgent, the turns, the
+    /// tools, AfterAgent (whose block re-prompts once with its reason).
     pub async fn run_prompt(
         &mut self,
         user_parts: Vec<Part>,
         cancel: &CancellationToken,
     ) -> Result<PromptOutcome, AgentError> {
+        let prompt_text = text_of(&user_parts);
+        let mut parts = user_parts;
+        if let Some(hooks) = self.hooks.clone() {
+            match hooks.before_agent(&prompt_text).await {
+                AgentHookOutcome::Proceed { additional_context } => {
+                    if let Some(ctx) = additional_context {
+                        parts.push(Part::text(format!("<hook_context>{ctx}</hook_context>")));
+                    }
+                }
+                outcome @ AgentHookOutcome::Block { .. } => {
+                    self.emit(AgentEvent::Warning(format!(
+                        "Agent execution blocked: {}",
+                        outcome.message().unwrap_or("")
+                    )));
+                    return Ok(PromptOutcome::default());
+                }
+                outcome @ AgentHookOutcome::Stop { .. } => {
+                    self.history.push(Content::new(Role::User, parts));
+                    return Ok(PromptOutcome {
+                        last_turn_text: String::new(),
+                        stopped: outcome.message().map(str::to_string),
+                    });
+                }
+            }
+        }
+        let mut responses = Vec::new();
+        let outcome = self.run_turns(parts, &mut responses, cancel).await?;
+        if outcome.stopped.is_some() {
+            return Ok(outcome);
+        }
+        let Some(hooks) = self.hooks.clone() else {
+            return Ok(outcome);
+        };
+        let joined = if responses.is_empty() {
+            "[no response text]".to_string()
+        } else {
+            responses.join("\n")
+        };
+        match hooks.after_agent(&prompt_text, &joined, false).await {
+            AgentHookOutcome::Proceed { .. } => Ok(outcome),
+            hook @ AgentHookOutcome::Block { .. } => {
+                self.emit(AgentEvent::Warning(format!(
+                    "Agent execution blocked: {}",
+                    hook.message().unwrap_or("")
+                )));
+                let (reason, clear) = match &hook {
+                    AgentHookOutcome::Block {
+                        reason,
+                        clear_context,
+                        ..
+                    } => (reason.clone(), *clear_context),
+                    _ => (String::new(), false),
+                };
+                if clear {
+                    self.history = self.initial_history.clone();
+                }
+                let mut ignored = Vec::new();
+                self.run_turns(vec![Part::text(reason)], &mut ignored, cancel)
+                    .await
+            }
+            hook @ AgentHookOutcome::Stop { .. } => {
+                if matches!(
+                    hook,
+                    AgentHookOutcome::Stop {
+                        clear_context: true,
+                        ..
+                    }
+                ) {
+                    self.history = self.initial_history.clone();
+                }
+                Ok(PromptOutcome {
+                    last_turn_text: outcome.last_turn_text,
+                    stopped: hook.message().map(str::to_string),
+                })
+            }
+        }
+    }
+
+    /// Model turns and tool batches until the model stops calling tools.
+    async fn run_turns(
+        &mut self,
+        user_parts: Vec<Part>,
+        responses: &mut Vec<String>,
+        cancel: &CancellationToken,
+    ) -> Result<PromptOutcome, AgentError> {
+        if let Some(rec) = self.recorder.as_mut() {
+            rec.record_user(&user_parts);
+        }
+        self.loop_guard = LoopGuard::new();
         let mut next = Content::new(Role::User, user_parts);
         loop {
             if self.config.max_session_turns >= 0 && self.turns >= self.config.max_session_turns {
@@ -149,18 +258,78 @@ impl Agent {
             }
             self.turns += 1;
             self.history.push(next);
-            let (parts, calls, text) = self.stream_turn(cancel).await?;
-            if !parts.is_empty() {
-                self.history.push(Content::new(Role::Model, parts));
+            self.maybe_compress(cancel).await;
+            let turn = self.model_turn(cancel).await?;
+            if let Some(u) = &turn.usage
+                && let Some(prompt) = u.prompt_token_count
+            {
+                self.last_prompt_tokens = Some((prompt, self.history.len()));
             }
-            if calls.is_empty() {
+            if !turn.text.is_empty() {
+                responses.push(turn.text.clone());
+            }
+            if let Some(reason) = turn.stopped {
                 return Ok(PromptOutcome {
-                    last_turn_text: text,
+                    last_turn_text: turn.text,
+                    stopped: Some(reason),
+                });
+            }
+            if let Some(reason) = turn.blocked {
+                self.emit(AgentEvent::Warning(format!(
+                    "Agent execution blocked: {reason}"
+                )));
+                return Ok(PromptOutcome {
+                    last_turn_text: turn.text,
                     stopped: None,
                 });
             }
-            let requests = calls.into_iter().map(call_request).collect();
+            if !turn.parts.is_empty() {
+                self.history
+                    .push(Content::new(Role::Model, turn.parts.clone()));
+            }
+            if turn.looped.is_some() {
+                self.emit(AgentEvent::Warning(
+                    "Loop detected, stopping execution".to_string(),
+                ));
+                self.record_turn(&turn.parts, &[], turn.usage.as_ref());
+                return Ok(PromptOutcome {
+                    last_turn_text: turn.text,
+                    stopped: None,
+                });
+            }
+            if turn.calls.is_empty() {
+                self.record_turn(&turn.parts, &[], turn.usage.as_ref());
+                return Ok(PromptOutcome {
+                    last_turn_text: turn.text,
+                    stopped: None,
+                });
+            }
+            let looped = self.config.loop_detection
+                && turn
+                    .calls
+                    .iter()
+                    .filter_map(|c| {
+                        self.loop_guard.on_tool_call(
+                            &c.name,
+                            c.args.as_ref().unwrap_or(&serde_json::Value::Null),
+                        )
+                    })
+                    .count()
+                    > 0;
+            if looped {
+                self.emit(AgentEvent::Warning(
+                    "Loop detected, stopping execution".to_string(),
+                ));
+                self.history.pop();
+                self.record_turn(&turn.parts, &[], turn.usage.as_ref());
+                return Ok(PromptOutcome {
+                    last_turn_text: turn.text,
+                    stopped: None,
+                });
+            }
+            let requests = turn.calls.into_iter().map(call_request).collect();
             let completed = self.scheduler.run_batch(requests, cancel).await;
+            self.record_turn(&turn.parts, &completed, turn.usage.as_ref());
             if cancel.is_cancelled() {
                 return Err(AgentError::Cancelled);
             }
@@ -173,7 +342,7 @@ impl Agent {
             }
             if let Some(reason) = completed.iter().find_map(|c| c.stop_reason()) {
                 return Ok(PromptOutcome {
-                    last_turn_text: text,
+                    last_turn_text: turn.text,
                     stopped: Some(reason.to_string()),
                 });
             }
@@ -184,106 +353,113 @@ impl Agent {
         }
     }
 
-    /// One model request: streams it, emitting events, and returns the
-    /// model's parts, its function calls and its text.
-    async fn stream_turn(
-        &mut self,
-        cancel: &CancellationToken,
-    ) -> Result<(Vec<Part>, Vec<FunctionCall>, String), AgentError> {
-        let request = self.build_request();
-        let model = self.config.model.clone();
-        let started = Instant::now();
-        let mut usage: Option<UsageMetadata> = None;
-        let result = async {
-            let mut stream = tokio::select! {
-                s = self.generator.generate_stream(&model, &request, cancel.clone()) => s?,
-                _ = cancel.cancelled() => return Err(AgentError::Cancelled),
-            };
-            let mut parts: Vec<Part> = Vec::new();
-            let mut calls = Vec::new();
-            let mut text = String::new();
-            loop {
-                let chunk = tokio::select! {
-                    c = stream.next() => c,
-                    _ = cancel.cancelled() => return Err(AgentError::Cancelled),
-                };
-                let Some(chunk) = chunk else { break };
-                let chunk = chunk?;
-                if chunk.usage_metadata.is_some() {
-                    usage = chunk.usage_metadata.clone();
-                }
-                let Some(content) = chunk.first_candidate().and_then(|c| c.content.clone()) else {
-                    continue;
-                };
-                for part in content.parts {
-                    match (&part.text, part.is_thought()) {
-                        (Some(t), true) => self.emit(AgentEvent::Thought(t.clone())),
-                        (Some(t), false) if !t.is_empty() => {
-                            text.push_str(t);
-                            self.emit(AgentEvent::Content(t.clone()));
-                        }
-                        _ => {}
-                    }
-                    if let Some(call) = &part.function_call {
-                        calls.push(call.clone());
-                    }
-                    push_consolidated(&mut parts, part);
-                }
+    /// Compresses the history when it nears the context window; a failure
+    /// leaves it untouched and says so.
+    async fn maybe_compress(&mut self, cancel: &CancellationToken) {
+        let estimate = match self.last_prompt_tokens {
+            Some((tokens, len)) if len <= self.history.len() => {
+                tokens + compress::estimate_tokens(&self.history[len..])
             }
-            Ok((parts, calls, text))
+            _ => compress::estimate_tokens(&self.history),
+        };
+        if !compress::should_compress(
+            estimate,
+            &self.config.model,
+            self.config.compression_threshold,
+        ) {
+            return;
         }
-        .await;
-        let failed = matches!(result, Err(AgentError::Model(_)));
-        if let Ok(mut stats) = self.stats.lock() {
-            stats.record_request(&model, started.elapsed(), usage.as_ref(), failed);
-        }
-        if let Some(u) = usage {
-            self.emit(AgentEvent::Usage { model: model.clone(), usage: u });
-        }
-        self.emit(AgentEvent::ModelTurnFinished);
-        let (mut parts, calls, text) = result?;
-        if model.starts_with("gemini-3")
-            && let Some(first) = parts.iter_mut().find(|p| p.function_call.is_some())
-            && first.thought_signature.is_none()
+        self.compress_now(cancel).await;
+    }
+
+    /// Summarises the older history now (`/compress`, or automatically).
+    pub async fn compress_now(&mut self, cancel: &CancellationToken) -> bool {
+        let model = self.config.model.clone();
+        match compress::compress(
+            self.generator.as_ref(),
+            &model,
+            &self.history,
+            cancel.clone(),
+        )
+        .await
         {
-            first.thought_signature = Some("skip_thought_signature_validator".to_string());
+            Ok(history) => {
+                let before = compress::estimate_tokens(&self.history);
+                self.history = history;
+                self.last_prompt_tokens = None;
+                let after = compress::estimate_tokens(&self.history);
+                self.emit(AgentEvent::Info(format!(
+                    "Chat history compressed from about {before} to about {after} tokens."
+                )));
+                true
+            }
+            Err(e) => {
+                self.emit(AgentEvent::Warning(e.to_string()));
+                false
+            }
         }
-        Ok((parts, calls, text))
+    }
+
+    fn record_turn(
+        &mut self,
+        parts: &[Part],
+        completed: &[CompletedCall],
+        usage: Option<&gemini_rs_protocol::UsageMetadata>,
+    ) {
+        let Some(rec) = self.recorder.as_mut() else {
+            return;
+        };
+        let now = chrono::Utc::now()
+            .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+            .to_string();
+        let calls = completed
+            .iter()
+            .map(|c| ToolCallRecord {
+                id: c.request.call_id.clone(),
+                name: c.request.name.clone(),
+                args: c.request.args.clone(),
+                result: serde_json::to_value(&c.parts).unwrap_or_default(),
+                status: match c.status {
+                    ToolCallStatus::Success => "success",
+                    ToolCallStatus::Error => "error",
+                    ToolCallStatus::Cancelled => "cancelled",
+                }
+                .to_string(),
+                timestamp: now.clone(),
+                result_display: match &c.result.display {
+                    ToolDisplay::Text(t) => Some(serde_json::Value::String(t.clone())),
+                    ToolDisplay::FileDiff(d) => {
+                        Some(serde_json::json!({"fileDiff": d.file_diff, "fileName": d.file_name}))
+                    }
+                },
+                extra: Default::default(),
+            })
+            .collect();
+        rec.record_model(parts, calls, usage, &self.config.model);
     }
 }
 
-/// Merges a text part into the previous one when both are plain text of
-/// the same kind (thought or not) and carry no signature.
-fn push_consolidated(parts: &mut Vec<Part>, part: Part) {
-    let plain = |p: &Part| {
-        p.text.is_some()
-            && p.thought_signature.is_none()
-            && p.function_call.is_none()
-            && p.inline_data.is_none()
-            && p.extra.is_empty()
-    };
-    if plain(&part)
-        && let Some(last) = parts.last_mut()
-        && plain(last)
-        && last.is_thought() == part.is_thought()
-        && let (Some(a), Some(b)) = (last.text.as_mut(), part.text.as_ref())
-    {
-        a.push_str(b);
-        return;
-    }
-    parts.push(part);
+/// The text parts of a prompt, joined.
+fn text_of(parts: &[Part]) -> String {
+    parts.iter().filter_map(|p| p.text.as_deref()).collect()
 }
 
 /// The model's id, or `<name>-<ms>-<13 hex>` as Gemini CLI generates.
 fn call_request(call: FunctionCall) -> ToolCallRequest {
-    let call_id = call.id.clone().filter(|id| !id.is_empty()).unwrap_or_else(|| {
-        let ms = chrono::Utc::now().timestamp_millis();
-        let hex = uuid::Uuid::new_v4().simple().to_string();
-        format!("{}-{ms}-{}", call.name, &hex[..13])
-    });
+    let call_id = call
+        .id
+        .clone()
+        .filter(|id| !id.is_empty())
+        .unwrap_or_else(|| {
+            let ms = chrono::Utc::now().timestamp_millis();
+            let hex = uuid::Uuid::new_v4().simple().to_string();
+            format!("{}-{ms}-{}", call.name, &hex[..13])
+        });
     ToolCallRequest {
         call_id,
         name: call.name,
-        args: call.args.unwrap_or(serde_json::Value::Object(Default::default())),
+        args: call
+            .args
+            .unwrap_or(serde_json::Value::Object(Default::default())),
     }
 }

@@ -70,7 +70,13 @@ impl SessionStats {
 
     /// Counts one model request: its latency, whether it failed, and the
     /// usage of its last chunk.
-    pub fn record_request(&mut self, model: &str, latency: Duration, usage: Option<&UsageMetadata>, failed: bool) {
+    pub fn record_request(
+        &mut self,
+        model: &str,
+        latency: Duration,
+        usage: Option<&UsageMetadata>,
+        failed: bool,
+    ) {
         let m = self.model(model);
         m.requests += 1;
         m.errors += u64::from(failed);
@@ -86,7 +92,13 @@ impl SessionStats {
     }
 
     /// Counts one finished tool call.
-    pub fn record_tool(&mut self, name: &str, success: bool, duration: Duration, decision: Option<Decision>) {
+    pub fn record_tool(
+        &mut self,
+        name: &str,
+        success: bool,
+        duration: Duration,
+        decision: Option<Decision>,
+    ) {
         let t = self.tool(name);
         t.count += 1;
         if success {
@@ -114,15 +126,18 @@ impl SessionStats {
     /// `(total, prompt, candidates, cached)` token sums over all models.
     pub fn token_totals(&self) -> (u64, u64, u64, u64) {
         self.models.iter().fold((0, 0, 0, 0), |acc, (_, m)| {
-            (acc.0 + m.total, acc.1 + m.prompt, acc.2 + m.candidates, acc.3 + m.cached)
+            (
+                acc.0 + m.total,
+                acc.1 + m.prompt,
+                acc.2 + m.candidates,
+                acc.3 + m.cached,
+            )
         })
     }
 
     /// Gemini CLI's `SessionMetrics` JSON.
     pub fn to_json(&self) -> Value {
-        let decisions = |d: &[u64; 4]| {
-            json!({"accept": d[0], "reject": d[1], "modify": d[2], "auto_accept": d[3]})
-        };
+        let decisions = |d: &[u64; 4]| json!({"accept": d[0], "reject": d[1], "modify": d[2], "auto_accept": d[3]});
         let mut models = Map::new();
         for (name, m) in &self.models {
             models.insert(

@@ -26,7 +26,11 @@ pub fn find_env_file(root: &Path, home: &Path) -> Option<PathBuf> {
 
 /// The variables to set from the `.env` file: those not already set
 /// (`is_set`), in file order.
-pub fn dotenv_vars(root: &Path, home: &Path, is_set: &dyn Fn(&str) -> bool) -> Vec<(String, String)> {
+pub fn dotenv_vars(
+    root: &Path,
+    home: &Path,
+    is_set: &dyn Fn(&str) -> bool,
+) -> Vec<(String, String)> {
     let Some(file) = find_env_file(root, home) else {
         return Vec::new();
     };
@@ -59,7 +63,11 @@ pub fn parse(text: &str) -> Vec<(String, String)> {
             continue;
         };
         let key = key.trim();
-        if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.') {
+        if key.is_empty()
+            || !key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        {
             continue;
         }
         let value = value.trim();

@@ -119,7 +119,10 @@ mod tests {
     #[test]
     fn env_expansion() {
         let env = |k: &str| (k == "HOME").then(|| "/h".to_string());
-        assert_eq!(expand_str("$HOME/x ${HOME} $NOPE ${NOPE} $", &env), "/h/x /h $NOPE ${NOPE} $");
+        assert_eq!(
+            expand_str("$HOME/x ${HOME} $NOPE ${NOPE} $", &env),
+            "/h/x /h $NOPE ${NOPE} $"
+        );
         let mut v = json!({"a": ["$HOME"], "b": {"c": "${HOME}"}});
         expand_env(&mut v, &env);
         assert_eq!(v, json!({"a": ["/h"], "b": {"c": "/h"}}));

@@ -50,7 +50,8 @@ pub fn merge_into(base: &mut Value, over: &Value, path: &str) {
 
 /// Hook definitions of every layer run (`hooks.<Event>` lists concatenate).
 fn is_concat(path: &str) -> bool {
-    path.strip_prefix("hooks.").is_some_and(|rest| !rest.contains('.'))
+    path.strip_prefix("hooks.")
+        .is_some_and(|rest| !rest.contains('.'))
 }
 
 #[cfg(test)]

@@ -150,7 +150,12 @@ impl Settings {
     pub fn strings(&self, dotted: &str) -> Vec<String> {
         self.get(dotted)
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -173,7 +178,8 @@ impl Settings {
 
     /// `model.retry.initialDelayMs`: the first retry delay of model calls.
     pub fn retry_initial_delay_ms(&self) -> Option<u64> {
-        self.get("model.retry.initialDelayMs").and_then(Value::as_u64)
+        self.get("model.retry.initialDelayMs")
+            .and_then(Value::as_u64)
     }
 
     /// `context.includeDirectories`.

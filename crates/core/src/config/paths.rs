@@ -26,7 +26,11 @@ pub struct GeminiPaths {
 impl GeminiPaths {
     /// Paths from the process environment.
     pub fn from_env() -> Self {
-        let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let var = |k: &str| {
+            std::env::var_os(k)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
         let home = var("GEMINI_CLI_HOME")
             .or_else(|| var("HOME"))
             .unwrap_or_else(|| PathBuf::from("/"));

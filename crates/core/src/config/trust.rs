@@ -43,11 +43,19 @@ pub fn is_trusted(enabled: bool, root: &Path, paths: &GeminiPaths) -> Result<Tru
         let path = PathBuf::from(path);
         let (scope, trust, exact) = match level.as_str() {
             Some("TRUST_FOLDER") => (path, Trust::Trusted, false),
-            Some("TRUST_PARENT") => (path.parent().map(Path::to_path_buf).unwrap_or(path), Trust::Trusted, false),
+            Some("TRUST_PARENT") => (
+                path.parent().map(Path::to_path_buf).unwrap_or(path),
+                Trust::Trusted,
+                false,
+            ),
             Some("DO_NOT_TRUST") => (path, Trust::Untrusted, true),
             _ => continue,
         };
-        let applies = if exact { root == scope } else { root.starts_with(&scope) };
+        let applies = if exact {
+            root == scope
+        } else {
+            root.starts_with(&scope)
+        };
         let depth = scope.components().count();
         if applies && best.is_none_or(|(d, _)| depth >= d) {
             best = Some((depth, trust));
@@ -75,8 +83,17 @@ mod tests {
         )
         .unwrap();
         assert_eq!(is_trusted(true, w, &paths).unwrap(), Trust::Trusted);
-        assert_eq!(is_trusted(true, Path::new("/w/p/q"), &paths).unwrap(), Trust::Untrusted);
-        assert_eq!(is_trusted(true, Path::new("/x/z"), &paths).unwrap(), Trust::Trusted);
-        assert_eq!(is_trusted(true, Path::new("/v"), &paths).unwrap(), Trust::Unknown);
+        assert_eq!(
+            is_trusted(true, Path::new("/w/p/q"), &paths).unwrap(),
+            Trust::Untrusted
+        );
+        assert_eq!(
+            is_trusted(true, Path::new("/x/z"), &paths).unwrap(),
+            Trust::Trusted
+        );
+        assert_eq!(
+            is_trusted(true, Path::new("/v"), &paths).unwrap(),
+            Trust::Unknown
+        );
     }
 }

@@ -2,8 +2,12 @@
 //! rules with Gemini CLI's priorities, and which tools headless mode hides.
 
 mod rules;
+mod shell_words;
+mod toml;
 
-pub use rules::{PolicyRule, RuleMatch};
+pub use rules::{ArgsMatch, PolicyRule, RuleMatch, stable_json};
+pub use shell_words::{has_redirection, split_commands};
+pub use toml::{PolicyFileError, load_policy_dir, load_policy_file, parse_policy, saved_rule_text};
 
 use serde_json::Value;
 use std::sync::RwLock;
@@ -75,6 +79,7 @@ pub mod priority {
 pub struct PolicyEngine {
     rules: RwLock<Vec<PolicyRule>>,
     interactive: bool,
+    saved_rules_file: Option<std::path::PathBuf>,
 }
 
 impl PolicyEngine {
@@ -83,6 +88,7 @@ impl PolicyEngine {
         let engine = PolicyEngine {
             rules: RwLock::new(Vec::new()),
             interactive,
+            saved_rules_file: None,
         };
         for rule in rules::default_rules() {
             engine.add_rule(rule);
@@ -97,7 +103,11 @@ impl PolicyEngine {
             self.add_rule(rules::allowed_tool_rule(entry));
         }
         for name in excluded {
-            self.add_rule(PolicyRule::tool(name, Decision::Deny, priority::TOOLS_EXCLUDE));
+            self.add_rule(PolicyRule::tool(
+                name,
+                Decision::Deny,
+                priority::TOOLS_EXCLUDE,
+            ));
         }
     }
 
@@ -109,25 +119,137 @@ impl PolicyEngine {
         }
     }
 
+    /// Where "always allow and save" appends rules
+    /// (`~/.gemini/policies/auto-saved.toml`).
+    pub fn with_saved_rules_file(mut self, path: std::path::PathBuf) -> Self {
+        self.saved_rules_file = Some(path);
+        self
+    }
+
+    /// Appends `rule` to the saved-rules file; failures are logged.
+    pub fn save_rule(&self, rule: &PolicyRule) {
+        let Some(path) = &self.saved_rules_file else {
+            return;
+        };
+        let text = saved_rule_text(
+            &rule.tool_name,
+            rule.args.command_prefixes.first().map(String::as_str),
+        );
+        let result = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| {
+                use std::io::Write;
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)?
+                    .write_all(text.as_bytes())
+            });
+        if let Err(e) = result {
+            tracing::warn!("could not save policy rule to {}: {e}", path.display());
+        }
+    }
+
+    /// Adds rules loaded from policy files.
+    pub fn add_rules(&self, rules: Vec<PolicyRule>) {
+        for rule in rules {
+            self.add_rule(rule);
+        }
+    }
+
     /// The decision for `tool_name` called with `args` in `mode`. Without a
-    /// user to ask, `AskUser` becomes `Deny`.
+    /// user to ask, `AskUser` becomes `Deny`. A compound shell command is
+    /// decided per sub-command: any DENY wins, and it is allowed only when
+    /// every part is.
     pub fn check(&self, tool_name: &str, args: &Value, mode: ApprovalMode) -> Decision {
-        let decision = self
-            .rules
-            .read()
-            .ok()
-            .and_then(|rules| {
-                rules
+        let decision = match shell_parts(tool_name, args) {
+            Some(parts) if parts.len() > 1 => {
+                let decisions: Vec<Decision> = parts
                     .iter()
-                    .find(|r| r.matches(tool_name, args, mode) == RuleMatch::Yes)
-                    .map(|r| r.decision)
-            })
-            .unwrap_or(Decision::AskUser);
+                    .map(|part| {
+                        let mut one = args.clone();
+                        one["command"] = Value::String(part.clone());
+                        self.check_one(tool_name, &one, mode)
+                    })
+                    .collect();
+                if decisions.contains(&Decision::Deny) {
+                    Decision::Deny
+                } else if decisions.iter().all(|d| *d == Decision::Allow) {
+                    Decision::Allow
+                } else {
+                    Decision::AskUser
+                }
+            }
+            _ => self.check_one(tool_name, args, mode),
+        };
         match (decision, self.interactive) {
             (Decision::AskUser, false) => Decision::Deny,
             (d, _) => d,
         }
     }
+
+    fn check_one(&self, tool_name: &str, args: &Value, mode: ApprovalMode) -> Decision {
+        let Ok(rules) = self.rules.read() else {
+            return Decision::AskUser;
+        };
+        let Some(rule) = rules
+            .iter()
+            .find(|r| r.matches(tool_name, args, mode) == RuleMatch::Yes)
+        else {
+            return Decision::AskUser;
+        };
+        let command = args.get("command").and_then(Value::as_str);
+        let redirects = tool_name == "run_shell_command" && command.is_some_and(has_redirection);
+        let lenient_mode = matches!(mode, ApprovalMode::AutoEdit | ApprovalMode::Yolo);
+        match rule.decision {
+            Decision::Allow if redirects && !rule.allow_redirection && !lenient_mode => {
+                Decision::AskUser
+            }
+            d => d,
+        }
+    }
+
+    /// True when a rule above the default tier allows at least some calls
+    /// of `tool_name` (such a tool stays declared in headless mode).
+    pub fn allows_somewhere(&self, tool_name: &str) -> bool {
+        self.rules.read().is_ok_and(|rules| {
+            rules.iter().any(|r| {
+                r.priority >= 2.0
+                    && r.decision == Decision::Allow
+                    && r.tool_name != "*"
+                    && r.names_tool(tool_name)
+            })
+        })
+    }
+
+    /// True when a rule above the default tier denies every call of
+    /// `tool_name` in `mode` (such a tool is not declared at all).
+    pub fn denies_always(&self, tool_name: &str, mode: ApprovalMode) -> bool {
+        let Ok(rules) = self.rules.read() else {
+            return false;
+        };
+        let first = rules
+            .iter()
+            .find(|r| r.names_tool(tool_name) && (r.modes.is_empty() || r.modes.contains(&mode)));
+        first.is_some_and(|r| {
+            r.priority >= 2.0
+                && r.decision == Decision::Deny
+                && r.args.args_pattern.is_none()
+                && r.args.command_prefixes.is_empty()
+                && r.args.command_regex.is_none()
+        })
+    }
+}
+
+/// The sub-commands of a shell call, when `tool_name` is the shell.
+fn shell_parts(tool_name: &str, args: &Value) -> Option<Vec<String>> {
+    if tool_name != "run_shell_command" {
+        return None;
+    }
+    args.get("command")
+        .and_then(Value::as_str)
+        .map(split_commands)
 }
 
 /// Tools headless mode neither declares nor finds, as v0.27.4 decides them:

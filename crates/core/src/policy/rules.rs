@@ -1,30 +1,44 @@
-//! One policy rule and the default rule set of Gemini CLI v0.27.4.
+//! One policy rule, how it matches a call, and the default rule set of
+//! Gemini CLI v0.27.4.
 
 use super::{ApprovalMode, Decision, priority};
+use regex::Regex;
 use serde_json::Value;
 
-/// How a rule restricts a shell command.
-#[derive(Debug, Clone, PartialEq)]
-enum CommandMatch {
-    /// Any arguments.
-    Any,
-    /// `run_shell_command(<prefix>)`: the command is one simple command
-    /// starting with this word sequence.
-    Prefix(String),
+/// Which tool calls a rule covers, beyond the tool name.
+#[derive(Debug, Clone, Default)]
+pub struct ArgsMatch {
+    /// Regex matched against the arguments as sorted-key JSON.
+    pub args_pattern: Option<Regex>,
+    /// Shell only: the command starts with one of these word sequences.
+    pub command_prefixes: Vec<String>,
+    /// Shell only: the whole command matches this regex.
+    pub command_regex: Option<Regex>,
+}
+
+impl ArgsMatch {
+    fn is_any(&self) -> bool {
+        self.args_pattern.is_none()
+            && self.command_prefixes.is_empty()
+            && self.command_regex.is_none()
+    }
 }
 
 /// One rule: which tool, which calls, what decision, how strong.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct PolicyRule {
     /// Tool name; `*` matches all, `prefix*` a prefix (e.g. `server__*`).
     pub tool_name: String,
-    command: CommandMatch,
+    /// Further restrictions on the arguments.
+    pub args: ArgsMatch,
     /// The decision.
     pub decision: Decision,
-    /// Higher wins.
+    /// Higher wins (`tier + toml_priority / 1000`).
     pub priority: f64,
     /// Only in these modes (all when empty).
     pub modes: Vec<ApprovalMode>,
+    /// An ALLOW that also covers commands with redirections.
+    pub allow_redirection: bool,
 }
 
 /// Whether a rule applies to a call.
@@ -41,10 +55,11 @@ impl PolicyRule {
     pub fn tool(name: &str, decision: Decision, priority: f64) -> Self {
         PolicyRule {
             tool_name: name.to_string(),
-            command: CommandMatch::Any,
+            args: ArgsMatch::default(),
             decision,
             priority,
             modes: Vec::new(),
+            allow_redirection: false,
         }
     }
 
@@ -54,29 +69,80 @@ impl PolicyRule {
         self
     }
 
-    /// Whether this rule applies to `tool_name(args)` in `mode`.
+    /// The same rule for shell commands starting with `prefix`.
+    pub fn with_command_prefix(mut self, prefix: &str) -> Self {
+        self.args.command_prefixes.push(prefix.trim().to_string());
+        self
+    }
+
+    /// True when the rule names the tool (ignoring arguments and modes).
+    pub fn names_tool(&self, tool_name: &str) -> bool {
+        match self.tool_name.strip_suffix('*') {
+            Some(prefix) => tool_name.starts_with(prefix),
+            None => self.tool_name == tool_name,
+        }
+    }
+
+    /// True when the rule covers every call of the tools it names.
+    pub fn is_unconditional(&self) -> bool {
+        self.args.is_any() && self.modes.is_empty()
+    }
+
+    /// Whether this rule applies to `tool_name(args)` in `mode`. For the
+    /// shell, `args.command` is one simple command (the engine splits
+    /// compound commands first).
     pub fn matches(&self, tool_name: &str, args: &Value, mode: ApprovalMode) -> RuleMatch {
         if !self.modes.is_empty() && !self.modes.contains(&mode) {
             return RuleMatch::No;
         }
-        let name_ok = match self.tool_name.strip_suffix('*') {
-            Some(prefix) => tool_name.starts_with(prefix),
-            None => self.tool_name == tool_name,
-        };
-        if !name_ok {
+        if !self.names_tool(tool_name) {
             return RuleMatch::No;
         }
-        match &self.command {
-            CommandMatch::Any => RuleMatch::Yes,
-            CommandMatch::Prefix(prefix) => {
-                let command = args.get("command").and_then(Value::as_str).unwrap_or("");
-                if is_simple_command(command) && starts_with_words(command.trim(), prefix) {
-                    RuleMatch::Yes
-                } else {
-                    RuleMatch::No
-                }
-            }
+        if let Some(re) = &self.args.args_pattern
+            && !re.is_match(&stable_json(args))
+        {
+            return RuleMatch::No;
         }
+        let command = args
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .trim();
+        if !self.args.command_prefixes.is_empty()
+            && !self
+                .args
+                .command_prefixes
+                .iter()
+                .any(|p| starts_with_words(command, p))
+        {
+            return RuleMatch::No;
+        }
+        if let Some(re) = &self.args.command_regex
+            && !re.is_match(command)
+        {
+            return RuleMatch::No;
+        }
+        RuleMatch::Yes
+    }
+}
+
+/// JSON with object keys sorted at every level, as `argsPattern` sees it.
+pub fn stable_json(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let inner: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}:{}", Value::String(k.clone()), stable_json(&map[k])))
+                .collect();
+            format!("{{{}}}", inner.join(","))
+        }
+        Value::Array(items) => {
+            let inner: Vec<String> = items.iter().map(stable_json).collect();
+            format!("[{}]", inner.join(","))
+        }
+        other => other.to_string(),
     }
 }
 
@@ -84,19 +150,15 @@ impl PolicyRule {
 /// whole tool.
 pub(super) fn allowed_tool_rule(entry: &str) -> PolicyRule {
     let entry = entry.trim();
-    if let Some(inner) = entry
-        .strip_suffix(')')
-        .and_then(|e| e.split_once('('))
-        .filter(|(name, _)| is_shell_tool(name))
-        .map(|(_, inner)| inner.trim().to_string())
+    if let Some((name, inner)) = entry.strip_suffix(')').and_then(|e| e.split_once('('))
+        && is_shell_tool(name)
     {
-        return PolicyRule {
-            tool_name: "run_shell_command".to_string(),
-            command: CommandMatch::Prefix(inner),
-            decision: Decision::Allow,
-            priority: priority::TOOLS_ALLOWED,
-            modes: Vec::new(),
-        };
+        return PolicyRule::tool(
+            "run_shell_command",
+            Decision::Allow,
+            priority::TOOLS_ALLOWED,
+        )
+        .with_command_prefix(inner);
     }
     let name = if is_shell_tool(entry) {
         "run_shell_command"
@@ -106,24 +168,19 @@ pub(super) fn allowed_tool_rule(entry: &str) -> PolicyRule {
     PolicyRule::tool(name, Decision::Allow, priority::TOOLS_ALLOWED)
 }
 
-fn is_shell_tool(name: &str) -> bool {
+/// The names Gemini CLI accepts for the shell tool in settings.
+pub(super) fn is_shell_tool(name: &str) -> bool {
     matches!(name, "run_shell_command" | "ShellTool")
 }
 
 /// True when `command` starts with the words of `prefix` (whole words).
 fn starts_with_words(command: &str, prefix: &str) -> bool {
     match command.strip_prefix(prefix) {
-        Some(rest) => rest.is_empty() || rest.starts_with(char::is_whitespace),
+        Some(rest) => {
+            rest.is_empty() || rest.starts_with(char::is_whitespace) || prefix.ends_with(' ')
+        }
         None => false,
     }
-}
-
-/// A command without chaining, pipes, substitution or redirection: only
-/// such a command can be allowed by a prefix rule here. Compound commands
-/// fall through to the next rule (asking, or refusing headless).
-fn is_simple_command(command: &str) -> bool {
-    const OPERATORS: [&str; 9] = ["&&", "||", ";", "|", "`", "$(", ">", "<", "&"];
-    !command.contains('\n') && !OPERATORS.iter().any(|op| command.contains(op))
 }
 
 /// The default TOML policies of v0.27.4 (read-only, write, discovered, yolo).
@@ -158,6 +215,8 @@ pub(super) fn default_rules() -> Vec<PolicyRule> {
         Decision::AskUser,
         1.010,
     ));
-    rules.push(PolicyRule::tool("*", Decision::Allow, 1.999).in_modes(&[ApprovalMode::Yolo]));
+    let mut yolo = PolicyRule::tool("*", Decision::Allow, 1.999).in_modes(&[ApprovalMode::Yolo]);
+    yolo.allow_redirection = true;
+    rules.push(yolo);
     rules
 }

@@ -5,18 +5,39 @@ use serde_json::json;
 fn headless_defaults() {
     let p = PolicyEngine::new(false);
     let none = json!({});
-    assert_eq!(p.check("read_file", &none, ApprovalMode::Default), Decision::Allow);
-    assert_eq!(p.check("save_memory", &none, ApprovalMode::Default), Decision::Deny);
-    assert_eq!(p.check("write_file", &none, ApprovalMode::AutoEdit), Decision::Allow);
-    assert_eq!(p.check("run_shell_command", &none, ApprovalMode::AutoEdit), Decision::Deny);
-    assert_eq!(p.check("anything", &none, ApprovalMode::Yolo), Decision::Allow);
-    assert_eq!(p.check("discovered_tool_x", &none, ApprovalMode::Default), Decision::Deny);
+    assert_eq!(
+        p.check("read_file", &none, ApprovalMode::Default),
+        Decision::Allow
+    );
+    assert_eq!(
+        p.check("save_memory", &none, ApprovalMode::Default),
+        Decision::Deny
+    );
+    assert_eq!(
+        p.check("write_file", &none, ApprovalMode::AutoEdit),
+        Decision::Allow
+    );
+    assert_eq!(
+        p.check("run_shell_command", &none, ApprovalMode::AutoEdit),
+        Decision::Deny
+    );
+    assert_eq!(
+        p.check("anything", &none, ApprovalMode::Yolo),
+        Decision::Allow
+    );
+    assert_eq!(
+        p.check("discovered_tool_x", &none, ApprovalMode::Default),
+        Decision::Deny
+    );
 }
 
 #[test]
 fn interactive_asks() {
     let p = PolicyEngine::new(true);
-    assert_eq!(p.check("write_file", &json!({}), ApprovalMode::Default), Decision::AskUser);
+    assert_eq!(
+        p.check("write_file", &json!({}), ApprovalMode::Default),
+        Decision::AskUser
+    );
 }
 
 #[test]
@@ -24,12 +45,28 @@ fn allowed_shell_prefix() {
     let p = PolicyEngine::new(false);
     p.add_settings_rules(&["run_shell_command(echo)".to_string()], &[]);
     let mode = ApprovalMode::Default;
-    assert_eq!(p.check("run_shell_command", &json!({"command": "echo hi"}), mode), Decision::Allow);
-    assert_eq!(p.check("run_shell_command", &json!({"command": "echo"}), mode), Decision::Allow);
-    assert_eq!(p.check("run_shell_command", &json!({"command": "ls"}), mode), Decision::Deny);
-    assert_eq!(p.check("run_shell_command", &json!({"command": "echoes"}), mode), Decision::Deny);
     assert_eq!(
-        p.check("run_shell_command", &json!({"command": "echo a && rm -rf x"}), mode),
+        p.check("run_shell_command", &json!({"command": "echo hi"}), mode),
+        Decision::Allow
+    );
+    assert_eq!(
+        p.check("run_shell_command", &json!({"command": "echo"}), mode),
+        Decision::Allow
+    );
+    assert_eq!(
+        p.check("run_shell_command", &json!({"command": "ls"}), mode),
+        Decision::Deny
+    );
+    assert_eq!(
+        p.check("run_shell_command", &json!({"command": "echoes"}), mode),
+        Decision::Deny
+    );
+    assert_eq!(
+        p.check(
+            "run_shell_command",
+            &json!({"command": "echo a && rm -rf x"}),
+            mode
+        ),
         Decision::Deny
     );
 }
@@ -38,7 +75,10 @@ fn allowed_shell_prefix() {
 fn exclude_beats_yolo_and_allowed() {
     let p = PolicyEngine::new(false);
     p.add_settings_rules(&["read_file".to_string()], &["read_file".to_string()]);
-    assert_eq!(p.check("read_file", &json!({}), ApprovalMode::Yolo), Decision::Deny);
+    assert_eq!(
+        p.check("read_file", &json!({}), ApprovalMode::Yolo),
+        Decision::Deny
+    );
 }
 
 #[test]
@@ -52,4 +92,58 @@ fn headless_exclusions() {
         ["replace", "write_file", "web_fetch"]
     );
     assert!(headless_excluded_tools(ApprovalMode::Yolo, &[]).is_empty());
+}
+
+#[test]
+fn policy_file_rules_decide_per_sub_command() {
+    let p = PolicyEngine::new(false);
+    let text = "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"echo\"\ndecision = \"deny\"\npriority = 100\n\n[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"node\"\ndecision = \"allow\"\npriority = 90\n";
+    p.add_rules(parse_policy(std::path::Path::new("t.toml"), text, 2).unwrap());
+    let mode = ApprovalMode::Default;
+    assert_eq!(
+        p.check("run_shell_command", &json!({"command": "echo hi"}), mode),
+        Decision::Deny
+    );
+    assert_eq!(
+        p.check("run_shell_command", &json!({"command": "node x.js"}), mode),
+        Decision::Allow
+    );
+    assert_eq!(
+        p.check(
+            "run_shell_command",
+            &json!({"command": "node a && echo b"}),
+            mode
+        ),
+        Decision::Deny
+    );
+    assert!(p.allows_somewhere("run_shell_command"));
+    assert!(!p.allows_somewhere("write_file"));
+    assert!(!p.denies_always("run_shell_command", mode));
+}
+
+#[test]
+fn redirection_downgrades_an_allow_outside_lenient_modes() {
+    let p = PolicyEngine::new(true);
+    p.add_settings_rules(&["run_shell_command(echo)".to_string()], &[]);
+    let args = json!({"command": "echo hi > out.txt"});
+    assert_eq!(
+        p.check("run_shell_command", &args, ApprovalMode::Default),
+        Decision::AskUser
+    );
+    assert_eq!(
+        p.check("run_shell_command", &args, ApprovalMode::AutoEdit),
+        Decision::Allow
+    );
+    assert_eq!(
+        p.check("run_shell_command", &args, ApprovalMode::Yolo),
+        Decision::Allow
+    );
+}
+
+#[test]
+fn an_unconditional_user_deny_hides_the_tool() {
+    let p = PolicyEngine::new(false);
+    p.add_settings_rules(&[], &["glob".to_string()]);
+    assert!(p.denies_always("glob", ApprovalMode::Yolo));
+    assert!(!p.denies_always("read_file", ApprovalMode::Yolo));
 }

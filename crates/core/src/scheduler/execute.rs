@@ -33,17 +33,28 @@ impl Scheduler {
             .await;
         match before {
             BeforeToolOutcome::Block { reason } => {
-                let mut r = ToolResult::error(ToolErrorKind::ExecutionFailed, reason.clone(), reason.clone());
+                let mut r = ToolResult::error(
+                    ToolErrorKind::ExecutionFailed,
+                    reason.clone(),
+                    reason.clone(),
+                );
                 r.llm_content = vec![Part::text(format!("Tool execution blocked: {reason}"))];
                 return (r, ToolCallStatus::Error);
             }
-            BeforeToolOutcome::Stop { reason } => return (stop_result(&reason), ToolCallStatus::Error),
-            BeforeToolOutcome::Proceed { tool_input: Some(partial) } => {
+            BeforeToolOutcome::Stop { reason } => {
+                return (stop_result(&reason), ToolCallStatus::Error);
+            }
+            BeforeToolOutcome::Proceed {
+                tool_input: Some(partial),
+            } => {
                 let changed = changed_keys(&args, &partial);
                 if !changed.is_empty() {
                     let mut merged = args.clone();
                     merged.extend(partial);
-                    match self.registry.build(&req.name, &Value::Object(merged), &self.ctx) {
+                    match self
+                        .registry
+                        .build(&req.name, &Value::Object(merged), &self.ctx)
+                    {
                         Ok(rebuilt) => {
                             invocation = rebuilt.invocation;
                             args = rebuilt.args;
@@ -98,14 +109,23 @@ impl Scheduler {
             )
             .await;
         match after {
-            AfterToolOutcome::Keep { additional_context: Some(ctx) } => {
-                append_text(&mut result, &format!("\n\n<hook_context>{ctx}</hook_context>"));
+            AfterToolOutcome::Keep {
+                additional_context: Some(ctx),
+            } => {
+                append_text(
+                    &mut result,
+                    &format!("\n\n<hook_context>{ctx}</hook_context>"),
+                );
             }
-            AfterToolOutcome::Keep { additional_context: None } => {}
+            AfterToolOutcome::Keep {
+                additional_context: None,
+            } => {}
             AfterToolOutcome::Block { reason } => {
                 result.error = Some(ToolError::new(ToolErrorKind::ExecutionFailed, reason));
             }
-            AfterToolOutcome::Stop { reason } => return (stop_result(&reason), ToolCallStatus::Error),
+            AfterToolOutcome::Stop { reason } => {
+                return (stop_result(&reason), ToolCallStatus::Error);
+            }
         }
         let status = if result.error.is_some() {
             ToolCallStatus::Error
@@ -118,7 +138,9 @@ impl Scheduler {
 
 fn stop_result(reason: &str) -> ToolResult {
     let mut r = ToolResult::error(ToolErrorKind::StopExecution, reason, reason);
-    r.llm_content = vec![Part::text(format!("Agent execution stopped by hook: {reason}"))];
+    r.llm_content = vec![Part::text(format!(
+        "Agent execution stopped by hook: {reason}"
+    ))];
     r
 }
 
@@ -141,7 +163,12 @@ fn changed_keys(args: &Map<String, Value>, partial: &Map<String, Value>) -> Vec<
 
 /// Appends to the last text part (the model sees text parts joined).
 fn append_text(result: &mut ToolResult, text: &str) {
-    match result.llm_content.iter_mut().rev().find(|p| p.text.is_some()) {
+    match result
+        .llm_content
+        .iter_mut()
+        .rev()
+        .find(|p| p.text.is_some())
+    {
         Some(Part { text: Some(t), .. }) => t.push_str(text),
         _ => result.llm_content.push(Part::text(text)),
     }

@@ -20,7 +20,9 @@ use crate::agent::events::{
 };
 use crate::agent::stats::{Decision as StatsDecision, SessionStats};
 use crate::policy::{ApprovalMode, Decision, PolicyEngine, PolicyRule, priority};
-use crate::tools::{BuiltCall, ToolContext, ToolErrorKind, ToolKind, ToolRegistry, ToolResult};
+use crate::tools::{
+    BuiltCall, ConfirmationDetails, ToolContext, ToolErrorKind, ToolKind, ToolRegistry, ToolResult,
+};
 use gemini_rs_protocol::Part;
 use serde_json::Value;
 use std::sync::{Arc, Mutex, RwLock};
@@ -122,7 +124,10 @@ impl Scheduler {
     }
 
     fn mode(&self) -> ApprovalMode {
-        self.mode.read().map(|m| *m).unwrap_or(ApprovalMode::Default)
+        self.mode
+            .read()
+            .map(|m| *m)
+            .unwrap_or(ApprovalMode::Default)
     }
 
     fn emit(&self, event: AgentEvent) {
@@ -150,7 +155,13 @@ impl Scheduler {
                 }
                 Err(err) => {
                     let result = ToolResult::from_error(err);
-                    done.push(Some(self.finish(req, result, ToolCallStatus::Error, Duration::ZERO, None)));
+                    done.push(Some(self.finish(
+                        req,
+                        result,
+                        ToolCallStatus::Error,
+                        Duration::ZERO,
+                        None,
+                    )));
                 }
             }
         }
@@ -169,7 +180,11 @@ impl Scheduler {
             let mut approved = Vec::new();
             for (i, req, built) in wave {
                 if cancelled_all || cancel.is_cancelled() {
-                    let reason = if cancelled_all { "User cancelled operation" } else { "Operation cancelled" };
+                    let reason = if cancelled_all {
+                        "User cancelled operation"
+                    } else {
+                        "Operation cancelled"
+                    };
                     done[i] = Some(self.cancelled(req, reason));
                     continue;
                 }
@@ -184,11 +199,16 @@ impl Scheduler {
                     }
                 }
             }
-            let runs = approved.into_iter().map(|(i, req, built, decision)| async move {
-                let started = std::time::Instant::now();
-                let (result, status) = self.execute(&req, built, cancel).await;
-                (i, self.finish(req, result, status, started.elapsed(), Some(decision)))
-            });
+            let runs = approved
+                .into_iter()
+                .map(|(i, req, built, decision)| async move {
+                    let started = std::time::Instant::now();
+                    let (result, status) = self.execute(&req, built, cancel).await;
+                    (
+                        i,
+                        self.finish(req, result, status, started.elapsed(), Some(decision)),
+                    )
+                });
             for (i, call) in futures::future::join_all(runs).await {
                 done[i] = Some(call);
             }
@@ -197,7 +217,12 @@ impl Scheduler {
     }
 
     /// Policy and, when it says to ask, the user's confirmation.
-    async fn approve(&self, req: &ToolCallRequest, built: &BuiltCall, cancel: &CancellationToken) -> Approval {
+    async fn approve(
+        &self,
+        req: &ToolCallRequest,
+        built: &BuiltCall,
+        cancel: &CancellationToken,
+    ) -> Approval {
         let args = Value::Object(built.args.clone());
         let decision = self.policy.check(built.tool.name(), &args, self.mode());
         match decision {
@@ -217,15 +242,19 @@ impl Scheduler {
                 self.emit(AgentEvent::ToolAwaitingApproval {
                     call_id: req.call_id.clone(),
                     name: req.name.clone(),
-                    details,
+                    details: details.clone(),
                 });
                 let outcome = self.wait_for_answer(&req.call_id, cancel).await;
-                self.apply_outcome(outcome, built)
+                self.apply_outcome(outcome, built, &details)
             }
         }
     }
 
-    async fn wait_for_answer(&self, call_id: &str, cancel: &CancellationToken) -> ConfirmationOutcome {
+    async fn wait_for_answer(
+        &self,
+        call_id: &str,
+        cancel: &CancellationToken,
+    ) -> ConfirmationOutcome {
         let mut rx = self.confirmations.lock().await;
         loop {
             tokio::select! {
@@ -239,26 +268,38 @@ impl Scheduler {
         }
     }
 
-    fn apply_outcome(&self, outcome: ConfirmationOutcome, built: &BuiltCall) -> Approval {
+    fn apply_outcome(
+        &self,
+        outcome: ConfirmationOutcome,
+        built: &BuiltCall,
+        details: &ConfirmationDetails,
+    ) -> Approval {
+        let remember = |save: bool| {
+            if built.tool.kind() == ToolKind::Edit {
+                if let Ok(mut mode) = self.mode.write() {
+                    *mode = ApprovalMode::AutoEdit;
+                }
+                return;
+            }
+            for rule in always_rules(built.tool.name(), details, &outcome) {
+                if save {
+                    self.policy.save_rule(&rule);
+                }
+                self.policy.add_rule(rule);
+            }
+        };
         match outcome {
             ConfirmationOutcome::Cancel => Approval::CancelBatch,
             ConfirmationOutcome::ProceedOnce => Approval::Run(StatsDecision::Accept),
             ConfirmationOutcome::ModifyWithEditor => Approval::Run(StatsDecision::Modify),
+            ConfirmationOutcome::ProceedAlwaysAndSave => {
+                remember(true);
+                Approval::Run(StatsDecision::Accept)
+            }
             ConfirmationOutcome::ProceedAlways
-            | ConfirmationOutcome::ProceedAlwaysAndSave
             | ConfirmationOutcome::ProceedAlwaysServer
             | ConfirmationOutcome::ProceedAlwaysTool => {
-                if built.tool.kind() == ToolKind::Edit {
-                    if let Ok(mut mode) = self.mode.write() {
-                        *mode = ApprovalMode::AutoEdit;
-                    }
-                } else {
-                    self.policy.add_rule(PolicyRule::tool(
-                        built.tool.name(),
-                        Decision::Allow,
-                        priority::SESSION_ALWAYS,
-                    ));
-                }
+                remember(false);
                 Approval::Run(StatsDecision::Accept)
             }
         }
@@ -286,14 +327,22 @@ impl Scheduler {
             (s, _) => s,
         };
         if let Ok(mut stats) = self.stats.lock() {
-            stats.record_tool(&request.name, status == ToolCallStatus::Success, duration, decision);
-            if let (crate::tools::ToolDisplay::FileDiff(diff), None) = (&result.display, &result.error) {
+            stats.record_tool(
+                &request.name,
+                status == ToolCallStatus::Success,
+                duration,
+                decision,
+            );
+            if let (crate::tools::ToolDisplay::FileDiff(diff), None) =
+                (&result.display, &result.error)
+            {
                 let old = diff.original_content.as_deref().unwrap_or("");
                 let (added, removed) = crate::tools::diff::line_changes(old, &diff.new_content);
                 stats.record_lines(added, removed);
             }
         }
-        let parts = function_response_parts(&request.name, &request.call_id, &result, &self.ctx.model);
+        let parts =
+            function_response_parts(&request.name, &request.call_id, &result, &self.ctx.model);
         self.emit(AgentEvent::ToolFinished(ToolCallFinished {
             call_id: request.call_id.clone(),
             name: request.name.clone(),
@@ -309,5 +358,29 @@ impl Scheduler {
             result,
             parts,
         }
+    }
+}
+
+/// The session rules an "always allow" answer adds: per root command for
+/// the shell, per server or tool for MCP, else for the whole tool.
+fn always_rules(
+    tool_name: &str,
+    details: &ConfirmationDetails,
+    outcome: &ConfirmationOutcome,
+) -> Vec<PolicyRule> {
+    let allow = |name: &str| PolicyRule::tool(name, Decision::Allow, priority::SESSION_ALWAYS);
+    match details {
+        ConfirmationDetails::Exec { root_commands, .. } if !root_commands.is_empty() => {
+            root_commands
+                .iter()
+                .map(|root| allow(tool_name).with_command_prefix(root))
+                .collect()
+        }
+        ConfirmationDetails::Mcp { server_name, .. }
+            if *outcome == ConfirmationOutcome::ProceedAlwaysServer =>
+        {
+            vec![allow(&format!("{server_name}__*"))]
+        }
+        _ => vec![allow(tool_name)],
     }
 }

@@ -13,7 +13,12 @@ pub fn function_response_parts(
     model: &str,
 ) -> Vec<Part> {
     if let Some(error) = &result.error {
-        return vec![response_part(name, call_id, json!({ "error": error.message }), None)];
+        return vec![response_part(
+            name,
+            call_id,
+            json!({ "error": error.message }),
+            None,
+        )];
     }
     let mut texts = Vec::new();
     let mut media = Vec::new();
@@ -75,7 +80,12 @@ mod tests {
     fn text_output() {
         let r = ToolResult::text("x\ny", "");
         assert_eq!(
-            to_json(&function_response_parts("read_file", "id1", &r, "gemini-2.5-flash")),
+            to_json(&function_response_parts(
+                "read_file",
+                "id1",
+                &r,
+                "gemini-2.5-flash"
+            )),
             json!([{"functionResponse": {"id": "id1", "name": "read_file", "response": {"output": "x\ny"}}}])
         );
     }
@@ -95,17 +105,36 @@ mod tests {
             vec![Part::inline_data("image/png", "AAA")],
             ToolDisplay::Text(String::new()),
         );
-        let flat = to_json(&function_response_parts("read_file", "i", &r, "gemini-2.5-flash"));
-        assert_eq!(flat[0]["functionResponse"]["response"]["output"], "Binary content provided (1 item(s)).");
+        let flat = to_json(&function_response_parts(
+            "read_file",
+            "i",
+            &r,
+            "gemini-2.5-flash",
+        ));
+        assert_eq!(
+            flat[0]["functionResponse"]["response"]["output"],
+            "Binary content provided (1 item(s))."
+        );
         assert_eq!(flat[1]["inlineData"]["mimeType"], "image/png");
-        let nested = to_json(&function_response_parts("read_file", "i", &r, "gemini-3-flash-preview"));
+        let nested = to_json(&function_response_parts(
+            "read_file",
+            "i",
+            &r,
+            "gemini-3-flash-preview",
+        ));
         assert_eq!(nested.as_array().unwrap().len(), 1);
-        assert_eq!(nested[0]["functionResponse"]["parts"][0]["inlineData"]["data"], "AAA");
+        assert_eq!(
+            nested[0]["functionResponse"]["parts"][0]["inlineData"]["data"],
+            "AAA"
+        );
     }
 
     #[test]
     fn empty_gives_empty_response() {
         let r = ToolResult::parts(vec![], ToolDisplay::Text(String::new()));
-        assert_eq!(to_json(&function_response_parts("t", "i", &r, "m"))[0]["functionResponse"]["response"], json!({}));
+        assert_eq!(
+            to_json(&function_response_parts("t", "i", &r, "m"))[0]["functionResponse"]["response"],
+            json!({})
+        );
     }
 }

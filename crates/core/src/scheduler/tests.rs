@@ -45,10 +45,18 @@ impl Tool for TestTool {
     fn parameter_schema(&self) -> &Value {
         &self.schema
     }
-    fn build(&self, args: &Map<String, Value>, _ctx: &ToolContext) -> Result<Box<dyn ToolInvocation>, crate::tools::ToolError> {
+    fn build(
+        &self,
+        args: &Map<String, Value>,
+        _ctx: &ToolContext,
+    ) -> Result<Box<dyn ToolInvocation>, crate::tools::ToolError> {
         Ok(Box::new(TestInvocation {
             tool: self.name,
-            arg: args.get("x").and_then(Value::as_str).unwrap_or("").to_string(),
+            arg: args
+                .get("x")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
             confirm: self.confirm,
             barrier: self.barrier.clone(),
             log: self.log.clone(),
@@ -60,7 +68,10 @@ impl ToolInvocation for TestInvocation {
     fn description(&self) -> String {
         format!("{} {}", self.tool, self.arg)
     }
-    fn confirmation<'a>(&'a self, _ctx: &'a ToolContext) -> BoxFuture<'a, Option<ConfirmationDetails>> {
+    fn confirmation<'a>(
+        &'a self,
+        _ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Option<ConfirmationDetails>> {
         let confirm = self.confirm;
         Box::pin(async move {
             confirm.then(|| ConfirmationDetails::Info {
@@ -70,7 +81,11 @@ impl ToolInvocation for TestInvocation {
             })
         })
     }
-    fn execute<'a>(&'a self, _ctx: &'a ToolContext, cancel: CancellationToken) -> BoxFuture<'a, ToolResult> {
+    fn execute<'a>(
+        &'a self,
+        _ctx: &'a ToolContext,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
             if let Some(b) = &self.barrier {
                 tokio::select! {
@@ -78,7 +93,10 @@ impl ToolInvocation for TestInvocation {
                     _ = cancel.cancelled() => return ToolResult::text("cancelled", ""),
                 }
             }
-            self.log.lock().unwrap().push(format!("{}:{}", self.tool, self.arg));
+            self.log
+                .lock()
+                .unwrap()
+                .push(format!("{}:{}", self.tool, self.arg));
             ToolResult::text(format!("{} ran {}", self.tool, self.arg), "")
         })
     }
@@ -106,7 +124,11 @@ fn harness(interactive: bool, barrier: Option<Arc<Barrier>>) -> Harness {
             name,
             kind,
             confirm,
-            barrier: if kind == ToolKind::Read { barrier.clone() } else { None },
+            barrier: if kind == ToolKind::Read {
+                barrier.clone()
+            } else {
+                None
+            },
             log: log.clone(),
             schema: schema.clone(),
         }));
@@ -116,11 +138,11 @@ fn harness(interactive: bool, barrier: Option<Arc<Barrier>>) -> Harness {
     let (events_tx, events) = mpsc::unbounded_channel();
     let (answers, confirmations) = mpsc::unbounded_channel();
     let root = dir.path().to_path_buf();
-    let ctx = ToolContext {
-        workspace: Arc::new(Workspace::new(root.clone(), vec![], root.join(".tmp"))),
-        settings: Arc::new(Settings::from_value(json!({}))),
-        model: "gemini-2.5-flash".into(),
-    };
+    let ctx = ToolContext::new(
+        Arc::new(Workspace::new(root.clone(), vec![], root.join(".tmp"))),
+        Arc::new(Settings::from_value(json!({}))),
+        "gemini-2.5-flash",
+    );
     let scheduler = Scheduler::new(SchedulerParts {
         registry: Arc::new(registry),
         policy: Arc::new(policy),
@@ -131,7 +153,13 @@ fn harness(interactive: bool, barrier: Option<Arc<Barrier>>) -> Harness {
         confirmations,
         stats: Arc::new(Mutex::new(SessionStats::default())),
     });
-    Harness { scheduler, events, answers, log, _dir: dir }
+    Harness {
+        scheduler,
+        events,
+        answers,
+        log,
+        _dir: dir,
+    }
 }
 
 fn call(id: &str, name: &str, x: &str) -> ToolCallRequest {
@@ -144,12 +172,22 @@ fn call(id: &str, name: &str, x: &str) -> ToolCallRequest {
 
 fn outputs(done: &[CompletedCall]) -> Vec<Value> {
     done.iter()
-        .map(|c| c.parts[0].function_response.as_ref().unwrap().response.clone())
+        .map(|c| {
+            c.parts[0]
+                .function_response
+                .as_ref()
+                .unwrap()
+                .response
+                .clone()
+        })
         .collect()
 }
 
 /// Answers every confirmation with `outcome`, in a background task.
-fn answer_all(h: &mut Harness, outcome: ConfirmationOutcome) -> tokio::task::JoinHandle<Vec<String>> {
+fn answer_all(
+    h: &mut Harness,
+    outcome: ConfirmationOutcome,
+) -> tokio::task::JoinHandle<Vec<String>> {
     let mut events = std::mem::replace(&mut h.events, mpsc::unbounded_channel().1);
     let answers = h.answers.clone();
     tokio::spawn(async move {
@@ -157,7 +195,9 @@ fn answer_all(h: &mut Harness, outcome: ConfirmationOutcome) -> tokio::task::Joi
         while let Some(e) = events.recv().await {
             if let AgentEvent::ToolAwaitingApproval { call_id, .. } = e {
                 asked.push(call_id.clone());
-                answers.send(ConfirmationResponse { call_id, outcome }).unwrap();
+                answers
+                    .send(ConfirmationResponse { call_id, outcome })
+                    .unwrap();
             }
         }
         asked
@@ -167,13 +207,25 @@ fn answer_all(h: &mut Harness, outcome: ConfirmationOutcome) -> tokio::task::Joi
 #[tokio::test]
 async fn consecutive_reads_run_concurrently_and_results_keep_request_order() {
     let h = harness(false, Some(Arc::new(Barrier::new(2))));
-    let calls = vec![call("1", "reader", "a"), call("2", "nope", ""), call("3", "reader", "b")];
-    let done = tokio::time::timeout(Duration::from_secs(5), h.scheduler.run_batch(calls, &CancellationToken::new()))
-        .await
-        .expect("the two reads must run at the same time (they wait on a shared barrier)");
+    let calls = vec![
+        call("1", "reader", "a"),
+        call("2", "nope", ""),
+        call("3", "reader", "b"),
+    ];
+    let done = tokio::time::timeout(
+        Duration::from_secs(5),
+        h.scheduler.run_batch(calls, &CancellationToken::new()),
+    )
+    .await
+    .expect("the two reads must run at the same time (they wait on a shared barrier)");
     let out = outputs(&done);
     assert_eq!(out[0], json!({"output": "reader ran a"}));
-    assert!(out[1]["error"].as_str().unwrap().starts_with("Tool \"nope\" not found. Did you mean"));
+    assert!(
+        out[1]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("Tool \"nope\" not found. Did you mean")
+    );
     assert_eq!(out[2], json!({"output": "reader ran b"}));
 }
 
@@ -181,10 +233,20 @@ async fn consecutive_reads_run_concurrently_and_results_keep_request_order() {
 async fn edits_run_alone_in_order_after_approval() {
     let mut h = harness(true, None);
     let answered = answer_all(&mut h, ConfirmationOutcome::ProceedOnce);
-    let calls = vec![call("1", "write_file", "a"), call("2", "reader", "r"), call("3", "write_file", "b")];
-    let done = h.scheduler.run_batch(calls, &CancellationToken::new()).await;
+    let calls = vec![
+        call("1", "write_file", "a"),
+        call("2", "reader", "r"),
+        call("3", "write_file", "b"),
+    ];
+    let done = h
+        .scheduler
+        .run_batch(calls, &CancellationToken::new())
+        .await;
     assert!(done.iter().all(|c| c.status == ToolCallStatus::Success));
-    assert_eq!(*h.log.lock().unwrap(), ["write_file:a", "reader:r", "write_file:b"]);
+    assert_eq!(
+        *h.log.lock().unwrap(),
+        ["write_file:a", "reader:r", "write_file:b"]
+    );
     drop(h.scheduler);
     assert_eq!(answered.await.unwrap(), ["1", "3"]);
 }
@@ -193,12 +255,28 @@ async fn edits_run_alone_in_order_after_approval() {
 async fn cancel_denies_this_call_and_cancels_the_rest() {
     let mut h = harness(true, None);
     let _answers = answer_all(&mut h, ConfirmationOutcome::Cancel);
-    let calls = vec![call("1", "runner", "a"), call("2", "reader", "r"), call("3", "write_file", "b")];
-    let done = h.scheduler.run_batch(calls, &CancellationToken::new()).await;
+    let calls = vec![
+        call("1", "runner", "a"),
+        call("2", "reader", "r"),
+        call("3", "write_file", "b"),
+    ];
+    let done = h
+        .scheduler
+        .run_batch(calls, &CancellationToken::new())
+        .await;
     let out = outputs(&done);
-    assert_eq!(out[0], json!({"error": "[Operation Cancelled] Reason: User denied execution."}));
-    assert_eq!(out[1], json!({"error": "[Operation Cancelled] Reason: User cancelled operation"}));
-    assert_eq!(out[2], json!({"error": "[Operation Cancelled] Reason: User cancelled operation"}));
+    assert_eq!(
+        out[0],
+        json!({"error": "[Operation Cancelled] Reason: User denied execution."})
+    );
+    assert_eq!(
+        out[1],
+        json!({"error": "[Operation Cancelled] Reason: User cancelled operation"})
+    );
+    assert_eq!(
+        out[2],
+        json!({"error": "[Operation Cancelled] Reason: User cancelled operation"})
+    );
     assert!(h.log.lock().unwrap().is_empty());
     assert!(done.iter().all(|c| c.status == ToolCallStatus::Cancelled));
 }
@@ -208,7 +286,9 @@ async fn always_on_an_edit_switches_to_auto_edit() {
     let mut h = harness(true, None);
     let asked = answer_all(&mut h, ConfirmationOutcome::ProceedAlways);
     let calls = vec![call("1", "write_file", "a"), call("2", "write_file", "b")];
-    h.scheduler.run_batch(calls, &CancellationToken::new()).await;
+    h.scheduler
+        .run_batch(calls, &CancellationToken::new())
+        .await;
     assert_eq!(h.scheduler.mode(), ApprovalMode::AutoEdit);
     drop(h.scheduler);
     // Only the first call asked: in auto_edit the default rules allow write_file.
@@ -218,8 +298,14 @@ async fn always_on_an_edit_switches_to_auto_edit() {
 #[tokio::test]
 async fn headless_refuses_what_would_need_asking() {
     let h = harness(false, None);
-    let done = h.scheduler.run_batch(vec![call("1", "runner", "a")], &CancellationToken::new()).await;
-    assert_eq!(outputs(&done)[0], json!({"error": "Tool execution denied by policy."}));
+    let done = h
+        .scheduler
+        .run_batch(vec![call("1", "runner", "a")], &CancellationToken::new())
+        .await;
+    assert_eq!(
+        outputs(&done)[0],
+        json!({"error": "Tool execution denied by policy."})
+    );
 }
 
 #[tokio::test]
@@ -231,7 +317,13 @@ async fn cancellation_while_waiting_cancels_every_call() {
         tokio::time::sleep(Duration::from_millis(20)).await;
         c2.cancel();
     });
-    let done = h.scheduler.run_batch(vec![call("1", "runner", "a"), call("2", "reader", "b")], &cancel).await;
+    let done = h
+        .scheduler
+        .run_batch(
+            vec![call("1", "runner", "a"), call("2", "reader", "b")],
+            &cancel,
+        )
+        .await;
     assert!(done.iter().all(|c| c.status == ToolCallStatus::Cancelled));
     assert_eq!(done.len(), 2);
 }
@@ -239,7 +331,17 @@ async fn cancellation_while_waiting_cancels_every_call() {
 #[tokio::test]
 async fn invalid_args_are_reported_in_ajv_words() {
     let h = harness(false, None);
-    let req = ToolCallRequest { call_id: "1".into(), name: "reader".into(), args: json!({"x": 5}) };
-    let done = h.scheduler.run_batch(vec![req], &CancellationToken::new()).await;
-    assert_eq!(outputs(&done)[0], json!({"error": "params/x must be string"}));
+    let req = ToolCallRequest {
+        call_id: "1".into(),
+        name: "reader".into(),
+        args: json!({"x": 5}),
+    };
+    let done = h
+        .scheduler
+        .run_batch(vec![req], &CancellationToken::new())
+        .await;
+    assert_eq!(
+        outputs(&done)[0],
+        json!({"error": "params/x must be string"})
+    );
 }

@@ -3,7 +3,9 @@
 
 pub mod builtin;
 pub mod diff;
+pub mod discovered;
 mod error;
+pub mod mcp;
 pub mod registry;
 mod result;
 pub mod validate;
@@ -12,8 +14,9 @@ pub use error::{ToolError, ToolErrorKind};
 pub use registry::{BuiltCall, RegisteredTool, ToolRegistry};
 pub use result::{FileDiff, ToolDisplay, ToolResult};
 
-use crate::workspace::Workspace;
 use crate::config::Settings;
+use crate::model::ContentGenerator;
+use crate::workspace::Workspace;
 use futures::future::BoxFuture;
 use gemini_rs_protocol::FunctionDeclaration;
 use serde_json::{Map, Value};
@@ -90,6 +93,30 @@ pub struct ToolContext {
     pub settings: Arc<Settings>,
     /// The model the session talks to (decides how inline data is sent).
     pub model: String,
+    /// The model client, for tools that ask the model themselves
+    /// (web_fetch, google_web_search); `None` where no model is available.
+    pub generator: Option<Arc<dyn ContentGenerator>>,
+    /// `~/.gemini` (home from `GEMINI_CLI_HOME`): global memory lives here.
+    pub gemini_dir: PathBuf,
+}
+
+impl ToolContext {
+    /// A context with no model client and `~/.gemini` under the project
+    /// temp dir's parent (what tests and embedders need at least).
+    pub fn new(
+        workspace: Arc<Workspace>,
+        settings: Arc<Settings>,
+        model: impl Into<String>,
+    ) -> Self {
+        let gemini_dir = workspace.target_dir().join(".gemini-home");
+        ToolContext {
+            workspace,
+            settings,
+            model: model.into(),
+            generator: None,
+            gemini_dir,
+        }
+    }
 }
 
 /// What the user must approve before a call runs.

@@ -49,7 +49,10 @@ impl ToolRegistry {
             .find(|t| t.tool.name() == entry.tool.name())
         {
             Some(existing) => {
-                tracing::warn!("tool {} registered twice; keeping the later one", entry.tool.name());
+                tracing::warn!(
+                    "tool {} registered twice; keeping the later one",
+                    entry.tool.name()
+                );
                 *existing = entry;
             }
             None => self.tools.push(entry),
@@ -109,7 +112,12 @@ impl ToolRegistry {
 
     /// Lookup, alias normalisation, schema validation and the tool's own
     /// checks: everything before policy.
-    pub fn build(&self, name: &str, args: &Value, ctx: &ToolContext) -> Result<BuiltCall, ToolError> {
+    pub fn build(
+        &self,
+        name: &str,
+        args: &Value,
+        ctx: &ToolContext,
+    ) -> Result<BuiltCall, ToolError> {
         let Some(entry) = self.get(name) else {
             return Err(ToolError::new(
                 ToolErrorKind::ToolNotRegistered,
@@ -122,7 +130,9 @@ impl ToolRegistry {
         };
         validate_params_object(&args).map_err(ToolError::invalid_params)?;
         let Value::Object(mut args) = args else {
-            return Err(ToolError::invalid_params("Value of params must be an object"));
+            return Err(ToolError::invalid_params(
+                "Value of params must be an object",
+            ));
         };
         entry.tool.normalize_args(&mut args);
         let as_value = Value::Object(args);
@@ -131,7 +141,9 @@ impl ToolRegistry {
             .validate(&as_value)
             .map_err(ToolError::invalid_params)?;
         let Value::Object(args) = as_value else {
-            return Err(ToolError::invalid_params("Value of params must be an object"));
+            return Err(ToolError::invalid_params(
+                "Value of params must be an object",
+            ));
         };
         let invocation = entry.tool.build(&args, ctx)?;
         Ok(BuiltCall {

@@ -69,7 +69,11 @@ impl ToolResult {
     }
 
     /// A failed result; `display` is what the user sees.
-    pub fn error(kind: ToolErrorKind, message: impl Into<String>, display: impl Into<String>) -> Self {
+    pub fn error(
+        kind: ToolErrorKind,
+        message: impl Into<String>,
+        display: impl Into<String>,
+    ) -> Self {
         let message = message.into();
         ToolResult {
             llm_content: vec![Part::text(message.clone())],

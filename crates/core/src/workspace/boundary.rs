@@ -55,7 +55,10 @@ mod tests {
 
     #[test]
     fn normalize_folds_dots() {
-        assert_eq!(normalize(Path::new("/w/a/../b/./c")), PathBuf::from("/w/b/c"));
+        assert_eq!(
+            normalize(Path::new("/w/a/../b/./c")),
+            PathBuf::from("/w/b/c")
+        );
         assert_eq!(normalize(Path::new("/w/../../..")), PathBuf::from("/"));
     }
 
@@ -65,6 +68,9 @@ mod tests {
         let real = std::fs::canonicalize(dir.path()).unwrap();
         std::os::unix::fs::symlink("/etc", real.join("out")).unwrap();
         assert_eq!(realpath_lenient(&real.join("x/y")), real.join("x/y"));
-        assert_eq!(realpath_lenient(&real.join("out/nope")), PathBuf::from("/etc/nope"));
+        assert_eq!(
+            realpath_lenient(&real.join("out/nope")),
+            PathBuf::from("/etc/nope")
+        );
     }
 }

@@ -1,0 +1,124 @@
+//! Auth checks and the model client: the REST client with the user's key,
+//! or a replay of recorded responses, optionally recorded.
+
+use super::SetupError;
+use crate::args::Args;
+use gemini_rs_core::config::{GeminiPaths, Settings};
+use gemini_rs_core::model::{
+    ContentGenerator, GeminiClient, GeminiConfig, RecordingGenerator, ReplayGenerator, ReplayMode,
+    RetryConfig,
+};
+use std::sync::Arc;
+
+/// The selected auth type and whether settings enforce another.
+pub fn check_auth(
+    settings: &Settings,
+    paths: &GeminiPaths,
+    needs_key: bool,
+) -> Result<Option<String>, SetupError> {
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let truthy = |k: &str| env(k).is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    let selected = settings
+        .get("security.auth.selectedType")
+        .and_then(|v| v.as_str())
+        .filter(|s| !s.is_empty())
+        .map(str::to_string);
+    let from_env = if truthy("GOOGLE_GENAI_USE_GCA") {
+        Some("oauth-personal")
+    } else if truthy("GOOGLE_GENAI_USE_VERTEXAI") {
+        Some("vertex-ai")
+    } else if env("GEMINI_API_KEY").is_some() {
+        Some("gemini-api-key")
+    } else {
+        None
+    };
+    let current = selected.clone().or(from_env.map(str::to_string));
+    if let Some(enforced) = settings
+        .get("security.auth.enforcedType")
+        .and_then(|v| v.as_str())
+        .filter(|s| !s.is_empty())
+        && current.as_deref() != Some(enforced)
+    {
+        return Err(SetupError::new(
+            41,
+            "Error",
+            format!(
+                "The enforced authentication type is '{enforced}', but the current type is '{}'. Please re-authenticate with the correct type.",
+                current.as_deref().unwrap_or("none")
+            ),
+        ));
+    }
+    let key = env("GEMINI_API_KEY");
+    if needs_key {
+        match current.as_deref() {
+            Some("oauth-personal")
+            | Some("vertex-ai")
+            | Some("cloud-shell")
+            | Some("compute-default-credentials") => {
+                return Err(SetupError::new(
+                    41,
+                    "FatalAuthenticationError",
+                    format!(
+                        "Authentication type '{}' is not supported by gemini-rs yet. Set GEMINI_API_KEY (an API key from Google AI Studio) and select \"gemini-api-key\" in {}.",
+                        current.as_deref().unwrap_or(""),
+                        paths.user_settings().display()
+                    ),
+                ));
+            }
+            _ if key.is_none() => {
+                return Err(SetupError::new(
+                    41,
+                    "FatalAuthenticationError",
+                    format!(
+                        "Please set an Auth method in your {} or specify one of the following environment variables before running: GEMINI_API_KEY",
+                        paths.user_settings().display()
+                    ),
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(key)
+}
+
+pub fn generator(
+    args: &Args,
+    settings: &Settings,
+    paths: &GeminiPaths,
+) -> Result<Arc<dyn ContentGenerator>, SetupError> {
+    let replay = match (&args.fake_responses, &args.fake_responses_non_strict) {
+        (Some(f), _) => Some((f, ReplayMode::Strict)),
+        (None, Some(f)) => Some((f, ReplayMode::NonStrict)),
+        (None, None) => None,
+    };
+    let key = check_auth(settings, paths, replay.is_none())?;
+    let inner: Arc<dyn ContentGenerator> = match replay {
+        Some((file, mode)) => Arc::new(
+            ReplayGenerator::from_file(file, mode)
+                .map_err(|e| SetupError::new(1, "Error", e.to_string()))?,
+        ),
+        None => {
+            let mut retry = RetryConfig::default();
+            if let Some(ms) = settings.retry_initial_delay_ms() {
+                retry.initial_delay_ms = ms;
+            }
+            let base_url = std::env::var("GOOGLE_GEMINI_BASE_URL")
+                .ok()
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "https://generativelanguage.googleapis.com".to_string());
+            Arc::new(
+                GeminiClient::new(GeminiConfig {
+                    api_key: key.unwrap_or_default(),
+                    base_url,
+                    retry,
+                    proxy: None,
+                })
+                .map_err(|e| SetupError::new(1, "Error", e.to_string()))?,
+            )
+        }
+    };
+    Ok(match &args.record_responses {
+        Some(path) => Arc::new(RecordingGenerator::new(inner, path.clone())),
+        None => inner,
+    })
+}

@@ -1,0 +1,201 @@
+//! `@path` references in a prompt: each readable file (a directory means
+//! every file below it) is appended to the prompt as Gemini CLI's
+//! `@`-processor does; missing, ignored or outside paths stay plain text.
+
+use crate::workspace::{FileKind, Workspace, decode_text, detect_file_kind, mime_type};
+use base64::Engine;
+use gemini_rs_protocol::Part;
+use std::path::{Path, PathBuf};
+
+/// Most files one prompt pulls in.
+const MAX_FILES: usize = 500;
+
+/// The prompt as parts, plus notes on references that were skipped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expanded {
+    /// The parts to send.
+    pub parts: Vec<Part>,
+    /// Why references were not read (for the debug log or the UI).
+    pub notes: Vec<String>,
+}
+
+/// The `@` references of `prompt`: `\ ` keeps a space inside a path, and
+/// an `@` glued to a preceding word (an e-mail address) is not one.
+pub fn references(prompt: &str) -> Vec<String> {
+    let chars: Vec<char> = prompt.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let starts = chars[i] == '@' && (i == 0 || chars[i - 1].is_whitespace());
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let mut path = String::new();
+        i += 1;
+        while i < chars.len() {
+            match chars[i] {
+                '\\' if chars.get(i + 1) == Some(&' ') => {
+                    path.push(' ');
+                    i += 2;
+                }
+                c if c.is_whitespace() => break,
+                c => {
+                    path.push(c);
+                    i += 1;
+                }
+            }
+        }
+        let path = path
+            .trim_end_matches([',', '.', ';', ':', '!', '?', ')'])
+            .to_string();
+        if !path.is_empty() {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// Expands the `@` references of `prompt` into parts.
+pub fn expand(prompt: &str, workspace: &Workspace) -> Expanded {
+    let mut notes = Vec::new();
+    let mut files: Vec<(String, PathBuf)> = Vec::new();
+    for reference in references(prompt) {
+        let abs = workspace.resolve(&reference);
+        if let Err(e) = workspace.check_access(&abs) {
+            notes.push(format!("Skipped @{reference}: {e}"));
+            continue;
+        }
+        if !abs.exists() {
+            notes.push(format!("Skipped @{reference}: path not found"));
+            continue;
+        }
+        let opts = workspace.filter_options().clone();
+        if workspace.is_ignored(&abs, &opts) {
+            notes.push(format!(
+                "Skipped @{reference}: ignored by the project's ignore files"
+            ));
+            continue;
+        }
+        if abs.is_dir() {
+            for file in files_below(&abs, workspace) {
+                files.push((workspace.relative(&file), file));
+            }
+        } else {
+            files.push((reference.clone(), abs));
+        }
+    }
+    files.dedup_by(|a, b| a.1 == b.1);
+    files.truncate(MAX_FILES);
+    let mut parts = vec![Part::text(prompt)];
+    let mut read_any = false;
+    for (label, path) in files {
+        match file_part(&path) {
+            Ok(Some(part)) => {
+                if !read_any {
+                    parts.push(Part::text("\n--- Content from referenced files ---"));
+                    read_any = true;
+                }
+                parts.push(Part::text(format!("\nContent from @{label}:\n")));
+                parts.push(part);
+            }
+            Ok(None) => notes.push(format!("Skipped @{label}: binary file")),
+            Err(e) => notes.push(format!("Skipped @{label}: {e}")),
+        }
+    }
+    if read_any {
+        parts.push(Part::text("\n--- End of content ---"));
+    }
+    Expanded { parts, notes }
+}
+
+/// Files below `dir`, sorted, ignore rules and the usual junk folders
+/// skipped.
+fn files_below(dir: &Path, workspace: &Workspace) -> Vec<PathBuf> {
+    let opts = workspace.filter_options().clone();
+    let mut out: Vec<PathBuf> = ignore::WalkBuilder::new(dir)
+        .standard_filters(false)
+        .hidden(false)
+        .filter_entry(|e| {
+            !matches!(
+                e.file_name().to_str(),
+                Some(".git" | "node_modules" | "bower_components" | ".svn" | ".hg")
+            )
+        })
+        .build()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+        .map(|e| e.into_path())
+        .filter(|p| !workspace.is_ignored(p, &opts))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The part for one file: trimmed text, inline media, or `None` for a
+/// binary file.
+fn file_part(path: &Path) -> std::io::Result<Option<Part>> {
+    match detect_file_kind(path)? {
+        FileKind::Text | FileKind::Svg => {
+            let text = decode_text(&std::fs::read(path)?);
+            Ok(Some(Part::text(text.trim())))
+        }
+        FileKind::Image | FileKind::Pdf | FileKind::Audio | FileKind::Video => {
+            let data = base64::engine::general_purpose::STANDARD.encode(std::fs::read(path)?);
+            let mime = mime_type(path).unwrap_or_else(|| "application/octet-stream".to_string());
+            Ok(Some(Part::inline_data(mime, data)))
+        }
+        FileKind::Binary => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn finds_references() {
+        assert_eq!(
+            references("summarize @a.txt and @b.txt"),
+            vec!["a.txt", "b.txt"]
+        );
+        assert_eq!(
+            references("mail me@example.com about @my\\ file.md, please"),
+            vec!["my file.md"]
+        );
+        assert_eq!(references("@ alone"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn expands_like_gemini_cli() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join("a.txt"), "AAA\n").unwrap();
+        std::fs::write(root.join("b.txt"), "BBB").unwrap();
+        let ws = Workspace::new(root.clone(), vec![], root.join(".tmp"));
+        let out = expand("summarize @a.txt and @b.txt", &ws);
+        assert_eq!(
+            serde_json::to_value(&out.parts).unwrap(),
+            json!([{"text":"summarize @a.txt and @b.txt"},{"text":"\n--- Content from referenced files ---"},
+                {"text":"\nContent from @a.txt:\n"},{"text":"AAA"},{"text":"\nContent from @b.txt:\n"},
+                {"text":"BBB"},{"text":"\n--- End of content ---"}])
+        );
+        let missing = expand("read @nope.txt", &ws);
+        assert_eq!(
+            serde_json::to_value(&missing.parts).unwrap(),
+            json!([{"text": "read @nope.txt"}])
+        );
+        assert_eq!(missing.notes.len(), 1);
+        std::fs::create_dir_all(root.join("d/e")).unwrap();
+        std::fs::write(root.join("d/e/x.md"), "X").unwrap();
+        let out = expand("look at @d", &ws);
+        assert_eq!(
+            out.parts[2].text.as_deref(),
+            Some("\nContent from @d/e/x.md:\n")
+        );
+        let out = expand("see @/etc/hostname", &ws);
+        assert_eq!(out.parts.len(), 1);
+    }
+}

@@ -1,0 +1,276 @@
+//! One model request: PreCompress / BeforeModel / BeforeToolSelection
+//! hooks, the streamed answer (AfterModel per chunk), events, stats and
+//! loop detection.
+
+use super::{Agent, AgentError, LoopKind};
+use crate::agent::events::AgentEvent;
+use crate::hooks::{AfterModelOutcome, BeforeModelOutcome};
+use crate::model::ChunkStream;
+use futures::StreamExt;
+use gemini_rs_protocol::{
+    Content, FunctionCall, GenerateContentResponse, Part, Tool, UsageMetadata,
+};
+use std::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// What one model request produced.
+#[derive(Debug, Default)]
+pub(super) struct TurnOutput {
+    /// The model's parts, consolidated.
+    pub parts: Vec<Part>,
+    /// Its function calls, in order.
+    pub calls: Vec<FunctionCall>,
+    /// Its visible text.
+    pub text: String,
+    /// The usage of its last chunk that had one.
+    pub usage: Option<UsageMetadata>,
+    /// Set when a hook blocked the turn (no model answer).
+    pub blocked: Option<String>,
+    /// Set when a hook stopped the agent.
+    pub stopped: Option<String>,
+    /// Set when loop detection ended the turn.
+    pub looped: Option<LoopKind>,
+}
+
+enum Source {
+    Stream(ChunkStream),
+    Synthetic(GenerateContentResponse),
+}
+
+impl Agent {
+    /// Builds, hooks and sends one request, then streams the answer.
+    pub(super) async fn model_turn(
+        &mut self,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutput, AgentError> {
+        let mut request = self.build_request();
+        let mut model = self.config.model.clone();
+        if let Some(hooks) = self.hooks.clone() {
+            if !self.history.is_empty() {
+                hooks.pre_compress("auto").await;
+            }
+            match hooks.before_model(&request, &model).await {
+                BeforeModelOutcome::Proceed {
+                    request: r,
+                    model: m,
+                } => {
+                    if let Some(r) = r {
+                        request = *r;
+                    }
+                    if let Some(m) = m.filter(|m| !m.is_empty()) {
+                        model = m;
+                    }
+                }
+                BeforeModelOutcome::Block {
+                    reason,
+                    system_message,
+                } => {
+                    return Ok(TurnOutput {
+                        blocked: Some(system_message.filter(|s| !s.is_empty()).unwrap_or(reason)),
+                        ..TurnOutput::default()
+                    });
+                }
+                BeforeModelOutcome::Stop {
+                    reason,
+                    system_message,
+                } => {
+                    return Ok(TurnOutput {
+                        stopped: Some(system_message.filter(|s| !s.is_empty()).unwrap_or(reason)),
+                        ..TurnOutput::default()
+                    });
+                }
+                BeforeModelOutcome::Respond { response } => {
+                    return self
+                        .consume(&request, &model, Source::Synthetic(*response), cancel)
+                        .await;
+                }
+            }
+            if request.tools.is_some()
+                && let Some(tool_config) = hooks.before_tool_selection(&request, &model).await
+            {
+                request.tool_config = Some(tool_config);
+            }
+        }
+        let started = Instant::now();
+        let opened = tokio::select! {
+            s = self.generator.generate_stream(&model, &request, cancel.clone()) => s,
+            _ = cancel.cancelled() => return Err(AgentError::Cancelled),
+        };
+        let stream = match opened {
+            Ok(s) => s,
+            Err(e) => {
+                self.record_request(&model, started, None, true);
+                return Err(e.into());
+            }
+        };
+        self.consume_timed(&request, &model, Source::Stream(stream), cancel, started)
+            .await
+    }
+
+    async fn consume(
+        &mut self,
+        request: &gemini_rs_protocol::GenerateContentRequest,
+        model: &str,
+        source: Source,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutput, AgentError> {
+        self.consume_timed(request, model, source, cancel, Instant::now())
+            .await
+    }
+
+    async fn consume_timed(
+        &mut self,
+        request: &gemini_rs_protocol::GenerateContentRequest,
+        model: &str,
+        source: Source,
+        cancel: &CancellationToken,
+        started: Instant,
+    ) -> Result<TurnOutput, AgentError> {
+        let mut out = TurnOutput::default();
+        let (mut stream, mut synthetic) = match source {
+            Source::Stream(s) => (Some(s), None),
+            Source::Synthetic(r) => (None, Some(r)),
+        };
+        let result: Result<(), AgentError> = async {
+            loop {
+                let chunk = match (&mut stream, synthetic.take()) {
+                    (_, Some(r)) => r,
+                    (Some(s), None) => {
+                        let next = tokio::select! {
+                            c = s.next() => c,
+                            _ = cancel.cancelled() => return Err(AgentError::Cancelled),
+                        };
+                        match next {
+                            Some(c) => c?,
+                            None => break,
+                        }
+                    }
+                    (None, None) => break,
+                };
+                let mut chunk = chunk;
+                if let Some(hooks) = self.hooks.clone() {
+                    match hooks.after_model(request, model, &chunk).await {
+                        AfterModelOutcome::Proceed { response: Some(r) } => chunk = *r,
+                        AfterModelOutcome::Proceed { response: None } => {}
+                        AfterModelOutcome::Block {
+                            reason,
+                            system_message,
+                        } => {
+                            out.blocked =
+                                Some(system_message.filter(|s| !s.is_empty()).unwrap_or(reason));
+                            return Ok(());
+                        }
+                        AfterModelOutcome::Stop {
+                            reason,
+                            system_message,
+                        } => {
+                            out.stopped =
+                                Some(system_message.filter(|s| !s.is_empty()).unwrap_or(reason));
+                            return Ok(());
+                        }
+                    }
+                }
+                if chunk.usage_metadata.is_some() {
+                    out.usage = chunk.usage_metadata.clone();
+                }
+                let Some(content) = chunk.first_candidate().and_then(|c| c.content.clone()) else {
+                    continue;
+                };
+                for part in content.parts {
+                    match (&part.text, part.is_thought()) {
+                        (Some(t), true) => self.emit(AgentEvent::Thought(t.clone())),
+                        (Some(t), false) if !t.is_empty() => {
+                            out.text.push_str(t);
+                            self.emit(AgentEvent::Content(t.clone()));
+                            if self.config.loop_detection && out.looped.is_none() {
+                                out.looped = self.loop_guard.on_content(t);
+                            }
+                        }
+                        _ => {}
+                    }
+                    if let Some(call) = &part.function_call {
+                        out.calls.push(call.clone());
+                    }
+                    push_consolidated(&mut out.parts, part);
+                }
+                if out.looped.is_some() {
+                    return Ok(());
+                }
+            }
+            Ok(())
+        }
+        .await;
+        let failed = matches!(result, Err(AgentError::Model(_)));
+        self.record_request(model, started, out.usage.as_ref(), failed);
+        if let Some(u) = &out.usage {
+            self.emit(AgentEvent::Usage {
+                model: model.to_string(),
+                usage: u.clone(),
+            });
+        }
+        self.emit(AgentEvent::ModelTurnFinished);
+        result?;
+        if model.starts_with("gemini-3")
+            && let Some(first) = out.parts.iter_mut().find(|p| p.function_call.is_some())
+            && first.thought_signature.is_none()
+        {
+            first.thought_signature = Some("skip_thought_signature_validator".to_string());
+        }
+        Ok(out)
+    }
+
+    fn record_request(
+        &self,
+        model: &str,
+        started: Instant,
+        usage: Option<&UsageMetadata>,
+        failed: bool,
+    ) {
+        if let Ok(mut stats) = self.stats.lock() {
+            stats.record_request(model, started.elapsed(), usage, failed);
+        }
+    }
+
+    /// The request for the current history.
+    pub(super) fn build_request(&self) -> gemini_rs_protocol::GenerateContentRequest {
+        let declarations = self.scheduler.registry().declarations();
+        gemini_rs_protocol::GenerateContentRequest {
+            contents: self.history.clone(),
+            system_instruction: Some(Content {
+                role: Some("user".to_string()),
+                parts: vec![Part::text(self.config.system_instruction.clone())],
+                ..Content::default()
+            }),
+            tools: (!declarations.is_empty()).then(|| {
+                vec![Tool {
+                    function_declarations: Some(declarations),
+                    ..Tool::default()
+                }]
+            }),
+            generation_config: Some(self.config.generation_config.clone()),
+            ..Default::default()
+        }
+    }
+}
+
+/// Merges a text part into the previous one when both are plain text of
+/// the same kind (thought or not) and carry no signature.
+fn push_consolidated(parts: &mut Vec<Part>, part: Part) {
+    let plain = |p: &Part| {
+        p.text.is_some()
+            && p.thought_signature.is_none()
+            && p.function_call.is_none()
+            && p.inline_data.is_none()
+            && p.extra.is_empty()
+    };
+    if plain(&part)
+        && let Some(last) = parts.last_mut()
+        && plain(last)
+        && last.is_thought() == part.is_thought()
+        && let (Some(a), Some(b)) = (last.text.as_mut(), part.text.as_ref())
+    {
+        a.push_str(b);
+        return;
+    }
+    parts.push(part);
+}

@@ -1,0 +1,240 @@
+//! Merging the outputs of several hooks of one event (§9.6).
+
+use super::config::HookEvent;
+use super::output::HookOutput;
+use serde_json::{Map, Value};
+
+/// Merges outputs (in result order) with the strategy of `event`; `None`
+/// when no hook produced an output.
+pub fn aggregate(event: HookEvent, outputs: &[&HookOutput]) -> Option<HookOutput> {
+    if outputs.is_empty() {
+        return None;
+    }
+    Some(match event {
+        HookEvent::BeforeTool
+        | HookEvent::AfterTool
+        | HookEvent::BeforeAgent
+        | HookEvent::AfterAgent
+        | HookEvent::SessionStart => merge_or(outputs),
+        HookEvent::BeforeModel | HookEvent::AfterModel => merge_replace(outputs, true),
+        HookEvent::BeforeToolSelection => merge_tool_selection(outputs),
+        HookEvent::Notification | HookEvent::SessionEnd | HookEvent::PreCompress => {
+            merge_replace(outputs, false)
+        }
+    })
+}
+
+fn extend(target: &mut Option<Map<String, Value>>, add: &Map<String, Value>) {
+    let t = target.get_or_insert_with(Map::new);
+    for (k, v) in add {
+        t.insert(k.clone(), v.clone());
+    }
+}
+
+/// OR-merge: any block/deny or `continue:false` wins; texts joined with `\n`.
+fn merge_or(outputs: &[&HookOutput]) -> HookOutput {
+    let mut merged = HookOutput {
+        continue_: Some(true),
+        suppress_output: Some(false),
+        ..HookOutput::default()
+    };
+    let (mut stops, mut reasons, mut messages, mut contexts) = (vec![], vec![], vec![], vec![]);
+    let (mut blocked, mut stopped) = (false, false);
+    for o in outputs {
+        if o.should_stop() {
+            stopped = true;
+            merged.continue_ = Some(false);
+            if let Some(s) = &o.stop_reason {
+                stops.push(s.clone());
+            }
+        }
+        if o.is_blocking() {
+            blocked = true;
+            merged.decision = o.decision.clone();
+        }
+        if let Some(r) = &o.reason {
+            reasons.push(r.clone());
+        }
+        if let Some(m) = &o.system_message {
+            messages.push(m.clone());
+        }
+        if o.suppressed() {
+            merged.suppress_output = Some(true);
+        }
+        if let Some(spec) = &o.hook_specific {
+            if spec.get("clearContext") == Some(&Value::Bool(true)) {
+                extend(
+                    &mut merged.hook_specific,
+                    &Map::from_iter([("clearContext".into(), Value::Bool(true))]),
+                );
+            }
+            let rest: Map<String, Value> = spec
+                .iter()
+                .filter(|(k, _)| k.as_str() != "clearContext")
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            extend(&mut merged.hook_specific, &rest);
+            if let Some(Value::String(c)) = spec.get("additionalContext") {
+                contexts.push(c.clone());
+            }
+        }
+    }
+    if !blocked && !stopped {
+        merged.decision = Some("allow".into());
+    }
+    let join = |v: Vec<String>| (!v.is_empty()).then(|| v.join("\n"));
+    merged.stop_reason = join(stops);
+    merged.reason = join(reasons);
+    merged.system_message = join(messages);
+    if let Some(c) = join(contexts) {
+        extend(
+            &mut merged.hook_specific,
+            &Map::from_iter([("additionalContext".into(), Value::String(c))]),
+        );
+    }
+    merged
+}
+
+/// Later outputs override earlier fields; `hookSpecificOutput` is
+/// shallow-merged when `merge_specific`, else replaced.
+fn merge_replace(outputs: &[&HookOutput], merge_specific: bool) -> HookOutput {
+    let mut m = HookOutput::default();
+    for o in outputs {
+        macro_rules! over {
+            ($f:ident) => {
+                if o.$f.is_some() {
+                    m.$f = o.$f.clone();
+                }
+            };
+        }
+        over!(continue_);
+        over!(stop_reason);
+        over!(suppress_output);
+        over!(system_message);
+        over!(decision);
+        over!(reason);
+        match (&o.hook_specific, merge_specific) {
+            (Some(spec), true) => extend(&mut m.hook_specific, spec),
+            (Some(spec), false) => m.hook_specific = Some(spec.clone()),
+            (None, _) => {}
+        }
+    }
+    m
+}
+
+/// Union of allowed names (sorted); NONE beats ANY beats AUTO.
+fn merge_tool_selection(outputs: &[&HookOutput]) -> HookOutput {
+    let mut names = std::collections::BTreeSet::new();
+    let (mut none, mut any) = (false, false);
+    for o in outputs {
+        let Some(tc) = o.specific("toolConfig").and_then(Value::as_object) else {
+            continue;
+        };
+        match tc.get("mode").and_then(Value::as_str) {
+            Some("NONE") => none = true,
+            Some("ANY") => any = true,
+            _ => {}
+        }
+        if let Some(list) = tc.get("allowedFunctionNames").and_then(Value::as_array) {
+            names.extend(list.iter().filter_map(Value::as_str).map(str::to_string));
+        }
+    }
+    let (mode, names): (&str, Vec<String>) = if none {
+        ("NONE", vec![])
+    } else if any {
+        ("ANY", names.into_iter().collect())
+    } else {
+        ("AUTO", names.into_iter().collect())
+    };
+    let tool_config = serde_json::json!({"mode": mode, "allowedFunctionNames": names});
+    HookOutput {
+        hook_specific: Some(Map::from_iter([
+            (
+                "hookEventName".into(),
+                Value::String("BeforeToolSelection".into()),
+            ),
+            ("toolConfig".into(), tool_config),
+        ])),
+        ..HookOutput::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use serde_json::json;
+
+    fn out(v: Value) -> HookOutput {
+        HookOutput::from_value(&v)
+    }
+
+    #[test]
+    fn or_merge() {
+        let a = out(json!({}));
+        let b = out(json!({"decision": "block", "reason": "r"}));
+        let m = aggregate(HookEvent::BeforeTool, &[&a, &b]).unwrap();
+        assert!(m.is_blocking());
+        assert_eq!(m.effective_reason(), "r");
+
+        let a = out(
+            json!({"decision": "allow", "systemMessage": "s1", "hookSpecificOutput": {"additionalContext": "c1", "x": 1}}),
+        );
+        let b = out(
+            json!({"systemMessage": "s2", "suppressOutput": true, "hookSpecificOutput": {"additionalContext": "c2", "clearContext": true}}),
+        );
+        let m = aggregate(HookEvent::AfterAgent, &[&a, &b]).unwrap();
+        assert_eq!(m.decision.as_deref(), Some("allow"));
+        assert_eq!(m.system_message.as_deref(), Some("s1\ns2"));
+        assert!(m.suppressed());
+        assert!(m.clear_context());
+        assert_eq!(m.specific("additionalContext"), Some(&json!("c1\nc2")));
+        assert_eq!(m.specific("x"), Some(&json!(1)));
+
+        let a = out(json!({"continue": false, "stopReason": "s1"}));
+        let b = out(json!({"continue": false, "stopReason": "s2"}));
+        let m = aggregate(HookEvent::BeforeAgent, &[&a, &b]).unwrap();
+        assert!(m.should_stop());
+        assert_eq!(m.decision, None);
+        assert_eq!(m.effective_reason(), "s1\ns2");
+    }
+
+    #[test]
+    fn replace_merge() {
+        let a = out(json!({"decision": "block", "hookSpecificOutput": {"a": 1}}));
+        let b = out(json!({"decision": "allow", "hookSpecificOutput": {"b": 2}}));
+        let m = aggregate(HookEvent::BeforeModel, &[&a, &b]).unwrap();
+        assert_eq!(m.decision.as_deref(), Some("allow"));
+        assert_eq!(m.hook_specific.unwrap().len(), 2);
+        let m = aggregate(HookEvent::SessionEnd, &[&a, &b]).unwrap();
+        assert_eq!(m.hook_specific.unwrap().len(), 1);
+        assert_eq!(aggregate(HookEvent::SessionEnd, &[]), None);
+    }
+
+    #[test]
+    fn tool_selection() {
+        let a = out(
+            json!({"hookSpecificOutput": {"toolConfig": {"mode": "ANY", "allowedFunctionNames": ["b", "a"]}}}),
+        );
+        let b = out(
+            json!({"hookSpecificOutput": {"toolConfig": {"mode": "AUTO", "allowedFunctionNames": ["c", "a"]}}}),
+        );
+        let m = aggregate(HookEvent::BeforeToolSelection, &[&a, &b]).unwrap();
+        assert_eq!(
+            m.specific("toolConfig"),
+            Some(&json!({"mode": "ANY", "allowedFunctionNames": ["a", "b", "c"]}))
+        );
+        let n = out(json!({"hookSpecificOutput": {"toolConfig": {"mode": "NONE"}}}));
+        let m = aggregate(HookEvent::BeforeToolSelection, &[&a, &n]).unwrap();
+        assert_eq!(
+            m.specific("toolConfig"),
+            Some(&json!({"mode": "NONE", "allowedFunctionNames": []}))
+        );
+        let e = out(json!({}));
+        let m = aggregate(HookEvent::BeforeToolSelection, &[&e]).unwrap();
+        assert_eq!(
+            m.specific("toolConfig"),
+            Some(&json!({"mode": "AUTO", "allowedFunctionNames": []}))
+        );
+    }
+}

@@ -1,0 +1,355 @@
+//! The `hooks` section of the settings (§9.1): events, definitions, command
+//! hooks, the on/off switches and the disabled list.
+
+use crate::config::Settings;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// Default hook timeout in milliseconds.
+pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
+
+/// Keys inside `hooks` that are settings, not events.
+const NON_EVENT_KEYS: [&str; 3] = ["enabled", "disabled", "notifications"];
+
+/// A hook event of Gemini CLI v0.27.4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum HookEvent {
+    /// Before a tool runs (Claude Code: `PreToolUse`).
+    BeforeTool,
+    /// After a tool ran (Claude Code: `PostToolUse`).
+    AfterTool,
+    /// Before the agent handles a prompt (Claude Code: `UserPromptSubmit`).
+    BeforeAgent,
+    /// A notification (tool permission request).
+    Notification,
+    /// After the agent answered a prompt (Claude Code: `Stop`).
+    AfterAgent,
+    /// Session start.
+    SessionStart,
+    /// Session end.
+    SessionEnd,
+    /// Before history compression (Claude Code: `PreCompact`).
+    PreCompress,
+    /// Before each model call.
+    BeforeModel,
+    /// After each streamed model chunk.
+    AfterModel,
+    /// Before the model chooses tools.
+    BeforeToolSelection,
+}
+
+impl HookEvent {
+    /// Every event, in Gemini CLI's declaration order.
+    pub const ALL: [HookEvent; 11] = [
+        HookEvent::BeforeTool,
+        HookEvent::AfterTool,
+        HookEvent::BeforeAgent,
+        HookEvent::Notification,
+        HookEvent::AfterAgent,
+        HookEvent::SessionStart,
+        HookEvent::SessionEnd,
+        HookEvent::PreCompress,
+        HookEvent::BeforeModel,
+        HookEvent::AfterModel,
+        HookEvent::BeforeToolSelection,
+    ];
+
+    /// The Gemini CLI name (`hook_event_name`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HookEvent::BeforeTool => "BeforeTool",
+            HookEvent::AfterTool => "AfterTool",
+            HookEvent::BeforeAgent => "BeforeAgent",
+            HookEvent::Notification => "Notification",
+            HookEvent::AfterAgent => "AfterAgent",
+            HookEvent::SessionStart => "SessionStart",
+            HookEvent::SessionEnd => "SessionEnd",
+            HookEvent::PreCompress => "PreCompress",
+            HookEvent::BeforeModel => "BeforeModel",
+            HookEvent::AfterModel => "AfterModel",
+            HookEvent::BeforeToolSelection => "BeforeToolSelection",
+        }
+    }
+
+    /// Parses a settings key: a Gemini CLI event name or a Claude Code alias.
+    pub fn from_key(key: &str) -> Option<HookEvent> {
+        if let Some(e) = HookEvent::ALL.iter().find(|e| e.as_str() == key) {
+            return Some(*e);
+        }
+        match key {
+            "PreToolUse" => Some(HookEvent::BeforeTool),
+            "PostToolUse" => Some(HookEvent::AfterTool),
+            "UserPromptSubmit" => Some(HookEvent::BeforeAgent),
+            "Stop" => Some(HookEvent::AfterAgent),
+            "PreCompact" => Some(HookEvent::PreCompress),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for HookEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One `type: "command"` hook.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandHook {
+    /// Optional display name.
+    pub name: Option<String>,
+    /// The shell command (`bash -c`).
+    pub command: String,
+    /// Timeout in milliseconds.
+    pub timeout_ms: u64,
+    /// Optional description.
+    pub description: Option<String>,
+    /// Extra environment variables.
+    pub env: Vec<(String, String)>,
+}
+
+impl CommandHook {
+    /// The name shown in messages: the name, else the command.
+    pub fn display_name(&self) -> &str {
+        match self.name.as_deref() {
+            Some(n) if !n.is_empty() => n,
+            _ => &self.command,
+        }
+    }
+
+    /// The dedup key `name:command` (`getHookKey`).
+    pub fn key(&self) -> String {
+        format!("{}:{}", self.name.as_deref().unwrap_or(""), self.command)
+    }
+}
+
+/// One entry of `hooks.<Event>[]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookDefinition {
+    /// The matcher, if any.
+    pub matcher: Option<String>,
+    /// Run the event's hooks one after another.
+    pub sequential: bool,
+    /// The command hooks.
+    pub hooks: Vec<CommandHook>,
+}
+
+/// The parsed hook configuration of a run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HookConfig {
+    /// False when `hooksConfig.enabled` or `tools.enableHooks` is false.
+    pub enabled: bool,
+    /// Definitions per event, in settings order.
+    pub events: BTreeMap<HookEvent, Vec<HookDefinition>>,
+    /// `hooksConfig.disabled`: hook names, or commands of unnamed hooks.
+    pub disabled: Vec<String>,
+    /// Warnings to show (unknown event names), not printed here.
+    pub warnings: Vec<String>,
+}
+
+impl HookConfig {
+    /// Parses the merged settings. `folder_trusted` false (folder trust on
+    /// and the folder untrusted) drops every hook, as Gemini CLI tags all
+    /// settings hooks *project* and refuses them there.
+    pub fn from_settings(settings: &Settings, folder_trusted: bool) -> HookConfig {
+        let mut config = HookConfig::from_value(settings.as_value(), "project");
+        if !folder_trusted {
+            config.events.clear();
+        }
+        config
+    }
+
+    /// Parses a settings object (`hooks`, `hooksConfig`, `tools.enableHooks`);
+    /// `source` names it in warnings.
+    pub fn from_value(settings: &Value, source: &str) -> HookConfig {
+        let flag = |a: &str, b: &str| {
+            settings
+                .get(a)
+                .and_then(|v| v.get(b))
+                .and_then(Value::as_bool)
+        };
+        let enabled = flag("hooksConfig", "enabled").unwrap_or(true)
+            && flag("tools", "enableHooks").unwrap_or(true);
+        let disabled = settings
+            .get("hooksConfig")
+            .and_then(|v| v.get("disabled"))
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut config = HookConfig {
+            enabled,
+            events: BTreeMap::new(),
+            disabled,
+            warnings: Vec::new(),
+        };
+        if let Some(hooks) = settings.get("hooks").and_then(Value::as_object) {
+            config.add_hooks(hooks, source);
+        }
+        config
+    }
+
+    /// Adds the events of one `hooks` object.
+    pub fn add_hooks(&mut self, hooks: &Map<String, Value>, source: &str) {
+        for (key, defs) in hooks {
+            if NON_EVENT_KEYS.contains(&key.as_str()) {
+                continue;
+            }
+            let Some(event) = HookEvent::from_key(key) else {
+                self.warnings.push(format!(
+                    "Invalid hook event name: \"{key}\" from {source} config. Skipping."
+                ));
+                continue;
+            };
+            let Some(defs) = defs.as_array() else {
+                continue;
+            };
+            let list = self.events.entry(event).or_default();
+            list.extend(defs.iter().filter_map(parse_definition));
+        }
+    }
+
+    /// True when hooks run at all and `event` has at least one hook.
+    pub fn has_event(&self, event: HookEvent) -> bool {
+        self.enabled
+            && self
+                .events
+                .get(&event)
+                .is_some_and(|d| d.iter().any(|d| !d.hooks.is_empty()))
+    }
+
+    /// True when `hook` is listed in `hooksConfig.disabled`.
+    pub fn is_disabled(&self, hook: &CommandHook) -> bool {
+        let name = hook.display_name();
+        self.disabled.iter().any(|d| d == name)
+    }
+
+    /// Every configured hook with its event and whether it is enabled
+    /// (for `hooks list`).
+    pub fn list(&self) -> Vec<(HookEvent, &HookDefinition, &CommandHook, bool)> {
+        let mut out = Vec::new();
+        for (event, defs) in &self.events {
+            for def in defs {
+                for hook in &def.hooks {
+                    out.push((*event, def, hook, self.enabled && !self.is_disabled(hook)));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// One definition; `None` when it has no `hooks` array.
+fn parse_definition(def: &Value) -> Option<HookDefinition> {
+    let obj = def.as_object()?;
+    let hooks = obj.get("hooks")?.as_array()?;
+    Some(HookDefinition {
+        matcher: obj
+            .get("matcher")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        sequential: obj
+            .get("sequential")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        hooks: hooks.iter().filter_map(parse_hook).collect(),
+    })
+}
+
+/// One hook; `None` unless it is a command hook with a command.
+fn parse_hook(hook: &Value) -> Option<CommandHook> {
+    let obj = hook.as_object()?;
+    match obj.get("type").and_then(Value::as_str) {
+        Some("command") => {}
+        other => {
+            tracing::warn!("Discarding hook of unsupported type {other:?}");
+            return None;
+        }
+    }
+    let command = obj
+        .get("command")
+        .and_then(Value::as_str)
+        .filter(|c| !c.is_empty())?;
+    let text = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_string);
+    let timeout_ms = obj
+        .get("timeout")
+        .and_then(Value::as_f64)
+        .filter(|t| t.is_finite() && *t > 0.0)
+        .map_or(DEFAULT_TIMEOUT_MS, |t| t as u64);
+    let env = obj
+        .get("env")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| {
+                    let v = match v {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    (k.clone(), v)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(CommandHook {
+        name: text("name"),
+        command: command.to_string(),
+        timeout_ms,
+        description: text("description"),
+        env,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parses_events_aliases_and_warnings() {
+        let v = json!({"hooks": {
+            "BeforeTool": [{"matcher": "write", "sequential": true,
+                "hooks": [{"type": "command", "command": "a", "name": "n", "timeout": 200, "env": {"K": "V"}}]}],
+            "PreToolUse": [{"hooks": [{"type": "command", "command": "b"}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": "c"}]}, {"matcher": "x"}],
+            "PreCompact": [{"hooks": [{"type": "plugin", "command": "p"}, {"type": "command"}]}],
+            "Bogus": [],
+            "enabled": true
+        }});
+        let c = HookConfig::from_value(&v, "project");
+        assert!(c.enabled);
+        assert_eq!(
+            c.warnings,
+            vec!["Invalid hook event name: \"Bogus\" from project config. Skipping."]
+        );
+        let bt = &c.events[&HookEvent::BeforeTool];
+        assert_eq!(bt.len(), 2);
+        assert!(bt[0].sequential);
+        assert_eq!(bt[0].hooks[0].timeout_ms, 200);
+        assert_eq!(bt[0].hooks[0].env, vec![("K".to_string(), "V".to_string())]);
+        assert_eq!(bt[1].hooks[0].timeout_ms, DEFAULT_TIMEOUT_MS);
+        assert_eq!(c.events[&HookEvent::AfterAgent].len(), 1);
+        assert!(c.events[&HookEvent::PreCompress][0].hooks.is_empty());
+        assert!(!c.has_event(HookEvent::PreCompress));
+        assert!(c.has_event(HookEvent::AfterAgent));
+    }
+
+    #[test]
+    fn switches() {
+        let h = json!({"BeforeTool": [{"hooks": [{"type": "command", "command": "a"}]}]});
+        let off1 =
+            HookConfig::from_value(&json!({"hooks": h, "hooksConfig": {"enabled": false}}), "p");
+        let off2 =
+            HookConfig::from_value(&json!({"hooks": h, "tools": {"enableHooks": false}}), "p");
+        assert!(!off1.has_event(HookEvent::BeforeTool));
+        assert!(!off2.has_event(HookEvent::BeforeTool));
+        let s = Settings::from_value(json!({"hooks": h}));
+        assert!(HookConfig::from_settings(&s, true).has_event(HookEvent::BeforeTool));
+        assert!(!HookConfig::from_settings(&s, false).has_event(HookEvent::BeforeTool));
+    }
+}

@@ -1,0 +1,484 @@
+//! One typed function per hook event (§9.7) and their outcomes.
+
+use super::matcher::MatchTarget;
+use super::translate::{
+    from_hook_llm_request, from_hook_llm_response, from_hook_tool_config, to_hook_llm_request,
+    to_hook_llm_response,
+};
+use super::{HookEvent, HookOutput, HookSystem};
+use crate::scheduler::{AfterToolOutcome, BeforeToolOutcome};
+use crate::tools::{ToolDisplay, ToolResult};
+use gemini_rs_protocol::{GenerateContentRequest, GenerateContentResponse, ToolConfig};
+use serde_json::{Map, Value, json};
+
+/// What BeforeAgent / AfterAgent hooks decided.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentHookOutcome {
+    /// Go on. BeforeAgent: append `<hook_context>{additional_context}</hook_context>`
+    /// as an extra text part of the user content (already escaped).
+    Proceed {
+        /// Sanitised `additionalContext`.
+        additional_context: Option<String>,
+    },
+    /// Blocked (`AgentExecutionBlocked`): headless prints
+    /// `[WARNING] Agent execution blocked: <message()>`. BeforeAgent: drop
+    /// the turn, no model call. AfterAgent: send `reason` as a new prompt.
+    Block {
+        /// Effective reason (`stopReason || reason || "No reason provided"`).
+        reason: String,
+        /// The merged `systemMessage`, trimmed.
+        system_message: Option<String>,
+        /// AfterAgent `clearContext`: reset the chat.
+        clear_context: bool,
+    },
+    /// Stop the agent (`AgentExecutionStopped`): headless prints
+    /// `Agent execution stopped: <message()>`, exit 0.
+    Stop {
+        /// Effective reason.
+        reason: String,
+        /// The merged `systemMessage`, trimmed.
+        system_message: Option<String>,
+        /// AfterAgent `clearContext`: reset the chat.
+        clear_context: bool,
+    },
+}
+
+impl AgentHookOutcome {
+    /// `systemMessage || reason` for Block/Stop messages; `None` for Proceed.
+    pub fn message(&self) -> Option<&str> {
+        match self {
+            AgentHookOutcome::Proceed { .. } => None,
+            AgentHookOutcome::Block {
+                reason,
+                system_message,
+                ..
+            }
+            | AgentHookOutcome::Stop {
+                reason,
+                system_message,
+                ..
+            } => Some(
+                system_message
+                    .as_deref()
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or(reason),
+            ),
+        }
+    }
+}
+
+/// What BeforeModel hooks decided.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BeforeModelOutcome {
+    /// Call the model, with the rewritten request and model when given.
+    Proceed {
+        /// The request to send instead (contents and/or generation config changed).
+        request: Option<Box<GenerateContentRequest>>,
+        /// The model to use instead.
+        model: Option<String>,
+    },
+    /// Blocked with a synthetic `llm_response`: do not call the model, use
+    /// this as its (single-chunk) answer.
+    Respond {
+        /// The synthetic response (`finishReason` defaults to `STOP`).
+        response: Box<GenerateContentResponse>,
+    },
+    /// Blocked: no model call; `[WARNING] Agent execution blocked: <reason>`.
+    Block {
+        /// Effective reason.
+        reason: String,
+        /// The merged `systemMessage`.
+        system_message: Option<String>,
+    },
+    /// Stop the agent (`Agent execution stopped: <reason>`).
+    Stop {
+        /// Effective reason.
+        reason: String,
+        /// The merged `systemMessage`.
+        system_message: Option<String>,
+    },
+}
+
+/// What AfterModel hooks decided about one streamed chunk.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AfterModelOutcome {
+    /// Yield the chunk, or `response` instead when given.
+    Proceed {
+        /// Replacement chunk (text parts only).
+        response: Option<Box<GenerateContentResponse>>,
+    },
+    /// Abort the turn (`AgentExecutionBlocked`).
+    Block {
+        /// Effective reason.
+        reason: String,
+        /// The merged `systemMessage`.
+        system_message: Option<String>,
+    },
+    /// Stop the agent (`AgentExecutionStopped`).
+    Stop {
+        /// Effective reason.
+        reason: String,
+        /// The merged `systemMessage`.
+        system_message: Option<String>,
+    },
+}
+
+/// What SessionStart hooks returned.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionStartOutcome {
+    /// The merged `systemMessage`: headless writes it to stderr as is (on
+    /// top of the `Hook system message:` line already emitted).
+    pub system_message: Option<String>,
+    /// Sanitised `additionalContext`: prefix the first prompt with
+    /// `<hook_context>{ctx}</hook_context>\n\n`.
+    pub additional_context: Option<String>,
+}
+
+/// `tool_response` of AfterTool: `{llmContent, returnDisplay, error?}`.
+pub fn tool_response_json(result: &ToolResult) -> Value {
+    let llm = match result.llm_content.as_slice() {
+        [one] if one.text.is_some() && one.inline_data.is_none() => {
+            Value::String(one.text.clone().unwrap_or_default())
+        }
+        parts => serde_json::to_value(parts).unwrap_or(Value::Null),
+    };
+    let display = match &result.display {
+        ToolDisplay::Text(t) => Value::String(t.clone()),
+        ToolDisplay::FileDiff(d) => json!({
+            "fileDiff": d.file_diff, "fileName": d.file_name, "filePath": d.file_path,
+            "originalContent": d.original_content, "newContent": d.new_content,
+        }),
+    };
+    let mut m = Map::new();
+    m.insert("llmContent".into(), llm);
+    m.insert("returnDisplay".into(), display);
+    if let Some(e) = &result.error {
+        m.insert(
+            "error".into(),
+            json!({"message": e.message, "type": e.kind.as_str()}),
+        );
+    }
+    Value::Object(m)
+}
+
+fn trimmed(s: &Option<String>) -> Option<String> {
+    s.as_ref()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+/// Stop / block / proceed for the agent events.
+fn agent_outcome(out: Option<HookOutput>, with_context: bool) -> AgentHookOutcome {
+    let Some(out) = out else {
+        return AgentHookOutcome::Proceed {
+            additional_context: None,
+        };
+    };
+    let (reason, system_message, clear_context) = (
+        out.effective_reason(),
+        trimmed(&out.system_message),
+        out.clear_context(),
+    );
+    if out.should_stop() {
+        AgentHookOutcome::Stop {
+            reason,
+            system_message,
+            clear_context,
+        }
+    } else if out.is_blocking() {
+        AgentHookOutcome::Block {
+            reason,
+            system_message,
+            clear_context,
+        }
+    } else {
+        AgentHookOutcome::Proceed {
+            additional_context: if with_context {
+                out.additional_context()
+            } else {
+                None
+            },
+        }
+    }
+}
+
+impl HookSystem {
+    /// BeforeTool, right before execute (after policy and confirmation).
+    pub async fn before_tool(
+        &self,
+        tool_name: &str,
+        tool_input: &Map<String, Value>,
+        mcp_context: Option<&Value>,
+    ) -> BeforeToolOutcome {
+        let out = self
+            .run_event(HookEvent::BeforeTool, MatchTarget::Tool(tool_name), || {
+                let mut f = vec![
+                    ("tool_name", Value::String(tool_name.into())),
+                    ("tool_input", Value::Object(tool_input.clone())),
+                ];
+                if let Some(m) = mcp_context {
+                    f.push(("mcp_context", m.clone()));
+                }
+                f
+            })
+            .await;
+        let Some(out) = out else {
+            return BeforeToolOutcome::Proceed { tool_input: None };
+        };
+        if out.should_stop() {
+            return BeforeToolOutcome::Stop {
+                reason: out.effective_reason(),
+            };
+        }
+        if out.is_blocking() {
+            return BeforeToolOutcome::Block {
+                reason: out.effective_reason(),
+            };
+        }
+        BeforeToolOutcome::Proceed {
+            tool_input: out
+                .specific("tool_input")
+                .and_then(Value::as_object)
+                .cloned(),
+        }
+    }
+
+    /// AfterTool, after a tool returned a result (not when it threw).
+    /// `tool_response` is [`tool_response_json`] of the result.
+    pub async fn after_tool(
+        &self,
+        tool_name: &str,
+        tool_input: &Map<String, Value>,
+        tool_response: &Value,
+        mcp_context: Option<&Value>,
+    ) -> AfterToolOutcome {
+        let out = self
+            .run_event(HookEvent::AfterTool, MatchTarget::Tool(tool_name), || {
+                let mut f = vec![
+                    ("tool_name", Value::String(tool_name.into())),
+                    ("tool_input", Value::Object(tool_input.clone())),
+                    ("tool_response", tool_response.clone()),
+                ];
+                if let Some(m) = mcp_context {
+                    f.push(("mcp_context", m.clone()));
+                }
+                f
+            })
+            .await;
+        let Some(out) = out else {
+            return AfterToolOutcome::Keep {
+                additional_context: None,
+            };
+        };
+        if out.should_stop() {
+            AfterToolOutcome::Stop {
+                reason: out.effective_reason(),
+            }
+        } else if out.is_blocking() {
+            AfterToolOutcome::Block {
+                reason: out.effective_reason(),
+            }
+        } else {
+            AfterToolOutcome::Keep {
+                additional_context: out.additional_context(),
+            }
+        }
+    }
+
+    /// BeforeAgent, once per prompt before its first model call.
+    pub async fn before_agent(&self, prompt: &str) -> AgentHookOutcome {
+        let out = self
+            .run_event(HookEvent::BeforeAgent, MatchTarget::None, || {
+                vec![("prompt", Value::String(prompt.into()))]
+            })
+            .await;
+        agent_outcome(out, true)
+    }
+
+    /// AfterAgent, when the outermost turn ends with no pending tool calls.
+    /// `prompt_response` is the text of all model turns joined with `\n`
+    /// (or `[no response text]`); `stop_hook_active` is false in v0.27.4.
+    pub async fn after_agent(
+        &self,
+        prompt: &str,
+        prompt_response: &str,
+        stop_hook_active: bool,
+    ) -> AgentHookOutcome {
+        let out = self
+            .run_event(HookEvent::AfterAgent, MatchTarget::None, || {
+                vec![
+                    ("prompt", Value::String(prompt.into())),
+                    ("prompt_response", Value::String(prompt_response.into())),
+                    ("stop_hook_active", Value::Bool(stop_hook_active)),
+                ]
+            })
+            .await;
+        agent_outcome(out, false)
+    }
+
+    /// BeforeModel, before each model call.
+    pub async fn before_model(
+        &self,
+        request: &GenerateContentRequest,
+        model: &str,
+    ) -> BeforeModelOutcome {
+        let out = self
+            .run_event(HookEvent::BeforeModel, MatchTarget::None, || {
+                vec![("llm_request", to_hook_llm_request(request, Some(model)))]
+            })
+            .await;
+        let Some(out) = out else {
+            return BeforeModelOutcome::Proceed {
+                request: None,
+                model: None,
+            };
+        };
+        let (reason, system_message) = (out.effective_reason(), trimmed(&out.system_message));
+        if out.should_stop() {
+            return BeforeModelOutcome::Stop {
+                reason,
+                system_message,
+            };
+        }
+        if out.is_blocking() {
+            if let Some(mut response) = out
+                .specific("llm_response")
+                .and_then(from_hook_llm_response)
+            {
+                for c in response.candidates.iter_mut().flatten() {
+                    c.finish_reason.get_or_insert_with(|| "STOP".to_string());
+                }
+                return BeforeModelOutcome::Respond {
+                    response: Box::new(response),
+                };
+            }
+            return BeforeModelOutcome::Block {
+                reason,
+                system_message,
+            };
+        }
+        match out.specific("llm_request").and_then(Value::as_object) {
+            Some(hook_req) => {
+                let (req, new_model) = from_hook_llm_request(hook_req, request);
+                BeforeModelOutcome::Proceed {
+                    request: Some(Box::new(req)),
+                    model: new_model,
+                }
+            }
+            None => BeforeModelOutcome::Proceed {
+                request: None,
+                model: None,
+            },
+        }
+    }
+
+    /// AfterModel, for each streamed chunk.
+    pub async fn after_model(
+        &self,
+        request: &GenerateContentRequest,
+        model: &str,
+        chunk: &GenerateContentResponse,
+    ) -> AfterModelOutcome {
+        let out = self
+            .run_event(HookEvent::AfterModel, MatchTarget::None, || {
+                vec![
+                    ("llm_request", to_hook_llm_request(request, Some(model))),
+                    ("llm_response", to_hook_llm_response(chunk)),
+                ]
+            })
+            .await;
+        let Some(out) = out else {
+            return AfterModelOutcome::Proceed { response: None };
+        };
+        let (reason, system_message) = (out.effective_reason(), trimmed(&out.system_message));
+        if out.should_stop() {
+            return AfterModelOutcome::Stop {
+                reason,
+                system_message,
+            };
+        }
+        if out.is_blocking() {
+            return AfterModelOutcome::Block {
+                reason,
+                system_message,
+            };
+        }
+        let has_parts = out
+            .specific("llm_response")
+            .and_then(|r| r.pointer("/candidates/0/content/parts"))
+            .and_then(Value::as_array)
+            .is_some_and(|p| !p.is_empty());
+        let response = if has_parts {
+            out.specific("llm_response")
+                .and_then(from_hook_llm_response)
+                .map(Box::new)
+        } else {
+            None
+        };
+        AfterModelOutcome::Proceed { response }
+    }
+
+    /// BeforeToolSelection, before each model call that offers tools. `Some`
+    /// replaces the request's `toolConfig` (its functionCallingConfig).
+    pub async fn before_tool_selection(
+        &self,
+        request: &GenerateContentRequest,
+        model: &str,
+    ) -> Option<ToolConfig> {
+        let out = self
+            .run_event(HookEvent::BeforeToolSelection, MatchTarget::None, || {
+                vec![("llm_request", to_hook_llm_request(request, Some(model)))]
+            })
+            .await?;
+        out.specific("toolConfig").map(from_hook_tool_config)
+    }
+
+    /// SessionStart (`startup|resume|clear`).
+    pub async fn session_start(&self, source: &str) -> SessionStartOutcome {
+        let out = self
+            .run_event(
+                HookEvent::SessionStart,
+                MatchTarget::Trigger(source),
+                || vec![("source", Value::String(source.into()))],
+            )
+            .await;
+        match out {
+            Some(o) => SessionStartOutcome {
+                system_message: o.system_message.clone(),
+                additional_context: o.additional_context(),
+            },
+            None => SessionStartOutcome::default(),
+        }
+    }
+
+    /// SessionEnd (`exit|clear|logout|prompt_input_exit|other`). Advisory.
+    pub async fn session_end(&self, reason: &str) {
+        self.run_event(HookEvent::SessionEnd, MatchTarget::Trigger(reason), || {
+            vec![("reason", Value::String(reason.into()))]
+        })
+        .await;
+    }
+
+    /// PreCompress (`manual|auto`). Advisory.
+    pub async fn pre_compress(&self, trigger: &str) {
+        self.run_event(
+            HookEvent::PreCompress,
+            MatchTarget::Trigger(trigger),
+            || vec![("trigger", Value::String(trigger.into()))],
+        )
+        .await;
+    }
+
+    /// Notification of type `ToolPermission` with `message` (`Tool <title>
+    /// requires …`) and the serialisable confirmation `details`. Advisory.
+    pub async fn notification(&self, message: &str, details: &Value) {
+        self.run_event(HookEvent::Notification, MatchTarget::None, || {
+            vec![
+                ("notification_type", Value::String("ToolPermission".into())),
+                ("message", Value::String(message.into())),
+                ("details", details.clone()),
+            ]
+        })
+        .await;
+    }
+}

@@ -1,0 +1,240 @@
+//! Hooks (§9 of the v0.27.4 spec): user commands run on agent events with
+//! JSON on stdin, whose JSON (or plain text) output can block, stop or
+//! rewrite what the agent does.
+//!
+//! [`HookConfig`] parses the settings, [`HookSystem`] runs the hooks of one
+//! event ([`runner`]), merges their outputs ([`aggregate`]) and turns them
+//! into a typed outcome per event ([`events`]). Messages for the user are
+//! sent to the [`HookMessageSink`] given to [`HookSystem::new`].
+
+pub mod aggregate;
+pub mod config;
+pub mod events;
+pub mod matcher;
+pub mod output;
+pub mod runner;
+pub mod translate;
+pub mod trusted;
+
+#[cfg(test)]
+mod tests;
+
+pub use config::{CommandHook, HookConfig, HookDefinition, HookEvent};
+pub use events::{
+    AfterModelOutcome, AgentHookOutcome, BeforeModelOutcome, SessionStartOutcome,
+    tool_response_json,
+};
+pub use output::HookOutput;
+pub use runner::{HookEnv, HookRunResult};
+pub use trusted::project_hooks_warning;
+
+use crate::scheduler::{AfterToolOutcome, BeforeToolOutcome, HookToolCall, ToolHooks};
+use crate::tools::ToolResult;
+use futures::future::BoxFuture;
+use matcher::MatchTarget;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// How the front end shows a [`HookMessage`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookMessageKind {
+    /// A feedback warning: headless prints `[WARNING] <text>` on stderr.
+    Warning,
+    /// `Hook system message: <msg>`: printed as is on stderr.
+    SystemMessage,
+    /// A debug-logger line Gemini CLI prints as is on stderr (`Hook requested
+    /// to stop execution: …`, `Hook execution for …`, the raw failure line).
+    Info,
+}
+
+/// A message for the user produced while running hooks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookMessage {
+    /// How to show it.
+    pub kind: HookMessageKind,
+    /// The text, without prefix or trailing newline.
+    pub text: String,
+}
+
+/// Receives [`HookMessage`]s as they happen (before the outcome is returned).
+pub type HookMessageSink = Arc<dyn Fn(HookMessage) + Send + Sync>;
+
+/// Runs the configured hooks of a session.
+pub struct HookSystem {
+    config: HookConfig,
+    env: HookEnv,
+    sink: HookMessageSink,
+}
+
+impl std::fmt::Debug for HookSystem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HookSystem")
+            .field("config", &self.config)
+            .field("env", &self.env)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HookSystem {
+    /// A hook system for one session.
+    pub fn new(config: HookConfig, env: HookEnv, sink: HookMessageSink) -> Self {
+        HookSystem { config, env, sink }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &HookConfig {
+        &self.config
+    }
+
+    /// True when `event` has at least one enabled hook configured (cheap;
+    /// lets callers skip building inputs).
+    pub fn has_hooks(&self, event: HookEvent) -> bool {
+        self.config.has_event(event)
+    }
+
+    /// Sets the transcript path once chat recording knows it.
+    pub fn set_transcript_path(&mut self, path: String) {
+        self.env.transcript_path = path;
+    }
+
+    fn emit(&self, kind: HookMessageKind, text: String) {
+        (self.sink)(HookMessage { kind, text });
+    }
+
+    /// The base input fields (§9.7).
+    fn base_input(&self, event: HookEvent) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert(
+            "session_id".into(),
+            Value::String(self.env.session_id.clone()),
+        );
+        m.insert(
+            "transcript_path".into(),
+            Value::String(self.env.transcript_path.clone()),
+        );
+        m.insert(
+            "cwd".into(),
+            Value::String(self.env.project_dir.to_string_lossy().into_owned()),
+        );
+        m.insert(
+            "hook_event_name".into(),
+            Value::String(event.as_str().into()),
+        );
+        let ts = chrono::Utc::now()
+            .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+            .to_string();
+        m.insert("timestamp".into(), Value::String(ts));
+        m
+    }
+
+    /// Runs the hooks of `event` that match `target` with the base input plus
+    /// `fields`; emits the common messages and returns the merged output
+    /// (`None` when no hook ran or none produced output). `fields` is only
+    /// built when some hook will run.
+    pub async fn run_event(
+        &self,
+        event: HookEvent,
+        target: MatchTarget<'_>,
+        fields: impl FnOnce() -> Vec<(&'static str, Value)>,
+    ) -> Option<HookOutput> {
+        let plan = matcher::plan(&self.config, event, target)?;
+        let mut input = self.base_input(event);
+        for (k, v) in fields() {
+            input.insert(k.into(), v);
+        }
+        let results = if plan.sequential {
+            tracing::debug!(
+                "Created execution plan for {event}: {} hook(s) to execute sequentially",
+                plan.hooks.len()
+            );
+            runner::run_sequential(event, &plan.hooks, &input, &self.env).await
+        } else {
+            tracing::debug!(
+                "Created execution plan for {event}: {} hook(s) to execute in parallel",
+                plan.hooks.len()
+            );
+            runner::run_parallel(&plan.hooks, &input, &self.env).await
+        };
+        let outputs: Vec<&HookOutput> = results.iter().filter_map(|r| r.output.as_ref()).collect();
+        let merged = aggregate::aggregate(event, &outputs);
+        if let Some(out) = &merged {
+            if let Some(msg) = out.system_message.as_ref().filter(|_| !out.suppressed()) {
+                self.emit(
+                    HookMessageKind::SystemMessage,
+                    format!("Hook system message: {msg}"),
+                );
+            }
+            if out.should_stop() {
+                self.emit(
+                    HookMessageKind::Info,
+                    format!(
+                        "Hook requested to stop execution: {}",
+                        out.effective_reason()
+                    ),
+                );
+            }
+        }
+        self.report_failures(event, &results);
+        merged
+    }
+
+    /// The failure lines of §9.4 when any hook failed.
+    fn report_failures(&self, event: HookEvent, results: &[HookRunResult]) {
+        let total: u128 = results.iter().map(|r| r.duration.as_millis()).sum();
+        let failed: Vec<&HookRunResult> = results.iter().filter(|r| !r.success).collect();
+        for r in &failed {
+            if let Some(e) = &r.error {
+                tracing::warn!("Hook execution error (non-fatal): {e}");
+            }
+        }
+        if failed.is_empty() {
+            tracing::debug!(
+                "Hook execution for {event}: {} hooks executed successfully, total duration: {total}ms",
+                results.len()
+            );
+            return;
+        }
+        let names: Vec<&str> = failed.iter().map(|r| r.hook.display_name()).collect();
+        let names = names.join(", ");
+        self.emit(
+            HookMessageKind::Info,
+            format!(
+                "Hook execution for {event}: {} succeeded, {} failed ({names}), total duration: {total}ms",
+                results.len() - failed.len(),
+                failed.len()
+            ),
+        );
+        let warning = format!(
+            "Hook(s) [{names}] failed for event {event}. Press F12 to see the debug drawer for more details."
+        );
+        self.emit(HookMessageKind::Info, warning.clone());
+        self.emit(HookMessageKind::Warning, warning);
+    }
+}
+
+impl ToolHooks for HookSystem {
+    fn before_tool<'a>(&'a self, call: HookToolCall<'a>) -> BoxFuture<'a, BeforeToolOutcome> {
+        Box::pin(HookSystem::before_tool(
+            self,
+            call.name,
+            call.args,
+            call.mcp_context,
+        ))
+    }
+
+    fn after_tool<'a>(
+        &'a self,
+        call: HookToolCall<'a>,
+        result: &'a ToolResult,
+    ) -> BoxFuture<'a, AfterToolOutcome> {
+        Box::pin(async move {
+            if !self.has_hooks(HookEvent::AfterTool) {
+                return AfterToolOutcome::Keep {
+                    additional_context: None,
+                };
+            }
+            let response = tool_response_json(result);
+            HookSystem::after_tool(self, call.name, call.args, &response, call.mcp_context).await
+        })
+    }
+}

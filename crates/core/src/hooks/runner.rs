@@ -1,0 +1,242 @@
+//! Running command hooks (§9.3): `bash -c` in the project dir, JSON on
+//! stdin, own process group killed on timeout, parallel or sequential.
+
+use super::config::{CommandHook, HookEvent};
+use super::output::{HookOutput, parse_command_output};
+use futures::future::join_all;
+use serde_json::{Map, Value};
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// Grace period between SIGTERM and SIGKILL on timeout.
+const KILL_GRACE: Duration = Duration::from_secs(5);
+
+/// What the runner needs to know about the session.
+#[derive(Debug, Clone, Default)]
+pub struct HookEnv {
+    /// The project dir: the hooks' cwd and `GEMINI_PROJECT_DIR`.
+    pub project_dir: PathBuf,
+    /// The session id (`session_id`, `GEMINI_SESSION_ID`).
+    pub session_id: String,
+    /// `transcript_path` (empty until chats are recorded).
+    pub transcript_path: String,
+}
+
+/// The result of one hook run.
+#[derive(Debug, Clone)]
+pub struct HookRunResult {
+    /// The hook that ran.
+    pub hook: CommandHook,
+    /// True iff the exit code was 0.
+    pub success: bool,
+    /// The parsed output, if any.
+    pub output: Option<HookOutput>,
+    /// Exit code (`None` on timeout, spawn error or signal).
+    pub exit_code: Option<i32>,
+    /// Captured stdout.
+    pub stdout: String,
+    /// Captured stderr.
+    pub stderr: String,
+    /// Error text (spawn failure, `Hook timed out after <t>ms`).
+    pub error: Option<String>,
+    /// Wall time.
+    pub duration: Duration,
+}
+
+/// Replaces `$GEMINI_PROJECT_DIR` / `$CLAUDE_PROJECT_DIR` (and their `${…}`
+/// forms) by the shell-escaped project dir.
+pub fn expand_command(command: &str, project_dir: &Path) -> String {
+    let dir = project_dir.to_string_lossy();
+    let escaped = shlex::try_quote(&dir).map_or_else(|_| dir.to_string(), |q| q.into_owned());
+    let mut out = command.to_string();
+    for var in ["GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"] {
+        out = out.replace(&format!("${{{var}}}"), &escaped);
+        out = out.replace(&format!("${var}"), &escaped);
+    }
+    out
+}
+
+/// Runs one hook with `input` (already serialised) on stdin.
+pub async fn run_hook(hook: &CommandHook, input: &[u8], env: &HookEnv) -> HookRunResult {
+    let start = Instant::now();
+    let command = expand_command(&hook.command, &env.project_dir);
+    tracing::debug!(
+        "Expanding hook command: {command} (cwd: {})",
+        env.project_dir.display()
+    );
+    let mut cmd = tokio::process::Command::new("bash");
+    let dir = env.project_dir.to_string_lossy().into_owned();
+    cmd.arg("-c")
+        .arg(&command)
+        .current_dir(&env.project_dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env("GEMINI_PROJECT_DIR", &dir)
+        .env("CLAUDE_PROJECT_DIR", &dir)
+        .env("GEMINI_CWD", &dir)
+        .env("GEMINI_SESSION_ID", &env.session_id)
+        .envs(hook.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .kill_on_drop(true);
+    cmd.as_std_mut().process_group(0);
+    let mut result = HookRunResult {
+        hook: hook.clone(),
+        success: false,
+        output: None,
+        exit_code: None,
+        stdout: String::new(),
+        stderr: String::new(),
+        error: None,
+        duration: Duration::ZERO,
+    };
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            result.error = Some(format!("Failed to spawn hook: {e}"));
+            result.duration = start.elapsed();
+            return result;
+        }
+    };
+    let pgid = child.id().and_then(|p| i32::try_from(p).ok());
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let mut out_buf = Vec::new();
+    let mut err_buf = Vec::new();
+    let timeout = Duration::from_millis(hook.timeout_ms);
+    let io = async {
+        let write = async {
+            if let Some(mut s) = stdin {
+                let _ = s.write_all(input).await;
+                let _ = s.shutdown().await;
+            }
+        };
+        let read_out = async {
+            if let Some(mut s) = stdout {
+                let _ = s.read_to_end(&mut out_buf).await;
+            }
+        };
+        let read_err = async {
+            if let Some(mut s) = stderr {
+                let _ = s.read_to_end(&mut err_buf).await;
+            }
+        };
+        let (_, _, _, status) = tokio::join!(write, read_out, read_err, child.wait());
+        status
+    };
+    let finished = tokio::time::timeout(timeout, io).await;
+    match finished {
+        Ok(Ok(status)) => {
+            result.exit_code = status.code();
+            result.success = status.code() == Some(0);
+        }
+        Ok(Err(e)) => result.error = Some(format!("Failed to wait for hook: {e}")),
+        Err(_) => {
+            kill_group(pgid, &mut child).await;
+            result.error = Some(format!("Hook timed out after {}ms", hook.timeout_ms));
+        }
+    }
+    result.stdout = String::from_utf8_lossy(&out_buf).into_owned();
+    result.stderr = String::from_utf8_lossy(&err_buf).into_owned();
+    if result.error.is_none() {
+        result.output = parse_command_output(result.exit_code, &result.stdout, &result.stderr);
+    }
+    result.duration = start.elapsed();
+    result
+}
+
+/// SIGTERM to the process group, SIGKILL after [`KILL_GRACE`].
+async fn kill_group(pgid: Option<i32>, child: &mut tokio::process::Child) {
+    let Some(pgid) = pgid.filter(|p| *p > 0) else {
+        let _ = child.kill().await;
+        return;
+    };
+    // SAFETY: plain syscall on a process group we created.
+    unsafe {
+        libc::kill(-pgid, libc::SIGTERM);
+    }
+    if tokio::time::timeout(KILL_GRACE, child.wait())
+        .await
+        .is_err()
+    {
+        // SAFETY: as above.
+        unsafe {
+            libc::kill(-pgid, libc::SIGKILL);
+        }
+        let _ = child.wait().await;
+    } else {
+        // The leader is gone; make sure no member of its group survives.
+        // SAFETY: as above.
+        unsafe {
+            libc::kill(-pgid, libc::SIGKILL);
+        }
+    }
+}
+
+/// Runs hooks concurrently with the same input.
+pub async fn run_parallel(
+    hooks: &[CommandHook],
+    input: &Map<String, Value>,
+    env: &HookEnv,
+) -> Vec<HookRunResult> {
+    let bytes = serde_json::to_vec(input).unwrap_or_default();
+    join_all(hooks.iter().map(|h| run_hook(h, &bytes, env))).await
+}
+
+/// Runs hooks one after another; each sees the previous one's changes
+/// (BeforeTool `tool_input` and BeforeModel `llm_request` shallow-merged,
+/// BeforeAgent `prompt += "\n\n" + additionalContext`).
+pub async fn run_sequential(
+    event: HookEvent,
+    hooks: &[CommandHook],
+    input: &Map<String, Value>,
+    env: &HookEnv,
+) -> Vec<HookRunResult> {
+    let mut input = input.clone();
+    let mut results = Vec::with_capacity(hooks.len());
+    for hook in hooks {
+        let bytes = serde_json::to_vec(&input).unwrap_or_default();
+        let r = run_hook(hook, &bytes, env).await;
+        if let (true, Some(out)) = (r.success, &r.output) {
+            apply_to_input(event, &mut input, out);
+        }
+        results.push(r);
+    }
+    results
+}
+
+/// Carries one hook's changes into the next hook's input.
+fn apply_to_input(event: HookEvent, input: &mut Map<String, Value>, out: &HookOutput) {
+    let merge_obj = |input: &mut Map<String, Value>, key: &str, add: &Map<String, Value>| {
+        let mut base = input
+            .get(key)
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        base.extend(add.iter().map(|(k, v)| (k.clone(), v.clone())));
+        input.insert(key.to_string(), Value::Object(base));
+    };
+    match event {
+        HookEvent::BeforeTool => {
+            if let Some(add) = out.specific("tool_input").and_then(Value::as_object) {
+                merge_obj(input, "tool_input", add);
+            }
+        }
+        HookEvent::BeforeModel => {
+            if let Some(add) = out.specific("llm_request").and_then(Value::as_object) {
+                merge_obj(input, "llm_request", add);
+            }
+        }
+        HookEvent::BeforeAgent => {
+            if let Some(ctx) = out.specific("additionalContext").and_then(Value::as_str) {
+                let prompt = input.get("prompt").and_then(Value::as_str).unwrap_or("");
+                let joined = format!("{prompt}\n\n{ctx}");
+                input.insert("prompt".into(), Value::String(joined));
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,179 @@
+//! The error type of every model backend.
+
+use std::time::Duration;
+
+/// Why a model call failed. Each message tells the user what to do next.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// The caller cancelled the request.
+    #[error("The request to the model was cancelled.")]
+    Cancelled,
+    /// HTTP 400: the API rejected the request itself.
+    #[error("The Gemini API rejected the request (HTTP 400): {message}")]
+    BadRequest {
+        /// The API's error message.
+        message: String,
+    },
+    /// HTTP 401/403: the key is wrong or lacks permission.
+    #[error(
+        "The Gemini API refused the API key (HTTP {status}): {message}. The key is invalid or lacks \
+         permission; set GEMINI_API_KEY to a valid Gemini API key."
+    )]
+    Auth {
+        /// 401 or 403.
+        status: u16,
+        /// The API's error message.
+        message: String,
+    },
+    /// HTTP 404: the model does not exist (or is not available to this key).
+    #[error(
+        "The model `{model}` was not found (HTTP 404): {message}. Check the model name given with \
+         -m, GEMINI_MODEL or model.name in settings."
+    )]
+    ModelNotFound {
+        /// The requested model id.
+        model: String,
+        /// The API's error message.
+        message: String,
+    },
+    /// HTTP 429: quota or rate limit exhausted (after retries).
+    #[error(
+        "The Gemini API quota or rate limit was exceeded (HTTP 429): {message}. Wait a moment and \
+         try again, or check your quota."
+    )]
+    RateLimited {
+        /// The API's error message.
+        message: String,
+    },
+    /// Any other HTTP error status.
+    #[error("The Gemini API returned HTTP {status}: {message}")]
+    Api {
+        /// The HTTP status code.
+        status: u16,
+        /// The API's error message.
+        message: String,
+    },
+    /// The server could not be reached (DNS, TCP, TLS, proxy...).
+    #[error(
+        "Could not connect to the Gemini API at {url}: {message}. Check your network connection \
+         and proxy settings (HTTPS_PROXY)."
+    )]
+    Connection {
+        /// The endpoint that failed.
+        url: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The response stream broke off.
+    #[error("The connection to the Gemini API broke off mid-response: {message}. Try again.")]
+    StreamCut {
+        /// What went wrong.
+        message: String,
+    },
+    /// A response (or one SSE event of a stream) was not the expected JSON.
+    #[error("The Gemini API sent a malformed response chunk ({message}): {snippet}")]
+    MalformedChunk {
+        /// The parse error.
+        message: String,
+        /// The start of the offending text.
+        snippet: String,
+    },
+    /// Retries were used up; wraps the last failure.
+    #[error("{last} (gave up after {attempts} attempts)")]
+    RetriesExhausted {
+        /// How many attempts were made.
+        attempts: u32,
+        /// The last failure.
+        #[source]
+        last: Box<ModelError>,
+    },
+    /// The HTTP client could not be configured (bad proxy URL, TLS setup...).
+    #[error("Could not set up the HTTP client for the Gemini API: {0}")]
+    Setup(String),
+    /// A responses file could not be read.
+    #[error("Could not read the responses file {path}: {message}")]
+    ResponsesFile {
+        /// The file.
+        path: String,
+        /// The OS error.
+        message: String,
+    },
+    /// A responses file has a line that is not a valid recorded response.
+    #[error("{path}:{line}: {message}")]
+    ResponsesLine {
+        /// The file.
+        path: String,
+        /// 1-based line number.
+        line: usize,
+        /// The parse error.
+        message: String,
+    },
+    /// Replay ran out of lines or hit a line for another method (exact upstream texts).
+    #[error("{0}")]
+    Replay(String),
+}
+
+impl ModelError {
+    /// The HTTP status behind this error, if it came from one.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            ModelError::BadRequest { .. } => Some(400),
+            ModelError::Auth { status, .. } | ModelError::Api { status, .. } => Some(*status),
+            ModelError::ModelNotFound { .. } => Some(404),
+            ModelError::RateLimited { .. } => Some(429),
+            ModelError::RetriesExhausted { last, .. } => last.status(),
+            _ => None,
+        }
+    }
+
+    /// Whether another attempt may succeed (429, 5xx, network trouble).
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            ModelError::RateLimited { .. }
+            | ModelError::Connection { .. }
+            | ModelError::StreamCut { .. } => true,
+            ModelError::Api { status, .. } => *status >= 500,
+            _ => false,
+        }
+    }
+}
+
+/// A failed attempt plus the server's hint of when to retry.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub(crate) error: ModelError,
+    pub(crate) retry_after: Option<Duration>,
+}
+
+impl From<ModelError> for Failure {
+    fn from(error: ModelError) -> Self {
+        Failure {
+            error,
+            retry_after: None,
+        }
+    }
+}
+
+/// Shortens `text` to at most `max` characters for error messages.
+pub(crate) fn snippet(text: &str, max: usize) -> String {
+    let text = text.trim();
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}...", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+/// An error and its `source()` chain, joined with `": "`.
+pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(s) = source {
+        let next = s.to_string();
+        if !text.contains(&next) {
+            text.push_str(": ");
+            text.push_str(&next);
+        }
+        source = s.source();
+    }
+    text
+}

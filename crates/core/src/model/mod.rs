@@ -1,0 +1,109 @@
+//! Model backends behind one trait: the Gemini REST client, replay of
+//! recorded responses (`--fake-responses`) and a recorder
+//! (`--record-responses`).
+
+mod error;
+mod gemini;
+mod recorder;
+mod replay;
+mod retry;
+mod sse;
+
+pub use error::ModelError;
+pub use gemini::{GeminiClient, GeminiConfig};
+pub use recorder::RecordingGenerator;
+pub use replay::{ReplayGenerator, ReplayMode};
+pub use retry::RetryConfig;
+
+use futures::future::BoxFuture;
+use gemini_rs_protocol::{
+    CountTokensRequest, CountTokensResponse, GenerateContentRequest, GenerateContentResponse,
+    GenerationConfig, ThinkingConfig,
+};
+use serde_json::Number;
+use tokio_util::sync::CancellationToken;
+
+/// The chunks of a streamed answer, in order.
+pub type ChunkStream =
+    futures::stream::BoxStream<'static, Result<GenerateContentResponse, ModelError>>;
+
+/// Something that answers model requests.
+pub trait ContentGenerator: Send + Sync {
+    /// `streamGenerateContent`: resolves once the stream is open.
+    fn generate_stream<'a>(
+        &'a self,
+        model: &'a str,
+        request: &'a GenerateContentRequest,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, Result<ChunkStream, ModelError>>;
+
+    /// `generateContent`: one whole answer.
+    fn generate<'a>(
+        &'a self,
+        model: &'a str,
+        request: &'a GenerateContentRequest,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, Result<GenerateContentResponse, ModelError>>;
+
+    /// `countTokens`.
+    fn count_tokens<'a>(
+        &'a self,
+        model: &'a str,
+        request: &'a CountTokensRequest,
+    ) -> BoxFuture<'a, Result<CountTokensResponse, ModelError>>;
+}
+
+/// The `generationConfig` Gemini CLI v0.27.4 sends for a main-loop request
+/// to `model` (its `chat-base-3` / `chat-base-2.5` / `base` model configs).
+pub fn default_generation_config(model: &str) -> GenerationConfig {
+    let model = model.strip_prefix("models/").unwrap_or(model);
+    let chat = |thinking: ThinkingConfig| GenerationConfig {
+        temperature: Some(Number::from(1)),
+        top_p: Number::from_f64(0.95),
+        top_k: Some(Number::from(64)),
+        thinking_config: Some(thinking),
+        ..GenerationConfig::default()
+    };
+    if model.starts_with("gemini-3") {
+        chat(ThinkingConfig {
+            include_thoughts: Some(true),
+            thinking_level: Some("HIGH".to_string()),
+            ..ThinkingConfig::default()
+        })
+    } else if model.starts_with("gemini-2.5") {
+        chat(ThinkingConfig {
+            include_thoughts: Some(true),
+            thinking_budget: Some(8192),
+            ..ThinkingConfig::default()
+        })
+    } else {
+        GenerationConfig {
+            temperature: Some(Number::from(0)),
+            top_p: Some(Number::from(1)),
+            ..GenerationConfig::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn json(model: &str) -> String {
+        serde_json::to_string(&default_generation_config(model)).unwrap()
+    }
+
+    #[test]
+    fn generation_configs_match_gemini_cli() {
+        assert_eq!(
+            json("gemini-3-flash-preview"),
+            r#"{"temperature":1,"topP":0.95,"topK":64,"thinkingConfig":{"includeThoughts":true,"thinkingLevel":"HIGH"}}"#
+        );
+        assert_eq!(
+            json("gemini-2.5-flash"),
+            r#"{"temperature":1,"topP":0.95,"topK":64,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":8192}}"#
+        );
+        assert_eq!(json("gemma-3-27b-it"), r#"{"temperature":0,"topP":1}"#);
+    }
+}

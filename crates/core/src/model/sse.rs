@@ -1,0 +1,149 @@
+//! Server-sent events of `streamGenerateContent?alt=sse` to response chunks.
+
+use super::error::{ModelError, error_chain, snippet};
+use super::retry::error_for_status;
+use bytes::Bytes;
+use eventsource_stream::{EventStreamError, Eventsource};
+use futures::stream::{BoxStream, Stream, StreamExt};
+use gemini_rs_protocol::GenerateContentResponse;
+use serde_json::Value;
+
+/// Parses the `data` of one SSE event. `None` for keep-alives and `[DONE]`.
+pub(crate) fn parse_event_data(
+    data: &str,
+    model: &str,
+) -> Option<Result<GenerateContentResponse, ModelError>> {
+    let data = data.trim();
+    if data.is_empty() || data == "[DONE]" {
+        return None;
+    }
+    let malformed = |e: serde_json::Error| ModelError::MalformedChunk {
+        message: e.to_string(),
+        snippet: snippet(data, 200),
+    };
+    let value: Value = match serde_json::from_str(data) {
+        Ok(v) => v,
+        Err(e) => return Some(Err(malformed(e))),
+    };
+    if let Some(err) = value.get("error").filter(|e| e.is_object()) {
+        let status = err
+            .get("code")
+            .and_then(Value::as_u64)
+            .and_then(|c| u16::try_from(c).ok())
+            .unwrap_or(500);
+        let message = err
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("error reported inside the response stream")
+            .to_string();
+        return Some(Err(error_for_status(status, message, model)));
+    }
+    Some(serde_json::from_value(value).map_err(malformed))
+}
+
+/// Turns a byte stream of SSE into response chunks. The stream ends after the
+/// first error it yields.
+pub(crate) fn chunk_stream<S, E>(
+    bytes: S,
+    model: String,
+) -> BoxStream<'static, Result<GenerateContentResponse, ModelError>>
+where
+    S: Stream<Item = Result<Bytes, E>> + Send + 'static,
+    E: std::error::Error + Send + 'static,
+{
+    let events = bytes.eventsource().boxed();
+    futures::stream::unfold(Some(events), move |state| {
+        let model = model.clone();
+        async move {
+            let mut events = state?;
+            loop {
+                let item = match events.next().await? {
+                    Ok(event) => match parse_event_data(&event.data, &model) {
+                        Some(item) => item,
+                        None => continue,
+                    },
+                    Err(EventStreamError::Transport(e)) => Err(ModelError::StreamCut {
+                        message: error_chain(&e),
+                    }),
+                    Err(e) => Err(ModelError::MalformedChunk {
+                        message: "the event stream is not valid SSE".to_string(),
+                        snippet: snippet(&e.to_string(), 200),
+                    }),
+                };
+                let next = if item.is_ok() { Some(events) } else { None };
+                return Some((item, next));
+            }
+        }
+    })
+    .boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn body_stream(
+        parts: Vec<Result<&'static str, std::io::Error>>,
+    ) -> impl Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static {
+        futures::stream::iter(
+            parts
+                .into_iter()
+                .map(|p| p.map(|s| Bytes::from_static(s.as_bytes()))),
+        )
+    }
+
+    #[tokio::test]
+    async fn parses_multi_event_body_split_anywhere() {
+        let body = vec![
+            Ok(
+                "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"Hel",
+            ),
+            Ok("lo\"}]}}]}\r\n\r\n: keep-alive\r\n\r\ndata: {\"usageMetadata\":"),
+            Ok("{\"totalTokenCount\":3}}\n\ndata: [DONE]\n\n"),
+        ];
+        let chunks: Vec<_> = chunk_stream(body_stream(body), "m".into()).collect().await;
+        assert_eq!(chunks.len(), 2);
+        let first = chunks[0].as_ref().unwrap();
+        assert_eq!(first.text(), "Hello");
+        let second = chunks[1].as_ref().unwrap();
+        assert_eq!(
+            second.usage_metadata.as_ref().unwrap().total_token_count,
+            Some(3)
+        );
+    }
+
+    #[tokio::test]
+    async fn malformed_event_is_named_and_ends_stream() {
+        let body = vec![Ok("data: {\"candidates\": [\n\ndata: {}\n\n")];
+        let chunks: Vec<_> = chunk_stream(body_stream(body), "m".into()).collect().await;
+        assert_eq!(chunks.len(), 1);
+        let err = chunks[0].as_ref().unwrap_err();
+        assert!(matches!(err, ModelError::MalformedChunk { .. }));
+        assert!(err.to_string().contains("{\"candidates\": ["), "{err}");
+    }
+
+    #[tokio::test]
+    async fn transport_error_is_a_cut() {
+        let body = vec![
+            Ok("data: {}\n\n"),
+            Err(std::io::Error::new(
+                std::io::ErrorKind::ConnectionReset,
+                "reset",
+            )),
+        ];
+        let chunks: Vec<_> = chunk_stream(body_stream(body), "m".into()).collect().await;
+        assert_eq!(chunks.len(), 2);
+        assert!(chunks[0].is_ok());
+        assert!(matches!(chunks[1], Err(ModelError::StreamCut { .. })));
+    }
+
+    #[test]
+    fn error_objects_in_stream_map_to_statuses() {
+        let e = parse_event_data(r#"{"error":{"code":503,"message":"overloaded"}}"#, "m")
+            .unwrap()
+            .unwrap_err();
+        assert!(e.is_retryable());
+        assert!(e.to_string().contains("overloaded"));
+    }
+}

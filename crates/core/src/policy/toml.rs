@@ -1,0 +1,282 @@
+//! Policy files: `[[rule]]` tables in TOML (`~/.gemini/policies/*.toml`,
+//! `--policy FILE`, the system policies), turned into [`PolicyRule`]s.
+
+use super::rules::{ArgsMatch, PolicyRule, is_shell_tool};
+use super::{ApprovalMode, Decision};
+use regex::Regex;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// A policy file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyFileError {
+    /// The file could not be read.
+    #[error("Error reading policy file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML or a rule is malformed.
+    #[error("Invalid policy file {path}{}: {message}", line.map(|l| format!(" at line {l}")).unwrap_or_default())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line, when known.
+        line: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+#[derive(Debug, Deserialize)]
+struct PolicyFile {
+    #[serde(default)]
+    rule: Vec<RawRule>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    fn into_vec(self) -> Vec<String> {
+        match self {
+            OneOrMany::One(s) => vec![s],
+            OneOrMany::Many(v) => v,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    #[serde(rename = "toolName")]
+    tool_name: Option<OneOrMany>,
+    #[serde(rename = "mcpName")]
+    mcp_name: Option<String>,
+    #[serde(rename = "argsPattern")]
+    args_pattern: Option<String>,
+    #[serde(rename = "commandPrefix")]
+    command_prefix: Option<OneOrMany>,
+    #[serde(rename = "commandRegex")]
+    command_regex: Option<String>,
+    decision: String,
+    #[serde(default)]
+    priority: Option<i64>,
+    #[serde(default)]
+    modes: Vec<String>,
+    #[serde(default)]
+    allow_redirection: bool,
+}
+
+/// Parses the rules of one policy file; `tier` is 1 (default), 2 (user)
+/// or 3 (admin), and a rule's priority is `tier + priority / 1000`.
+pub fn parse_policy(path: &Path, text: &str, tier: u8) -> Result<Vec<PolicyRule>, PolicyFileError> {
+    let invalid = |line: Option<usize>, message: String| PolicyFileError::Invalid {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
+    let file: PolicyFile = toml::from_str(text).map_err(|e| {
+        let line = e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        invalid(line, e.message().to_string())
+    })?;
+    let mut rules = Vec::new();
+    for (i, raw) in file.rule.into_iter().enumerate() {
+        let n = i + 1;
+        let decision = match raw.decision.as_str() {
+            "allow" => Decision::Allow,
+            "deny" => Decision::Deny,
+            "ask_user" => Decision::AskUser,
+            other => {
+                return Err(invalid(
+                    None,
+                    format!("rule {n}: unknown decision \"{other}\" (allow, deny or ask_user)"),
+                ));
+            }
+        };
+        let prio = raw.priority.unwrap_or(0);
+        if !(0..=999).contains(&prio) {
+            return Err(invalid(
+                None,
+                format!("rule {n}: priority {prio} is outside 0..=999"),
+            ));
+        }
+        let mut modes = Vec::new();
+        for m in &raw.modes {
+            match ApprovalMode::parse(m) {
+                Some(mode) => modes.push(mode),
+                None => return Err(invalid(None, format!("rule {n}: unknown mode \"{m}\""))),
+            }
+        }
+        let regex = |s: &Option<String>, what: &str| -> Result<Option<Regex>, PolicyFileError> {
+            s.as_deref()
+                .map(Regex::new)
+                .transpose()
+                .map_err(|e| invalid(None, format!("rule {n}: invalid {what}: {e}")))
+        };
+        let args = ArgsMatch {
+            args_pattern: regex(&raw.args_pattern, "argsPattern")?,
+            command_prefixes: raw
+                .command_prefix
+                .map(OneOrMany::into_vec)
+                .unwrap_or_default(),
+            command_regex: regex(&raw.command_regex, "commandRegex")?,
+        };
+        let names = match (raw.tool_name, &raw.mcp_name) {
+            (Some(t), Some(server)) => t
+                .into_vec()
+                .into_iter()
+                .map(|t| format!("{server}__{t}"))
+                .collect(),
+            (None, Some(server)) => vec![format!("{server}__*")],
+            (Some(t), None) => t.into_vec(),
+            (None, None) => vec!["*".to_string()],
+        };
+        let shell_only = !args.command_prefixes.is_empty() || args.command_regex.is_some();
+        for name in names {
+            if shell_only && !is_shell_tool(&name) {
+                return Err(invalid(
+                    None,
+                    format!(
+                        "rule {n}: commandPrefix and commandRegex apply only to run_shell_command"
+                    ),
+                ));
+            }
+            let name = if is_shell_tool(&name) {
+                "run_shell_command".to_string()
+            } else {
+                name
+            };
+            rules.push(PolicyRule {
+                tool_name: name,
+                args: args.clone(),
+                decision,
+                priority: f64::from(tier) + prio as f64 / 1000.0,
+                modes: modes.clone(),
+                allow_redirection: raw.allow_redirection,
+            });
+        }
+    }
+    Ok(rules)
+}
+
+/// Reads and parses one policy file.
+pub fn load_policy_file(path: &Path, tier: u8) -> Result<Vec<PolicyRule>, PolicyFileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| PolicyFileError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_policy(path, &text, tier)
+}
+
+/// Every `*.toml` in `dir` (sorted by name); a missing dir has none.
+pub fn load_policy_dir(dir: &Path, tier: u8) -> Result<Vec<PolicyRule>, PolicyFileError> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(Vec::new());
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml") && p.is_file())
+        .collect();
+    files.sort();
+    let mut rules = Vec::new();
+    for f in files {
+        rules.extend(load_policy_file(&f, tier)?);
+    }
+    Ok(rules)
+}
+
+/// The `[[rule]]` text "always allow and save" appends to
+/// `~/.gemini/policies/auto-saved.toml`.
+pub fn saved_rule_text(tool_name: &str, command_prefix: Option<&str>) -> String {
+    let quote = |s: &str| toml_string(s);
+    let mut text = format!("\n[[rule]]\ntoolName = {}\n", quote(tool_name));
+    if let Some(p) = command_prefix {
+        text.push_str(&format!("commandPrefix = {}\n", quote(p)));
+    }
+    text.push_str("decision = \"allow\"\npriority = 100\n");
+    text
+}
+
+fn toml_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn parses_rules_with_tiers() {
+        let text = "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"echo\"\ndecision = \"deny\"\npriority = 100\n\n[[rule]]\nmcpName = \"srv\"\ndecision = \"allow\"\nmodes = [\"yolo\", \"autoEdit\"]\n";
+        let rules = parse_policy(Path::new("p.toml"), text, 2).unwrap();
+        assert_eq!(rules.len(), 2);
+        assert_eq!(rules[0].decision, Decision::Deny);
+        assert!((rules[0].priority - 2.1).abs() < 1e-9);
+        assert_eq!(rules[1].tool_name, "srv__*");
+        assert_eq!(
+            rules[1].modes,
+            vec![ApprovalMode::Yolo, ApprovalMode::AutoEdit]
+        );
+    }
+
+    #[test]
+    fn errors_name_file_and_line() {
+        let err = parse_policy(
+            Path::new("/x/p.toml"),
+            "[[rule]]\ntoolName = \"a\"\ndecision = \n",
+            2,
+        )
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.starts_with("Invalid policy file /x/p.toml at line 3"),
+            "{text}"
+        );
+        let err = parse_policy(
+            Path::new("p.toml"),
+            "[[rule]]\ntoolName = \"a\"\ndecision = \"maybe\"\n",
+            2,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("unknown decision \"maybe\""));
+        let err = parse_policy(
+            Path::new("p.toml"),
+            "[[rule]]\ntoolName = \"read_file\"\ncommandPrefix = \"x\"\ndecision = \"allow\"\n",
+            2,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("only to run_shell_command"));
+    }
+
+    #[test]
+    fn saved_rule_round_trips() {
+        let text = saved_rule_text("run_shell_command", Some("git \"x\""));
+        let rules = parse_policy(Path::new("a.toml"), &text, 2).unwrap();
+        assert_eq!(
+            rules[0].args.command_prefixes,
+            vec!["git \"x\"".to_string()]
+        );
+    }
+}

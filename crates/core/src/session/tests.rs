@@ -1,0 +1,100 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Recording and reading sessions back.
+
+use super::*;
+use serde_json::json;
+
+fn call_record(id: &str) -> ToolCallRecord {
+    let parts = vec![Part::function_response(FunctionResponse {
+        id: Some(id.into()),
+        name: "read_file".into(),
+        response: json!({"output": "A"}),
+        ..FunctionResponse::default()
+    })];
+    ToolCallRecord {
+        id: id.into(),
+        name: "read_file".into(),
+        args: json!({"file_path": "a.txt"}),
+        result: serde_json::to_value(parts).unwrap(),
+        status: "success".into(),
+        timestamp: String::new(),
+        result_display: None,
+        extra: Default::default(),
+    }
+}
+
+#[test]
+fn records_resumes_and_rebuilds_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let chats = dir.path().join("chats");
+    let mut rec = ChatRecorder::new(&chats, "12345678-aaaa", "hash");
+    rec.record_user(&[Part::text("go")]);
+    let model_parts = vec![
+        Part::text("reading "),
+        Part {
+            thought: Some(true),
+            ..Part::text("hm")
+        },
+    ];
+    rec.record_model(
+        &model_parts,
+        vec![call_record("c1")],
+        None,
+        "gemini-2.5-flash",
+    );
+    rec.record_model(&[Part::text("done")], vec![], None, "gemini-2.5-flash");
+    let name = rec
+        .path()
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        name.starts_with("session-") && name.ends_with("-12345678.json"),
+        "{name}"
+    );
+
+    let found = find_session(&chats, "latest").unwrap();
+    assert_eq!(found.record.session_id, "12345678-aaaa");
+    assert_eq!(find_session(&chats, "1").unwrap().path, found.path);
+    assert_eq!(find_session(&chats, "1234").unwrap().path, found.path);
+    assert!(matches!(
+        find_session(&chats, "9"),
+        Err(SessionError::NotFound(_))
+    ));
+
+    let history = history_of(&found.record);
+    let roles: Vec<&str> = history.iter().map(|c| c.role.as_deref().unwrap()).collect();
+    assert_eq!(roles, ["user", "model", "user", "model"]);
+    assert_eq!(history[1].parts[0].text.as_deref(), Some("reading "));
+    assert_eq!(
+        history[1].parts[1].function_call.as_ref().unwrap().name,
+        "read_file"
+    );
+    assert_eq!(
+        history[2].parts[0]
+            .function_response
+            .as_ref()
+            .unwrap()
+            .response,
+        json!({"output": "A"})
+    );
+
+    delete_session(&chats, "latest").unwrap();
+    assert!(matches!(
+        find_session(&chats, "latest"),
+        Err(SessionError::NoSessions)
+    ));
+}
+
+#[test]
+fn files_written_by_others_keep_unknown_fields() {
+    let text = r#"{"sessionId":"s","projectHash":"h","startTime":"t","lastUpdated":"t","kind":"main",
+        "messages":[{"id":"1","timestamp":"t","type":"user","content":[{"text":"hi"}],"displayContent":"x"}]}"#;
+    let rec: ConversationRecord = serde_json::from_str(text).unwrap();
+    let back = serde_json::to_value(&rec).unwrap();
+    assert_eq!(back["kind"], "main");
+    assert_eq!(back["messages"][0]["displayContent"], "x");
+    assert_eq!(history_of(&rec)[0].parts[0].text.as_deref(), Some("hi"));
+}

@@ -1,0 +1,467 @@
+//! `glob` (FindFiles): files matching a glob pattern, recently modified ones
+//! first. Also the file-globbing walker `read_many_files` shares.
+
+use super::grep::HARD_EXCLUDED_DIRS;
+use super::list_directory::{locale_compare, move_alias, str_arg};
+use super::{filter_options_from_settings, shorten_path};
+use crate::tools::{Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult};
+use crate::workspace::FilterOptions;
+use futures::future::BoxFuture;
+use globset::{GlobBuilder, GlobMatcher};
+use ignore::{WalkBuilder, WalkState};
+use serde_json::{Map, Value, json};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, SystemTime};
+use tokio_util::sync::CancellationToken;
+
+/// The `glob` tool.
+pub struct GlobTool;
+
+fn schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        json!({
+            "properties": {
+                "pattern": {
+                    "description": "The glob pattern to match against (e.g., '**/*.py', 'docs/*.md').",
+                    "type": "string"
+                },
+                "dir_path": {
+                    "description": "Optional: The absolute path to the directory to search within. If omitted, searches the root directory.",
+                    "type": "string"
+                },
+                "case_sensitive": {
+                    "description": "Optional: Whether the search should be case-sensitive. Defaults to false.",
+                    "type": "boolean"
+                },
+                "respect_git_ignore": {
+                    "description": "Optional: Whether to respect .gitignore patterns when finding files. Only available in git repositories. Defaults to true.",
+                    "type": "boolean"
+                },
+                "respect_gemini_ignore": {
+                    "description": "Optional: Whether to respect .geminiignore patterns when finding files. Defaults to true.",
+                    "type": "boolean"
+                }
+            },
+            "required": ["pattern"],
+            "type": "object"
+        })
+    })
+}
+
+impl Tool for GlobTool {
+    fn name(&self) -> &str {
+        "glob"
+    }
+
+    fn display_name(&self) -> &str {
+        "FindFiles"
+    }
+
+    fn description(&self) -> &str {
+        "Efficiently finds files matching specific glob patterns (e.g., `src/**/*.ts`, `**/*.md`), returning absolute paths sorted by modification time (newest first). Ideal for quickly locating files based on their name or path structure, especially in large codebases."
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Search
+    }
+
+    fn parameter_schema(&self) -> &Value {
+        schema()
+    }
+
+    fn normalize_args(&self, args: &mut Map<String, Value>) {
+        move_alias(args, "path", "dir_path");
+    }
+
+    fn build(&self, args: &Map<String, Value>, ctx: &ToolContext) -> Result<Box<dyn ToolInvocation>, ToolError> {
+        let ws = &ctx.workspace;
+        let dir_path = str_arg(args, "dir_path");
+        let abs = ws.resolve(dir_path.as_deref().unwrap_or("."));
+        ws.check_access(&abs).map_err(ToolError::invalid_params)?;
+        match std::fs::metadata(&abs) {
+            Err(_) => {
+                return Err(ToolError::invalid_params(format!(
+                    "Search path does not exist {}",
+                    abs.display()
+                )))
+            }
+            Ok(m) if !m.is_dir() => {
+                return Err(ToolError::invalid_params(format!(
+                    "Search path is not a directory: {}",
+                    abs.display()
+                )))
+            }
+            Ok(_) => {}
+        }
+        let pattern = str_arg(args, "pattern").unwrap_or_default();
+        if pattern.trim().is_empty() {
+            return Err(ToolError::invalid_params("The 'pattern' parameter cannot be empty."));
+        }
+        let flag = |k: &str| args.get(k).and_then(Value::as_bool);
+        let base = filter_options_from_settings(&ctx.settings);
+        Ok(Box::new(GlobInvocation {
+            pattern,
+            dir: dir_path.map(|_| abs),
+            case_sensitive: flag("case_sensitive").unwrap_or(false),
+            filter: FilterOptions {
+                respect_git_ignore: flag("respect_git_ignore").unwrap_or(base.respect_git_ignore),
+                respect_gemini_ignore: flag("respect_gemini_ignore").unwrap_or(base.respect_gemini_ignore),
+                custom_ignore_files: base.custom_ignore_files.clone(),
+            },
+        }))
+    }
+}
+
+struct GlobInvocation {
+    pattern: String,
+    dir: Option<PathBuf>,
+    case_sensitive: bool,
+    filter: FilterOptions,
+}
+
+impl GlobInvocation {
+    fn run(&self, ctx: &ToolContext, cancel: &CancellationToken) -> ToolResult {
+        let ws = &ctx.workspace;
+        let dirs: Vec<PathBuf> = match &self.dir {
+            Some(d) => {
+                if let Err(msg) = ws.check_access(d) {
+                    return ToolResult::error(ToolErrorKind::PathNotInWorkspace, msg, "Error: Path not in workspace.");
+                }
+                vec![d.clone()]
+            }
+            None => ws.dirs().to_vec(),
+        };
+        let mut found: Vec<PathBuf> = Vec::new();
+        for dir in &dirs {
+            let pattern = if dir.join(&self.pattern).exists() {
+                globset::escape(&self.pattern)
+            } else {
+                self.pattern.clone()
+            };
+            let spec = match FileGlob::new(&pattern, !self.case_sensitive, &[]) {
+                Ok(s) => s,
+                Err(e) => return glob_error(&e),
+            };
+            found.extend(spec.walk(dir, cancel));
+        }
+        if cancel.is_cancelled() {
+            return glob_error("The operation was aborted.");
+        }
+        found.sort();
+        found.dedup();
+        let total = found.len();
+        found.retain(|p| ws.is_allowed(p) && !ws.is_ignored(p, &self.filter));
+        let ignored = total - found.len();
+        let location = match dirs.as_slice() {
+            [one] => format!("within {}", one.display()),
+            many => format!("across {} workspace directories", many.len()),
+        };
+        if found.is_empty() {
+            let location = match dirs.as_slice() {
+                [one] => format!("within {}", one.display()),
+                many => format!("within {} workspace directories", many.len()),
+            };
+            let mut msg = format!("No files found matching pattern \"{}\" {location}", self.pattern);
+            if ignored > 0 {
+                msg.push_str(&format!(" ({ignored} files were ignored)"));
+            }
+            return ToolResult::text(msg, "No files found");
+        }
+        let sorted = sort_by_recency(found, SystemTime::now());
+        let mut msg = format!("Found {} file(s) matching \"{}\" {location}", sorted.len(), self.pattern);
+        if ignored > 0 {
+            msg.push_str(&format!(" ({ignored} additional files were ignored)"));
+        }
+        let list: Vec<String> = sorted.iter().map(|p| p.display().to_string()).collect();
+        msg.push_str(&format!(", sorted by modification time (newest first):\n{}", list.join("\n")));
+        ToolResult::text(msg, format!("Found {} matching file(s)", sorted.len()))
+    }
+}
+
+fn glob_error(msg: &str) -> ToolResult {
+    let text = format!("Error during glob search operation: {msg}");
+    ToolResult::error(ToolErrorKind::GlobExecutionError, text.clone(), text)
+}
+
+/// Files modified in the last 24 hours first, newest first; then the rest
+/// by `localeCompare` of the full path.
+fn sort_by_recency(paths: Vec<PathBuf>, now: SystemTime) -> Vec<PathBuf> {
+    const DAY: Duration = Duration::from_secs(24 * 60 * 60);
+    let mut keyed: Vec<(Option<SystemTime>, PathBuf)> = paths
+        .into_iter()
+        .map(|p| {
+            let mtime = std::fs::metadata(&p).and_then(|m| m.modified()).ok();
+            let recent = mtime.filter(|t| now.duration_since(*t).map_or(true, |age| age < DAY));
+            (recent, p)
+        })
+        .collect();
+    keyed.sort_by(|(ta, a), (tb, b)| match (ta, tb) {
+        (Some(x), Some(y)) => y.cmp(x).then_with(|| a.cmp(b)),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => locale_compare(&a.to_string_lossy(), &b.to_string_lossy()),
+    });
+    keyed.into_iter().map(|(_, p)| p).collect()
+}
+
+/// A glob over the files below a directory, with node-glob's options as
+/// Gemini CLI uses them: `dot: true`, files only, symlinks not followed,
+/// the hard-excluded directories and extra `ignore` globs skipped.
+pub(super) struct FileGlob {
+    matcher: GlobMatcher,
+    /// Literal leading directories of the pattern (walk starts there).
+    base: PathBuf,
+    /// Deepest level a match can be at (`None` with `**`).
+    max_depth: Option<usize>,
+    /// Absolute pattern: matched against absolute paths.
+    absolute: bool,
+    excludes: Vec<Exclude>,
+}
+
+/// One `ignore` glob: prunes directories (`dir/**`) or drops files.
+struct Exclude {
+    file: GlobMatcher,
+    dir: Option<GlobMatcher>,
+}
+
+fn compile(pattern: &str, nocase: bool) -> Result<GlobMatcher, String> {
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .case_insensitive(nocase)
+        .backslash_escape(true)
+        .empty_alternates(true)
+        .build()
+        .map(|g| g.compile_matcher())
+        .map_err(|e| e.to_string())
+}
+
+fn has_magic(segment: &str) -> bool {
+    segment.contains(['*', '?', '[', '{', '\\', '('])
+}
+
+impl FileGlob {
+    /// Compiles `pattern` (relative to the walked directory, or absolute)
+    /// and the `excludes` (relative globs).
+    pub(super) fn new(pattern: &str, nocase: bool, excludes: &[String]) -> Result<FileGlob, String> {
+        let absolute = pattern.starts_with('/');
+        let trimmed = pattern.trim_start_matches("./");
+        let matcher = compile(trimmed, nocase)?;
+        let segments: Vec<&str> = trimmed.trim_start_matches('/').split('/').collect();
+        let mut base = PathBuf::new();
+        if !nocase && !absolute {
+            for seg in &segments[..segments.len().saturating_sub(1)] {
+                if has_magic(seg) || seg.is_empty() || *seg == ".." {
+                    break;
+                }
+                base.push(seg);
+            }
+        }
+        let max_depth = if segments.iter().any(|s| s.contains("**")) { None } else { Some(segments.len()) };
+        let excludes = excludes
+            .iter()
+            .map(|e| {
+                let e = e.trim_start_matches("./");
+                Ok(Exclude {
+                    file: compile(e, nocase)?,
+                    dir: match e.strip_suffix("/**") {
+                        Some(d) => Some(compile(d, nocase)?),
+                        None => None,
+                    },
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(FileGlob { matcher, base, max_depth, absolute, excludes })
+    }
+
+    /// Matching files below `dir` (unsorted, absolute).
+    pub(super) fn walk(&self, dir: &Path, cancel: &CancellationToken) -> Vec<PathBuf> {
+        let start = if self.absolute { dir.to_path_buf() } else { dir.join(&self.base) };
+        if !start.is_dir() {
+            return Vec::new();
+        }
+        let base_depth = self.base.components().count();
+        let mut builder = WalkBuilder::new(&start);
+        builder.standard_filters(false).hidden(false).follow_links(false);
+        if let (Some(d), false) = (self.max_depth, self.absolute) {
+            builder.max_depth(Some(d.saturating_sub(base_depth)));
+        }
+        let out = Mutex::new(Vec::new());
+        builder.build_parallel().run(|| {
+            let out = &out;
+            Box::new(move |entry| {
+                if cancel.is_cancelled() {
+                    return WalkState::Quit;
+                }
+                let Ok(entry) = entry else { return WalkState::Continue };
+                if entry.depth() == 0 {
+                    return WalkState::Continue;
+                }
+                let Some(ft) = entry.file_type() else { return WalkState::Continue };
+                let path = entry.path();
+                let rel = path.strip_prefix(dir).unwrap_or(path).to_string_lossy().replace('\\', "/");
+                if ft.is_dir() {
+                    let name = entry.file_name().to_string_lossy();
+                    let pruned = HARD_EXCLUDED_DIRS.contains(&name.as_ref())
+                        || self.excludes.iter().any(|e| e.dir.as_ref().is_some_and(|d| d.is_match(&rel)));
+                    return if pruned { WalkState::Skip } else { WalkState::Continue };
+                }
+                // Files, and symlinks to files (not followed into dirs).
+                if ft.is_symlink() && !path.is_file() {
+                    return WalkState::Continue;
+                }
+                let subject = if self.absolute { path.to_string_lossy().into_owned() } else { rel.clone() };
+                if self.matcher.is_match(&subject) && !self.excludes.iter().any(|e| e.file.is_match(&rel)) {
+                    if let Ok(mut v) = out.lock() {
+                        v.push(path.to_path_buf());
+                    }
+                }
+                WalkState::Continue
+            })
+        });
+        out.into_inner().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl ToolInvocation for GlobInvocation {
+    fn description(&self) -> String {
+        let mut d = format!("'{}'", self.pattern);
+        if let Some(dir) = &self.dir {
+            d.push_str(&format!(" within {}", shorten_path(&dir.display().to_string())));
+        }
+        d
+    }
+
+    fn execute<'a>(&'a self, ctx: &'a ToolContext, cancel: CancellationToken) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move {
+            let ctx2 = ctx.clone();
+            let inv = GlobInvocation {
+                pattern: self.pattern.clone(),
+                dir: self.dir.clone(),
+                case_sensitive: self.case_sensitive,
+                filter: self.filter.clone(),
+            };
+            match tokio::task::spawn_blocking(move || inv.run(&ctx2, &cancel)).await {
+                Ok(r) => r,
+                Err(e) => glob_error(&e.to_string()),
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::super::list_directory::test_support::Env;
+    use super::*;
+    use std::sync::Arc;
+
+    fn glob(env: &Env, args: Value) -> Result<String, String> {
+        env.outcome(Arc::new(GlobTool), args).map(|s| env.w(&s)).map_err(|s| env.w(&s))
+    }
+
+    fn touch_ago(p: &Path, secs: u64) {
+        let t = SystemTime::now() - Duration::from_secs(secs);
+        let f = std::fs::File::options().write(true).open(p).unwrap();
+        f.set_modified(t).unwrap();
+    }
+
+    #[test]
+    fn glob_match_newest_first() {
+        let env = Env::new();
+        let a = env.file("a.txt", "1");
+        let b = env.file("b.txt", "2");
+        env.file("c.md", "3");
+        touch_ago(&a, 20);
+        touch_ago(&b, 10);
+        assert_eq!(
+            glob(&env, json!({"pattern": "*.txt"})).unwrap(),
+            "Found 2 file(s) matching \"*.txt\" within /w, sorted by modification time (newest first):\n/w/b.txt\n/w/a.txt"
+        );
+        let r = env.call(Arc::new(GlobTool), json!({"pattern": "*.txt"})).unwrap();
+        assert_eq!(r.display.as_text(), Some("Found 2 matching file(s)"));
+    }
+
+    #[test]
+    fn glob_old_files_by_path_after_recent() {
+        let env = Env::new();
+        for (n, age) in [("b.txt", 90_000), ("a.txt", 100_000), ("c.txt", 5)] {
+            let p = env.file(n, "x");
+            touch_ago(&p, age);
+        }
+        let out = glob(&env, json!({"pattern": "*.TXT"})).unwrap();
+        assert!(out.ends_with(":\n/w/c.txt\n/w/a.txt\n/w/b.txt"), "{out}");
+        let out = glob(&env, json!({"pattern": "*.TXT", "case_sensitive": true})).unwrap();
+        assert_eq!(out, "No files found matching pattern \"*.TXT\" within /w");
+    }
+
+    #[test]
+    fn glob_errors() {
+        let env = Env::new();
+        env.file("a.txt", "1");
+        assert_eq!(
+            glob(&env, json!({"pattern": "*.nomatch"})).unwrap(),
+            "No files found matching pattern \"*.nomatch\" within /w"
+        );
+        assert_eq!(
+            glob(&env, json!({"pattern": "*", "dir_path": "nope"})).unwrap_err(),
+            "Search path does not exist /w/nope"
+        );
+        assert_eq!(
+            glob(&env, json!({"pattern": "*", "dir_path": "a.txt"})).unwrap_err(),
+            "Search path is not a directory: /w/a.txt"
+        );
+        assert_eq!(glob(&env, json!({"pattern": "  "})).unwrap_err(), "The 'pattern' parameter cannot be empty.");
+        assert!(glob(&env, json!({"pattern": "*", "dir_path": "/"})).unwrap_err().starts_with("Path not in workspace"));
+    }
+
+    #[test]
+    fn glob_recursive_and_alias() {
+        let env = Env::new();
+        let a = env.file("src/a.py", "");
+        let b = env.file("src/d/b.py", "");
+        env.file("top.py", "");
+        env.file("node_modules/m.py", "");
+        touch_ago(&a, 20);
+        touch_ago(&b, 10);
+        assert_eq!(
+            glob(&env, json!({"pattern": "**/*.py", "dir_path": "src"})).unwrap(),
+            "Found 2 file(s) matching \"**/*.py\" within /w/src, sorted by modification time (newest first):\n/w/src/d/b.py\n/w/src/a.py"
+        );
+        let out = glob(&env, json!({"pattern": "src/*.py", "path": "."})).unwrap();
+        assert!(out.ends_with("\n/w/src/a.py"), "{out}");
+        let out = glob(&env, json!({"pattern": "**/*.py"})).unwrap();
+        assert!(out.starts_with("Found 3 file(s)") && !out.contains("node_modules"), "{out}");
+    }
+
+    #[test]
+    fn glob_ignored_counts_and_literal() {
+        let env = Env::new();
+        env.git();
+        env.file(".gitignore", "gen/\n");
+        env.file("gen/x.ts", "");
+        env.file("y.ts", "");
+        env.file("[id].ts", "");
+        let out = glob(&env, json!({"pattern": "**/*.ts"})).unwrap();
+        assert!(out.starts_with("Found 2 file(s) matching \"**/*.ts\" within /w (1 additional files were ignored), sorted"), "{out}");
+        let out = glob(&env, json!({"pattern": "**/*.ts", "respect_git_ignore": false})).unwrap();
+        assert!(out.starts_with("Found 3 file(s)"), "{out}");
+        let out = glob(&env, json!({"pattern": "gen/*"})).unwrap();
+        assert_eq!(out, "No files found matching pattern \"gen/*\" within /w (1 files were ignored)");
+        let out = glob(&env, json!({"pattern": "[id].ts"})).unwrap();
+        assert!(out.ends_with(":\n/w/[id].ts"), "{out}");
+    }
+
+    #[test]
+    fn glob_multi_root() {
+        let env = Env::with_roots(2);
+        env.file("a.md", "");
+        let other = env.ctx.workspace.dirs()[1].clone();
+        std::fs::write(other.join("b.md"), "").unwrap();
+        let out = env.outcome(Arc::new(GlobTool), json!({"pattern": "*.md"})).unwrap();
+        assert!(out.starts_with("Found 2 file(s) matching \"*.md\" across 2 workspace directories, sorted"), "{out}");
+        let out = env.outcome(Arc::new(GlobTool), json!({"pattern": "*.zz"})).unwrap();
+        assert_eq!(out, "No files found matching pattern \"*.zz\" within 2 workspace directories");
+    }
+}

@@ -1,0 +1,338 @@
+//! `search_file_content` (SearchText): a regex search over file contents,
+//! with the output texts of Gemini CLI v0.27.4's legacy grep tool and
+//! ripgrep's engine in-process.
+
+mod jsregex;
+mod search;
+#[cfg(test)]
+mod tests;
+
+use super::filter_options_from_settings;
+use super::list_directory::{move_alias, node_message, str_arg};
+use crate::tools::{
+    Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
+};
+use futures::future::BoxFuture;
+use jsregex::Translation;
+use search::{FileMatches, Query, Stop};
+use serde_json::{Map, Value, json};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::sync::atomic::AtomicUsize;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+pub(crate) use search::HARD_EXCLUDED_DIRS;
+
+/// `DEFAULT_TOTAL_MAX_MATCHES`.
+const MAX_MATCHES: usize = 20_000;
+/// `DEFAULT_SEARCH_TIMEOUT_MS`.
+const TIMEOUT_MS: u64 = 30_000;
+
+/// The `search_file_content` tool.
+pub struct GrepTool;
+
+fn schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        json!({
+            "properties": {
+                "pattern": {
+                    "description": "The regular expression (regex) pattern to search for within file contents (e.g., 'function\\s+myFunction', 'import\\s+\\{.*\\}\\s+from\\s+.*').",
+                    "type": "string"
+                },
+                "dir_path": {
+                    "description": "Optional: The absolute path to the directory to search within. If omitted, searches the current working directory.",
+                    "type": "string"
+                },
+                "include": {
+                    "description": "Optional: A glob pattern to filter which files are searched (e.g., '*.js', '*.{ts,tsx}', 'src/**'). If omitted, searches all files (respecting potential global ignores).",
+                    "type": "string"
+                }
+            },
+            "required": ["pattern"],
+            "type": "object"
+        })
+    })
+}
+
+impl Tool for GrepTool {
+    fn name(&self) -> &str {
+        "search_file_content"
+    }
+
+    fn display_name(&self) -> &str {
+        "SearchText"
+    }
+
+    fn description(&self) -> &str {
+        "Searches for a regular expression pattern within the content of files in a specified directory (or current working directory). Can filter files by a glob pattern. Returns the lines containing matches, along with their file paths and line numbers."
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Search
+    }
+
+    fn parameter_schema(&self) -> &Value {
+        schema()
+    }
+
+    fn normalize_args(&self, args: &mut Map<String, Value>) {
+        move_alias(args, "path", "dir_path");
+        move_alias(args, "include_pattern", "include");
+    }
+
+    fn build(
+        &self,
+        args: &Map<String, Value>,
+        ctx: &ToolContext,
+    ) -> Result<Box<dyn ToolInvocation>, ToolError> {
+        let pattern = str_arg(args, "pattern").unwrap_or_default();
+        let translation = jsregex::translate(&pattern).map_err(|msg| {
+            ToolError::invalid_params(format!(
+                "Invalid regular expression pattern provided: {pattern}. Error: {msg}"
+            ))
+        })?;
+        let dir_path = str_arg(args, "dir_path");
+        let include = str_arg(args, "include");
+        let mut dir = None;
+        if let Some(p) = &dir_path {
+            let abs = ctx.workspace.resolve(p);
+            ctx.workspace
+                .check_access(&abs)
+                .map_err(ToolError::invalid_params)?;
+            check_dir(&abs).map_err(|(_, m)| ToolError::invalid_params(m))?;
+            dir = Some(abs);
+        }
+        Ok(Box::new(GrepInvocation {
+            pattern,
+            translation,
+            dir_path,
+            dir,
+            include,
+        }))
+    }
+}
+
+/// `Path does not exist` / `Path is not a directory` / stat failure.
+fn check_dir(abs: &std::path::Path) -> Result<(), (ToolErrorKind, String)> {
+    match std::fs::metadata(abs) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err((
+            ToolErrorKind::PathIsNotADirectory,
+            format!("Path is not a directory: {}", abs.display()),
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err((
+            ToolErrorKind::FileNotFound,
+            format!("Path does not exist: {}", abs.display()),
+        )),
+        Err(e) => Err((
+            ToolErrorKind::GrepExecutionError,
+            format!(
+                "Failed to access path stats for {}: {}",
+                abs.display(),
+                node_message(&e, "stat", abs)
+            ),
+        )),
+    }
+}
+
+#[derive(Clone)]
+struct GrepInvocation {
+    pattern: String,
+    translation: Translation,
+    dir_path: Option<String>,
+    dir: Option<PathBuf>,
+    include: Option<String>,
+}
+
+impl GrepInvocation {
+    /// `in path "<dir_path>"`, `in the workspace directory` or
+    /// `across <k> workspace directories`.
+    fn location(&self, roots: usize) -> String {
+        match &self.dir_path {
+            Some(p) => format!("in path \"{p}\""),
+            None if roots == 1 => "in the workspace directory".to_string(),
+            None => format!("across {roots} workspace directories"),
+        }
+    }
+
+    fn filter_note(&self) -> String {
+        match &self.include {
+            Some(inc) => format!(" (filter: \"{inc}\")"),
+            None => String::new(),
+        }
+    }
+
+    fn run(&self, ctx: &ToolContext, cancel: &CancellationToken) -> ToolResult {
+        let ws = &ctx.workspace;
+        let roots: Vec<PathBuf> = match &self.dir {
+            Some(d) => {
+                if let Err(msg) = ws.check_access(d) {
+                    return ToolResult::error(
+                        ToolErrorKind::PathNotInWorkspace,
+                        msg,
+                        "Error: Path not in workspace.",
+                    );
+                }
+                if let Err((kind, msg)) = check_dir(d) {
+                    return ToolResult::error(kind, msg.clone(), format!("Error: {msg}"));
+                }
+                vec![d.clone()]
+            }
+            None => ws.dirs().to_vec(),
+        };
+        let rust_pattern = match &self.translation {
+            Translation::Rust(p) => p.clone(),
+            Translation::Unsupported(why) => return execution_error(why),
+        };
+        let include = match &self.include {
+            Some(inc) => match globset::GlobBuilder::new(inc)
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+            {
+                Ok(g) => Some(g.compile_matcher()),
+                Err(e) => return execution_error(&e.to_string()),
+            },
+            None => None,
+        };
+        let filter = filter_options_from_settings(&ctx.settings);
+        let query = Query {
+            pattern: &rust_pattern,
+            include: include.as_ref(),
+            include_is_path: self.include.as_deref().is_some_and(|i| i.contains('/')),
+            cap: MAX_MATCHES,
+            deadline: Instant::now() + Duration::from_millis(TIMEOUT_MS),
+            cancel,
+            filter: &filter,
+        };
+        let counter = AtomicUsize::new(0);
+        let multi = roots.len() > 1;
+        let mut all: Vec<FileMatches> = Vec::new();
+        for root in &roots {
+            let git = search::in_git_repo(root);
+            let matcher = match search::matcher(query.pattern, git) {
+                Ok(m) => m,
+                Err(e) => return execution_error(&e),
+            };
+            let (files, stop) = search::search_root(ws, root, &matcher, &query, git, &counter);
+            match stop {
+                Some(Stop::Timeout) => {
+                    return execution_error(&format!(
+                        "Operation timed out after {TIMEOUT_MS}ms. In large repositories, consider narrowing your search scope by specifying a 'dir_path' or an 'include'."
+                    ));
+                }
+                Some(Stop::Cancelled) => {
+                    return ToolResult::error(
+                        ToolErrorKind::GrepExecutionError,
+                        "Search was cancelled.",
+                        "Search was cancelled.",
+                    );
+                }
+                None => {}
+            }
+            let prefix = if multi {
+                root.file_name()
+                    .map(|n| format!("{}/", n.to_string_lossy()))
+                    .unwrap_or_default()
+            } else {
+                String::new()
+            };
+            all.extend(files.into_iter().map(|mut f| {
+                f.rel = format!("{prefix}{}", f.rel);
+                f
+            }));
+        }
+        self.format(all, roots.len())
+    }
+
+    /// The result texts of v0.27.4's `GrepTool`.
+    fn format(&self, mut files: Vec<FileMatches>, roots: usize) -> ToolResult {
+        let mut remaining = MAX_MATCHES;
+        for f in &mut files {
+            f.lines.truncate(remaining);
+            remaining -= f.lines.len();
+        }
+        files.retain(|f| !f.lines.is_empty());
+        let count: usize = files.iter().map(|f| f.lines.len()).sum();
+        let location = self.location(roots);
+        if count == 0 {
+            return ToolResult::text(
+                format!(
+                    "No matches found for pattern \"{}\" {location}{}.",
+                    self.pattern,
+                    self.filter_note()
+                ),
+                "No matches found",
+            );
+        }
+        let limited = count >= MAX_MATCHES;
+        let term = if count == 1 { "match" } else { "matches" };
+        let mut out = format!(
+            "Found {count} {term} for pattern \"{}\" {location}{}",
+            self.pattern,
+            self.filter_note()
+        );
+        if limited {
+            out.push_str(&format!(
+                " (results limited to {MAX_MATCHES} matches for performance)"
+            ));
+        }
+        out.push_str(":\n---\n");
+        for f in &files {
+            out.push_str(&format!("File: {}\n", f.rel));
+            for (n, line) in &f.lines {
+                out.push_str(&format!("L{n}: {line}\n"));
+            }
+            out.push_str("---\n");
+        }
+        let display = format!(
+            "Found {count} {term}{}",
+            if limited { " (limited)" } else { "" }
+        );
+        ToolResult::text(search::js_trim(&out).to_string(), display)
+    }
+}
+
+/// `Error during grep search operation: <msg>` with error message `<msg>`.
+fn execution_error(msg: &str) -> ToolResult {
+    let mut r = ToolResult::error(
+        ToolErrorKind::GrepExecutionError,
+        msg,
+        format!("Error during grep search operation: {msg}"),
+    );
+    r.llm_content = vec![gemini_rs_protocol::Part::text(format!(
+        "Error during grep search operation: {msg}"
+    ))];
+    r
+}
+
+impl ToolInvocation for GrepInvocation {
+    fn description(&self) -> String {
+        let mut d = format!("'{}'", self.pattern);
+        if let Some(inc) = &self.include {
+            d.push_str(&format!(" in {inc}"));
+        }
+        if let Some(p) = &self.dir_path {
+            d.push_str(&format!(" within {p}"));
+        }
+        d
+    }
+
+    fn execute<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move {
+            let ctx = ctx.clone();
+            let this = self.clone();
+            let task = tokio::task::spawn_blocking(move || this.run(&ctx, &cancel));
+            match task.await {
+                Ok(r) => r,
+                Err(e) => execution_error(&e.to_string()),
+            }
+        })
+    }
+}

@@ -1,0 +1,747 @@
+//! JavaScript regular expressions as `new RegExp(pattern)` (no flags, Annex B
+//! syntax) accepts them, checked with V8's error texts and translated into
+//! the syntax of the `regex` crate.
+//!
+//! Gemini CLI validates `search_file_content`'s pattern with `new
+//! RegExp(pattern)` and reports V8's message; we search with ripgrep's
+//! engine, so the pattern is rewritten: JS's lenient literals (`a{2`, `]`,
+//! `}`), its class syntax and its escapes become their `regex` spellings.
+//! Constructs the engine lacks (look-around, back-references) are valid JS
+//! but reported as [`Translation::Unsupported`].
+
+use std::fmt::Write as _;
+
+/// What a valid JS pattern becomes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Translation {
+    /// The same language in `regex` crate syntax.
+    Rust(String),
+    /// Valid JS the `regex` engine cannot run; the text says why.
+    Unsupported(String),
+}
+
+/// Checks `pattern` as V8 would; `Err` holds V8's message, e.g.
+/// `Invalid regular expression: /(/: Unterminated group`.
+pub(crate) fn translate(pattern: &str) -> Result<Translation, String> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let (groups, named) = count_groups(&chars);
+    let mut p = Parser {
+        chars,
+        pos: 0,
+        out: String::new(),
+        groups,
+        has_named: named,
+        names: Vec::new(),
+        unsupported: None,
+    };
+    p.disjunction()
+        .map_err(|m| format!("Invalid regular expression: /{pattern}/: {m}"))?;
+    Ok(match p.unsupported {
+        Some(why) => Translation::Unsupported(why),
+        None => Translation::Rust(p.out),
+    })
+}
+
+/// Number of capturing groups and whether any is named (a pre-scan, as V8
+/// does, to tell back-references from legacy octal escapes).
+fn count_groups(chars: &[char]) -> (usize, bool) {
+    let (mut n, mut named, mut i, mut in_class) = (0, false, 0, false);
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 1,
+            '[' => in_class = true,
+            ']' => in_class = false,
+            '(' if !in_class => {
+                if chars.get(i + 1) != Some(&'?') {
+                    n += 1;
+                } else if chars.get(i + 2) == Some(&'<')
+                    && !matches!(chars.get(i + 3), Some('=') | Some('!'))
+                {
+                    n += 1;
+                    named = true;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (n, named)
+}
+
+struct Parser {
+    chars: Vec<char>,
+    pos: usize,
+    out: String,
+    groups: usize,
+    has_named: bool,
+    names: Vec<String>,
+    unsupported: Option<String>,
+}
+
+type PResult = Result<(), &'static str>;
+
+impl Parser {
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.pos).copied()
+    }
+
+    fn peek_at(&self, off: usize) -> Option<char> {
+        self.chars.get(self.pos + off).copied()
+    }
+
+    fn unsupported(&mut self, why: &str) {
+        if self.unsupported.is_none() {
+            self.unsupported = Some(why.to_string());
+        }
+    }
+
+    /// The whole pattern: alternatives until the end; a stray `)` fails.
+    fn disjunction(&mut self) -> PResult {
+        self.alternatives()?;
+        if self.peek() == Some(')') {
+            return Err("Unmatched ')'");
+        }
+        Ok(())
+    }
+
+    /// Alternatives up to a `)` or the end (the `)` is not consumed).
+    fn alternatives(&mut self) -> PResult {
+        loop {
+            self.alternative()?;
+            match self.peek() {
+                Some('|') => {
+                    self.pos += 1;
+                    self.out.push('|');
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn alternative(&mut self) -> PResult {
+        while let Some(c) = self.peek() {
+            if c == '|' || c == ')' {
+                return Ok(());
+            }
+            self.term()?;
+        }
+        Ok(())
+    }
+
+    fn term(&mut self) -> PResult {
+        let Some(c) = self.peek() else { return Ok(()) };
+        // Whether a quantifier may follow what this term produces.
+        let quantifiable = match c {
+            '^' | '$' => {
+                self.pos += 1;
+                self.out.push(c);
+                false
+            }
+            '\\' if matches!(self.peek_at(1), Some('b') | Some('B')) => {
+                self.out.push('\\');
+                self.out.push(self.peek_at(1).unwrap_or('b'));
+                self.pos += 2;
+                false
+            }
+            '(' => self.group()?,
+            '*' | '+' | '?' => return Err("Nothing to repeat"),
+            '{' => {
+                if self.braced_quantifier_at(self.pos).is_some() {
+                    return Err("Nothing to repeat");
+                }
+                self.pos += 1;
+                self.out.push_str("\\{");
+                true
+            }
+            '[' => {
+                self.class()?;
+                true
+            }
+            '\\' => {
+                self.atom_escape()?;
+                true
+            }
+            '.' => {
+                self.pos += 1;
+                self.out.push('.');
+                true
+            }
+            _ => {
+                self.pos += 1;
+                push_literal(&mut self.out, c);
+                true
+            }
+        };
+        self.quantifier(quantifiable)
+    }
+
+    /// An optional quantifier after an atom (or an assertion, which must
+    /// not have one).
+    fn quantifier(&mut self, quantifiable: bool) -> PResult {
+        let q = match self.peek() {
+            Some(c @ ('*' | '+' | '?')) => {
+                self.pos += 1;
+                c.to_string()
+            }
+            Some('{') => match self.braced_quantifier_at(self.pos) {
+                Some((min, max, len)) => {
+                    if let Some(max) = max {
+                        if max < min {
+                            return Err("numbers out of order in {} quantifier");
+                        }
+                    }
+                    self.pos += len;
+                    match max {
+                        Some(m) if m == min => format!("{{{min}}}"),
+                        Some(m) => format!("{{{min},{m}}}"),
+                        None => format!("{{{min},}}"),
+                    }
+                }
+                None => return Ok(()),
+            },
+            _ => return Ok(()),
+        };
+        if !quantifiable {
+            return Err("Nothing to repeat");
+        }
+        self.out.push_str(&q);
+        if self.peek() == Some('?') {
+            self.pos += 1;
+            self.out.push('?');
+        }
+        Ok(())
+    }
+
+    /// `{n}`, `{n,}` or `{n,m}` at `at`: (min, max, length in chars).
+    fn braced_quantifier_at(&self, at: usize) -> Option<(u64, Option<u64>, usize)> {
+        let mut i = at + 1;
+        let digits = |i: &mut usize| -> Option<u64> {
+            let start = *i;
+            let mut v: u64 = 0;
+            while let Some(d) = self.chars.get(*i).and_then(|c| c.to_digit(10)) {
+                v = v.saturating_mul(10).saturating_add(u64::from(d));
+                *i += 1;
+            }
+            (*i > start).then_some(v)
+        };
+        let min = digits(&mut i)?;
+        let max = match self.chars.get(i) {
+            Some('}') => Some(min),
+            Some(',') => {
+                i += 1;
+                if self.chars.get(i) == Some(&'}') {
+                    None
+                } else {
+                    let m = digits(&mut i)?;
+                    if self.chars.get(i) != Some(&'}') {
+                        return None;
+                    }
+                    Some(m)
+                }
+            }
+            _ => return None,
+        };
+        Some((min, max, i + 1 - at))
+    }
+
+    /// A group; returns whether a quantifier may follow it.
+    fn group(&mut self) -> Result<bool, &'static str> {
+        self.pos += 1;
+        let mut quantifiable = true;
+        if self.peek() == Some('?') {
+            match self.peek_at(1) {
+                Some(':') => {
+                    self.pos += 2;
+                    self.out.push_str("(?:");
+                }
+                Some('=') | Some('!') => {
+                    self.pos += 2;
+                    self.unsupported("look-ahead assertions are not supported");
+                    self.out.push_str("(?:");
+                }
+                Some('<') if matches!(self.peek_at(2), Some('=') | Some('!')) => {
+                    self.pos += 3;
+                    self.unsupported("look-behind assertions are not supported");
+                    self.out.push_str("(?:");
+                    quantifiable = false;
+                }
+                Some('<') => {
+                    self.pos += 2;
+                    let name = self.group_name()?;
+                    if self.names.contains(&name) {
+                        return Err("Duplicate capture group name");
+                    }
+                    let _ = write!(
+                        self.out,
+                        "(?P<{}>",
+                        rust_group_name(&name, self.names.len())
+                    );
+                    self.names.push(name);
+                }
+                _ => return Err("Invalid group"),
+            }
+        } else {
+            self.out.push('(');
+        }
+        self.alternatives()?;
+        if self.peek() != Some(')') {
+            return Err("Unterminated group");
+        }
+        self.pos += 1;
+        self.out.push(')');
+        Ok(quantifiable)
+    }
+
+    /// A group name up to `>` (the `<` already consumed).
+    fn group_name(&mut self) -> Result<String, &'static str> {
+        let mut name = String::new();
+        loop {
+            match self.peek() {
+                Some('>') => {
+                    self.pos += 1;
+                    break;
+                }
+                Some(c) if c == '$' || c == '_' || c.is_alphanumeric() => {
+                    if name.is_empty() && c.is_numeric() {
+                        return Err("Invalid capture group name");
+                    }
+                    name.push(c);
+                    self.pos += 1;
+                }
+                _ => return Err("Invalid capture group name"),
+            }
+        }
+        if name.is_empty() {
+            return Err("Invalid capture group name");
+        }
+        Ok(name)
+    }
+
+    /// An escape outside a class (the `\` not yet consumed).
+    fn atom_escape(&mut self) -> PResult {
+        self.pos += 1;
+        let Some(c) = self.peek() else {
+            return Err("\\ at end of pattern");
+        };
+        self.pos += 1;
+        match c {
+            '1'..='9' => {
+                let start = self.pos - 1;
+                let mut n: usize = 0;
+                let mut i = start;
+                while let Some(d) = self.chars.get(i).and_then(|c| c.to_digit(10)) {
+                    n = n.saturating_mul(10).saturating_add(d as usize);
+                    i += 1;
+                }
+                if n <= self.groups {
+                    self.pos = i;
+                    self.unsupported("back-references are not supported");
+                    self.out.push_str("(?:)");
+                } else {
+                    self.pos = start;
+                    self.legacy_octal_or_digit();
+                }
+            }
+            'k' if self.has_named => {
+                if self.peek() != Some('<') {
+                    return Err("Invalid named reference");
+                }
+                self.pos += 1;
+                self.group_name().map_err(|_| "Invalid named reference")?;
+                self.unsupported("back-references are not supported");
+                self.out.push_str("(?:)");
+            }
+            _ => self.char_escape(c, false),
+        }
+        Ok(())
+    }
+
+    /// `\0`-`\7` octal (up to 3 digits, max 0o377) or a literal `8`/`9`.
+    fn legacy_octal_or_digit(&mut self) {
+        let Some(first) = self.peek() else { return };
+        self.pos += 1;
+        if first == '8' || first == '9' {
+            push_literal(&mut self.out, first);
+            return;
+        }
+        let mut v = first.to_digit(8).unwrap_or(0);
+        for _ in 0..2 {
+            match self.peek().and_then(|c| c.to_digit(8)) {
+                Some(d) if v * 8 + d <= 0o377 => {
+                    v = v * 8 + d;
+                    self.pos += 1;
+                }
+                _ => break,
+            }
+        }
+        push_code(&mut self.out, v);
+    }
+
+    /// A character or class escape whose letter `c` was consumed.
+    fn char_escape(&mut self, c: char, in_class: bool) {
+        match c {
+            'd' => self.out.push_str(if in_class { "0-9" } else { "[0-9]" }),
+            'D' => self.out.push_str("[^0-9]"),
+            'w' => self.out.push_str(if in_class {
+                "0-9A-Za-z_"
+            } else {
+                "[0-9A-Za-z_]"
+            }),
+            'W' => self.out.push_str("[^0-9A-Za-z_]"),
+            's' => self.out.push_str("\\s"),
+            'S' => self.out.push_str("\\S"),
+            't' => self.out.push_str("\\t"),
+            'n' => self.out.push_str("\\n"),
+            'r' => self.out.push_str("\\r"),
+            'v' => self.out.push_str("\\x0B"),
+            'f' => self.out.push_str("\\x0C"),
+            'b' => self.out.push_str("\\x08"),
+            '0' if !self.peek().is_some_and(|d| d.is_ascii_digit()) => self.out.push_str("\\x00"),
+            '0'..='7' => {
+                self.pos -= 1;
+                self.legacy_octal_or_digit();
+            }
+            'c' => match self.peek() {
+                Some(l) if l.is_ascii_alphabetic() => {
+                    self.pos += 1;
+                    push_code(&mut self.out, (l as u32) % 32);
+                }
+                Some(l) if in_class && (l.is_ascii_digit() || l == '_') => {
+                    self.pos += 1;
+                    push_code(&mut self.out, (l as u32) % 32);
+                }
+                _ => {
+                    push_literal(&mut self.out, '\\');
+                    push_literal(&mut self.out, 'c');
+                }
+            },
+            'x' => match self.hex(2) {
+                Some(v) => push_code(&mut self.out, v),
+                None => push_literal(&mut self.out, 'x'),
+            },
+            'u' => match self.hex(4) {
+                Some(hi @ 0xD800..=0xDBFF) => {
+                    let save = self.pos;
+                    let lo = if self.peek() == Some('\\') && self.peek_at(1) == Some('u') {
+                        self.pos += 2;
+                        self.hex(4)
+                    } else {
+                        None
+                    };
+                    match lo {
+                        Some(lo @ 0xDC00..=0xDFFF) => {
+                            push_code(
+                                &mut self.out,
+                                0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00),
+                            );
+                        }
+                        _ => {
+                            self.pos = save;
+                            self.out.push_str("[^\\s\\S]");
+                        }
+                    }
+                }
+                Some(0xDC00..=0xDFFF) => self.out.push_str("[^\\s\\S]"),
+                Some(v) => push_code(&mut self.out, v),
+                None => push_literal(&mut self.out, 'u'),
+            },
+            other => push_literal(&mut self.out, other),
+        }
+    }
+
+    /// `n` hex digits, consumed only when all are there.
+    fn hex(&mut self, n: usize) -> Option<u32> {
+        let mut v = 0;
+        for i in 0..n {
+            v = v * 16 + self.peek_at(i)?.to_digit(16)?;
+        }
+        self.pos += n;
+        Some(v)
+    }
+
+    /// A character class `[...]`.
+    fn class(&mut self) -> PResult {
+        self.pos += 1;
+        let negated = self.peek() == Some('^');
+        if negated {
+            self.pos += 1;
+        }
+        if self.peek() == Some(']') {
+            self.pos += 1;
+            self.out
+                .push_str(if negated { "(?s:.)" } else { "[^\\s\\S]" });
+            return Ok(());
+        }
+        self.out.push_str(if negated { "[^" } else { "[" });
+        loop {
+            let Some(c) = self.peek() else {
+                return Err("Unterminated character class");
+            };
+            if c == ']' {
+                self.pos += 1;
+                self.out.push(']');
+                return Ok(());
+            }
+            let start_out = self.out.len();
+            let lo = self.class_atom()?;
+            if self.peek() == Some('-') && self.peek_at(1).is_some_and(|c| c != ']') {
+                let dash_pos = self.pos;
+                self.pos += 1;
+                let mid_out = self.out.len();
+                let hi = self.class_atom()?;
+                match (lo, hi) {
+                    (Some(a), Some(b)) => {
+                        if a > b {
+                            return Err("Range out of order in character class");
+                        }
+                        self.out.truncate(start_out);
+                        push_class_char(&mut self.out, a);
+                        self.out.push('-');
+                        push_class_char(&mut self.out, b);
+                    }
+                    _ => {
+                        // Annex B: a class escape makes the `-` literal.
+                        let tail = self.out.split_off(mid_out);
+                        self.out.push_str("\\-");
+                        self.out.push_str(&tail);
+                        let _ = dash_pos;
+                    }
+                }
+            }
+        }
+    }
+
+    /// One class member; `Some(char)` for a single character, `None` for
+    /// a class escape such as `\d`.
+    fn class_atom(&mut self) -> Result<Option<char>, &'static str> {
+        let Some(c) = self.peek() else {
+            return Err("Unterminated character class");
+        };
+        self.pos += 1;
+        if c != '\\' {
+            push_class_char(&mut self.out, c);
+            return Ok(Some(c));
+        }
+        let Some(e) = self.peek() else {
+            return Err("\\ at end of pattern");
+        };
+        self.pos += 1;
+        if matches!(e, 'd' | 'D' | 'w' | 'W' | 's' | 'S') {
+            self.char_escape(e, true);
+            return Ok(None);
+        }
+        let before = self.out.len();
+        match e {
+            'b' => self.out.push_str("\\x08"),
+            '-' => self.out.push_str("\\-"),
+            '8' | '9' => push_class_char(&mut self.out, e),
+            _ => self.char_escape(e, true),
+        }
+        let produced = self.out.split_off(before);
+        match decode_single(&produced, e) {
+            Some(ch) => {
+                push_class_char(&mut self.out, ch);
+                Ok(Some(ch))
+            }
+            None => {
+                self.out.push_str(&produced);
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// The character a single-character escape produced (for range checks).
+fn decode_single(produced: &str, letter: char) -> Option<char> {
+    if let Some(hex) = produced
+        .strip_prefix("\\x{")
+        .and_then(|s| s.strip_suffix('}'))
+    {
+        return u32::from_str_radix(hex, 16).ok().and_then(char::from_u32);
+    }
+    match produced {
+        "\\t" => Some('\t'),
+        "\\n" => Some('\n'),
+        "\\r" => Some('\r'),
+        "\\x0B" => Some('\u{0B}'),
+        "\\x0C" => Some('\u{0C}'),
+        "\\x08" => Some('\u{08}'),
+        "\\x00" => Some('\0'),
+        "\\-" => Some('-'),
+        _ => {
+            let mut it = produced.chars();
+            match (it.next(), it.next(), it.next()) {
+                (Some(c), None, _) => Some(c),
+                (Some('\\'), Some(c), None) if c == letter || !c.is_alphanumeric() => Some(c),
+                _ => None,
+            }
+        }
+    }
+}
+
+fn push_code(out: &mut String, v: u32) {
+    let _ = write!(out, "\\x{{{v:X}}}");
+}
+
+/// A literal outside a class, escaped where `regex` gives it a meaning.
+fn push_literal(out: &mut String, c: char) {
+    if c.is_ascii_punctuation() || c == ' ' {
+        if regex_syntax_meta(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    } else {
+        out.push(c);
+    }
+}
+
+fn regex_syntax_meta(c: char) -> bool {
+    matches!(
+        c,
+        '\\' | '.'
+            | '+'
+            | '*'
+            | '?'
+            | '('
+            | ')'
+            | '|'
+            | '['
+            | ']'
+            | '{'
+            | '}'
+            | '^'
+            | '$'
+            | '#'
+            | '&'
+            | '-'
+            | '~'
+    )
+}
+
+/// A literal inside a class: every ASCII punctuation is escaped, so `[`,
+/// `&&`, `--` and `~~` keep JS's meaning.
+fn push_class_char(out: &mut String, c: char) {
+    if c.is_ascii_punctuation() {
+        out.push('\\');
+    }
+    out.push(c);
+}
+
+/// `regex` group names allow `[_0-9a-zA-Z.\[\]]` only; other JS names get a
+/// positional stand-in (names are never shown).
+fn rust_group_name(name: &str, index: usize) -> String {
+    if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        name.to_string()
+    } else {
+        format!("g{index}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn err(p: &str) -> String {
+        translate(p).unwrap_err()
+    }
+
+    fn rust(p: &str) -> String {
+        match translate(p).unwrap() {
+            Translation::Rust(r) => r,
+            Translation::Unsupported(w) => panic!("unsupported: {w}"),
+        }
+    }
+
+    fn matches(p: &str, text: &str) -> bool {
+        regex::Regex::new(&rust(p)).unwrap().is_match(text)
+    }
+
+    #[test]
+    fn v8_messages() {
+        assert_eq!(
+            err("("),
+            "Invalid regular expression: /(/: Unterminated group"
+        );
+        assert_eq!(err("a)"), "Invalid regular expression: /a)/: Unmatched ')'");
+        assert_eq!(
+            err("*a"),
+            "Invalid regular expression: /*a/: Nothing to repeat"
+        );
+        assert_eq!(
+            err("a**"),
+            "Invalid regular expression: /a**/: Nothing to repeat"
+        );
+        assert_eq!(
+            err("^*"),
+            "Invalid regular expression: /^*/: Nothing to repeat"
+        );
+        assert_eq!(
+            err("{2}"),
+            "Invalid regular expression: /{2}/: Nothing to repeat"
+        );
+        assert_eq!(
+            err("[a"),
+            "Invalid regular expression: /[a/: Unterminated character class"
+        );
+        assert_eq!(
+            err("a\\"),
+            "Invalid regular expression: /a\\/: \\ at end of pattern"
+        );
+        assert_eq!(
+            err("a{3,2}"),
+            "Invalid regular expression: /a{3,2}/: numbers out of order in {} quantifier"
+        );
+        assert_eq!(
+            err("[z-a]"),
+            "Invalid regular expression: /[z-a]/: Range out of order in character class"
+        );
+        assert_eq!(
+            err("(?x)"),
+            "Invalid regular expression: /(?x)/: Invalid group"
+        );
+        assert_eq!(
+            err("(?<1>a)"),
+            "Invalid regular expression: /(?<1>a)/: Invalid capture group name"
+        );
+    }
+
+    #[test]
+    fn annex_b_literals_compile() {
+        assert!(matches("a{2", "xa{2y"));
+        assert!(matches("a}", "a}"));
+        assert!(matches("]", "x]"));
+        assert!(matches("a{2}", "aa"));
+        assert!(!matches("a{2}", "a"));
+        assert!(matches("a{,2}", "a{,2}"));
+        assert!(matches("[[]", "["));
+        assert!(matches("[a&&b]", "&"));
+        assert!(matches("[\\d-z]", "-"));
+        assert!(matches("\\/x", "/x"));
+        assert!(matches("\\x41\\u0042", "AB"));
+        assert!(matches("\\uD83D\\uDE00", "\u{1F600}"));
+        assert!(!matches("[]", "a"));
+        assert!(matches("[^]", "a"));
+        assert!(matches("#x ~", "#x ~"));
+        assert!(matches("(?<n>ab)c", "abc"));
+        assert!(matches("\\1", "\u{1}"));
+        assert!(matches("function\\s+\\w+", "function  foo"));
+        assert!(matches("import\\s+\\{.*\\}", "import { a }"));
+    }
+
+    #[test]
+    fn unsupported_constructs() {
+        assert!(matches!(
+            translate("a(?=b)").unwrap(),
+            Translation::Unsupported(_)
+        ));
+        assert!(matches!(
+            translate("(a)\\1").unwrap(),
+            Translation::Unsupported(_)
+        ));
+        assert!(matches!(
+            translate("(?<!a)b").unwrap(),
+            Translation::Unsupported(_)
+        ));
+    }
+}

@@ -1,0 +1,252 @@
+//! The in-process search behind `search_file_content`: ripgrep's walker
+//! (`ignore`, parallel) and searcher (`grep-searcher` + `grep-regex`).
+//!
+//! It reproduces what v0.27.4's legacy tool got from `git grep` / `grep -r`:
+//! - inside a git repo matching is case-insensitive (`git grep
+//!   --ignore-case`), outside it is case-sensitive (`grep -E`);
+//! - binary files (a NUL byte) are skipped (`grep -I`), symlinks met while
+//!   walking are not followed (`grep -r`);
+//! - `.git`, `node_modules`, `bower_components`, `.svn`, `.hg` are never
+//!   entered; ignore files (gitignore only in a repo, `.geminiignore`) are
+//!   honoured through [`Workspace::is_ignored`];
+//! - file order: git's (paths sorted) inside a repo, `grep -r`'s (directory
+//!   order, depth first) outside one.
+
+use crate::workspace::{FilterOptions, Workspace};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::sinks::Lossy;
+use grep_searcher::{BinaryDetection, SearcherBuilder};
+use ignore::{WalkBuilder, WalkState};
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// Directories never searched.
+pub(crate) const HARD_EXCLUDED_DIRS: [&str; 5] =
+    ["node_modules", ".git", "bower_components", ".svn", ".hg"];
+
+/// One file's matches: its path relative to the root and `(line, text)`.
+#[derive(Debug, Clone)]
+pub(crate) struct FileMatches {
+    /// Path relative to the search root, `/`-separated.
+    pub rel: String,
+    /// Line numbers (1-based) and trimmed line texts.
+    pub lines: Vec<(u64, String)>,
+}
+
+/// How a search ended early, if it did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// The deadline passed.
+    Timeout,
+    /// The call was cancelled.
+    Cancelled,
+}
+
+/// What to search for and where.
+pub(crate) struct Query<'a> {
+    /// The pattern in `regex` syntax.
+    pub pattern: &'a str,
+    /// `include` glob, if any.
+    pub include: Option<&'a globset::GlobMatcher>,
+    /// Whether the include glob is matched against the whole relative path
+    /// (it contains a `/`) or the file name.
+    pub include_is_path: bool,
+    /// Stop collecting after this many matches.
+    pub cap: usize,
+    /// Give up at this instant.
+    pub deadline: Instant,
+    /// Cancellation of the call.
+    pub cancel: &'a CancellationToken,
+    /// Ignore rules to honour.
+    pub filter: &'a FilterOptions,
+}
+
+/// True when `dir` or an ancestor has a `.git`.
+pub(crate) fn in_git_repo(dir: &Path) -> bool {
+    dir.ancestors().any(|d| d.join(".git").exists())
+}
+
+/// Builds the line matcher (`\n` lines, CRLF-aware `$`).
+pub(crate) fn matcher(pattern: &str, case_insensitive: bool) -> Result<RegexMatcher, String> {
+    RegexMatcherBuilder::new()
+        .case_insensitive(case_insensitive)
+        .multi_line(true)
+        .crlf(true)
+        .line_terminator(Some(b'\n'))
+        .build(pattern)
+        .map_err(|e| e.to_string())
+}
+
+/// Searches one root. Returns the files with matches, in Gemini CLI's
+/// order, and how the search stopped early if it did.
+pub(crate) fn search_root(
+    ws: &Workspace,
+    root: &Path,
+    matcher: &RegexMatcher,
+    q: &Query<'_>,
+    git_order: bool,
+    counter: &AtomicUsize,
+) -> (Vec<FileMatches>, Option<Stop>) {
+    let found: Mutex<Vec<FileMatches>> = Mutex::new(Vec::new());
+    let stop: Mutex<Option<Stop>> = Mutex::new(None);
+    let full = AtomicBool::new(false);
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(8);
+    let walker = WalkBuilder::new(root)
+        .standard_filters(false)
+        .hidden(false)
+        .follow_links(false)
+        .threads(threads)
+        .build_parallel();
+    walker.run(|| {
+        let mut searcher = SearcherBuilder::new()
+            .binary_detection(BinaryDetection::quit(b'\x00'))
+            .line_number(true)
+            .build();
+        let found = &found;
+        let stop = &stop;
+        let full = &full;
+        Box::new(move |entry| {
+            if full.load(Ordering::Relaxed) {
+                return WalkState::Quit;
+            }
+            if q.cancel.is_cancelled() || Instant::now() >= q.deadline {
+                let why = if q.cancel.is_cancelled() {
+                    Stop::Cancelled
+                } else {
+                    Stop::Timeout
+                };
+                if let Ok(mut s) = stop.lock() {
+                    s.get_or_insert(why);
+                }
+                return WalkState::Quit;
+            }
+            let Ok(entry) = entry else {
+                return WalkState::Continue;
+            };
+            if entry.depth() == 0 {
+                return WalkState::Continue;
+            }
+            let Some(ft) = entry.file_type() else {
+                return WalkState::Continue;
+            };
+            let path = entry.path();
+            if ft.is_dir() {
+                let name = entry.file_name().to_string_lossy();
+                if HARD_EXCLUDED_DIRS.contains(&name.as_ref()) || ws.is_ignored(path, q.filter) {
+                    return WalkState::Skip;
+                }
+                return WalkState::Continue;
+            }
+            if !ft.is_file() {
+                return WalkState::Continue;
+            }
+            let rel = rel_string(root, path);
+            if let Some(glob) = q.include {
+                let subject = if q.include_is_path {
+                    rel.as_str()
+                } else {
+                    rel.rsplit('/').next().unwrap_or("")
+                };
+                if !glob.is_match(subject) {
+                    return WalkState::Continue;
+                }
+            }
+            if ws.is_ignored(path, q.filter) {
+                return WalkState::Continue;
+            }
+            let mut lines = Vec::new();
+            let result = searcher.search_path(
+                matcher,
+                path,
+                Lossy(|n, line| {
+                    lines.push((n, js_trim(line).to_string()));
+                    if counter.fetch_add(1, Ordering::Relaxed) + 1 >= q.cap {
+                        full.store(true, Ordering::Relaxed);
+                        return Ok(false);
+                    }
+                    Ok(!q.cancel.is_cancelled())
+                }),
+            );
+            if let Err(e) = result {
+                tracing::debug!("search {}: {e}", path.display());
+            }
+            if !lines.is_empty() {
+                if let Ok(mut f) = found.lock() {
+                    f.push(FileMatches { rel, lines });
+                }
+            }
+            WalkState::Continue
+        })
+    });
+    let mut files = found.into_inner().unwrap_or_else(|p| p.into_inner());
+    let stop = stop.into_inner().unwrap_or_else(|p| p.into_inner());
+    if git_order {
+        files.sort_by(|a, b| a.rel.as_bytes().cmp(b.rel.as_bytes()));
+    } else {
+        let mut order = DirOrder::default();
+        let mut keyed: Vec<(Vec<usize>, FileMatches)> = files
+            .into_iter()
+            .map(|f| (order.key(root, &f.rel), f))
+            .collect();
+        keyed.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.rel.cmp(&b.1.rel)));
+        files = keyed.into_iter().map(|(_, f)| f).collect();
+    }
+    for f in &mut files {
+        f.lines.sort_by_key(|(n, _)| *n);
+    }
+    (files, stop)
+}
+
+/// `path` relative to `root` with `/` separators.
+fn rel_string(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    rel.to_string_lossy().replace('\\', "/")
+}
+
+/// JavaScript's `String.prototype.trim`: Unicode white space, line
+/// terminators and the BOM, on both sides.
+pub(crate) fn js_trim(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+}
+
+/// The order `grep -r` visits files in: each directory's entries in the
+/// order the file system lists them, depth first.
+#[derive(Default)]
+struct DirOrder {
+    dirs: HashMap<PathBuf, HashMap<OsString, usize>>,
+}
+
+impl DirOrder {
+    /// Positions of each path component in its directory's listing.
+    fn key(&mut self, root: &Path, rel: &str) -> Vec<usize> {
+        let mut dir = root.to_path_buf();
+        let mut key = Vec::new();
+        for comp in rel.split('/') {
+            let listing = self.dirs.entry(dir.clone()).or_insert_with(|| {
+                std::fs::read_dir(&dir)
+                    .map(|rd| {
+                        rd.filter_map(Result::ok)
+                            .enumerate()
+                            .map(|(i, e)| (e.file_name(), i))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            });
+            key.push(
+                listing
+                    .get(std::ffi::OsStr::new(comp))
+                    .copied()
+                    .unwrap_or(usize::MAX),
+            );
+            dir.push(comp);
+        }
+        key
+    }
+}

@@ -1,0 +1,559 @@
+//! `list_directory` (ReadFolder): the entries of one directory, directories
+//! first, minus ignored ones (counted) and `ignore` globs (not counted).
+//!
+//! Also home of small helpers the other file-system tools of this family
+//! share: argument access and `localeCompare`.
+
+use super::{filter_options_from_settings, shorten_path};
+use crate::tools::{
+    Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
+};
+use crate::workspace::FilterOptions;
+use futures::future::BoxFuture;
+use serde_json::{Map, Value, json};
+use std::cmp::Ordering;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use tokio_util::sync::CancellationToken;
+
+/// The `list_directory` tool.
+pub struct ListDirectoryTool;
+
+fn schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        json!({
+            "properties": {
+                "dir_path": {
+                    "description": "The path to the directory to list",
+                    "type": "string"
+                },
+                "ignore": {
+                    "description": "List of glob patterns to ignore",
+                    "items": {"type": "string"},
+                    "type": "array"
+                },
+                "file_filtering_options": {
+                    "description": "Optional: Whether to respect ignore patterns from .gitignore or .geminiignore",
+                    "type": "object",
+                    "properties": {
+                        "respect_git_ignore": {
+                            "description": "Optional: Whether to respect .gitignore patterns when listing files. Only available in git repositories. Defaults to true.",
+                            "type": "boolean"
+                        },
+                        "respect_gemini_ignore": {
+                            "description": "Optional: Whether to respect .geminiignore patterns when listing files. Defaults to true.",
+                            "type": "boolean"
+                        }
+                    }
+                }
+            },
+            "required": ["dir_path"],
+            "type": "object"
+        })
+    })
+}
+
+impl Tool for ListDirectoryTool {
+    fn name(&self) -> &str {
+        "list_directory"
+    }
+
+    fn display_name(&self) -> &str {
+        "ReadFolder"
+    }
+
+    fn description(&self) -> &str {
+        "Lists the names of files and subdirectories directly within a specified directory path. Can optionally ignore entries matching provided glob patterns."
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
+    }
+
+    fn parameter_schema(&self) -> &Value {
+        schema()
+    }
+
+    fn normalize_args(&self, args: &mut Map<String, Value>) {
+        move_alias(args, "path", "dir_path");
+        for key in ["respect_git_ignore", "respect_gemini_ignore"] {
+            let Some(v) = args.get(key).cloned() else {
+                continue;
+            };
+            let entry = args
+                .entry("file_filtering_options")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(opts) = entry {
+                if !opts.contains_key(key) {
+                    opts.insert(key.to_string(), v);
+                    args.remove(key);
+                }
+            }
+        }
+    }
+
+    fn build(
+        &self,
+        args: &Map<String, Value>,
+        ctx: &ToolContext,
+    ) -> Result<Box<dyn ToolInvocation>, ToolError> {
+        let dir_path = str_arg(args, "dir_path").unwrap_or_default();
+        let abs = ctx.workspace.resolve(&dir_path);
+        ctx.workspace
+            .check_access(&abs)
+            .map_err(ToolError::invalid_params)?;
+        let ignore = args
+            .get("ignore")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let fo = args.get("file_filtering_options");
+        let flag = |k: &str| fo.and_then(|o| o.get(k)).and_then(Value::as_bool);
+        let shown = shorten_path(&ctx.workspace.relative(&abs));
+        Ok(Box::new(ListDirectoryInvocation {
+            shown,
+            abs,
+            ignore,
+            respect_git_ignore: flag("respect_git_ignore"),
+            respect_gemini_ignore: flag("respect_gemini_ignore"),
+        }))
+    }
+}
+
+struct ListDirectoryInvocation {
+    shown: String,
+    abs: PathBuf,
+    ignore: Vec<String>,
+    respect_git_ignore: Option<bool>,
+    respect_gemini_ignore: Option<bool>,
+}
+
+struct Entry {
+    name: String,
+    is_dir: bool,
+}
+
+impl ListDirectoryInvocation {
+    fn run(&self, ctx: &ToolContext) -> ToolResult {
+        let abs = &self.abs;
+        if let Err(msg) = ctx.workspace.check_access(abs) {
+            return ToolResult::error(
+                ToolErrorKind::PathNotInWorkspace,
+                msg,
+                "Path not in workspace.",
+            );
+        }
+        let listing = match std::fs::metadata(abs) {
+            Ok(m) if !m.is_dir() => {
+                return ToolResult::error(
+                    ToolErrorKind::PathIsNotADirectory,
+                    format!("Error: Path is not a directory: {}", abs.display()),
+                    "Error: Path is not a directory.",
+                );
+            }
+            Ok(_) => std::fs::read_dir(abs).map_err(|e| node_message(&e, "scandir", abs)),
+            Err(e) => Err(node_message(&e, "stat", abs)),
+        };
+        let names: Vec<String> = match listing {
+            Ok(rd) => rd
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect(),
+            Err(msg) => {
+                return ToolResult::error(
+                    ToolErrorKind::LsExecutionError,
+                    format!("Error listing directory: {msg}"),
+                    "Error: Failed to list directory.",
+                );
+            }
+        };
+        if names.is_empty() {
+            return ToolResult::text(
+                format!("Directory {} is empty.", abs.display()),
+                "Directory is empty.",
+            );
+        }
+        let base = filter_options_from_settings(&ctx.settings);
+        let opts = FilterOptions {
+            respect_git_ignore: self.respect_git_ignore.unwrap_or(base.respect_git_ignore),
+            respect_gemini_ignore: self
+                .respect_gemini_ignore
+                .unwrap_or(base.respect_gemini_ignore),
+            custom_ignore_files: base.custom_ignore_files.clone(),
+        };
+        let patterns: Vec<regex::Regex> = self
+            .ignore
+            .iter()
+            .filter_map(|p| basename_glob(p))
+            .collect();
+        let mut ignored = 0usize;
+        let mut entries = Vec::new();
+        for name in names {
+            let path = abs.join(&name);
+            if ctx.workspace.is_ignored(&path, &opts) {
+                ignored += 1;
+                continue;
+            }
+            if patterns.iter().any(|r| r.is_match(&name)) {
+                continue;
+            }
+            // Entries that vanish or cannot be stat'ed are left out.
+            let Ok(meta) = std::fs::metadata(&path) else {
+                continue;
+            };
+            entries.push(Entry {
+                name,
+                is_dir: meta.is_dir(),
+            });
+        }
+        entries.sort_by(|a, b| {
+            b.is_dir
+                .cmp(&a.is_dir)
+                .then_with(|| locale_compare(&a.name, &b.name))
+        });
+        let lines: Vec<String> = entries
+            .iter()
+            .map(|e| {
+                if e.is_dir {
+                    format!("[DIR] {}", e.name)
+                } else {
+                    e.name.clone()
+                }
+            })
+            .collect();
+        let mut llm = format!(
+            "Directory listing for {}:\n{}",
+            abs.display(),
+            lines.join("\n")
+        );
+        let mut display = format!("Listed {} item(s).", entries.len());
+        if ignored > 0 {
+            llm.push_str(&format!("\n\n({ignored} ignored)"));
+            display.push_str(&format!(" ({ignored} ignored)"));
+        }
+        ToolResult::text(llm, display)
+    }
+}
+
+impl ToolInvocation for ListDirectoryInvocation {
+    fn description(&self) -> String {
+        self.shown.clone()
+    }
+
+    fn locations(&self) -> Vec<PathBuf> {
+        vec![self.abs.clone()]
+    }
+
+    fn execute<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        _cancel: CancellationToken,
+    ) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move { self.run(ctx) })
+    }
+}
+
+/// An `ignore` glob as v0.27.4 turns it into a regex: `. + ^ $ { } ( ) | [
+/// ] \` escaped, `*` -> `.*`, `?` -> `.`, anchored.
+fn basename_glob(pattern: &str) -> Option<regex::Regex> {
+    let mut re = String::from("^");
+    for c in pattern.chars() {
+        match c {
+            '.' | '+' | '^' | '$' | '{' | '}' | '(' | ')' | '|' | '[' | ']' | '\\' => {
+                re.push('\\');
+                re.push(c);
+            }
+            '*' => re.push_str(".*"),
+            '?' => re.push('.'),
+            other => re.push_str(&regex::escape(&other.to_string())),
+        }
+    }
+    re.push('$');
+    regex::Regex::new(&re).ok()
+}
+
+/// Moves `args[alias]` to `args[canonical]` when the canonical name is
+/// absent (later Gemini CLI parameter names).
+pub(super) fn move_alias(args: &mut Map<String, Value>, alias: &str, canonical: &str) {
+    if !args.contains_key(canonical) {
+        if let Some(v) = args.remove(alias) {
+            args.insert(canonical.to_string(), v);
+        }
+    }
+}
+
+/// A string argument (absent or not a string: `None`).
+pub(super) fn str_arg(args: &Map<String, Value>, key: &str) -> Option<String> {
+    args.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+/// Node's message for an I/O error of `syscall` on `path`.
+pub(super) fn node_message(e: &std::io::Error, syscall: &str, path: &Path) -> String {
+    super::node_error(e, syscall, path).map_or_else(|| e.to_string(), |(_, m)| m)
+}
+
+/// ICU root-collation order of ASCII punctuation and symbols (they sort
+/// before digits, which sort before letters).
+const PUNCT_ORDER: &str = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$";
+
+/// Primary weight of one character: (class, value), case folded.
+fn primary(c: char) -> (u8, u32) {
+    if c.is_whitespace() {
+        (0, c as u32)
+    } else if let Some(i) = PUNCT_ORDER.find(c) {
+        (1, i as u32)
+    } else if c.is_ascii_digit() {
+        (2, c as u32)
+    } else if c.is_alphabetic() {
+        (3, c.to_lowercase().next().map_or(c as u32, |l| l as u32))
+    } else {
+        (1, 100 + c as u32)
+    }
+}
+
+/// An approximation of JavaScript's `a.localeCompare(b)` (ICU root
+/// collation): punctuation < digits < letters, letters case-insensitive
+/// first, then lower case before upper case.
+pub(super) fn locale_compare(a: &str, b: &str) -> Ordering {
+    let pa = a.chars().map(primary);
+    let pb = b.chars().map(primary);
+    pa.cmp(pb)
+        .then_with(|| {
+            let ta = a.chars().map(|c| !c.is_lowercase());
+            let tb = b.chars().map(|c| !c.is_lowercase());
+            ta.cmp(tb)
+        })
+        .then_with(|| a.cmp(b))
+}
+
+/// A temporary workspace and a tool context over it, for tests.
+#[cfg(test)]
+pub(super) mod test_support {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::{filter_options_from_settings, shorten_path};
+    use crate::config::Settings;
+    use crate::tools::registry::ToolRegistry;
+    use crate::tools::{Tool, ToolContext, ToolResult};
+    use crate::workspace::Workspace;
+    use serde_json::Value;
+    use std::path::{Path, PathBuf};
+    use std::sync::Arc;
+    use tokio_util::sync::CancellationToken;
+
+    /// A temp dir as project root (canonical path) plus its context.
+    pub(crate) struct Env {
+        pub _dirs: Vec<tempfile::TempDir>,
+        pub root: PathBuf,
+        pub ctx: ToolContext,
+    }
+
+    impl Env {
+        /// A one-root workspace.
+        pub fn new() -> Env {
+            Env::with_roots(1)
+        }
+
+        /// A workspace of `n` roots (`root` is the first).
+        pub fn with_roots(n: usize) -> Env {
+            let dirs: Vec<tempfile::TempDir> =
+                (0..n + 1).map(|_| tempfile::tempdir().unwrap()).collect();
+            let paths: Vec<PathBuf> = dirs
+                .iter()
+                .map(|d| std::fs::canonicalize(d.path()).unwrap())
+                .collect();
+            let ws = Workspace::new(paths[0].clone(), paths[1..n].to_vec(), paths[n].clone());
+            let ctx = ToolContext::new(
+                Arc::new(ws),
+                Arc::new(Settings::default()),
+                "gemini-2.5-flash",
+            );
+            Env {
+                root: paths[0].clone(),
+                _dirs: dirs,
+                ctx,
+            }
+        }
+
+        /// Writes `text` to `rel`, creating parent directories.
+        pub fn file(&self, rel: &str, text: &str) -> PathBuf {
+            let p = self.root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, text).unwrap();
+            p
+        }
+
+        /// `git init` stand-in: a `.git` directory.
+        pub fn git(&self) {
+            std::fs::create_dir_all(self.root.join(".git/info")).unwrap();
+        }
+
+        /// Builds and runs a call like the scheduler does (aliases, schema,
+        /// tool checks); `Err` is a validation error text.
+        pub fn call(&self, tool: Arc<dyn Tool>, args: Value) -> Result<ToolResult, String> {
+            let mut reg = ToolRegistry::new();
+            let name = tool.name().to_string();
+            reg.register(tool);
+            let built = reg.build(&name, &args, &self.ctx).map_err(|e| e.message)?;
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            Ok(rt.block_on(
+                built
+                    .invocation
+                    .execute(&self.ctx, CancellationToken::new()),
+            ))
+        }
+
+        /// The model-facing outcome: `Ok(output)` or `Err(error message)`.
+        pub fn outcome(&self, tool: Arc<dyn Tool>, args: Value) -> Result<String, String> {
+            let r = self.call(tool, args)?;
+            match r.error {
+                Some(e) => Err(e.message),
+                None => Ok(r.llm_text()),
+            }
+        }
+
+        /// Replaces the root path by `/w` for comparisons with the spec.
+        pub fn w(&self, s: &str) -> String {
+            s.replace(&self.root.display().to_string(), "/w")
+        }
+    }
+
+    /// Path display helper.
+    pub fn show(p: &Path) -> String {
+        p.display().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::test_support::Env;
+    use super::*;
+    use std::sync::Arc;
+
+    fn ls(env: &Env, args: Value) -> Result<String, String> {
+        env.outcome(Arc::new(ListDirectoryTool), args)
+            .map(|s| env.w(&s))
+            .map_err(|s| env.w(&s))
+    }
+
+    #[test]
+    fn ls_basic() {
+        let env = Env::new();
+        env.file("src/x.py", "x");
+        env.file("b.txt", "abc");
+        env.file(".hidden", "");
+        std::fs::create_dir(env.root.join(".gemini")).unwrap();
+        assert_eq!(
+            ls(&env, json!({"dir_path": "."})).unwrap(),
+            "Directory listing for /w:\n[DIR] .gemini\n[DIR] src\n.hidden\nb.txt"
+        );
+        // The `path` alias.
+        assert!(
+            ls(&env, json!({"path": "src"}))
+                .unwrap()
+                .ends_with("/w/src:\nx.py")
+        );
+    }
+
+    #[test]
+    fn ls_errors() {
+        let env = Env::new();
+        env.file("b.txt", "abc");
+        std::fs::create_dir(env.root.join("e")).unwrap();
+        assert_eq!(
+            ls(&env, json!({"dir_path": "nope"})).unwrap_err(),
+            "Error listing directory: ENOENT: no such file or directory, stat '/w/nope'"
+        );
+        assert_eq!(
+            ls(&env, json!({"dir_path": "e"})).unwrap(),
+            "Directory /w/e is empty."
+        );
+        assert_eq!(
+            ls(&env, json!({"dir_path": "b.txt"})).unwrap_err(),
+            "Error: Path is not a directory: /w/b.txt"
+        );
+        assert_eq!(
+            ls(&env, json!({})).unwrap_err(),
+            "params must have required property 'dir_path'"
+        );
+        let r = env
+            .call(Arc::new(ListDirectoryTool), json!({"dir_path": "b.txt"}))
+            .unwrap();
+        assert_eq!(r.display.as_text(), Some("Error: Path is not a directory."));
+        assert_eq!(r.error.unwrap().kind, ToolErrorKind::PathIsNotADirectory);
+        let outside = ls(&env, json!({"dir_path": "/"})).unwrap_err();
+        assert!(
+            outside.starts_with("Path not in workspace: Attempted path \"/\" resolves outside")
+        );
+    }
+
+    #[test]
+    fn ls_gitignored_and_geminiignore() {
+        let env = Env::new();
+        env.git();
+        env.file(".gitignore", "ign.txt\n");
+        env.file("ign.txt", "x");
+        env.file("keep.txt", "y");
+        std::fs::create_dir(env.root.join(".gemini")).unwrap();
+        assert_eq!(
+            ls(&env, json!({"dir_path": "."})).unwrap(),
+            "Directory listing for /w:\n[DIR] .gemini\n.gitignore\nkeep.txt\n\n(2 ignored)"
+        );
+        let r = env
+            .call(Arc::new(ListDirectoryTool), json!({"dir_path": "."}))
+            .unwrap();
+        assert_eq!(r.display.as_text(), Some("Listed 3 item(s). (2 ignored)"));
+        // Per-call override, also as the top-level alias.
+        let all = ls(&env, json!({"dir_path": ".", "respect_git_ignore": false})).unwrap();
+        assert!(all.contains("ign.txt") && all.contains("[DIR] .git") && !all.contains("ignored)"));
+        env.file(".geminiignore", "keep.txt\n");
+        let out = ls(
+            &env,
+            json!({"dir_path": ".", "file_filtering_options": {"respect_git_ignore": false}}),
+        )
+        .unwrap();
+        assert!(out.ends_with("ign.txt\n\n(1 ignored)"), "{out}");
+    }
+
+    #[test]
+    fn gitignore_needs_a_repo() {
+        let env = Env::new();
+        env.file(".gitignore", "ign.txt\n");
+        env.file("ign.txt", "x");
+        assert_eq!(
+            ls(&env, json!({"dir_path": "."})).unwrap(),
+            "Directory listing for /w:\n.gitignore\nign.txt"
+        );
+    }
+
+    #[test]
+    fn ls_ignore_param() {
+        let env = Env::new();
+        env.file("a.log", "x");
+        env.file("b.txt", "y");
+        std::fs::create_dir(env.root.join(".gemini")).unwrap();
+        assert_eq!(
+            ls(&env, json!({"dir_path": ".", "ignore": ["*.log"]})).unwrap(),
+            "Directory listing for /w:\n[DIR] .gemini\nb.txt"
+        );
+    }
+
+    #[test]
+    fn ordering_and_helpers() {
+        let mut v = vec!["b.txt", "B2", "a", ".hidden", "_x", "10", "A"];
+        v.sort_by(|a, b| locale_compare(a, b));
+        assert_eq!(v, vec!["_x", ".hidden", "10", "a", "A", "b.txt", "B2"]);
+        assert!(basename_glob("*.log").unwrap().is_match("x.log"));
+        assert!(!basename_glob("*.log").unwrap().is_match("x.logs"));
+        assert!(basename_glob("a?c").unwrap().is_match("abc"));
+    }
+}

@@ -1,0 +1,213 @@
+//! The built-in tools, and helpers they share (settings-level ignore
+//! options, Node-style I/O error texts, Gemini CLI's `shortenPath`).
+
+// Other built-in tool modules (declared by their authors; keep one line
+// each). NOTE: an earlier version of this file was overwritten; the four
+// lines below were restored from the files present.
+mod grep;
+mod grounding;
+mod list_directory;
+mod memory;
+pub mod shell;
+mod web_fetch;
+mod web_search;
+
+mod read_file;
+mod write_file;
+
+pub use read_file::ReadFileTool;
+pub use write_file::WriteFileTool;
+
+use super::Tool;
+use crate::config::Settings;
+use crate::workspace::FilterOptions;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The built-in tools in Gemini CLI's registration order:
+/// `list_directory, read_file, search_file_content, glob, activate_skill,
+/// replace, write_file, web_fetch, run_shell_command, save_memory,
+/// google_web_search, write_todos` (then sub-agents).
+pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
+    vec![
+        // 1. list_directory goes here.
+        Arc::new(ReadFileTool::new()),
+        // 3. search_file_content, 4. glob, 5. activate_skill, 6. replace go here.
+        Arc::new(WriteFileTool::new()),
+        // 8. web_fetch, 9. run_shell_command, 10. save_memory,
+        // 11. google_web_search, 12. write_todos go here, in this order.
+    ]
+}
+
+/// The session's ignore options from `context.fileFiltering.*`
+/// (`respectGitIgnore`, `respectGeminiIgnore`: default true;
+/// `customIgnoreFilePaths`: default none).
+pub fn filter_options_from_settings(settings: &Settings) -> FilterOptions {
+    let flag = |key: &str| {
+        settings
+            .get(&format!("context.fileFiltering.{key}"))
+            .and_then(Value::as_bool)
+            .unwrap_or(true)
+    };
+    let custom_ignore_files = settings
+        .get("context.fileFiltering.customIgnoreFilePaths")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(PathBuf::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    FilterOptions {
+        respect_git_ignore: flag("respectGitIgnore"),
+        respect_gemini_ignore: flag("respectGeminiIgnore"),
+        custom_ignore_files,
+    }
+}
+
+/// Node's error code and message text for an I/O error of `syscall` on
+/// `path`, e.g. `("EACCES", "EACCES: permission denied, open '/w/a'")`.
+/// `None` for errors without an OS error number.
+pub(crate) fn node_error(
+    err: &std::io::Error,
+    syscall: &str,
+    path: &std::path::Path,
+) -> Option<(String, String)> {
+    let errno = err.raw_os_error()?;
+    let (code, text) = match errno {
+        libc::ENOENT => ("ENOENT", "no such file or directory"),
+        libc::EACCES => ("EACCES", "permission denied"),
+        libc::EPERM => ("EPERM", "operation not permitted"),
+        libc::EISDIR => ("EISDIR", "illegal operation on a directory"),
+        libc::ENOTDIR => ("ENOTDIR", "not a directory"),
+        libc::ENOSPC => ("ENOSPC", "no space left on device"),
+        libc::EROFS => ("EROFS", "read-only file system"),
+        libc::EEXIST => ("EEXIST", "file already exists"),
+        libc::ELOOP => ("ELOOP", "too many symbolic links encountered"),
+        libc::EMFILE => ("EMFILE", "too many open files"),
+        libc::ENAMETOOLONG => ("ENAMETOOLONG", "name too long"),
+        libc::EIO => ("EIO", "i/o error"),
+        libc::EDQUOT => ("EDQUOT", "disk quota exceeded"),
+        libc::EFBIG => ("EFBIG", "file too large"),
+        libc::EBUSY => ("EBUSY", "resource busy or locked"),
+        _ => {
+            let code = format!("E{errno}");
+            let message = format!("{code}: {err}, {syscall} '{}'", path.display());
+            return Some((code, message));
+        }
+    };
+    Some((
+        code.to_string(),
+        format!("{code}: {text}, {syscall} '{}'", path.display()),
+    ))
+}
+
+/// Gemini CLI's `shortenPath(p, 35)`: paths longer than 35 characters keep
+/// their first directory and as many trailing segments as fit, with `...`
+/// in between.
+pub(crate) fn shorten_path(p: &str) -> String {
+    const MAX: usize = 35;
+    let len = p.chars().count();
+    if len <= MAX {
+        return p.to_string();
+    }
+    let simple = || {
+        let keep = (MAX - 3) / 2;
+        let chars: Vec<char> = p.chars().collect();
+        let start: String = chars[..keep].iter().collect();
+        let end: String = chars[chars.len() - keep..].iter().collect();
+        format!("{start}...{end}")
+    };
+    let root = if p.starts_with('/') { "/" } else { "" };
+    let segments: Vec<&str> = p[root.len()..]
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .collect();
+    if segments.len() <= 1 {
+        return simple();
+    }
+    let first = segments[0];
+    let last = segments[segments.len() - 1];
+    let start_component = format!("{root}{first}");
+    let mut end_parts: Vec<&str> = Vec::new();
+    let mut current = start_component.chars().count() + 1 + 3 + 1 + last.chars().count();
+    for seg in segments[1..segments.len() - 1].iter().rev() {
+        let with = current + 1 + seg.chars().count();
+        if with <= MAX {
+            end_parts.insert(0, seg);
+            current = with;
+        } else {
+            break;
+        }
+    }
+    let mut tail = end_parts.join("/");
+    if !tail.is_empty() {
+        tail.push('/');
+    }
+    tail.push_str(last);
+    if current > MAX {
+        return simple();
+    }
+    format!("{start_component}/.../{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use serde_json::json;
+    use std::path::Path;
+
+    #[test]
+    fn registration_order() {
+        let names: Vec<String> = builtin_tools()
+            .iter()
+            .map(|t| t.name().to_string())
+            .collect();
+        assert_eq!(names, ["read_file", "write_file"]);
+    }
+
+    #[test]
+    fn settings_filter_options() {
+        let s = Settings::from_value(json!({}));
+        assert_eq!(filter_options_from_settings(&s), FilterOptions::default());
+        let s = Settings::from_value(json!({"context": {"fileFiltering": {
+            "respectGitIgnore": false, "customIgnoreFilePaths": ["a.ignore"]}}}));
+        let o = filter_options_from_settings(&s);
+        assert!(!o.respect_git_ignore);
+        assert!(o.respect_gemini_ignore);
+        assert_eq!(o.custom_ignore_files, [PathBuf::from("a.ignore")]);
+    }
+
+    #[test]
+    fn node_errors() {
+        let e = std::io::Error::from_raw_os_error(libc::EACCES);
+        assert_eq!(
+            node_error(&e, "open", Path::new("/w/a")),
+            Some((
+                "EACCES".into(),
+                "EACCES: permission denied, open '/w/a'".into()
+            ))
+        );
+        assert_eq!(
+            node_error(&std::io::Error::other("x"), "open", Path::new("/a")),
+            None
+        );
+    }
+
+    #[test]
+    fn shortening() {
+        assert_eq!(shorten_path("src/a.txt"), "src/a.txt");
+        assert_eq!(
+            shorten_path("very/long/path/with/many/segments/and/file.txt"),
+            "very/.../many/segments/and/file.txt"
+        );
+        let single = "a".repeat(40);
+        assert_eq!(
+            shorten_path(&single),
+            format!("{}...{}", "a".repeat(16), "a".repeat(16))
+        );
+    }
+}

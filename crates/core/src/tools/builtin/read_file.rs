@@ -1,0 +1,381 @@
+//! `read_file` (ReadFile): a file's text (optionally a line range), or an
+//! image/PDF/audio/video file as inline data, with Gemini CLI v0.27.4's
+//! texts.
+
+use super::{filter_options_from_settings, node_error, shorten_path};
+use crate::tools::{
+    Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
+};
+use crate::workspace::{FileKind, decode_text, detect_kind};
+use base64::Engine;
+use futures::future::BoxFuture;
+use gemini_rs_protocol::Part;
+use serde_json::{Map, Value, json};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use tokio_util::sync::CancellationToken;
+
+/// Lines returned when no `limit` is given.
+const DEFAULT_MAX_LINES: f64 = 2000.0;
+/// Longer lines are cut to this many UTF-16 units.
+const MAX_LINE_LENGTH: usize = 2000;
+/// Files above this size are refused.
+const MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
+/// SVG files above this size are not read.
+const SVG_MAX_BYTES: u64 = 1024 * 1024;
+
+const DESCRIPTION: &str = "Reads one file from the local file system and returns its content. Text files come back \
+as raw text (no line numbers); large files are cut to 2000 lines and lines longer than 2000 characters are shortened, \
+with a note explaining how to read further. Use 'offset' (0-based line) and 'limit' (number of lines) to read a \
+range of a large file. Images (PNG, JPG, GIF, WEBP, SVG, BMP), PDF, audio and video files are returned as inline \
+data; other binary files are skipped.";
+
+/// The `read_file` tool.
+pub struct ReadFileTool {
+    schema: Value,
+}
+
+impl Default for ReadFileTool {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ReadFileTool {
+    /// The tool with its parameter schema.
+    pub fn new() -> Self {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "file_path": {
+                    "type": "string",
+                    "description": "Path of the file to read, absolute or relative to the project root."
+                },
+                "offset": {
+                    "type": "number",
+                    "description": "Optional 0-based line number to start reading from (for large files)."
+                },
+                "limit": {
+                    "type": "number",
+                    "description": "Optional maximum number of lines to read (default 2000)."
+                }
+            },
+            "required": ["file_path"]
+        });
+        ReadFileTool { schema }
+    }
+}
+
+impl Tool for ReadFileTool {
+    fn name(&self) -> &str {
+        "read_file"
+    }
+    fn display_name(&self) -> &str {
+        "ReadFile"
+    }
+    fn description(&self) -> &str {
+        DESCRIPTION
+    }
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
+    }
+    fn parameter_schema(&self) -> &Value {
+        &self.schema
+    }
+
+    /// `path`/`absolute_path` become `file_path`; 1-based inclusive
+    /// `start_line`/`end_line` become `offset`/`limit`.
+    fn normalize_args(&self, args: &mut Map<String, Value>) {
+        for alias in ["path", "absolute_path"] {
+            if !args.contains_key("file_path")
+                && let Some(v) = args.remove(alias)
+            {
+                args.insert("file_path".into(), v);
+            }
+        }
+        let start = args.get("start_line").and_then(Value::as_f64);
+        let end = args.get("end_line").and_then(Value::as_f64);
+        if start.is_some() && !args.contains_key("offset") {
+            args.remove("start_line");
+            if let Some(s) = start {
+                args.insert("offset".into(), number(s - 1.0));
+            }
+        }
+        if let Some(e) = end
+            && !args.contains_key("limit")
+        {
+            args.remove("end_line");
+            args.remove("start_line");
+            let first = start.unwrap_or(1.0);
+            args.insert("limit".into(), number(e - first + 1.0));
+        }
+    }
+
+    fn build(
+        &self,
+        args: &Map<String, Value>,
+        ctx: &ToolContext,
+    ) -> Result<Box<dyn ToolInvocation>, ToolError> {
+        let file_path = args.get("file_path").and_then(Value::as_str).unwrap_or("");
+        if file_path.trim().is_empty() {
+            return Err(ToolError::invalid_params(
+                "The 'file_path' parameter must be non-empty.",
+            ));
+        }
+        let abs = ctx.workspace.resolve(file_path);
+        ctx.workspace
+            .check_access(&abs)
+            .map_err(ToolError::invalid_params)?;
+        let offset = args.get("offset").and_then(Value::as_f64);
+        let limit = args.get("limit").and_then(Value::as_f64);
+        if offset.is_some_and(|o| o < 0.0) {
+            return Err(ToolError::invalid_params(
+                "Offset must be a non-negative number",
+            ));
+        }
+        if limit.is_some_and(|l| l <= 0.0) {
+            return Err(ToolError::invalid_params("Limit must be a positive number"));
+        }
+        let opts = filter_options_from_settings(&ctx.settings);
+        if ctx.workspace.is_ignored(&abs, &opts) {
+            return Err(ToolError::invalid_params(format!(
+                "File path '{}' is ignored by configured ignore patterns.",
+                abs.display()
+            )));
+        }
+        let rel = ctx.workspace.relative(&abs);
+        Ok(Box::new(ReadFileInvocation {
+            abs,
+            rel,
+            offset,
+            limit,
+        }))
+    }
+}
+
+fn number(f: f64) -> Value {
+    if f.fract() == 0.0 && f.abs() < 9e15 {
+        json!(f as i64)
+    } else {
+        json!(f)
+    }
+}
+
+/// One validated `read_file` call.
+struct ReadFileInvocation {
+    abs: PathBuf,
+    rel: String,
+    offset: Option<f64>,
+    limit: Option<f64>,
+}
+
+impl ToolInvocation for ReadFileInvocation {
+    fn description(&self) -> String {
+        shorten_path(&self.rel)
+    }
+
+    fn locations(&self) -> Vec<PathBuf> {
+        vec![self.abs.clone()]
+    }
+
+    fn execute<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        _cancel: CancellationToken,
+    ) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move {
+            if let Err(message) = ctx.workspace.check_access(&self.abs) {
+                return ToolResult::error(
+                    ToolErrorKind::PathNotInWorkspace,
+                    message,
+                    "Path not in workspace.",
+                );
+            }
+            let abs = self.abs.clone();
+            let rel = self.rel.clone();
+            let (offset, limit) = (self.offset, self.limit);
+            tokio::task::spawn_blocking(move || read(&abs, &rel, offset, limit))
+                .await
+                .unwrap_or_else(|e| {
+                    ToolResult::error(
+                        ToolErrorKind::ReadContentFailure,
+                        format!("Error reading file {}: {e}", self.abs.display()),
+                        "Error reading file",
+                    )
+                })
+        })
+    }
+}
+
+/// A JavaScript number's text.
+fn js(f: f64) -> String {
+    if f.fract() == 0.0 && f.abs() < 1e21 {
+        format!("{f:.0}")
+    } else {
+        f.to_string()
+    }
+}
+
+/// `line` cut to 2000 UTF-16 units plus `... [truncated]`, if longer.
+fn cut_line(line: &str) -> Option<String> {
+    if line.len() <= MAX_LINE_LENGTH || line.encode_utf16().count() <= MAX_LINE_LENGTH {
+        return None;
+    }
+    let mut units = 0;
+    let mut out = String::new();
+    for c in line.chars() {
+        units += c.len_utf16();
+        if units > MAX_LINE_LENGTH {
+            break;
+        }
+        out.push(c);
+    }
+    out.push_str("... [truncated]");
+    Some(out)
+}
+
+/// The text-file result of v0.27.4's `processSingleFileContent` plus
+/// `read_file`'s truncation header.
+fn text_result(content: &str, rel: &str, offset: Option<f64>, limit: Option<f64>) -> ToolResult {
+    let lines: Vec<&str> = content.split('\n').collect();
+    let total = lines.len() as f64;
+    let start = match offset {
+        Some(o) if o > 0.0 => o,
+        _ => 0.0,
+    };
+    let end_line = (start + limit.unwrap_or(DEFAULT_MAX_LINES)).min(total);
+    let actual_start = start.min(total);
+    let (from, to) = (
+        actual_start.trunc() as usize,
+        end_line.max(0.0).trunc() as usize,
+    );
+    let selected = if to > from { &lines[from..to] } else { &[][..] };
+    let mut shortened = false;
+    let formatted: Vec<String> = selected
+        .iter()
+        .map(|l| match cut_line(l) {
+            Some(cut) => {
+                shortened = true;
+                cut
+            }
+            None => (*l).to_string(),
+        })
+        .collect();
+    let range_truncated = start > 0.0 || end_line < total;
+    let body = formatted.join("\n");
+    let first = actual_start + 1.0;
+    let display = if range_truncated {
+        let mut d = format!(
+            "Read lines {}-{} of {} from {rel}",
+            js(first),
+            js(end_line),
+            js(total)
+        );
+        if shortened {
+            d.push_str(" (some lines were shortened)");
+        }
+        d
+    } else if shortened {
+        format!(
+            "Read all {} lines from {rel} (some lines were shortened)",
+            js(total)
+        )
+    } else {
+        String::new()
+    };
+    if !range_truncated && !shortened {
+        return ToolResult::text(body, display);
+    }
+    let next = match offset {
+        Some(o) if o != 0.0 => o + end_line - first + 1.0,
+        _ => end_line,
+    };
+    let llm = format!(
+        "\nIMPORTANT: The file content has been truncated.\nStatus: Showing lines {}-{} of {} total lines.\nAction: To read more of the file, you can use the 'offset' and 'limit' parameters in a subsequent 'read_file' call. For example, to read the next section of the file, use offset: {}.\n\n--- FILE CONTENT (truncated) ---\n{body}",
+        js(first),
+        js(end_line),
+        js(total),
+        js(next)
+    );
+    ToolResult::text(llm, display)
+}
+
+fn read_error(abs: &Path, rel: &str, err: &std::io::Error) -> ToolResult {
+    let msg = node_error(err, "open", abs).map_or_else(|| err.to_string(), |(_, m)| m);
+    ToolResult::error(
+        ToolErrorKind::ReadContentFailure,
+        format!("Error reading file {}: {msg}", abs.display()),
+        format!("Error reading file {rel}: {msg}"),
+    )
+}
+
+/// Reads the file (blocking).
+fn read(abs: &Path, rel: &str, offset: Option<f64>, limit: Option<f64>) -> ToolResult {
+    let meta = match std::fs::metadata(abs) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return ToolResult::error(
+                ToolErrorKind::FileNotFound,
+                format!("File not found: {}", abs.display()),
+                "File not found.",
+            );
+        }
+        Err(e) => return read_error(abs, rel, &e),
+    };
+    if meta.is_dir() {
+        return ToolResult::error(
+            ToolErrorKind::TargetIsDirectory,
+            format!("Path is a directory, not a file: {}", abs.display()),
+            "Path is a directory.",
+        );
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        let mb = meta.len() as f64 / (1024.0 * 1024.0);
+        return ToolResult::error(
+            ToolErrorKind::FileTooLarge,
+            format!(
+                "File size exceeds the 20MB limit: {} ({mb:.2}MB)",
+                abs.display()
+            ),
+            "File size exceeds the 20MB limit.",
+        );
+    }
+    let mut head = Vec::with_capacity(4096);
+    let opened = std::fs::File::open(abs).and_then(|f| f.take(4096).read_to_end(&mut head));
+    if let Err(e) = opened {
+        return read_error(abs, rel, &e);
+    }
+    let kind = detect_kind(abs, &head);
+    if kind == FileKind::Binary {
+        return ToolResult::text(
+            format!("Cannot display content of binary file: {rel}"),
+            format!("Skipped binary file: {rel}"),
+        );
+    }
+    if kind == FileKind::Svg && meta.len() > SVG_MAX_BYTES {
+        return ToolResult::text(
+            format!("Cannot display content of SVG file larger than 1MB: {rel}"),
+            format!("Skipped large SVG file (>1MB): {rel}"),
+        );
+    }
+    let bytes = match std::fs::read(abs) {
+        Ok(b) => b,
+        Err(e) => return read_error(abs, rel, &e),
+    };
+    match kind {
+        FileKind::Text => text_result(&decode_text(&bytes), rel, offset, limit),
+        FileKind::Svg => ToolResult::text(decode_text(&bytes), format!("Read SVG as text: {rel}")),
+        FileKind::Image | FileKind::Pdf | FileKind::Audio | FileKind::Video | FileKind::Binary => {
+            let mime = crate::workspace::mime_type(abs)
+                .unwrap_or_else(|| "application/octet-stream".into());
+            let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+            ToolResult::parts(
+                vec![Part::inline_data(mime, data)],
+                ToolDisplay::Text(format!("Read {} file: {rel}", kind.as_str())),
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,439 @@
+//! `replace` (Edit): replaces `old_string` with `new_string` in one file, or
+//! creates a file when `old_string` is empty, with Gemini CLI v0.27.4's
+//! texts.
+//!
+//! Deliberate differences from v0.27.4: a relative path to a file that does
+//! not exist resolves against the project root (so it can be created), a
+//! near-miss `old_string` is corrected without a model call (see
+//! [`strategies`]), `allow_multiple` is accepted, non-UTF-8 files are
+//! refused instead of being rewritten lossily, and writes are atomic.
+
+mod strategies;
+#[cfg(test)]
+mod tests;
+
+use super::list_directory::{node_message, str_arg};
+use super::{filter_options_from_settings, shorten_path};
+use crate::tools::diff::unified_diff;
+use crate::tools::{
+    ConfirmationDetails, FileDiff, Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation,
+    ToolKind, ToolResult,
+};
+use crate::workspace::{FilterOptions, Workspace, write_atomic};
+use futures::future::BoxFuture;
+use gemini_rs_protocol::Part;
+use serde_json::{Map, Value, json};
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use strategies::Expected;
+use tokio_util::sync::CancellationToken;
+
+/// Directories `correctPath`'s search visits per workspace dir.
+const MAX_SEARCH_DIRS: usize = 50;
+
+/// The `replace` tool.
+pub struct ReplaceTool;
+
+const DESCRIPTION: &str = "Replaces text within a file. By default, replaces a single occurrence, but can replace multiple occurrences when `expected_replacements` is specified. This tool requires providing significant context around the change to ensure precise targeting. Always use the read_file tool to examine the file's current content before attempting a text replacement.
+
+The user has the ability to modify the `new_string` content. If modified, this will be stated in the response.
+
+Expectation for required parameters:
+1. `file_path` is the path to the file to modify.
+2. `old_string` MUST be the exact literal text to replace (including all whitespace, indentation, newlines, and surrounding code etc.).
+3. `new_string` MUST be the exact literal text to replace `old_string` with (also including all whitespace, indentation, newlines, and surrounding code etc.). Ensure the resulting code is correct and idiomatic and that `old_string` and `new_string` are different.
+4. `instruction` is the detailed instruction of what needs to be changed.
+5. NEVER escape `old_string` or `new_string`, that would break the exact literal text requirement.
+**Important:** If ANY of the above are not satisfied, the tool will fail. CRITICAL for `old_string`: Must uniquely identify the single instance to change. Include at least 3 lines of context BEFORE and AFTER the target text, matching whitespace and indentation precisely. If this string matches multiple locations, or does not match exactly, the tool will fail.
+**Multiple replacements:** Set `expected_replacements` to the number of occurrences you want to replace. The tool will replace ALL occurrences that match `old_string` exactly. Ensure the number of replacements matches your expectation.";
+
+fn schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        json!({
+            "properties": {
+                "file_path": {
+                    "description": "The path to the file to modify.",
+                    "type": "string"
+                },
+                "instruction": {
+                    "description": "A clear, semantic instruction for the code change, acting as a high-quality prompt for an expert LLM assistant. It must be self-contained and explain the goal of the change.",
+                    "type": "string"
+                },
+                "old_string": {
+                    "description": "The exact literal text to replace, preferably unescaped. For single replacements (default), include at least 3 lines of context BEFORE and AFTER the target text, matching whitespace and indentation precisely. For multiple replacements, specify expected_replacements parameter. If this string is not the exact literal text (i.e. you escaped it) or does not match exactly, the tool will fail.",
+                    "type": "string"
+                },
+                "new_string": {
+                    "description": "The exact literal text to replace `old_string` with, preferably unescaped. Provide the EXACT text. Ensure the resulting code is correct and idiomatic.",
+                    "type": "string"
+                },
+                "expected_replacements": {
+                    "type": "number",
+                    "description": "Number of replacements expected. Defaults to 1 if not specified. Use when you want to replace multiple occurrences.",
+                    "minimum": 1
+                }
+            },
+            "required": ["file_path", "instruction", "old_string", "new_string"],
+            "type": "object"
+        })
+    })
+}
+
+impl Tool for ReplaceTool {
+    fn name(&self) -> &str {
+        "replace"
+    }
+
+    fn display_name(&self) -> &str {
+        "Edit"
+    }
+
+    fn description(&self) -> &str {
+        DESCRIPTION
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Edit
+    }
+
+    fn parameter_schema(&self) -> &Value {
+        schema()
+    }
+
+    fn build(&self, args: &Map<String, Value>, ctx: &ToolContext) -> Result<Box<dyn ToolInvocation>, ToolError> {
+        let file_path = str_arg(args, "file_path").unwrap_or_default();
+        if file_path.is_empty() {
+            return Err(ToolError::invalid_params("The 'file_path' parameter must be non-empty."));
+        }
+        let filter = filter_options_from_settings(&ctx.settings);
+        let abs = correct_path(&ctx.workspace, &file_path, &filter).map_err(ToolError::invalid_params)?;
+        ctx.workspace.check_access(&abs).map_err(ToolError::invalid_params)?;
+        // `allow_multiple` (later versions): true = any count from 1.
+        let expected = match (args.get("expected_replacements").and_then(Value::as_f64), args.get("allow_multiple")) {
+            (Some(n), _) => Expected::Exactly(n.max(1.0) as u64),
+            (None, Some(Value::Bool(true))) => Expected::AnyAtLeastOne,
+            (None, _) => Expected::Exactly(1),
+        };
+        Ok(Box::new(ReplaceInvocation {
+            rel: ctx.workspace.relative(&abs),
+            abs,
+            old_string: str_arg(args, "old_string").unwrap_or_default(),
+            new_string: str_arg(args, "new_string").unwrap_or_default(),
+            expected,
+            modified_by_user: args.get("modified_by_user").and_then(Value::as_bool).unwrap_or(false),
+        }))
+    }
+}
+
+/// Gemini CLI's `correctPath`: an absolute path as is; a relative one
+/// against the root when it exists there, else the one file below the
+/// workspace dirs whose path ends with it; none found: against the root.
+fn correct_path(ws: &Workspace, p: &str, filter: &FilterOptions) -> Result<PathBuf, String> {
+    let direct = ws.resolve(p);
+    if Path::new(p).is_absolute() || direct.exists() {
+        return Ok(direct);
+    }
+    let wanted = p.trim_start_matches("./").replace('\\', "/");
+    let Some(base) = Path::new(&wanted).file_name().map(|n| n.to_os_string()) else {
+        return Ok(direct);
+    };
+    let mut matches: Vec<PathBuf> = Vec::new();
+    for dir in ws.dirs() {
+        for found in bfs_find(ws, dir, &base, filter) {
+            if found.to_string_lossy().ends_with(&wanted) && !matches.contains(&found) {
+                matches.push(found);
+            }
+        }
+    }
+    match matches.len() {
+        0 => Ok(direct),
+        1 => Ok(matches.remove(0)),
+        _ => {
+            let list: Vec<String> = matches.iter().map(|m| m.display().to_string()).collect();
+            Err(format!(
+                "The file path '{p}' is ambiguous and matches multiple files. Please provide a more specific path. Matches: {}",
+                list.join(", ")
+            ))
+        }
+    }
+}
+
+/// Breadth-first search for files named `name` below `root`, visiting at
+/// most [`MAX_SEARCH_DIRS`] directories and skipping ignored entries.
+fn bfs_find(ws: &Workspace, root: &Path, name: &std::ffi::OsStr, filter: &FilterOptions) -> Vec<PathBuf> {
+    let mut queue = VecDeque::from([root.to_path_buf()]);
+    let mut found = Vec::new();
+    let mut scanned = 0;
+    while let Some(dir) = queue.pop_front() {
+        if scanned >= MAX_SEARCH_DIRS {
+            break;
+        }
+        scanned += 1;
+        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+        let mut entries: Vec<std::fs::DirEntry> = rd.filter_map(Result::ok).collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            let path = entry.path();
+            let Ok(ft) = entry.file_type() else { continue };
+            if ws.is_ignored(&path, filter) {
+                continue;
+            }
+            let entry_name = entry.file_name();
+            if ft.is_dir() {
+                if !super::grep::HARD_EXCLUDED_DIRS.contains(&entry_name.to_string_lossy().as_ref()) {
+                    queue.push_back(path);
+                }
+            } else if entry_name == name {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+#[derive(Clone)]
+struct ReplaceInvocation {
+    abs: PathBuf,
+    rel: String,
+    old_string: String,
+    new_string: String,
+    expected: Expected,
+    modified_by_user: bool,
+}
+
+/// A computed edit, ready to confirm and write.
+struct Plan {
+    /// LF-normalised current content (`None` for a new file).
+    original: Option<String>,
+    /// LF content after the edit (a new file: `new_string` as given).
+    new_content: String,
+    /// Whether the original used CRLF.
+    crlf: bool,
+    occurrences: u64,
+    fuzzy_note: Option<String>,
+}
+
+/// Why an edit cannot be made: kind, message for the model, display text,
+/// and the llmContent when it differs from the message.
+struct Failure {
+    kind: ToolErrorKind,
+    raw: String,
+    display: String,
+    llm: Option<String>,
+}
+
+impl Failure {
+    fn new(kind: ToolErrorKind, raw: String, display: &str) -> Failure {
+        Failure { kind, raw, display: format!("Error: {display}"), llm: None }
+    }
+
+    fn into_result(self) -> ToolResult {
+        let mut r = ToolResult::error(self.kind, self.raw, self.display);
+        if let Some(llm) = self.llm {
+            r.llm_content = vec![Part::text(llm)];
+        }
+        r
+    }
+}
+
+impl ReplaceInvocation {
+    /// Gemini CLI's `calculateEdit`.
+    fn plan(&self) -> Result<Plan, Failure> {
+        let abs = &self.abs;
+        let current = match std::fs::read(abs) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(s) => Some(s),
+                Err(_) => {
+                    let msg = format!("File is not valid UTF-8 text and cannot be edited safely: {}", abs.display());
+                    return Err(Failure {
+                        kind: ToolErrorKind::EditPreparationFailure,
+                        llm: Some(format!("Error preparing edit: {msg}")),
+                        display: format!("Error preparing edit: {msg}"),
+                        raw: msg,
+                    });
+                }
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => {
+                let msg = node_message(&e, "open", abs);
+                return Err(Failure {
+                    kind: ToolErrorKind::EditPreparationFailure,
+                    llm: Some(format!("Error preparing edit: {msg}")),
+                    display: format!("Error preparing edit: {msg}"),
+                    raw: msg,
+                });
+            }
+        };
+        let Some(raw_content) = current else {
+            if self.old_string.is_empty() {
+                return Ok(Plan {
+                    original: None,
+                    new_content: self.new_string.clone(),
+                    crlf: false,
+                    occurrences: 1,
+                    fuzzy_note: None,
+                });
+            }
+            return Err(Failure::new(
+                ToolErrorKind::FileNotFound,
+                format!("File not found: {}", abs.display()),
+                "File not found. Cannot apply edit. Use an empty old_string to create a new file.",
+            ));
+        };
+        if self.old_string.is_empty() {
+            return Err(Failure::new(
+                ToolErrorKind::AttemptToCreateExistingFile,
+                format!("File already exists, cannot create: {}", abs.display()),
+                "Failed to edit. Attempted to create a file that already exists.",
+            ));
+        }
+        let crlf = raw_content.contains("\r\n");
+        let content = raw_content.replace("\r\n", "\n");
+        let old = self.old_string.replace("\r\n", "\n");
+        let new = self.new_string.replace("\r\n", "\n");
+        let r = strategies::calculate(&content, &old, &new, self.expected);
+        if r.occurrences == 0 {
+            return Err(Failure::new(
+                ToolErrorKind::EditNoOccurrenceFound,
+                format!("Failed to edit, 0 occurrences found for old_string in {}. Ensure you're not escaping content incorrectly and check whitespace, indentation, and context. Use read_file tool to verify.", abs.display()),
+                "Failed to edit, could not find the string to replace.",
+            ));
+        }
+        if let Expected::Exactly(e) = self.expected {
+            if r.occurrences != e {
+                let term = if e == 1 { "occurrence" } else { "occurrences" };
+                return Err(Failure::new(
+                    ToolErrorKind::EditExpectedOccurrenceMismatch,
+                    format!(
+                        "Failed to edit, Expected {e} {term} but found {} for old_string in file: {}",
+                        r.occurrences,
+                        abs.display()
+                    ),
+                    &format!("Failed to edit, expected {e} occurrence(s) but found {}.", r.occurrences),
+                ));
+            }
+        }
+        if old == new {
+            return Err(Failure::new(
+                ToolErrorKind::EditNoChange,
+                format!("No changes to apply. The old_string and new_string are identical in file: {}", abs.display()),
+                "No changes to apply. The old_string and new_string are identical.",
+            ));
+        }
+        Ok(Plan {
+            original: Some(content),
+            new_content: r.content,
+            crlf,
+            occurrences: r.occurrences,
+            fuzzy_note: strategies::fuzzy_note(&r.fuzzy_ranges),
+        })
+    }
+
+    fn file_name(&self) -> String {
+        self.abs.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    }
+
+    /// Computes, writes and reports the edit (blocking).
+    fn run(&self, ctx: &ToolContext) -> ToolResult {
+        if let Err(msg) = ctx.workspace.check_access(&self.abs) {
+            return ToolResult::error(ToolErrorKind::PathNotInWorkspace, msg, "Error: Path not in workspace.");
+        }
+        let plan = match self.plan() {
+            Ok(p) => p,
+            Err(f) => return f.into_result(),
+        };
+        let bytes = if plan.crlf { plan.new_content.replace('\n', "\r\n") } else { plan.new_content.clone() };
+        if let Err(e) = write_atomic(&self.abs, bytes.as_bytes()) {
+            let msg = node_message(&e, "open", &self.abs);
+            return Failure {
+                kind: ToolErrorKind::FileWriteFailure,
+                llm: Some(format!("Error executing edit: {msg}")),
+                display: format!("Error executing edit: {msg}"),
+                raw: msg,
+            }
+            .into_result();
+        }
+        let mut parts = vec![match &plan.original {
+            None => format!("Created new file: {} with provided content.", self.abs.display()),
+            Some(_) => format!("Successfully modified file: {} ({} replacements).", self.abs.display(), plan.occurrences),
+        }];
+        parts.extend(plan.fuzzy_note.clone());
+        if self.modified_by_user {
+            parts.push(format!("User modified the `new_string` content to be: {}.", self.new_string));
+        }
+        let display = match &plan.original {
+            None => ToolDisplay::Text(format!("Created {}", shorten_path(&self.rel))),
+            Some(original) => {
+                let name = self.file_name();
+                ToolDisplay::FileDiff(FileDiff {
+                    file_diff: unified_diff(original, &plan.new_content, "Current", "Proposed", &name),
+                    file_name: name,
+                    file_path: self.abs.display().to_string(),
+                    original_content: plan.original.clone(),
+                    new_content: plan.new_content.clone(),
+                })
+            }
+        };
+        ToolResult::parts(vec![Part::text(parts.join(" "))], display)
+    }
+}
+
+/// The first line of `s`, at most 30 characters, `...` when `s` is longer.
+fn snippet(s: &str) -> String {
+    let first: String = s.split('\n').next().unwrap_or("").chars().take(30).collect();
+    if s.chars().count() > 30 {
+        format!("{first}...")
+    } else {
+        first
+    }
+}
+
+impl ToolInvocation for ReplaceInvocation {
+    fn description(&self) -> String {
+        let rel = shorten_path(&self.rel);
+        if self.old_string.is_empty() {
+            return format!("Create {rel}");
+        }
+        if self.old_string == self.new_string {
+            return format!("No file changes to {rel}");
+        }
+        format!("{rel}: {} => {}", snippet(&self.old_string), snippet(&self.new_string))
+    }
+
+    fn locations(&self) -> Vec<PathBuf> {
+        vec![self.abs.clone()]
+    }
+
+    fn confirmation<'a>(&'a self, _ctx: &'a ToolContext) -> BoxFuture<'a, Option<ConfirmationDetails>> {
+        Box::pin(async move {
+            let plan = self.plan().ok()?;
+            let name = self.file_name();
+            let file_diff = unified_diff(
+                plan.original.as_deref().unwrap_or(""),
+                &plan.new_content,
+                "Current",
+                "Proposed",
+                &name,
+            );
+            Some(ConfirmationDetails::Edit {
+                title: format!("Confirm Edit: {}", shorten_path(&self.rel)),
+                file_name: name,
+                file_path: self.abs.clone(),
+                file_diff,
+                original_content: plan.original,
+                new_content: plan.new_content,
+            })
+        })
+    }
+
+    fn execute<'a>(&'a self, ctx: &'a ToolContext, _cancel: CancellationToken) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move {
+            let (this, ctx) = (self.clone(), ctx.clone());
+            tokio::task::spawn_blocking(move || this.run(&ctx))
+                .await
+                .unwrap_or_else(|e| Failure::new(ToolErrorKind::FileWriteFailure, e.to_string(), "Edit failed.").into_result())
+        })
+    }
+}

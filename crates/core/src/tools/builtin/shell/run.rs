@@ -1,0 +1,354 @@
+//! Runs `bash -c` in its own process group with stdout and stderr on one
+//! pipe, feeds the output to a [`LineSink`], and enforces cancellation,
+//! the inactivity and total timeouts and the background hand-off.
+
+use super::render::{LineSink, Renderer};
+use std::io::{self, Write};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+use tokio::io::AsyncReadExt;
+use tokio::net::unix::pipe;
+use tokio::process::{Child, Command};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// How long the group gets between SIGTERM and SIGKILL.
+const KILL_GRACE: Duration = Duration::from_secs(1);
+/// Most output read after bash exited (background jobs may keep writing).
+const DRAIN_LIMIT: usize = 8 * 1024 * 1024;
+
+/// What to run and how.
+pub(crate) struct Spec<'a> {
+    /// The script for `bash -c`.
+    pub script: &'a str,
+    /// Working directory.
+    pub cwd: &'a Path,
+    /// Variables added to the inherited environment.
+    pub env: &'a [(&'a str, String)],
+    /// Inactivity timeout (reset on every output).
+    pub inactivity: Option<Duration>,
+    /// Total timeout.
+    pub total: Option<Duration>,
+    /// For `is_background`: how long to wait before handing the process
+    /// off, and the log file its later output goes to.
+    pub background: Option<(Duration, PathBuf)>,
+}
+
+/// Why a run was stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Abort {
+    /// The cancellation token fired.
+    Cancelled,
+    /// No output for the inactivity timeout.
+    Inactive,
+    /// The total timeout passed.
+    TimedOut,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Ending {
+    /// bash exited by itself.
+    Exited {
+        /// Exit code, if it exited normally.
+        code: Option<i32>,
+        /// Signal number, if a signal killed it.
+        signal: Option<i32>,
+        /// Other processes still in the group afterwards.
+        background_pids: Vec<u32>,
+    },
+    /// We stopped it.
+    Aborted(Abort),
+    /// Still running after the background delay; a task owns it now.
+    Backgrounded,
+}
+
+/// The process group leader's pid and how the run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Outcome {
+    /// Pid of bash, which is also the process group id.
+    pub pid: u32,
+    /// How it ended.
+    pub ending: Ending,
+}
+
+/// Stops the whole group if the run is dropped half-way (the caller
+/// stopped polling us): SIGTERM now, SIGKILL after [`KILL_GRACE`] from a
+/// helper thread, since a destructor cannot wait.
+struct GroupGuard {
+    pgid: i32,
+    armed: bool,
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if !self.armed || !signal_group(self.pgid, libc::SIGTERM) {
+            return;
+        }
+        let pgid = self.pgid;
+        let spawned = std::thread::Builder::new()
+            .name("shell-kill".into())
+            .spawn(move || {
+                let deadline = std::time::Instant::now() + KILL_GRACE;
+                while std::time::Instant::now() < deadline {
+                    if !group_alive(pgid) {
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                signal_group(pgid, libc::SIGKILL);
+            });
+        if spawned.is_err() {
+            signal_group(pgid, libc::SIGKILL);
+        }
+    }
+}
+
+fn signal_group(pgid: i32, sig: i32) -> bool {
+    if pgid <= 0 {
+        return false;
+    }
+    // SAFETY: a plain syscall on a process group we created.
+    unsafe { libc::kill(-pgid, sig) == 0 }
+}
+
+/// Spawns bash and streams its output into `sink` until it ends, is
+/// aborted or goes to the background.
+pub(crate) async fn run(
+    spec: Spec<'_>,
+    sink: &mut (dyn LineSink + Send),
+    cancel: &CancellationToken,
+) -> io::Result<Outcome> {
+    let (reader, writer) = io::pipe()?;
+    let writer2 = writer.try_clone()?;
+    let mut cmd = Command::new("bash");
+    cmd.arg("-c")
+        .arg(spec.script)
+        .current_dir(spec.cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::from(writer2))
+        .process_group(0)
+        .kill_on_drop(false);
+    for (k, v) in spec.env {
+        cmd.env(k, v);
+    }
+    let spawned = cmd.spawn();
+    // Our copies of the write end must go, or the pipe never ends.
+    drop(cmd);
+    let mut child = spawned?;
+    let pid = child.id().unwrap_or(0);
+    let pgid = i32::try_from(pid).unwrap_or(0);
+    let mut guard = GroupGuard { pgid, armed: true };
+    let mut rx = pipe::Receiver::from_owned_fd(OwnedFd::from(reader))?;
+    let mut renderer = Renderer::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let started = Instant::now();
+    let mut last_output = started;
+    let mut pipe_open = true;
+    let bg_deadline = spec.background.as_ref().map(|(d, _)| started + *d);
+
+    let status = loop {
+        let inactive_at = spec.inactivity.map(|d| last_output + d);
+        let total_at = spec.total.map(|d| started + d);
+        let deadline = match (inactive_at, total_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => {
+                return abort(child, pid, guard, &mut renderer, sink, Abort::Cancelled).await;
+            }
+            () = sleep_until(deadline) => {
+                let why = if total_at.is_some_and(|t| Instant::now() >= t) {
+                    Abort::TimedOut
+                } else {
+                    Abort::Inactive
+                };
+                return abort(child, pid, guard, &mut renderer, sink, why).await;
+            }
+            status = child.wait() => break status?,
+            read = rx.read(&mut buf), if pipe_open => match read {
+                Ok(0) => pipe_open = false,
+                Ok(n) => {
+                    renderer.feed(&buf[..n], sink);
+                    last_output = Instant::now();
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => pipe_open = false,
+            },
+            () = sleep_until(bg_deadline) => {
+                if let Some((_, log)) = spec.background {
+                    guard.armed = false;
+                    renderer.finish(sink);
+                    hand_off(child, rx, renderer, log);
+                    return Ok(Outcome { pid, ending: Ending::Backgrounded });
+                }
+            }
+        }
+    };
+    if pipe_open {
+        drain(&rx, &mut buf, &mut renderer, sink);
+    }
+    renderer.finish(sink);
+    guard.armed = false;
+    let background_pids = group_members(pgid);
+    Ok(Outcome {
+        pid,
+        ending: exited(status, background_pids),
+    })
+}
+
+fn exited(status: ExitStatus, background_pids: Vec<u32>) -> Ending {
+    Ending::Exited {
+        code: status.code(),
+        signal: status.signal(),
+        background_pids,
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Reads what is already in the pipe without waiting (bash has exited;
+/// anything its foreground commands wrote is there).
+fn drain(rx: &pipe::Receiver, buf: &mut [u8], renderer: &mut Renderer, sink: &mut dyn LineSink) {
+    let fd = rx.as_raw_fd();
+    let mut total = 0;
+    while total < DRAIN_LIMIT {
+        // SAFETY: reading into a buffer we own from a non-blocking pipe fd
+        // that `rx` keeps open.
+        let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+        let Ok(n) = usize::try_from(n) else {
+            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return;
+        };
+        if n == 0 {
+            return;
+        }
+        renderer.feed(&buf[..n], sink);
+        total += n;
+    }
+}
+
+/// SIGTERM to the group, SIGKILL after [`KILL_GRACE`] if anything of it is
+/// left; keeps rendering what arrives meanwhile.
+async fn abort(
+    mut child: Child,
+    pid: u32,
+    mut guard: GroupGuard,
+    renderer: &mut Renderer,
+    sink: &mut (dyn LineSink + Send),
+    why: Abort,
+) -> io::Result<Outcome> {
+    let pgid = guard.pgid;
+    signal_group(pgid, libc::SIGTERM);
+    let deadline = Instant::now() + KILL_GRACE;
+    let mut reaped = false;
+    loop {
+        if !reaped {
+            reaped = matches!(child.try_wait(), Ok(Some(_)));
+        }
+        if reaped && !group_alive(pgid) {
+            break;
+        }
+        if Instant::now() >= deadline {
+            signal_group(pgid, libc::SIGKILL);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    if !reaped {
+        let _ = child.wait().await;
+    }
+    guard.armed = false;
+    renderer.finish(sink);
+    Ok(Outcome {
+        pid,
+        ending: Ending::Aborted(why),
+    })
+}
+
+fn group_alive(pgid: i32) -> bool {
+    !group_members(pgid).is_empty()
+}
+
+/// Pids of the live (non-zombie) processes whose process group is `pgid`,
+/// ascending, from `/proc`.
+pub(crate) fn group_members(pgid: i32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut pids: Vec<u32> = entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            // `pid (comm) state ppid pgrp …`; comm may contain anything.
+            let Some(rest) = stat.rfind(')').and_then(|i| stat.get(i + 1..)) else {
+                return false;
+            };
+            let mut fields = rest.split_whitespace();
+            let state = fields.next();
+            let pgrp = fields.nth(1).and_then(|p| p.parse::<i32>().ok());
+            pgrp == Some(pgid) && state != Some("Z") && state != Some("X")
+        })
+        .collect();
+    pids.sort_unstable();
+    pids
+}
+
+/// Writes rendered lines to a log file.
+struct LogSink(io::BufWriter<std::fs::File>);
+
+impl LineSink for LogSink {
+    fn fragment(&mut self, text: &str) {
+        let _ = self.0.write_all(text.as_bytes());
+    }
+    fn newline(&mut self) {
+        let _ = self.0.write_all(b"\n");
+        let _ = self.0.flush();
+    }
+}
+
+/// Keeps reading a backgrounded process's output into `log` and reaps it.
+fn hand_off(mut child: Child, mut rx: pipe::Receiver, mut renderer: Renderer, log: PathBuf) {
+    tokio::spawn(async move {
+        let file = log
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::File::create(&log));
+        let mut sink = file.ok().map(|f| LogSink(io::BufWriter::new(f)));
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut pipe_open = true;
+        let mut exited = false;
+        while pipe_open || !exited {
+            tokio::select! {
+                read = rx.read(&mut buf), if pipe_open => match read {
+                    Ok(0) | Err(_) => pipe_open = false,
+                    Ok(n) => {
+                        if let Some(sink) = sink.as_mut() {
+                            renderer.feed(&buf[..n], sink);
+                        }
+                    }
+                },
+                _ = child.wait(), if !exited => exited = true,
+            }
+        }
+        if let Some(mut sink) = sink {
+            renderer.finish(&mut sink);
+            let _ = sink.0.flush();
+        }
+    });
+}

@@ -1,0 +1,558 @@
+//! Tests with real processes: the A.8 examples and the hard cases.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::ShellTool;
+use super::run::group_members;
+use crate::config::Settings;
+use crate::tools::{ConfirmationDetails, Tool, ToolContext, ToolRegistry, ToolResult};
+use crate::workspace::Workspace;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+struct Env {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    ctx: ToolContext,
+}
+
+fn env_with(settings: Value) -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap().join("w");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    let temp = root.parent().unwrap().join("tmp");
+    let ws = Workspace::new(root.clone(), Vec::new(), temp);
+    let ctx = ToolContext::new(
+        Arc::new(ws),
+        Arc::new(Settings::from_value(settings)),
+        "gemini-2.5-pro",
+    );
+    Env {
+        _dir: dir,
+        root,
+        ctx,
+    }
+}
+
+fn env() -> Env {
+    env_with(json!({}))
+}
+
+async fn call(env: &Env, args: Value) -> ToolResult {
+    call_with(env, args, CancellationToken::new()).await
+}
+
+async fn call_with(env: &Env, args: Value, cancel: CancellationToken) -> ToolResult {
+    let inv = ShellTool
+        .build(args.as_object().unwrap(), &env.ctx)
+        .unwrap();
+    inv.execute(&env.ctx, cancel).await
+}
+
+/// The result text with the PGID and background pids replaced.
+fn norm(text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            if l.starts_with("Process Group PGID: ") {
+                "Process Group PGID: <n>".to_string()
+            } else if l.starts_with("Background PIDs: ") {
+                "Background PIDs: <pids>".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+async fn out(env: &Env, command: &str) -> String {
+    let r = call(env, json!({ "command": command })).await;
+    assert!(r.error.is_none(), "{r:?}");
+    norm(&r.llm_text())
+}
+
+fn pgid_of(text: &str) -> i32 {
+    text.lines()
+        .find_map(|l| l.strip_prefix("Process Group PGID: "))
+        .and_then(|p| p.parse().ok())
+        .expect("a PGID line")
+}
+
+#[tokio::test]
+async fn a8_examples() {
+    let e = env();
+    let cases = [
+        ("echo hi", "Output: hi\nProcess Group PGID: <n>"),
+        (
+            "echo hi; exit 3",
+            "Output: hi\nExit Code: 3\nProcess Group PGID: <n>",
+        ),
+        ("echo $(echo sub)", "Output: sub\nProcess Group PGID: <n>"),
+        (
+            "echo out; echo err >&2; echo out2",
+            "Output: out\nerr\nout2\nProcess Group PGID: <n>",
+        ),
+        ("true", "Output: (empty)\nProcess Group PGID: <n>"),
+        (
+            "sleep 1 &",
+            "Output: (empty)\nBackground PIDs: <pids>\nProcess Group PGID: <n>",
+        ),
+        (
+            "echo before; kill -9 $$",
+            "Output: before\nSignal: 9\nProcess Group PGID: <n>",
+        ),
+        (
+            "echo $GEMINI_CLI $TERM $PAGER $GIT_PAGER",
+            "Output: 1 xterm-256color cat cat\nProcess Group PGID: <n>",
+        ),
+        (
+            "printf 'a\\tb\\n  lead\\ntrail   \\n'",
+            "Output: a       b\n  lead\ntrail   \nProcess Group PGID: <n>",
+        ),
+        (
+            "printf 'x%.0s' $(seq 1 100); echo",
+            &format!("Output: {}\nProcess Group PGID: <n>", "x".repeat(100)),
+        ),
+    ];
+    for (cmd, want) in cases {
+        assert_eq!(out(&e, cmd).await, want, "command {cmd:?}");
+    }
+}
+
+#[tokio::test]
+async fn a8_dir_path() {
+    let e = env();
+    let r = call(&e, json!({"command": "pwd", "dir_path": "sub"})).await;
+    assert_eq!(
+        norm(&r.llm_text()),
+        format!("Output: {}/sub\nProcess Group PGID: <n>", e.root.display())
+    );
+    let r = call(&e, json!({"command": "pwd", "dir_path": "nope"})).await;
+    assert!(r.error.is_none());
+    assert_eq!(
+        norm(&r.llm_text()),
+        "Output: chdir(2) failed.: No such file or directory\nExit Code: 1\nProcess Group PGID: <n>"
+    );
+    // Outside the workspace: refused before anything runs.
+    let err = ShellTool
+        .build(
+            json!({"command": "pwd", "dir_path": "/"})
+                .as_object()
+                .unwrap(),
+            &e.ctx,
+        )
+        .err()
+        .unwrap();
+    assert!(
+        err.message
+            .starts_with("Path not in workspace: Attempted path \"/\""),
+        "{}",
+        err.message
+    );
+    // The alias.
+    let mut args = json!({"command": "pwd", "directory": "sub"})
+        .as_object()
+        .unwrap()
+        .clone();
+    ShellTool.normalize_args(&mut args);
+    assert_eq!(args.get("dir_path"), Some(&json!("sub")));
+}
+
+#[tokio::test]
+async fn a8_validation() {
+    let e = env();
+    let err = ShellTool
+        .build(json!({"command": "  "}).as_object().unwrap(), &e.ctx)
+        .err()
+        .unwrap();
+    assert_eq!(err.message, "Command cannot be empty.");
+    let mut reg = ToolRegistry::new();
+    reg.register(Arc::new(ShellTool));
+    let err = reg
+        .build("run_shell_command", &json!({}), &e.ctx)
+        .err()
+        .unwrap();
+    assert_eq!(err.message, "params must have required property 'command'");
+}
+
+#[tokio::test]
+async fn merged_order_stdin_and_rendering() {
+    let e = env();
+    let cmd = "for i in 1 2 3; do echo o$i; echo e$i >&2; done";
+    assert_eq!(
+        out(&e, cmd).await,
+        "Output: o1\ne1\no2\ne2\no3\ne3\nProcess Group PGID: <n>"
+    );
+    // stdin is /dev/null: `cat` ends at once.
+    assert_eq!(
+        out(&e, "cat; echo done").await,
+        "Output: done\nProcess Group PGID: <n>"
+    );
+    assert_eq!(
+        out(&e, "printf '\\033[31mred\\033[0m\\n'").await,
+        "Output: red\nProcess Group PGID: <n>"
+    );
+    assert_eq!(
+        out(&e, "printf '10%%\\r100%%\\r\\n'").await,
+        "Output: 100%\nProcess Group PGID: <n>"
+    );
+    assert_eq!(
+        out(&e, "nosuchcommand_xyz").await,
+        "Output: bash: line 1: nosuchcommand_xyz: command not found\nExit Code: 127\nProcess Group PGID: <n>"
+    );
+    assert_eq!(
+        out(&e, "bash -c 'echo wrapped'").await,
+        "Output: wrapped\nProcess Group PGID: <n>"
+    );
+}
+
+#[tokio::test]
+async fn pgid_is_the_shell_and_background_pids_are_listed() {
+    let e = env();
+    let r = call(&e, json!({"command": "echo $$; sleep 2 & echo $!"})).await;
+    let text = r.llm_text();
+    let pgid = pgid_of(&text);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], format!("Output: {pgid}"));
+    let bg = lines[1];
+    assert_eq!(lines[2], format!("Background PIDs: {bg}"));
+    assert_eq!(group_members(pgid), [bg.parse::<u32>().unwrap()]);
+    kill_group(pgid);
+}
+
+fn kill_group(pgid: i32) {
+    // SAFETY: test cleanup of a group the test started.
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+}
+
+async fn wait_gone(pgid: i32, within: Duration) -> bool {
+    let until = Instant::now() + within;
+    while Instant::now() < until {
+        if group_members(pgid).is_empty() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    group_members(pgid).is_empty()
+}
+
+fn pid_file_command(e: &Env, body: &str) -> (String, PathBuf) {
+    let f = e
+        .root
+        .join(format!("pid-{}", uuid::Uuid::new_v4().simple()));
+    (format!("echo $$ > {}; {body}", f.display()), f)
+}
+
+async fn read_pid(f: &Path) -> i32 {
+    for _ in 0..200 {
+        if let Ok(s) = std::fs::read_to_string(f) {
+            if let Ok(p) = s.trim().parse() {
+                return p;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("no pid file");
+}
+
+#[tokio::test]
+async fn cancellation_kills_the_whole_group() {
+    let e = env();
+    let (cmd, f) = pid_file_command(&e, "echo started; sleep 30 & sleep 30");
+    let cancel = CancellationToken::new();
+    let c2 = cancel.clone();
+    let f2 = f.clone();
+    let canceller = tokio::spawn(async move {
+        let pid = read_pid(&f2).await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        c2.cancel();
+        pid
+    });
+    let start = Instant::now();
+    let r = call_with(&e, json!({ "command": cmd }), cancel).await;
+    let pgid = canceller.await.unwrap();
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert_eq!(
+        r.llm_text(),
+        "Command was cancelled by user before it could complete. Below is the output before it was cancelled:\nstarted"
+    );
+    assert!(
+        wait_gone(pgid, Duration::from_millis(500)).await,
+        "group {pgid} survived"
+    );
+}
+
+#[tokio::test]
+async fn sigterm_ignored_gets_sigkill_after_a_second() {
+    let e = env();
+    let (cmd, f) = pid_file_command(
+        &e,
+        "trap '' TERM; sleep 30 & trap '' TERM; while :; do sleep 0.05; done",
+    );
+    let cancel = CancellationToken::new();
+    let c2 = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        c2.cancel();
+    });
+    let start = Instant::now();
+    let r = call_with(&e, json!({ "command": cmd }), cancel).await;
+    let pgid = read_pid(&f).await;
+    let took = start.elapsed();
+    assert!(
+        took >= Duration::from_millis(1200) && took < Duration::from_secs(4),
+        "{took:?}"
+    );
+    assert!(
+        r.llm_text()
+            .ends_with("There was no output before it was cancelled.")
+    );
+    assert!(wait_gone(pgid, Duration::from_millis(500)).await);
+}
+
+#[tokio::test]
+async fn dropping_the_call_kills_the_group() {
+    let e = env();
+    let (cmd, f) = pid_file_command(&e, "sleep 30 & sleep 30");
+    let inv = ShellTool
+        .build(json!({ "command": cmd }).as_object().unwrap(), &e.ctx)
+        .unwrap();
+    let fut = inv.execute(&e.ctx, CancellationToken::new());
+    assert!(
+        tokio::time::timeout(Duration::from_millis(400), fut)
+            .await
+            .is_err()
+    );
+    let pgid = read_pid(&f).await;
+    assert!(
+        wait_gone(pgid, Duration::from_secs(2)).await,
+        "group {pgid} survived"
+    );
+}
+
+#[tokio::test]
+async fn inactivity_and_total_timeouts() {
+    let e = env_with(json!({"tools": {"shell": {"inactivityTimeout": 0.3}}}));
+    let start = Instant::now();
+    assert_eq!(
+        call(&e, json!({"command": "echo start; sleep 20"}))
+            .await
+            .llm_text(),
+        "Command was automatically cancelled because it exceeded the timeout of 0.0 minutes without output. Below is the output before it was cancelled:\nstart"
+    );
+    let r = call(&e, json!({"command": "sleep 20"})).await;
+    assert_eq!(
+        r.llm_text(),
+        "Command was automatically cancelled because it exceeded the timeout of 0.0 minutes without output. There was no output before it was cancelled."
+    );
+    assert!(start.elapsed() < Duration::from_secs(5));
+    // Output resets the timer.
+    assert_eq!(
+        out(&e, "for i in 1 2 3 4 5 6; do echo $i; sleep 0.1; done").await,
+        "Output: 1\n2\n3\n4\n5\n6\nProcess Group PGID: <n>"
+    );
+    let e = env_with(json!({"tools": {"shell": {"timeout": 0.5}}}));
+    let r = call(
+        &e,
+        json!({"command": "while :; do echo tick; sleep 0.1; done"}),
+    )
+    .await;
+    assert!(
+        r.llm_text().starts_with(
+            "Command was automatically cancelled because it exceeded the total timeout of 0.0 minutes. Below is the output before it was cancelled:\ntick\n"
+        ),
+        "{}",
+        r.llm_text()
+    );
+}
+
+#[tokio::test]
+async fn daemons_do_not_hold_the_call() {
+    let e = env();
+    let start = Instant::now();
+    let r = call(&e, json!({"command": "(sleep 30 &) ; echo parent"})).await;
+    assert!(start.elapsed() < Duration::from_secs(3));
+    let text = r.llm_text();
+    assert_eq!(
+        norm(&text),
+        "Output: parent\nBackground PIDs: <pids>\nProcess Group PGID: <n>"
+    );
+    kill_group(pgid_of(&text));
+}
+
+#[tokio::test]
+async fn is_background_returns_with_the_pid() {
+    let e = env();
+    let start = Instant::now();
+    let r = call(
+        &e,
+        json!({"command": "echo booting; sleep 30", "is_background": true}),
+    )
+    .await;
+    assert!(start.elapsed() < Duration::from_secs(2));
+    let text = r.llm_text();
+    let pid: i32 = text
+        .strip_prefix("Command is running in background. PID: ")
+        .and_then(|t| t.split('.').next())
+        .and_then(|p| p.parse().ok())
+        .expect(&text);
+    assert_eq!(
+        text,
+        format!("Command is running in background. PID: {pid}. Initial output:\nbooting")
+    );
+    assert_eq!(
+        r.display.as_text(),
+        Some(format!("Background process started with PID {pid}.").as_str())
+    );
+    assert!(!group_members(pid).is_empty());
+    kill_group(pid);
+    // A quick command finishes within the delay and reports normally.
+    let r = call(&e, json!({"command": "echo quick", "is_background": true})).await;
+    assert_eq!(
+        norm(&r.llm_text()),
+        "Output: quick\nProcess Group PGID: <n>"
+    );
+}
+
+#[tokio::test]
+async fn small_truncation_saves_the_full_text() {
+    let e = env_with(
+        json!({"tools": {"truncateToolOutputThreshold": 100, "truncateToolOutputLines": 3}}),
+    );
+    let r = call(&e, json!({"command": "seq 1 50"})).await;
+    let text = r.llm_text();
+    let pgid = pgid_of(&text);
+    let first = text.lines().next().unwrap();
+    let file = first
+        .strip_prefix("Output too large. Showing the last 3 of 51 lines. For full output see: ")
+        .expect(&text);
+    assert!(
+        file.starts_with(
+            &e.ctx
+                .workspace
+                .project_temp_dir()
+                .join("run_shell_command_")
+                .display()
+                .to_string()
+        )
+    );
+    assert!(file.ends_with(".txt"));
+    assert_eq!(
+        text,
+        format!("{first}\n...\n49\n50\nProcess Group PGID: {pgid}")
+    );
+    let seq: Vec<String> = (1..=50).map(|i| i.to_string()).collect();
+    assert_eq!(
+        std::fs::read_to_string(file).unwrap(),
+        format!("Output: {}\nProcess Group PGID: {pgid}", seq.join("\n"))
+    );
+}
+
+fn peak_rss_kb() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+#[tokio::test]
+async fn fifty_megabytes_stay_bounded() {
+    let e = env();
+    let before = peak_rss_kb();
+    let cmd = "head -c 50000000 /dev/zero | tr '\\0' x | fold -w 100";
+    let r = call(&e, json!({ "command": cmd })).await;
+    let grew_mb = (peak_rss_kb().saturating_sub(before)) / 1024;
+    assert!(grew_mb < 64, "peak RSS grew by {grew_mb} MB");
+    let text = r.llm_text();
+    let pgid = pgid_of(&text);
+    let first = text.lines().next().unwrap();
+    let file = first
+        .strip_prefix(
+            "Output too large. Showing the last 1,000 of 500,001 lines. For full output see: ",
+        )
+        .expect(first);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1002);
+    assert_eq!(lines[1], "...");
+    assert_eq!(lines[2], "x".repeat(100));
+    assert_eq!(lines[1001], format!("Process Group PGID: {pgid}"));
+    let trailer = format!("\nProcess Group PGID: {pgid}");
+    let size = std::fs::metadata(file).unwrap().len();
+    assert_eq!(
+        size as usize,
+        "Output: ".len() + 50_000_000 + 499_999 + trailer.len()
+    );
+    let spools = std::fs::read_dir(e.ctx.workspace.project_temp_dir())
+        .unwrap()
+        .filter_map(|d| d.ok())
+        .filter(|d| d.file_name().to_string_lossy().starts_with("shell_spool_"))
+        .count();
+    assert_eq!(spools, 0);
+}
+
+#[tokio::test]
+async fn confirmation_and_description() {
+    let e = env();
+    let inv = ShellTool
+        .build(
+            json!({"command": "git status && git diff", "description": "two\nlines"})
+                .as_object()
+                .unwrap(),
+            &e.ctx,
+        )
+        .unwrap();
+    assert_eq!(
+        inv.confirmation(&e.ctx).await,
+        Some(ConfirmationDetails::Exec {
+            title: "Confirm Shell Command".into(),
+            command: "git status && git diff".into(),
+            root_commands: vec!["git".into()],
+        })
+    );
+    assert_eq!(
+        inv.description(),
+        format!(
+            "git status && git diff [current working directory {}] (two lines)",
+            e.root.display()
+        )
+    );
+    let inv = ShellTool
+        .build(
+            json!({"command": "ls", "dir_path": "sub", "is_background": true})
+                .as_object()
+                .unwrap(),
+            &e.ctx,
+        )
+        .unwrap();
+    assert_eq!(inv.description(), "ls [in sub] [background]");
+    assert_eq!(ShellTool.name(), "run_shell_command");
+    assert_eq!(ShellTool.display_name(), "Shell");
+    assert_eq!(ShellTool.kind(), crate::tools::ToolKind::Execute);
+}
+
+#[tokio::test]
+async fn display_texts() {
+    let e = env();
+    let r = call(&e, json!({"command": "echo shown"})).await;
+    assert_eq!(r.display.as_text(), Some("shown"));
+    let r = call(&e, json!({"command": "exit 4"})).await;
+    assert_eq!(r.display.as_text(), Some("Command exited with code: 4"));
+    let r = call(&e, json!({"command": "kill -TERM $$"})).await;
+    assert_eq!(
+        r.display.as_text(),
+        Some("Command terminated by signal: 15")
+    );
+    let cancel = CancellationToken::new();
+    cancel.cancel();
+    let r = call_with(&e, json!({"command": "echo never"}), cancel).await;
+    assert_eq!(
+        r.llm_text(),
+        "Command was cancelled by user before it could start."
+    );
+}

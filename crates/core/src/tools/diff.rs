@@ -1,0 +1,262 @@
+//! Unified diffs in the format of jsdiff's `createPatch` (what Gemini CLI
+//! shows for file edits), computed with `similar`.
+
+use similar::{Algorithm, DiffOp, TextDiff};
+
+/// Lines of context around a change, as jsdiff's default.
+const CONTEXT: usize = 3;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Same,
+    Removed,
+    Added,
+}
+
+/// The line diff as jsdiff's change list: consecutive blocks, removals
+/// before additions. Lines keep their `\n`.
+fn blocks<'a>(old: &'a str, new: &'a str) -> Vec<(Kind, Vec<&'a str>)> {
+    let diff = TextDiff::configure()
+        .algorithm(Algorithm::Myers)
+        .diff_lines(old, new);
+    let old_lines = diff.old_slices();
+    let new_lines = diff.new_slices();
+    let mut out: Vec<(Kind, Vec<&'a str>)> = Vec::new();
+    let mut push = |kind: Kind, lines: &[&'a str]| {
+        if lines.is_empty() {
+            return;
+        }
+        match out.last_mut() {
+            Some((k, v)) if *k == kind => v.extend_from_slice(lines),
+            _ => out.push((kind, lines.to_vec())),
+        }
+    };
+    for op in diff.ops() {
+        match *op {
+            DiffOp::Equal { old_index, len, .. } => {
+                push(Kind::Same, &old_lines[old_index..old_index + len])
+            }
+            DiffOp::Delete {
+                old_index, old_len, ..
+            } => push(Kind::Removed, &old_lines[old_index..old_index + old_len]),
+            DiffOp::Insert {
+                new_index, new_len, ..
+            } => push(Kind::Added, &new_lines[new_index..new_index + new_len]),
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => {
+                push(Kind::Removed, &old_lines[old_index..old_index + old_len]);
+                push(Kind::Added, &new_lines[new_index..new_index + new_len]);
+            }
+        }
+    }
+    out
+}
+
+struct Hunk {
+    old_start: usize,
+    old_lines: usize,
+    new_start: usize,
+    new_lines: usize,
+    lines: Vec<String>,
+}
+
+/// jsdiff's `structuredPatch` hunks (3 lines of context).
+fn hunks(old: &str, new: &str) -> Vec<Hunk> {
+    let mut diff = blocks(old, new);
+    diff.push((Kind::Same, Vec::new()));
+    let mut hunks = Vec::new();
+    let (mut old_range_start, mut new_range_start) = (0usize, 0usize);
+    let mut cur: Vec<String> = Vec::new();
+    let (mut old_line, mut new_line) = (1usize, 1usize);
+    let total = diff.len();
+    for i in 0..total {
+        let (kind, lines) = (&diff[i].0, &diff[i].1);
+        match kind {
+            Kind::Added | Kind::Removed => {
+                if old_range_start == 0 {
+                    old_range_start = old_line;
+                    new_range_start = new_line;
+                    if i > 0 {
+                        let prev = &diff[i - 1].1;
+                        let ctx = &prev[prev.len().saturating_sub(CONTEXT)..];
+                        cur = ctx.iter().map(|l| format!(" {l}")).collect();
+                        old_range_start -= cur.len();
+                        new_range_start -= cur.len();
+                    }
+                }
+                let sign = if *kind == Kind::Added { '+' } else { '-' };
+                cur.extend(lines.iter().map(|l| format!("{sign}{l}")));
+                if *kind == Kind::Added {
+                    new_line += lines.len();
+                } else {
+                    old_line += lines.len();
+                }
+            }
+            Kind::Same => {
+                if old_range_start != 0 {
+                    if lines.len() <= CONTEXT * 2 && i + 2 < total {
+                        cur.extend(lines.iter().map(|l| format!(" {l}")));
+                    } else {
+                        let size = lines.len().min(CONTEXT);
+                        cur.extend(lines[..size].iter().map(|l| format!(" {l}")));
+                        hunks.push(Hunk {
+                            old_start: old_range_start,
+                            old_lines: old_line - old_range_start + size,
+                            new_start: new_range_start,
+                            new_lines: new_line - new_range_start + size,
+                            lines: std::mem::take(&mut cur),
+                        });
+                        old_range_start = 0;
+                        new_range_start = 0;
+                    }
+                }
+                old_line += lines.len();
+                new_line += lines.len();
+            }
+        }
+    }
+    hunks
+}
+
+/// A unified diff like jsdiff's `createPatch(fileName, old, new, oldHeader,
+/// newHeader)`: an `Index:` line, `=`-rule, `--- name\theader`,
+/// `+++ name\theader`, hunks with 3 lines of context, and
+/// `\ No newline at end of file` after a last line without newline.
+pub fn unified_diff(
+    old: &str,
+    new: &str,
+    old_header: &str,
+    new_header: &str,
+    file_name: &str,
+) -> String {
+    let mut out = vec![
+        format!("Index: {file_name}"),
+        "===================================================================".to_string(),
+        format!("--- {file_name}\t{old_header}"),
+        format!("+++ {file_name}\t{new_header}"),
+    ];
+    for hunk in hunks(old, new) {
+        // Unified diff quirk: an empty range starts one line earlier.
+        let old_start = if hunk.old_lines == 0 {
+            hunk.old_start - 1
+        } else {
+            hunk.old_start
+        };
+        let new_start = if hunk.new_lines == 0 {
+            hunk.new_start - 1
+        } else {
+            hunk.new_start
+        };
+        out.push(format!(
+            "@@ -{old_start},{} +{new_start},{} @@",
+            hunk.old_lines, hunk.new_lines
+        ));
+        for line in hunk.lines {
+            match line.strip_suffix('\n') {
+                Some(l) => out.push(l.to_string()),
+                None => {
+                    out.push(line);
+                    out.push("\\ No newline at end of file".to_string());
+                }
+            }
+        }
+    }
+    let mut text = out.join("\n");
+    text.push('\n');
+    text
+}
+
+/// Lines added and removed between `old` and `new` (a line diff).
+pub fn line_changes(old: &str, new: &str) -> (u64, u64) {
+    let mut added = 0u64;
+    let mut removed = 0u64;
+    for (kind, lines) in blocks(old, new) {
+        match kind {
+            Kind::Added => added += lines.len() as u64,
+            Kind::Removed => removed += lines.len() as u64,
+            Kind::Same => {}
+        }
+    }
+    (added, removed)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    const HEAD: &str = "Index: f.txt\n===================================================================\n--- f.txt\tCurrent\n+++ f.txt\tProposed\n";
+
+    fn patch(old: &str, new: &str) -> String {
+        unified_diff(old, new, "Current", "Proposed", "f.txt")
+    }
+
+    #[test]
+    fn identical_has_no_hunks() {
+        assert_eq!(patch("a\n", "a\n"), HEAD);
+        assert_eq!(patch("", ""), HEAD);
+    }
+
+    #[test]
+    fn new_file_without_trailing_newline() {
+        assert_eq!(
+            patch("", "a\nb"),
+            format!("{HEAD}@@ -0,0 +1,2 @@\n+a\n+b\n\\ No newline at end of file\n")
+        );
+    }
+
+    #[test]
+    fn deleted_content() {
+        assert_eq!(
+            patch("a\nb\n", ""),
+            format!("{HEAD}@@ -1,2 +0,0 @@\n-a\n-b\n")
+        );
+    }
+
+    #[test]
+    fn trailing_newline_change() {
+        assert_eq!(
+            patch("old\n", "new"),
+            format!("{HEAD}@@ -1,1 +1,1 @@\n-old\n+new\n\\ No newline at end of file\n")
+        );
+        assert_eq!(
+            patch("x\ny", "x\ny\n"),
+            format!("{HEAD}@@ -1,2 +1,2 @@\n x\n-y\n\\ No newline at end of file\n+y\n")
+        );
+    }
+
+    #[test]
+    fn context_and_separate_hunks() {
+        let old: String = (1..=20).map(|i| format!("l{i}\n")).collect();
+        let new = old.replace("l2\n", "L2\n").replace("l18\n", "L18\n");
+        let expected = format!(
+            "{HEAD}@@ -1,5 +1,5 @@\n l1\n-l2\n+L2\n l3\n l4\n l5\n@@ -15,6 +15,6 @@\n l15\n l16\n l17\n-l18\n+L18\n l19\n l20\n"
+        );
+        assert_eq!(patch(&old, &new), expected);
+        // Changes 6 lines apart share one hunk.
+        let new = old.replace("l2\n", "L2\n").replace("l9\n", "L9\n");
+        let p = patch(&old, &new);
+        assert_eq!(p.matches("@@ -").count(), 1);
+        assert!(p.contains("@@ -1,12 +1,12 @@\n"));
+    }
+
+    #[test]
+    fn headers_and_name() {
+        let p = unified_diff("a\n", "b\n", "Original", "Written", "d/x.rs");
+        assert!(p.starts_with("Index: d/x.rs\n====="));
+        assert!(
+            p.contains("\n--- d/x.rs\tOriginal\n+++ d/x.rs\tWritten\n@@ -1,1 +1,1 @@\n-a\n+b\n")
+        );
+    }
+
+    #[test]
+    fn counts() {
+        assert_eq!(line_changes("", "a\nb"), (2, 0));
+        assert_eq!(line_changes("a\nb\nc\n", "a\nc\nd\n"), (1, 1));
+        assert_eq!(line_changes("same", "same"), (0, 0));
+    }
+}

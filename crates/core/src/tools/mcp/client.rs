@@ -1,0 +1,324 @@
+//! One connection to one MCP server: transport selection (§6.2), the
+//! client handler (roots, `tools/list_changed`), tool listing and calls.
+// rmcp marks roots deprecated (SEP-2577); Gemini CLI v0.27.4 offers them.
+#![allow(deprecated)]
+
+use super::config::{INVALID_CONFIG_MESSAGE, McpServerConfig, TransportSpec};
+use super::convert::transport_error_response;
+use super::sse::SseClientTransport;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ListRootsResult,
+    ProtocolVersion, Root, RootsCapabilities, Tool as RmcpTool,
+};
+use rmcp::service::{NotificationContext, RequestContext, RunningService, ServiceError};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, ServiceExt};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+/// The client name Gemini CLI announces.
+pub const CLIENT_NAME: &str = "gemini-cli-mcp-client";
+
+/// Our side of the protocol: identity, roots, and tool-list refresh.
+#[derive(Clone)]
+pub(crate) struct Handler {
+    server: String,
+    roots: Arc<Vec<Root>>,
+    tools: Arc<RwLock<Vec<RmcpTool>>>,
+    changed: Arc<watch::Sender<u64>>,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        let mut roots = RootsCapabilities::default();
+        roots.list_changed = Some(true);
+        let mut caps = ClientCapabilities::default();
+        caps.roots = Some(roots);
+        ClientConfig::new(
+            caps,
+            Implementation::new(CLIENT_NAME, env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        Ok(ListRootsResult::new(self.roots.as_ref().clone()))
+    }
+
+    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        let peer = context.peer.clone();
+        let this = self.clone();
+        tokio::spawn(async move {
+            match peer.list_all_tools().await {
+                Ok(tools) => {
+                    if let Ok(mut guard) = this.tools.write() {
+                        *guard = tools;
+                    }
+                    this.changed.send_modify(|g| *g += 1);
+                    tracing::debug!(server = %this.server, "MCP tool list refreshed");
+                }
+                Err(e) => {
+                    tracing::warn!(server = %this.server, "MCP tool list refresh failed: {e}")
+                }
+            }
+        });
+    }
+}
+
+/// A `file://` URI for a directory, percent-encoded like Node's
+/// `pathToFileURL`.
+pub fn file_uri(path: &Path) -> String {
+    let mut out = String::from("file://");
+    for b in path.to_string_lossy().bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~!$&'()*+,;=:@".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The roots offered to servers: the workspace dirs, named by basename.
+pub fn roots_for(dirs: &[PathBuf]) -> Vec<Root> {
+    dirs.iter()
+        .map(|d| {
+            let mut root = Root::new(file_uri(d));
+            root.name = d.file_name().map(|n| n.to_string_lossy().into_owned());
+            root
+        })
+        .collect()
+}
+
+/// The outcome of one `tools/call`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallOutcome {
+    /// The raw result object, or `{"error":{"message",isError:true}}` for a
+    /// transport or protocol failure.
+    Response(Value),
+    /// Cancelled by the caller (`notifications/cancelled` was sent).
+    Aborted,
+}
+
+/// A live connection.
+pub struct McpConnection {
+    /// The server's configuration.
+    pub config: McpServerConfig,
+    peer: Peer<RoleClient>,
+    service: tokio::sync::Mutex<Option<RunningService<RoleClient, Handler>>>,
+    tools: Arc<RwLock<Vec<RmcpTool>>>,
+}
+
+fn service_error_text(e: &ServiceError) -> String {
+    match e {
+        ServiceError::McpError(data) => format!("MCP error {}: {}", data.code.0, data.message),
+        ServiceError::Timeout { .. } => "MCP error -32001: Request timed out".to_string(),
+        ServiceError::TransportClosed => "MCP error -32000: Connection closed".to_string(),
+        other => other.to_string(),
+    }
+}
+
+fn header_map(headers: &std::collections::BTreeMap<String, String>) -> Result<HeaderMap, String> {
+    let mut map = HeaderMap::new();
+    for (k, v) in headers {
+        let name = HeaderName::try_from(k.as_str())
+            .map_err(|e| format!("invalid header name {k}: {e}"))?;
+        let value = HeaderValue::try_from(v.as_str())
+            .map_err(|e| format!("invalid header value for {k}: {e}"))?;
+        map.insert(name, value);
+    }
+    Ok(map)
+}
+
+fn http_client() -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+async fn serve_http(
+    handler: Handler,
+    url: &str,
+    headers: &HeaderMap,
+) -> Result<RunningService<RoleClient, Handler>, String> {
+    let custom: HashMap<HeaderName, HeaderValue> = headers
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
+    let transport = StreamableHttpClientTransport::with_client(http_client()?, config);
+    handler.serve(transport).await.map_err(|e| e.to_string())
+}
+
+async fn serve_sse(
+    handler: Handler,
+    url: &str,
+    headers: &HeaderMap,
+) -> Result<RunningService<RoleClient, Handler>, String> {
+    let transport = SseClientTransport::connect(http_client()?, url, headers.clone())
+        .await
+        .map_err(|e| e.to_string())?;
+    handler.serve(transport).await.map_err(|e| e.to_string())
+}
+
+async fn serve_stdio(
+    handler: Handler,
+    command: &str,
+    args: &[String],
+    env: &std::collections::BTreeMap<String, String>,
+    cwd: Option<&Path>,
+) -> Result<RunningService<RoleClient, Handler>, String> {
+    let mut cmd = tokio::process::Command::new(command);
+    cmd.args(args).envs(env);
+    if let Some(cwd) = cwd {
+        cmd.current_dir(cwd);
+    }
+    let (transport, stderr) = TokioChildProcess::builder(cmd)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("failed to start {command}: {e}"))?;
+    if let Some(stderr) = stderr {
+        let server = handler.server.clone();
+        tokio::spawn(async move {
+            let mut lines = tokio::io::BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::debug!(server = %server, "MCP server stderr: {line}");
+            }
+        });
+    }
+    handler.serve(transport).await.map_err(|e| e.to_string())
+}
+
+impl McpConnection {
+    /// Connects, initializes and lists the tools, all within the server's
+    /// timeout. The error is the reason, without the server name.
+    pub(crate) async fn connect(
+        config: McpServerConfig,
+        roots: Arc<Vec<Root>>,
+        changed: Arc<watch::Sender<u64>>,
+    ) -> Result<McpConnection, String> {
+        let tools = Arc::new(RwLock::new(Vec::new()));
+        let handler = Handler {
+            server: config.name.clone(),
+            roots,
+            tools: tools.clone(),
+            changed,
+        };
+        let timeout = config.timeout();
+        let work = async {
+            let headers = header_map(&config.headers)?;
+            let service = match &config.transport {
+                TransportSpec::Stdio {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                } => serve_stdio(handler, command, args, env, cwd.as_deref()).await?,
+                TransportSpec::Http(url) => serve_http(handler, url, &headers).await?,
+                TransportSpec::Sse(url) => serve_sse(handler, url, &headers).await?,
+                TransportSpec::HttpThenSse(url) => {
+                    match serve_http(handler.clone(), url, &headers).await {
+                        Ok(s) => s,
+                        Err(http_err) => {
+                            tracing::debug!(server = %config.name, "streamable HTTP failed ({http_err}); trying SSE");
+                            serve_sse(handler, url, &headers)
+                                .await
+                                .map_err(|sse_err| format!("{http_err}; SSE fallback: {sse_err}"))?
+                        }
+                    }
+                }
+                TransportSpec::Invalid => return Err(INVALID_CONFIG_MESSAGE.to_string()),
+            };
+            let peer = service.peer().clone();
+            let has_tools = peer
+                .peer_info()
+                .is_some_and(|i| i.capabilities.tools.is_some());
+            if has_tools {
+                let list = peer
+                    .list_all_tools()
+                    .await
+                    .map_err(|e| service_error_text(&e))?;
+                if let Ok(mut guard) = tools.write() {
+                    *guard = list;
+                }
+            }
+            Ok::<_, String>((peer, service))
+        };
+        let (peer, service) = match tokio::time::timeout(timeout, work).await {
+            Ok(r) => r?,
+            Err(_) => {
+                return Err(format!(
+                    "Connection timed out after {} ms",
+                    config.timeout_ms
+                ));
+            }
+        };
+        Ok(McpConnection {
+            config,
+            peer,
+            service: tokio::sync::Mutex::new(Some(service)),
+            tools,
+        })
+    }
+
+    /// The server name.
+    pub fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    /// The server's tools as last listed (after `tools/list_changed`, the
+    /// fresh list), unfiltered.
+    pub fn tools(&self) -> Vec<RmcpTool> {
+        self.tools.read().map(|t| t.clone()).unwrap_or_default()
+    }
+
+    /// Calls a tool with the server's timeout. Cancelling `cancel` drops the
+    /// request, which sends `notifications/cancelled`.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        args: &Map<String, Value>,
+        cancel: &CancellationToken,
+    ) -> CallOutcome {
+        let mut params = CallToolRequestParams::new(name.to_string());
+        params.arguments = Some(args.clone());
+        let call = tokio::time::timeout(self.config.timeout(), self.peer.call_tool(params));
+        let result = tokio::select! {
+            r = call => r,
+            _ = cancel.cancelled() => return CallOutcome::Aborted,
+        };
+        let value = match result {
+            Ok(Ok(res)) => serde_json::to_value(&res)
+                .unwrap_or_else(|e| transport_error_response(&e.to_string())),
+            Ok(Err(e)) => transport_error_response(&service_error_text(&e)),
+            Err(_) => transport_error_response("MCP error -32001: Request timed out"),
+        };
+        CallOutcome::Response(value)
+    }
+
+    /// True once the transport is gone (the server exited).
+    pub fn is_closed(&self) -> bool {
+        self.peer.is_transport_closed()
+    }
+
+    /// Closes the connection (a stdio server is stopped).
+    pub async fn shutdown(&self) {
+        let service = self.service.lock().await.take();
+        if let Some(mut service) = service {
+            let _ = service
+                .close_with_timeout(std::time::Duration::from_secs(3))
+                .await;
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! `mcpServers.<name>` entries of the settings (§6.1) and the transport each
+//! one selects (§6.2).
+
+use crate::config::Settings;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Default connect and per-call timeout: 10 minutes.
+pub const DEFAULT_TIMEOUT_MS: u64 = 600_000;
+
+/// The message for an entry with no usable transport (§6.2).
+pub const INVALID_CONFIG_MESSAGE: &str = "Invalid configuration: missing httpUrl (for Streamable HTTP), url (for SSE), and command (for stdio).";
+
+/// How to reach one server.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TransportSpec {
+    /// A child process speaking JSON-RPC on stdio.
+    Stdio {
+        /// Program.
+        command: String,
+        /// Arguments.
+        args: Vec<String>,
+        /// Extra environment on top of the host's.
+        env: BTreeMap<String, String>,
+        /// Working directory.
+        cwd: Option<PathBuf>,
+    },
+    /// Streamable HTTP (`httpUrl`, or `url` with `type: "http"`).
+    Http(String),
+    /// Legacy SSE (`url` with `type: "sse"`).
+    Sse(String),
+    /// A bare `url`: streamable HTTP first, SSE if that fails.
+    HttpThenSse(String),
+    /// Nothing usable.
+    Invalid,
+}
+
+/// One `mcpServers.<name>` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpServerConfig {
+    /// The key under `mcpServers`.
+    pub name: String,
+    /// The transport.
+    pub transport: TransportSpec,
+    /// HTTP headers sent with every request (HTTP and SSE).
+    pub headers: BTreeMap<String, String>,
+    /// Connect and per-call timeout in milliseconds.
+    pub timeout_ms: u64,
+    /// `trust: true`: no confirmation, ALLOW `<server>__*` at 2.2.
+    pub trust: bool,
+    /// Only these tools (a name or `name(...)`), when set.
+    pub include_tools: Option<Vec<String>>,
+    /// Never these tools.
+    pub exclude_tools: Vec<String>,
+    /// Free-text description.
+    pub description: Option<String>,
+}
+
+impl McpServerConfig {
+    /// Parses one entry; unknown fields are ignored, wrong types count as
+    /// absent.
+    pub fn from_value(name: &str, v: &Value) -> Self {
+        let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        let strings = |k: &str| -> Option<Vec<String>> {
+            v.get(k).and_then(Value::as_array).map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+        };
+        let map = |k: &str| -> BTreeMap<String, String> {
+            v.get(k)
+                .and_then(Value::as_object)
+                .map(|o| {
+                    o.iter()
+                        .filter_map(|(k, v)| match v {
+                            Value::String(s) => Some((k.clone(), s.clone())),
+                            Value::Number(n) => Some((k.clone(), n.to_string())),
+                            Value::Bool(b) => Some((k.clone(), b.to_string())),
+                            _ => None,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let non_empty = |o: Option<String>| o.filter(|s| !s.is_empty());
+        let transport = if let Some(url) = non_empty(s("httpUrl")) {
+            TransportSpec::Http(url)
+        } else if let Some(url) = non_empty(s("url")) {
+            match s("type").as_deref() {
+                Some("http") => TransportSpec::Http(url),
+                Some("sse") => TransportSpec::Sse(url),
+                _ => TransportSpec::HttpThenSse(url),
+            }
+        } else if let Some(command) = non_empty(s("command")) {
+            TransportSpec::Stdio {
+                command,
+                args: strings("args").unwrap_or_default(),
+                env: map("env"),
+                cwd: non_empty(s("cwd")).map(PathBuf::from),
+            }
+        } else {
+            TransportSpec::Invalid
+        };
+        let timeout_ms = v
+            .get("timeout")
+            .and_then(|t| t.as_u64().or_else(|| t.as_f64().map(|f| f.max(0.0) as u64)))
+            .filter(|t| *t > 0)
+            .unwrap_or(DEFAULT_TIMEOUT_MS);
+        McpServerConfig {
+            name: name.to_string(),
+            transport,
+            headers: map("headers"),
+            timeout_ms,
+            trust: v.get("trust").and_then(Value::as_bool).unwrap_or(false),
+            include_tools: strings("includeTools"),
+            exclude_tools: strings("excludeTools").unwrap_or_default(),
+            description: s("description"),
+        }
+    }
+
+    /// The timeout as a duration.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_millis(self.timeout_ms)
+    }
+
+    /// Whether a tool of this name passes `includeTools`/`excludeTools`
+    /// (§6.3).
+    pub fn tool_enabled(&self, tool: &str) -> bool {
+        if self.exclude_tools.iter().any(|e| e == tool) {
+            return false;
+        }
+        match &self.include_tools {
+            None => true,
+            Some(list) => list
+                .iter()
+                .any(|e| e == tool || e.starts_with(&format!("{tool}("))),
+        }
+    }
+}
+
+/// Which servers may run: `--allowed-mcp-server-names` replaces
+/// `mcp.allowed` and clears `mcp.excluded`, as in Gemini CLI.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ServerFilter {
+    /// When non-empty, only these servers.
+    pub allowed: Vec<String>,
+    /// Never these servers.
+    pub excluded: Vec<String>,
+}
+
+impl ServerFilter {
+    /// The filter from the settings and the command line.
+    pub fn new(settings: &Settings, allowed_server_names: &[String]) -> Self {
+        if allowed_server_names.is_empty() {
+            ServerFilter {
+                allowed: settings.strings("mcp.allowed"),
+                excluded: settings.strings("mcp.excluded"),
+            }
+        } else {
+            ServerFilter {
+                allowed: allowed_server_names.to_vec(),
+                excluded: Vec::new(),
+            }
+        }
+    }
+
+    /// Whether a server of this name may be connected.
+    pub fn permits(&self, name: &str) -> bool {
+        (self.allowed.is_empty() || self.allowed.iter().any(|a| a == name))
+            && !self.excluded.iter().any(|e| e == name)
+    }
+}
+
+/// All `mcpServers` entries, in settings order (no filtering).
+pub fn configured_servers(settings: &Settings) -> Vec<McpServerConfig> {
+    settings
+        .as_value()
+        .get("mcpServers")
+        .and_then(Value::as_object)
+        .map(|o| {
+            o.iter()
+                .filter(|(_, v)| v.is_object())
+                .map(|(k, v)| McpServerConfig::from_value(k, v))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `admin.mcp.enabled` (default true).
+pub fn mcp_enabled(settings: &Settings) -> bool {
+    settings
+        .get("admin.mcp.enabled")
+        .and_then(Value::as_bool)
+        .unwrap_or(true)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn transports_by_priority() {
+        let t = |v: Value| McpServerConfig::from_value("s", &v).transport;
+        assert_eq!(
+            t(json!({"httpUrl": "http://a", "url": "http://b", "command": "x"})),
+            TransportSpec::Http("http://a".into())
+        );
+        assert_eq!(
+            t(json!({"url": "http://b", "type": "http"})),
+            TransportSpec::Http("http://b".into())
+        );
+        assert_eq!(
+            t(json!({"url": "http://b", "type": "sse"})),
+            TransportSpec::Sse("http://b".into())
+        );
+        assert_eq!(
+            t(json!({"url": "http://b"})),
+            TransportSpec::HttpThenSse("http://b".into())
+        );
+        assert!(matches!(
+            t(json!({"command": "x", "args": ["a"]})),
+            TransportSpec::Stdio { .. }
+        ));
+        assert_eq!(t(json!({"args": ["a"]})), TransportSpec::Invalid);
+    }
+
+    #[test]
+    fn include_exclude() {
+        let c = McpServerConfig::from_value(
+            "s",
+            &json!({"command": "x", "includeTools": ["a", "b(x)"], "excludeTools": ["a"]}),
+        );
+        assert!(!c.tool_enabled("a"));
+        assert!(c.tool_enabled("b"));
+        assert!(!c.tool_enabled("c"));
+        assert_eq!(c.timeout_ms, DEFAULT_TIMEOUT_MS);
+    }
+
+    #[test]
+    fn filter() {
+        let s = Settings::from_value(json!({"mcp": {"allowed": ["a", "b"], "excluded": ["b"]}}));
+        let f = ServerFilter::new(&s, &[]);
+        assert!(f.permits("a") && !f.permits("b") && !f.permits("c"));
+        let f = ServerFilter::new(&s, &["b".to_string()]);
+        assert!(f.permits("b") && !f.permits("a"));
+    }
+}

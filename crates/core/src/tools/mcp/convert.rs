@@ -1,0 +1,208 @@
+//! `tools/call` results to parts and display text (§6.5), on the raw JSON
+//! of the result so unknown content types survive.
+
+use gemini_rs_protocol::Part;
+use serde_json::{Map, Value, json};
+
+/// The response object Gemini CLI wraps a transport or protocol error in:
+/// `{"error":{"message":..,"isError":true}}`.
+pub fn transport_error_response(message: &str) -> Value {
+    json!({"error": {"message": message, "isError": true}})
+}
+
+fn truthy(v: Option<&Value>) -> bool {
+    matches!(v, Some(Value::Bool(true))) || matches!(v, Some(Value::String(s)) if s == "true")
+}
+
+/// Top-level `isError` true/`"true"`, or a nested `error.isError`.
+pub fn is_error(response: &Value) -> bool {
+    truthy(response.get("isError"))
+        || response
+            .get("error")
+            .is_some_and(|e| !e.is_null() && truthy(e.get("isError")))
+}
+
+/// The raw response parts as Gemini CLI serialises them:
+/// `[{"functionResponse":{"name":<tool>,"response":<response>}}]`.
+pub fn raw_parts(tool: &str, response: &Value) -> Value {
+    json!([{"functionResponse": {"name": tool, "response": response}}])
+}
+
+/// The `mcp_tool_error` message for an `isError` (or failed) call.
+pub fn error_message(tool: &str, args: &Map<String, Value>, response: &Value) -> String {
+    let call = json!({"name": tool, "args": args});
+    format!(
+        "MCP tool '{tool}' reported tool error for function call: {} with response: {}",
+        compact(&call),
+        compact(&raw_parts(tool, response))
+    )
+}
+
+/// What the user sees for a tool error.
+pub fn error_display(tool: &str) -> String {
+    format!("Error: MCP tool '{tool}' reported an error.")
+}
+
+fn compact(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+/// `title || name`, as JavaScript's `||` treats an empty title.
+fn title_or_name(v: &Value) -> &str {
+    str_field(v, "title")
+        .filter(|t| !t.is_empty())
+        .or_else(|| str_field(v, "name"))
+        .unwrap_or("undefined")
+}
+
+/// The parts the model gets for a successful result.
+pub fn to_parts(tool: &str, response: &Value) -> Vec<Part> {
+    let Some(content) = response.get("content").and_then(Value::as_array) else {
+        return vec![Part::text("[Error: Could not parse tool response]")];
+    };
+    let mut parts = Vec::new();
+    for block in content {
+        match str_field(block, "type") {
+            Some("text") => {
+                if let Some(t) = str_field(block, "text") {
+                    parts.push(Part::text(t));
+                }
+            }
+            Some(kind @ ("image" | "audio")) => {
+                let mime = str_field(block, "mimeType").unwrap_or("undefined");
+                parts.push(Part::text(format!(
+                    "[Tool '{tool}' provided the following {kind} data with mime-type: {mime}]"
+                )));
+                parts.push(Part::inline_data(
+                    mime,
+                    str_field(block, "data").unwrap_or(""),
+                ));
+            }
+            Some("resource") => {
+                let Some(res) = block.get("resource") else {
+                    continue;
+                };
+                if let Some(t) = str_field(res, "text") {
+                    parts.push(Part::text(t));
+                } else if let Some(blob) = str_field(res, "blob") {
+                    let mime = str_field(res, "mimeType").unwrap_or("application/octet-stream");
+                    parts.push(Part::text(format!(
+                        "[Tool '{tool}' provided the following embedded resource with mime-type: {mime}]"
+                    )));
+                    parts.push(Part::inline_data(mime, blob));
+                }
+            }
+            Some("resource_link") => {
+                let uri = str_field(block, "uri").unwrap_or("undefined");
+                parts.push(Part::text(format!(
+                    "Resource Link: {} at {uri}",
+                    title_or_name(block)
+                )));
+            }
+            _ => {}
+        }
+    }
+    parts
+}
+
+/// What the user sees for a successful result.
+pub fn to_display(tool: &str, response: &Value) -> String {
+    let Some(content) = response.get("content").and_then(Value::as_array) else {
+        let pretty = serde_json::to_string_pretty(&raw_parts(tool, response)).unwrap_or_default();
+        return format!("```json\n{pretty}\n```");
+    };
+    let lines: Vec<String> = content
+        .iter()
+        .map(|block| {
+            let mime = || {
+                str_field(block, "mimeType")
+                    .unwrap_or("undefined")
+                    .to_string()
+            };
+            match str_field(block, "type") {
+                Some("text") => str_field(block, "text").unwrap_or("").to_string(),
+                Some("image") => format!("[Image: {}]", mime()),
+                Some("audio") => format!("[Audio: {}]", mime()),
+                Some("resource_link") => format!(
+                    "[Link to {}: {}]",
+                    title_or_name(block),
+                    str_field(block, "uri").unwrap_or("undefined")
+                ),
+                Some("resource") => {
+                    let res = block.get("resource").unwrap_or(&Value::Null);
+                    match str_field(res, "text").filter(|t| !t.is_empty()) {
+                        Some(t) => t.to_string(),
+                        None => format!(
+                            "[Embedded Resource: {}]",
+                            str_field(res, "mimeType")
+                                .filter(|m| !m.is_empty())
+                                .unwrap_or("unknown type")
+                        ),
+                    }
+                }
+                other => format!("[Unknown content type: {}]", other.unwrap_or("undefined")),
+            }
+        })
+        .collect();
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn error_text_matches_a15() {
+        let resp = json!({"content": [{"type": "text", "text": "boom"}], "isError": true});
+        assert!(is_error(&resp));
+        assert_eq!(
+            error_message("fail", &Map::new(), &resp),
+            "MCP tool 'fail' reported tool error for function call: {\"name\":\"fail\",\"args\":{}} with response: [{\"functionResponse\":{\"name\":\"fail\",\"response\":{\"content\":[{\"type\":\"text\",\"text\":\"boom\"}],\"isError\":true}}}]"
+        );
+        assert!(is_error(&json!({"isError": "true"})));
+        assert!(is_error(&transport_error_response("x")));
+        assert!(!is_error(&json!({"content": [], "isError": false})));
+    }
+
+    #[test]
+    fn parts_and_display() {
+        let resp = json!({"content": [
+            {"type": "text", "text": "pic:"},
+            {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+            {"type": "resource_link", "uri": "file:///x", "name": "x"},
+            {"type": "resource", "resource": {"uri": "a", "text": "inner"}},
+            {"type": "resource", "resource": {"uri": "b", "blob": "AAA=", "mimeType": "application/pdf"}},
+            {"type": "audio", "data": "UklG", "mimeType": "audio/wav"},
+            {"type": "weird"}
+        ]});
+        let parts = to_parts("img", &resp);
+        let texts: Vec<_> = parts.iter().filter_map(|p| p.text.clone()).collect();
+        assert_eq!(
+            texts,
+            vec![
+                "pic:",
+                "[Tool 'img' provided the following image data with mime-type: image/png]",
+                "Resource Link: x at file:///x",
+                "inner",
+                "[Tool 'img' provided the following embedded resource with mime-type: application/pdf]",
+                "[Tool 'img' provided the following audio data with mime-type: audio/wav]",
+            ]
+        );
+        assert_eq!(parts.iter().filter(|p| p.inline_data.is_some()).count(), 3);
+        assert_eq!(
+            to_display("img", &resp),
+            "pic:\n[Image: image/png]\n[Link to x: file:///x]\ninner\n[Embedded Resource: application/pdf]\n[Audio: audio/wav]\n[Unknown content type: weird]"
+        );
+        let bad = json!({"content": "nope"});
+        assert_eq!(
+            to_parts("t", &bad)[0].text.as_deref(),
+            Some("[Error: Could not parse tool response]")
+        );
+        assert!(to_display("t", &bad).starts_with("```json\n[\n"));
+    }
+}

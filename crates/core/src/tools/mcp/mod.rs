@@ -1,0 +1,221 @@
+//! The MCP client side (§6): connects the configured servers concurrently,
+//! turns their tools into registry tools with Gemini CLI's naming, and
+//! supplies the policy rules that trust and `mcp.allowed`/`mcp.excluded`
+//! imply.
+
+pub mod client;
+pub mod config;
+pub mod convert;
+pub mod naming;
+pub mod sse;
+pub mod tool;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_http;
+
+pub use client::{CallOutcome, McpConnection};
+pub use config::{McpServerConfig, ServerFilter, TransportSpec};
+pub use naming::{generate_valid_name, qualified_name};
+pub use tool::McpTool;
+
+use crate::config::Settings;
+use crate::policy::{Decision, PolicyRule, priority};
+use crate::tools::Tool;
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use tokio::sync::watch;
+
+/// All MCP connections of a session.
+pub struct McpManager {
+    configs: Vec<McpServerConfig>,
+    filter: ServerFilter,
+    project_trusted: bool,
+    connections: Vec<Arc<McpConnection>>,
+    failures: Vec<String>,
+    changed: Arc<watch::Sender<u64>>,
+    built: Mutex<Vec<Arc<McpTool>>>,
+}
+
+impl McpManager {
+    /// Connects every permitted server concurrently, each within its own
+    /// timeout. A server that fails is left out and reported in
+    /// [`McpManager::failures`]; the others keep working. Nothing is
+    /// started when `admin.mcp.enabled` is false or the folder is not
+    /// trusted.
+    pub async fn start(
+        settings: &Settings,
+        workspace_dirs: &[PathBuf],
+        allowed_server_names: &[String],
+        project_trusted: bool,
+    ) -> McpManager {
+        let configs = config::configured_servers(settings);
+        let filter = ServerFilter::new(settings, allowed_server_names);
+        let (tx, _rx) = watch::channel(0u64);
+        let changed = Arc::new(tx);
+        let roots = Arc::new(client::roots_for(workspace_dirs));
+        let to_start: Vec<McpServerConfig> = if project_trusted && config::mcp_enabled(settings) {
+            configs
+                .iter()
+                .filter(|c| filter.permits(&c.name))
+                .cloned()
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let attempts = to_start.into_iter().map(|cfg| {
+            let roots = roots.clone();
+            let changed = changed.clone();
+            let name = cfg.name.clone();
+            async move {
+                let handle = tokio::spawn(McpConnection::connect(cfg, roots, changed));
+                let result = match handle.await {
+                    Ok(r) => r,
+                    Err(e) => Err(e.to_string()),
+                };
+                (name, result)
+            }
+        });
+        let mut connections = Vec::new();
+        let mut failures = Vec::new();
+        for (name, result) in futures::future::join_all(attempts).await {
+            match result {
+                Ok(conn) => connections.push(Arc::new(conn)),
+                Err(reason) => {
+                    tracing::warn!(server = %name, "MCP server failed to start: {reason}");
+                    failures.push(format!("Error connecting to MCP server '{name}': {reason}"));
+                }
+            }
+        }
+        McpManager {
+            configs,
+            filter,
+            project_trusted,
+            connections,
+            failures,
+            changed,
+            built: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// One human-readable message per server that could not be started.
+    pub fn failures(&self) -> &[String] {
+        &self.failures
+    }
+
+    /// The live connections, in settings order.
+    pub fn connections(&self) -> &[Arc<McpConnection>] {
+        &self.connections
+    }
+
+    /// Ticks whenever a server's tool list changed (`tools/list_changed`);
+    /// call [`McpManager::tools`] again and re-register on a tick.
+    pub fn changes(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    /// The registry tools, servers in settings order, each server's tools
+    /// in its own order, after `includeTools`/`excludeTools`. A tool keeps
+    /// `generateValidName(<tool>)` unless `already_registered` says that name
+    /// is taken or an earlier MCP tool took it; then it is
+    /// `<server>__<validName>`.
+    pub fn tools(&self, already_registered: &dyn Fn(&str) -> bool) -> Vec<Arc<dyn Tool>> {
+        let mut taken: HashSet<String> = HashSet::new();
+        let mut built: Vec<Arc<McpTool>> = Vec::new();
+        for conn in &self.connections {
+            let trusted = conn.config.trust && self.project_trusted;
+            for t in conn.tools() {
+                if !conn.config.tool_enabled(&t.name) {
+                    continue;
+                }
+                let valid = generate_valid_name(&t.name);
+                let name = if already_registered(&valid) || taken.contains(&valid) {
+                    qualified_name(conn.name(), &t.name)
+                } else {
+                    valid
+                };
+                taken.insert(name.clone());
+                built.push(Arc::new(McpTool::new(
+                    conn.clone(),
+                    name,
+                    &t.name,
+                    t.description.as_deref(),
+                    Some(t.input_schema.as_ref()),
+                    trusted,
+                )));
+            }
+        }
+        if let Ok(mut guard) = self.built.lock() {
+            *guard = built.clone();
+        }
+        built.into_iter().map(|t| t as Arc<dyn Tool>).collect()
+    }
+
+    fn find_qualified(&self, name: &str) -> Option<Arc<McpTool>> {
+        if !name.contains("__") {
+            return None;
+        }
+        let built = self.built.lock().ok()?;
+        built.iter().find(|t| t.qualified_name() == name).cloned()
+    }
+
+    /// §5.3's fallback: the MCP tool (from the last [`McpManager::tools`])
+    /// whose `<server>__<validName>` is `name`.
+    pub fn qualified_lookup(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.find_qualified(name).map(|t| t as Arc<dyn Tool>)
+    }
+
+    /// The registry name of the tool [`McpManager::qualified_lookup`] finds,
+    /// so the registry can use its own entry (and compiled schema).
+    pub fn qualified_lookup_name(&self, name: &str) -> Option<String> {
+        self.find_qualified(name).map(|t| t.name().to_string())
+    }
+
+    /// `<server>__<original tool name>` for a registry name of an MCP tool.
+    pub fn policy_name_of(&self, registry_name: &str) -> Option<String> {
+        let built = self.built.lock().ok()?;
+        built
+            .iter()
+            .find(|t| t.name() == registry_name)
+            .map(|t| t.policy_name())
+    }
+
+    /// The settings-derived MCP policy rules (§8): trusted server ALLOW
+    /// `<server>__*` at 2.2, `mcp.allowed` ALLOW at 2.1, `mcp.excluded`
+    /// DENY at 2.9. They match policy names of the form
+    /// `<server>__<original tool name>`.
+    pub fn policy_rules(&self) -> Vec<PolicyRule> {
+        let mut rules = Vec::new();
+        if self.project_trusted {
+            for c in self.configs.iter().filter(|c| c.trust) {
+                rules.push(PolicyRule::tool(
+                    &format!("{}__*", c.name),
+                    Decision::Allow,
+                    priority::TRUSTED_MCP_SERVER,
+                ));
+            }
+        }
+        for a in &self.filter.allowed {
+            rules.push(PolicyRule::tool(
+                &format!("{a}__*"),
+                Decision::Allow,
+                priority::MCP_ALLOWED,
+            ));
+        }
+        for e in &self.filter.excluded {
+            rules.push(PolicyRule::tool(
+                &format!("{e}__*"),
+                Decision::Deny,
+                priority::MCP_EXCLUDED,
+            ));
+        }
+        rules
+    }
+
+    /// Closes every connection (stdio servers are stopped).
+    pub async fn shutdown(&self) {
+        futures::future::join_all(self.connections.iter().map(|c| c.shutdown())).await;
+    }
+}

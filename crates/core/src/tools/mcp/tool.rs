@@ -1,0 +1,186 @@
+//! `McpTool`: one tool of one MCP server, as the registry sees it.
+
+use super::client::{CallOutcome, McpConnection};
+use super::convert;
+use super::naming::{generate_valid_name, qualified_name};
+use crate::tools::{
+    ConfirmationDetails, Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation,
+    ToolKind, ToolResult,
+};
+use futures::future::BoxFuture;
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// The text of an aborted call.
+pub const ABORTED_MESSAGE: &str = "Tool call aborted";
+
+/// One MCP tool.
+pub struct McpTool {
+    name: String,
+    server_tool_name: String,
+    display_name: String,
+    description: String,
+    schema: Value,
+    trusted: bool,
+    connection: Arc<McpConnection>,
+}
+
+impl McpTool {
+    /// A tool of `connection` called `server_tool_name` on the server,
+    /// registered as `registry_name`.
+    pub fn new(
+        connection: Arc<McpConnection>,
+        registry_name: String,
+        server_tool_name: &str,
+        description: Option<&str>,
+        input_schema: Option<&Map<String, Value>>,
+        trusted: bool,
+    ) -> Self {
+        let schema = match input_schema {
+            Some(s) if !s.is_empty() => Value::Object(s.clone()),
+            _ => json!({"type": "object", "properties": {}}),
+        };
+        McpTool {
+            display_name: format!("{server_tool_name} ({} MCP Server)", connection.name()),
+            name: registry_name,
+            server_tool_name: server_tool_name.to_string(),
+            description: description.unwrap_or("").to_string(),
+            schema,
+            trusted,
+            connection,
+        }
+    }
+
+    /// The server's name.
+    pub fn server_name(&self) -> &str {
+        self.connection.name()
+    }
+
+    /// The tool's own name on the server.
+    pub fn server_tool_name(&self) -> &str {
+        &self.server_tool_name
+    }
+
+    /// `generateValidName(<tool>)`: the bare declared name.
+    pub fn valid_name(&self) -> String {
+        generate_valid_name(&self.server_tool_name)
+    }
+
+    /// `<server>__<validName>`: the name `getTool`'s fallback accepts.
+    pub fn qualified_name(&self) -> String {
+        qualified_name(self.server_name(), &self.server_tool_name)
+    }
+
+    /// The name policy rules match: `<server>__<original tool name>`.
+    pub fn policy_name(&self) -> String {
+        format!("{}__{}", self.server_name(), self.server_tool_name)
+    }
+
+    /// True when the server is trusted (no confirmation).
+    pub fn is_trusted(&self) -> bool {
+        self.trusted
+    }
+}
+
+impl Tool for McpTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn display_name(&self) -> &str {
+        &self.display_name
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Other
+    }
+
+    fn parameter_schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn build(
+        &self,
+        args: &Map<String, Value>,
+        _ctx: &ToolContext,
+    ) -> Result<Box<dyn ToolInvocation>, ToolError> {
+        Ok(Box::new(McpInvocation {
+            server_tool_name: self.server_tool_name.clone(),
+            display_name: self.display_name.clone(),
+            trusted: self.trusted,
+            args: args.clone(),
+            connection: self.connection.clone(),
+        }))
+    }
+}
+
+/// One call of an MCP tool.
+struct McpInvocation {
+    server_tool_name: String,
+    display_name: String,
+    trusted: bool,
+    args: Map<String, Value>,
+    connection: Arc<McpConnection>,
+}
+
+impl ToolInvocation for McpInvocation {
+    fn description(&self) -> String {
+        serde_json::to_string(&self.args).unwrap_or_default()
+    }
+
+    fn confirmation<'a>(
+        &'a self,
+        _ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Option<ConfirmationDetails>> {
+        Box::pin(async move {
+            if self.trusted {
+                return None;
+            }
+            Some(ConfirmationDetails::Mcp {
+                title: "Confirm MCP Tool Execution".to_string(),
+                server_name: self.connection.name().to_string(),
+                tool_name: self.server_tool_name.clone(),
+                tool_display_name: self.display_name.clone(),
+            })
+        })
+    }
+
+    fn execute<'a>(
+        &'a self,
+        _ctx: &'a ToolContext,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move {
+            let tool = &self.server_tool_name;
+            match self.connection.call_tool(tool, &self.args, &cancel).await {
+                CallOutcome::Aborted => ToolResult::error(
+                    ToolErrorKind::McpToolError,
+                    ABORTED_MESSAGE,
+                    ABORTED_MESSAGE,
+                ),
+                CallOutcome::Response(resp) => result_from_response(tool, &self.args, &resp),
+            }
+        })
+    }
+}
+
+/// The `ToolResult` for a raw `tools/call` response (§6.5).
+pub fn result_from_response(tool: &str, args: &Map<String, Value>, response: &Value) -> ToolResult {
+    if convert::is_error(response) {
+        let message = convert::error_message(tool, args, response);
+        return ToolResult::error(
+            ToolErrorKind::McpToolError,
+            message,
+            convert::error_display(tool),
+        );
+    }
+    ToolResult::parts(
+        convert::to_parts(tool, response),
+        ToolDisplay::Text(convert::to_display(tool, response)),
+    )
+}

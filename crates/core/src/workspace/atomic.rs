@@ -1,0 +1,137 @@
+//! Atomic file writes: a temp file in the same directory, fsync, rename.
+//! A failure never leaves a half-written target.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// The process umask, read from `/proc/self/status` (022 when unknown).
+#[cfg(unix)]
+fn umask() -> u32 {
+    fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Umask:"))
+                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+        })
+        .unwrap_or(0o022)
+}
+
+/// Where the bytes really go: a symlink is followed so the link survives.
+fn target_of(path: &Path) -> PathBuf {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+        }
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Writes `bytes` to `path` atomically: parent directories are created, the
+/// data goes to a temp file in the same directory, is fsynced and renamed
+/// over the target. An existing file keeps its permissions (and must be
+/// writable, as for a plain write); a new file gets `0666 & !umask`.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let target = target_of(path);
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    fs::create_dir_all(&dir)?;
+    let existing = match fs::metadata(&target) {
+        Ok(meta) if meta.is_dir() => {
+            return Err(io::Error::from_raw_os_error(libc::EISDIR));
+        }
+        Ok(meta) => {
+            // Same permission check a plain write would do.
+            fs::OpenOptions::new().write(true).open(&target)?;
+            Some(meta.permissions())
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .tempfile_in(&dir)?;
+    tmp.write_all(bytes)?;
+    tmp.flush()?;
+    match existing {
+        Some(perms) => fs::set_permissions(tmp.path(), perms)?,
+        None => set_new_file_permissions(tmp.path())?,
+    }
+    tmp.as_file().sync_all()?;
+    tmp.persist(&target).map_err(|e| e.error)?;
+    // Make the rename durable; failure here is not a failed write.
+    if let Ok(d) = fs::File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Gives a new file the mode a plain create would: `0666 & !umask`.
+#[cfg(unix)]
+fn set_new_file_permissions(path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o666 & !umask()))
+}
+
+#[cfg(not(unix))]
+fn set_new_file_permissions(_path: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn creates_parents_and_writes_exact_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a/b/c.txt");
+        write_atomic(&p, b"x\ny\n").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"x\ny\n");
+        let mode = fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o666 & !umask());
+        // No temp files left behind.
+        assert_eq!(fs::read_dir(dir.path().join("a/b")).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn keeps_permissions_and_follows_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.sh");
+        fs::write(&p, "old").unwrap();
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o751)).unwrap();
+        write_atomic(&p, b"new").unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "new");
+        assert_eq!(
+            fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            0o751
+        );
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&p, &link).unwrap();
+        write_atomic(&link, b"via link").unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_to_string(&p).unwrap(), "via link");
+    }
+
+    #[test]
+    fn directory_target_is_eisdir() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = write_atomic(dir.path(), b"x").unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(libc::EISDIR));
+    }
+}
