@@ -106,26 +106,35 @@ fn real_main() -> Result<i32> {
         }
     };
 
-    let session = match setup::build(setup::SetupInput {
-        args: &args,
-        settings,
-        paths: &paths,
-        root: &root,
-        trusted,
-        interactive: false,
-        session_id: session_id.clone(),
-    }) {
-        Ok(s) => s,
-        Err(e) => {
-            headless::fatal_before_run(args.output_format, &session_id, e.kind, &e.message, e.code);
-            return Ok(e.code);
-        }
-    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     let format: OutputFormat = args.output_format;
-    let code = runtime.block_on(headless::run(session, input, format, args.raw_output));
+    let code = runtime.block_on(async {
+        let session = match setup::build(setup::SetupInput {
+            args: &args,
+            settings,
+            paths: &paths,
+            root: &root,
+            trusted,
+            interactive: false,
+            session_id: session_id.clone(),
+        })
+        .await
+        {
+            Ok(s) => s,
+            Err(e) => {
+                headless::fatal_before_run(format, &session_id, e.kind, &e.message, e.code);
+                return e.code;
+            }
+        };
+        let mcp = session.mcp.clone();
+        let code = headless::run(session, input, format, args.raw_output).await;
+        if let Some(mcp) = mcp {
+            mcp.shutdown().await;
+        }
+        code
+    });
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     Ok(code)
 }

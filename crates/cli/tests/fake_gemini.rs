@@ -193,7 +193,7 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
                 out,
                 "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n"
             )?;
-            if let Some(first) = chunks.as_array().and_then(|c| c.first()) {
+            if let Some(first) = split_chunks(chunks.as_array().cloned().unwrap_or_default()).first() {
                 write!(out, "data: {first}\r\n\r\n")?;
             }
             out.flush()

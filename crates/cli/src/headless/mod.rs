@@ -27,6 +27,7 @@ pub async fn run(session: Session, prompt: String, format: OutputFormat, raw_out
         resumed,
         workspace,
         confirmations: _confirmations,
+        mcp: _mcp,
     } = session;
     let mut prompt_text = prompt;
     if let Some(h) = &hooks {

@@ -20,6 +20,7 @@ use gemini_rs_core::policy::ApprovalMode;
 use gemini_rs_core::scheduler::{NoHooks, Scheduler, SchedulerParts, ToolHooks};
 use gemini_rs_core::session::{self, ChatRecorder};
 use gemini_rs_core::tools::ToolContext;
+use gemini_rs_core::tools::mcp::McpManager;
 use gemini_rs_core::workspace::Workspace;
 use gemini_rs_protocol::Content;
 use std::path::{Path, PathBuf};
@@ -68,6 +69,8 @@ pub struct Session {
     pub resumed: bool,
     /// The workspace.
     pub workspace: Arc<Workspace>,
+    /// The connected MCP servers (shut down before exit).
+    pub mcp: Option<Arc<McpManager>>,
 }
 
 /// The model: `-m`, `GEMINI_MODEL`, settings `model.name`, else
@@ -140,8 +143,9 @@ pub struct SetupInput<'a> {
     pub session_id: String,
 }
 
-/// Builds the session.
-pub fn build(input: SetupInput<'_>) -> Result<Session, SetupError> {
+/// Builds the session: model client, tools (discovered and MCP servers
+/// started concurrently), policy, hooks, recording and the agent.
+pub async fn build(input: SetupInput<'_>) -> Result<Session, SetupError> {
     let SetupInput {
         args,
         settings,
@@ -160,7 +164,17 @@ pub fn build(input: SetupInput<'_>) -> Result<Session, SetupError> {
     let mode = approval_mode(args, trusted);
     let workspace = Arc::new(workspace(args, &settings, root, paths));
     let policy = tools::policy(args, &settings, paths, interactive)?;
-    let registry = tools::registry(args, &settings, &policy, mode, interactive, Vec::new());
+    let discovered = tools::discovered(&settings, root).await?;
+    let mcp = if settings.get("mcpServers").is_some_and(|v| v.as_object().is_some_and(|m| !m.is_empty())) {
+        let mgr = McpManager::start(&settings, workspace.dirs(), &args.allowed_mcp_server_names, trusted).await;
+        for failure in mgr.failures() {
+            eprintln!("{failure}");
+        }
+        Some(Arc::new(mgr))
+    } else {
+        None
+    };
+    let registry = tools::registry(args, &settings, &policy, mode, interactive, discovered, mcp.as_deref());
 
     let chats_dir = workspace.project_temp_dir().join("chats");
     let (session_id, recorder, resumed_history) = match &args.resume {
@@ -260,6 +274,7 @@ pub fn build(input: SetupInput<'_>) -> Result<Session, SetupError> {
         hooks,
         resumed,
         workspace,
+        mcp,
     })
 }
 

@@ -8,6 +8,8 @@ use gemini_rs_core::config::{GeminiPaths, Settings};
 use gemini_rs_core::policy::{
     ApprovalMode, PolicyEngine, headless_excluded_tools, load_policy_dir, load_policy_file,
 };
+use gemini_rs_core::tools::discovered::discover_tools;
+use gemini_rs_core::tools::mcp::McpManager;
 use gemini_rs_core::tools::{Tool, ToolRegistry, builtin};
 use std::path::Path;
 use std::sync::Arc;
@@ -40,16 +42,37 @@ pub fn policy(
     Ok(engine)
 }
 
-/// The registry: built-ins (as `tools.core` allows), then `extra` tools
-/// (discovered, MCP), with `tools.exclude`, policy-wide denials and, when
-/// nobody can be asked, the headless exclusions applied.
+/// Runs `tools.discoveryCommand` (blocking, off the async threads). A
+/// failing command ends the start-up, as in Gemini CLI.
+pub async fn discovered(settings: &Settings, root: &Path) -> Result<Vec<Arc<dyn Tool>>, SetupError> {
+    let settings = settings.clone();
+    let root = root.to_path_buf();
+    let joined = tokio::task::spawn_blocking(move || discover_tools(&settings, &root)).await;
+    match joined {
+        Ok(Ok(tools)) => Ok(tools),
+        Ok(Err(e)) => {
+            if let Some(line) = e.feedback() {
+                eprintln!("{line}");
+            }
+            Err(SetupError::new(1, "Error", e.to_string()))
+        }
+        Err(e) => Err(SetupError::new(1, "Error", format!("Tool discovery failed: {e}"))),
+    }
+}
+
+/// The registry: built-ins (as `tools.core` allows), discovered tools, then
+/// MCP tools (renamed `<server>__<tool>` on a clash), with `tools.exclude`,
+/// policy-wide denials and, when nobody can be asked, the headless
+/// exclusions applied.
+#[allow(clippy::too_many_arguments)]
 pub fn registry(
     args: &Args,
     settings: &Settings,
     policy: &PolicyEngine,
     mode: ApprovalMode,
     interactive: bool,
-    extra: Vec<Arc<dyn Tool>>,
+    discovered: Vec<Arc<dyn Tool>>,
+    mcp: Option<&McpManager>,
 ) -> ToolRegistry {
     let mut registry = ToolRegistry::new();
     let core = settings.tools_core();
@@ -62,8 +85,15 @@ pub fn registry(
             registry.register(tool);
         }
     }
-    for tool in extra {
+    for tool in discovered {
         registry.register(tool);
+    }
+    if let Some(mcp) = mcp {
+        for tool in mcp.tools(&|name| registry.is_registered(name)) {
+            registry.register(tool);
+        }
+        registry.add_aliases(mcp.qualified_aliases());
+        policy.add_rules(mcp.policy_rules());
     }
     registry.exclude(settings.tools_exclude());
     let denied: Vec<String> = registry

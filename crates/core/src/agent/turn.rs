@@ -5,7 +5,7 @@
 use super::{Agent, AgentError, LoopKind};
 use crate::agent::events::AgentEvent;
 use crate::hooks::{AfterModelOutcome, BeforeModelOutcome};
-use crate::model::ChunkStream;
+use crate::model::{ChunkStream, ModelError};
 use futures::StreamExt;
 use gemini_rs_protocol::{
     Content, FunctionCall, GenerateContentResponse, Part, Tool, UsageMetadata,
@@ -127,6 +127,8 @@ impl Agent {
         started: Instant,
     ) -> Result<TurnOutput, AgentError> {
         let mut out = TurnOutput::default();
+        let streamed = matches!(source, Source::Stream(_));
+        let mut finished = false;
         let (mut stream, mut synthetic) = match source {
             Source::Stream(s) => (Some(s), None),
             Source::Synthetic(r) => (None, Some(r)),
@@ -173,6 +175,7 @@ impl Agent {
                 if chunk.usage_metadata.is_some() {
                     out.usage = chunk.usage_metadata.clone();
                 }
+                finished |= chunk.first_candidate().is_some_and(|c| c.finish_reason.is_some());
                 let Some(content) = chunk.first_candidate().and_then(|c| c.content.clone()) else {
                     continue;
                 };
@@ -196,6 +199,11 @@ impl Agent {
                 if out.looped.is_some() {
                     return Ok(());
                 }
+            }
+            if streamed && !finished {
+                return Err(AgentError::Model(ModelError::StreamCut {
+                    message: "the response stream ended before the model finished its answer".to_string(),
+                }));
             }
             Ok(())
         }

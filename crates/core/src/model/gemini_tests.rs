@@ -85,9 +85,9 @@ fn sse(events: &[&str]) -> Reply {
     http("200 OK", "text/event-stream", &body)
 }
 
-/// A client for `base`, or `None` when no TLS crypto provider is installed in
-/// this test binary (core has no `rustls` dev-dependency to install one).
-fn client(base: &str) -> Option<GeminiClient> {
+/// A client for `base` with a short retry policy and no proxy.
+fn client(base: &str) -> GeminiClient {
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let config = GeminiConfig {
         api_key: "test-key".into(),
         base_url: format!("{base}/"),
@@ -98,18 +98,10 @@ fn client(base: &str) -> Option<GeminiClient> {
         },
         proxy: None,
     };
-    match GeminiClient::new(config) {
-        Ok(mut c) => {
-            // Talk to 127.0.0.1 directly even if HTTPS_PROXY is set.
-            c.http = reqwest::Client::builder().no_proxy().build().unwrap();
-            Some(c)
-        }
-        Err(ModelError::Setup(m)) if m.contains("crypto provider") => {
-            eprintln!("skipped: {m}");
-            None
-        }
-        Err(e) => panic!("{e}"),
-    }
+    let mut client = GeminiClient::new(config).unwrap();
+    // Talk to 127.0.0.1 directly even if HTTPS_PROXY is set.
+    client.http = reqwest::Client::builder().no_proxy().build().unwrap();
+    client
 }
 
 fn request() -> GenerateContentRequest {
@@ -134,7 +126,7 @@ async fn retries_a_500_then_streams_two_chunks() {
         sse(&[CHUNK_A, CHUNK_B]),
     ])
     .await;
-    let Some(client) = client(&base) else { return };
+    let client = client(&base);
     let stream = client
         .generate_stream("gemini-x", &request(), CancellationToken::new())
         .await
@@ -159,7 +151,7 @@ async fn retries_a_500_then_streams_two_chunks() {
 #[tokio::test]
 async fn retries_a_stream_that_ends_before_its_first_chunk() {
     let (base, seen) = serve(vec![sse(&[]), sse(&[CHUNK_A])]).await;
-    let Some(client) = client(&base) else { return };
+    let client = client(&base);
     let stream = client
         .generate_stream("m", &request(), CancellationToken::new())
         .await
@@ -173,7 +165,7 @@ async fn retries_a_stream_that_ends_before_its_first_chunk() {
 async fn a_400_is_not_retried_and_shows_the_api_message() {
     let body = r#"{"error":{"code":400,"message":"Invalid JSON payload received.","status":"INVALID_ARGUMENT"}}"#;
     let (base, seen) = serve(vec![http("400 Bad Request", "application/json", body)]).await;
-    let Some(client) = client(&base) else { return };
+    let client = client(&base);
     let err = client
         .generate_stream("m", &request(), CancellationToken::new())
         .await
@@ -191,7 +183,7 @@ async fn a_400_is_not_retried_and_shows_the_api_message() {
 async fn gives_up_after_max_attempts() {
     let busy = || http("503 Service Unavailable", "text/plain", "overloaded");
     let (base, seen) = serve(vec![busy(), busy(), busy()]).await;
-    let Some(client) = client(&base) else { return };
+    let client = client(&base);
     let err = client
         .generate("m", &request(), CancellationToken::new())
         .await
@@ -211,7 +203,7 @@ async fn generate_and_count_tokens_parse_json() {
         http("200 OK", "application/json", r#"{"totalTokens":7}"#),
     ])
     .await;
-    let Some(client) = client(&base) else { return };
+    let client = client(&base);
     let one = client
         .generate("m", &request(), CancellationToken::new())
         .await
@@ -230,7 +222,7 @@ async fn generate_and_count_tokens_parse_json() {
 #[tokio::test]
 async fn cancel_stops_a_hanging_request() {
     let (base, _seen) = serve(vec![Reply::Hang]).await;
-    let Some(client) = client(&base) else { return };
+    let client = client(&base);
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
     tokio::spawn(async move {
@@ -252,7 +244,7 @@ async fn unreachable_server_is_a_connection_error() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     drop(listener);
-    let Some(client) = client(&base) else { return };
+    let client = client(&base);
     let err = client
         .count_tokens("m", &CountTokensRequest::default())
         .await

@@ -20,15 +20,16 @@ impl Scheduler {
         let BuiltCall {
             mut invocation,
             mut args,
-            ..
+            tool,
         } = built;
+        let mcp_context = tool.mcp_context();
         let mut note = None;
         let before = self
             .hooks
             .before_tool(HookToolCall {
                 name: &req.name,
                 args: &args,
-                mcp_context: None,
+                mcp_context: mcp_context.as_ref(),
             })
             .await;
         match before {
@@ -103,7 +104,7 @@ impl Scheduler {
                 HookToolCall {
                     name: &req.name,
                     args: &args,
-                    mcp_context: None,
+                    mcp_context: mcp_context.as_ref(),
                 },
                 &result,
             )

@@ -224,7 +224,7 @@ impl Scheduler {
         cancel: &CancellationToken,
     ) -> Approval {
         let args = Value::Object(built.args.clone());
-        let decision = self.policy.check(built.tool.name(), &args, self.mode());
+        let decision = self.policy.check(&built.tool.policy_name(), &args, self.mode());
         match decision {
             Decision::Allow => Approval::Run(StatsDecision::Accept),
             Decision::Deny => Approval::Refused(
@@ -281,7 +281,7 @@ impl Scheduler {
                 }
                 return;
             }
-            for rule in always_rules(built.tool.name(), details, &outcome) {
+            for rule in always_rules(&built.tool.policy_name(), details, &outcome) {
                 if save {
                     self.policy.save_rule(&rule);
                 }

@@ -191,6 +191,15 @@ pub trait Tool: Send + Sync {
         args: &Map<String, Value>,
         ctx: &ToolContext,
     ) -> Result<Box<dyn ToolInvocation>, ToolError>;
+    /// The name policy rules match (`<server>__<tool>` for MCP tools).
+    fn policy_name(&self) -> String {
+        self.name().to_string()
+    }
+    /// `mcp_context` for hooks (`{server_name, tool_name, command, args,
+    /// cwd, url, tcp}`); `None` for tools that are not MCP tools.
+    fn mcp_context(&self) -> Option<Value> {
+        None
+    }
     /// The declaration sent to the model.
     fn declaration(&self) -> FunctionDeclaration {
         FunctionDeclaration {

@@ -31,6 +31,7 @@ pub struct BuiltCall {
 pub struct ToolRegistry {
     tools: Vec<RegisteredTool>,
     excluded: HashSet<String>,
+    aliases: Vec<(String, String)>,
 }
 
 impl ToolRegistry {
@@ -75,9 +76,21 @@ impl ToolRegistry {
             .filter(|t| !self.excluded.contains(t.tool.name()))
     }
 
-    /// The active tool called `name`.
+    /// Extra call names (`<server>__<tool>` for MCP tools) resolving to a
+    /// registered tool when the exact name misses.
+    pub fn add_aliases<I: IntoIterator<Item = (String, String)>>(&mut self, aliases: I) {
+        self.aliases.extend(aliases);
+    }
+
+    /// The active tool called `name`, or the one a `__` alias names.
     pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
-        self.active().find(|t| t.tool.name() == name)
+        self.active().find(|t| t.tool.name() == name).or_else(|| {
+            let target = name
+                .contains("__")
+                .then(|| self.aliases.iter().find(|(alias, _)| alias == name))
+                .flatten()?;
+            self.active().find(|t| t.tool.name() == target.1)
+        })
     }
 
     /// Names of the active tools, in registration order.

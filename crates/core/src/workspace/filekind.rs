@@ -164,7 +164,7 @@ pub fn decode_text(bytes: &[u8]) -> String {
             let mut s: String = char::decode_utf16(units)
                 .map(|r| r.unwrap_or(char::REPLACEMENT_CHARACTER))
                 .collect();
-            if body.len() % 2 == 1 {
+            if !body.chunks_exact(2).remainder().is_empty() {
                 s.push(char::REPLACEMENT_CHARACTER);
             }
             s
@@ -181,7 +181,7 @@ pub fn decode_text(bytes: &[u8]) -> String {
                     char::from_u32(v).unwrap_or(char::REPLACEMENT_CHARACTER)
                 })
                 .collect();
-            if body.len() % 4 != 0 {
+            if !body.chunks_exact(4).remainder().is_empty() {
                 s.push(char::REPLACEMENT_CHARACTER);
             }
             s

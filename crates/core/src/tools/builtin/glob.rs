@@ -151,8 +151,10 @@ impl GlobInvocation {
         }
         found.sort();
         found.dedup();
+        // Never report a path outside the workspace (a symlink's target).
+        found.retain(|p| ws.is_allowed(p));
         let total = found.len();
-        found.retain(|p| ws.is_allowed(p) && !ws.is_ignored(p, &self.filter));
+        found.retain(|p| !ws.is_ignored(p, &self.filter));
         let ignored = total - found.len();
         let location = match dirs.as_slice() {
             [one] => format!("within {}", one.display()),
@@ -312,10 +314,11 @@ impl FileGlob {
                     return WalkState::Continue;
                 }
                 let subject = if self.absolute { path.to_string_lossy().into_owned() } else { rel.clone() };
-                if self.matcher.is_match(&subject) && !self.excludes.iter().any(|e| e.file.is_match(&rel)) {
-                    if let Ok(mut v) = out.lock() {
-                        v.push(path.to_path_buf());
-                    }
+                if self.matcher.is_match(&subject)
+                    && !self.excludes.iter().any(|e| e.file.is_match(&rel))
+                    && let Ok(mut v) = out.lock()
+                {
+                    v.push(path.to_path_buf());
                 }
                 WalkState::Continue
             })

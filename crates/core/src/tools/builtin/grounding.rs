@@ -57,7 +57,7 @@ fn insertions(meta: &GroundingMetadata) -> Vec<(usize, String)> {
             Some((segment.end_index.unwrap_or(0), marker))
         })
         .collect();
-    out.sort_by(|a, b| b.0.cmp(&a.0));
+    out.sort_by_key(|m| std::cmp::Reverse(m.0));
     out
 }
 

@@ -84,11 +84,11 @@ impl Tool for ListDirectoryTool {
             let entry = args
                 .entry("file_filtering_options")
                 .or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(opts) = entry {
-                if !opts.contains_key(key) {
-                    opts.insert(key.to_string(), v);
-                    args.remove(key);
-                }
+            if let Value::Object(opts) = entry
+                && !opts.contains_key(key)
+            {
+                opts.insert(key.to_string(), v);
+                args.remove(key);
             }
         }
     }
@@ -281,10 +281,10 @@ fn basename_glob(pattern: &str) -> Option<regex::Regex> {
 /// Moves `args[alias]` to `args[canonical]` when the canonical name is
 /// absent (later Gemini CLI parameter names).
 pub(super) fn move_alias(args: &mut Map<String, Value>, alias: &str, canonical: &str) {
-    if !args.contains_key(canonical) {
-        if let Some(v) = args.remove(alias) {
-            args.insert(canonical.to_string(), v);
-        }
+    if !args.contains_key(canonical)
+        && let Some(v) = args.remove(alias)
+    {
+        args.insert(canonical.to_string(), v);
     }
 }
 
@@ -336,13 +336,12 @@ pub(super) fn locale_compare(a: &str, b: &str) -> Ordering {
 #[cfg(test)]
 pub(super) mod test_support {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
-    use super::{filter_options_from_settings, shorten_path};
     use crate::config::Settings;
     use crate::tools::registry::ToolRegistry;
     use crate::tools::{Tool, ToolContext, ToolResult};
     use crate::workspace::Workspace;
     use serde_json::Value;
-    use std::path::{Path, PathBuf};
+    use std::path::PathBuf;
     use std::sync::Arc;
     use tokio_util::sync::CancellationToken;
 
@@ -424,11 +423,6 @@ pub(super) mod test_support {
         pub fn w(&self, s: &str) -> String {
             s.replace(&self.root.display().to_string(), "/w")
         }
-    }
-
-    /// Path display helper.
-    pub fn show(p: &Path) -> String {
-        p.display().to_string()
     }
 }
 
@@ -515,13 +509,18 @@ mod tests {
         // Per-call override, also as the top-level alias.
         let all = ls(&env, json!({"dir_path": ".", "respect_git_ignore": false})).unwrap();
         assert!(all.contains("ign.txt") && all.contains("[DIR] .git") && !all.contains("ignored)"));
+        // Ignore files are read once per session: a fresh one here.
+        let env = Env::new();
+        env.git();
+        env.file(".gitignore", "ign.txt\n");
         env.file(".geminiignore", "keep.txt\n");
-        let out = ls(
-            &env,
-            json!({"dir_path": ".", "file_filtering_options": {"respect_git_ignore": false}}),
-        )
-        .unwrap();
+        env.file("ign.txt", "x");
+        env.file("keep.txt", "y");
+        let args = json!({"dir_path": ".", "file_filtering_options": {"respect_git_ignore": false}});
+        let out = ls(&env, args).unwrap();
         assert!(out.ends_with("ign.txt\n\n(1 ignored)"), "{out}");
+        let out = ls(&env, json!({"dir_path": "."})).unwrap();
+        assert!(out.ends_with(".gitignore\n\n(3 ignored)"), "{out}");
     }
 
     #[test]

@@ -1,13 +1,14 @@
 //! The built-in tools, and helpers they share (settings-level ignore
 //! options, Node-style I/O error texts, Gemini CLI's `shortenPath`).
 
-// Other built-in tool modules (declared by their authors; keep one line
-// each). NOTE: an earlier version of this file was overwritten; the four
-// lines below were restored from the files present.
+// Other built-in tool modules (declared by their authors; one line each).
+mod glob;
 mod grep;
 mod grounding;
 mod list_directory;
 mod memory;
+mod read_many_files;
+mod replace;
 pub mod shell;
 mod web_fetch;
 mod web_search;
@@ -15,7 +16,10 @@ mod web_search;
 mod read_file;
 mod write_file;
 
+pub use memory::MemoryTool;
 pub use read_file::ReadFileTool;
+pub use web_fetch::WebFetchTool;
+pub use web_search::WebSearchTool;
 pub use write_file::WriteFileTool;
 
 use super::Tool;
@@ -35,8 +39,10 @@ pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
         Arc::new(ReadFileTool::new()),
         // 3. search_file_content, 4. glob, 5. activate_skill, 6. replace go here.
         Arc::new(WriteFileTool::new()),
-        // 8. web_fetch, 9. run_shell_command, 10. save_memory,
-        // 11. google_web_search, 12. write_todos go here, in this order.
+        Arc::new(WebFetchTool),
+        // 9. run_shell_command goes here.
+        Arc::new(MemoryTool),
+        Arc::new(WebSearchTool),
     ]
 }
 
@@ -166,7 +172,9 @@ mod tests {
             .iter()
             .map(|t| t.name().to_string())
             .collect();
-        assert_eq!(names, ["read_file", "write_file"]);
+        let pos = |n: &str| names.iter().position(|x| x == n).unwrap();
+        assert!(pos("read_file") < pos("write_file"));
+        assert!(pos("write_file") < pos("web_fetch"));
     }
 
     #[test]

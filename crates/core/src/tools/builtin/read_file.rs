@@ -314,20 +314,14 @@ fn read(abs: &Path, rel: &str, offset: Option<f64>, limit: Option<f64>) -> ToolR
     let meta = match std::fs::metadata(abs) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return ToolResult::error(
-                ToolErrorKind::FileNotFound,
-                format!("File not found: {}", abs.display()),
-                "File not found.",
-            );
+            let message = format!("File not found: {}", abs.display());
+            return ToolResult::error(ToolErrorKind::FileNotFound, message.clone(), message);
         }
         Err(e) => return read_error(abs, rel, &e),
     };
     if meta.is_dir() {
-        return ToolResult::error(
-            ToolErrorKind::TargetIsDirectory,
-            format!("Path is a directory, not a file: {}", abs.display()),
-            "Path is a directory.",
-        );
+        let message = format!("Path is a directory, not a file: {}", abs.display());
+        return ToolResult::error(ToolErrorKind::TargetIsDirectory, message.clone(), message);
     }
     if meta.len() > MAX_FILE_BYTES {
         let mb = meta.len() as f64 / (1024.0 * 1024.0);

@@ -301,19 +301,19 @@ impl ReplaceInvocation {
                 "Failed to edit, could not find the string to replace.",
             ));
         }
-        if let Expected::Exactly(e) = self.expected {
-            if r.occurrences != e {
-                let term = if e == 1 { "occurrence" } else { "occurrences" };
-                return Err(Failure::new(
-                    ToolErrorKind::EditExpectedOccurrenceMismatch,
-                    format!(
-                        "Failed to edit, Expected {e} {term} but found {} for old_string in file: {}",
-                        r.occurrences,
-                        abs.display()
-                    ),
-                    &format!("Failed to edit, expected {e} occurrence(s) but found {}.", r.occurrences),
-                ));
-            }
+        if let Expected::Exactly(e) = self.expected
+            && r.occurrences != e
+        {
+            let term = if e == 1 { "occurrence" } else { "occurrences" };
+            return Err(Failure::new(
+                ToolErrorKind::EditExpectedOccurrenceMismatch,
+                format!(
+                    "Failed to edit, Expected {e} {term} but found {} for old_string in file: {}",
+                    r.occurrences,
+                    abs.display()
+                ),
+                &format!("Failed to edit, expected {e} occurrence(s) but found {}.", r.occurrences),
+            ));
         }
         if old == new {
             return Err(Failure::new(

@@ -7,6 +7,8 @@
 //! `Process Group PGID: n`. Long results are cut to their last lines with
 //! the full text saved in the project temp dir.
 
+#[cfg(test)]
+mod abort_tests;
 mod capture;
 mod parse;
 mod render;
@@ -104,10 +106,10 @@ impl Tool for ShellTool {
     }
 
     fn normalize_args(&self, args: &mut Map<String, Value>) {
-        if !args.contains_key("dir_path") {
-            if let Some(v) = args.remove("directory") {
-                args.insert("dir_path".to_string(), v);
-            }
+        if !args.contains_key("dir_path")
+            && let Some(v) = args.remove("directory")
+        {
+            args.insert("dir_path".to_string(), v);
         }
     }
 
@@ -293,7 +295,7 @@ impl ShellInvocation {
             env: &env,
             inactivity: settings.inactivity,
             total: settings.total,
-            background: self.background.then(|| (self.delay, log)),
+            background: self.background.then_some((self.delay, log)),
         };
         let mut capture = Capture::new(settings.limits, temp);
         let outcome = match run::run(spec, &mut capture, cancel).await {
@@ -339,6 +341,12 @@ fn spawn_error(e: &std::io::Error, command: &str) -> ToolResult {
     r
 }
 
+/// Minutes with one decimal, rounded half up as JavaScript's `toFixed(1)`.
+fn minutes(d: Option<Duration>) -> String {
+    let m = d.map_or(0.0, |d| d.as_secs_f64() / 60.0);
+    format!("{:.1}", (m * 10.0).round() / 10.0)
+}
+
 /// Builds the result text of a finished, aborted or backgrounded run.
 fn finish(
     outcome: Outcome,
@@ -363,12 +371,12 @@ fn finish(
                     "Command was cancelled by user before it could complete.".to_string()
                 }
                 Abort::Inactive => format!(
-                    "Command was automatically cancelled because it exceeded the timeout of {:.1} minutes without output.",
-                    settings.inactivity.map_or(0.0, |d| d.as_secs_f64() / 60.0)
+                    "Command was automatically cancelled because it exceeded the timeout of {} minutes without output.",
+                    minutes(settings.inactivity)
                 ),
                 Abort::TimedOut => format!(
-                    "Command was automatically cancelled because it exceeded the total timeout of {:.1} minutes.",
-                    settings.total.map_or(0.0, |d| d.as_secs_f64() / 60.0)
+                    "Command was automatically cancelled because it exceeded the total timeout of {} minutes.",
+                    minutes(settings.total)
                 ),
             };
             let llm = if empty {
@@ -384,10 +392,11 @@ fn finish(
                     save_as,
                 )
             };
-            let display = match raw.filter(|r| !r.trim().is_empty()) {
-                Some(out) => out,
-                None if why == Abort::Cancelled => "Command cancelled by user.".to_string(),
-                None => head,
+            let display = match raw {
+                None => llm.clone(),
+                Some(out) if !out.trim().is_empty() => out,
+                Some(_) if why == Abort::Cancelled => "Command cancelled by user.".to_string(),
+                Some(_) => head,
             };
             ToolResult::text(llm, display)
         }
@@ -411,15 +420,11 @@ fn finish(
             let prefix = if empty { "Output: (empty)" } else { "Output: " };
             let llm = capture.finish(prefix, &trailer, save_as);
             let display = match raw {
-                Some(out) if !out.trim().is_empty() => {
-                    if llm.starts_with("Output too large.") {
-                        llm.clone()
-                    } else {
-                        out
-                    }
-                }
-                Some(_) | None if !empty => llm.clone(),
-                _ => match (signal, code) {
+                // Spooled: too long to show whole.
+                None => llm.clone(),
+                Some(_) if llm.starts_with("Output too large.") => llm.clone(),
+                Some(out) if !out.trim().is_empty() => out,
+                Some(_) => match (signal, code) {
                     (Some(s), _) => format!("Command terminated by signal: {s}"),
                     (None, Some(c)) if c != 0 => format!("Command exited with code: {c}"),
                     _ => String::new(),

@@ -140,10 +140,12 @@ fn header_map(headers: &std::collections::BTreeMap<String, String>) -> Result<He
     Ok(map)
 }
 
-fn http_client() -> Result<reqwest::Client, String> {
-    reqwest::Client::builder()
-        .pool_max_idle_per_host(0)
-        .build()
+/// The HTTP client for one server. Building fails (rather than panics)
+/// when no rustls crypto provider is installed.
+pub(crate) fn http_client() -> Result<reqwest::Client, String> {
+    let builder = reqwest::Client::builder().pool_max_idle_per_host(0);
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| builder.build()))
+        .map_err(|_| "no TLS crypto provider is installed for the HTTP client".to_string())?
         .map_err(|e| e.to_string())
 }
 

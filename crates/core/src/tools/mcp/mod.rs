@@ -14,6 +14,8 @@ pub mod tool;
 mod tests;
 #[cfg(test)]
 mod tests_http;
+#[cfg(test)]
+mod tests_peer;
 
 pub use client::{CallOutcome, McpConnection};
 pub use config::{McpServerConfig, ServerFilter, TransportSpec};
@@ -171,6 +173,31 @@ impl McpManager {
     /// so the registry can use its own entry (and compiled schema).
     pub fn qualified_lookup_name(&self, name: &str) -> Option<String> {
         self.find_qualified(name).map(|t| t.name().to_string())
+    }
+
+    /// For the last [`McpManager::tools`]: `(qualified, registry name)` for
+    /// every tool whose `<server>__<validName>` differs from its registry
+    /// name, i.e. the aliases §5.3's `getTool` fallback accepts.
+    pub fn qualified_aliases(&self) -> Vec<(String, String)> {
+        let Ok(built) = self.built.lock() else {
+            return Vec::new();
+        };
+        built
+            .iter()
+            .map(|t| (t.qualified_name(), t.name().to_string()))
+            .filter(|(q, n)| q != n)
+            .collect()
+    }
+
+    /// For the last [`McpManager::tools`]: `(registry name, policy name)`.
+    pub fn policy_names(&self) -> Vec<(String, String)> {
+        let Ok(built) = self.built.lock() else {
+            return Vec::new();
+        };
+        built
+            .iter()
+            .map(|t| (t.name().to_string(), t.policy_name()))
+            .collect()
     }
 
     /// `<server>__<original tool name>` for a registry name of an MCP tool.

@@ -258,6 +258,19 @@ async fn a15_stdio_server() {
         Some("my-srv__do.it!")
     );
     assert!(mgr.qualified_lookup("do.it_").is_none());
+    assert!(
+        mgr.qualified_aliases()
+            .contains(&("my-srv__do.it_".to_string(), "do.it_".to_string()))
+    );
+    assert!(
+        !mgr.qualified_aliases()
+            .iter()
+            .any(|(q, _)| q == "my-srv__read_file")
+    );
+    assert!(mgr.policy_names().contains(&(
+        "my-srv__read_file".to_string(),
+        "my-srv__read_file".to_string()
+    )));
     let rules = mgr.policy_rules();
     assert_eq!(rules.len(), 1);
     assert_eq!(

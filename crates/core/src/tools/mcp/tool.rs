@@ -88,6 +88,43 @@ impl Tool for McpTool {
         &self.name
     }
 
+    fn policy_name(&self) -> String {
+        McpTool::policy_name(self)
+    }
+
+    fn mcp_context(&self) -> Option<Value> {
+        use super::config::TransportSpec;
+        let config = &self.connection.config;
+        let (command, args, cwd, url) = match &config.transport {
+            TransportSpec::Stdio { command, args, cwd, .. } => (
+                Some(command.clone()),
+                Some(args.clone()),
+                cwd.as_ref().map(|c| c.display().to_string()),
+                None,
+            ),
+            TransportSpec::Http(u) | TransportSpec::Sse(u) | TransportSpec::HttpThenSse(u) => {
+                (None, None, None, Some(u.clone()))
+            }
+            TransportSpec::Invalid => (None, None, None, None),
+        };
+        let mut ctx = serde_json::Map::new();
+        ctx.insert("server_name".into(), Value::String(self.server_name().to_string()));
+        ctx.insert("tool_name".into(), Value::String(self.server_tool_name.clone()));
+        if let Some(c) = command {
+            ctx.insert("command".into(), Value::String(c));
+        }
+        if let Some(a) = args {
+            ctx.insert("args".into(), json!(a));
+        }
+        if let Some(c) = cwd {
+            ctx.insert("cwd".into(), Value::String(c));
+        }
+        if let Some(u) = url {
+            ctx.insert("url".into(), Value::String(u));
+        }
+        Some(Value::Object(ctx))
+    }
+
     fn display_name(&self) -> &str {
         &self.display_name
     }

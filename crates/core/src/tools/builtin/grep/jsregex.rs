@@ -185,10 +185,10 @@ impl Parser {
             }
             Some('{') => match self.braced_quantifier_at(self.pos) {
                 Some((min, max, len)) => {
-                    if let Some(max) = max {
-                        if max < min {
-                            return Err("numbers out of order in {} quantifier");
-                        }
+                    if let Some(max) = max
+                        && max < min
+                    {
+                        return Err("numbers out of order in {} quantifier");
                     }
                     self.pos += len;
                     match max {

@@ -7,8 +7,9 @@
 //! - binary files (a NUL byte) are skipped (`grep -I`), symlinks met while
 //!   walking are not followed (`grep -r`);
 //! - `.git`, `node_modules`, `bower_components`, `.svn`, `.hg` are never
-//!   entered; ignore files (gitignore only in a repo, `.geminiignore`) are
-//!   honoured through [`Workspace::is_ignored`];
+//!   entered; ignore files (gitignore only in a repo, `.geminiignore`,
+//!   custom ignore files) are honoured by the walker itself, as ripgrep
+//!   does, instead of a per-file check;
 //! - file order: git's (paths sorted) inside a repo, `grep -r`'s (directory
 //!   order, depth first) outside one.
 
@@ -98,12 +99,7 @@ pub(crate) fn search_root(
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .min(8);
-    let walker = WalkBuilder::new(root)
-        .standard_filters(false)
-        .hidden(false)
-        .follow_links(false)
-        .threads(threads)
-        .build_parallel();
+    let walker = walker(ws, root, q.filter).threads(threads).build_parallel();
     walker.run(|| {
         let mut searcher = SearcherBuilder::new()
             .binary_detection(BinaryDetection::quit(b'\x00'))
@@ -139,7 +135,7 @@ pub(crate) fn search_root(
             let path = entry.path();
             if ft.is_dir() {
                 let name = entry.file_name().to_string_lossy();
-                if HARD_EXCLUDED_DIRS.contains(&name.as_ref()) || ws.is_ignored(path, q.filter) {
+                if HARD_EXCLUDED_DIRS.contains(&name.as_ref()) {
                     return WalkState::Skip;
                 }
                 return WalkState::Continue;
@@ -158,9 +154,6 @@ pub(crate) fn search_root(
                     return WalkState::Continue;
                 }
             }
-            if ws.is_ignored(path, q.filter) {
-                return WalkState::Continue;
-            }
             let mut lines = Vec::new();
             let result = searcher.search_path(
                 matcher,
@@ -177,10 +170,10 @@ pub(crate) fn search_root(
             if let Err(e) = result {
                 tracing::debug!("search {}: {e}", path.display());
             }
-            if !lines.is_empty() {
-                if let Ok(mut f) = found.lock() {
-                    f.push(FileMatches { rel, lines });
-                }
+            if !lines.is_empty()
+                && let Ok(mut f) = found.lock()
+            {
+                f.push(FileMatches { rel, lines });
             }
             WalkState::Continue
         })
@@ -202,6 +195,29 @@ pub(crate) fn search_root(
         f.lines.sort_by_key(|(n, _)| *n);
     }
     (files, stop)
+}
+
+/// The walker with ripgrep's own ignore handling, configured as Gemini
+/// CLI's rules: `.gitignore`, `.git/info/exclude` and the parents'
+/// `.gitignore` only inside a git repo; the project's `.geminiignore` and
+/// custom ignore files; no `.ignore`/`.rgignore`, no global git excludes.
+fn walker(ws: &Workspace, root: &Path, filter: &FilterOptions) -> WalkBuilder {
+    let mut b = WalkBuilder::new(root);
+    b.standard_filters(false).hidden(false).follow_links(false);
+    if filter.respect_git_ignore {
+        b.git_ignore(true).git_exclude(true).require_git(true).parents(true);
+    }
+    if filter.respect_gemini_ignore {
+        let target = ws.target_dir();
+        let mut files = vec![target.join(".geminiignore")];
+        files.extend(filter.custom_ignore_files.iter().map(|f| target.join(f)));
+        for f in files.into_iter().filter(|f| f.is_file()) {
+            if let Some(e) = b.add_ignore(&f) {
+                tracing::debug!("ignore file {}: {e}", f.display());
+            }
+        }
+    }
+    b
 }
 
 /// `path` relative to `root` with `/` separators.

@@ -192,7 +192,14 @@ fn grep_skips_binary_hard_excludes_and_ignored() {
         out.contains("File: .hidden/h.txt") && out.contains("File: gen.txt"),
         "{out}"
     );
-    env.git();
+    // Ignore rules are cached per session: a fresh workspace, now a repo.
+    let env2 = Env::new();
+    env2.git();
+    for f in ["bin.dat", "node_modules/m.js", ".hidden/h.txt", ".geminiignore", "secret.txt", ".gitignore", "gen.txt"] {
+        std::fs::create_dir_all(env2.root.join(f).parent().unwrap()).unwrap();
+        std::fs::copy(env.root.join(f), env2.root.join(f)).unwrap();
+    }
+    let env = env2;
     env.file(".git/x", "foo");
     let out = grep(&env, json!({"pattern": "foo"})).unwrap();
     assert_eq!(
@@ -242,4 +249,28 @@ fn grep_match_cap() {
     );
     assert!(out.ends_with("L20000: x\n---"));
     assert_eq!(r.display.as_text(), Some("Found 20000 matches (limited)"));
+}
+
+/// Timing on a large tree: `GREP_BENCH_DIR=/some/tree cargo test -p
+/// gemini-rs-core --lib grep_bench -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn grep_bench() {
+    use crate::config::Settings;
+    use crate::workspace::Workspace;
+    let Ok(dir) = std::env::var("GREP_BENCH_DIR") else { return };
+    let root = std::fs::canonicalize(dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = Workspace::new(root, Vec::new(), tmp.path().to_path_buf());
+    let ctx = ToolContext::new(Arc::new(ws), Arc::new(Settings::default()), "m");
+    for pattern in ["fn\\s+main", "zzqqxx_not_there", "unsafe"] {
+        let mut args = Map::new();
+        args.insert("pattern".into(), json!(pattern));
+        let inv = GrepTool.build(&args, &ctx).unwrap();
+        let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+        let t = std::time::Instant::now();
+        let r = rt.block_on(inv.execute(&ctx, CancellationToken::new()));
+        let head: String = r.llm_text().chars().take(90).collect();
+        println!("{pattern}: {:?} {head}", t.elapsed());
+    }
 }

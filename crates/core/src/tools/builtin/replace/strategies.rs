@@ -165,9 +165,12 @@ fn token_regex(content: &str, old: &str, new: &str, expected: Expected) -> Optio
     Some((replaced.into_owned(), occurrences))
 }
 
+/// A fuzzy result: new content, matches, 1-based line ranges.
+type FuzzyHit = (String, u64, Vec<(usize, usize)>);
+
 /// Windows of `old`'s line count whose weighted edit distance to `old`
 /// (whitespace differences weigh 0.1) is at most 10 % of its length.
-fn fuzzy(content: &str, old: &str, new: &str) -> Option<(String, u64, Vec<(usize, usize)>)> {
+fn fuzzy(content: &str, old: &str, new: &str) -> Option<FuzzyHit> {
     let old_len = old.chars().count();
     if old_len < 10 {
         return None;

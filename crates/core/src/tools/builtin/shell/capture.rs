@@ -81,6 +81,14 @@ impl LineSink for Capture {
     }
 }
 
+impl Drop for Capture {
+    fn drop(&mut self) {
+        if let Store::Spool(path, _) = &self.store {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 impl Capture {
     /// An empty capture that spools into `spool_dir` when it grows.
     pub(crate) fn new(limits: Limits, spool_dir: &Path) -> Self {
@@ -238,7 +246,7 @@ impl TailLine {
         if room > 0 {
             self.text.extend(text.chars().take(room));
         }
-        self.chars += text.chars().count();
+        self.chars += char_count(text);
         self.text.len() - before
     }
 }
@@ -290,7 +298,18 @@ fn saved_name(result: io::Result<()>, path: &Path) -> String {
 
 /// Number of UTF-16 code units, JavaScript's `length`.
 pub(crate) fn utf16_len(s: &str) -> usize {
+    if s.is_ascii() {
+        return s.len();
+    }
     s.chars().map(char::len_utf16).sum()
+}
+
+fn char_count(s: &str) -> usize {
+    if s.is_ascii() {
+        s.len()
+    } else {
+        s.chars().count()
+    }
 }
 
 /// `toLocaleString()` of an integer: `4000` gives `4,000`.
@@ -298,7 +317,7 @@ pub(crate) fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

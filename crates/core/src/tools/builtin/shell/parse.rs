@@ -27,10 +27,10 @@ pub fn split_commands(cmd: &str) -> Vec<String> {
 pub fn root_commands(cmd: &str) -> Vec<String> {
     let mut roots: Vec<String> = Vec::new();
     for simple in parse(cmd) {
-        if let Some(root) = root_of(&simple.words) {
-            if !roots.contains(&root) {
-                roots.push(root);
-            }
+        if let Some(root) = root_of(&simple.words)
+            && !roots.contains(&root)
+        {
+            roots.push(root);
         }
     }
     roots

@@ -31,9 +31,9 @@ enum Esc {
     /// Inside `ESC [`.
     Csi,
     /// Inside a string sequence (OSC, DCS, APC, PM, SOS).
-    Str,
+    Text,
     /// ESC inside a string sequence (maybe the `ESC \` terminator).
-    StrEsc,
+    TextEnd,
 }
 
 /// Streaming terminal-text renderer.
@@ -108,8 +108,28 @@ impl Renderer {
     }
 
     fn chars(&mut self, s: &str, sink: &mut dyn LineSink) {
-        for c in s.chars() {
+        let mut rest = s;
+        while let Some(c) = rest.chars().next() {
+            // Fast path: a run of printable ASCII appended at the end of
+            // the line, exactly as `put` would do one by one.
+            if self.esc == Esc::None && self.col == self.line.len() {
+                let run = rest
+                    .bytes()
+                    .take_while(|b| (0x20..0x7f).contains(b))
+                    .count();
+                let run = run.min(LINE_FLUSH.saturating_sub(self.line.len()));
+                if run > 0 {
+                    self.line.extend(rest[..run].chars());
+                    self.col = self.line.len();
+                    if self.line.len() >= LINE_FLUSH {
+                        self.flush_line(sink);
+                    }
+                    rest = &rest[run..];
+                    continue;
+                }
+            }
             self.char(c, sink);
+            rest = &rest[c.len_utf8()..];
         }
     }
 
@@ -132,7 +152,7 @@ impl Renderer {
                         self.params.clear();
                         Esc::Csi
                     }
-                    ']' | 'P' | 'X' | '^' | '_' => Esc::Str,
+                    ']' | 'P' | 'X' | '^' | '_' => Esc::Text,
                     '\u{20}'..='\u{2f}' => Esc::Intermediate,
                     _ => Esc::None,
                 };
@@ -146,11 +166,7 @@ impl Renderer {
             }
             Esc::Csi => {
                 match c {
-                    '\u{30}'..='\u{3f}' => {
-                        if self.params.len() < MAX_PARAMS {
-                            self.params.push(c);
-                        }
-                    }
+                    '\u{30}'..='\u{3f}' if self.params.len() < MAX_PARAMS => self.params.push(c),
                     '\u{20}'..='\u{2f}' => {}
                     '\u{40}'..='\u{7e}' => {
                         self.esc = Esc::None;
@@ -161,16 +177,16 @@ impl Renderer {
                 }
                 return;
             }
-            Esc::Str => {
+            Esc::Text => {
                 match c {
                     '\u{07}' => self.esc = Esc::None,
-                    '\u{1b}' => self.esc = Esc::StrEsc,
+                    '\u{1b}' => self.esc = Esc::TextEnd,
                     _ => {}
                 }
                 return;
             }
-            Esc::StrEsc => {
-                self.esc = if c == '\\' { Esc::None } else { Esc::Str };
+            Esc::TextEnd => {
+                self.esc = if c == '\\' { Esc::None } else { Esc::Text };
                 return;
             }
         }

@@ -33,7 +33,8 @@ pub(crate) struct Spec<'a> {
     /// Total timeout.
     pub total: Option<Duration>,
     /// For `is_background`: how long to wait before handing the process
-    /// off, and the log file its later output goes to.
+    /// off, and the directory of the log (`background-<pid>.log`) its
+    /// later output goes to.
     pub background: Option<(Duration, PathBuf)>,
 }
 
@@ -182,10 +183,10 @@ pub(crate) async fn run(
                 Err(_) => pipe_open = false,
             },
             () = sleep_until(bg_deadline) => {
-                if let Some((_, log)) = spec.background {
+                if let Some((_, log_dir)) = spec.background {
                     guard.armed = false;
                     renderer.finish(sink);
-                    hand_off(child, rx, renderer, log);
+                    hand_off(child, rx, renderer, log_dir.join(format!("background-{pid}.log")));
                     return Ok(Outcome { pid, ending: Ending::Backgrounded });
                 }
             }

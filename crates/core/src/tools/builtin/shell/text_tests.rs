@@ -295,3 +295,12 @@ fn capture_tail_keeps_the_prefix_when_everything_fits() {
         )
     );
 }
+
+#[test]
+fn minutes_round_half_up() {
+    use std::time::Duration;
+    assert_eq!(super::minutes(Some(Duration::from_secs(300))), "5.0");
+    assert_eq!(super::minutes(Some(Duration::from_secs(15))), "0.3");
+    assert_eq!(super::minutes(Some(Duration::from_millis(300))), "0.0");
+    assert_eq!(super::minutes(None), "0.0");
+}

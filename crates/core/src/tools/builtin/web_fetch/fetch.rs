@@ -140,10 +140,10 @@ pub(crate) fn page_text(fetched: &Fetched, max_chars: usize) -> Result<String, S
     })
 }
 
-/// HTML as readable text: no link targets, no wrapping.
+/// HTML as readable text: headings and list items marked as in Markdown,
+/// link text without its target, no wrapping.
 fn html_to_text(html: &[u8]) -> String {
-    html2text::config::plain_no_decorate()
-        .link_footnotes(false)
+    html2text::config::rich()
         .allow_width_overflow()
         .string_from_read(html, 100_000)
         .unwrap_or_else(|_| String::from_utf8_lossy(html).into_owned())

@@ -236,6 +236,7 @@ fn serve(mut stream: TcpStream, routes: &HashMap<String, Reply>, log: &Mutex<Vec
 /// a rustls crypto provider installed process-wide (the binary does that at
 /// start); without one the direct-fetch tests cannot run and are skipped.
 pub(crate) fn http_ready() -> bool {
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let ok =
         std::panic::catch_unwind(|| reqwest::Client::builder().build().is_ok()).unwrap_or(false);
     if !ok {

@@ -1,0 +1,477 @@
+//! `read_many_files` (ReadManyFiles): the concatenated content of every
+//! file matching glob patterns in the workspace dirs, framed as
+//! `--- <absolute path> ---` and ended by `--- End of content ---`.
+//!
+//! Deliberate difference from v0.27.4: it is a model tool (v0.27.4 used it
+//! only for `@path` expansion).
+
+use super::filter_options_from_settings;
+use super::glob::FileGlob;
+use super::list_directory::move_alias;
+use crate::tools::{Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult};
+use crate::workspace::{FileKind, FilterOptions, decode_text, detect_kind};
+use base64::Engine;
+use futures::future::BoxFuture;
+use gemini_rs_protocol::Part;
+use serde_json::{Map, Value, json};
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use tokio_util::sync::CancellationToken;
+
+/// Lines read per file.
+const MAX_LINES: usize = 2000;
+/// Longer lines are cut (UTF-16 units, as JS counts).
+const MAX_LINE_LENGTH: usize = 2000;
+/// Files above this size are skipped.
+const MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
+/// SVG files above this size are not read.
+const SVG_MAX_BYTES: u64 = 1024 * 1024;
+const TRUNCATED_WARNING: &str =
+    "[WARNING: This file was truncated. To view the full content, use the 'read_file' tool on this specific file.]\n\n";
+const END_MARKER: &str = "\n--- End of content ---";
+const NOTHING_READ: &str = "No files matching the criteria were found or all were skipped.";
+
+/// Excluded unless `useDefaultExcludes` is false (Gemini CLI's defaults for
+/// `read_many_files`).
+const DEFAULT_EXCLUDES: [&str; 44] = [
+    "**/node_modules/**", "**/.git/**", "**/.vscode/**", "**/.idea/**", "**/dist/**", "**/build/**",
+    "**/coverage/**", "**/__pycache__/**", "**/*.pyc", "**/*.pyo", "**/*.bin", "**/*.exe", "**/*.dll",
+    "**/*.so", "**/*.dylib", "**/*.class", "**/*.jar", "**/*.war", "**/*.zip", "**/*.tar", "**/*.gz",
+    "**/*.bz2", "**/*.rar", "**/*.7z", "**/*.doc", "**/*.docx", "**/*.xls", "**/*.xlsx", "**/*.ppt",
+    "**/*.pptx", "**/*.odt", "**/*.ods", "**/*.odp", "**/.DS_Store", "**/.env", "**/GEMINI.md",
+    "**/bower_components/**", "**/.svn/**", "**/.hg/**", "**/*.pak", "**/*.rpa", "**/*.o", "**/*.a", "**/*.lib",
+];
+
+/// The `read_many_files` tool.
+pub struct ReadManyFilesTool;
+
+const DESCRIPTION: &str = "Reads content from multiple files specified by glob patterns or paths within the workspace directories. For text files, it concatenates their content into a single string, each file introduced by a '--- <absolute path> ---' line; a '--- End of content ---' line follows the last file. It is primarily designed for text-based files. It can also process image (e.g., .png, .jpg), PDF, audio and video files if their file names or extensions are explicitly included in the 'include' argument; their data is included as inline data.
+
+This tool is useful when you need to understand or analyze a collection of files, such as:
+- Getting an overview of a codebase or parts of it (e.g., all TypeScript files in the 'src' directory).
+- Finding where specific functionality is implemented if the user asks broad questions about code.
+- Reviewing documentation files (e.g., all Markdown files in the 'docs' directory).
+- Gathering context from multiple configuration files.
+
+Glob patterns like 'src/**/*.js' are supported. Default excludes apply to common non-text files and large dependency directories unless 'useDefaultExcludes' is false; .gitignore (inside a git repository) and .geminiignore are respected unless 'file_filtering_options' says otherwise.";
+
+fn schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        json!({
+            "properties": {
+                "include": {
+                    "type": "array",
+                    "items": {"type": "string", "minLength": 1},
+                    "minItems": 1,
+                    "description": "An array of glob patterns or paths. Examples: ['src/**/*.ts'], ['README.md', 'docs/']"
+                },
+                "exclude": {
+                    "type": "array",
+                    "items": {"type": "string", "minLength": 1},
+                    "description": "Optional. Glob patterns for files/directories to exclude. Added to default excludes if useDefaultExcludes is true. Example: \"**/*.log\", \"temp/\"",
+                    "default": []
+                },
+                "recursive": {
+                    "type": "boolean",
+                    "description": "Optional. Whether to search recursively (primarily controlled by `**` in glob patterns). Defaults to true.",
+                    "default": true
+                },
+                "useDefaultExcludes": {
+                    "type": "boolean",
+                    "description": "Optional. Whether to apply a list of default exclusion patterns (e.g., node_modules, .git, binary files). Defaults to true.",
+                    "default": true
+                },
+                "file_filtering_options": {
+                    "description": "Whether to respect ignore patterns from .gitignore or .geminiignore",
+                    "type": "object",
+                    "properties": {
+                        "respect_git_ignore": {
+                            "description": "Optional: Whether to respect .gitignore patterns when listing files. Only available in git repositories. Defaults to true.",
+                            "type": "boolean"
+                        },
+                        "respect_gemini_ignore": {
+                            "description": "Optional: Whether to respect .geminiignore patterns when listing files. Defaults to true.",
+                            "type": "boolean"
+                        }
+                    }
+                }
+            },
+            "required": ["include"],
+            "type": "object"
+        })
+    })
+}
+
+fn strings(args: &Map<String, Value>, key: &str) -> Vec<String> {
+    args.get(key)
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+impl Tool for ReadManyFilesTool {
+    fn name(&self) -> &str {
+        "read_many_files"
+    }
+
+    fn display_name(&self) -> &str {
+        "ReadManyFiles"
+    }
+
+    fn description(&self) -> &str {
+        DESCRIPTION
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
+    }
+
+    fn parameter_schema(&self) -> &Value {
+        schema()
+    }
+
+    fn normalize_args(&self, args: &mut Map<String, Value>) {
+        move_alias(args, "paths", "include");
+    }
+
+    fn build(&self, args: &Map<String, Value>, ctx: &ToolContext) -> Result<Box<dyn ToolInvocation>, ToolError> {
+        let base = filter_options_from_settings(&ctx.settings);
+        let fo = args.get("file_filtering_options");
+        let flag = |k: &str| fo.and_then(|o| o.get(k)).and_then(Value::as_bool);
+        Ok(Box::new(ReadManyFilesInvocation {
+            include: strings(args, "include"),
+            exclude: strings(args, "exclude"),
+            use_default_excludes: args.get("useDefaultExcludes").and_then(Value::as_bool).unwrap_or(true),
+            filter: FilterOptions {
+                respect_git_ignore: flag("respect_git_ignore").unwrap_or(base.respect_git_ignore),
+                respect_gemini_ignore: flag("respect_gemini_ignore").unwrap_or(base.respect_gemini_ignore),
+                custom_ignore_files: base.custom_ignore_files,
+            },
+        }))
+    }
+}
+
+#[derive(Clone)]
+struct ReadManyFilesInvocation {
+    include: Vec<String>,
+    exclude: Vec<String>,
+    use_default_excludes: bool,
+    filter: FilterOptions,
+}
+
+/// One file that was not read, and why.
+struct Skipped {
+    path: String,
+    reason: String,
+}
+
+impl ReadManyFilesInvocation {
+    /// The excludes as globs (`dir/` means everything below `dir`).
+    fn excludes(&self) -> Vec<String> {
+        let defaults = if self.use_default_excludes { DEFAULT_EXCLUDES.to_vec() } else { Vec::new() };
+        defaults
+            .into_iter()
+            .map(str::to_string)
+            .chain(self.exclude.iter().map(|e| match e.strip_suffix('/') {
+                Some(d) => format!("{d}/**"),
+                None => e.clone(),
+            }))
+            .collect()
+    }
+
+    /// Every matching file of every workspace dir, before ignore rules.
+    fn search(&self, ctx: &ToolContext, cancel: &CancellationToken) -> Result<BTreeSet<PathBuf>, String> {
+        let excludes = self.excludes();
+        let mut found = BTreeSet::new();
+        for dir in ctx.workspace.dirs() {
+            for pattern in &self.include {
+                let literal = dir.join(pattern);
+                let pattern = if literal.is_dir() {
+                    format!("{}/**", globset::escape(pattern.trim_end_matches('/')))
+                } else if literal.exists() {
+                    globset::escape(pattern)
+                } else {
+                    pattern.clone()
+                };
+                let glob = FileGlob::new(&pattern, true, &excludes)?;
+                found.extend(glob.walk(dir, cancel));
+            }
+        }
+        Ok(found)
+    }
+
+    /// Whether a media file was asked for by extension or name.
+    fn requested(&self, path: &Path) -> bool {
+        let ext = path.extension().map(|e| format!(".{}", e.to_string_lossy().to_lowercase()));
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        self.include.iter().any(|p| {
+            ext.as_ref().is_some_and(|e| p.to_lowercase().contains(e.as_str())) || (!stem.is_empty() && p.contains(&stem))
+        })
+    }
+
+    fn run(&self, ctx: &ToolContext, cancel: &CancellationToken) -> ToolResult {
+        let ws = &ctx.workspace;
+        let found = match self.search(ctx, cancel) {
+            Ok(f) => f,
+            Err(e) => {
+                let msg = format!("Error during file search: {e}");
+                return ToolResult::error(ToolErrorKind::ReadManyFilesSearchError, msg.clone(), msg);
+            }
+        };
+        let mut skipped: Vec<Skipped> = Vec::new();
+        let git_only = FilterOptions { respect_gemini_ignore: false, ..self.filter.clone() };
+        let (mut git_ignored, mut gemini_ignored) = (0usize, 0usize);
+        let mut files = Vec::new();
+        for path in found {
+            if ws.is_ignored(&path, &self.filter) {
+                if ws.is_ignored(&path, &git_only) {
+                    git_ignored += 1;
+                } else {
+                    gemini_ignored += 1;
+                }
+            } else if ws.check_access(&path).is_err() {
+                skipped.push(Skipped {
+                    path: path.display().to_string(),
+                    reason: format!("Security: Glob library returned path outside workspace. Path: {}", path.display()),
+                });
+            } else {
+                files.push(path);
+            }
+        }
+        for (n, reason) in [(git_ignored, "git ignored"), (gemini_ignored, "gemini ignored")] {
+            if n > 0 {
+                skipped.push(Skipped { path: format!("{n} file(s)"), reason: reason.to_string() });
+            }
+        }
+        let mut parts: Vec<Part> = Vec::new();
+        let mut processed: Vec<String> = Vec::new();
+        for path in &files {
+            if cancel.is_cancelled() {
+                break;
+            }
+            let rel = ws.relative(path);
+            match self.read_one(path, &rel) {
+                Ok(part) => {
+                    parts.push(part);
+                    processed.push(rel);
+                }
+                Err(reason) => skipped.push(Skipped { path: rel, reason }),
+            }
+        }
+        let display = summary(ws.target_dir(), &processed, &skipped);
+        if parts.is_empty() {
+            parts.push(Part::text(NOTHING_READ));
+        } else {
+            parts.push(Part::text(END_MARKER));
+        }
+        ToolResult::parts(parts, ToolDisplay::Text(display))
+    }
+
+    /// One file as a part, or why it was skipped.
+    fn read_one(&self, path: &Path, rel: &str) -> Result<Part, String> {
+        let meta = std::fs::metadata(path).map_err(|e| format!("Read error: {e}"))?;
+        if meta.len() > MAX_FILE_BYTES {
+            let mb = meta.len() as f64 / (1024.0 * 1024.0);
+            return Err(format!("Read error: File size exceeds the 20MB limit: {} ({mb:.2}MB)", path.display()));
+        }
+        let mut head = Vec::with_capacity(4096);
+        std::fs::File::open(path)
+            .and_then(|f| f.take(4096).read_to_end(&mut head))
+            .map_err(|e| format!("Read error: {e}"))?;
+        let kind = detect_kind(path, &head);
+        let frame = |body: &str| Part::text(format!("--- {} ---\n\n{body}\n\n", path.display()));
+        match kind {
+            FileKind::Image | FileKind::Pdf | FileKind::Audio | FileKind::Video => {
+                if !self.requested(path) {
+                    return Err("asset file (image/pdf/audio) was not explicitly requested by name or extension".into());
+                }
+                let bytes = std::fs::read(path).map_err(|e| format!("Read error: {e}"))?;
+                let mime = crate::workspace::mime_type(path).unwrap_or_else(|| "application/octet-stream".into());
+                Ok(Part::inline_data(mime, base64::engine::general_purpose::STANDARD.encode(bytes)))
+            }
+            FileKind::Binary => Ok(frame(&format!("Cannot display content of binary file: {rel}"))),
+            FileKind::Svg if meta.len() > SVG_MAX_BYTES => {
+                Ok(frame(&format!("Cannot display content of SVG file larger than 1MB: {rel}")))
+            }
+            FileKind::Svg | FileKind::Text => {
+                let bytes = std::fs::read(path).map_err(|e| format!("Read error: {e}"))?;
+                let text = decode_text(&bytes);
+                let (content, truncated) = if kind == FileKind::Svg { (text, false) } else { limit_text(&text) };
+                let body = if truncated { format!("{TRUNCATED_WARNING}{content}") } else { content };
+                Ok(frame(&body))
+            }
+        }
+    }
+}
+
+/// The first 2000 lines, each cut to 2000 characters; and whether anything
+/// was left out.
+fn limit_text(text: &str) -> (String, bool) {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut truncated = lines.len() > MAX_LINES;
+    let kept: Vec<String> = lines
+        .iter()
+        .take(MAX_LINES)
+        .map(|l| {
+            if l.len() > MAX_LINE_LENGTH && l.encode_utf16().count() > MAX_LINE_LENGTH {
+                truncated = true;
+                let mut units = 0;
+                let cut: String = l
+                    .chars()
+                    .take_while(|c| {
+                        units += c.len_utf16();
+                        units <= MAX_LINE_LENGTH
+                    })
+                    .collect();
+                format!("{cut}... [truncated]")
+            } else {
+                (*l).to_string()
+            }
+        })
+        .collect();
+    (kept.join("\n"), truncated)
+}
+
+/// The Markdown summary shown to the user.
+fn summary(target: &Path, processed: &[String], skipped: &[Skipped]) -> String {
+    let mut d = format!("### ReadManyFiles Result (Target Dir: `{}`)\n\n", target.display());
+    if !processed.is_empty() {
+        d.push_str(&format!("Successfully read and concatenated content from **{} file(s)**.\n", processed.len()));
+        if processed.len() <= 10 {
+            d.push_str("\n**Processed Files:**\n");
+        } else {
+            d.push_str("\n**Processed Files (first 10 shown):**\n");
+        }
+        for p in processed.iter().take(10) {
+            d.push_str(&format!("- `{p}`\n"));
+        }
+        if processed.len() > 10 {
+            d.push_str(&format!("- ...and {} more.\n", processed.len() - 10));
+        }
+    }
+    if !skipped.is_empty() {
+        if processed.is_empty() {
+            d.push_str("No files were read and concatenated based on the criteria.\n");
+        }
+        if skipped.len() <= 5 {
+            d.push_str(&format!("\n**Skipped {} item(s):**\n", skipped.len()));
+        } else {
+            d.push_str(&format!("\n**Skipped {} item(s) (first 5 shown):**\n", skipped.len()));
+        }
+        for s in skipped.iter().take(5) {
+            d.push_str(&format!("- `{}` (Reason: {})\n", s.path, s.reason));
+        }
+        if skipped.len() > 5 {
+            d.push_str(&format!("- ...and {} more.\n", skipped.len() - 5));
+        }
+    } else if processed.is_empty() {
+        d.push_str("No files were read and concatenated based on the criteria.\n");
+    }
+    d
+}
+
+impl ToolInvocation for ReadManyFilesInvocation {
+    fn description(&self) -> String {
+        let mut d = format!("Will attempt to read and concatenate files using patterns: `{}`", self.include.join("`, `"));
+        if !self.exclude.is_empty() {
+            d.push_str(&format!(". Excluding: `{}`", self.exclude.join("`, `")));
+        }
+        d
+    }
+
+    fn execute<'a>(&'a self, ctx: &'a ToolContext, cancel: CancellationToken) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move {
+            let (this, ctx) = (self.clone(), ctx.clone());
+            tokio::task::spawn_blocking(move || this.run(&ctx, &cancel))
+                .await
+                .unwrap_or_else(|e| {
+                    let msg = format!("Error during file search: {e}");
+                    ToolResult::error(ToolErrorKind::ReadManyFilesSearchError, msg.clone(), msg)
+                })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::super::list_directory::test_support::Env;
+    use super::*;
+    use std::sync::Arc;
+
+    fn texts(r: &ToolResult) -> Vec<String> {
+        r.llm_content.iter().map(|p| p.text.clone().unwrap_or_else(|| "<inline>".into())).collect()
+    }
+
+    #[test]
+    fn framing_and_end_marker() {
+        let env = Env::new();
+        env.file("a.txt", "AAA\n");
+        env.file("b.txt", "BBB");
+        env.file("c.md", "CCC");
+        let r = env.call(Arc::new(ReadManyFilesTool), json!({"include": ["*.txt"]})).unwrap();
+        assert!(r.error.is_none());
+        let root = env.root.display();
+        assert_eq!(
+            texts(&r),
+            vec![
+                format!("--- {root}/a.txt ---\n\nAAA\n\n\n"),
+                format!("--- {root}/b.txt ---\n\nBBB\n\n"),
+                "\n--- End of content ---".to_string()
+            ]
+        );
+        let shown = r.display.as_text().unwrap().to_string();
+        assert!(shown.contains("Successfully read and concatenated content from **2 file(s)**."), "{shown}");
+        // The `paths` alias.
+        let r = env.call(Arc::new(ReadManyFilesTool), json!({"paths": ["c.md"]})).unwrap();
+        assert_eq!(texts(&r)[0], format!("--- {root}/c.md ---\n\nCCC\n\n"));
+    }
+
+    #[test]
+    fn nothing_found_and_validation() {
+        let env = Env::new();
+        let r = env.call(Arc::new(ReadManyFilesTool), json!({"include": ["*.zz"]})).unwrap();
+        assert_eq!(texts(&r), vec![NOTHING_READ.to_string()]);
+        assert_eq!(
+            env.outcome(Arc::new(ReadManyFilesTool), json!({})).unwrap_err(),
+            "params must have required property 'include'"
+        );
+    }
+
+    #[test]
+    fn excludes_ignores_media_and_truncation() {
+        let env = Env::new();
+        env.git();
+        env.file(".gitignore", "ign.txt\n");
+        env.file("ign.txt", "x");
+        env.file(".geminiignore", "gem.txt\n");
+        env.file("gem.txt", "x");
+        env.file("dist/out.txt", "x");
+        env.file("keep.txt", &"l\n".repeat(2500));
+        env.file("pic.png", "\u{89}PNG");
+        env.file("skip.log", "x");
+        let r = env
+            .call(Arc::new(ReadManyFilesTool), json!({"include": ["**/*"], "exclude": ["*.log", "*.png"]}))
+            .unwrap();
+        let t = texts(&r);
+        let names: Vec<&String> = t.iter().filter(|s| s.starts_with("--- /")).collect();
+        assert_eq!(names.len(), 3, "{t:?}"); // .geminiignore, .gitignore, keep.txt
+        let keep = names.iter().find(|s| s.contains("keep.txt")).unwrap();
+        assert!(keep.contains(&format!("---\n\n{TRUNCATED_WARNING}l\n")), "{keep}");
+        let shown = r.display.as_text().unwrap();
+        assert!(shown.contains("- `1 file(s)` (Reason: git ignored)"), "{shown}");
+        assert!(shown.contains("- `1 file(s)` (Reason: gemini ignored)"), "{shown}");
+        // Media only when asked for by extension or name.
+        let r = env.call(Arc::new(ReadManyFilesTool), json!({"include": ["*.png"]})).unwrap();
+        assert_eq!(r.llm_content[0].inline_data.as_ref().unwrap().mime_type, "image/png");
+        let r = env.call(Arc::new(ReadManyFilesTool), json!({"include": ["p*"]})).unwrap();
+        assert_eq!(texts(&r), vec![NOTHING_READ.to_string()]);
+        assert!(r.display.as_text().unwrap().contains("was not explicitly requested"));
+        // Directories expand to their files; default excludes can be lifted.
+        let r = env.call(Arc::new(ReadManyFilesTool), json!({"include": ["dist/"], "useDefaultExcludes": false})).unwrap();
+        assert!(texts(&r)[0].ends_with("/dist/out.txt ---\n\nx\n\n"));
+    }
+}
