@@ -22,6 +22,8 @@ pub struct ConfirmDialog {
     pub options: Vec<(String, ConfirmationOutcome)>,
     /// The highlighted choice.
     pub selected: usize,
+    /// True when the full body was printed above the dialog.
+    pub printed_above: bool,
 }
 
 impl ConfirmDialog {
@@ -70,6 +72,7 @@ impl ConfirmDialog {
             details,
             options,
             selected: 0,
+            printed_above: false,
         }
     }
 
@@ -192,8 +195,13 @@ impl ConfirmDialog {
         if body.len() > max_body {
             let hidden = body.len() - max_body.saturating_sub(1);
             body.truncate(max_body.saturating_sub(1));
+            let note = if self.printed_above {
+                " (shown in full above)"
+            } else {
+                ""
+            };
             body.push(Line::from(Span::styled(
-                format!("  … {hidden} more lines (the full diff is printed above)"),
+                format!("  … {hidden} more lines{note}"),
                 Style::new().fg(Color::DarkGray),
             )));
         }

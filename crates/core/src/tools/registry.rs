@@ -76,8 +76,9 @@ impl ToolRegistry {
             .filter(|t| !self.excluded.contains(t.tool.name()))
     }
 
-    /// Extra call names (`<server>__<tool>` for MCP tools) resolving to a
-    /// registered tool when the exact name misses.
+    /// Extra call names resolving to a registered tool when the exact name
+    /// misses: `<server>__<tool>` for MCP tools, later Gemini CLI names of
+    /// built-ins (`grep_search`).
     pub fn add_aliases<I: IntoIterator<Item = (String, String)>>(&mut self, aliases: I) {
         self.aliases.extend(aliases);
     }
@@ -85,10 +86,7 @@ impl ToolRegistry {
     /// The active tool called `name`, or the one a `__` alias names.
     pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
         self.active().find(|t| t.tool.name() == name).or_else(|| {
-            let target = name
-                .contains("__")
-                .then(|| self.aliases.iter().find(|(alias, _)| alias == name))
-                .flatten()?;
+            let target = self.aliases.iter().find(|(alias, _)| alias == name)?;
             self.active().find(|t| t.tool.name() == target.1)
         })
     }

@@ -16,7 +16,13 @@ mod web_search;
 mod read_file;
 mod write_file;
 
+pub use glob::GlobTool;
+pub use grep::GrepTool;
+pub use list_directory::ListDirectoryTool;
 pub use memory::MemoryTool;
+pub use read_many_files::ReadManyFilesTool;
+pub use replace::ReplaceTool;
+pub use shell::ShellTool;
 pub use read_file::ReadFileTool;
 pub use web_fetch::WebFetchTool;
 pub use web_search::WebSearchTool;
@@ -35,14 +41,17 @@ use std::sync::Arc;
 /// google_web_search, write_todos` (then sub-agents).
 pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
     vec![
-        // 1. list_directory goes here.
+        Arc::new(ListDirectoryTool),
         Arc::new(ReadFileTool::new()),
-        // 3. search_file_content, 4. glob, 5. activate_skill, 6. replace go here.
+        Arc::new(GrepTool),
+        Arc::new(GlobTool),
+        Arc::new(ReplaceTool),
         Arc::new(WriteFileTool::new()),
         Arc::new(WebFetchTool),
-        // 9. run_shell_command goes here.
+        Arc::new(ShellTool),
         Arc::new(MemoryTool),
         Arc::new(WebSearchTool),
+        Arc::new(ReadManyFilesTool),
     ]
 }
 
@@ -172,9 +181,22 @@ mod tests {
             .iter()
             .map(|t| t.name().to_string())
             .collect();
-        let pos = |n: &str| names.iter().position(|x| x == n).unwrap();
-        assert!(pos("read_file") < pos("write_file"));
-        assert!(pos("write_file") < pos("web_fetch"));
+        assert_eq!(
+            names,
+            [
+                "list_directory",
+                "read_file",
+                "search_file_content",
+                "glob",
+                "replace",
+                "write_file",
+                "web_fetch",
+                "run_shell_command",
+                "save_memory",
+                "google_web_search",
+                "read_many_files"
+            ]
+        );
     }
 
     #[test]

@@ -152,6 +152,7 @@ fn serve() -> (String, Arc<Mutex<Vec<String>>>) {
 /// provider installed process-wide, which core's tests cannot do without a
 /// `rustls` dev-dependency. Without one these tests are skipped.
 fn http_ready() -> bool {
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let ok = client::http_client().is_ok();
     if !ok {
         eprintln!("skipped: no rustls crypto provider is installed in this test binary");

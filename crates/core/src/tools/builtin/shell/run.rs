@@ -1,6 +1,7 @@
-//! Runs `bash -c` in its own process group with stdout and stderr on one
-//! pipe, feeds the output to a [`LineSink`], and enforces cancellation,
-//! the inactivity and total timeouts and the background hand-off.
+//! Runs `bash -c` in a session and process group of its own, stdout and
+//! stderr on one pipe, feeds the output to a [`LineSink`], and enforces
+//! cancellation, the inactivity and total timeouts and the background
+//! hand-off.
 
 use super::render::{LineSink, Renderer};
 use std::io::{self, Write};
@@ -132,8 +133,19 @@ pub(crate) async fn run(
         .stdin(Stdio::null())
         .stdout(Stdio::from(writer))
         .stderr(Stdio::from(writer2))
-        .process_group(0)
         .kill_on_drop(false);
+    // A session of its own: a new process group (pgid = pid) and no
+    // controlling terminal, so nothing (git, ssh, sudo) can prompt on the
+    // user's terminal and hang until the timeout.
+    // SAFETY: `setsid` is async-signal-safe and touches no memory.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() == -1 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
     for (k, v) in spec.env {
         cmd.env(k, v);
     }

@@ -206,6 +206,13 @@ async fn merged_order_stdin_and_rendering() {
         out(&e, "bash -c 'echo wrapped'").await,
         "Output: wrapped\nProcess Group PGID: <n>"
     );
+    // Its own session: no controlling terminal to prompt on.
+    let r = call(&e, json!({"command": "ps -o sid= -p $$ | tr -d ' '"})).await;
+    let text = r.llm_text();
+    assert_eq!(
+        text,
+        format!("Output: {0}\nProcess Group PGID: {0}", pgid_of(&text))
+    );
 }
 
 #[tokio::test]

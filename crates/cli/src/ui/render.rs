@@ -1,0 +1,169 @@
+//! Drawing the live area (everything below the scrollback): the streaming
+//! answer, running tool cards, the confirmation dialog, the status line,
+//! the editor, suggestions and the footer.
+
+use super::cards::spinner_frame;
+use super::state::UiState;
+use super::wrap::{str_width, truncate};
+use gemini_rs_core::policy::ApprovalMode;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+use std::time::Instant;
+
+/// Suggestions shown at once.
+const SUGGESTIONS: usize = 6;
+/// Editor lines shown at most.
+const INPUT_LINES: usize = 10;
+/// Context window of the Gemini 2.5 models.
+const CONTEXT_WINDOW: u64 = 1_048_576;
+
+/// The live area's lines for a terminal `width` wide and at most
+/// `max_height` tall, and the cursor position in them (None: hidden).
+pub fn live_lines(
+    s: &UiState,
+    width: u16,
+    max_height: u16,
+    now: Instant,
+) -> (Vec<Line<'static>>, Option<(u16, u16)>) {
+    let w = usize::from(width).max(20);
+    let max_h = usize::from(max_height).max(4);
+    let dim = Style::new().fg(Color::DarkGray);
+
+    // Bottom: status, editor, suggestions, footer.
+    let mut bottom: Vec<Line<'static>> = Vec::new();
+    if let Some((since, label)) = &s.busy
+        && s.confirm.is_none()
+    {
+        let secs = now.duration_since(*since).as_secs();
+        let what = match &s.thought {
+            Some(t) if !t.is_empty() => t.clone(),
+            _ => format!("{label}…"),
+        };
+        bottom.push(Line::from(vec![
+            Span::styled(format!("{} ", spinner_frame(now, *since)), Style::new().fg(Color::Magenta)),
+            Span::styled(truncate(&what, w.saturating_sub(30)), Style::new().fg(Color::Magenta)),
+            Span::styled(format!(" (esc to cancel, {secs}s)"), dim),
+        ]));
+    }
+    let mut cursor = None;
+    if s.confirm.is_none() {
+        let rule = Line::from(Span::styled("─".repeat(w), dim));
+        bottom.push(rule.clone());
+        let prompt = if s.input.text().starts_with('!') { "! " } else { "> " };
+        let placeholder = if s.busy.is_some() {
+            "  Type a message to queue it"
+        } else {
+            "  Type your message or @path/to/file"
+        };
+        let (mut lines, (cx, mut cy)) = s.input.render(w, prompt, placeholder);
+        if lines.len() > INPUT_LINES {
+            let first = usize::from(cy).saturating_sub(INPUT_LINES - 1);
+            lines = lines.into_iter().skip(first).take(INPUT_LINES).collect();
+            cy -= first as u16;
+        }
+        let top = bottom.len() as u16;
+        bottom.extend(lines);
+        cursor = Some((cx, top + cy));
+        bottom.push(rule);
+        if let Some(c) = &s.completion {
+            let first = c.selected.saturating_sub(SUGGESTIONS - 1);
+            for (i, item) in c.items.iter().enumerate().skip(first).take(SUGGESTIONS) {
+                let sel = i == c.selected;
+                let st = if sel {
+                    Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)
+                } else {
+                    Style::new()
+                };
+                bottom.push(Line::from(vec![
+                    Span::styled(format!("  {:<24}", item.value), st),
+                    Span::styled(truncate(&item.detail, w.saturating_sub(28)), dim),
+                ]));
+            }
+        }
+    }
+    bottom.push(footer(s, w));
+
+    // Top: dialog first, then running cards, then the streaming tail.
+    let mut avail = max_h.saturating_sub(bottom.len());
+    let mut dialog = Vec::new();
+    if let Some(d) = &s.confirm {
+        let max_body = avail.saturating_sub(d.chrome_height() + 1).max(3);
+        dialog = d.lines(w, max_body);
+        dialog.insert(0, Line::default());
+        if dialog.len() > avail {
+            dialog.drain(..dialog.len() - avail);
+        }
+        avail -= dialog.len();
+    }
+    let mut cards: Vec<Line<'static>> = Vec::new();
+    for c in &s.cards {
+        cards.push(Line::default());
+        cards.extend(c.lines(w, now, Some(5)));
+    }
+    if cards.len() > avail {
+        cards.drain(..cards.len() - avail);
+    }
+    avail -= cards.len();
+    let mut tail = Vec::new();
+    if !s.stream.trim().is_empty() {
+        let text = if s.message_started {
+            s.stream.as_str()
+        } else {
+            s.stream.trim_start_matches(['\n', ' '])
+        };
+        tail.push(Line::default());
+        tail.extend(s.message_lines(text, false, !s.message_started));
+        if tail.len() > avail {
+            tail.drain(..tail.len() - avail);
+        }
+    }
+    let mut lines = tail;
+    lines.extend(cards);
+    lines.extend(dialog);
+    let offset = lines.len() as u16;
+    lines.extend(bottom);
+    (lines, cursor.map(|(x, y)| (x, y + offset)))
+}
+
+/// The footer: workspace, approval mode, model and context use.
+pub fn footer(s: &UiState, w: usize) -> Line<'static> {
+    let dim = Style::new().fg(Color::DarkGray);
+    let (mode_text, mode_style) = match s.mode {
+        ApprovalMode::Default => ("default", Style::new().fg(Color::Gray)),
+        ApprovalMode::AutoEdit => ("auto_edit", Style::new().fg(Color::Yellow)),
+        ApprovalMode::Yolo => ("YOLO", Style::new().fg(Color::Red).add_modifier(Modifier::BOLD)),
+        ApprovalMode::Plan => ("plan", Style::new().fg(Color::Blue)),
+    };
+    let mode = format!("mode: {mode_text} (shift+tab)");
+    let left_pct = 100u64.saturating_sub(s.context_tokens * 100 / CONTEXT_WINDOW);
+    let right = format!("{} ({left_pct}% context left)", s.model);
+    let left_room = w.saturating_sub(str_width(&mode) + str_width(&right) + 4);
+    let left = match &s.notice {
+        Some((n, _)) => truncate(n, left_room),
+        None => truncate(&s.workspace_label, left_room),
+    };
+    let left_style = if s.notice.is_some() {
+        Style::new().fg(Color::Yellow)
+    } else {
+        Style::new().fg(Color::Cyan)
+    };
+    let used = str_width(&left) + str_width(&mode) + str_width(&right);
+    let gap = w.saturating_sub(used + 1);
+    let g1 = gap / 2;
+    let g2 = gap - g1;
+    Line::from(vec![
+        Span::styled(left, left_style),
+        Span::raw(" ".repeat(g1.max(1))),
+        Span::styled(mode, mode_style),
+        Span::raw(" ".repeat(g2)),
+        Span::styled(right, dim),
+    ])
+}
+
+/// Draws `lines` into `area` of `buf`.
+pub fn draw_lines(lines: Vec<Line<'static>>, area: Rect, buf: &mut Buffer) {
+    Paragraph::new(lines).render(area, buf);
+}

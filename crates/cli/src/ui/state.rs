@@ -1,0 +1,372 @@
+//! What the screen shows: the finished lines waiting to go into the
+//! scrollback, the streaming answer, the tool cards, the confirmation
+//! dialog, the editor and the footer data. Agent events update it.
+
+use super::cards::{CardStatus, ToolCard};
+use super::complete::Completion;
+use super::confirm::ConfirmDialog;
+use super::history::History;
+use super::input::Editor;
+use super::markdown;
+use super::wrap::{sanitize, wrap_prefixed};
+use gemini_rs_core::agent::events::{AgentEvent, ToolCallStatus};
+use gemini_rs_core::policy::ApprovalMode;
+use gemini_rs_core::tools::ConfirmationDetails;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use std::collections::VecDeque;
+use std::time::Instant;
+
+/// Lines of a finished card's body kept in the scrollback.
+const CARD_BODY_LINES: usize = 200;
+
+/// The UI's state.
+pub struct UiState {
+    /// Model id.
+    pub model: String,
+    /// Workspace path as shown.
+    pub workspace_label: String,
+    /// The approval mode shown.
+    pub mode: ApprovalMode,
+    /// The editor.
+    pub input: Editor,
+    /// Input history.
+    pub history: History,
+    /// Cards of calls not finished yet.
+    pub cards: Vec<ToolCard>,
+    /// Streamed model text not yet committed to the scrollback.
+    pub stream: String,
+    /// True once the current model message put lines in the scrollback.
+    pub message_started: bool,
+    /// Subject of the latest thought.
+    pub thought: Option<String>,
+    /// The open confirmation.
+    pub confirm: Option<ConfirmDialog>,
+    /// Confirmations waiting behind the open one.
+    pub confirm_queue: VecDeque<ConfirmDialog>,
+    /// Set while a request runs: since when, and what it is.
+    pub busy: Option<(Instant, String)>,
+    /// Lines waiting to be inserted above the live area.
+    pub out: Vec<Line<'static>>,
+    /// The last answer (for `/copy`).
+    pub last_answer: String,
+    /// A transient note in the footer.
+    pub notice: Option<(String, Instant)>,
+    /// Open suggestions.
+    pub completion: Option<Completion>,
+    /// Prompt tokens of the last request (context-window use).
+    pub context_tokens: u64,
+    /// Terminal width.
+    pub width: u16,
+    /// Terminal height.
+    pub height: u16,
+    /// Prompts typed while busy, sent in turn.
+    pub queued: VecDeque<String>,
+}
+
+impl UiState {
+    /// A fresh state.
+    pub fn new(model: String, workspace_label: String, mode: ApprovalMode, history: History) -> Self {
+        UiState {
+            model,
+            workspace_label,
+            mode,
+            input: Editor::default(),
+            history,
+            cards: Vec::new(),
+            stream: String::new(),
+            message_started: false,
+            thought: None,
+            confirm: None,
+            confirm_queue: VecDeque::new(),
+            busy: None,
+            out: Vec::new(),
+            last_answer: String::new(),
+            notice: None,
+            completion: None,
+            context_tokens: 0,
+            width: 80,
+            height: 24,
+            queued: VecDeque::new(),
+        }
+    }
+
+    /// Content width for the scrollback.
+    pub fn content_width(&self) -> usize {
+        usize::from(self.width).max(20)
+    }
+
+    /// Queues lines for the scrollback.
+    pub fn push_lines(&mut self, lines: impl IntoIterator<Item = Line<'static>>) {
+        self.out.extend(lines);
+    }
+
+    fn push_message(&mut self, icon: &str, text: &str, style: Style) {
+        let w = self.content_width();
+        self.out.push(Line::default());
+        let first = vec![Span::styled(format!("{icon} "), style)];
+        let rest = vec![Span::raw("  ")];
+        for (i, l) in sanitize(text).lines().enumerate() {
+            let p = if i == 0 { &first } else { &rest };
+            self.out
+                .extend(wrap_prefixed(&[Span::styled(l.to_string(), style)], w, p, &rest));
+        }
+    }
+
+    /// An informational note.
+    pub fn info(&mut self, text: &str) {
+        self.push_message("ℹ", text, Style::new().fg(Color::DarkGray));
+    }
+
+    /// A warning.
+    pub fn warn(&mut self, text: &str) {
+        self.push_message("⚠", text, Style::new().fg(Color::Yellow));
+    }
+
+    /// An error.
+    pub fn error(&mut self, text: &str) {
+        self.push_message("✕", text, Style::new().fg(Color::Red));
+    }
+
+    /// Echoes the user's prompt.
+    pub fn echo_prompt(&mut self, text: &str) {
+        let w = self.content_width();
+        let style = Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD);
+        self.out.push(Line::default());
+        let first = vec![Span::styled("> ", style)];
+        let rest = vec![Span::raw("  ")];
+        for (i, l) in sanitize(text).lines().enumerate() {
+            let p = if i == 0 { &first } else { &rest };
+            self.out.extend(wrap_prefixed(
+                &[Span::styled(l.to_string(), Style::new().fg(Color::Gray))],
+                w,
+                p,
+                &rest,
+            ));
+        }
+    }
+
+    /// The model's text rendered as Markdown with the message gutter.
+    pub fn message_lines(&self, text: &str, highlight: bool, first: bool) -> Vec<Line<'static>> {
+        let w = self.content_width().saturating_sub(2);
+        markdown::render(text, w, highlight)
+            .into_iter()
+            .enumerate()
+            .map(|(i, mut l)| {
+                let gutter = if i == 0 && first {
+                    Span::styled("✦ ", Style::new().fg(Color::Magenta))
+                } else {
+                    Span::raw("  ")
+                };
+                l.spans.insert(0, gutter);
+                l
+            })
+            .collect()
+    }
+
+    /// Moves the finished part of the streamed text (all of it when `all`)
+    /// to the scrollback.
+    pub fn commit_stream(&mut self, all: bool) {
+        if !self.message_started {
+            let trimmed = self.stream.trim_start_matches(['\n', ' ']).len();
+            let skip = self.stream.len() - trimmed;
+            self.stream.drain(..skip);
+        }
+        let cut = if all {
+            self.stream.len()
+        } else {
+            markdown::stable_prefix_len(&self.stream)
+        };
+        if cut == 0 {
+            return;
+        }
+        let chunk: String = self.stream.drain(..cut).collect();
+        if chunk.trim().is_empty() {
+            return;
+        }
+        let lines = self.message_lines(&chunk, true, !self.message_started);
+        self.out.push(Line::default());
+        self.out.extend(lines);
+        self.message_started = true;
+    }
+
+    fn card_mut(&mut self, call_id: &str) -> Option<&mut ToolCard> {
+        self.cards.iter_mut().find(|c| c.call_id == call_id)
+    }
+
+    /// Applies one agent event.
+    pub fn on_agent_event(&mut self, event: AgentEvent, now: Instant) {
+        match event {
+            AgentEvent::Content(t) => {
+                self.thought = None;
+                self.stream.push_str(&t);
+                self.commit_stream(false);
+            }
+            AgentEvent::Thought(t) => self.thought = Some(thought_subject(&t)),
+            AgentEvent::ToolCallRequested {
+                call_id,
+                name,
+                args,
+            } => {
+                self.commit_stream(true);
+                self.message_started = false;
+                self.cards.push(ToolCard::new(call_id, name, &args));
+            }
+            AgentEvent::ToolAwaitingApproval {
+                call_id,
+                name,
+                details,
+            } => {
+                self.commit_stream(true);
+                match self.card_mut(&call_id) {
+                    Some(c) => c.status = CardStatus::AwaitingApproval,
+                    None => {
+                        let mut c = ToolCard::new(call_id.clone(), name.clone(), &serde_json::Value::Null);
+                        c.status = CardStatus::AwaitingApproval;
+                        self.cards.push(c);
+                    }
+                }
+                self.open_confirm(ConfirmDialog::new(call_id, name, details));
+            }
+            AgentEvent::ToolRunning { call_id } => {
+                if let Some(c) = self.card_mut(&call_id) {
+                    c.status = CardStatus::Running(now);
+                }
+            }
+            AgentEvent::ToolOutput { call_id, chunk } => {
+                if let Some(c) = self.card_mut(&call_id) {
+                    c.live_output.push_str(&chunk);
+                    if c.live_output.len() > 8192 {
+                        let mut cut = c.live_output.len() - 4096;
+                        while !c.live_output.is_char_boundary(cut) {
+                            cut += 1;
+                        }
+                        c.live_output.drain(..cut);
+                    }
+                }
+            }
+            AgentEvent::ToolFinished(f) => {
+                let idx = match self.cards.iter().position(|c| c.call_id == f.call_id) {
+                    Some(i) => i,
+                    None => {
+                        self.cards.push(ToolCard::new(f.call_id.clone(), f.name.clone(), &f.args));
+                        self.cards.len() - 1
+                    }
+                };
+                let mut card = self.cards.remove(idx);
+                card.status = match f.status {
+                    ToolCallStatus::Success => CardStatus::Done(f.duration),
+                    ToolCallStatus::Error => CardStatus::Failed(f.duration),
+                    ToolCallStatus::Cancelled => CardStatus::Cancelled,
+                };
+                card.display = Some(f.display);
+                if f.status == ToolCallStatus::Error {
+                    card.error = f.error.map(|e| e.message);
+                }
+                self.drop_confirm(&f.call_id);
+                self.push_card(&card, now);
+            }
+            AgentEvent::Usage { usage, .. } => {
+                if let Some(p) = usage.prompt_token_count {
+                    self.context_tokens = p;
+                }
+            }
+            AgentEvent::Warning(w) => {
+                self.commit_stream(true);
+                self.warn(&w);
+            }
+            AgentEvent::Info(i) => {
+                self.commit_stream(true);
+                self.info(&i);
+            }
+            AgentEvent::ModelTurnFinished => {
+                self.commit_stream(true);
+                self.thought = None;
+            }
+        }
+    }
+
+    fn push_card(&mut self, card: &ToolCard, now: Instant) {
+        let w = self.content_width();
+        self.out.push(Line::default());
+        let lines = card.lines(w, now, Some(CARD_BODY_LINES));
+        self.out.extend(lines);
+    }
+
+    fn open_confirm(&mut self, mut dialog: ConfirmDialog) {
+        // A diff taller than half the screen is printed in full above.
+        let w = self.content_width();
+        if let ConfirmationDetails::Edit { file_name, .. } = &dialog.details
+            && dialog.body(w).len() > usize::from(self.height) / 2
+        {
+            let body = dialog.body(w);
+            self.out.push(Line::default());
+            self.out.push(Line::from(Span::styled(
+                format!("Proposed change to {file_name}:"),
+                Style::new().add_modifier(Modifier::BOLD),
+            )));
+            self.out.extend(body);
+            dialog.printed_above = true;
+        }
+        if self.confirm.is_some() {
+            self.confirm_queue.push_back(dialog);
+        } else {
+            self.confirm = Some(dialog);
+        }
+    }
+
+    /// Closes the dialog for `call_id` (answered or finished elsewhere).
+    pub fn drop_confirm(&mut self, call_id: &str) {
+        self.confirm_queue.retain(|d| d.call_id != call_id);
+        if self.confirm.as_ref().is_some_and(|d| d.call_id == call_id) {
+            self.confirm = self.confirm_queue.pop_front();
+        }
+    }
+
+    /// Starts a request.
+    pub fn start_busy(&mut self, label: &str, now: Instant) {
+        self.busy = Some((now, label.to_string()));
+        self.message_started = false;
+        self.thought = None;
+    }
+
+    /// Ends a request: flushes the stream, ends the cards left over.
+    pub fn end_busy(&mut self, now: Instant) {
+        self.commit_stream(true);
+        self.message_started = false;
+        for mut card in std::mem::take(&mut self.cards) {
+            if !card.finished() {
+                card.status = CardStatus::Cancelled;
+            }
+            self.push_card(&card, now);
+        }
+        self.confirm = None;
+        self.confirm_queue.clear();
+        self.busy = None;
+        self.thought = None;
+    }
+
+    /// Cycles the approval mode (default, auto_edit, yolo).
+    pub fn next_mode(&self) -> ApprovalMode {
+        match self.mode {
+            ApprovalMode::Default => ApprovalMode::AutoEdit,
+            ApprovalMode::AutoEdit => ApprovalMode::Yolo,
+            ApprovalMode::Yolo | ApprovalMode::Plan => ApprovalMode::Default,
+        }
+    }
+
+    /// True while something animates (spinner, elapsed time).
+    pub fn animating(&self) -> bool {
+        self.busy.is_some()
+    }
+}
+
+/// The subject of a thought: its first `**bold**` text, else its first line.
+pub fn thought_subject(t: &str) -> String {
+    if let Some(start) = t.find("**")
+        && let Some(len) = t[start + 2..].find("**")
+    {
+        return sanitize(&t[start + 2..start + 2 + len]);
+    }
+    sanitize(t.trim().lines().next().unwrap_or(""))
+}

@@ -1,0 +1,263 @@
+//! The terminal: raw mode and its restoration (on exit, panic and signals),
+//! an inline viewport that grows and shrinks with its content, and lines
+//! pushed into the scrollback above it.
+
+use ratatui::backend::{Backend, ClearType, CrosstermBackend, WindowSize};
+use ratatui::buffer::Cell;
+use ratatui::crossterm::event::{
+    DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags,
+    PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+};
+use ratatui::crossterm::{cursor, execute, terminal};
+use ratatui::layout::{Position, Rect, Size};
+use ratatui::text::Line;
+use ratatui::widgets::{Paragraph, Widget};
+use ratatui::{Terminal, TerminalOptions, Viewport};
+use std::io::{self, BufWriter, Stdout, Write};
+
+/// A backend that never asks the terminal where the cursor is (a query
+/// would race with the key reader): it remembers where it last put it.
+pub struct HintBackend<B> {
+    inner: B,
+    pos: Position,
+}
+
+impl<B: Backend> HintBackend<B> {
+    /// Wraps `inner`, the cursor assumed at `pos`.
+    pub fn new(inner: B, pos: Position) -> Self {
+        HintBackend { inner, pos }
+    }
+}
+
+impl<B: Backend> Backend for HintBackend<B> {
+    type Error = B::Error;
+
+    fn draw<'a, I>(&mut self, content: I) -> Result<(), Self::Error>
+    where
+        I: Iterator<Item = (u16, u16, &'a Cell)>,
+    {
+        self.inner.draw(content)
+    }
+
+    fn append_lines(&mut self, n: u16) -> Result<(), Self::Error> {
+        let rows = self.inner.size().map(|s| s.height).unwrap_or(u16::MAX);
+        self.pos.y = self.pos.y.saturating_add(n).min(rows.saturating_sub(1));
+        self.inner.append_lines(n)
+    }
+
+    fn hide_cursor(&mut self) -> Result<(), Self::Error> {
+        self.inner.hide_cursor()
+    }
+
+    fn show_cursor(&mut self) -> Result<(), Self::Error> {
+        self.inner.show_cursor()
+    }
+
+    fn get_cursor_position(&mut self) -> Result<Position, Self::Error> {
+        Ok(self.pos)
+    }
+
+    fn set_cursor_position<P: Into<Position>>(&mut self, position: P) -> Result<(), Self::Error> {
+        let p = position.into();
+        self.pos = p;
+        self.inner.set_cursor_position(p)
+    }
+
+    fn clear(&mut self) -> Result<(), Self::Error> {
+        self.inner.clear()
+    }
+
+    fn clear_region(&mut self, clear_type: ClearType) -> Result<(), Self::Error> {
+        self.inner.clear_region(clear_type)
+    }
+
+    fn size(&self) -> Result<Size, Self::Error> {
+        self.inner.size()
+    }
+
+    fn window_size(&mut self) -> Result<WindowSize, Self::Error> {
+        self.inner.window_size()
+    }
+
+    fn flush(&mut self) -> Result<(), Self::Error> {
+        self.inner.flush()
+    }
+}
+
+type Backend_ = HintBackend<CrosstermBackend<BufWriter<Stdout>>>;
+
+fn backend(pos: Position) -> Backend_ {
+    HintBackend::new(
+        CrosstermBackend::new(BufWriter::with_capacity(1 << 16, io::stdout())),
+        pos,
+    )
+}
+
+/// Puts the terminal back: raw mode off, cursor shown, modes popped.
+pub fn restore() {
+    let mut out = io::stdout();
+    let _ = execute!(
+        out,
+        PopKeyboardEnhancementFlags,
+        DisableBracketedPaste,
+        cursor::Show
+    );
+    let _ = terminal::disable_raw_mode();
+    let _ = out.flush();
+}
+
+/// The inline terminal.
+pub struct Tui {
+    terminal: Terminal<Backend_>,
+    height: u16,
+    size: (u16, u16),
+}
+
+impl Tui {
+    /// Enters raw mode and opens a one-line viewport at the cursor.
+    pub fn start() -> io::Result<Tui> {
+        let (cols, rows) = terminal::size()?;
+        terminal::enable_raw_mode()?;
+        let mut out = io::stdout();
+        execute!(
+            out,
+            EnableBracketedPaste,
+            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+        )?;
+        // The one cursor query, before the key reader starts.
+        let pos = match cursor::position() {
+            Ok((x, y)) if x == 0 => Position::new(0, y),
+            Ok((_, y)) => {
+                write!(out, "\r\n")?;
+                out.flush()?;
+                Position::new(0, (y + 1).min(rows.saturating_sub(1)))
+            }
+            Err(_) => {
+                write!(out, "\r\n")?;
+                Position::new(0, rows.saturating_sub(1))
+            }
+        };
+        let terminal = Terminal::with_options(
+            backend(pos),
+            TerminalOptions {
+                viewport: Viewport::Inline(1),
+            },
+        )?;
+        Ok(Tui {
+            terminal,
+            height: 1,
+            size: (cols, rows),
+        })
+    }
+
+    /// The terminal size (columns, rows).
+    pub fn size(&self) -> (u16, u16) {
+        self.size
+    }
+
+    fn viewport(&mut self) -> Rect {
+        self.terminal.get_frame().area()
+    }
+
+    /// Reopens the viewport `height` lines tall at the top of the current
+    /// one (or at `top`).
+    fn reopen(&mut self, height: u16, top: Option<u16>) -> io::Result<()> {
+        let area = self.viewport();
+        let y = top.unwrap_or(area.y);
+        let b = self.terminal.backend_mut();
+        b.set_cursor_position(Position::new(0, y))?;
+        b.clear_region(ClearType::AfterCursor)?;
+        Backend::flush(b)?;
+        self.terminal = Terminal::with_options(
+            backend(Position::new(0, y)),
+            TerminalOptions {
+                viewport: Viewport::Inline(height),
+            },
+        )?;
+        self.height = height;
+        Ok(())
+    }
+
+    /// Follows a terminal resize; returns true when the size changed.
+    pub fn check_resize(&mut self) -> io::Result<bool> {
+        let now = terminal::size()?;
+        if now == self.size {
+            return Ok(false);
+        }
+        let area = self.viewport();
+        let narrower = now.0 < self.size.0;
+        self.size = now;
+        let top = if narrower {
+            // Reflowed lines moved everything: start over at the top.
+            execute!(
+                io::stdout(),
+                terminal::Clear(terminal::ClearType::All),
+                cursor::MoveTo(0, 0)
+            )?;
+            0
+        } else {
+            area.y.min(now.1.saturating_sub(1))
+        };
+        self.reopen(self.height.min(now.1), Some(top))?;
+        Ok(true)
+    }
+
+    /// Pushes lines into the scrollback above the viewport.
+    pub fn insert(&mut self, lines: Vec<Line<'static>>) -> io::Result<()> {
+        for chunk in lines.chunks(256) {
+            let h = chunk.len() as u16;
+            let chunk = chunk.to_vec();
+            self.terminal.insert_before(h, move |buf| {
+                Paragraph::new(chunk).render(buf.area, buf);
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Draws the live area: `lines` with the cursor at `cursor`.
+    pub fn draw(&mut self, lines: Vec<Line<'static>>, cursor: Option<(u16, u16)>) -> io::Result<()> {
+        let want = (lines.len() as u16).clamp(1, self.size.1.max(1));
+        if want != self.height {
+            self.reopen(want, None)?;
+        }
+        self.terminal.draw(|f| {
+            let area = f.area();
+            super::render::draw_lines(lines, area, f.buffer_mut());
+            if let Some((x, y)) = cursor
+                && y < area.height
+            {
+                f.set_cursor_position(Position::new(area.x + x.min(area.width.saturating_sub(1)), area.y + y));
+            }
+        })?;
+        Backend::flush(self.terminal.backend_mut())?;
+        Ok(())
+    }
+
+    /// Clears the screen and the scrollback; the viewport restarts at the top.
+    pub fn clear_screen(&mut self) -> io::Result<()> {
+        execute!(
+            io::stdout(),
+            terminal::Clear(terminal::ClearType::All),
+            terminal::Clear(terminal::ClearType::Purge),
+            cursor::MoveTo(0, 0)
+        )?;
+        self.reopen(self.height, Some(0))
+    }
+
+    /// Writes raw bytes (an OSC sequence) to the terminal.
+    pub fn write_raw(&mut self, s: &str) -> io::Result<()> {
+        let mut out = io::stdout();
+        out.write_all(s.as_bytes())?;
+        out.flush()
+    }
+
+    /// Clears the live area and restores the terminal.
+    pub fn finish(&mut self) {
+        let area = self.viewport();
+        let b = self.terminal.backend_mut();
+        let _ = b.set_cursor_position(Position::new(0, area.y));
+        let _ = b.clear_region(ClearType::AfterCursor);
+        let _ = Backend::flush(b);
+        restore();
+    }
+}

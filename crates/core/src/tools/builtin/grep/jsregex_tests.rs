@@ -1,0 +1,106 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Tests of the JS regex checker and translator.
+use super::*;
+
+fn err(p: &str) -> String {
+    translate(p).unwrap_err()
+}
+
+fn rust(p: &str) -> String {
+    match translate(p).unwrap() {
+        Translation::Rust(r) => r,
+        Translation::Unsupported(w) => panic!("unsupported: {w}"),
+    }
+}
+
+fn matches(p: &str, text: &str) -> bool {
+    regex::Regex::new(&rust(p)).unwrap().is_match(text)
+}
+
+#[test]
+fn v8_messages() {
+    assert_eq!(
+        err("("),
+        "Invalid regular expression: /(/: Unterminated group"
+    );
+    assert_eq!(err("a)"), "Invalid regular expression: /a)/: Unmatched ')'");
+    assert_eq!(
+        err("*a"),
+        "Invalid regular expression: /*a/: Nothing to repeat"
+    );
+    assert_eq!(
+        err("a**"),
+        "Invalid regular expression: /a**/: Nothing to repeat"
+    );
+    assert_eq!(
+        err("^*"),
+        "Invalid regular expression: /^*/: Nothing to repeat"
+    );
+    assert_eq!(
+        err("{2}"),
+        "Invalid regular expression: /{2}/: Nothing to repeat"
+    );
+    assert_eq!(
+        err("[a"),
+        "Invalid regular expression: /[a/: Unterminated character class"
+    );
+    assert_eq!(
+        err("a\\"),
+        "Invalid regular expression: /a\\/: \\ at end of pattern"
+    );
+    assert_eq!(
+        err("a{3,2}"),
+        "Invalid regular expression: /a{3,2}/: numbers out of order in {} quantifier"
+    );
+    assert_eq!(
+        err("[z-a]"),
+        "Invalid regular expression: /[z-a]/: Range out of order in character class"
+    );
+    assert_eq!(
+        err("(?x)"),
+        "Invalid regular expression: /(?x)/: Invalid group"
+    );
+    assert_eq!(
+        err("(?<1>a)"),
+        "Invalid regular expression: /(?<1>a)/: Invalid capture group name"
+    );
+}
+
+#[test]
+fn annex_b_literals_compile() {
+    assert!(matches("a{2", "xa{2y"));
+    assert!(matches("a}", "a}"));
+    assert!(matches("]", "x]"));
+    assert!(matches("a{2}", "aa"));
+    assert!(!matches("a{2}", "a"));
+    assert!(matches("a{,2}", "a{,2}"));
+    assert!(matches("[[]", "["));
+    assert!(matches("[a&&b]", "&"));
+    assert!(matches("[\\d-z]", "-"));
+    assert!(matches("\\/x", "/x"));
+    assert!(matches("\\x41\\u0042", "AB"));
+    assert!(matches("\\uD83D\\uDE00", "\u{1F600}"));
+    assert!(!matches("[]", "a"));
+    assert!(matches("[^]", "a"));
+    assert!(matches("#x ~", "#x ~"));
+    assert!(matches("(?<n>ab)c", "abc"));
+    assert!(matches("\\1", "\u{1}"));
+    assert!(matches("function\\s+\\w+", "function  foo"));
+    assert!(matches("import\\s+\\{.*\\}", "import { a }"));
+}
+
+#[test]
+fn unsupported_constructs() {
+    assert!(matches!(
+        translate("a(?=b)").unwrap(),
+        Translation::Unsupported(_)
+    ));
+    assert!(matches!(
+        translate("(a)\\1").unwrap(),
+        Translation::Unsupported(_)
+    ));
+    assert!(matches!(
+        translate("(?<!a)b").unwrap(),
+        Translation::Unsupported(_)
+    ));
+}
