@@ -4,6 +4,7 @@
 mod args;
 mod headless;
 mod setup;
+mod ui;
 
 use anyhow::Result;
 use args::{Args, OutputFormat};
@@ -65,10 +66,10 @@ fn real_main() -> Result<i32> {
         return Ok(sessions_command(&args, &paths, &root));
     }
     if args.prompt_interactive.is_some() {
-        eprintln!(
-            "The interactive terminal UI is not available in this build of gemini-rs yet; use -p/--prompt to run headless."
-        );
-        return Ok(42);
+        let initial = args.prompt_interactive.clone();
+        return Ok(ui::start(
+            &args, settings, &paths, &root, trusted, session_id, initial,
+        ));
     }
     let stdin_is_tty = std::io::stdin().is_terminal();
     let prompt = args
@@ -76,12 +77,9 @@ fn real_main() -> Result<i32> {
         .clone()
         .or_else(|| (!args.prompt.is_empty()).then(|| args.prompt.join(" ")));
     if stdin_is_tty && prompt.is_none() {
-        use clap::CommandFactory;
-        let _ = Args::command().print_help();
-        eprintln!(
-            "\nNo prompt given. The interactive terminal UI is not available yet: pass a prompt or pipe text on stdin."
-        );
-        return Ok(42);
+        return Ok(ui::start(
+            &args, settings, &paths, &root, trusted, session_id, None,
+        ));
     }
     let stdin_text = if stdin_is_tty {
         String::new()

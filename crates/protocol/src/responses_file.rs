@@ -37,7 +37,7 @@ pub enum RecordedResponse {
     /// The chunks of a stream.
     GenerateContentStream(Vec<GenerateContentResponse>),
     /// One answer.
-    GenerateContent(GenerateContentResponse),
+    GenerateContent(Box<GenerateContentResponse>),
     /// A token count.
     CountTokens(CountTokensResponse),
     /// An embedding, kept raw.

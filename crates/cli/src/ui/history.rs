@@ -35,6 +35,7 @@ impl History {
     }
 
     /// The entries, oldest first.
+    #[cfg(test)]
     pub fn entries(&self) -> &[String] {
         &self.entries
     }

@@ -10,8 +10,6 @@ use tokio_util::sync::CancellationToken;
 /// How a shell command ended.
 #[derive(Debug)]
 pub struct ShellResult {
-    /// The command.
-    pub command: String,
     /// Combined output.
     pub output: String,
     /// Exit code (None: killed or failed to start).
@@ -43,7 +41,6 @@ pub async fn run(command: String, dir: PathBuf, cancel: CancellationToken) -> Sh
         Ok(c) => c,
         Err(e) => {
             return ShellResult {
-                command,
                 output: format!("Failed to start {shell}: {e}"),
                 code: None,
                 cancelled: false,
@@ -71,7 +68,6 @@ pub async fn run(command: String, dir: PathBuf, cancel: CancellationToken) -> Sh
         }
     };
     ShellResult {
-        command,
         output: String::from_utf8_lossy(&out).into_owned(),
         code,
         cancelled,

@@ -204,6 +204,21 @@ impl Tui {
 
     /// Pushes lines into the scrollback above the viewport.
     pub fn insert(&mut self, lines: Vec<Line<'static>>) -> io::Result<()> {
+        let width = usize::from(self.size.0.max(1));
+        let mut wrapped = Vec::with_capacity(lines.len());
+        for line in lines {
+            if line.width() <= width {
+                wrapped.push(line);
+            } else {
+                let style = line.style;
+                wrapped.extend(
+                    super::wrap::wrap_spans(&line.spans, width)
+                        .into_iter()
+                        .map(|spans| Line::from(spans).style(style)),
+                );
+            }
+        }
+        let lines = wrapped;
         for chunk in lines.chunks(256) {
             let h = chunk.len() as u16;
             let chunk = chunk.to_vec();
@@ -242,6 +257,16 @@ impl Tui {
             cursor::MoveTo(0, 0)
         )?;
         self.reopen(self.height, Some(0))
+    }
+
+    /// Starts a synchronized update (the terminal shows the frame at once).
+    pub fn begin_sync(&mut self) -> io::Result<()> {
+        execute!(io::stdout(), terminal::BeginSynchronizedUpdate)
+    }
+
+    /// Ends a synchronized update.
+    pub fn end_sync(&mut self) -> io::Result<()> {
+        execute!(io::stdout(), terminal::EndSynchronizedUpdate)
     }
 
     /// Writes raw bytes (an OSC sequence) to the terminal.

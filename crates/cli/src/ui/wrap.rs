@@ -216,6 +216,7 @@ pub fn wrap_prefixed(
 }
 
 /// Plain text of a line.
+#[cfg(test)]
 pub fn line_text(line: &Line<'_>) -> String {
     line.spans.iter().map(|s| s.content.as_ref()).collect()
 }

@@ -34,7 +34,7 @@ pub(super) struct TurnOutput {
 
 enum Source {
     Stream(ChunkStream),
-    Synthetic(GenerateContentResponse),
+    Synthetic(Box<GenerateContentResponse>),
 }
 
 impl Agent {
@@ -81,7 +81,7 @@ impl Agent {
                 }
                 BeforeModelOutcome::Respond { response } => {
                     return self
-                        .consume(&request, &model, Source::Synthetic(*response), cancel)
+                        .consume(&request, &model, Source::Synthetic(response), cancel)
                         .await;
                 }
             }
@@ -136,7 +136,7 @@ impl Agent {
         let result: Result<(), AgentError> = async {
             loop {
                 let chunk = match (&mut stream, synthetic.take()) {
-                    (_, Some(r)) => r,
+                    (_, Some(r)) => *r,
                     (Some(s), None) => {
                         let next = tokio::select! {
                             c = s.next() => c,

@@ -166,7 +166,7 @@ impl ContentGenerator for ReplayGenerator {
                 return Err(ModelError::Cancelled);
             }
             match self.take(RecordedMethod::GenerateContent, request)? {
-                RecordedResponse::GenerateContent(response) => Ok(response),
+                RecordedResponse::GenerateContent(response) => Ok(*response),
                 other => Err(wrong_line(other.method())),
             }
         }
@@ -319,7 +319,7 @@ mod tests {
                     RecordedResponse::GenerateContent(r) => {
                         let req = request();
                         let got = g.generate("m", &req, CancellationToken::new());
-                        assert_eq!(got.await.unwrap(), r, "{name}");
+                        assert_eq!(got.await.unwrap(), *r, "{name}");
                     }
                     RecordedResponse::CountTokens(r) => {
                         let req = CountTokensRequest::default();

@@ -2,11 +2,12 @@
 //! rules with Gemini CLI's priorities, and which tools headless mode hides.
 
 mod rules;
-mod shell_words;
+mod redirection;
 mod toml;
 
 pub use rules::{ArgsMatch, PolicyRule, RuleMatch, stable_json};
-pub use shell_words::{has_redirection, split_commands};
+pub use crate::tools::builtin::shell::split_commands;
+pub use redirection::has_redirection;
 pub use toml::{PolicyFileError, load_policy_dir, load_policy_file, parse_policy, saved_rule_text};
 
 use serde_json::Value;

@@ -1,0 +1,608 @@
+//! The interactive session's loop: keys, agent events, the agent task
+//! (moved into a spawned task per prompt and back), shell commands, and
+//! drawing when something changed.
+
+use super::cards::{CardStatus, ToolCard};
+use super::commands::{self, Command};
+use super::complete;
+use super::shell::{self, ShellResult};
+use super::state::UiState;
+use super::term::Tui;
+use gemini_rs_core::agent::events::{AgentEvent, ConfirmationOutcome, ConfirmationResponse};
+use gemini_rs_core::agent::stats::SessionStats;
+use gemini_rs_core::agent::{Agent, AgentError, PromptOutcome, expand_at_paths};
+use gemini_rs_core::config::GeminiPaths;
+use gemini_rs_core::policy::ApprovalMode;
+use gemini_rs_core::tools::{ConfirmationDetails, ToolDisplay, ToolRegistry};
+use gemini_rs_core::workspace::Workspace;
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+/// What a finished agent job produced.
+pub enum JobOutput {
+    /// A prompt ran.
+    Prompt(Result<PromptOutcome, AgentError>),
+    /// `/compress` ran.
+    Compress(bool),
+}
+
+type Job = JoinHandle<(Agent, JobOutput)>;
+
+/// Everything the loop works with besides the screen state.
+pub struct Ctx {
+    /// Session id.
+    pub session_id: String,
+    /// Metrics.
+    pub stats: Arc<Mutex<SessionStats>>,
+    /// The workspace.
+    pub workspace: Arc<Workspace>,
+    /// Home paths.
+    pub paths: GeminiPaths,
+    /// Where confirmations are answered.
+    pub confirmations: mpsc::UnboundedSender<ConfirmationResponse>,
+    /// The scheduler's approval mode, when the session shares it.
+    pub mode: Option<Arc<RwLock<ApprovalMode>>>,
+    /// The tools, when the session shares them.
+    pub tools: Option<Arc<ToolRegistry>>,
+    /// When the session started.
+    pub started: Instant,
+    /// Context from the SessionStart hook for the first prompt.
+    pub hook_context: Option<String>,
+}
+
+/// The running session.
+pub struct App {
+    /// Screen state.
+    pub state: UiState,
+    ctx: Ctx,
+    agent: Option<Agent>,
+    job: Option<Job>,
+    shell: Option<JoinHandle<ShellResult>>,
+    cancel: CancellationToken,
+    last_ctrl_c: Option<Instant>,
+    quit: bool,
+    clear_requested: bool,
+    osc: Option<String>,
+}
+
+async fn join<T>(h: &mut Option<JoinHandle<T>>) -> Result<T, tokio::task::JoinError> {
+    match h {
+        Some(h) => h.await,
+        None => std::future::pending().await,
+    }
+}
+
+impl App {
+    /// A new session loop.
+    pub fn new(state: UiState, ctx: Ctx, agent: Agent) -> Self {
+        App {
+            state,
+            ctx,
+            agent: Some(agent),
+            job: None,
+            shell: None,
+            cancel: CancellationToken::new(),
+            last_ctrl_c: None,
+            quit: false,
+            clear_requested: false,
+            osc: None,
+        }
+    }
+
+    /// Runs until the user quits or a signal arrives.
+    pub async fn run(
+        mut self,
+        tui: &mut Tui,
+        mut events: mpsc::UnboundedReceiver<AgentEvent>,
+        mut keys: mpsc::UnboundedReceiver<Event>,
+        initial: Option<String>,
+    ) -> std::io::Result<()> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate())?;
+        let mut hup = signal(SignalKind::hangup())?;
+        let mut tick = tokio::time::interval(Duration::from_millis(100));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        if let Some(p) = initial.filter(|p| !p.trim().is_empty()) {
+            self.submit(p);
+        }
+        loop {
+            self.frame(tui)?;
+            if self.quit {
+                break;
+            }
+            tokio::select! {
+                ev = keys.recv() => match ev {
+                    Some(ev) => self.on_term_event(ev),
+                    None => break,
+                },
+                Some(ev) = events.recv() => self.state.on_agent_event(ev, Instant::now()),
+                res = join(&mut self.job) => {
+                    self.job = None;
+                    while let Ok(ev) = events.try_recv() {
+                        self.state.on_agent_event(ev, Instant::now());
+                    }
+                    self.job_done(res);
+                }
+                res = join(&mut self.shell) => {
+                    self.shell = None;
+                    self.shell_done(res);
+                }
+                _ = tick.tick(), if self.state.animating() => {}
+                _ = term.recv() => break,
+                _ = hup.recv() => break,
+            }
+        }
+        self.cancel.cancel();
+        if let Some(job) = self.job.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(2), job).await;
+        }
+        Ok(())
+    }
+
+    fn frame(&mut self, tui: &mut Tui) -> std::io::Result<()> {
+        tui.begin_sync()?;
+        let r = self.frame_inner(tui);
+        tui.end_sync()?;
+        r
+    }
+
+    fn frame_inner(&mut self, tui: &mut Tui) -> std::io::Result<()> {
+        if tui.check_resize()? {
+            self.state.out.push(ratatui::text::Line::default());
+        }
+        let (w, h) = tui.size();
+        self.state.width = w;
+        self.state.height = h;
+        if let Some(m) = &self.ctx.mode
+            && let Ok(m) = m.read()
+        {
+            self.state.mode = *m;
+        }
+        if self.clear_requested {
+            self.clear_requested = false;
+            tui.clear_screen()?;
+        }
+        if let Some(osc) = self.osc.take() {
+            tui.write_raw(&osc)?;
+        }
+        let out = std::mem::take(&mut self.state.out);
+        if !out.is_empty() {
+            tui.insert(out)?;
+        }
+        let (lines, cursor) = super::render::live_lines(&self.state, w, h, Instant::now());
+        tui.draw(lines, cursor)
+    }
+
+    fn busy(&self) -> bool {
+        self.job.is_some() || self.shell.is_some()
+    }
+
+    fn on_term_event(&mut self, ev: Event) {
+        match ev {
+            Event::Key(k) if k.kind != KeyEventKind::Release => self.on_key(k),
+            Event::Paste(text) => {
+                if self.state.confirm.is_none() {
+                    self.state.input.insert_str(&text);
+                    self.refresh_completion();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_key(&mut self, key: KeyEvent) {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        if !(ctrl && key.code == KeyCode::Char('c')) {
+            self.state.notice = None;
+        }
+        if let Some(dialog) = self.state.confirm.as_mut() {
+            if let Some(outcome) = dialog.on_key(key) {
+                self.answer(outcome);
+            }
+            return;
+        }
+        let s = &mut self.state;
+        match key.code {
+            KeyCode::Char('c') if ctrl => self.ctrl_c(),
+            KeyCode::Char('d') if ctrl => {
+                if s.input.is_empty() {
+                    self.quit = true;
+                } else {
+                    s.input.delete();
+                }
+            }
+            KeyCode::Char('l') if ctrl => self.clear_requested = true,
+            KeyCode::Char('j') if ctrl => s.input.insert('\n'),
+            KeyCode::Enter if alt || key.modifiers.contains(KeyModifiers::SHIFT) => {
+                s.input.insert('\n');
+            }
+            KeyCode::Enter => {
+                self.enter();
+                return;
+            }
+            KeyCode::Esc => {
+                if s.completion.is_some() {
+                    s.completion = None;
+                } else if self.busy() {
+                    self.cancel_running();
+                }
+                return;
+            }
+            KeyCode::BackTab => {
+                let next = s.next_mode();
+                s.mode = next;
+                if let Some(m) = &self.ctx.mode
+                    && let Ok(mut m) = m.write()
+                {
+                    *m = next;
+                }
+                return;
+            }
+            KeyCode::Tab => {
+                self.accept_completion();
+                return;
+            }
+            KeyCode::Up | KeyCode::Char('p') if key.code == KeyCode::Up || ctrl => {
+                if let Some(c) = s.completion.as_mut() {
+                    c.step(false);
+                } else if !s.input.up() {
+                    let cur = s.input.text().to_string();
+                    if let Some(t) = s.history.prev(&cur) {
+                        let t = t.to_string();
+                        s.input.set(&t);
+                    }
+                }
+                return;
+            }
+            KeyCode::Down | KeyCode::Char('n') if key.code == KeyCode::Down || ctrl => {
+                if let Some(c) = s.completion.as_mut() {
+                    c.step(true);
+                } else if !s.input.down()
+                    && let Some(t) = s.history.next()
+                {
+                    let t = t.to_string();
+                    s.input.set(&t);
+                }
+                return;
+            }
+            KeyCode::Char('a') if ctrl => s.input.home(),
+            KeyCode::Char('e') if ctrl => s.input.end(),
+            KeyCode::Char('u') if ctrl => s.input.kill_to_start(),
+            KeyCode::Char('k') if ctrl => s.input.kill_to_end(),
+            KeyCode::Char('w') if ctrl => s.input.delete_word(),
+            KeyCode::Char('b') if ctrl => s.input.left(),
+            KeyCode::Char('f') if ctrl => s.input.right(),
+            KeyCode::Char('b') if alt => s.input.word_left(),
+            KeyCode::Char('f') if alt => s.input.word_right(),
+            KeyCode::Backspace if alt || ctrl => s.input.delete_word(),
+            KeyCode::Char(c) if !ctrl => s.input.insert(c),
+            KeyCode::Backspace => s.input.backspace(),
+            KeyCode::Delete => s.input.delete(),
+            KeyCode::Left if ctrl || alt => s.input.word_left(),
+            KeyCode::Right if ctrl || alt => s.input.word_right(),
+            KeyCode::Left => s.input.left(),
+            KeyCode::Right => s.input.right(),
+            KeyCode::Home => s.input.home(),
+            KeyCode::End => s.input.end(),
+            _ => return,
+        }
+        self.state.history.reset();
+        self.refresh_completion();
+    }
+
+    fn refresh_completion(&mut self) {
+        let prev = self.state.completion.take();
+        let mut next = complete::compute(&self.state.input, Some(&self.ctx.workspace));
+        if let (Some(p), Some(n)) = (&prev, &mut next)
+            && p.token == n.token
+        {
+            n.selected = p.selected.min(n.items.len().saturating_sub(1));
+        }
+        self.state.completion = next;
+    }
+
+    /// Accepts the highlighted suggestion; true when one was accepted.
+    fn accept_completion(&mut self) -> bool {
+        let Some(c) = self.state.completion.take() else {
+            return false;
+        };
+        let Some(item) = c.current() else {
+            return false;
+        };
+        let value = if item.value.ends_with('/') {
+            item.value.clone()
+        } else {
+            format!("{} ", item.value)
+        };
+        self.state.input.replace_before_cursor(c.start, &value);
+        if item.value.ends_with('/') {
+            self.refresh_completion();
+        }
+        true
+    }
+
+    fn enter(&mut self) {
+        let s = &mut self.state;
+        if let Some(c) = &s.completion
+            && let Some(item) = c.current()
+            && item.value != c.token
+        {
+            let is_command = item.value.starts_with('/');
+            self.accept_completion();
+            if !is_command {
+                return;
+            }
+        }
+        let s = &mut self.state;
+        if s.input.text()[..s.input.cursor()].ends_with('\\') {
+            s.input.backspace();
+            s.input.insert('\n');
+            return;
+        }
+        let text = s.input.take();
+        s.completion = None;
+        if text.trim().is_empty() {
+            return;
+        }
+        s.history.push(text.trim_end());
+        self.submit(text);
+    }
+
+    fn ctrl_c(&mut self) {
+        let now = Instant::now();
+        if self.busy() {
+            self.cancel_running();
+            return;
+        }
+        if !self.state.input.is_empty() {
+            self.state.input.take();
+            self.state.completion = None;
+            return;
+        }
+        if self
+            .last_ctrl_c
+            .is_some_and(|t| now.duration_since(t) < Duration::from_secs(2))
+        {
+            self.quit = true;
+            return;
+        }
+        self.last_ctrl_c = Some(now);
+        self.state.notice = Some(("Press Ctrl-C again to exit.".into(), now));
+    }
+
+    fn cancel_running(&mut self) {
+        self.cancel.cancel();
+        self.state.queued.clear();
+    }
+
+    fn answer(&mut self, outcome: ConfirmationOutcome) {
+        let Some(dialog) = self.state.confirm.take() else {
+            return;
+        };
+        let _ = self.ctx.confirmations.send(ConfirmationResponse {
+            call_id: dialog.call_id.clone(),
+            outcome,
+        });
+        if outcome == ConfirmationOutcome::ProceedAlways
+            && matches!(dialog.details, ConfirmationDetails::Edit { .. })
+        {
+            self.state.mode = ApprovalMode::AutoEdit;
+        }
+        if let Some(card) = self.state.cards.iter_mut().find(|c| c.call_id == dialog.call_id)
+            && card.status == CardStatus::AwaitingApproval
+        {
+            card.status = CardStatus::Pending;
+        }
+        self.state.confirm = self.state.confirm_queue.pop_front();
+    }
+
+    /// Sends a prompt, runs a command or a shell command.
+    pub fn submit(&mut self, text: String) {
+        let trimmed = text.trim();
+        if trimmed.starts_with('/') {
+            self.state.echo_prompt(trimmed);
+            self.command(trimmed);
+        } else if let Some(cmd) = trimmed.strip_prefix('!') {
+            self.state.echo_prompt(trimmed);
+            self.start_shell(cmd.trim().to_string());
+        } else if self.busy() {
+            self.state.info("Queued; it will be sent when the current request ends.");
+            self.state.queued.push_back(text);
+        } else {
+            self.start_prompt(text);
+        }
+    }
+
+    fn start_prompt(&mut self, text: String) {
+        let Some(mut agent) = self.agent.take() else {
+            self.state.error("The agent is not available.");
+            return;
+        };
+        self.state.echo_prompt(&text);
+        let text = match self.ctx.hook_context.take() {
+            Some(ctx) => format!("<hook_context>{ctx}</hook_context>\n\n{text}"),
+            None => text,
+        };
+        let expanded = expand_at_paths(&text, &self.ctx.workspace);
+        for note in &expanded.notes {
+            tracing::debug!("{note}");
+        }
+        let parts = expanded.parts;
+        self.cancel = CancellationToken::new();
+        let cancel = self.cancel.clone();
+        self.state.start_busy("Thinking", Instant::now());
+        self.job = Some(tokio::spawn(async move {
+            let r = agent.run_prompt(parts, &cancel).await;
+            (agent, JobOutput::Prompt(r))
+        }));
+    }
+
+    fn start_compress(&mut self) {
+        if self.busy() {
+            self.state.info("Wait for the current request to end.");
+            return;
+        }
+        let Some(mut agent) = self.agent.take() else {
+            self.state.error("The agent is not available.");
+            return;
+        };
+        self.cancel = CancellationToken::new();
+        let cancel = self.cancel.clone();
+        self.state.start_busy("Compressing the conversation", Instant::now());
+        self.job = Some(tokio::spawn(async move {
+            let ok = agent.compress_now(&cancel).await;
+            (agent, JobOutput::Compress(ok))
+        }));
+    }
+
+    fn start_shell(&mut self, cmd: String) {
+        if cmd.is_empty() {
+            self.state.info("Type a command after !, e.g. !ls");
+            return;
+        }
+        if self.busy() {
+            self.state.info("Wait for the current request to end.");
+            return;
+        }
+        self.cancel = CancellationToken::new();
+        self.state.start_busy("Running shell command", Instant::now());
+        let mut card = ToolCard::new("shell".into(), "Shell".into(), &serde_json::json!({"command": cmd}));
+        card.status = CardStatus::Running(Instant::now());
+        self.state.cards.push(card);
+        let dir = self.ctx.workspace.target_dir().to_path_buf();
+        self.shell = Some(tokio::spawn(shell::run(cmd, dir, self.cancel.clone())));
+    }
+
+    fn shell_done(&mut self, res: Result<ShellResult, tokio::task::JoinError>) {
+        let now = Instant::now();
+        let idx = self.state.cards.iter().position(|c| c.call_id == "shell");
+        let mut card = match idx {
+            Some(i) => self.state.cards.remove(i),
+            None => ToolCard::new("shell".into(), "Shell".into(), &serde_json::Value::Null),
+        };
+        match res {
+            Ok(r) => {
+                card.status = if r.cancelled {
+                    CardStatus::Cancelled
+                } else if r.code == Some(0) {
+                    CardStatus::Done(r.duration)
+                } else {
+                    CardStatus::Failed(r.duration)
+                };
+                let mut text = r.output.trim_end().to_string();
+                if let Some(c) = r.code
+                    && c != 0
+                {
+                    text.push_str(&format!("\n(exit code {c})"));
+                }
+                if text.is_empty() {
+                    text = "(no output)".into();
+                }
+                card.display = Some(ToolDisplay::Text(text));
+            }
+            Err(e) => {
+                card.status = CardStatus::Failed(Duration::ZERO);
+                card.error = Some(e.to_string());
+            }
+        }
+        self.state.cards.push(card);
+        self.state.end_busy(now);
+        self.next_queued();
+    }
+
+    fn job_done(&mut self, res: Result<(Agent, JobOutput), tokio::task::JoinError>) {
+        let now = Instant::now();
+        self.state.end_busy(now);
+        match res {
+            Err(e) => self.state.error(&format!("The agent stopped unexpectedly: {e}")),
+            Ok((agent, out)) => {
+                self.agent = Some(agent);
+                match out {
+                    JobOutput::Prompt(Ok(outcome)) => {
+                        if !outcome.last_turn_text.is_empty() {
+                            self.state.last_answer = outcome.last_turn_text;
+                        }
+                        if let Some(reason) = outcome.stopped {
+                            self.state.warn(&format!("Agent execution stopped: {reason}"));
+                        }
+                    }
+                    JobOutput::Prompt(Err(AgentError::Cancelled)) => {
+                        self.state.warn("Request cancelled.");
+                    }
+                    JobOutput::Prompt(Err(AgentError::Model(e))) => {
+                        self.state.error(&format!("Error when talking to Gemini API: {e}"));
+                    }
+                    JobOutput::Prompt(Err(e)) => self.state.error(&e.to_string()),
+                    JobOutput::Compress(ok) => {
+                        if !ok {
+                            self.state.warn("The conversation was not compressed.");
+                        }
+                    }
+                }
+            }
+        }
+        self.next_queued();
+    }
+
+    fn next_queued(&mut self) {
+        if !self.busy()
+            && let Some(next) = self.state.queued.pop_front()
+        {
+            self.start_prompt(next);
+        }
+    }
+
+    fn command(&mut self, line: &str) {
+        let s = &mut self.state;
+        match commands::parse(line) {
+            Command::Help => s.push_lines(commands::help_lines()),
+            Command::Shortcuts => s.push_lines(commands::shortcut_lines()),
+            Command::About => {
+                let lines = commands::about_lines(&s.model, &self.ctx.session_id, &s.workspace_label);
+                s.push_lines(lines);
+            }
+            Command::ChatList => {
+                let dir = self.ctx.workspace.project_temp_dir().join("chats");
+                s.push_lines(commands::chat_list_lines(&dir));
+            }
+            Command::Clear => self.clear_requested = true,
+            Command::Compress => self.start_compress(),
+            Command::Copy => {
+                if s.last_answer.is_empty() {
+                    s.info("No output in history to copy.");
+                } else {
+                    let b64 = commands::base64(s.last_answer.as_bytes());
+                    self.osc = Some(format!("\x1b]52;c;{b64}\x07"));
+                    s.info("Last answer copied to the clipboard (OSC 52).");
+                }
+            }
+            Command::MemoryShow => {
+                let lines = commands::memory_lines(&self.ctx.workspace, &self.ctx.paths);
+                s.push_lines(lines);
+            }
+            Command::Model => {
+                let m = s.model.clone();
+                s.info(&format!("Model: {m}"));
+            }
+            Command::Quit => self.quit = true,
+            Command::Stats => {
+                let stats = self
+                    .ctx
+                    .stats
+                    .lock()
+                    .map(|st| st.clone())
+                    .unwrap_or_default();
+                let lines = commands::stats_lines(&stats, self.ctx.started.elapsed(), &self.ctx.session_id);
+                s.push_lines(lines);
+            }
+            Command::Tools => s.push_lines(commands::tools_lines(self.ctx.tools.as_deref())),
+            Command::Usage(msg) => s.info(&msg),
+            Command::Unknown(name) => s.warn(&format!("Unknown command: /{name}. Type /help.")),
+        }
+    }
+}
