@@ -89,6 +89,17 @@ pub struct Args {
     /// Accept the risk of --raw-output without a warning.
     #[arg(long = "accept-raw-output-risk")]
     pub accept_raw_output_risk: bool,
+    /// Run every command the agent starts in the native Linux sandbox
+    /// (`--sandbox=false` turns a settings/env sandbox off).
+    #[arg(
+        short = 's',
+        long = "sandbox",
+        value_name = "MODE",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true"
+    )]
+    pub sandbox: Option<String>,
     /// Debug logging (stderr in headless mode).
     #[arg(short = 'd', long)]
     pub debug: bool,

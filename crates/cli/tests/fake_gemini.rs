@@ -31,6 +31,9 @@ pub enum Fault {
     CutBeforeFirstChunk,
     /// Send the first chunk of the next stream line, then close.
     CutAfterFirstChunk,
+    /// Serve `after` requests normally, then hold the next one open for
+    /// 30 s without answering (a process can be killed mid-request).
+    Hang { after: usize },
 }
 
 #[derive(Default)]
@@ -156,14 +159,22 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
             api_key,
             body,
         });
-        let fault = s.faults.pop_front();
+        let fault = match s.faults.front_mut() {
+            Some(Fault::Hang { after }) if *after > 0 => {
+                *after -= 1;
+                None
+            }
+            _ => s.faults.pop_front(),
+        };
         let wanted = if method == "streamGenerateContent" {
             "generateContentStream"
         } else {
             method.as_str()
         };
         let line = match &fault {
-            Some(Fault::Status(..)) | Some(Fault::CutBeforeFirstChunk) => None,
+            Some(Fault::Status(..)) | Some(Fault::CutBeforeFirstChunk) | Some(Fault::Hang { .. }) => {
+                None
+            }
             _ => {
                 let idx = s
                     .lines
@@ -179,6 +190,10 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
         (fault, line)
     };
     match (fault, line) {
+        (Some(Fault::Hang { .. }), _) => {
+            std::thread::sleep(std::time::Duration::from_secs(30));
+            Ok(())
+        }
         (Some(Fault::Status(code, err)), _) => {
             respond(&mut out, code, "application/json", &err.to_string())
         }

@@ -5,4 +5,6 @@
 mod conformance;
 mod e2e;
 mod fake_gemini;
+mod sessions;
 mod support;
+mod tui;

@@ -6,6 +6,7 @@ pub mod config;
 pub mod hooks;
 pub mod model;
 pub mod policy;
+pub mod sandbox;
 pub mod scheduler;
 pub mod session;
 pub mod tools;

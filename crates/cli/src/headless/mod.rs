@@ -28,6 +28,8 @@ pub async fn run(session: Session, prompt: String, format: OutputFormat, raw_out
         workspace,
         confirmations: _confirmations,
         mcp: _mcp,
+        approval_mode: _approval_mode,
+        tools: _tools,
     } = session;
     let mut prompt_text = prompt;
     if let Some(h) = &hooks {

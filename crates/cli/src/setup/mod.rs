@@ -17,9 +17,10 @@ use gemini_rs_core::hooks::{
 };
 use gemini_rs_core::model::default_generation_config;
 use gemini_rs_core::policy::ApprovalMode;
+use gemini_rs_core::sandbox;
 use gemini_rs_core::scheduler::{NoHooks, Scheduler, SchedulerParts, ToolHooks};
 use gemini_rs_core::session::{self, ChatRecorder};
-use gemini_rs_core::tools::ToolContext;
+use gemini_rs_core::tools::{ToolContext, ToolRegistry};
 use gemini_rs_core::tools::mcp::McpManager;
 use gemini_rs_core::workspace::Workspace;
 use gemini_rs_protocol::Content;
@@ -71,6 +72,10 @@ pub struct Session {
     pub workspace: Arc<Workspace>,
     /// The connected MCP servers (shut down before exit).
     pub mcp: Option<Arc<McpManager>>,
+    /// The scheduler's approval mode (the UI's Shift-Tab changes it).
+    pub approval_mode: Arc<RwLock<ApprovalMode>>,
+    /// The tool registry (for `/tools`).
+    pub tools: Arc<ToolRegistry>,
 }
 
 /// The model: `-m`, `GEMINI_MODEL`, settings `model.name`, else
@@ -125,6 +130,29 @@ fn expand_home(p: &Path, home: &Path) -> PathBuf {
     }
 }
 
+/// The native sandbox (`-s/--sandbox`, `GEMINI_SANDBOX`, `tools.sandbox`):
+/// writes allowed in the workspace dirs, the project temp dir and the
+/// system temp dirs. Errors exit 44 as Gemini CLI's sandbox errors do.
+fn native_sandbox(
+    args: &Args,
+    settings: &Settings,
+    workspace: &Workspace,
+) -> Result<Option<Arc<sandbox::PreparedSandbox>>, SetupError> {
+    let fatal = |e: sandbox::SandboxError| SetupError::new(44, "FatalSandboxError", e.to_string());
+    let mut writable = workspace.dirs().to_vec();
+    let project_temp = workspace.project_temp_dir().to_path_buf();
+    // Landlock needs the directory to exist to allow writes below it.
+    let _ = std::fs::create_dir_all(&project_temp);
+    writable.push(project_temp);
+    let env = |k: &str| std::env::var(k).ok();
+    let Some(policy) =
+        sandbox::from_settings(settings, args.sandbox.as_deref(), &env, writable).map_err(fatal)?
+    else {
+        return Ok(None);
+    };
+    policy.prepare().map(|p| Some(Arc::new(p))).map_err(fatal)
+}
+
 /// Everything needed to build a session.
 pub struct SetupInput<'a> {
     /// Parsed arguments.
@@ -163,6 +191,7 @@ pub async fn build(input: SetupInput<'_>) -> Result<Session, SetupError> {
     let generator = auth::generator(args, &settings, paths)?;
     let mode = approval_mode(args, trusted);
     let workspace = Arc::new(workspace(args, &settings, root, paths));
+    let sandbox = native_sandbox(args, &settings, &workspace)?;
     let policy = tools::policy(args, &settings, paths, interactive)?;
     let discovered = tools::discovered(&settings, root).await?;
     let mcp = if settings.get("mcpServers").is_some_and(|v| v.as_object().is_some_and(|m| !m.is_empty())) {
@@ -196,6 +225,8 @@ pub async fn build(input: SetupInput<'_>) -> Result<Session, SetupError> {
         }
     };
 
+    let (events_tx, events_rx) = mpsc::unbounded_channel();
+    let hook_events = interactive.then(|| events_tx.clone());
     let hooks = hook_system(
         &settings,
         root,
@@ -203,6 +234,7 @@ pub async fn build(input: SetupInput<'_>) -> Result<Session, SetupError> {
         trusted,
         &session_id,
         recorder.path(),
+        hook_events,
     );
     let settings = Arc::new(settings);
     let ctx = ToolContext {
@@ -211,20 +243,22 @@ pub async fn build(input: SetupInput<'_>) -> Result<Session, SetupError> {
         model: model.clone(),
         generator: Some(generator.clone()),
         gemini_dir: paths.gemini_dir.clone(),
+        sandbox,
     };
-    let (events_tx, events_rx) = mpsc::unbounded_channel();
     let (confirm_tx, confirm_rx) = mpsc::unbounded_channel();
     let stats = Arc::new(Mutex::new(SessionStats::default()));
     let tool_hooks: Arc<dyn ToolHooks> = match &hooks {
         Some(h) => h.clone(),
         None => Arc::new(NoHooks),
     };
+    let registry = Arc::new(registry);
+    let approval_mode = Arc::new(RwLock::new(mode));
     let scheduler = Scheduler::new(SchedulerParts {
-        registry: Arc::new(registry),
+        registry: registry.clone(),
         policy: Arc::new(policy),
         hooks: tool_hooks,
         ctx,
-        mode: Arc::new(RwLock::new(mode)),
+        mode: approval_mode.clone(),
         events: events_tx.clone(),
         confirmations: confirm_rx,
         stats: stats.clone(),
@@ -275,6 +309,8 @@ pub async fn build(input: SetupInput<'_>) -> Result<Session, SetupError> {
         resumed,
         workspace,
         mcp,
+        approval_mode,
+        tools: registry,
     })
 }
 
@@ -287,6 +323,7 @@ fn hook_system(
     trusted: bool,
     session_id: &str,
     transcript: &Path,
+    events: Option<mpsc::UnboundedSender<AgentEvent>>,
 ) -> Option<Arc<HookSystem>> {
     let config = HookConfig::from_settings(settings, trusted);
     for warning in &config.warnings {
@@ -308,10 +345,19 @@ fn hook_system(
         session_id: session_id.to_string(),
         transcript_path: transcript.display().to_string(),
     };
-    let sink: HookMessageSink = Arc::new(|msg: HookMessage| match msg.kind {
-        HookMessageKind::Warning => eprintln!("[WARNING] {}", msg.text),
-        HookMessageKind::SystemMessage | HookMessageKind::Info => eprintln!("{}", msg.text),
-    });
+    // Headless prints hook messages on stderr; the terminal UI shows them.
+    let sink: HookMessageSink = match events {
+        Some(tx) => Arc::new(move |msg: HookMessage| {
+            let _ = tx.send(match msg.kind {
+                HookMessageKind::Warning => AgentEvent::Warning(msg.text),
+                HookMessageKind::SystemMessage | HookMessageKind::Info => AgentEvent::Info(msg.text),
+            });
+        }),
+        None => Arc::new(|msg: HookMessage| match msg.kind {
+            HookMessageKind::Warning => eprintln!("[WARNING] {}", msg.text),
+            HookMessageKind::SystemMessage | HookMessageKind::Info => eprintln!("{}", msg.text),
+        }),
+    };
     Some(Arc::new(HookSystem::new(config, env, sink)))
 }
 

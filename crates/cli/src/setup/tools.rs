@@ -95,6 +95,7 @@ pub fn registry(
             registry.register(tool);
         }
         registry.add_aliases(mcp.qualified_aliases());
+        registry.add_aliases(mcp.mcp_prefixed_aliases());
         policy.add_rules(mcp.policy_rules());
     }
     registry.exclude(settings.tools_exclude());

@@ -4,7 +4,6 @@
 
 use super::cards::{CardStatus, ToolCard};
 use super::commands::{self, Command};
-use super::complete;
 use super::shell::{self, ShellResult};
 use super::state::UiState;
 use super::term::Tui;
@@ -15,7 +14,7 @@ use gemini_rs_core::config::GeminiPaths;
 use gemini_rs_core::policy::ApprovalMode;
 use gemini_rs_core::tools::{ConfirmationDetails, ToolDisplay, ToolRegistry};
 use gemini_rs_core::workspace::Workspace;
-use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::Event;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -58,15 +57,15 @@ pub struct Ctx {
 pub struct App {
     /// Screen state.
     pub state: UiState,
-    ctx: Ctx,
-    agent: Option<Agent>,
-    job: Option<Job>,
-    shell: Option<JoinHandle<ShellResult>>,
-    cancel: CancellationToken,
-    last_ctrl_c: Option<Instant>,
-    quit: bool,
-    clear_requested: bool,
-    osc: Option<String>,
+    pub(super) ctx: Ctx,
+    pub(super) agent: Option<Agent>,
+    pub(super) job: Option<Job>,
+    pub(super) shell: Option<JoinHandle<ShellResult>>,
+    pub(super) cancel: CancellationToken,
+    pub(super) last_ctrl_c: Option<Instant>,
+    pub(super) quit: bool,
+    pub(super) clear_requested: bool,
+    pub(super) osc: Option<String>,
 }
 
 async fn join<T>(h: &mut Option<JoinHandle<T>>) -> Result<T, tokio::task::JoinError> {
@@ -119,7 +118,14 @@ impl App {
                     Some(ev) => self.on_term_event(ev),
                     None => break,
                 },
-                Some(ev) = events.recv() => self.state.on_agent_event(ev, Instant::now()),
+                Some(ev) = events.recv() => {
+                    // Apply a burst of events before drawing once.
+                    let now = Instant::now();
+                    self.state.on_agent_event(ev, now);
+                    while let Ok(ev) = events.try_recv() {
+                        self.state.on_agent_event(ev, now);
+                    }
+                }
                 res = join(&mut self.job) => {
                     self.job = None;
                     while let Ok(ev) = events.try_recv() {
@@ -177,210 +183,16 @@ impl App {
         tui.draw(lines, cursor)
     }
 
-    fn busy(&self) -> bool {
+    pub(super) fn busy(&self) -> bool {
         self.job.is_some() || self.shell.is_some()
     }
 
-    fn on_term_event(&mut self, ev: Event) {
-        match ev {
-            Event::Key(k) if k.kind != KeyEventKind::Release => self.on_key(k),
-            Event::Paste(text) => {
-                if self.state.confirm.is_none() {
-                    self.state.input.insert_str(&text);
-                    self.refresh_completion();
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn on_key(&mut self, key: KeyEvent) {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let alt = key.modifiers.contains(KeyModifiers::ALT);
-        if !(ctrl && key.code == KeyCode::Char('c')) {
-            self.state.notice = None;
-        }
-        if let Some(dialog) = self.state.confirm.as_mut() {
-            if let Some(outcome) = dialog.on_key(key) {
-                self.answer(outcome);
-            }
-            return;
-        }
-        let s = &mut self.state;
-        match key.code {
-            KeyCode::Char('c') if ctrl => self.ctrl_c(),
-            KeyCode::Char('d') if ctrl => {
-                if s.input.is_empty() {
-                    self.quit = true;
-                } else {
-                    s.input.delete();
-                }
-            }
-            KeyCode::Char('l') if ctrl => self.clear_requested = true,
-            KeyCode::Char('j') if ctrl => s.input.insert('\n'),
-            KeyCode::Enter if alt || key.modifiers.contains(KeyModifiers::SHIFT) => {
-                s.input.insert('\n');
-            }
-            KeyCode::Enter => {
-                self.enter();
-                return;
-            }
-            KeyCode::Esc => {
-                if s.completion.is_some() {
-                    s.completion = None;
-                } else if self.busy() {
-                    self.cancel_running();
-                }
-                return;
-            }
-            KeyCode::BackTab => {
-                let next = s.next_mode();
-                s.mode = next;
-                if let Some(m) = &self.ctx.mode
-                    && let Ok(mut m) = m.write()
-                {
-                    *m = next;
-                }
-                return;
-            }
-            KeyCode::Tab => {
-                self.accept_completion();
-                return;
-            }
-            KeyCode::Up | KeyCode::Char('p') if key.code == KeyCode::Up || ctrl => {
-                if let Some(c) = s.completion.as_mut() {
-                    c.step(false);
-                } else if !s.input.up() {
-                    let cur = s.input.text().to_string();
-                    if let Some(t) = s.history.prev(&cur) {
-                        let t = t.to_string();
-                        s.input.set(&t);
-                    }
-                }
-                return;
-            }
-            KeyCode::Down | KeyCode::Char('n') if key.code == KeyCode::Down || ctrl => {
-                if let Some(c) = s.completion.as_mut() {
-                    c.step(true);
-                } else if !s.input.down()
-                    && let Some(t) = s.history.next()
-                {
-                    let t = t.to_string();
-                    s.input.set(&t);
-                }
-                return;
-            }
-            KeyCode::Char('a') if ctrl => s.input.home(),
-            KeyCode::Char('e') if ctrl => s.input.end(),
-            KeyCode::Char('u') if ctrl => s.input.kill_to_start(),
-            KeyCode::Char('k') if ctrl => s.input.kill_to_end(),
-            KeyCode::Char('w') if ctrl => s.input.delete_word(),
-            KeyCode::Char('b') if ctrl => s.input.left(),
-            KeyCode::Char('f') if ctrl => s.input.right(),
-            KeyCode::Char('b') if alt => s.input.word_left(),
-            KeyCode::Char('f') if alt => s.input.word_right(),
-            KeyCode::Backspace if alt || ctrl => s.input.delete_word(),
-            KeyCode::Char(c) if !ctrl => s.input.insert(c),
-            KeyCode::Backspace => s.input.backspace(),
-            KeyCode::Delete => s.input.delete(),
-            KeyCode::Left if ctrl || alt => s.input.word_left(),
-            KeyCode::Right if ctrl || alt => s.input.word_right(),
-            KeyCode::Left => s.input.left(),
-            KeyCode::Right => s.input.right(),
-            KeyCode::Home => s.input.home(),
-            KeyCode::End => s.input.end(),
-            _ => return,
-        }
-        self.state.history.reset();
-        self.refresh_completion();
-    }
-
-    fn refresh_completion(&mut self) {
-        let prev = self.state.completion.take();
-        let mut next = complete::compute(&self.state.input, Some(&self.ctx.workspace));
-        if let (Some(p), Some(n)) = (&prev, &mut next)
-            && p.token == n.token
-        {
-            n.selected = p.selected.min(n.items.len().saturating_sub(1));
-        }
-        self.state.completion = next;
-    }
-
-    /// Accepts the highlighted suggestion; true when one was accepted.
-    fn accept_completion(&mut self) -> bool {
-        let Some(c) = self.state.completion.take() else {
-            return false;
-        };
-        let Some(item) = c.current() else {
-            return false;
-        };
-        let value = if item.value.ends_with('/') {
-            item.value.clone()
-        } else {
-            format!("{} ", item.value)
-        };
-        self.state.input.replace_before_cursor(c.start, &value);
-        if item.value.ends_with('/') {
-            self.refresh_completion();
-        }
-        true
-    }
-
-    fn enter(&mut self) {
-        let s = &mut self.state;
-        if let Some(c) = &s.completion
-            && let Some(item) = c.current()
-            && item.value != c.token
-        {
-            let is_command = item.value.starts_with('/');
-            self.accept_completion();
-            if !is_command {
-                return;
-            }
-        }
-        let s = &mut self.state;
-        if s.input.text()[..s.input.cursor()].ends_with('\\') {
-            s.input.backspace();
-            s.input.insert('\n');
-            return;
-        }
-        let text = s.input.take();
-        s.completion = None;
-        if text.trim().is_empty() {
-            return;
-        }
-        s.history.push(text.trim_end());
-        self.submit(text);
-    }
-
-    fn ctrl_c(&mut self) {
-        let now = Instant::now();
-        if self.busy() {
-            self.cancel_running();
-            return;
-        }
-        if !self.state.input.is_empty() {
-            self.state.input.take();
-            self.state.completion = None;
-            return;
-        }
-        if self
-            .last_ctrl_c
-            .is_some_and(|t| now.duration_since(t) < Duration::from_secs(2))
-        {
-            self.quit = true;
-            return;
-        }
-        self.last_ctrl_c = Some(now);
-        self.state.notice = Some(("Press Ctrl-C again to exit.".into(), now));
-    }
-
-    fn cancel_running(&mut self) {
+    pub(super) fn cancel_running(&mut self) {
         self.cancel.cancel();
         self.state.queued.clear();
     }
 
-    fn answer(&mut self, outcome: ConfirmationOutcome) {
+    pub(super) fn answer(&mut self, outcome: ConfirmationOutcome) {
         let Some(dialog) = self.state.confirm.take() else {
             return;
         };
@@ -393,7 +205,11 @@ impl App {
         {
             self.state.mode = ApprovalMode::AutoEdit;
         }
-        if let Some(card) = self.state.cards.iter_mut().find(|c| c.call_id == dialog.call_id)
+        if let Some(card) = self
+            .state
+            .cards
+            .iter_mut()
+            .find(|c| c.call_id == dialog.call_id)
             && card.status == CardStatus::AwaitingApproval
         {
             card.status = CardStatus::Pending;
@@ -411,7 +227,8 @@ impl App {
             self.state.echo_prompt(trimmed);
             self.start_shell(cmd.trim().to_string());
         } else if self.busy() {
-            self.state.info("Queued; it will be sent when the current request ends.");
+            self.state
+                .info("Queued; it will be sent when the current request ends.");
             self.state.queued.push_back(text);
         } else {
             self.start_prompt(text);
@@ -453,7 +270,8 @@ impl App {
         };
         self.cancel = CancellationToken::new();
         let cancel = self.cancel.clone();
-        self.state.start_busy("Compressing the conversation", Instant::now());
+        self.state
+            .start_busy("Compressing the conversation", Instant::now());
         self.job = Some(tokio::spawn(async move {
             let ok = agent.compress_now(&cancel).await;
             (agent, JobOutput::Compress(ok))
@@ -470,8 +288,13 @@ impl App {
             return;
         }
         self.cancel = CancellationToken::new();
-        self.state.start_busy("Running shell command", Instant::now());
-        let mut card = ToolCard::new("shell".into(), "Shell".into(), &serde_json::json!({"command": cmd}));
+        self.state
+            .start_busy("Running shell command", Instant::now());
+        let mut card = ToolCard::new(
+            "shell".into(),
+            "Shell".into(),
+            &serde_json::json!({"command": cmd}),
+        );
         card.status = CardStatus::Running(Instant::now());
         self.state.cards.push(card);
         let dir = self.ctx.workspace.target_dir().to_path_buf();
@@ -519,7 +342,9 @@ impl App {
         let now = Instant::now();
         self.state.end_busy(now);
         match res {
-            Err(e) => self.state.error(&format!("The agent stopped unexpectedly: {e}")),
+            Err(e) => self
+                .state
+                .error(&format!("The agent stopped unexpectedly: {e}")),
             Ok((agent, out)) => {
                 self.agent = Some(agent);
                 match out {
@@ -528,14 +353,16 @@ impl App {
                             self.state.last_answer = outcome.last_turn_text;
                         }
                         if let Some(reason) = outcome.stopped {
-                            self.state.warn(&format!("Agent execution stopped: {reason}"));
+                            self.state
+                                .warn(&format!("Agent execution stopped: {reason}"));
                         }
                     }
                     JobOutput::Prompt(Err(AgentError::Cancelled)) => {
                         self.state.warn("Request cancelled.");
                     }
                     JobOutput::Prompt(Err(AgentError::Model(e))) => {
-                        self.state.error(&format!("Error when talking to Gemini API: {e}"));
+                        self.state
+                            .error(&format!("Error when talking to Gemini API: {e}"));
                     }
                     JobOutput::Prompt(Err(e)) => self.state.error(&e.to_string()),
                     JobOutput::Compress(ok) => {
@@ -557,13 +384,14 @@ impl App {
         }
     }
 
-    fn command(&mut self, line: &str) {
+    pub(super) fn command(&mut self, line: &str) {
         let s = &mut self.state;
         match commands::parse(line) {
             Command::Help => s.push_lines(commands::help_lines()),
             Command::Shortcuts => s.push_lines(commands::shortcut_lines()),
             Command::About => {
-                let lines = commands::about_lines(&s.model, &self.ctx.session_id, &s.workspace_label);
+                let lines =
+                    commands::about_lines(&s.model, &self.ctx.session_id, &s.workspace_label);
                 s.push_lines(lines);
             }
             Command::ChatList => {
@@ -597,7 +425,8 @@ impl App {
                     .lock()
                     .map(|st| st.clone())
                     .unwrap_or_default();
-                let lines = commands::stats_lines(&stats, self.ctx.started.elapsed(), &self.ctx.session_id);
+                let lines =
+                    commands::stats_lines(&stats, self.ctx.started.elapsed(), &self.ctx.session_id);
                 s.push_lines(lines);
             }
             Command::Tools => s.push_lines(commands::tools_lines(self.ctx.tools.as_deref())),

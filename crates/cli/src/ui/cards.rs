@@ -128,7 +128,10 @@ impl ToolCard {
             CardStatus::Pending => "pending".to_string(),
             CardStatus::AwaitingApproval => "awaiting approval".to_string(),
             CardStatus::Running(start) => {
-                format!("running {:.0}s", now.duration_since(*start).as_secs_f64().floor())
+                format!(
+                    "running {:.0}s",
+                    now.duration_since(*start).as_secs_f64().floor()
+                )
             }
             CardStatus::Done(d) => format!("done {}", fmt_duration(*d)),
             CardStatus::Failed(d) => format!("failed {}", fmt_duration(*d)),
@@ -153,7 +156,7 @@ impl ToolCard {
             Span::styled(format!("  {status}"), border),
         ])];
         let mut body: Vec<Line<'static>> = Vec::new();
-        let first = vec![Span::styled("   ⎿ ", border)];
+        let first = [Span::styled("   ⎿ ", border)];
         let rest = vec![Span::raw("     ")];
         if let Some(err) = &self.error {
             for l in sanitize(err).lines() {
@@ -171,12 +174,24 @@ impl ToolCard {
                 }
                 Some(ToolDisplay::Text(t)) => {
                     for l in sanitize(t).lines() {
-                        body.extend(wrap_prefixed(&[Span::raw(l.to_string())], width, &rest, &rest));
+                        body.extend(wrap_prefixed(
+                            &[Span::raw(l.to_string())],
+                            width,
+                            &rest,
+                            &rest,
+                        ));
                     }
                 }
                 None => {
                     let live = sanitize(&self.live_output);
-                    for l in live.lines().rev().take(5).collect::<Vec<_>>().into_iter().rev() {
+                    for l in live
+                        .lines()
+                        .rev()
+                        .take(5)
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .rev()
+                    {
                         body.extend(wrap_prefixed(
                             &[Span::styled(l.to_string(), border)],
                             width,

@@ -16,7 +16,10 @@ pub const COMMANDS: [(&str, &str); 13] = [
     ("about", "Show version info"),
     ("chat", "Manage conversations: /chat list"),
     ("clear", "Clear the screen"),
-    ("compress", "Compress the context by replacing it with a summary"),
+    (
+        "compress",
+        "Compress the context by replacing it with a summary",
+    ),
     ("copy", "Copy the last answer to the clipboard"),
     ("memory", "Show the loaded context files: /memory show"),
     ("model", "Show the model in use"),
@@ -121,7 +124,10 @@ pub fn shortcut_lines() -> Vec<Line<'static>> {
     vec![
         heading("Keyboard shortcuts"),
         kv("Enter", "Send the prompt"),
-        kv("Alt-Enter, Shift-Enter", "New line (or end the line with \\)"),
+        kv(
+            "Alt-Enter, Shift-Enter",
+            "New line (or end the line with \\)",
+        ),
         kv("Ctrl-J", "New line"),
         kv("Up / Down", "Browse the input history"),
         kv("Tab", "Complete a /command or @path"),
@@ -141,13 +147,17 @@ pub fn tools_lines(registry: Option<&ToolRegistry>) -> Vec<Line<'static>> {
     let mut out = vec![heading("Available tools")];
     for name in reg.active_names() {
         let Some(t) = reg.get(&name) else { continue };
-        let desc = t.tool.description().lines().next().unwrap_or("").to_string();
-        out.push(Line::from(vec![
-            Span::styled(
-                format!("  {} ({name})", t.tool.display_name()),
-                Style::new().add_modifier(Modifier::BOLD),
-            ),
-        ]));
+        let desc = t
+            .tool
+            .description()
+            .lines()
+            .next()
+            .unwrap_or("")
+            .to_string();
+        out.push(Line::from(vec![Span::styled(
+            format!("  {} ({name})", t.tool.display_name()),
+            Style::new().add_modifier(Modifier::BOLD),
+        )]));
         out.push(Line::from(Span::styled(
             format!("      {desc}"),
             Style::new().fg(Color::DarkGray),
@@ -208,7 +218,10 @@ pub fn about_lines(model: &str, session_id: &str, workspace: &str) -> Vec<Line<'
         heading("About gemini-rs"),
         kv("Version", env!("CARGO_PKG_VERSION")),
         kv("Model", model),
-        kv("OS", format!("{} {}", std::env::consts::OS, std::env::consts::ARCH)),
+        kv(
+            "OS",
+            format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+        ),
         kv("Session ID", session_id),
         kv("Workspace", workspace),
     ]
@@ -225,7 +238,9 @@ pub fn memory_lines(workspace: &Workspace, paths: &GeminiPaths) -> Vec<Line<'sta
     };
     let files = memory::load_context_files(workspace, &opts);
     if files.is_empty() {
-        return vec![Line::from("Memory is empty: no GEMINI.md context files were found.")];
+        return vec![Line::from(
+            "Memory is empty: no GEMINI.md context files were found.",
+        )];
     }
     let mut out = vec![heading(&format!(
         "Current memory content from {} file(s)",

@@ -120,7 +120,11 @@ fn paths(ws: &Workspace, typed: &str) -> Vec<Suggestion> {
             let suffix = if is_dir { "/" } else { "" };
             Suggestion {
                 value: format!("@{dir}{}{suffix}", escape(&name)),
-                detail: if is_dir { "directory".into() } else { String::new() },
+                detail: if is_dir {
+                    "directory".into()
+                } else {
+                    String::new()
+                },
             }
         })
         .collect()

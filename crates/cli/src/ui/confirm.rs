@@ -33,7 +33,10 @@ impl ConfirmDialog {
         let options: Vec<(String, O)> = match &details {
             ConfirmationDetails::Edit { .. } => vec![
                 ("Yes, allow once".into(), O::ProceedOnce),
-                ("Yes, allow always (auto-accept edits)".into(), O::ProceedAlways),
+                (
+                    "Yes, allow always (auto-accept edits)".into(),
+                    O::ProceedAlways,
+                ),
                 ("No, suggest changes (esc)".into(), O::Cancel),
             ],
             ConfirmationDetails::Exec { root_commands, .. } => vec![
@@ -149,11 +152,18 @@ impl ConfirmDialog {
                 ..
             } => {
                 out.push(Line::from(format!("  MCP server: {server_name}")));
-                out.push(Line::from(format!("  Tool: {tool_name} ({tool_display_name})")));
+                out.push(Line::from(format!(
+                    "  Tool: {tool_name} ({tool_display_name})"
+                )));
             }
             ConfirmationDetails::Info { prompt, urls, .. } => {
                 for l in sanitize(prompt).lines() {
-                    out.extend(wrap_prefixed(&[Span::raw(l.to_string())], width, &pad, &pad));
+                    out.extend(wrap_prefixed(
+                        &[Span::raw(l.to_string())],
+                        width,
+                        &pad,
+                        &pad,
+                    ));
                 }
                 if !urls.is_empty() {
                     out.push(Line::from("  URLs to fetch:"));
@@ -189,7 +199,10 @@ impl ConfirmDialog {
                 sanitize(self.title()),
                 Style::new().add_modifier(Modifier::BOLD),
             ),
-            Span::styled(format!("  ({})", self.name), Style::new().fg(Color::DarkGray)),
+            Span::styled(
+                format!("  ({})", self.name),
+                Style::new().fg(Color::DarkGray),
+            ),
         ])];
         let mut body = self.body(width);
         if body.len() > max_body {

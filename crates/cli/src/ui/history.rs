@@ -52,7 +52,10 @@ impl History {
             let _ = std::fs::create_dir_all(dir);
         }
         if let Ok(line) = serde_json::to_string(entry)
-            && let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path)
+            && let Ok(mut f) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
         {
             let _ = writeln!(f, "{line}");
         }

@@ -81,7 +81,10 @@ impl Renderer {
     fn block_start(&mut self) {
         if self.need_blank && self.lists.is_empty() {
             let q = self.quote_prefix();
-            self.out.push(Line::from(Span::styled(q, Style::new().fg(Color::DarkGray))));
+            self.out.push(Line::from(Span::styled(
+                q,
+                Style::new().fg(Color::DarkGray),
+            )));
         }
         self.need_blank = false;
     }
@@ -108,7 +111,10 @@ impl Renderer {
             Span::styled(q.clone(), dim),
             Span::raw(format!("{ind}{first_marker}")),
         ];
-        let rest = vec![Span::styled(q, dim), Span::raw(format!("{ind}{rest_marker}"))];
+        let rest = vec![
+            Span::styled(q, dim),
+            Span::raw(format!("{ind}{rest_marker}")),
+        ];
         (first, rest)
     }
 
@@ -145,7 +151,8 @@ impl Renderer {
                     table.cell.push_str(&t);
                 } else {
                     let st = self.style().fg(Color::Yellow);
-                    self.inline.push(Span::styled(super::wrap::sanitize(&t), st));
+                    self.inline
+                        .push(Span::styled(super::wrap::sanitize(&t), st));
                 }
             }
             Event::SoftBreak => self.text(" "),
@@ -153,7 +160,8 @@ impl Renderer {
                 if self.table.is_none() {
                     let spans = std::mem::take(&mut self.inline);
                     let (first, rest) = self.prefixes();
-                    self.out.extend(wrap_prefixed(&spans, self.width, &first, &rest));
+                    self.out
+                        .extend(wrap_prefixed(&spans, self.width, &first, &rest));
                     // Continuation lines keep the item's indentation.
                     if !self.lists.is_empty() {
                         self.item_marker = Some("  ".to_string());
@@ -324,7 +332,11 @@ impl Renderer {
             TagEnd::Link => {
                 self.styles.pop();
                 if let Some(url) = self.links.pop() {
-                    let shown: String = self.inline.last().map(|s| s.content.to_string()).unwrap_or_default();
+                    let shown: String = self
+                        .inline
+                        .last()
+                        .map(|s| s.content.to_string())
+                        .unwrap_or_default();
                     if !url.is_empty() && shown != url {
                         self.inline.push(Span::styled(
                             format!(" ({url})"),
@@ -358,7 +370,11 @@ impl Renderer {
         let mut is_first = true;
         for spans in lines {
             for piece in hard_wrap(&spans, avail) {
-                let mut l = if is_first { first.clone() } else { rest.clone() };
+                let mut l = if is_first {
+                    first.clone()
+                } else {
+                    rest.clone()
+                };
                 is_first = false;
                 l.extend(piece);
                 self.out.push(Line::from(l));
@@ -385,7 +401,12 @@ impl Renderer {
         let q = self.quote_prefix();
         let avail = self.width.saturating_sub(str_width(&q) + 3 * cols + 1);
         while widths.iter().sum::<usize>() > avail {
-            let Some((i, w)) = widths.iter().enumerate().max_by_key(|(_, w)| **w).map(|(i, w)| (i, *w)) else {
+            let Some((i, w)) = widths
+                .iter()
+                .enumerate()
+                .max_by_key(|(_, w)| **w)
+                .map(|(i, w)| (i, *w))
+            else {
                 break;
             };
             if w <= 3 {
@@ -400,7 +421,10 @@ impl Renderer {
                 s.push_str(&"─".repeat(w + 2));
                 s.push_str(if i + 1 == cols { r } else { m });
             }
-            Line::from(vec![Span::styled(q.clone(), border), Span::styled(s, border)])
+            Line::from(vec![
+                Span::styled(q.clone(), border),
+                Span::styled(s, border),
+            ])
         };
         self.out.push(rule("┌", "┬", "┐"));
         for (ri, row) in t.rows.iter().enumerate() {

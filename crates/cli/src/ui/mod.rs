@@ -10,6 +10,7 @@ mod confirm;
 mod highlight;
 mod history;
 mod input;
+mod keys;
 mod markdown;
 mod render;
 mod shell;
@@ -108,6 +109,8 @@ async fn run(
         hooks,
         resumed,
         workspace,
+        approval_mode,
+        tools,
         ..
     } = session;
     let mut notes = Vec::new();
@@ -121,7 +124,9 @@ async fn run(
         }
         hook_context = start.additional_context;
     }
-    let home = std::env::var_os("HOME").map(std::path::PathBuf::from).unwrap_or_default();
+    let home = std::env::var_os("HOME")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_default();
     let label = home_relative(workspace.target_dir(), &home);
     let history = history::History::load(workspace.project_temp_dir().join("input_history.jsonl"));
     let mut state = state::UiState::new(model.clone(), label, mode, history);
@@ -136,8 +141,8 @@ async fn run(
         paths,
         confirmations,
         // Shared with the scheduler once `Session` exposes them.
-        mode: None,
-        tools: None,
+        mode: Some(approval_mode),
+        tools: Some(tools),
         started: Instant::now(),
         hook_context,
     };
@@ -180,7 +185,10 @@ async fn run(
 
 fn banner(model: &str, resumed: bool, session_id: &str) -> Vec<Line<'static>> {
     let mut out = vec![Line::from(vec![
-        Span::styled("✦ gemini-rs ", Style::new().fg(Color::Magenta).add_modifier(Modifier::BOLD)),
+        Span::styled(
+            "✦ gemini-rs ",
+            Style::new().fg(Color::Magenta).add_modifier(Modifier::BOLD),
+        ),
         Span::styled(
             format!("{} · {model}", env!("CARGO_PKG_VERSION")),
             Style::new().fg(Color::DarkGray),

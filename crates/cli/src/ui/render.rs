@@ -43,8 +43,14 @@ pub fn live_lines(
             _ => format!("{label}…"),
         };
         bottom.push(Line::from(vec![
-            Span::styled(format!("{} ", spinner_frame(now, *since)), Style::new().fg(Color::Magenta)),
-            Span::styled(truncate(&what, w.saturating_sub(30)), Style::new().fg(Color::Magenta)),
+            Span::styled(
+                format!("{} ", spinner_frame(now, *since)),
+                Style::new().fg(Color::Magenta),
+            ),
+            Span::styled(
+                truncate(&what, w.saturating_sub(30)),
+                Style::new().fg(Color::Magenta),
+            ),
             Span::styled(format!(" (esc to cancel, {secs}s)"), dim),
         ]));
     }
@@ -52,7 +58,11 @@ pub fn live_lines(
     if s.confirm.is_none() {
         let rule = Line::from(Span::styled("─".repeat(w), dim));
         bottom.push(rule.clone());
-        let prompt = if s.input.text().starts_with('!') { "! " } else { "> " };
+        let prompt = if s.input.text().starts_with('!') {
+            "! "
+        } else {
+            "> "
+        };
         let placeholder = if s.busy.is_some() {
             "  Type a message to queue it"
         } else {
@@ -134,22 +144,34 @@ pub fn footer(s: &UiState, w: usize) -> Line<'static> {
     let (mode_text, mode_style) = match s.mode {
         ApprovalMode::Default => ("default", Style::new().fg(Color::Gray)),
         ApprovalMode::AutoEdit => ("auto_edit", Style::new().fg(Color::Yellow)),
-        ApprovalMode::Yolo => ("YOLO", Style::new().fg(Color::Red).add_modifier(Modifier::BOLD)),
+        ApprovalMode::Yolo => (
+            "YOLO",
+            Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+        ),
         ApprovalMode::Plan => ("plan", Style::new().fg(Color::Blue)),
     };
-    let mode = format!("mode: {mode_text} (shift+tab)");
     let left_pct = 100u64.saturating_sub(s.context_tokens * 100 / CONTEXT_WINDOW);
-    let right = format!("{} ({left_pct}% context left)", s.model);
-    let left_room = w.saturating_sub(str_width(&mode) + str_width(&right) + 4);
-    let left = match &s.notice {
-        Some((n, _)) => truncate(n, left_room),
-        None => truncate(&s.workspace_label, left_room),
-    };
-    let left_style = if s.notice.is_some() {
-        Style::new().fg(Color::Yellow)
+    let (mode, right) = if w >= 80 {
+        (
+            format!("mode: {mode_text} (shift+tab)"),
+            format!("{} ({left_pct}% context left)", s.model),
+        )
     } else {
-        Style::new().fg(Color::Cyan)
+        (format!("mode: {mode_text}"), s.model.clone())
     };
+    if let Some((n, _)) = &s.notice {
+        let room = w.saturating_sub(str_width(&right) + 2);
+        let n = truncate(n, room);
+        let gap = w.saturating_sub(str_width(&n) + str_width(&right));
+        return Line::from(vec![
+            Span::styled(n, Style::new().fg(Color::Yellow)),
+            Span::raw(" ".repeat(gap.max(1))),
+            Span::styled(right, dim),
+        ]);
+    }
+    let left_room = w.saturating_sub(str_width(&mode) + str_width(&right) + 4);
+    let left = truncate(&s.workspace_label, left_room);
+    let left_style = Style::new().fg(Color::Cyan);
     let used = str_width(&left) + str_width(&mode) + str_width(&right);
     let gap = w.saturating_sub(used + 1);
     let g1 = gap / 2;

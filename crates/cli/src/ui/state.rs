@@ -66,7 +66,12 @@ pub struct UiState {
 
 impl UiState {
     /// A fresh state.
-    pub fn new(model: String, workspace_label: String, mode: ApprovalMode, history: History) -> Self {
+    pub fn new(
+        model: String,
+        workspace_label: String,
+        mode: ApprovalMode,
+        history: History,
+    ) -> Self {
         UiState {
             model,
             workspace_label,
@@ -108,8 +113,12 @@ impl UiState {
         let rest = vec![Span::raw("  ")];
         for (i, l) in sanitize(text).lines().enumerate() {
             let p = if i == 0 { &first } else { &rest };
-            self.out
-                .extend(wrap_prefixed(&[Span::styled(l.to_string(), style)], w, p, &rest));
+            self.out.extend(wrap_prefixed(
+                &[Span::styled(l.to_string(), style)],
+                w,
+                p,
+                &rest,
+            ));
         }
     }
 
@@ -221,7 +230,8 @@ impl UiState {
                 match self.card_mut(&call_id) {
                     Some(c) => c.status = CardStatus::AwaitingApproval,
                     None => {
-                        let mut c = ToolCard::new(call_id.clone(), name.clone(), &serde_json::Value::Null);
+                        let mut c =
+                            ToolCard::new(call_id.clone(), name.clone(), &serde_json::Value::Null);
                         c.status = CardStatus::AwaitingApproval;
                         self.cards.push(c);
                     }
@@ -249,7 +259,8 @@ impl UiState {
                 let idx = match self.cards.iter().position(|c| c.call_id == f.call_id) {
                     Some(i) => i,
                     None => {
-                        self.cards.push(ToolCard::new(f.call_id.clone(), f.name.clone(), &f.args));
+                        self.cards
+                            .push(ToolCard::new(f.call_id.clone(), f.name.clone(), &f.args));
                         self.cards.len() - 1
                     }
                 };

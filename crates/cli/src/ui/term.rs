@@ -126,7 +126,7 @@ impl Tui {
         )?;
         // The one cursor query, before the key reader starts.
         let pos = match cursor::position() {
-            Ok((x, y)) if x == 0 => Position::new(0, y),
+            Ok((0, y)) => Position::new(0, y),
             Ok((_, y)) => {
                 write!(out, "\r\n")?;
                 out.flush()?;
@@ -230,7 +230,11 @@ impl Tui {
     }
 
     /// Draws the live area: `lines` with the cursor at `cursor`.
-    pub fn draw(&mut self, lines: Vec<Line<'static>>, cursor: Option<(u16, u16)>) -> io::Result<()> {
+    pub fn draw(
+        &mut self,
+        lines: Vec<Line<'static>>,
+        cursor: Option<(u16, u16)>,
+    ) -> io::Result<()> {
         let want = (lines.len() as u16).clamp(1, self.size.1.max(1));
         if want != self.height {
             self.reopen(want, None)?;
@@ -241,7 +245,10 @@ impl Tui {
             if let Some((x, y)) = cursor
                 && y < area.height
             {
-                f.set_cursor_position(Position::new(area.x + x.min(area.width.saturating_sub(1)), area.y + y));
+                f.set_cursor_position(Position::new(
+                    area.x + x.min(area.width.saturating_sub(1)),
+                    area.y + y,
+                ));
             }
         })?;
         Backend::flush(self.terminal.backend_mut())?;

@@ -208,7 +208,11 @@ pub fn wrap_prefixed(
     body.into_iter()
         .enumerate()
         .map(|(i, mut l)| {
-            let mut spans: Vec<Span<'static>> = if i == 0 { first.to_vec() } else { rest.to_vec() };
+            let mut spans: Vec<Span<'static>> = if i == 0 {
+                first.to_vec()
+            } else {
+                rest.to_vec()
+            };
             spans.append(&mut l);
             Line::from(spans)
         })

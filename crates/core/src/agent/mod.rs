@@ -369,11 +369,19 @@ impl Agent {
         ) {
             return;
         }
-        self.compress_now(cancel).await;
+        self.compress_with(cancel, "auto").await;
     }
 
-    /// Summarises the older history now (`/compress`, or automatically).
+    /// Summarises the older history now (`/compress`).
     pub async fn compress_now(&mut self, cancel: &CancellationToken) -> bool {
+        self.compress_with(cancel, "manual").await
+    }
+
+    /// Fires PreCompress (`trigger`: `auto|manual`), then compresses.
+    async fn compress_with(&mut self, cancel: &CancellationToken, trigger: &str) -> bool {
+        if let Some(hooks) = self.hooks.clone() {
+            hooks.pre_compress(trigger).await;
+        }
         let model = self.config.model.clone();
         match compress::compress(
             self.generator.as_ref(),

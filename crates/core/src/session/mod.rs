@@ -2,11 +2,15 @@
 //! `<project temp dir>/chats/session-<YYYY-MM-DDTHH-MM>-<id8>.json`,
 //! rewritten atomically after every message, and read back to resume.
 
+pub mod checkpoint;
 mod record;
+pub mod retention;
+mod writer;
 
+pub use checkpoint::{CheckpointError, CheckpointInfo, Checkpointer, RestoredCheckpoint};
 pub use record::{ConversationRecord, MessageRecord, ToolCallRecord};
+pub use retention::cleanup_sessions;
 
-use crate::workspace::write_atomic;
 use gemini_rs_protocol::{Content, FunctionCall, FunctionResponse, Part, Role, UsageMetadata};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -36,6 +40,14 @@ pub enum SessionError {
 pub struct ChatRecorder {
     path: PathBuf,
     record: ConversationRecord,
+    writer: writer::SessionWriter,
+    /// `GEMINI_RS_NO_RECORDING` set (benchmarks): nothing is written.
+    disabled: bool,
+}
+
+/// True when `GEMINI_RS_NO_RECORDING` is set to a non-empty value.
+fn recording_disabled() -> bool {
+    std::env::var_os("GEMINI_RS_NO_RECORDING").is_some_and(|v| !v.is_empty())
 }
 
 fn now() -> String {
@@ -61,12 +73,19 @@ impl ChatRecorder {
                 messages: Vec::new(),
                 extra: Default::default(),
             },
+            writer: writer::SessionWriter::default(),
+            disabled: recording_disabled(),
         }
     }
 
     /// Continues a resumed session in its own file.
     pub fn resume(path: PathBuf, record: ConversationRecord) -> Self {
-        ChatRecorder { path, record }
+        ChatRecorder {
+            path,
+            record,
+            writer: writer::SessionWriter::default(),
+            disabled: recording_disabled(),
+        }
     }
 
     /// The file (the hooks' `transcript_path`).
@@ -137,12 +156,13 @@ impl ChatRecorder {
         self.flush();
     }
 
-    /// Writes the whole record atomically; failures are logged, never fatal.
-    fn flush(&self) {
-        let result = serde_json::to_vec_pretty(&self.record)
-            .map_err(std::io::Error::other)
-            .and_then(|bytes| write_atomic(&self.path, &bytes));
-        if let Err(e) = result {
+    /// Writes the new message (the whole file the first time); failures
+    /// are logged, never fatal.
+    fn flush(&mut self) {
+        let Some(last) = self.record.messages.last().filter(|_| !self.disabled) else {
+            return;
+        };
+        if let Err(e) = self.writer.append(&self.path, &self.record, last) {
             tracing::warn!("could not write session file {}: {e}", self.path.display());
         }
     }
@@ -172,7 +192,7 @@ pub fn list_sessions(chats_dir: &Path) -> Vec<SessionInfo> {
         })
         .filter_map(|path| {
             let text = std::fs::read_to_string(&path).ok()?;
-            let record: ConversationRecord = serde_json::from_str(&text).ok()?;
+            let record = writer::parse(&text)?;
             Some(SessionInfo { path, record })
         })
         .filter(|s| s.record.messages.iter().any(|m| m.kind == "user"))

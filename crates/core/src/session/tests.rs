@@ -98,3 +98,60 @@ fn files_written_by_others_keep_unknown_fields() {
     assert_eq!(back["messages"][0]["displayContent"], "x");
     assert_eq!(history_of(&rec)[0].parts[0].text.as_deref(), Some("hi"));
 }
+
+#[test]
+fn appends_keep_the_file_equal_to_the_record_and_survive_a_torn_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let chats = dir.path().join("chats");
+    let mut rec = ChatRecorder::new(&chats, "abcdefgh-1", "hash");
+    rec.record_user(&[Part::text("line one\nline two \"quoted\"")]);
+    for i in 0..5 {
+        rec.record_model(
+            &[Part::text(format!("turn {i}"))],
+            vec![call_record(&format!("c{i}"))],
+            None,
+            "m",
+        );
+    }
+    let text = std::fs::read_to_string(rec.path()).unwrap();
+    let on_disk: ConversationRecord = serde_json::from_str(&text).unwrap();
+    assert_eq!(on_disk, rec.record);
+
+    // A kill mid-append leaves a torn last message: the others survive.
+    let cut = text.rfind("\"turn 4\"").unwrap();
+    std::fs::write(rec.path(), &text[..cut]).unwrap();
+    let found = find_session(&chats, "latest").unwrap();
+    assert_eq!(found.record.messages.len(), 5);
+    assert_eq!(found.record.messages[4].content, json!("turn 3"));
+
+    // Resuming it rewrites the file whole, then appends again.
+    let mut resumed = ChatRecorder::resume(found.path.clone(), found.record);
+    resumed.record_user(&[Part::text("again")]);
+    resumed.record_note("info", "note");
+    let back: ConversationRecord =
+        serde_json::from_str(&std::fs::read_to_string(&found.path).unwrap()).unwrap();
+    assert_eq!(back, resumed.record);
+    assert_eq!(back.messages.len(), 7);
+}
+
+#[test]
+fn an_upstream_layout_file_is_resumed_and_extended() {
+    let dir = tempfile::tempdir().unwrap();
+    let chats = dir.path().join("chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let path = chats.join("session-2025-01-01T00-00-s.json");
+    std::fs::write(
+        &path,
+        r#"{"sessionId":"s","projectHash":"h","startTime":"t","lastUpdated":"t","kind":"main",
+        "messages":[{"id":"1","timestamp":"t","type":"user","content":[{"text":"hi"}]}]}"#,
+    )
+    .unwrap();
+    let found = find_session(&chats, "s").unwrap();
+    let mut rec = ChatRecorder::resume(found.path, found.record);
+    rec.record_model(&[Part::text("hello")], vec![], None, "m");
+    rec.record_user(&[Part::text("more")]);
+    let back: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(back["kind"], "main");
+    assert_eq!(back["messages"].as_array().unwrap().len(), 3);
+    assert_eq!(back["messages"][1]["content"], "hello");
+}

@@ -344,6 +344,7 @@ async fn run_call(
     cwd: &Path,
     stdin: String,
     cancel: &CancellationToken,
+    sandbox: Option<&Arc<crate::sandbox::PreparedSandbox>>,
 ) -> CallRun {
     let mut cmd = tokio::process::Command::new(program);
     cmd.arg(arg)
@@ -354,6 +355,9 @@ async fn run_call(
         .kill_on_drop(true);
     #[cfg(unix)]
     cmd.process_group(0);
+    if let Some(sandbox) = sandbox {
+        crate::sandbox::install(cmd.as_std_mut(), sandbox.clone());
+    }
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -444,13 +448,21 @@ impl ToolInvocation for DiscoveredInvocation {
 
     fn execute<'a>(
         &'a self,
-        _ctx: &'a ToolContext,
+        ctx: &'a ToolContext,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
             let input = serde_json::to_string(&self.args).unwrap_or_else(|_| "{}".to_string());
             let program = self.call_command.as_deref().unwrap_or("undefined");
-            let run = run_call(program, &self.original_name, &self.cwd, input, &cancel).await;
+            let run = run_call(
+                program,
+                &self.original_name,
+                &self.cwd,
+                input,
+                &cancel,
+                ctx.sandbox.as_ref(),
+            )
+            .await;
             let ok = run.error.is_none()
                 && run.code == Some(0)
                 && run.signal.is_none()

@@ -98,6 +98,9 @@ pub struct ToolContext {
     pub generator: Option<Arc<dyn ContentGenerator>>,
     /// `~/.gemini` (home from `GEMINI_CLI_HOME`): global memory lives here.
     pub gemini_dir: PathBuf,
+    /// The native sandbox every command a tool starts runs under; `None`
+    /// when sandboxing is off.
+    pub sandbox: Option<Arc<crate::sandbox::PreparedSandbox>>,
 }
 
 impl ToolContext {
@@ -115,6 +118,7 @@ impl ToolContext {
             model: model.into(),
             generator: None,
             gemini_dir,
+            sandbox: None,
         }
     }
 }

@@ -296,6 +296,7 @@ impl ShellInvocation {
             inactivity: settings.inactivity,
             total: settings.total,
             background: self.background.then_some((self.delay, log)),
+            sandbox: ctx.sandbox.as_ref(),
         };
         let mut capture = Capture::new(settings.limits, temp);
         let outcome = match run::run(spec, &mut capture, cancel).await {

@@ -18,6 +18,7 @@ use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, ServiceExt};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::watch;
@@ -110,13 +111,17 @@ pub enum CallOutcome {
     Aborted,
 }
 
-/// A live connection.
+/// A live connection. A server that died (its transport closed) is
+/// reconnected on the next call; see [`McpConnection::call_tool`].
 pub struct McpConnection {
     /// The server's configuration.
     pub config: McpServerConfig,
-    peer: Peer<RoleClient>,
+    peer: RwLock<Peer<RoleClient>>,
     service: tokio::sync::Mutex<Option<RunningService<RoleClient, Handler>>>,
     tools: Arc<RwLock<Vec<RmcpTool>>>,
+    handler: Handler,
+    generation: AtomicU64,
+    shut_down: AtomicBool,
 }
 
 fn service_error_text(e: &ServiceError) -> String {
@@ -202,6 +207,63 @@ async fn serve_stdio(
     handler.serve(transport).await.map_err(|e| e.to_string())
 }
 
+/// Opens the transport, initializes, and lists the tools into the
+/// handler's list, all within the server's timeout. The error is the
+/// reason, without the server name.
+async fn open(
+    config: &McpServerConfig,
+    handler: &Handler,
+) -> Result<(Peer<RoleClient>, RunningService<RoleClient, Handler>), String> {
+    let handler = handler.clone();
+    let tools = handler.tools.clone();
+    let work = async {
+        let headers = header_map(&config.headers)?;
+        let service = match &config.transport {
+            TransportSpec::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => serve_stdio(handler, command, args, env, cwd.as_deref()).await?,
+            TransportSpec::Http(url) => serve_http(handler, url, &headers).await?,
+            TransportSpec::Sse(url) => serve_sse(handler, url, &headers).await?,
+            TransportSpec::HttpThenSse(url) => {
+                match serve_http(handler.clone(), url, &headers).await {
+                    Ok(s) => s,
+                    Err(http_err) => {
+                        tracing::debug!(server = %config.name, "streamable HTTP failed ({http_err}); trying SSE");
+                        serve_sse(handler, url, &headers)
+                            .await
+                            .map_err(|sse_err| format!("{http_err}; SSE fallback: {sse_err}"))?
+                    }
+                }
+            }
+            TransportSpec::Invalid => return Err(INVALID_CONFIG_MESSAGE.to_string()),
+        };
+        let peer = service.peer().clone();
+        let has_tools = peer
+            .peer_info()
+            .is_some_and(|i| i.capabilities.tools.is_some());
+        if has_tools {
+            let list = peer
+                .list_all_tools()
+                .await
+                .map_err(|e| service_error_text(&e))?;
+            if let Ok(mut guard) = tools.write() {
+                *guard = list;
+            }
+        }
+        Ok::<_, String>((peer, service))
+    };
+    match tokio::time::timeout(config.timeout(), work).await {
+        Ok(r) => r,
+        Err(_) => Err(format!(
+            "Connection timed out after {} ms",
+            config.timeout_ms
+        )),
+    }
+}
+
 impl McpConnection {
     /// Connects, initializes and lists the tools, all within the server's
     /// timeout. The error is the reason, without the server name.
@@ -217,61 +279,51 @@ impl McpConnection {
             tools: tools.clone(),
             changed,
         };
-        let timeout = config.timeout();
-        let work = async {
-            let headers = header_map(&config.headers)?;
-            let service = match &config.transport {
-                TransportSpec::Stdio {
-                    command,
-                    args,
-                    env,
-                    cwd,
-                } => serve_stdio(handler, command, args, env, cwd.as_deref()).await?,
-                TransportSpec::Http(url) => serve_http(handler, url, &headers).await?,
-                TransportSpec::Sse(url) => serve_sse(handler, url, &headers).await?,
-                TransportSpec::HttpThenSse(url) => {
-                    match serve_http(handler.clone(), url, &headers).await {
-                        Ok(s) => s,
-                        Err(http_err) => {
-                            tracing::debug!(server = %config.name, "streamable HTTP failed ({http_err}); trying SSE");
-                            serve_sse(handler, url, &headers)
-                                .await
-                                .map_err(|sse_err| format!("{http_err}; SSE fallback: {sse_err}"))?
-                        }
-                    }
-                }
-                TransportSpec::Invalid => return Err(INVALID_CONFIG_MESSAGE.to_string()),
-            };
-            let peer = service.peer().clone();
-            let has_tools = peer
-                .peer_info()
-                .is_some_and(|i| i.capabilities.tools.is_some());
-            if has_tools {
-                let list = peer
-                    .list_all_tools()
-                    .await
-                    .map_err(|e| service_error_text(&e))?;
-                if let Ok(mut guard) = tools.write() {
-                    *guard = list;
-                }
-            }
-            Ok::<_, String>((peer, service))
-        };
-        let (peer, service) = match tokio::time::timeout(timeout, work).await {
-            Ok(r) => r?,
-            Err(_) => {
-                return Err(format!(
-                    "Connection timed out after {} ms",
-                    config.timeout_ms
-                ));
-            }
-        };
+        let (peer, service) = open(&config, &handler).await?;
         Ok(McpConnection {
             config,
-            peer,
+            peer: RwLock::new(peer),
             service: tokio::sync::Mutex::new(Some(service)),
             tools,
+            handler,
+            generation: AtomicU64::new(0),
+            shut_down: AtomicBool::new(false),
         })
+    }
+
+    fn peer(&self) -> Option<Peer<RoleClient>> {
+        self.peer.read().ok().map(|p| p.clone())
+    }
+
+    /// Reconnects a server whose transport closed (a stdio server that
+    /// exited, an HTTP session that is gone). `seen` is the generation the
+    /// caller saw fail: when another call already restarted the server,
+    /// nothing happens. Refused after [`McpConnection::shutdown`].
+    pub async fn restart(&self, seen: u64) -> Result<(), String> {
+        let mut service = self.service.lock().await;
+        if self.shut_down.load(Ordering::SeqCst) {
+            return Err("the connection was shut down".to_string());
+        }
+        if self.generation.load(Ordering::SeqCst) != seen {
+            return Ok(());
+        }
+        let before: Vec<String> = self.tools().into_iter().map(|t| t.name.to_string()).collect();
+        tracing::info!(server = %self.config.name, "MCP server connection closed; restarting it");
+        let (peer, fresh) = open(&self.config, &self.handler).await?;
+        if let Ok(mut guard) = self.peer.write() {
+            *guard = peer;
+        }
+        let old = service.replace(fresh);
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        drop(service);
+        if let Some(mut old) = old {
+            let _ = old.close_with_timeout(std::time::Duration::from_secs(1)).await;
+        }
+        let after: Vec<String> = self.tools().into_iter().map(|t| t.name.to_string()).collect();
+        if before != after {
+            self.handler.changed.send_modify(|g| *g += 1);
+        }
+        Ok(())
     }
 
     /// The server name.
@@ -286,36 +338,81 @@ impl McpConnection {
     }
 
     /// Calls a tool with the server's timeout. Cancelling `cancel` drops the
-    /// request, which sends `notifications/cancelled`.
+    /// request, which sends `notifications/cancelled`. When the transport
+    /// is closed (before the call, or the call fails with it closed), the
+    /// server is restarted once and the call retried once.
     pub async fn call_tool(
         &self,
         name: &str,
         args: &Map<String, Value>,
         cancel: &CancellationToken,
     ) -> CallOutcome {
+        let seen = self.generation.load(Ordering::SeqCst);
+        if self.is_closed() {
+            if let Err(e) = self.restart(seen).await {
+                return CallOutcome::Response(transport_error_response(&format!(
+                    "MCP error -32000: Connection closed; restarting the server failed: {e}"
+                )));
+            }
+            return self.call_once(name, args, cancel).await.0;
+        }
+        let (outcome, transport_closed) = self.call_once(name, args, cancel).await;
+        if !transport_closed {
+            return outcome;
+        }
+        match self.restart(seen).await {
+            Ok(()) => self.call_once(name, args, cancel).await.0,
+            Err(e) => {
+                tracing::warn!(server = %self.config.name, "restarting the MCP server failed: {e}");
+                outcome
+            }
+        }
+    }
+
+    /// One attempt; the flag says the failure was a closed transport.
+    async fn call_once(
+        &self,
+        name: &str,
+        args: &Map<String, Value>,
+        cancel: &CancellationToken,
+    ) -> (CallOutcome, bool) {
+        let Some(peer) = self.peer() else {
+            return (
+                CallOutcome::Response(transport_error_response("MCP error -32000: Connection closed")),
+                false,
+            );
+        };
         let mut params = CallToolRequestParams::new(name.to_string());
         params.arguments = Some(args.clone());
-        let call = tokio::time::timeout(self.config.timeout(), self.peer.call_tool(params));
+        let call = tokio::time::timeout(self.config.timeout(), peer.call_tool(params));
         let result = tokio::select! {
             r = call => r,
-            _ = cancel.cancelled() => return CallOutcome::Aborted,
+            _ = cancel.cancelled() => return (CallOutcome::Aborted, false),
         };
+        let mut closed = false;
         let value = match result {
             Ok(Ok(res)) => serde_json::to_value(&res)
                 .unwrap_or_else(|e| transport_error_response(&e.to_string())),
-            Ok(Err(e)) => transport_error_response(&service_error_text(&e)),
+            Ok(Err(e)) => {
+                closed = matches!(
+                    e,
+                    ServiceError::TransportClosed | ServiceError::TransportSend(_)
+                ) || peer.is_transport_closed();
+                transport_error_response(&service_error_text(&e))
+            }
             Err(_) => transport_error_response("MCP error -32001: Request timed out"),
         };
-        CallOutcome::Response(value)
+        (CallOutcome::Response(value), closed)
     }
 
     /// True once the transport is gone (the server exited).
     pub fn is_closed(&self) -> bool {
-        self.peer.is_transport_closed()
+        self.peer().is_none_or(|p| p.is_transport_closed())
     }
 
     /// Closes the connection (a stdio server is stopped).
     pub async fn shutdown(&self) {
+        self.shut_down.store(true, Ordering::SeqCst);
         let service = self.service.lock().await.take();
         if let Some(mut service) = service {
             let _ = service

@@ -6,6 +6,7 @@
 pub mod client;
 pub mod config;
 pub mod convert;
+pub mod extensions;
 pub mod naming;
 pub mod sse;
 pub mod tool;
@@ -16,13 +17,17 @@ mod tests;
 mod tests_http;
 #[cfg(test)]
 mod tests_peer;
+#[cfg(test)]
+mod tests_restart;
+#[cfg(test)]
+mod tests_pysdk;
 
 pub use client::{CallOutcome, McpConnection};
 pub use config::{McpServerConfig, ServerFilter, TransportSpec};
-pub use naming::{generate_valid_name, qualified_name};
+pub use naming::{generate_valid_name, mcp_prefixed_name, qualified_name};
 pub use tool::McpTool;
 
-use crate::config::Settings;
+use crate::config::{GeminiPaths, Settings};
 use crate::policy::{Decision, PolicyRule, priority};
 use crate::tools::Tool;
 use std::collections::HashSet;
@@ -42,7 +47,8 @@ pub struct McpManager {
 }
 
 impl McpManager {
-    /// Connects every permitted server concurrently, each within its own
+    /// Connects every permitted server (the settings' `mcpServers`, then
+    /// those of extensions, see [`extensions`]) concurrently, each within its own
     /// timeout. A server that fails is left out and reported in
     /// [`McpManager::failures`]; the others keep working. Nothing is
     /// started when `admin.mcp.enabled` is false or the folder is not
@@ -53,7 +59,10 @@ impl McpManager {
         allowed_server_names: &[String],
         project_trusted: bool,
     ) -> McpManager {
-        let configs = config::configured_servers(settings);
+        let configs = match workspace_dirs.first() {
+            Some(root) => extensions::all_servers(settings, &GeminiPaths::from_env(), root),
+            None => config::configured_servers(settings),
+        };
         let filter = ServerFilter::new(settings, allowed_server_names);
         let (tx, _rx) = watch::channel(0u64);
         let changed = Arc::new(tx);
@@ -189,6 +198,22 @@ impl McpManager {
             .collect()
     }
 
+    /// For the last [`McpManager::tools`]: `(mcp_<server>_<tool>, registry
+    /// name)` for every tool, the form later Gemini CLI releases use,
+    /// accepted on lookup. A form that is itself some tool's registry name
+    /// is left out (that tool wins).
+    pub fn mcp_prefixed_aliases(&self) -> Vec<(String, String)> {
+        let Ok(built) = self.built.lock() else {
+            return Vec::new();
+        };
+        let names: HashSet<&str> = built.iter().map(|t| t.name()).collect();
+        built
+            .iter()
+            .map(|t| (t.mcp_prefixed_name(), t.name().to_string()))
+            .filter(|(alias, _)| !names.contains(alias.as_str()))
+            .collect()
+    }
+
     /// For the last [`McpManager::tools`]: `(registry name, policy name)`.
     pub fn policy_names(&self) -> Vec<(String, String)> {
         let Ok(built) = self.built.lock() else {
@@ -239,6 +264,24 @@ impl McpManager {
             ));
         }
         rules
+    }
+
+    /// Connects one server (within `limit` or its own timeout, whichever
+    /// is shorter), lists its tools and disconnects: `gemini-rs mcp list`.
+    /// The error is the reason the connection failed.
+    pub async fn probe(
+        config: McpServerConfig,
+        workspace_dirs: &[PathBuf],
+        limit: std::time::Duration,
+    ) -> Result<Vec<String>, String> {
+        let mut config = config;
+        config.timeout_ms = config.timeout_ms.min(limit.as_millis() as u64).max(1);
+        let (tx, _rx) = watch::channel(0u64);
+        let roots = Arc::new(client::roots_for(workspace_dirs));
+        let conn = McpConnection::connect(config, roots, Arc::new(tx)).await?;
+        let names = conn.tools().into_iter().map(|t| t.name.to_string()).collect();
+        conn.shutdown().await;
+        Ok(names)
     }
 
     /// Closes every connection (stdio servers are stopped).

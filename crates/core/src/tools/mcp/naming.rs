@@ -1,5 +1,6 @@
 //! Tool names for MCP tools (§6.3): `generateValidName`, and the
-//! `<server>__<validName>` form used on a clash and as a lookup alias.
+//! `<server>__<validName>` form used on a clash and as a lookup alias, and
+//! the later `mcp_<server>_<tool>` alias.
 
 /// Gemini CLI's `generateValidName`: every character outside
 /// `[a-zA-Z0-9_.-]` becomes `_` (one per UTF-16 code unit, as JavaScript
@@ -28,6 +29,12 @@ pub fn generate_valid_name(name: &str) -> String {
 /// `<server>__<validName(tool)>`: the qualified name of an MCP tool.
 pub fn qualified_name(server: &str, tool: &str) -> String {
     format!("{server}__{}", generate_valid_name(tool))
+}
+
+/// `mcp_<server>_<tool>`, sanitized and shortened like any name: the form
+/// later Gemini CLI releases give MCP tools, accepted as a lookup alias.
+pub fn mcp_prefixed_name(server: &str, tool: &str) -> String {
+    generate_valid_name(&format!("mcp_{server}_{tool}"))
 }
 
 #[cfg(test)]
@@ -60,5 +67,6 @@ mod tests {
     #[test]
     fn qualified() {
         assert_eq!(qualified_name("my-srv", "do.it!"), "my-srv__do.it_");
+        assert_eq!(mcp_prefixed_name("my srv", "do.it!"), "mcp_my_srv_do.it_");
     }
 }

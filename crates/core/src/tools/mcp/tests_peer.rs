@@ -1,8 +1,8 @@
 //! Tests against `@modelcontextprotocol/server-everything` over stdio. The
 //! server is found through `GEMINI_RS_MCP_EVERYTHING` (the path of its
 //! `mcp-server-everything` bin), else under `node_modules/.bin` of the
-//! workspace root or `/tmp/mcpeer`; without it the test is skipped with a
-//! note.
+//! workspace root or `/tmp/mcpeer`; without it the tests are skipped with a
+//! note. Covers stdio, streamable HTTP and the legacy SSE transport.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::tests::ctx;
@@ -12,32 +12,75 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
-fn everything_bin() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("GEMINI_RS_MCP_EVERYTHING") {
-        return Some(PathBuf::from(p));
-    }
+pub(super) fn everything_bin() -> Option<PathBuf> {
     let rel = "node_modules/.bin/mcp-server-everything";
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(rel);
-    [root, PathBuf::from("/tmp/mcpeer").join(rel)]
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    std::env::var_os("GEMINI_RS_MCP_EVERYTHING")
+        .map(PathBuf::from)
         .into_iter()
+        .chain([
+            root.join("target/mcp-peer").join(rel),
+            root.join(rel),
+            PathBuf::from("/tmp/mcpeer").join(rel),
+        ])
         .find(|p| p.exists())
 }
 
-#[tokio::test]
-async fn server_everything_stdio() {
-    let Some(bin) = everything_bin() else {
-        eprintln!(
-            "skipped: @modelcontextprotocol/server-everything is not installed (npm install --prefix /tmp/mcpeer @modelcontextprotocol/server-everything)"
-        );
-        return;
-    };
+/// A free port on 127.0.0.1 (bound, then released).
+pub(super) fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Waits until something listens on the port (or 20 s pass).
+pub(super) async fn wait_port(port: u16) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
+/// A child process killed on drop.
+pub(super) struct Child(pub std::process::Child);
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn skip_everything() {
+    eprintln!(
+        "skipped: @modelcontextprotocol/server-everything is not installed (npm install --prefix /tmp/mcpeer @modelcontextprotocol/server-everything)"
+    );
+}
+
+/// Starts server-everything over HTTP (`streamableHttp` or `sse`).
+fn everything_http(bin: &PathBuf, mode: &str) -> (Child, u16) {
+    let port = free_port();
+    let child = std::process::Command::new(bin)
+        .arg(mode)
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    (Child(child), port)
+}
+
+/// Lists, calls `echo`, `get-sum` and `get-tiny-image` on one server.
+async fn check_everything(server: Value) {
     let dir = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    let settings = Settings::from_value(
-        json!({"mcpServers": {"everything": {"command": bin.display().to_string(), "args": ["stdio"], "timeout": 20000}}}),
-    );
+    let settings = Settings::from_value(json!({"mcpServers": {"everything": server}}));
     let mgr = McpManager::start(&settings, &[dir.path().to_path_buf()], &[], true).await;
     assert!(mgr.failures().is_empty(), "{:?}", mgr.failures());
     let tools = mgr.tools(&|_| false);
@@ -79,4 +122,39 @@ async fn server_everything_stdio() {
     }));
     mgr.shutdown().await;
     assert!(started.elapsed() < Duration::from_secs(20));
+}
+
+#[tokio::test]
+async fn server_everything_stdio() {
+    let Some(bin) = everything_bin() else {
+        return skip_everything();
+    };
+    check_everything(
+        json!({"command": bin.display().to_string(), "args": ["stdio"], "timeout": 20000}),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn server_everything_streamable_http() {
+    let Some(bin) = everything_bin() else {
+        return skip_everything();
+    };
+    let (_child, port) = everything_http(&bin, "streamableHttp");
+    assert!(wait_port(port).await, "server-everything did not listen");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    check_everything(json!({"httpUrl": url, "timeout": 20000})).await;
+    // A bare url tries streamable HTTP first.
+    check_everything(json!({"url": url, "timeout": 20000})).await;
+}
+
+#[tokio::test]
+async fn server_everything_sse() {
+    let Some(bin) = everything_bin() else {
+        return skip_everything();
+    };
+    let (_child, port) = everything_http(&bin, "sse");
+    assert!(wait_port(port).await, "server-everything did not listen");
+    let url = format!("http://127.0.0.1:{port}/sse");
+    check_everything(json!({"url": url, "type": "sse", "timeout": 20000})).await;
 }

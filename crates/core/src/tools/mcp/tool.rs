@@ -2,7 +2,7 @@
 
 use super::client::{CallOutcome, McpConnection};
 use super::convert;
-use super::naming::{generate_valid_name, qualified_name};
+use super::naming::{generate_valid_name, mcp_prefixed_name, qualified_name};
 use crate::tools::{
     ConfirmationDetails, Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation,
     ToolKind, ToolResult,
@@ -70,6 +70,11 @@ impl McpTool {
     /// `<server>__<validName>`: the name `getTool`'s fallback accepts.
     pub fn qualified_name(&self) -> String {
         qualified_name(self.server_name(), &self.server_tool_name)
+    }
+
+    /// `mcp_<server>_<tool>`: the later Gemini CLI form, a lookup alias.
+    pub fn mcp_prefixed_name(&self) -> String {
+        mcp_prefixed_name(self.server_name(), &self.server_tool_name)
     }
 
     /// The name policy rules match: `<server>__<original tool name>`.

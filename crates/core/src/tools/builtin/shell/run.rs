@@ -4,11 +4,13 @@
 //! hand-off.
 
 use super::render::{LineSink, Renderer};
+use crate::sandbox::PreparedSandbox;
 use std::io::{self, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
@@ -37,6 +39,8 @@ pub(crate) struct Spec<'a> {
     /// off, and the directory of the log (`background-<pid>.log`) its
     /// later output goes to.
     pub background: Option<(Duration, PathBuf)>,
+    /// The native sandbox to install in the child, if any.
+    pub sandbox: Option<&'a Arc<PreparedSandbox>>,
 }
 
 /// Why a run was stopped.
@@ -145,6 +149,9 @@ pub(crate) async fn run(
             }
             Ok(())
         });
+    }
+    if let Some(sandbox) = spec.sandbox {
+        crate::sandbox::install(cmd.as_std_mut(), sandbox.clone());
     }
     for (k, v) in spec.env {
         cmd.env(k, v);

@@ -1,0 +1,214 @@
+//! End-to-end tests of the interactive UI: the real binary runs in tmux
+//! against the fake Gemini endpoint; keys go in with `send-keys`, the screen
+//! comes back with `capture-pane`. Skipped (with a note) without tmux.
+
+use crate::e2e::{call, lines, turn};
+use crate::fake_gemini::FakeGemini;
+use crate::support::Sandbox;
+use serde_json::json;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn tmux_available() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// A private tmux server (its socket in the sandbox) running one pane.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    /// Starts `gemini-rs args` in `sb.work` in a `w`x`h` pane.
+    fn start(sb: &Sandbox, base_url: &str, args: &[&str], w: u16, h: u16) -> Tmux {
+        let socket = sb.home.join("tmux.sock").display().to_string();
+        let bin = env!("CARGO_BIN_EXE_gemini-rs");
+        let env = [
+            ("PATH", std::env::var("PATH").unwrap_or_default()),
+            ("HOME", sb.home.display().to_string()),
+            ("GEMINI_CLI_HOME", sb.home.display().to_string()),
+            ("GEMINI_API_KEY", "dummy".to_string()),
+            ("GOOGLE_GEMINI_BASE_URL", base_url.to_string()),
+            (
+                "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+                sb.home
+                    .join("no-system-settings.json")
+                    .display()
+                    .to_string(),
+            ),
+            ("TERM", "xterm-256color".to_string()),
+        ];
+        let env: Vec<String> = env.iter().map(|(k, v)| format!("{k}='{v}'")).collect();
+        let script = format!(
+            "cd '{}' && env -i {} '{bin}' {}; echo EXIT=$?; stty -a | grep -o -- '-icanon' || echo COOKED; sleep 60",
+            sb.work.display(),
+            env.join(" "),
+            args.join(" ")
+        );
+        let ok = Command::new("tmux")
+            .args([
+                "-S",
+                &socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "main",
+            ])
+            .args(["-x", &w.to_string(), "-y", &h.to_string(), &script])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "tmux new-session failed");
+        Tmux { socket }
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .args(["-S", &self.socket])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The pane with its scrollback.
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", "main", "-S", "-500"])
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "main"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    fn type_text(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", "main", "-l", text]);
+    }
+
+    /// Waits until the screen shows `needle`; panics with the screen after
+    /// `secs` seconds.
+    fn wait_for(&self, needle: &str, secs: u64) -> String {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let s = self.screen();
+            if s.contains(needle) {
+                return s;
+            }
+            if Instant::now() > deadline {
+                panic!("timed out waiting for {needle:?}; screen:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-S", &self.socket, "kill-server"])
+            .output();
+    }
+}
+
+fn settings(sb: &Sandbox) {
+    sb.settings(
+        &json!({"model": {"name": "gemini-2.5-flash", "retry": {"initialDelayMs": 1}},
+        "security": {"auth": {"selectedType": "gemini-api-key"}}}),
+    );
+}
+
+#[test]
+fn prompt_streams_answer_and_write_file_is_confirmed_with_enter() {
+    if !tmux_available() {
+        eprintln!("note: tmux is not installed; skipping the interactive UI test");
+        return;
+    }
+    let sb = Sandbox::new();
+    settings(&sb);
+    let responses = lines(&[
+        turn(json!([
+            {"text": "Sure. The answer **streams** in.\n\nI'll write the file now."},
+            {"functionCall": {"name": "write_file", "args": {"file_path": "hello.txt", "content": "hello from the tui\n"}}}
+        ])),
+        turn(json!([{"text": "All done: hello.txt is written."}])),
+    ]);
+    let fake = FakeGemini::start(&responses);
+    let t = Tmux::start(&sb, &fake.base_url, &[], 100, 30);
+    t.wait_for("mode: default", 20);
+    t.type_text("Please write hello.txt");
+    t.keys(&["Enter"]);
+    t.wait_for("The answer streams in.", 20);
+    let s = t.wait_for("Apply this change?", 20);
+    assert!(s.contains("● 1. Yes, allow once"), "{s}");
+    assert!(s.contains("+hello from the tui"), "{s}");
+    assert_eq!(
+        sb.read("hello.txt"),
+        None,
+        "nothing written before approval"
+    );
+    t.keys(&["Enter"]);
+    let s = t.wait_for("All done: hello.txt is written.", 20);
+    assert!(s.contains("✓ write_file hello.txt"), "{s}");
+    assert_eq!(
+        sb.read("hello.txt").as_deref(),
+        Some("hello from the tui\n")
+    );
+    // Ctrl-C twice on an empty prompt exits and restores the terminal.
+    t.keys(&["C-c"]);
+    t.wait_for("Press Ctrl-C again to exit.", 10);
+    t.keys(&["C-c"]);
+    let s = t.wait_for("EXIT=0", 10);
+    let after = s.split("EXIT=0").nth(1).unwrap_or("");
+    t.wait_for("COOKED", 5);
+    assert!(!after.contains("-icanon"), "raw mode left on:\n{s}");
+    // The prompt went to the input history of the project.
+    let history = sb.project_temp_dir().join("input_history.jsonl");
+    let text = std::fs::read_to_string(history).unwrap();
+    assert!(text.contains("Please write hello.txt"), "{text}");
+}
+
+#[test]
+fn ctrl_c_cancels_a_long_shell_command_and_leaves_no_process() {
+    if !tmux_available() {
+        eprintln!("note: tmux is not installed; skipping the interactive UI test");
+        return;
+    }
+    let sb = Sandbox::new();
+    settings(&sb);
+    let marker = "37.25";
+    let responses = lines(&[
+        call(
+            "run_shell_command",
+            json!({"command": format!("sleep {marker}")}),
+        ),
+        turn(json!([{"text": "unused"}])),
+    ]);
+    let fake = FakeGemini::start(&responses);
+    let t = Tmux::start(&sb, &fake.base_url, &["--approval-mode=yolo"], 100, 30);
+    t.wait_for("mode: YOLO", 20);
+    t.type_text("sleep for a while");
+    t.keys(&["Enter"]);
+    t.wait_for("running", 20);
+    let pgrep = || {
+        Command::new("pgrep")
+            .args(["-f", &format!("sleep {marker}")])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default()
+    };
+    t.keys(&["C-c"]);
+    t.wait_for("Request cancelled.", 20);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !pgrep().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(pgrep(), "", "the shell command survived the cancel");
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT=0", 10);
+}

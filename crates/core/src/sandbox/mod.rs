@@ -1,0 +1,220 @@
+//! The native sandbox (`-s/--sandbox`, `GEMINI_SANDBOX=true`, settings
+//! `tools.sandbox: true`): every command the agent starts runs under
+//! Landlock, which allows writes only below the workspace directories and
+//! the temp dirs, and (unless `tools.sandboxNetwork: true`) a seccomp
+//! filter that refuses every socket family but `AF_UNIX` and
+//! `AF_NETLINK`. Both are prepared in the parent and installed in the child
+//! between `fork` and `exec`, so a blocked action fails with EACCES/EPERM.
+//!
+//! Gemini CLI's container sandboxes (`docker`, `podman`, `sandbox-exec`,
+//! ...) are refused with a clear error, and so is a kernel without
+//! Landlock: the sandbox never silently runs commands unprotected.
+
+#[cfg(target_os = "linux")]
+mod linux;
+
+use crate::config::Settings;
+use serde_json::Value;
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Environment variable that makes [`SandboxPolicy::prepare`] behave as on
+/// a kernel without Landlock (for tests of that path).
+pub const FORCE_UNSUPPORTED_ENV: &str = "GEMINI_RS_SANDBOX_FORCE_UNSUPPORTED";
+
+/// Values Gemini CLI accepts for its container/OS sandboxes.
+const CONTAINER_SANDBOXES: &[&str] = &["docker", "podman", "sandbox-exec", "runsc", "lxc"];
+
+/// Why the sandbox cannot be set up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SandboxError {
+    /// A container sandbox (`docker`, `podman`, ...) was asked for.
+    ContainerUnsupported(String),
+    /// A sandbox value that means nothing.
+    Invalid(String),
+    /// The kernel has no (enabled) Landlock; the text says why.
+    LandlockUnavailable(String),
+    /// Not on Linux.
+    NotLinux,
+    /// Building the ruleset or the filter failed.
+    Setup(String),
+}
+
+impl fmt::Display for SandboxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SandboxError::ContainerUnsupported(v) => write!(
+                f,
+                "Sandbox '{v}' is not supported: gemini-rs only provides the native Linux sandbox \
+                 (Landlock and seccomp, no container). Use --sandbox, GEMINI_SANDBOX=true or \
+                 \"tools\": {{\"sandbox\": true}} in settings."
+            ),
+            SandboxError::Invalid(v) => write!(
+                f,
+                "Invalid sandbox value '{v}'. Must be true, false or native (the container \
+                 sandboxes docker, podman and sandbox-exec are not supported)."
+            ),
+            SandboxError::LandlockUnavailable(why) => write!(
+                f,
+                "The native sandbox needs Landlock, which this kernel does not provide ({why}). \
+                 It needs Linux 5.13 or later with CONFIG_SECURITY_LANDLOCK=y and landlock in the \
+                 lsm= boot parameter. Refusing to run commands without protection; turn the \
+                 sandbox off to run them unsandboxed."
+            ),
+            SandboxError::NotLinux => write!(f, "The native sandbox is only available on Linux."),
+            SandboxError::Setup(why) => write!(f, "Could not set up the native sandbox: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for SandboxError {}
+
+/// What sandboxed commands may do.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SandboxPolicy {
+    /// Directories below which writes are allowed (missing ones are
+    /// skipped). Everything else stays readable and executable.
+    pub writable: Vec<PathBuf>,
+    /// Whether internet sockets (`AF_INET`, `AF_INET6`, ...) are allowed.
+    pub allow_network: bool,
+    /// Behave as on a kernel without Landlock (see
+    /// [`FORCE_UNSUPPORTED_ENV`]).
+    pub force_unsupported: bool,
+}
+
+/// Decides the sandbox mode as Gemini CLI does: a non-empty
+/// `GEMINI_SANDBOX` (from `env`) wins over the `-s/--sandbox` value, which
+/// wins over settings `tools.sandbox`. `true`, `1` and `native` mean the
+/// native sandbox, `false`, `0` or nothing mean none; container values are
+/// an error. The policy allows writes to `writable` plus the system temp
+/// dirs (`/tmp`, `$TMPDIR`, `/dev/shm`), and network when settings have
+/// `tools.sandboxNetwork: true`.
+pub fn from_settings(
+    settings: &Settings,
+    cli_flag: Option<&str>,
+    env: &dyn Fn(&str) -> Option<String>,
+    writable: Vec<PathBuf>,
+) -> Result<Option<SandboxPolicy>, SandboxError> {
+    let from_env = env("GEMINI_SANDBOX")
+        .map(|v| v.trim().to_lowercase())
+        .filter(|v| !v.is_empty());
+    let value = match (from_env, cli_flag) {
+        (Some(v), _) => v,
+        (None, Some(flag)) => flag.trim().to_lowercase(),
+        (None, None) => match settings.get("tools.sandbox") {
+            None => return Ok(None),
+            Some(Value::Bool(b)) => b.to_string(),
+            Some(Value::String(s)) => s.trim().to_lowercase(),
+            Some(other) => return Err(SandboxError::Invalid(other.to_string())),
+        },
+    };
+    match value.as_str() {
+        "" | "0" | "false" => return Ok(None),
+        "1" | "true" | "native" => {}
+        v if CONTAINER_SANDBOXES.contains(&v) => {
+            return Err(SandboxError::ContainerUnsupported(value));
+        }
+        _ => return Err(SandboxError::Invalid(value)),
+    }
+    let mut dirs = writable;
+    for extra in [
+        PathBuf::from("/tmp"),
+        std::env::temp_dir(),
+        PathBuf::from("/dev/shm"),
+    ] {
+        if !dirs.contains(&extra) {
+            dirs.push(extra);
+        }
+    }
+    let allow_network = settings
+        .get("tools.sandboxNetwork")
+        .is_some_and(|v| v.as_bool() == Some(true) || v.as_str() == Some("true"));
+    let force_unsupported =
+        env(FORCE_UNSUPPORTED_ENV).is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
+    Ok(Some(SandboxPolicy {
+        writable: dirs,
+        allow_network,
+        force_unsupported,
+    }))
+}
+
+impl SandboxPolicy {
+    /// Opens the writable directories, builds the Landlock ruleset and
+    /// compiles the seccomp program, all in the parent. Fails when the
+    /// kernel has no Landlock at all (or [`Self::force_unsupported`]).
+    pub fn prepare(&self) -> Result<PreparedSandbox, SandboxError> {
+        #[cfg(target_os = "linux")]
+        {
+            linux::prepare(self).map(|inner| PreparedSandbox { inner })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            Err(SandboxError::NotLinux)
+        }
+    }
+}
+
+/// A sandbox ready to be installed in children: an open Landlock ruleset
+/// and, without network, a compiled seccomp program.
+#[derive(Debug)]
+pub struct PreparedSandbox {
+    #[cfg(target_os = "linux")]
+    inner: linux::Prepared,
+}
+
+impl PreparedSandbox {
+    /// Restricts the calling process: `PR_SET_NO_NEW_PRIVS`, Landlock's
+    /// `restrict_self`, then the seccomp filter. Only syscalls, no
+    /// allocation: safe between `fork` and `exec`.
+    pub fn apply_in_child(&self) -> io::Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            self.inner.apply()
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            Err(io::Error::from_raw_os_error(libc::ENOSYS))
+        }
+    }
+
+    /// The Landlock ABI version of the running kernel.
+    pub fn landlock_abi(&self) -> i32 {
+        #[cfg(target_os = "linux")]
+        {
+            self.inner.abi
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            0
+        }
+    }
+
+    /// Whether internet sockets stay allowed.
+    pub fn allows_network(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        {
+            self.inner.filter.is_none()
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            true
+        }
+    }
+}
+
+/// Makes `cmd` install `prepared` in the child before `exec` (after any
+/// hooks added earlier). For a `tokio::process::Command` pass
+/// `cmd.as_std_mut()`.
+pub fn install(cmd: &mut std::process::Command, prepared: Arc<PreparedSandbox>) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: the hook only reads `prepared` (built before the fork) and
+    // makes raw syscalls; it allocates nothing and takes no locks.
+    unsafe {
+        cmd.pre_exec(move || prepared.apply_in_child());
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests;

@@ -1,0 +1,219 @@
+//! `general.sessionRetention`: old session files are deleted at start-up,
+//! as Gemini CLI's session cleanup does.
+//!
+//! ```json
+//! {"general": {"sessionRetention": {"enabled": true, "maxAge": "30d",
+//!   "maxCount": 50, "minRetention": "1d"}}}
+//! ```
+//!
+//! Periods are `<n>h`, `<n>d`, `<n>w` or `<n>m` (30-day months). A session
+//! is deleted when its `lastUpdated` is older than `maxAge`, or when it is
+//! beyond the `maxCount` newest (the current session counts towards
+//! `maxCount` and is never deleted). Unparseable session files are deleted
+//! too. `minRetention` (default `1d`) is a safety floor: a `maxAge` below
+//! it is a configuration error and nothing is deleted, as upstream.
+
+use crate::config::Settings;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// `minRetention` when unset.
+const DEFAULT_MIN_RETENTION: &str = "1d";
+
+/// Why the retention settings were rejected.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RetentionError {
+    /// A period is not `<n>h|d|w|m`.
+    #[error(
+        "Invalid retention period format: {0}. Expected format: <number><unit> where unit is h, d, w, or m"
+    )]
+    BadPeriod(String),
+    /// `maxAge` is shorter than `minRetention`.
+    #[error("maxAge cannot be less than minRetention ({0})")]
+    BelowMinimum(String),
+    /// `maxCount` is below 1.
+    #[error("maxCount must be at least 1")]
+    BadCount,
+    /// Neither limit is set.
+    #[error("Either maxAge or maxCount must be specified")]
+    NoLimit,
+}
+
+/// The parsed `general.sessionRetention`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetentionPolicy {
+    /// Maximum age.
+    pub max_age: Option<chrono::Duration>,
+    /// Maximum number of sessions kept.
+    pub max_count: Option<usize>,
+}
+
+/// Parses `<n>h|d|w|m` into a duration (`m` = 30 days).
+pub fn parse_period(period: &str) -> Result<chrono::Duration, RetentionError> {
+    let bad = || RetentionError::BadPeriod(period.to_string());
+    let trimmed = period.trim();
+    let unit = trimmed.chars().last().ok_or_else(bad)?;
+    let number: i64 = trimmed[..trimmed.len() - unit.len_utf8()]
+        .parse()
+        .map_err(|_| bad())?;
+    if number <= 0 {
+        return Err(bad());
+    }
+    let hours = match unit {
+        'h' => 1,
+        'd' => 24,
+        'w' => 24 * 7,
+        'm' => 24 * 30,
+        _ => return Err(bad()),
+    };
+    number
+        .checked_mul(hours)
+        .and_then(chrono::Duration::try_hours)
+        .ok_or_else(bad)
+}
+
+/// The policy from settings: `Ok(None)` when retention is disabled.
+pub fn policy(settings: &Settings) -> Result<Option<RetentionPolicy>, RetentionError> {
+    let Some(cfg) = settings.get("general.sessionRetention") else {
+        return Ok(None);
+    };
+    if !cfg["enabled"].as_bool().unwrap_or(false) {
+        return Ok(None);
+    }
+    let max_age = cfg["maxAge"].as_str().map(parse_period).transpose()?;
+    let max_count = match cfg.get("maxCount").filter(|v| !v.is_null()) {
+        None => None,
+        Some(v) => match v.as_i64() {
+            Some(n) if n >= 1 => Some(usize::try_from(n).map_err(|_| RetentionError::BadCount)?),
+            _ => return Err(RetentionError::BadCount),
+        },
+    };
+    if max_age.is_none() && max_count.is_none() {
+        return Err(RetentionError::NoLimit);
+    }
+    let min_text = cfg["minRetention"]
+        .as_str()
+        .unwrap_or(DEFAULT_MIN_RETENTION);
+    let min = parse_period(min_text)?;
+    if max_age.is_some_and(|age| age < min) {
+        return Err(RetentionError::BelowMinimum(min_text.to_string()));
+    }
+    Ok(Some(RetentionPolicy { max_age, max_count }))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Header {
+    session_id: String,
+    #[serde(default)]
+    last_updated: String,
+    #[serde(default)]
+    start_time: String,
+}
+
+struct Found {
+    path: PathBuf,
+    header: Option<Header>,
+}
+
+/// Deletes the sessions in `chats_dir` that `general.sessionRetention`
+/// no longer keeps, never the one with `current_session_id`. Returns how
+/// many files were removed; invalid settings are logged and delete nothing.
+pub fn cleanup_sessions(chats_dir: &Path, settings: &Settings, current_session_id: &str) -> usize {
+    match policy(settings) {
+        Ok(Some(p)) => apply(chats_dir, &p, current_session_id, chrono::Utc::now()),
+        Ok(None) => 0,
+        Err(e) => {
+            tracing::warn!("Session cleanup skipped: {e}");
+            0
+        }
+    }
+}
+
+/// [`cleanup_sessions`] with an explicit policy and clock.
+pub fn apply(
+    chats_dir: &Path,
+    policy: &RetentionPolicy,
+    current_session_id: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) -> usize {
+    let Ok(entries) = std::fs::read_dir(chats_dir) else {
+        return 0;
+    };
+    let found: Vec<Found> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("session-") && n.ends_with(".json"))
+        })
+        .map(|path| {
+            let header = std::fs::read_to_string(&path).ok().and_then(|t| {
+                serde_json::from_str::<Header>(&t).ok().or_else(|| {
+                    // A file torn by a crash mid-append is still a session.
+                    super::writer::parse(&t).map(|r| Header {
+                        session_id: r.session_id,
+                        last_updated: r.last_updated,
+                        start_time: r.start_time,
+                    })
+                })
+            });
+            Found { path, header }
+        })
+        .collect();
+    let mut doomed: Vec<&Path> = Vec::new();
+    let mut valid: Vec<(chrono::DateTime<chrono::Utc>, &Found)> = Vec::new();
+    for f in &found {
+        match &f.header {
+            None => doomed.push(&f.path),
+            Some(h) if h.session_id == current_session_id => {}
+            Some(h) => valid.push((updated_at(h, &f.path), f)),
+        }
+    }
+    let has_current = found.iter().any(|f| {
+        f.header
+            .as_ref()
+            .is_some_and(|h| h.session_id == current_session_id)
+    });
+    // Newest first; the current session takes one of the maxCount places.
+    valid.sort_by_key(|v| std::cmp::Reverse(v.0));
+    let keep = policy
+        .max_count
+        .map(|n| if has_current { n.saturating_sub(1) } else { n });
+    for (i, (time, f)) in valid.iter().enumerate() {
+        let too_old = policy.max_age.is_some_and(|age| *time < now - age);
+        let too_many = keep.is_some_and(|k| i >= k);
+        if too_old || too_many {
+            doomed.push(&f.path);
+        }
+    }
+    doomed
+        .into_iter()
+        .filter(|p| match std::fs::remove_file(p) {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!("could not delete session file {}: {e}", p.display());
+                false
+            }
+        })
+        .count()
+}
+
+/// `lastUpdated`, else `startTime`, else the file's modification time.
+fn updated_at(h: &Header, path: &Path) -> chrono::DateTime<chrono::Utc> {
+    [&h.last_updated, &h.start_time]
+        .iter()
+        .find_map(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+        .map(|t| t.with_timezone(&chrono::Utc))
+        .or_else(|| {
+            std::fs::metadata(path)
+                .and_then(|m| m.modified())
+                .ok()
+                .map(chrono::DateTime::<chrono::Utc>::from)
+        })
+        .unwrap_or_else(chrono::Utc::now)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,222 @@
+//! MCP servers declared by extensions: `gemini-extension.json` files under
+//! the project's `.gemini/extensions/*/` and `~/.gemini/extensions/*/`
+//! (`{"name","version","mcpServers":{...},"excludeTools":[...]}`).
+//!
+//! Project extensions are read first; a user extension with the name of one
+//! already read is skipped. Strings in a server entry may use
+//! `${extensionPath}`, `${workspacePath}`, `${/}` and `${pathSeparator}`.
+//! The settings' own `mcpServers` win over an extension's on a name clash.
+
+use super::config::{McpServerConfig, configured_servers};
+use crate::config::{GeminiPaths, Settings};
+use serde_json::Value;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// The manifest file name.
+pub const MANIFEST: &str = "gemini-extension.json";
+
+/// One loaded extension.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Extension {
+    /// `name` from the manifest.
+    pub name: String,
+    /// `version` from the manifest (empty when absent).
+    pub version: String,
+    /// The extension's directory.
+    pub path: PathBuf,
+    /// Its `mcpServers`, in manifest order, variables substituted.
+    pub servers: Vec<McpServerConfig>,
+    /// Its `excludeTools`: tool names (or `name(args)`) to hide.
+    pub exclude_tools: Vec<String>,
+}
+
+fn substitute(value: &mut Value, vars: &[(&str, String)]) {
+    match value {
+        Value::String(s) if s.contains("${") => {
+            for (k, v) in vars {
+                *s = s.replace(&format!("${{{k}}}"), v);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| substitute(v, vars)),
+        Value::Object(map) => map.values_mut().for_each(|v| substitute(v, vars)),
+        _ => {}
+    }
+}
+
+/// Reads one extension directory; `None` when it has no valid manifest
+/// (reported in the debug log).
+pub fn load_extension(dir: &Path, workspace: &Path) -> Option<Extension> {
+    let file = dir.join(MANIFEST);
+    let text = std::fs::read_to_string(&file).ok()?;
+    let mut manifest: Value = match serde_json::from_str(text.trim_start_matches('\u{feff}')) {
+        Ok(v) => v,
+        Err(e) => {
+            tracing::warn!("skipping extension {}: {e}", file.display());
+            return None;
+        }
+    };
+    let Some(name) = manifest.get("name").and_then(Value::as_str).map(str::to_string) else {
+        tracing::warn!("skipping extension {}: no name", file.display());
+        return None;
+    };
+    let sep = std::path::MAIN_SEPARATOR.to_string();
+    let vars = [
+        ("extensionPath", dir.display().to_string()),
+        ("workspacePath", workspace.display().to_string()),
+        ("/", sep.clone()),
+        ("pathSeparator", sep),
+    ];
+    if let Some(servers) = manifest.get_mut("mcpServers") {
+        substitute(servers, &vars);
+    }
+    let servers = manifest
+        .get("mcpServers")
+        .and_then(Value::as_object)
+        .map(|o| {
+            o.iter()
+                .filter(|(_, v)| v.is_object())
+                .map(|(k, v)| McpServerConfig::from_value(k, v))
+                .collect()
+        })
+        .unwrap_or_default();
+    let exclude_tools = manifest
+        .get("excludeTools")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .unwrap_or_default();
+    Some(Extension {
+        name,
+        version: manifest
+            .get("version")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+        path: dir.to_path_buf(),
+        servers,
+        exclude_tools,
+    })
+}
+
+fn extensions_in(base: &Path, workspace: &Path) -> Vec<Extension> {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs.iter()
+        .filter_map(|d| load_extension(d, workspace))
+        .collect()
+}
+
+/// The extensions of the project (`<project>/.gemini/extensions`) and of
+/// the user (`~/.gemini/extensions`), project first, one per name. When
+/// the project is the home directory its extensions are read once.
+pub fn load_extensions(paths: &GeminiPaths, project: &Path) -> Vec<Extension> {
+    let project_dir = project.join(".gemini").join("extensions");
+    let user_dir = paths.gemini_dir.join("extensions");
+    let mut all = extensions_in(&project_dir, project);
+    if user_dir != project_dir {
+        all.extend(extensions_in(&user_dir, project));
+    }
+    let mut seen = HashSet::new();
+    all.retain(|e| seen.insert(e.name.clone()));
+    all
+}
+
+/// `configured` followed by the extensions' servers whose names are not
+/// taken yet (settings win on a clash; the first extension wins among
+/// extensions).
+pub fn merge_servers(
+    mut configured: Vec<McpServerConfig>,
+    extensions: &[Extension],
+) -> Vec<McpServerConfig> {
+    let mut names: HashSet<String> = configured.iter().map(|c| c.name.clone()).collect();
+    for server in extensions.iter().flat_map(|e| e.servers.iter()) {
+        if names.insert(server.name.clone()) {
+            configured.push(server.clone());
+        }
+    }
+    configured
+}
+
+/// Every server of a session: the settings' `mcpServers`, then the
+/// extensions' (see [`merge_servers`]).
+pub fn all_servers(settings: &Settings, paths: &GeminiPaths, project: &Path) -> Vec<McpServerConfig> {
+    merge_servers(configured_servers(settings), &load_extensions(paths, project))
+}
+
+/// The extensions' `excludeTools`, for the registry's exclusions.
+pub fn excluded_tools(extensions: &[Extension]) -> Vec<String> {
+    extensions
+        .iter()
+        .flat_map(|e| e.exclude_tools.iter().cloned())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use super::super::config::TransportSpec;
+    use serde_json::json;
+
+    fn write(dir: &Path, manifest: Value) {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join(MANIFEST), manifest.to_string()).unwrap();
+    }
+
+    #[test]
+    fn loads_and_merges() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let project = tmp.path().join("proj");
+        let paths = GeminiPaths::new(home.clone(), "/nonexistent".into(), "/nonexistent".into());
+        let user_ext = home.join(".gemini/extensions/u");
+        write(
+            &user_ext,
+            json!({"name": "u", "version": "1.0.0",
+                   "mcpServers": {"shared": {"command": "user-cmd"},
+                                  "mine": {"command": "node", "args": ["${extensionPath}${/}srv.js"]}},
+                   "excludeTools": ["run_shell_command(rm)"]}),
+        );
+        write(
+            &project.join(".gemini/extensions/p"),
+            json!({"name": "p", "mcpServers": {"shared": {"command": "proj-cmd"}, "set": {"command": "ext"}}}),
+        );
+        // Same name as the project's: skipped.
+        write(&home.join(".gemini/extensions/p2"), json!({"name": "p", "mcpServers": {"x": {"command": "x"}}}));
+        // Broken manifest: skipped.
+        std::fs::create_dir_all(home.join(".gemini/extensions/bad")).unwrap();
+        std::fs::write(home.join(".gemini/extensions/bad").join(MANIFEST), "{").unwrap();
+
+        let exts = load_extensions(&paths, &project);
+        let names: Vec<&str> = exts.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["p", "u"]);
+        assert_eq!(excluded_tools(&exts), ["run_shell_command(rm)"]);
+        let settings = Settings::from_value(json!({"mcpServers": {"set": {"command": "from-settings"}}}));
+        let all = all_servers(&settings, &paths, &project);
+        let summary: Vec<(String, String)> = all
+            .iter()
+            .map(|c| match &c.transport {
+                TransportSpec::Stdio { command, args, .. } => {
+                    (c.name.clone(), format!("{command} {}", args.join(" ")).trim().to_string())
+                }
+                _ => (c.name.clone(), String::new()),
+            })
+            .collect();
+        let expected_arg = format!("node {}/srv.js", user_ext.display());
+        assert_eq!(
+            summary,
+            [
+                ("set".to_string(), "from-settings".to_string()),
+                ("shared".to_string(), "proj-cmd".to_string()),
+                ("mine".to_string(), expected_arg),
+            ]
+        );
+    }
+}
