@@ -47,45 +47,46 @@ export HOME="$work/home" GEMINI_CLI_HOME="$work/home" GEMINI_API_KEY=dummy
 export GEMINI_CLI_SYSTEM_SETTINGS_PATH="$work/home/no-system-settings.json"
 cd "$project"
 
-# measure NAME: runs the session $runs times (fresh chats dir each time);
-# sets WALL (median ms) and RSS (max KB), checks the final answer.
-measure() {
-  local name="$1"
-  local walls=() rss_max=0
-  for _ in $(seq "$runs"); do
-    rm -rf "$work/home/.gemini/tmp"
-    local out stdout="$work/stdout"
-    # -o: GNU time's own report goes to a file, not the program's stderr.
-    /usr/bin/time -o "$work/time" -f '%e %M' "$bin" --fake-responses "$responses" \
-      --approval-mode=yolo "Read the files" >"$stdout" 2>"$work/stderr" || true
-    out=$(tail -n1 "$work/time")
-    if ! grep -q "All $turns files read." "$stdout"; then
-      echo "$name: the session did not complete:" >&2
-      tail -n 20 "$work/stderr" >&2
-      exit 1
-    fi
-    walls+=("$(awk '{printf "%.1f", $1*1000}' <<<"$out")")
-    local rss; rss=$(awk '{print $2}' <<<"$out")
-    [ "$rss" -gt "$rss_max" ] && rss_max=$rss
-  done
-  WALL=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  RSS=$rss_max
-  printf '%-32s median %9s ms   max RSS %6.1f MB\n' "$name" "$WALL" "$(awk -v k="$RSS" 'BEGIN{print k/1024}')"
+# one_run: one session (fresh chats dir); prints "<wall ms> <max RSS KB>"
+# and checks the final answer.
+one_run() {
+  rm -rf "$work/home/.gemini/tmp"
+  # -o: GNU time's own report goes to a file, not the program's stderr.
+  /usr/bin/time -o "$work/time" -f '%e %M' "$bin" --fake-responses "$responses" \
+    --approval-mode=yolo "Read the files" >"$work/stdout" 2>"$work/stderr" || true
+  if ! grep -q "All $turns files read." "$work/stdout"; then
+    echo "the session did not complete:" >&2
+    tail -n 20 "$work/stderr" >&2
+    exit 1
+  fi
+  awk '{printf "%.1f %d\n", $1*1000, $2}' "$work/time"
 }
 
-measure "$turns turns, recording"
-rec_wall=$WALL rec_rss=$RSS
-chats=$(find "$work/home/.gemini/tmp" -path '*/chats/session-*.json' | head -n1)
-if [ -z "$chats" ]; then
-  echo "no session file was recorded" >&2
-  exit 1
-fi
-printf '%-32s %s (%s KB)\n' "session file" "$(basename "$chats")" "$(( $(stat -c %s "$chats") / 1024 ))"
-GEMINI_RS_NO_RECORDING=1 measure "$turns turns, no recording"
-plain_wall=$WALL plain_rss=$RSS
-if find "$work/home/.gemini/tmp" -path '*/chats/session-*.json' | grep -q .; then
-  echo "warning: GEMINI_RS_NO_RECORDING=1 still recorded a session (not wired?)" >&2
-fi
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# Interleaved, so load and cache effects hit both variants alike.
+rec=() plain=()
+for _ in $(seq "$runs"); do
+  rec+=("$(one_run)")
+  chats=$(find "$work/home/.gemini/tmp" -path '*/chats/session-*.json' | head -n1)
+  if [ -z "$chats" ]; then
+    echo "no session file was recorded" >&2
+    exit 1
+  fi
+  size_kb=$(( $(stat -c %s "$chats") / 1024 ))
+  plain+=("$(GEMINI_RS_NO_RECORDING=1 one_run)")
+  if find "$work/home/.gemini/tmp" -path '*/chats/session-*.json' | grep -q .; then
+    echo "warning: GEMINI_RS_NO_RECORDING=1 still recorded a session" >&2
+  fi
+done
+rec_wall=$(printf '%s\n' "${rec[@]}" | awk '{print $1}' | median)
+plain_wall=$(printf '%s\n' "${plain[@]}" | awk '{print $1}' | median)
+rec_rss=$(printf '%s\n' "${rec[@]}" | awk '{print $2}' | sort -n | tail -n1)
+plain_rss=$(printf '%s\n' "${plain[@]}" | awk '{print $2}' | sort -n | tail -n1)
+printf '%-30s median %9s ms   max RSS %6.1f MB   (session file %s KB)\n' \
+  "$turns turns, recording" "$rec_wall" "$(awk -v k="$rec_rss" 'BEGIN{print k/1024}')" "$size_kb"
+printf '%-30s median %9s ms   max RSS %6.1f MB\n' \
+  "$turns turns, no recording" "$plain_wall" "$(awk -v k="$plain_rss" 'BEGIN{print k/1024}')"
 
 awk -v r="$rec_wall" -v p="$plain_wall" -v rr="$rec_rss" -v pr="$plain_rss" 'BEGIN {
   over = (p > 0) ? (r - p) * 100 / p : 0

@@ -203,7 +203,11 @@ fn headless_scenarios(catalogue: &Value) -> Vec<String> {
 fn every_headless_upstream_scenario_passes() {
     let catalogue = catalogue();
     let names = headless_scenarios(&catalogue);
-    assert!(names.len() >= 42, "only {} headless scenarios found", names.len());
+    assert!(
+        names.len() >= 42,
+        "only {} headless scenarios found",
+        names.len()
+    );
     let failures: Vec<String> = names
         .iter()
         .filter_map(|name| run_scenario(&catalogue, name).err())

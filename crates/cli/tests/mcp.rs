@@ -313,7 +313,7 @@ cd "$GEMINI_CLI_HOME"
 if [ "$CONFORMANCE_MODE" = list ]; then
   exec "$GEMINI_RS" mcp list
 fi
-exec "$GEMINI_RS" --approval-mode=yolo -p go
+exec "$GEMINI_RS" --approval-mode=yolo -p go </dev/null
 "#;
 
 /// The client side: `initialize` through `mcp list`, `tools_call` through

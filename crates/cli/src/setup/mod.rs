@@ -20,8 +20,8 @@ use gemini_rs_core::policy::ApprovalMode;
 use gemini_rs_core::sandbox;
 use gemini_rs_core::scheduler::{NoHooks, Scheduler, SchedulerParts, ToolHooks};
 use gemini_rs_core::session::{self, ChatRecorder};
-use gemini_rs_core::tools::{ToolContext, ToolRegistry};
 use gemini_rs_core::tools::mcp::McpManager;
+use gemini_rs_core::tools::{ToolContext, ToolRegistry};
 use gemini_rs_core::workspace::Workspace;
 use gemini_rs_protocol::Content;
 use std::path::{Path, PathBuf};
@@ -194,8 +194,17 @@ pub async fn build(input: SetupInput<'_>) -> Result<Session, SetupError> {
     let sandbox = native_sandbox(args, &settings, &workspace)?;
     let policy = tools::policy(args, &settings, paths, interactive)?;
     let discovered = tools::discovered(&settings, root).await?;
-    let mcp = if settings.get("mcpServers").is_some_and(|v| v.as_object().is_some_and(|m| !m.is_empty())) {
-        let mgr = McpManager::start(&settings, workspace.dirs(), &args.allowed_mcp_server_names, trusted).await;
+    let mcp = if settings
+        .get("mcpServers")
+        .is_some_and(|v| v.as_object().is_some_and(|m| !m.is_empty()))
+    {
+        let mgr = McpManager::start(
+            &settings,
+            workspace.dirs(),
+            &args.allowed_mcp_server_names,
+            trusted,
+        )
+        .await;
         for failure in mgr.failures() {
             eprintln!("{failure}");
         }
@@ -203,7 +212,15 @@ pub async fn build(input: SetupInput<'_>) -> Result<Session, SetupError> {
     } else {
         None
     };
-    let registry = tools::registry(args, &settings, &policy, mode, interactive, discovered, mcp.as_deref());
+    let registry = tools::registry(
+        args,
+        &settings,
+        &policy,
+        mode,
+        interactive,
+        discovered,
+        mcp.as_deref(),
+    );
 
     let chats_dir = workspace.project_temp_dir().join("chats");
     let (session_id, recorder, resumed_history) = match &args.resume {
@@ -350,7 +367,9 @@ fn hook_system(
         Some(tx) => Arc::new(move |msg: HookMessage| {
             let _ = tx.send(match msg.kind {
                 HookMessageKind::Warning => AgentEvent::Warning(msg.text),
-                HookMessageKind::SystemMessage | HookMessageKind::Info => AgentEvent::Info(msg.text),
+                HookMessageKind::SystemMessage | HookMessageKind::Info => {
+                    AgentEvent::Info(msg.text)
+                }
             });
         }),
         None => Arc::new(|msg: HookMessage| match msg.kind {

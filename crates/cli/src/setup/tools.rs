@@ -44,7 +44,10 @@ pub fn policy(
 
 /// Runs `tools.discoveryCommand` (blocking, off the async threads). A
 /// failing command ends the start-up, as in Gemini CLI.
-pub async fn discovered(settings: &Settings, root: &Path) -> Result<Vec<Arc<dyn Tool>>, SetupError> {
+pub async fn discovered(
+    settings: &Settings,
+    root: &Path,
+) -> Result<Vec<Arc<dyn Tool>>, SetupError> {
     let settings = settings.clone();
     let root = root.to_path_buf();
     let joined = tokio::task::spawn_blocking(move || discover_tools(&settings, &root)).await;
@@ -56,7 +59,11 @@ pub async fn discovered(settings: &Settings, root: &Path) -> Result<Vec<Arc<dyn 
             }
             Err(SetupError::new(1, "Error", e.to_string()))
         }
-        Err(e) => Err(SetupError::new(1, "Error", format!("Tool discovery failed: {e}"))),
+        Err(e) => Err(SetupError::new(
+            1,
+            "Error",
+            format!("Tool discovery failed: {e}"),
+        )),
     }
 }
 

@@ -175,7 +175,9 @@ impl Agent {
                 if chunk.usage_metadata.is_some() {
                     out.usage = chunk.usage_metadata.clone();
                 }
-                finished |= chunk.first_candidate().is_some_and(|c| c.finish_reason.is_some());
+                finished |= chunk
+                    .first_candidate()
+                    .is_some_and(|c| c.finish_reason.is_some());
                 let Some(content) = chunk.first_candidate().and_then(|c| c.content.clone()) else {
                     continue;
                 };
@@ -202,7 +204,8 @@ impl Agent {
             }
             if streamed && !finished {
                 return Err(AgentError::Model(ModelError::StreamCut {
-                    message: "the response stream ended before the model finished its answer".to_string(),
+                    message: "the response stream ended before the model finished its answer"
+                        .to_string(),
                 }));
             }
             Ok(())

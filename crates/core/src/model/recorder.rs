@@ -106,7 +106,9 @@ impl ContentGenerator for RecordingGenerator {
         async move {
             let response = self.inner.generate(model, request, cancel).await?;
             self.sink
-                .append(&RecordedResponse::GenerateContent(Box::new(response.clone())));
+                .append(&RecordedResponse::GenerateContent(Box::new(
+                    response.clone(),
+                )));
             Ok(response)
         }
         .boxed()

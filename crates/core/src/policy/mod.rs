@@ -1,13 +1,13 @@
 //! Who decides whether a call runs: approval modes, the allow / deny / ask
 //! rules with Gemini CLI's priorities, and which tools headless mode hides.
 
-mod rules;
 mod redirection;
+mod rules;
 mod toml;
 
-pub use rules::{ArgsMatch, PolicyRule, RuleMatch, stable_json};
 pub use crate::tools::builtin::shell::split_commands;
 pub use redirection::has_redirection;
+pub use rules::{ArgsMatch, PolicyRule, RuleMatch, stable_json};
 pub use toml::{PolicyFileError, load_policy_dir, load_policy_file, parse_policy, saved_rule_text};
 
 use serde_json::Value;

@@ -224,7 +224,9 @@ impl Scheduler {
         cancel: &CancellationToken,
     ) -> Approval {
         let args = Value::Object(built.args.clone());
-        let decision = self.policy.check(&built.tool.policy_name(), &args, self.mode());
+        let decision = self
+            .policy
+            .check(&built.tool.policy_name(), &args, self.mode());
         match decision {
             Decision::Allow => Approval::Run(StatsDecision::Accept),
             Decision::Deny => Approval::Refused(

@@ -4,7 +4,9 @@
 use super::grep::HARD_EXCLUDED_DIRS;
 use super::list_directory::{locale_compare, move_alias, str_arg};
 use super::{filter_options_from_settings, shorten_path};
-use crate::tools::{Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult};
+use crate::tools::{
+    Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
+};
 use crate::workspace::FilterOptions;
 use futures::future::BoxFuture;
 use globset::{GlobBuilder, GlobMatcher};
@@ -75,7 +77,11 @@ impl Tool for GlobTool {
         move_alias(args, "path", "dir_path");
     }
 
-    fn build(&self, args: &Map<String, Value>, ctx: &ToolContext) -> Result<Box<dyn ToolInvocation>, ToolError> {
+    fn build(
+        &self,
+        args: &Map<String, Value>,
+        ctx: &ToolContext,
+    ) -> Result<Box<dyn ToolInvocation>, ToolError> {
         let ws = &ctx.workspace;
         let dir_path = str_arg(args, "dir_path");
         let abs = ws.resolve(dir_path.as_deref().unwrap_or("."));
@@ -85,19 +91,21 @@ impl Tool for GlobTool {
                 return Err(ToolError::invalid_params(format!(
                     "Search path does not exist {}",
                     abs.display()
-                )))
+                )));
             }
             Ok(m) if !m.is_dir() => {
                 return Err(ToolError::invalid_params(format!(
                     "Search path is not a directory: {}",
                     abs.display()
-                )))
+                )));
             }
             Ok(_) => {}
         }
         let pattern = str_arg(args, "pattern").unwrap_or_default();
         if pattern.trim().is_empty() {
-            return Err(ToolError::invalid_params("The 'pattern' parameter cannot be empty."));
+            return Err(ToolError::invalid_params(
+                "The 'pattern' parameter cannot be empty.",
+            ));
         }
         let flag = |k: &str| args.get(k).and_then(Value::as_bool);
         let base = filter_options_from_settings(&ctx.settings);
@@ -107,7 +115,8 @@ impl Tool for GlobTool {
             case_sensitive: flag("case_sensitive").unwrap_or(false),
             filter: FilterOptions {
                 respect_git_ignore: flag("respect_git_ignore").unwrap_or(base.respect_git_ignore),
-                respect_gemini_ignore: flag("respect_gemini_ignore").unwrap_or(base.respect_gemini_ignore),
+                respect_gemini_ignore: flag("respect_gemini_ignore")
+                    .unwrap_or(base.respect_gemini_ignore),
                 custom_ignore_files: base.custom_ignore_files.clone(),
             },
         }))
@@ -127,7 +136,11 @@ impl GlobInvocation {
         let dirs: Vec<PathBuf> = match &self.dir {
             Some(d) => {
                 if let Err(msg) = ws.check_access(d) {
-                    return ToolResult::error(ToolErrorKind::PathNotInWorkspace, msg, "Error: Path not in workspace.");
+                    return ToolResult::error(
+                        ToolErrorKind::PathNotInWorkspace,
+                        msg,
+                        "Error: Path not in workspace.",
+                    );
                 }
                 vec![d.clone()]
             }
@@ -165,19 +178,29 @@ impl GlobInvocation {
                 [one] => format!("within {}", one.display()),
                 many => format!("within {} workspace directories", many.len()),
             };
-            let mut msg = format!("No files found matching pattern \"{}\" {location}", self.pattern);
+            let mut msg = format!(
+                "No files found matching pattern \"{}\" {location}",
+                self.pattern
+            );
             if ignored > 0 {
                 msg.push_str(&format!(" ({ignored} files were ignored)"));
             }
             return ToolResult::text(msg, "No files found");
         }
         let sorted = sort_by_recency(found, SystemTime::now());
-        let mut msg = format!("Found {} file(s) matching \"{}\" {location}", sorted.len(), self.pattern);
+        let mut msg = format!(
+            "Found {} file(s) matching \"{}\" {location}",
+            sorted.len(),
+            self.pattern
+        );
         if ignored > 0 {
             msg.push_str(&format!(" ({ignored} additional files were ignored)"));
         }
         let list: Vec<String> = sorted.iter().map(|p| p.display().to_string()).collect();
-        msg.push_str(&format!(", sorted by modification time (newest first):\n{}", list.join("\n")));
+        msg.push_str(&format!(
+            ", sorted by modification time (newest first):\n{}",
+            list.join("\n")
+        ));
         ToolResult::text(msg, format!("Found {} matching file(s)", sorted.len()))
     }
 }
@@ -246,7 +269,11 @@ fn has_magic(segment: &str) -> bool {
 impl FileGlob {
     /// Compiles `pattern` (relative to the walked directory, or absolute)
     /// and the `excludes` (relative globs).
-    pub(super) fn new(pattern: &str, nocase: bool, excludes: &[String]) -> Result<FileGlob, String> {
+    pub(super) fn new(
+        pattern: &str,
+        nocase: bool,
+        excludes: &[String],
+    ) -> Result<FileGlob, String> {
         let absolute = pattern.starts_with('/');
         let trimmed = pattern.trim_start_matches("./");
         let matcher = compile(trimmed, nocase)?;
@@ -260,7 +287,11 @@ impl FileGlob {
                 base.push(seg);
             }
         }
-        let max_depth = if segments.iter().any(|s| s.contains("**")) { None } else { Some(segments.len()) };
+        let max_depth = if segments.iter().any(|s| s.contains("**")) {
+            None
+        } else {
+            Some(segments.len())
+        };
         let excludes = excludes
             .iter()
             .map(|e| {
@@ -274,18 +305,31 @@ impl FileGlob {
                 })
             })
             .collect::<Result<Vec<_>, String>>()?;
-        Ok(FileGlob { matcher, base, max_depth, absolute, excludes })
+        Ok(FileGlob {
+            matcher,
+            base,
+            max_depth,
+            absolute,
+            excludes,
+        })
     }
 
     /// Matching files below `dir` (unsorted, absolute).
     pub(super) fn walk(&self, dir: &Path, cancel: &CancellationToken) -> Vec<PathBuf> {
-        let start = if self.absolute { dir.to_path_buf() } else { dir.join(&self.base) };
+        let start = if self.absolute {
+            dir.to_path_buf()
+        } else {
+            dir.join(&self.base)
+        };
         if !start.is_dir() {
             return Vec::new();
         }
         let base_depth = self.base.components().count();
         let mut builder = WalkBuilder::new(&start);
-        builder.standard_filters(false).hidden(false).follow_links(false);
+        builder
+            .standard_filters(false)
+            .hidden(false)
+            .follow_links(false);
         if let (Some(d), false) = (self.max_depth, self.absolute) {
             builder.max_depth(Some(d.saturating_sub(base_depth)));
         }
@@ -296,24 +340,43 @@ impl FileGlob {
                 if cancel.is_cancelled() {
                     return WalkState::Quit;
                 }
-                let Ok(entry) = entry else { return WalkState::Continue };
+                let Ok(entry) = entry else {
+                    return WalkState::Continue;
+                };
                 if entry.depth() == 0 {
                     return WalkState::Continue;
                 }
-                let Some(ft) = entry.file_type() else { return WalkState::Continue };
+                let Some(ft) = entry.file_type() else {
+                    return WalkState::Continue;
+                };
                 let path = entry.path();
-                let rel = path.strip_prefix(dir).unwrap_or(path).to_string_lossy().replace('\\', "/");
+                let rel = path
+                    .strip_prefix(dir)
+                    .unwrap_or(path)
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 if ft.is_dir() {
                     let name = entry.file_name().to_string_lossy();
                     let pruned = HARD_EXCLUDED_DIRS.contains(&name.as_ref())
-                        || self.excludes.iter().any(|e| e.dir.as_ref().is_some_and(|d| d.is_match(&rel)));
-                    return if pruned { WalkState::Skip } else { WalkState::Continue };
+                        || self
+                            .excludes
+                            .iter()
+                            .any(|e| e.dir.as_ref().is_some_and(|d| d.is_match(&rel)));
+                    return if pruned {
+                        WalkState::Skip
+                    } else {
+                        WalkState::Continue
+                    };
                 }
                 // Files, and symlinks to files (not followed into dirs).
                 if ft.is_symlink() && !path.is_file() {
                     return WalkState::Continue;
                 }
-                let subject = if self.absolute { path.to_string_lossy().into_owned() } else { rel.clone() };
+                let subject = if self.absolute {
+                    path.to_string_lossy().into_owned()
+                } else {
+                    rel.clone()
+                };
                 if self.matcher.is_match(&subject)
                     && !self.excludes.iter().any(|e| e.file.is_match(&rel))
                     && let Ok(mut v) = out.lock()
@@ -331,12 +394,19 @@ impl ToolInvocation for GlobInvocation {
     fn description(&self) -> String {
         let mut d = format!("'{}'", self.pattern);
         if let Some(dir) = &self.dir {
-            d.push_str(&format!(" within {}", shorten_path(&dir.display().to_string())));
+            d.push_str(&format!(
+                " within {}",
+                shorten_path(&dir.display().to_string())
+            ));
         }
         d
     }
 
-    fn execute<'a>(&'a self, ctx: &'a ToolContext, cancel: CancellationToken) -> BoxFuture<'a, ToolResult> {
+    fn execute<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
             let ctx2 = ctx.clone();
             let inv = GlobInvocation {
@@ -361,7 +431,9 @@ mod tests {
     use std::sync::Arc;
 
     fn glob(env: &Env, args: Value) -> Result<String, String> {
-        env.outcome(Arc::new(GlobTool), args).map(|s| env.w(&s)).map_err(|s| env.w(&s))
+        env.outcome(Arc::new(GlobTool), args)
+            .map(|s| env.w(&s))
+            .map_err(|s| env.w(&s))
     }
 
     fn touch_ago(p: &Path, secs: u64) {
@@ -382,7 +454,9 @@ mod tests {
             glob(&env, json!({"pattern": "*.txt"})).unwrap(),
             "Found 2 file(s) matching \"*.txt\" within /w, sorted by modification time (newest first):\n/w/b.txt\n/w/a.txt"
         );
-        let r = env.call(Arc::new(GlobTool), json!({"pattern": "*.txt"})).unwrap();
+        let r = env
+            .call(Arc::new(GlobTool), json!({"pattern": "*.txt"}))
+            .unwrap();
         assert_eq!(r.display.as_text(), Some("Found 2 matching file(s)"));
     }
 
@@ -415,8 +489,15 @@ mod tests {
             glob(&env, json!({"pattern": "*", "dir_path": "a.txt"})).unwrap_err(),
             "Search path is not a directory: /w/a.txt"
         );
-        assert_eq!(glob(&env, json!({"pattern": "  "})).unwrap_err(), "The 'pattern' parameter cannot be empty.");
-        assert!(glob(&env, json!({"pattern": "*", "dir_path": "/"})).unwrap_err().starts_with("Path not in workspace"));
+        assert_eq!(
+            glob(&env, json!({"pattern": "  "})).unwrap_err(),
+            "The 'pattern' parameter cannot be empty."
+        );
+        assert!(
+            glob(&env, json!({"pattern": "*", "dir_path": "/"}))
+                .unwrap_err()
+                .starts_with("Path not in workspace")
+        );
     }
 
     #[test]
@@ -435,7 +516,10 @@ mod tests {
         let out = glob(&env, json!({"pattern": "src/*.py", "path": "."})).unwrap();
         assert!(out.ends_with("\n/w/src/a.py"), "{out}");
         let out = glob(&env, json!({"pattern": "**/*.py"})).unwrap();
-        assert!(out.starts_with("Found 3 file(s)") && !out.contains("node_modules"), "{out}");
+        assert!(
+            out.starts_with("Found 3 file(s)") && !out.contains("node_modules"),
+            "{out}"
+        );
     }
 
     #[test]
@@ -448,10 +532,17 @@ mod tests {
         env.file("[id].ts", "");
         let out = glob(&env, json!({"pattern": "**/*.ts"})).unwrap();
         assert!(out.starts_with("Found 2 file(s) matching \"**/*.ts\" within /w (1 additional files were ignored), sorted"), "{out}");
-        let out = glob(&env, json!({"pattern": "**/*.ts", "respect_git_ignore": false})).unwrap();
+        let out = glob(
+            &env,
+            json!({"pattern": "**/*.ts", "respect_git_ignore": false}),
+        )
+        .unwrap();
         assert!(out.starts_with("Found 3 file(s)"), "{out}");
         let out = glob(&env, json!({"pattern": "gen/*"})).unwrap();
-        assert_eq!(out, "No files found matching pattern \"gen/*\" within /w (1 files were ignored)");
+        assert_eq!(
+            out,
+            "No files found matching pattern \"gen/*\" within /w (1 files were ignored)"
+        );
         let out = glob(&env, json!({"pattern": "[id].ts"})).unwrap();
         assert!(out.ends_with(":\n/w/[id].ts"), "{out}");
     }
@@ -462,9 +553,21 @@ mod tests {
         env.file("a.md", "");
         let other = env.ctx.workspace.dirs()[1].clone();
         std::fs::write(other.join("b.md"), "").unwrap();
-        let out = env.outcome(Arc::new(GlobTool), json!({"pattern": "*.md"})).unwrap();
-        assert!(out.starts_with("Found 2 file(s) matching \"*.md\" across 2 workspace directories, sorted"), "{out}");
-        let out = env.outcome(Arc::new(GlobTool), json!({"pattern": "*.zz"})).unwrap();
-        assert_eq!(out, "No files found matching pattern \"*.zz\" within 2 workspace directories");
+        let out = env
+            .outcome(Arc::new(GlobTool), json!({"pattern": "*.md"}))
+            .unwrap();
+        assert!(
+            out.starts_with(
+                "Found 2 file(s) matching \"*.md\" across 2 workspace directories, sorted"
+            ),
+            "{out}"
+        );
+        let out = env
+            .outcome(Arc::new(GlobTool), json!({"pattern": "*.zz"}))
+            .unwrap();
+        assert_eq!(
+            out,
+            "No files found matching pattern \"*.zz\" within 2 workspace directories"
+        );
     }
 }

@@ -516,7 +516,8 @@ mod tests {
         env.file(".geminiignore", "keep.txt\n");
         env.file("ign.txt", "x");
         env.file("keep.txt", "y");
-        let args = json!({"dir_path": ".", "file_filtering_options": {"respect_git_ignore": false}});
+        let args =
+            json!({"dir_path": ".", "file_filtering_options": {"respect_git_ignore": false}});
         let out = ls(&env, args).unwrap();
         assert!(out.ends_with("ign.txt\n\n(1 ignored)"), "{out}");
         let out = ls(&env, json!({"dir_path": "."})).unwrap();

@@ -8,7 +8,9 @@
 use super::filter_options_from_settings;
 use super::glob::FileGlob;
 use super::list_directory::move_alias;
-use crate::tools::{Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult};
+use crate::tools::{
+    Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
+};
 use crate::workspace::{FileKind, FilterOptions, decode_text, detect_kind};
 use base64::Engine;
 use futures::future::BoxFuture;
@@ -28,20 +30,57 @@ const MAX_LINE_LENGTH: usize = 2000;
 const MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
 /// SVG files above this size are not read.
 const SVG_MAX_BYTES: u64 = 1024 * 1024;
-const TRUNCATED_WARNING: &str =
-    "[WARNING: This file was truncated. To view the full content, use the 'read_file' tool on this specific file.]\n\n";
+const TRUNCATED_WARNING: &str = "[WARNING: This file was truncated. To view the full content, use the 'read_file' tool on this specific file.]\n\n";
 const END_MARKER: &str = "\n--- End of content ---";
 const NOTHING_READ: &str = "No files matching the criteria were found or all were skipped.";
 
 /// Excluded unless `useDefaultExcludes` is false (Gemini CLI's defaults for
 /// `read_many_files`).
 const DEFAULT_EXCLUDES: [&str; 44] = [
-    "**/node_modules/**", "**/.git/**", "**/.vscode/**", "**/.idea/**", "**/dist/**", "**/build/**",
-    "**/coverage/**", "**/__pycache__/**", "**/*.pyc", "**/*.pyo", "**/*.bin", "**/*.exe", "**/*.dll",
-    "**/*.so", "**/*.dylib", "**/*.class", "**/*.jar", "**/*.war", "**/*.zip", "**/*.tar", "**/*.gz",
-    "**/*.bz2", "**/*.rar", "**/*.7z", "**/*.doc", "**/*.docx", "**/*.xls", "**/*.xlsx", "**/*.ppt",
-    "**/*.pptx", "**/*.odt", "**/*.ods", "**/*.odp", "**/.DS_Store", "**/.env", "**/GEMINI.md",
-    "**/bower_components/**", "**/.svn/**", "**/.hg/**", "**/*.pak", "**/*.rpa", "**/*.o", "**/*.a", "**/*.lib",
+    "**/node_modules/**",
+    "**/.git/**",
+    "**/.vscode/**",
+    "**/.idea/**",
+    "**/dist/**",
+    "**/build/**",
+    "**/coverage/**",
+    "**/__pycache__/**",
+    "**/*.pyc",
+    "**/*.pyo",
+    "**/*.bin",
+    "**/*.exe",
+    "**/*.dll",
+    "**/*.so",
+    "**/*.dylib",
+    "**/*.class",
+    "**/*.jar",
+    "**/*.war",
+    "**/*.zip",
+    "**/*.tar",
+    "**/*.gz",
+    "**/*.bz2",
+    "**/*.rar",
+    "**/*.7z",
+    "**/*.doc",
+    "**/*.docx",
+    "**/*.xls",
+    "**/*.xlsx",
+    "**/*.ppt",
+    "**/*.pptx",
+    "**/*.odt",
+    "**/*.ods",
+    "**/*.odp",
+    "**/.DS_Store",
+    "**/.env",
+    "**/GEMINI.md",
+    "**/bower_components/**",
+    "**/.svn/**",
+    "**/.hg/**",
+    "**/*.pak",
+    "**/*.rpa",
+    "**/*.o",
+    "**/*.a",
+    "**/*.lib",
 ];
 
 /// The `read_many_files` tool.
@@ -108,7 +147,12 @@ fn schema() -> &'static Value {
 fn strings(args: &Map<String, Value>, key: &str) -> Vec<String> {
     args.get(key)
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -137,17 +181,25 @@ impl Tool for ReadManyFilesTool {
         move_alias(args, "paths", "include");
     }
 
-    fn build(&self, args: &Map<String, Value>, ctx: &ToolContext) -> Result<Box<dyn ToolInvocation>, ToolError> {
+    fn build(
+        &self,
+        args: &Map<String, Value>,
+        ctx: &ToolContext,
+    ) -> Result<Box<dyn ToolInvocation>, ToolError> {
         let base = filter_options_from_settings(&ctx.settings);
         let fo = args.get("file_filtering_options");
         let flag = |k: &str| fo.and_then(|o| o.get(k)).and_then(Value::as_bool);
         Ok(Box::new(ReadManyFilesInvocation {
             include: strings(args, "include"),
             exclude: strings(args, "exclude"),
-            use_default_excludes: args.get("useDefaultExcludes").and_then(Value::as_bool).unwrap_or(true),
+            use_default_excludes: args
+                .get("useDefaultExcludes")
+                .and_then(Value::as_bool)
+                .unwrap_or(true),
             filter: FilterOptions {
                 respect_git_ignore: flag("respect_git_ignore").unwrap_or(base.respect_git_ignore),
-                respect_gemini_ignore: flag("respect_gemini_ignore").unwrap_or(base.respect_gemini_ignore),
+                respect_gemini_ignore: flag("respect_gemini_ignore")
+                    .unwrap_or(base.respect_gemini_ignore),
                 custom_ignore_files: base.custom_ignore_files,
             },
         }))
@@ -171,7 +223,11 @@ struct Skipped {
 impl ReadManyFilesInvocation {
     /// The excludes as globs (`dir/` means everything below `dir`).
     fn excludes(&self) -> Vec<String> {
-        let defaults = if self.use_default_excludes { DEFAULT_EXCLUDES.to_vec() } else { Vec::new() };
+        let defaults = if self.use_default_excludes {
+            DEFAULT_EXCLUDES.to_vec()
+        } else {
+            Vec::new()
+        };
         defaults
             .into_iter()
             .map(str::to_string)
@@ -183,7 +239,11 @@ impl ReadManyFilesInvocation {
     }
 
     /// Every matching file of every workspace dir, before ignore rules.
-    fn search(&self, ctx: &ToolContext, cancel: &CancellationToken) -> Result<BTreeSet<PathBuf>, String> {
+    fn search(
+        &self,
+        ctx: &ToolContext,
+        cancel: &CancellationToken,
+    ) -> Result<BTreeSet<PathBuf>, String> {
         let excludes = self.excludes();
         let mut found = BTreeSet::new();
         for dir in ctx.workspace.dirs() {
@@ -205,10 +265,17 @@ impl ReadManyFilesInvocation {
 
     /// Whether a media file was asked for by extension or name.
     fn requested(&self, path: &Path) -> bool {
-        let ext = path.extension().map(|e| format!(".{}", e.to_string_lossy().to_lowercase()));
-        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let ext = path
+            .extension()
+            .map(|e| format!(".{}", e.to_string_lossy().to_lowercase()));
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
         self.include.iter().any(|p| {
-            ext.as_ref().is_some_and(|e| p.to_lowercase().contains(e.as_str())) || (!stem.is_empty() && p.contains(&stem))
+            ext.as_ref()
+                .is_some_and(|e| p.to_lowercase().contains(e.as_str()))
+                || (!stem.is_empty() && p.contains(&stem))
         })
     }
 
@@ -218,11 +285,18 @@ impl ReadManyFilesInvocation {
             Ok(f) => f,
             Err(e) => {
                 let msg = format!("Error during file search: {e}");
-                return ToolResult::error(ToolErrorKind::ReadManyFilesSearchError, msg.clone(), msg);
+                return ToolResult::error(
+                    ToolErrorKind::ReadManyFilesSearchError,
+                    msg.clone(),
+                    msg,
+                );
             }
         };
         let mut skipped: Vec<Skipped> = Vec::new();
-        let git_only = FilterOptions { respect_gemini_ignore: false, ..self.filter.clone() };
+        let git_only = FilterOptions {
+            respect_gemini_ignore: false,
+            ..self.filter.clone()
+        };
         let (mut git_ignored, mut gemini_ignored) = (0usize, 0usize);
         let mut files = Vec::new();
         for path in found {
@@ -235,15 +309,24 @@ impl ReadManyFilesInvocation {
             } else if ws.check_access(&path).is_err() {
                 skipped.push(Skipped {
                     path: path.display().to_string(),
-                    reason: format!("Security: Glob library returned path outside workspace. Path: {}", path.display()),
+                    reason: format!(
+                        "Security: Glob library returned path outside workspace. Path: {}",
+                        path.display()
+                    ),
                 });
             } else {
                 files.push(path);
             }
         }
-        for (n, reason) in [(git_ignored, "git ignored"), (gemini_ignored, "gemini ignored")] {
+        for (n, reason) in [
+            (git_ignored, "git ignored"),
+            (gemini_ignored, "gemini ignored"),
+        ] {
             if n > 0 {
-                skipped.push(Skipped { path: format!("{n} file(s)"), reason: reason.to_string() });
+                skipped.push(Skipped {
+                    path: format!("{n} file(s)"),
+                    reason: reason.to_string(),
+                });
             }
         }
         let mut parts: Vec<Part> = Vec::new();
@@ -275,7 +358,10 @@ impl ReadManyFilesInvocation {
         let meta = std::fs::metadata(path).map_err(|e| format!("Read error: {e}"))?;
         if meta.len() > MAX_FILE_BYTES {
             let mb = meta.len() as f64 / (1024.0 * 1024.0);
-            return Err(format!("Read error: File size exceeds the 20MB limit: {} ({mb:.2}MB)", path.display()));
+            return Err(format!(
+                "Read error: File size exceeds the 20MB limit: {} ({mb:.2}MB)",
+                path.display()
+            ));
         }
         let mut head = Vec::with_capacity(4096);
         std::fs::File::open(path)
@@ -289,18 +375,32 @@ impl ReadManyFilesInvocation {
                     return Err("asset file (image/pdf/audio) was not explicitly requested by name or extension".into());
                 }
                 let bytes = std::fs::read(path).map_err(|e| format!("Read error: {e}"))?;
-                let mime = crate::workspace::mime_type(path).unwrap_or_else(|| "application/octet-stream".into());
-                Ok(Part::inline_data(mime, base64::engine::general_purpose::STANDARD.encode(bytes)))
+                let mime = crate::workspace::mime_type(path)
+                    .unwrap_or_else(|| "application/octet-stream".into());
+                Ok(Part::inline_data(
+                    mime,
+                    base64::engine::general_purpose::STANDARD.encode(bytes),
+                ))
             }
-            FileKind::Binary => Ok(frame(&format!("Cannot display content of binary file: {rel}"))),
-            FileKind::Svg if meta.len() > SVG_MAX_BYTES => {
-                Ok(frame(&format!("Cannot display content of SVG file larger than 1MB: {rel}")))
-            }
+            FileKind::Binary => Ok(frame(&format!(
+                "Cannot display content of binary file: {rel}"
+            ))),
+            FileKind::Svg if meta.len() > SVG_MAX_BYTES => Ok(frame(&format!(
+                "Cannot display content of SVG file larger than 1MB: {rel}"
+            ))),
             FileKind::Svg | FileKind::Text => {
                 let bytes = std::fs::read(path).map_err(|e| format!("Read error: {e}"))?;
                 let text = decode_text(&bytes);
-                let (content, truncated) = if kind == FileKind::Svg { (text, false) } else { limit_text(&text) };
-                let body = if truncated { format!("{TRUNCATED_WARNING}{content}") } else { content };
+                let (content, truncated) = if kind == FileKind::Svg {
+                    (text, false)
+                } else {
+                    limit_text(&text)
+                };
+                let body = if truncated {
+                    format!("{TRUNCATED_WARNING}{content}")
+                } else {
+                    content
+                };
                 Ok(frame(&body))
             }
         }
@@ -337,9 +437,15 @@ fn limit_text(text: &str) -> (String, bool) {
 
 /// The Markdown summary shown to the user.
 fn summary(target: &Path, processed: &[String], skipped: &[Skipped]) -> String {
-    let mut d = format!("### ReadManyFiles Result (Target Dir: `{}`)\n\n", target.display());
+    let mut d = format!(
+        "### ReadManyFiles Result (Target Dir: `{}`)\n\n",
+        target.display()
+    );
     if !processed.is_empty() {
-        d.push_str(&format!("Successfully read and concatenated content from **{} file(s)**.\n", processed.len()));
+        d.push_str(&format!(
+            "Successfully read and concatenated content from **{} file(s)**.\n",
+            processed.len()
+        ));
         if processed.len() <= 10 {
             d.push_str("\n**Processed Files:**\n");
         } else {
@@ -359,7 +465,10 @@ fn summary(target: &Path, processed: &[String], skipped: &[Skipped]) -> String {
         if skipped.len() <= 5 {
             d.push_str(&format!("\n**Skipped {} item(s):**\n", skipped.len()));
         } else {
-            d.push_str(&format!("\n**Skipped {} item(s) (first 5 shown):**\n", skipped.len()));
+            d.push_str(&format!(
+                "\n**Skipped {} item(s) (first 5 shown):**\n",
+                skipped.len()
+            ));
         }
         for s in skipped.iter().take(5) {
             d.push_str(&format!("- `{}` (Reason: {})\n", s.path, s.reason));
@@ -375,14 +484,21 @@ fn summary(target: &Path, processed: &[String], skipped: &[Skipped]) -> String {
 
 impl ToolInvocation for ReadManyFilesInvocation {
     fn description(&self) -> String {
-        let mut d = format!("Will attempt to read and concatenate files using patterns: `{}`", self.include.join("`, `"));
+        let mut d = format!(
+            "Will attempt to read and concatenate files using patterns: `{}`",
+            self.include.join("`, `")
+        );
         if !self.exclude.is_empty() {
             d.push_str(&format!(". Excluding: `{}`", self.exclude.join("`, `")));
         }
         d
     }
 
-    fn execute<'a>(&'a self, ctx: &'a ToolContext, cancel: CancellationToken) -> BoxFuture<'a, ToolResult> {
+    fn execute<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
             let (this, ctx) = (self.clone(), ctx.clone());
             tokio::task::spawn_blocking(move || this.run(&ctx, &cancel))
@@ -403,7 +519,10 @@ mod tests {
     use std::sync::Arc;
 
     fn texts(r: &ToolResult) -> Vec<String> {
-        r.llm_content.iter().map(|p| p.text.clone().unwrap_or_else(|| "<inline>".into())).collect()
+        r.llm_content
+            .iter()
+            .map(|p| p.text.clone().unwrap_or_else(|| "<inline>".into()))
+            .collect()
     }
 
     #[test]
@@ -412,7 +531,9 @@ mod tests {
         env.file("a.txt", "AAA\n");
         env.file("b.txt", "BBB");
         env.file("c.md", "CCC");
-        let r = env.call(Arc::new(ReadManyFilesTool), json!({"include": ["*.txt"]})).unwrap();
+        let r = env
+            .call(Arc::new(ReadManyFilesTool), json!({"include": ["*.txt"]}))
+            .unwrap();
         assert!(r.error.is_none());
         let root = env.root.display();
         assert_eq!(
@@ -424,19 +545,27 @@ mod tests {
             ]
         );
         let shown = r.display.as_text().unwrap().to_string();
-        assert!(shown.contains("Successfully read and concatenated content from **2 file(s)**."), "{shown}");
+        assert!(
+            shown.contains("Successfully read and concatenated content from **2 file(s)**."),
+            "{shown}"
+        );
         // The `paths` alias.
-        let r = env.call(Arc::new(ReadManyFilesTool), json!({"paths": ["c.md"]})).unwrap();
+        let r = env
+            .call(Arc::new(ReadManyFilesTool), json!({"paths": ["c.md"]}))
+            .unwrap();
         assert_eq!(texts(&r)[0], format!("--- {root}/c.md ---\n\nCCC\n\n"));
     }
 
     #[test]
     fn nothing_found_and_validation() {
         let env = Env::new();
-        let r = env.call(Arc::new(ReadManyFilesTool), json!({"include": ["*.zz"]})).unwrap();
+        let r = env
+            .call(Arc::new(ReadManyFilesTool), json!({"include": ["*.zz"]}))
+            .unwrap();
         assert_eq!(texts(&r), vec![NOTHING_READ.to_string()]);
         assert_eq!(
-            env.outcome(Arc::new(ReadManyFilesTool), json!({})).unwrap_err(),
+            env.outcome(Arc::new(ReadManyFilesTool), json!({}))
+                .unwrap_err(),
             "params must have required property 'include'"
         );
     }
@@ -454,24 +583,53 @@ mod tests {
         env.file("pic.png", "\u{89}PNG");
         env.file("skip.log", "x");
         let r = env
-            .call(Arc::new(ReadManyFilesTool), json!({"include": ["**/*"], "exclude": ["*.log", "*.png"]}))
+            .call(
+                Arc::new(ReadManyFilesTool),
+                json!({"include": ["**/*"], "exclude": ["*.log", "*.png"]}),
+            )
             .unwrap();
         let t = texts(&r);
         let names: Vec<&String> = t.iter().filter(|s| s.starts_with("--- /")).collect();
         assert_eq!(names.len(), 3, "{t:?}"); // .geminiignore, .gitignore, keep.txt
         let keep = names.iter().find(|s| s.contains("keep.txt")).unwrap();
-        assert!(keep.contains(&format!("---\n\n{TRUNCATED_WARNING}l\n")), "{keep}");
+        assert!(
+            keep.contains(&format!("---\n\n{TRUNCATED_WARNING}l\n")),
+            "{keep}"
+        );
         let shown = r.display.as_text().unwrap();
-        assert!(shown.contains("- `1 file(s)` (Reason: git ignored)"), "{shown}");
-        assert!(shown.contains("- `1 file(s)` (Reason: gemini ignored)"), "{shown}");
+        assert!(
+            shown.contains("- `1 file(s)` (Reason: git ignored)"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("- `1 file(s)` (Reason: gemini ignored)"),
+            "{shown}"
+        );
         // Media only when asked for by extension or name.
-        let r = env.call(Arc::new(ReadManyFilesTool), json!({"include": ["*.png"]})).unwrap();
-        assert_eq!(r.llm_content[0].inline_data.as_ref().unwrap().mime_type, "image/png");
-        let r = env.call(Arc::new(ReadManyFilesTool), json!({"include": ["p*"]})).unwrap();
+        let r = env
+            .call(Arc::new(ReadManyFilesTool), json!({"include": ["*.png"]}))
+            .unwrap();
+        assert_eq!(
+            r.llm_content[0].inline_data.as_ref().unwrap().mime_type,
+            "image/png"
+        );
+        let r = env
+            .call(Arc::new(ReadManyFilesTool), json!({"include": ["p*"]}))
+            .unwrap();
         assert_eq!(texts(&r), vec![NOTHING_READ.to_string()]);
-        assert!(r.display.as_text().unwrap().contains("was not explicitly requested"));
+        assert!(
+            r.display
+                .as_text()
+                .unwrap()
+                .contains("was not explicitly requested")
+        );
         // Directories expand to their files; default excludes can be lifted.
-        let r = env.call(Arc::new(ReadManyFilesTool), json!({"include": ["dist/"], "useDefaultExcludes": false})).unwrap();
+        let r = env
+            .call(
+                Arc::new(ReadManyFilesTool),
+                json!({"include": ["dist/"], "useDefaultExcludes": false}),
+            )
+            .unwrap();
         assert!(texts(&r)[0].ends_with("/dist/out.txt ---\n\nx\n\n"));
     }
 }

@@ -16,8 +16,8 @@ use super::list_directory::{node_message, str_arg};
 use super::{filter_options_from_settings, shorten_path};
 use crate::tools::diff::unified_diff;
 use crate::tools::{
-    ConfirmationDetails, FileDiff, Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation,
-    ToolKind, ToolResult,
+    ConfirmationDetails, FileDiff, Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind,
+    ToolInvocation, ToolKind, ToolResult,
 };
 use crate::workspace::{FilterOptions, Workspace, write_atomic};
 use futures::future::BoxFuture;
@@ -102,16 +102,28 @@ impl Tool for ReplaceTool {
         schema()
     }
 
-    fn build(&self, args: &Map<String, Value>, ctx: &ToolContext) -> Result<Box<dyn ToolInvocation>, ToolError> {
+    fn build(
+        &self,
+        args: &Map<String, Value>,
+        ctx: &ToolContext,
+    ) -> Result<Box<dyn ToolInvocation>, ToolError> {
         let file_path = str_arg(args, "file_path").unwrap_or_default();
         if file_path.is_empty() {
-            return Err(ToolError::invalid_params("The 'file_path' parameter must be non-empty."));
+            return Err(ToolError::invalid_params(
+                "The 'file_path' parameter must be non-empty.",
+            ));
         }
         let filter = filter_options_from_settings(&ctx.settings);
-        let abs = correct_path(&ctx.workspace, &file_path, &filter).map_err(ToolError::invalid_params)?;
-        ctx.workspace.check_access(&abs).map_err(ToolError::invalid_params)?;
+        let abs =
+            correct_path(&ctx.workspace, &file_path, &filter).map_err(ToolError::invalid_params)?;
+        ctx.workspace
+            .check_access(&abs)
+            .map_err(ToolError::invalid_params)?;
         // `allow_multiple` (later versions): true = any count from 1.
-        let expected = match (args.get("expected_replacements").and_then(Value::as_f64), args.get("allow_multiple")) {
+        let expected = match (
+            args.get("expected_replacements").and_then(Value::as_f64),
+            args.get("allow_multiple"),
+        ) {
             (Some(n), _) => Expected::Exactly(n.max(1.0) as u64),
             (None, Some(Value::Bool(true))) => Expected::AnyAtLeastOne,
             (None, _) => Expected::Exactly(1),
@@ -122,7 +134,10 @@ impl Tool for ReplaceTool {
             old_string: str_arg(args, "old_string").unwrap_or_default(),
             new_string: str_arg(args, "new_string").unwrap_or_default(),
             expected,
-            modified_by_user: args.get("modified_by_user").and_then(Value::as_bool).unwrap_or(false),
+            modified_by_user: args
+                .get("modified_by_user")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
         }))
     }
 }
@@ -162,7 +177,12 @@ fn correct_path(ws: &Workspace, p: &str, filter: &FilterOptions) -> Result<PathB
 
 /// Breadth-first search for files named `name` below `root`, visiting at
 /// most [`MAX_SEARCH_DIRS`] directories and skipping ignored entries.
-fn bfs_find(ws: &Workspace, root: &Path, name: &std::ffi::OsStr, filter: &FilterOptions) -> Vec<PathBuf> {
+fn bfs_find(
+    ws: &Workspace,
+    root: &Path,
+    name: &std::ffi::OsStr,
+    filter: &FilterOptions,
+) -> Vec<PathBuf> {
     let mut queue = VecDeque::from([root.to_path_buf()]);
     let mut found = Vec::new();
     let mut scanned = 0;
@@ -171,7 +191,9 @@ fn bfs_find(ws: &Workspace, root: &Path, name: &std::ffi::OsStr, filter: &Filter
             break;
         }
         scanned += 1;
-        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
         let mut entries: Vec<std::fs::DirEntry> = rd.filter_map(Result::ok).collect();
         entries.sort_by_key(|e| e.file_name());
         for entry in entries {
@@ -182,7 +204,8 @@ fn bfs_find(ws: &Workspace, root: &Path, name: &std::ffi::OsStr, filter: &Filter
             }
             let entry_name = entry.file_name();
             if ft.is_dir() {
-                if !super::grep::HARD_EXCLUDED_DIRS.contains(&entry_name.to_string_lossy().as_ref()) {
+                if !super::grep::HARD_EXCLUDED_DIRS.contains(&entry_name.to_string_lossy().as_ref())
+                {
                     queue.push_back(path);
                 }
             } else if entry_name == name {
@@ -226,7 +249,12 @@ struct Failure {
 
 impl Failure {
     fn new(kind: ToolErrorKind, raw: String, display: &str) -> Failure {
-        Failure { kind, raw, display: format!("Error: {display}"), llm: None }
+        Failure {
+            kind,
+            raw,
+            display: format!("Error: {display}"),
+            llm: None,
+        }
     }
 
     fn into_result(self) -> ToolResult {
@@ -246,7 +274,10 @@ impl ReplaceInvocation {
             Ok(bytes) => match String::from_utf8(bytes) {
                 Ok(s) => Some(s),
                 Err(_) => {
-                    let msg = format!("File is not valid UTF-8 text and cannot be edited safely: {}", abs.display());
+                    let msg = format!(
+                        "File is not valid UTF-8 text and cannot be edited safely: {}",
+                        abs.display()
+                    );
                     return Err(Failure {
                         kind: ToolErrorKind::EditPreparationFailure,
                         llm: Some(format!("Error preparing edit: {msg}")),
@@ -297,7 +328,10 @@ impl ReplaceInvocation {
         if r.occurrences == 0 {
             return Err(Failure::new(
                 ToolErrorKind::EditNoOccurrenceFound,
-                format!("Failed to edit, 0 occurrences found for old_string in {}. Ensure you're not escaping content incorrectly and check whitespace, indentation, and context. Use read_file tool to verify.", abs.display()),
+                format!(
+                    "Failed to edit, 0 occurrences found for old_string in {}. Ensure you're not escaping content incorrectly and check whitespace, indentation, and context. Use read_file tool to verify.",
+                    abs.display()
+                ),
                 "Failed to edit, could not find the string to replace.",
             ));
         }
@@ -312,13 +346,19 @@ impl ReplaceInvocation {
                     r.occurrences,
                     abs.display()
                 ),
-                &format!("Failed to edit, expected {e} occurrence(s) but found {}.", r.occurrences),
+                &format!(
+                    "Failed to edit, expected {e} occurrence(s) but found {}.",
+                    r.occurrences
+                ),
             ));
         }
         if old == new {
             return Err(Failure::new(
                 ToolErrorKind::EditNoChange,
-                format!("No changes to apply. The old_string and new_string are identical in file: {}", abs.display()),
+                format!(
+                    "No changes to apply. The old_string and new_string are identical in file: {}",
+                    abs.display()
+                ),
                 "No changes to apply. The old_string and new_string are identical.",
             ));
         }
@@ -332,19 +372,30 @@ impl ReplaceInvocation {
     }
 
     fn file_name(&self) -> String {
-        self.abs.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+        self.abs
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
     }
 
     /// Computes, writes and reports the edit (blocking).
     fn run(&self, ctx: &ToolContext) -> ToolResult {
         if let Err(msg) = ctx.workspace.check_access(&self.abs) {
-            return ToolResult::error(ToolErrorKind::PathNotInWorkspace, msg, "Error: Path not in workspace.");
+            return ToolResult::error(
+                ToolErrorKind::PathNotInWorkspace,
+                msg,
+                "Error: Path not in workspace.",
+            );
         }
         let plan = match self.plan() {
             Ok(p) => p,
             Err(f) => return f.into_result(),
         };
-        let bytes = if plan.crlf { plan.new_content.replace('\n', "\r\n") } else { plan.new_content.clone() };
+        let bytes = if plan.crlf {
+            plan.new_content.replace('\n', "\r\n")
+        } else {
+            plan.new_content.clone()
+        };
         if let Err(e) = write_atomic(&self.abs, bytes.as_bytes()) {
             let msg = node_message(&e, "open", &self.abs);
             return Failure {
@@ -356,19 +407,35 @@ impl ReplaceInvocation {
             .into_result();
         }
         let mut parts = vec![match &plan.original {
-            None => format!("Created new file: {} with provided content.", self.abs.display()),
-            Some(_) => format!("Successfully modified file: {} ({} replacements).", self.abs.display(), plan.occurrences),
+            None => format!(
+                "Created new file: {} with provided content.",
+                self.abs.display()
+            ),
+            Some(_) => format!(
+                "Successfully modified file: {} ({} replacements).",
+                self.abs.display(),
+                plan.occurrences
+            ),
         }];
         parts.extend(plan.fuzzy_note.clone());
         if self.modified_by_user {
-            parts.push(format!("User modified the `new_string` content to be: {}.", self.new_string));
+            parts.push(format!(
+                "User modified the `new_string` content to be: {}.",
+                self.new_string
+            ));
         }
         let display = match &plan.original {
             None => ToolDisplay::Text(format!("Created {}", shorten_path(&self.rel))),
             Some(original) => {
                 let name = self.file_name();
                 ToolDisplay::FileDiff(FileDiff {
-                    file_diff: unified_diff(original, &plan.new_content, "Current", "Proposed", &name),
+                    file_diff: unified_diff(
+                        original,
+                        &plan.new_content,
+                        "Current",
+                        "Proposed",
+                        &name,
+                    ),
                     file_name: name,
                     file_path: self.abs.display().to_string(),
                     original_content: plan.original.clone(),
@@ -382,7 +449,13 @@ impl ReplaceInvocation {
 
 /// The first line of `s`, at most 30 characters, `...` when `s` is longer.
 fn snippet(s: &str) -> String {
-    let first: String = s.split('\n').next().unwrap_or("").chars().take(30).collect();
+    let first: String = s
+        .split('\n')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(30)
+        .collect();
     if s.chars().count() > 30 {
         format!("{first}...")
     } else {
@@ -399,14 +472,21 @@ impl ToolInvocation for ReplaceInvocation {
         if self.old_string == self.new_string {
             return format!("No file changes to {rel}");
         }
-        format!("{rel}: {} => {}", snippet(&self.old_string), snippet(&self.new_string))
+        format!(
+            "{rel}: {} => {}",
+            snippet(&self.old_string),
+            snippet(&self.new_string)
+        )
     }
 
     fn locations(&self) -> Vec<PathBuf> {
         vec![self.abs.clone()]
     }
 
-    fn confirmation<'a>(&'a self, _ctx: &'a ToolContext) -> BoxFuture<'a, Option<ConfirmationDetails>> {
+    fn confirmation<'a>(
+        &'a self,
+        _ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Option<ConfirmationDetails>> {
         Box::pin(async move {
             let plan = self.plan().ok()?;
             let name = self.file_name();
@@ -428,12 +508,23 @@ impl ToolInvocation for ReplaceInvocation {
         })
     }
 
-    fn execute<'a>(&'a self, ctx: &'a ToolContext, _cancel: CancellationToken) -> BoxFuture<'a, ToolResult> {
+    fn execute<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        _cancel: CancellationToken,
+    ) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
             let (this, ctx) = (self.clone(), ctx.clone());
             tokio::task::spawn_blocking(move || this.run(&ctx))
                 .await
-                .unwrap_or_else(|e| Failure::new(ToolErrorKind::FileWriteFailure, e.to_string(), "Edit failed.").into_result())
+                .unwrap_or_else(|e| {
+                    Failure::new(
+                        ToolErrorKind::FileWriteFailure,
+                        e.to_string(),
+                        "Edit failed.",
+                    )
+                    .into_result()
+                })
         })
     }
 }

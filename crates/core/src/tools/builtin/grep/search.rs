@@ -205,7 +205,10 @@ fn walker(ws: &Workspace, root: &Path, filter: &FilterOptions) -> WalkBuilder {
     let mut b = WalkBuilder::new(root);
     b.standard_filters(false).hidden(false).follow_links(false);
     if filter.respect_git_ignore {
-        b.git_ignore(true).git_exclude(true).require_git(true).parents(true);
+        b.git_ignore(true)
+            .git_exclude(true)
+            .require_git(true)
+            .parents(true);
     }
     if filter.respect_gemini_ignore {
         let target = ws.target_dir();

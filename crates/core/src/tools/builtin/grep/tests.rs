@@ -195,7 +195,15 @@ fn grep_skips_binary_hard_excludes_and_ignored() {
     // Ignore rules are cached per session: a fresh workspace, now a repo.
     let env2 = Env::new();
     env2.git();
-    for f in ["bin.dat", "node_modules/m.js", ".hidden/h.txt", ".geminiignore", "secret.txt", ".gitignore", "gen.txt"] {
+    for f in [
+        "bin.dat",
+        "node_modules/m.js",
+        ".hidden/h.txt",
+        ".geminiignore",
+        "secret.txt",
+        ".gitignore",
+        "gen.txt",
+    ] {
         std::fs::create_dir_all(env2.root.join(f).parent().unwrap()).unwrap();
         std::fs::copy(env.root.join(f), env2.root.join(f)).unwrap();
     }
@@ -258,7 +266,9 @@ fn grep_match_cap() {
 fn grep_bench() {
     use crate::config::Settings;
     use crate::workspace::Workspace;
-    let Ok(dir) = std::env::var("GREP_BENCH_DIR") else { return };
+    let Ok(dir) = std::env::var("GREP_BENCH_DIR") else {
+        return;
+    };
     let root = std::fs::canonicalize(dir).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let ws = Workspace::new(root, Vec::new(), tmp.path().to_path_buf());
@@ -267,7 +277,10 @@ fn grep_bench() {
         let mut args = Map::new();
         args.insert("pattern".into(), json!(pattern));
         let inv = GrepTool.build(&args, &ctx).unwrap();
-        let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .unwrap();
         let t = std::time::Instant::now();
         let r = rt.block_on(inv.execute(&ctx, CancellationToken::new()));
         let head: String = r.llm_text().chars().take(90).collect();

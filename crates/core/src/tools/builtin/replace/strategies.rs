@@ -60,7 +60,12 @@ fn none(content: &str) -> Replacement {
     }
 }
 
-fn done(original: &str, modified: String, occurrences: u64, fuzzy_ranges: Vec<(usize, usize)>) -> Replacement {
+fn done(
+    original: &str,
+    modified: String,
+    occurrences: u64,
+    fuzzy_ranges: Vec<(usize, usize)>,
+) -> Replacement {
     Replacement {
         content: restore_trailing_newline(original, modified),
         occurrences,
@@ -85,7 +90,9 @@ fn lines_with_endings(content: &str) -> Vec<&str> {
 }
 
 fn leading_indent(line: &str) -> &str {
-    let end = line.find(|c: char| c != ' ' && c != '\t').unwrap_or(line.len());
+    let end = line
+        .find(|c: char| c != ' ' && c != '\t')
+        .unwrap_or(line.len());
     &line[..end]
 }
 
@@ -109,7 +116,10 @@ fn apply_indentation(lines: &[&str], target: &str) -> Vec<String> {
 
 /// Line windows equal to `old`'s lines after trimming each line.
 fn flexible(content: &str, old: &str, new: &str) -> Option<(String, u64)> {
-    let mut source: Vec<String> = lines_with_endings(content).into_iter().map(str::to_string).collect();
+    let mut source: Vec<String> = lines_with_endings(content)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
     let search: Vec<&str> = old.split('\n').map(str::trim).collect();
     let replace: Vec<&str> = new.split('\n').collect();
     let mut count = 0u64;
@@ -175,7 +185,10 @@ fn fuzzy(content: &str, old: &str, new: &str) -> Option<FuzzyHit> {
     if old_len < 10 {
         return None;
     }
-    let mut source: Vec<String> = lines_with_endings(content).into_iter().map(str::to_string).collect();
+    let mut source: Vec<String> = lines_with_endings(content)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
     if source.len() as f64 * (old_len as f64).powi(2) > FUZZY_WORK_LIMIT {
         return None;
     }
@@ -186,7 +199,11 @@ fn fuzzy(content: &str, old: &str, new: &str) -> Option<FuzzyHit> {
     }
     let block: Vec<char> = search_lines.join("\n").chars().collect();
     let block_len = block.len().max(1) as f64;
-    let block_stripped: Vec<char> = block.iter().copied().filter(|c| !c.is_whitespace()).collect();
+    let block_stripped: Vec<char> = block
+        .iter()
+        .copied()
+        .filter(|c| !c.is_whitespace())
+        .collect();
     let mut candidates: Vec<(usize, f64)> = Vec::new();
     for i in 0..=source.len() - n {
         let window: Vec<char> = source[i..i + n]
@@ -201,7 +218,11 @@ fn fuzzy(content: &str, old: &str, new: &str) -> Option<FuzzyHit> {
             continue;
         }
         let raw = levenshtein(&window, &block) as f64;
-        let stripped: Vec<char> = window.iter().copied().filter(|c| !c.is_whitespace()).collect();
+        let stripped: Vec<char> = window
+            .iter()
+            .copied()
+            .filter(|c| !c.is_whitespace())
+            .collect();
         let norm = levenshtein(&stripped, &block_stripped) as f64;
         let score = (norm + (raw - norm) * WHITESPACE_PENALTY_FACTOR) / block_len;
         if score <= FUZZY_MATCH_THRESHOLD {
@@ -255,7 +276,13 @@ pub(crate) fn fuzzy_note(ranges: &[(usize, usize)]) -> Option<String> {
     }
     let list: Vec<String> = ranges
         .iter()
-        .map(|(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") })
+        .map(|(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
         .collect();
     Some(format!(
         "Applied fuzzy match at line{} {}.",
@@ -282,8 +309,16 @@ mod tests {
 
     #[test]
     fn flexible_reindents() {
-        let r = calculate("def f():\n    x = 1\n    y = 2\n", "x = 1\ny = 2", "x = 10\ny = 20", ONE);
-        assert_eq!((r.content.as_str(), r.occurrences), ("def f():\n    x = 10\n    y = 20\n", 1));
+        let r = calculate(
+            "def f():\n    x = 1\n    y = 2\n",
+            "x = 1\ny = 2",
+            "x = 10\ny = 20",
+            ONE,
+        );
+        assert_eq!(
+            (r.content.as_str(), r.occurrences),
+            ("def f():\n    x = 10\n    y = 20\n", 1)
+        );
         // A match in the middle keeps the following line intact.
         let r = calculate("a\n  x\n  y\nb\n", " x\ny ", "X\n  Y", ONE);
         assert_eq!(r.content, "a\n  X\n    Y\nb\n");
@@ -291,19 +326,38 @@ mod tests {
 
     #[test]
     fn token_regex_ignores_spacing() {
-        let r = calculate("  if (a==b) {\n    go();\n  }\n", "if ( a == b ) {", "if (a != b) {", ONE);
-        assert_eq!((r.content.as_str(), r.occurrences), ("  if (a != b) {\n    go();\n  }\n", 1));
+        let r = calculate(
+            "  if (a==b) {\n    go();\n  }\n",
+            "if ( a == b ) {",
+            "if (a != b) {",
+            ONE,
+        );
+        assert_eq!(
+            (r.content.as_str(), r.occurrences),
+            ("  if (a != b) {\n    go();\n  }\n", 1)
+        );
     }
 
     #[test]
     fn fuzzy_within_ten_percent() {
         let content = "fn main() {\n    println!(\"hello world\");\n}\n";
-        let r = calculate(content, "    println!(\"helo world\");", "    println!(\"bye\");", ONE);
+        let r = calculate(
+            content,
+            "    println!(\"helo world\");",
+            "    println!(\"bye\");",
+            ONE,
+        );
         assert_eq!(r.occurrences, 1);
         assert_eq!(r.content, "fn main() {\n    println!(\"bye\");\n}\n");
-        assert_eq!(fuzzy_note(&r.fuzzy_ranges).unwrap(), "Applied fuzzy match at line 2.");
+        assert_eq!(
+            fuzzy_note(&r.fuzzy_ranges).unwrap(),
+            "Applied fuzzy match at line 2."
+        );
         // Too different, or too short to try.
-        assert_eq!(calculate(content, "    eprintln!(\"goodbye moon\");", "x", ONE).occurrences, 0);
+        assert_eq!(
+            calculate(content, "    eprintln!(\"goodbye moon\");", "x", ONE).occurrences,
+            0
+        );
         assert_eq!(calculate("abcdefgh\n", "abcdefgX", "x", ONE).occurrences, 0);
     }
 

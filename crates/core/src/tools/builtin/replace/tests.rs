@@ -10,7 +10,9 @@ fn edit(env: &Env, mut args: Value) -> Result<String, String> {
     if let Some(o) = args.as_object_mut() {
         o.entry("instruction").or_insert(json!("i"));
     }
-    env.outcome(Arc::new(ReplaceTool), args).map(|s| env.w(&s)).map_err(|s| env.w(&s))
+    env.outcome(Arc::new(ReplaceTool), args)
+        .map(|s| env.w(&s))
+        .map_err(|s| env.w(&s))
 }
 
 fn read(env: &Env, rel: &str) -> String {
@@ -22,18 +24,29 @@ fn replace_1_and_0() {
     let env = Env::new();
     env.file("f.txt", "foo bar\nqux\n");
     assert_eq!(
-        edit(&env, json!({"file_path": "f.txt", "old_string": "bar", "new_string": "baz"})).unwrap(),
+        edit(
+            &env,
+            json!({"file_path": "f.txt", "old_string": "bar", "new_string": "baz"})
+        )
+        .unwrap(),
         "Successfully modified file: /w/f.txt (1 replacements)."
     );
     assert_eq!(read(&env, "f.txt"), "foo baz\nqux\n");
     assert_eq!(
-        edit(&env, json!({"file_path": "f.txt", "old_string": "nothere", "new_string": "baz"})).unwrap_err(),
+        edit(
+            &env,
+            json!({"file_path": "f.txt", "old_string": "nothere", "new_string": "baz"})
+        )
+        .unwrap_err(),
         "Failed to edit, 0 occurrences found for old_string in /w/f.txt. Ensure you're not escaping content incorrectly and check whitespace, indentation, and context. Use read_file tool to verify."
     );
     let r = env
         .call(Arc::new(ReplaceTool), json!({"file_path": "f.txt", "instruction": "i", "old_string": "zz", "new_string": "b"}))
         .unwrap();
-    assert_eq!(r.display.as_text(), Some("Error: Failed to edit, could not find the string to replace."));
+    assert_eq!(
+        r.display.as_text(),
+        Some("Error: Failed to edit, could not find the string to replace.")
+    );
 }
 
 #[test]
@@ -41,7 +54,11 @@ fn replace_counts() {
     let env = Env::new();
     env.file("f.txt", "a x a\n");
     assert_eq!(
-        edit(&env, json!({"file_path": "f.txt", "old_string": "a", "new_string": "b"})).unwrap_err(),
+        edit(
+            &env,
+            json!({"file_path": "f.txt", "old_string": "a", "new_string": "b"})
+        )
+        .unwrap_err(),
         "Failed to edit, Expected 1 occurrence but found 2 for old_string in file: /w/f.txt"
     );
     assert_eq!(
@@ -76,31 +93,54 @@ fn replace_create() {
     let env = Env::new();
     // Deliberate difference: a relative path creates the file too.
     assert_eq!(
-        edit(&env, json!({"file_path": "new.txt", "old_string": "", "new_string": "hello\n"})).unwrap(),
+        edit(
+            &env,
+            json!({"file_path": "new.txt", "old_string": "", "new_string": "hello\n"})
+        )
+        .unwrap(),
         "Created new file: /w/new.txt with provided content."
     );
     assert_eq!(read(&env, "new.txt"), "hello\n");
     let abs = env.root.join("sub/new2.txt").display().to_string();
     assert_eq!(
-        edit(&env, json!({"file_path": abs, "old_string": "", "new_string": "hello\n"})).unwrap(),
+        edit(
+            &env,
+            json!({"file_path": abs, "old_string": "", "new_string": "hello\n"})
+        )
+        .unwrap(),
         "Created new file: /w/sub/new2.txt with provided content."
     );
     let r = env
-        .call(Arc::new(ReplaceTool), json!({"file_path": "n3.txt", "instruction": "i", "old_string": "", "new_string": "x"}))
+        .call(
+            Arc::new(ReplaceTool),
+            json!({"file_path": "n3.txt", "instruction": "i", "old_string": "", "new_string": "x"}),
+        )
         .unwrap();
     assert_eq!(r.display.as_text(), Some("Created n3.txt"));
     env.file("f.txt", "old\n");
     assert_eq!(
-        edit(&env, json!({"file_path": "f.txt", "old_string": "", "new_string": "x"})).unwrap_err(),
+        edit(
+            &env,
+            json!({"file_path": "f.txt", "old_string": "", "new_string": "x"})
+        )
+        .unwrap_err(),
         "File already exists, cannot create: /w/f.txt"
     );
     let missing = env.root.join("nope.txt").display().to_string();
     assert_eq!(
-        edit(&env, json!({"file_path": missing, "old_string": "a", "new_string": "b"})).unwrap_err(),
+        edit(
+            &env,
+            json!({"file_path": missing, "old_string": "a", "new_string": "b"})
+        )
+        .unwrap_err(),
         "File not found: /w/nope.txt"
     );
     assert_eq!(
-        edit(&env, json!({"file_path": "nope.txt", "old_string": "a", "new_string": "b"})).unwrap_err(),
+        edit(
+            &env,
+            json!({"file_path": "nope.txt", "old_string": "a", "new_string": "b"})
+        )
+        .unwrap_err(),
         "File not found: /w/nope.txt"
     );
     let r = env
@@ -108,7 +148,9 @@ fn replace_create() {
         .unwrap();
     assert_eq!(
         r.display.as_text(),
-        Some("Error: File not found. Cannot apply edit. Use an empty old_string to create a new file.")
+        Some(
+            "Error: File not found. Cannot apply edit. Use an empty old_string to create a new file."
+        )
     );
 }
 
@@ -117,7 +159,11 @@ fn replace_same_flexible_crlf_dollar() {
     let env = Env::new();
     env.file("f.txt", "foo\n");
     assert_eq!(
-        edit(&env, json!({"file_path": "f.txt", "old_string": "foo", "new_string": "foo"})).unwrap_err(),
+        edit(
+            &env,
+            json!({"file_path": "f.txt", "old_string": "foo", "new_string": "foo"})
+        )
+        .unwrap_err(),
         "No changes to apply. The old_string and new_string are identical in file: /w/f.txt"
     );
     env.file("f.py", "def f():\n    x = 1\n    y = 2\n");
@@ -128,12 +174,20 @@ fn replace_same_flexible_crlf_dollar() {
     assert_eq!(read(&env, "f.py"), "def f():\n    x = 10\n    y = 20\n");
     env.file("c.txt", "a\r\nb\r\n");
     assert_eq!(
-        edit(&env, json!({"file_path": "c.txt", "old_string": "b", "new_string": "B"})).unwrap(),
+        edit(
+            &env,
+            json!({"file_path": "c.txt", "old_string": "b", "new_string": "B"})
+        )
+        .unwrap(),
         "Successfully modified file: /w/c.txt (1 replacements)."
     );
     assert_eq!(read(&env, "c.txt"), "a\r\nB\r\n");
     env.file("d.txt", "x\n");
-    edit(&env, json!({"file_path": "d.txt", "old_string": "x", "new_string": "$& $1"})).unwrap();
+    edit(
+        &env,
+        json!({"file_path": "d.txt", "old_string": "x", "new_string": "$& $1"}),
+    )
+    .unwrap();
     assert_eq!(read(&env, "d.txt"), "$& $1\n");
 }
 
@@ -146,7 +200,10 @@ fn replace_fuzzy_note() {
             .unwrap(),
         "Successfully modified file: /w/g.rs (1 replacements). Applied fuzzy match at line 2."
     );
-    assert_eq!(read(&env, "g.rs"), "fn main() {\n    println!(\"bye\");\n}\n");
+    assert_eq!(
+        read(&env, "g.rs"),
+        "fn main() {\n    println!(\"bye\");\n}\n"
+    );
 }
 
 #[test]
@@ -154,14 +211,22 @@ fn replace_path_search() {
     let env = Env::new();
     env.file("src/deep.txt", "a\n");
     assert_eq!(
-        edit(&env, json!({"file_path": "deep.txt", "old_string": "a", "new_string": "b"})).unwrap(),
+        edit(
+            &env,
+            json!({"file_path": "deep.txt", "old_string": "a", "new_string": "b"})
+        )
+        .unwrap(),
         "Successfully modified file: /w/src/deep.txt (1 replacements)."
     );
     assert_eq!(read(&env, "src/deep.txt"), "b\n");
     env.file("s1/amb.txt", "a\n");
     env.file("s2/amb.txt", "a\n");
     assert_eq!(
-        edit(&env, json!({"file_path": "amb.txt", "old_string": "a", "new_string": "b"})).unwrap_err(),
+        edit(
+            &env,
+            json!({"file_path": "amb.txt", "old_string": "a", "new_string": "b"})
+        )
+        .unwrap_err(),
         "The file path 'amb.txt' is ambiguous and matches multiple files. Please provide a more specific path. Matches: /w/s1/amb.txt, /w/s2/amb.txt"
     );
 }
@@ -171,19 +236,37 @@ fn replace_validation() {
     let env = Env::new();
     env.file("f.txt", "a\n");
     assert_eq!(
-        env.outcome(Arc::new(ReplaceTool), json!({"file_path": "f.txt", "old_string": "a", "new_string": "b"}))
-            .unwrap_err(),
+        env.outcome(
+            Arc::new(ReplaceTool),
+            json!({"file_path": "f.txt", "old_string": "a", "new_string": "b"})
+        )
+        .unwrap_err(),
         "params must have required property 'instruction'"
     );
     assert_eq!(
-        edit(&env, json!({"file_path": "", "old_string": "a", "new_string": "b"})).unwrap_err(),
+        edit(
+            &env,
+            json!({"file_path": "", "old_string": "a", "new_string": "b"})
+        )
+        .unwrap_err(),
         "The 'file_path' parameter must be non-empty."
     );
-    let err = edit(&env, json!({"file_path": "/etc/hosts", "old_string": "a", "new_string": "b"})).unwrap_err();
-    assert!(err.starts_with("Path not in workspace: Attempted path \"/etc/hosts\""), "{err}");
+    let err = edit(
+        &env,
+        json!({"file_path": "/etc/hosts", "old_string": "a", "new_string": "b"}),
+    )
+    .unwrap_err();
+    assert!(
+        err.starts_with("Path not in workspace: Attempted path \"/etc/hosts\""),
+        "{err}"
+    );
     // Non-UTF-8 content is never rewritten.
     std::fs::write(env.root.join("bin.txt"), b"a\xff\n").unwrap();
-    let err = edit(&env, json!({"file_path": "bin.txt", "old_string": "a", "new_string": "b"})).unwrap_err();
+    let err = edit(
+        &env,
+        json!({"file_path": "bin.txt", "old_string": "a", "new_string": "b"}),
+    )
+    .unwrap_err();
     assert!(err.starts_with("File is not valid UTF-8 text"), "{err}");
     assert_eq!(std::fs::read(env.root.join("bin.txt")).unwrap(), b"a\xff\n");
 }
@@ -194,23 +277,43 @@ fn replace_confirmation_description_and_diff() {
     env.file("f.txt", "foo bar\nqux\n");
     let tool = ReplaceTool;
     let mut args = Map::new();
-    for (k, v) in [("file_path", "f.txt"), ("instruction", "i"), ("old_string", "bar"), ("new_string", "baz")] {
+    for (k, v) in [
+        ("file_path", "f.txt"),
+        ("instruction", "i"),
+        ("old_string", "bar"),
+        ("new_string", "baz"),
+    ] {
         args.insert(k.into(), json!(v));
     }
     let inv = tool.build(&args, &env.ctx).unwrap();
     assert_eq!(inv.description(), "f.txt: bar => baz");
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let details = rt.block_on(inv.confirmation(&env.ctx)).unwrap();
-    let ConfirmationDetails::Edit { title, file_name, file_diff, original_content, new_content, .. } = details else {
+    let ConfirmationDetails::Edit {
+        title,
+        file_name,
+        file_diff,
+        original_content,
+        new_content,
+        ..
+    } = details
+    else {
         panic!("not an edit confirmation");
     };
     assert_eq!(title, "Confirm Edit: f.txt");
     assert_eq!(file_name, "f.txt");
     assert_eq!(original_content.as_deref(), Some("foo bar\nqux\n"));
     assert_eq!(new_content, "foo baz\nqux\n");
-    assert!(file_diff.contains("--- f.txt\tCurrent\n+++ f.txt\tProposed\n@@ -1,2 +1,2 @@\n-foo bar\n+foo baz\n qux\n"));
+    assert!(file_diff.contains(
+        "--- f.txt\tCurrent\n+++ f.txt\tProposed\n@@ -1,2 +1,2 @@\n-foo bar\n+foo baz\n qux\n"
+    ));
     let r = rt.block_on(inv.execute(&env.ctx, CancellationToken::new()));
-    let ToolDisplay::FileDiff(d) = r.display else { panic!("no diff") };
+    let ToolDisplay::FileDiff(d) = r.display else {
+        panic!("no diff")
+    };
     assert_eq!(d.new_content, "foo baz\nqux\n");
     assert_eq!(snippet(&"x".repeat(40)), format!("{}...", "x".repeat(30)));
     // A failing edit asks nothing (the error comes from execute).
