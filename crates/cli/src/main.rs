@@ -3,6 +3,7 @@
 
 mod args;
 mod headless;
+mod mcp_cmd;
 mod setup;
 mod ui;
 
@@ -16,6 +17,22 @@ use std::path::{Path, PathBuf};
 const NO_INPUT: &str = "No input provided via stdin. Input can be provided by piping data into gemini or using the --prompt option.";
 
 fn main() {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.first().map(String::as_str) == Some("mcp") {
+        // `gemini-rs mcp ...`: server management and `mcp serve` (stdout is
+        // the protocol there, so nothing else may print on it).
+        let code = match tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(rt) => rt.block_on(mcp_cmd::run(argv[1..].to_vec())),
+            Err(e) => {
+                eprintln!("{e}");
+                1
+            }
+        };
+        std::process::exit(code);
+    }
     std::process::exit(match real_main() {
         Ok(code) => code,
         Err(e) => {

@@ -3,6 +3,7 @@
 //! README describes, and checks what a user can see.
 
 use crate::support::{Output, Sandbox};
+use crate::tui::{Tmux, tmux_available as tui_available};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
@@ -134,15 +135,8 @@ fn run_step(
     sb.run(&arg_refs, step["stdin"].as_str(), &env_refs)
 }
 
-fn run_scenario(catalogue: &Value, name: &str) -> Result<(), String> {
-    let scenario = catalogue["scenarios"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == name)
-        .unwrap_or_else(|| panic!("no scenario {name}"))
-        .as_object()
-        .unwrap();
+/// Writes the scenario's settings and files into a fresh sandbox.
+fn prepare(catalogue: &Value, scenario: &Map<String, Value>) -> Sandbox {
     let sb = Sandbox::new();
     let work = sb.work.to_str().unwrap().to_string();
     let mut settings = catalogue["base_settings"].clone();
@@ -164,6 +158,115 @@ fn run_scenario(catalogue: &Value, name: &str) -> Result<(), String> {
     {
         sb.write_home(rel, &text.as_str().unwrap().replace("@WORK@", &work));
     }
+    sb
+}
+
+/// Runs an interactive scenario in tmux (80x80), as the catalogue's README
+/// describes: wait for the prompt, play the steps, then check.
+fn run_interactive(catalogue: &Value, scenario: &Map<String, Value>) -> Result<(), String> {
+    let name = scenario["name"].as_str().unwrap_or_default();
+    let sb = prepare(catalogue, scenario);
+    let work = sb.work.to_str().unwrap().to_string();
+    let file = scenario["responses"].as_str().unwrap();
+    let copy = sb.home.join("replay.responses");
+    std::fs::copy(upstream_dir().join(file), &copy).unwrap();
+    let mut args = vec![
+        "--fake-responses".to_string(),
+        copy.to_str().unwrap().to_string(),
+    ];
+    for a in scenario["args"].as_array().into_iter().flatten() {
+        args.push(a.as_str().unwrap().replace("@WORK@", &work));
+    }
+    let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let tmux = Tmux::start(&sb, "http://127.0.0.1:9", &arg_refs, 80, 80);
+    tmux.wait_for("Type your message", 20);
+    for step in scenario["steps"].as_array().into_iter().flatten() {
+        if let Some(text) = step["send"].as_str() {
+            for (i, piece) in text.split('\r').enumerate() {
+                if i > 0 {
+                    tmux.keys(&["Enter"]);
+                }
+                if !piece.is_empty() {
+                    tmux.type_text(piece);
+                }
+            }
+        } else if let Some(needle) = step["expect"].as_str() {
+            let secs = step["timeout_s"].as_u64().unwrap_or(10);
+            wait_for_ci(&tmux, needle, secs).map_err(|screen| {
+                format!("{name}: timed out waiting for {needle:?}; screen:\n{screen}")
+            })?;
+        } else if let Some(secs) = step["sleep_s"].as_f64() {
+            std::thread::sleep(std::time::Duration::from_secs_f64(secs));
+        }
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let out = Output {
+        code: 0,
+        stdout: tmux.screen(),
+        stderr: String::new(),
+    };
+    drop(tmux);
+    let failures = check(scenario["expect"].as_array().unwrap(), &out, &sb);
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{name}: {failures:?}\nscreen: {}", out.stdout))
+    }
+}
+
+/// Waits until the screen shows `needle` (case-insensitive).
+fn wait_for_ci(tmux: &Tmux, needle: &str, secs: u64) -> Result<(), String> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    let needle = needle.to_lowercase();
+    loop {
+        let screen = tmux.screen();
+        if screen.to_lowercase().contains(&needle) {
+            return Ok(());
+        }
+        if std::time::Instant::now() > deadline {
+            return Err(screen);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn every_interactive_upstream_scenario_passes() {
+    if !tui_available() {
+        eprintln!("note: tmux is not installed; skipping the interactive upstream scenarios");
+        return;
+    }
+    let catalogue = catalogue();
+    let scenarios: Vec<Map<String, Value>> = catalogue["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s.get("needs").and_then(Value::as_str) == Some("interactive"))
+        .map(|s| s.as_object().unwrap().clone())
+        .collect();
+    assert_eq!(scenarios.len(), 4);
+    let failures: Vec<String> = scenarios
+        .iter()
+        .filter_map(|s| run_interactive(&catalogue, s).err())
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} scenario(s) failed:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+fn run_scenario(catalogue: &Value, name: &str) -> Result<(), String> {
+    let scenario = catalogue["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no scenario {name}"))
+        .as_object()
+        .unwrap();
+    let sb = prepare(catalogue, scenario);
     let responses = scenario["responses"].as_str();
     let first = Value::Object(scenario.clone());
     let out = run_step(&sb, scenario, &first, responses, 0);

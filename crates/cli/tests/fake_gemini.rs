@@ -172,9 +172,9 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
             method.as_str()
         };
         let line = match &fault {
-            Some(Fault::Status(..)) | Some(Fault::CutBeforeFirstChunk) | Some(Fault::Hang { .. }) => {
-                None
-            }
+            Some(Fault::Status(..))
+            | Some(Fault::CutBeforeFirstChunk)
+            | Some(Fault::Hang { .. }) => None,
             _ => {
                 let idx = s
                     .lines
@@ -208,7 +208,9 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
                 out,
                 "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n"
             )?;
-            if let Some(first) = split_chunks(chunks.as_array().cloned().unwrap_or_default()).first() {
+            if let Some(first) =
+                split_chunks(chunks.as_array().cloned().unwrap_or_default()).first()
+            {
                 write!(out, "data: {first}\r\n\r\n")?;
             }
             out.flush()

@@ -5,6 +5,7 @@
 mod conformance;
 mod e2e;
 mod fake_gemini;
+mod mcp;
 mod sessions;
 mod support;
 mod tui;

@@ -9,7 +9,7 @@ use serde_json::json;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn tmux_available() -> bool {
+pub fn tmux_available() -> bool {
     Command::new("tmux")
         .arg("-V")
         .output()
@@ -17,13 +17,13 @@ fn tmux_available() -> bool {
 }
 
 /// A private tmux server (its socket in the sandbox) running one pane.
-struct Tmux {
+pub struct Tmux {
     socket: String,
 }
 
 impl Tmux {
     /// Starts `gemini-rs args` in `sb.work` in a `w`x`h` pane.
-    fn start(sb: &Sandbox, base_url: &str, args: &[&str], w: u16, h: u16) -> Tmux {
+    pub fn start(sb: &Sandbox, base_url: &str, args: &[&str], w: u16, h: u16) -> Tmux {
         let socket = sb.home.join("tmux.sock").display().to_string();
         let bin = env!("CARGO_BIN_EXE_gemini-rs");
         let env = [
@@ -77,23 +77,23 @@ impl Tmux {
     }
 
     /// The pane with its scrollback.
-    fn screen(&self) -> String {
+    pub fn screen(&self) -> String {
         self.tmux(&["capture-pane", "-p", "-t", "main", "-S", "-500"])
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", "main"];
         args.extend_from_slice(keys);
         self.tmux(&args);
     }
 
-    fn type_text(&self, text: &str) {
+    pub fn type_text(&self, text: &str) {
         self.tmux(&["send-keys", "-t", "main", "-l", text]);
     }
 
     /// Waits until the screen shows `needle`; panics with the screen after
     /// `secs` seconds.
-    fn wait_for(&self, needle: &str, secs: u64) -> String {
+    pub fn wait_for(&self, needle: &str, secs: u64) -> String {
         let deadline = Instant::now() + Duration::from_secs(secs);
         loop {
             let s = self.screen();

@@ -54,7 +54,11 @@ fn read(path: &Path, scope: Scope) -> Result<SettingsFile, String> {
                 .unwrap_or(Path::new("/"))
                 .to_path_buf();
             let paths = GeminiPaths::new(home, missing.clone(), missing);
-            (paths, PathBuf::from("/nonexistent-gemini-rs-root"), SettingsScope::User)
+            (
+                paths,
+                PathBuf::from("/nonexistent-gemini-rs-root"),
+                SettingsScope::User,
+            )
         }
         Scope::Project => {
             let root = path

@@ -16,7 +16,11 @@ pub(super) fn load_settings(env: &Env) -> Result<(Settings, bool), String> {
     let var = |k: &str| std::env::var(k).ok();
     let untrusted = Settings::load(&env.cwd, &env.paths, false, &var).map_err(|e| e.to_string())?;
     let trusted = matches!(
-        trust::is_trusted(untrusted.settings.folder_trust_enabled(), &env.cwd, &env.paths),
+        trust::is_trusted(
+            untrusted.settings.folder_trust_enabled(),
+            &env.cwd,
+            &env.paths
+        ),
         Ok(trust::Trust::Trusted)
     );
     if !trusted {
@@ -96,4 +100,3 @@ fn is_in_settings(settings: &Settings, name: &str) -> bool {
         .and_then(|v| v.get(name))
         .is_some()
 }
-

@@ -76,7 +76,13 @@ struct AddArgs {
     #[arg(short = 's', long, value_enum, default_value = "project")]
     scope: Scope,
     /// Transport type.
-    #[arg(short = 't', long = "transport", alias = "type", value_enum, default_value = "stdio")]
+    #[arg(
+        short = 't',
+        long = "transport",
+        alias = "type",
+        value_enum,
+        default_value = "stdio"
+    )]
     transport: Transport,
     /// Environment variables (KEY=VALUE), stdio only.
     #[arg(short = 'e', long = "env", value_name = "KEY=VALUE")]
@@ -150,7 +156,8 @@ impl Env {
 /// Runs `gemini-rs mcp <argv...>` (`argv` is what follows `mcp`) and
 /// returns the exit code.
 pub async fn run(argv: Vec<String>) -> i32 {
-    let cli = match McpCli::try_parse_from(std::iter::once("gemini-rs mcp".to_string()).chain(argv)) {
+    let cli = match McpCli::try_parse_from(std::iter::once("gemini-rs mcp".to_string()).chain(argv))
+    {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 1 } else { 0 };

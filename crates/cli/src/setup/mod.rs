@@ -20,7 +20,7 @@ use gemini_rs_core::policy::ApprovalMode;
 use gemini_rs_core::sandbox;
 use gemini_rs_core::scheduler::{NoHooks, Scheduler, SchedulerParts, ToolHooks};
 use gemini_rs_core::session::{self, ChatRecorder};
-use gemini_rs_core::tools::mcp::McpManager;
+use gemini_rs_core::tools::mcp::{McpManager, extensions};
 use gemini_rs_core::tools::{ToolContext, ToolRegistry};
 use gemini_rs_core::workspace::Workspace;
 use gemini_rs_protocol::Content;
@@ -194,10 +194,7 @@ pub async fn build(input: SetupInput<'_>) -> Result<Session, SetupError> {
     let sandbox = native_sandbox(args, &settings, &workspace)?;
     let policy = tools::policy(args, &settings, paths, interactive)?;
     let discovered = tools::discovered(&settings, root).await?;
-    let mcp = if settings
-        .get("mcpServers")
-        .is_some_and(|v| v.as_object().is_some_and(|m| !m.is_empty()))
-    {
+    let mcp = if !extensions::all_servers(&settings, paths, root).is_empty() {
         let mgr = McpManager::start(
             &settings,
             workspace.dirs(),
@@ -212,7 +209,7 @@ pub async fn build(input: SetupInput<'_>) -> Result<Session, SetupError> {
     } else {
         None
     };
-    let registry = tools::registry(
+    let mut registry = tools::registry(
         args,
         &settings,
         &policy,
@@ -221,6 +218,9 @@ pub async fn build(input: SetupInput<'_>) -> Result<Session, SetupError> {
         discovered,
         mcp.as_deref(),
     );
+    registry.exclude(extensions::excluded_tools(&extensions::load_extensions(
+        paths, root,
+    )));
 
     let chats_dir = workspace.project_temp_dir().join("chats");
     let (session_id, recorder, resumed_history) = match &args.resume {
@@ -242,6 +242,7 @@ pub async fn build(input: SetupInput<'_>) -> Result<Session, SetupError> {
         }
     };
 
+    session::cleanup_sessions(&chats_dir, &settings, &session_id);
     let (events_tx, events_rx) = mpsc::unbounded_channel();
     let hook_events = interactive.then(|| events_tx.clone());
     let hooks = hook_system(
@@ -276,6 +277,7 @@ pub async fn build(input: SetupInput<'_>) -> Result<Session, SetupError> {
         hooks: tool_hooks,
         ctx,
         mode: approval_mode.clone(),
+        checkpointer: checkpointer(&settings, root, &workspace),
         events: events_tx.clone(),
         confirmations: confirm_rx,
         stats: stats.clone(),
@@ -329,6 +331,29 @@ pub async fn build(input: SetupInput<'_>) -> Result<Session, SetupError> {
         approval_mode,
         tools: registry,
     })
+}
+
+/// The checkpointer, when `general.checkpointing.enabled` is set (a
+/// warning and none when git is missing).
+fn checkpointer(
+    settings: &Settings,
+    root: &Path,
+    workspace: &Workspace,
+) -> Option<session::Checkpointer> {
+    let enabled = settings
+        .get("general.checkpointing.enabled")
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false);
+    if !enabled {
+        return None;
+    }
+    match session::Checkpointer::new(root, workspace.project_temp_dir()) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            eprintln!("[WARNING] {e}");
+            None
+        }
+    }
 }
 
 /// The hook system, when any hook is configured; prints the first-sighting

@@ -27,6 +27,8 @@ pub enum JobOutput {
     Prompt(Result<PromptOutcome, AgentError>),
     /// `/compress` ran.
     Compress(bool),
+    /// `/clear` reset the conversation; the SessionStart hook's message.
+    Cleared(Option<String>),
 }
 
 type Job = JoinHandle<(Agent, JobOutput)>;
@@ -278,6 +280,27 @@ impl App {
         }));
     }
 
+    /// Forgets the conversation and runs the SessionEnd / SessionStart
+    /// hooks with reason and source `clear`, as Gemini CLI's `/clear` does.
+    fn start_clear(&mut self) {
+        if self.busy() {
+            self.state.info("Wait for the current request to end.");
+            return;
+        }
+        let Some(mut agent) = self.agent.take() else {
+            return;
+        };
+        self.job = Some(tokio::spawn(async move {
+            agent.clear_history();
+            let mut message = None;
+            if let Some(hooks) = agent.hooks().cloned() {
+                hooks.session_end("clear").await;
+                message = hooks.session_start("clear").await.system_message;
+            }
+            (agent, JobOutput::Cleared(message))
+        }));
+    }
+
     fn start_shell(&mut self, cmd: String) {
         if cmd.is_empty() {
             self.state.info("Type a command after !, e.g. !ls");
@@ -370,6 +393,11 @@ impl App {
                             self.state.warn("The conversation was not compressed.");
                         }
                     }
+                    JobOutput::Cleared(message) => {
+                        if let Some(m) = message {
+                            self.state.info(&m);
+                        }
+                    }
                 }
             }
         }
@@ -398,7 +426,10 @@ impl App {
                 let dir = self.ctx.workspace.project_temp_dir().join("chats");
                 s.push_lines(commands::chat_list_lines(&dir));
             }
-            Command::Clear => self.clear_requested = true,
+            Command::Clear => {
+                self.clear_requested = true;
+                self.start_clear();
+            }
             Command::Compress => self.start_compress(),
             Command::Copy => {
                 if s.last_answer.is_empty() {

@@ -67,7 +67,12 @@ pub fn split_point(history: &[Content]) -> Option<usize> {
         }
         seen += sizes[i];
     }
-    None
+    // No later prompt to keep: when the model had the last word (and is not
+    // waiting for tool results), everything can be summarised.
+    let last = history.last()?;
+    let finished = last.role.as_deref() == Some("model")
+        && last.parts.iter().all(|p| p.function_call.is_none());
+    (finished && history.len() > 1).then_some(history.len())
 }
 
 const SUMMARY_PROMPT: &str = "Summarise the conversation so far for your own later use; it will replace the \
@@ -131,5 +136,7 @@ mod tests {
         ];
         assert_eq!(split_point(&history), Some(4));
         assert_eq!(split_point(&history[..1]), None);
+        // Only the model's answer after the prompt: all of it is summarised.
+        assert_eq!(split_point(&history[..2]), Some(2));
     }
 }

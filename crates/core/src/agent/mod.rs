@@ -146,6 +146,24 @@ impl Agent {
         &self.history
     }
 
+    /// Replaces the conversation (`/restore`, `/chat resume`).
+    pub fn set_history(&mut self, history: Vec<Content>) {
+        self.history = history;
+        self.last_prompt_tokens = None;
+    }
+
+    /// Forgets the conversation (`/clear`): only the environment-context
+    /// turn stays.
+    pub fn clear_history(&mut self) {
+        self.history.truncate(0);
+        self.history
+            .extend(self.initial_history.iter().take(1).cloned());
+        self.last_prompt_tokens = None;
+        if let Some(rec) = self.recorder.as_mut() {
+            rec.record_note("info", "Conversation cleared.");
+        }
+    }
+
     /// The hooks of this agent, if any.
     pub fn hooks(&self) -> Option<&Arc<HookSystem>> {
         self.hooks.as_ref()
@@ -259,7 +277,16 @@ impl Agent {
             self.turns += 1;
             self.history.push(next);
             self.maybe_compress(cancel).await;
-            let turn = self.model_turn(cancel).await?;
+            let mut turn = self.model_turn(cancel).await?;
+            if turn.invalid.is_some() {
+                // An answer with nothing in it is asked for once more.
+                turn = self.model_turn(cancel).await?;
+            }
+            if turn.invalid == Some(turn::Invalid::NoFinishReason) {
+                return Err(AgentError::Model(ModelError::StreamCut {
+                    message: "the response stream ended before the model said anything".to_string(),
+                }));
+            }
             if let Some(u) = &turn.usage
                 && let Some(prompt) = u.prompt_token_count
             {
@@ -328,7 +355,10 @@ impl Agent {
                 });
             }
             let requests = turn.calls.into_iter().map(call_request).collect();
-            let completed = self.scheduler.run_batch(requests, cancel).await;
+            let completed = self
+                .scheduler
+                .run_batch_with_history(requests, cancel, &self.history)
+                .await;
             self.record_turn(&turn.parts, &completed, turn.usage.as_ref());
             if cancel.is_cancelled() {
                 return Err(AgentError::Cancelled);

@@ -30,6 +30,18 @@ pub(super) struct TurnOutput {
     pub stopped: Option<String>,
     /// Set when loop detection ended the turn.
     pub looped: Option<LoopKind>,
+    /// Set when the stream carried neither text nor calls (the request is
+    /// sent once more, as Gemini CLI does).
+    pub invalid: Option<Invalid>,
+}
+
+/// Why a streamed answer is unusable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Invalid {
+    /// It ended without a finish reason and without content.
+    NoFinishReason,
+    /// It finished without text or calls (thoughts only, or nothing).
+    NoText,
 }
 
 enum Source {
@@ -202,11 +214,19 @@ impl Agent {
                     return Ok(());
                 }
             }
-            if streamed && !finished {
+            let nothing_said = out.text.is_empty() && out.calls.is_empty();
+            if streamed && !finished && !nothing_said {
                 return Err(AgentError::Model(ModelError::StreamCut {
                     message: "the response stream ended before the model finished its answer"
                         .to_string(),
                 }));
+            }
+            if streamed && nothing_said && out.blocked.is_none() && out.stopped.is_none() {
+                out.invalid = Some(if finished {
+                    Invalid::NoText
+                } else {
+                    Invalid::NoFinishReason
+                });
             }
             Ok(())
         }

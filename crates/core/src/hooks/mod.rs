@@ -237,4 +237,8 @@ impl ToolHooks for HookSystem {
             HookSystem::after_tool(self, call.name, call.args, &response, call.mcp_context).await
         })
     }
+
+    fn notification<'a>(&'a self, message: &'a str, details: &'a Value) -> BoxFuture<'a, ()> {
+        Box::pin(HookSystem::notification(self, message, details))
+    }
 }

@@ -67,6 +67,10 @@ pub trait ToolHooks: Send + Sync {
         call: HookToolCall<'a>,
         result: &'a ToolResult,
     ) -> BoxFuture<'a, AfterToolOutcome>;
+    /// Runs the Notification hooks (a call waits for the user's approval).
+    fn notification<'a>(&'a self, _message: &'a str, _details: &'a Value) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
+    }
 }
 
 /// No hooks: every call proceeds unchanged.

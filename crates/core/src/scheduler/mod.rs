@@ -20,10 +20,11 @@ use crate::agent::events::{
 };
 use crate::agent::stats::{Decision as StatsDecision, SessionStats};
 use crate::policy::{ApprovalMode, Decision, PolicyEngine, PolicyRule, priority};
+use crate::session::Checkpointer;
 use crate::tools::{
     BuiltCall, ConfirmationDetails, ToolContext, ToolErrorKind, ToolKind, ToolRegistry, ToolResult,
 };
-use gemini_rs_protocol::Part;
+use gemini_rs_protocol::{Content, Part};
 use serde_json::Value;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -75,6 +76,7 @@ pub struct Scheduler {
     events: EventSender,
     confirmations: tokio::sync::Mutex<mpsc::UnboundedReceiver<ConfirmationResponse>>,
     stats: Arc<Mutex<SessionStats>>,
+    checkpointer: Option<Checkpointer>,
 }
 
 /// The parts of a session the scheduler works with.
@@ -95,6 +97,8 @@ pub struct SchedulerParts {
     pub confirmations: mpsc::UnboundedReceiver<ConfirmationResponse>,
     /// Session metrics.
     pub stats: Arc<Mutex<SessionStats>>,
+    /// Snapshots before file edits (`general.checkpointing.enabled`).
+    pub checkpointer: Option<Checkpointer>,
 }
 
 enum Approval {
@@ -115,6 +119,7 @@ impl Scheduler {
             events: parts.events,
             confirmations: tokio::sync::Mutex::new(parts.confirmations),
             stats: parts.stats,
+            checkpointer: parts.checkpointer,
         }
     }
 
@@ -139,6 +144,17 @@ impl Scheduler {
         &self,
         requests: Vec<ToolCallRequest>,
         cancel: &CancellationToken,
+    ) -> Vec<CompletedCall> {
+        self.run_batch_with_history(requests, cancel, &[]).await
+    }
+
+    /// [`Scheduler::run_batch`], snapshotting the project and `history`
+    /// before each approved file edit when checkpointing is on.
+    pub async fn run_batch_with_history(
+        &self,
+        requests: Vec<ToolCallRequest>,
+        cancel: &CancellationToken,
+        history: &[Content],
     ) -> Vec<CompletedCall> {
         let mut done: Vec<Option<CompletedCall>> = Vec::with_capacity(requests.len());
         let mut pending: Vec<(usize, ToolCallRequest, BuiltCall)> = Vec::new();
@@ -189,7 +205,12 @@ impl Scheduler {
                     continue;
                 }
                 match self.approve(&req, &built, cancel).await {
-                    Approval::Run(decision) => approved.push((i, req, built, decision)),
+                    Approval::Run(decision) => {
+                        if built.tool.kind() == ToolKind::Edit {
+                            self.checkpoint(&req, history).await;
+                        }
+                        approved.push((i, req, built, decision))
+                    }
                     Approval::Refused(result, status, decision) => {
                         done[i] = Some(self.finish(req, result, status, Duration::ZERO, decision));
                     }
@@ -214,6 +235,25 @@ impl Scheduler {
             }
         }
         done.into_iter().flatten().collect()
+    }
+
+    /// Snapshots the project before an edit; a failure warns and the edit
+    /// still runs.
+    async fn checkpoint(&self, req: &ToolCallRequest, history: &[Content]) {
+        let Some(cp) = self.checkpointer.clone() else {
+            return;
+        };
+        let call = serde_json::json!({"name": req.name, "args": req.args});
+        let history = history.to_vec();
+        match tokio::task::spawn_blocking(move || cp.snapshot(&call, &history)).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => self.emit(AgentEvent::Warning(format!(
+                "Failed to create checkpoint: {e}"
+            ))),
+            Err(e) => self.emit(AgentEvent::Warning(format!(
+                "Failed to create checkpoint: {e}"
+            ))),
+        }
     }
 
     /// Policy and, when it says to ask, the user's confirmation.
@@ -246,6 +286,9 @@ impl Scheduler {
                     name: req.name.clone(),
                     details: details.clone(),
                 });
+                self.hooks
+                    .notification(&details.notification_message(), &details.to_json())
+                    .await;
                 let outcome = self.wait_for_answer(&req.call_id, cancel).await;
                 self.apply_outcome(outcome, built, &details)
             }

@@ -151,6 +151,7 @@ fn harness(interactive: bool, barrier: Option<Arc<Barrier>>) -> Harness {
         mode: Arc::new(RwLock::new(ApprovalMode::Default)),
         events: events_tx,
         confirmations,
+        checkpointer: None,
         stats: Arc::new(Mutex::new(SessionStats::default())),
     });
     Harness {

@@ -172,6 +172,67 @@ pub enum ConfirmationDetails {
     },
 }
 
+impl ConfirmationDetails {
+    /// The dialog title.
+    pub fn title(&self) -> &str {
+        match self {
+            ConfirmationDetails::Edit { title, .. }
+            | ConfirmationDetails::Exec { title, .. }
+            | ConfirmationDetails::Mcp { title, .. }
+            | ConfirmationDetails::Info { title, .. } => title,
+        }
+    }
+
+    /// The Notification hook's `message`: `Tool <title> requires editing`
+    /// (execution, MCP, information).
+    pub fn notification_message(&self) -> String {
+        let what = match self {
+            ConfirmationDetails::Edit { .. } => "editing",
+            ConfirmationDetails::Exec { .. } => "execution",
+            ConfirmationDetails::Mcp { .. } => "MCP",
+            ConfirmationDetails::Info { .. } => "information",
+        };
+        format!("Tool {} requires {what}", self.title())
+    }
+
+    /// The serialisable details Gemini CLI hands to Notification hooks.
+    pub fn to_json(&self) -> Value {
+        match self {
+            ConfirmationDetails::Edit {
+                title,
+                file_name,
+                file_path,
+                file_diff,
+                original_content,
+                new_content,
+            } => serde_json::json!({"type": "edit", "title": title, "fileName": file_name,
+                "filePath": file_path, "fileDiff": file_diff, "originalContent": original_content,
+                "newContent": new_content, "isModifying": false}),
+            ConfirmationDetails::Exec {
+                title,
+                command,
+                root_commands,
+            } => serde_json::json!({
+                "type": "exec", "title": title, "command": command,
+                "rootCommand": root_commands.join(", ")}),
+            ConfirmationDetails::Mcp {
+                title,
+                server_name,
+                tool_name,
+                tool_display_name,
+            } => serde_json::json!({
+                "type": "mcp", "title": title, "serverName": server_name, "toolName": tool_name,
+                "toolDisplayName": tool_display_name}),
+            ConfirmationDetails::Info {
+                title,
+                prompt,
+                urls,
+            } => serde_json::json!({
+                "type": "info", "title": title, "prompt": prompt, "urls": urls}),
+        }
+    }
+}
+
 /// A tool: static metadata plus a way to turn model arguments into an
 /// invocation.
 pub trait Tool: Send + Sync {

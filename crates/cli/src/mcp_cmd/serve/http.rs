@@ -52,7 +52,8 @@ impl Response {
 
     fn json(status: u16, value: &Value) -> Self {
         let mut r = Response::new(status);
-        r.headers.push(("Content-Type", "application/json".to_string()));
+        r.headers
+            .push(("Content-Type", "application/json".to_string()));
         r.body = value.to_string().into_bytes();
         r
     }
@@ -76,7 +77,10 @@ fn reason(status: u16) -> &'static str {
     }
 }
 
-async fn read_line<R: AsyncBufReadExt + Unpin>(r: &mut R, budget: &mut usize) -> Result<Option<String>, String> {
+async fn read_line<R: AsyncBufReadExt + Unpin>(
+    r: &mut R,
+    budget: &mut usize,
+) -> Result<Option<String>, String> {
     let mut line = String::new();
     let n = r.read_line(&mut line).await.map_err(|e| e.to_string())?;
     if n == 0 {
@@ -124,9 +128,12 @@ async fn read_request<R: AsyncBufReadExt + Unpin>(r: &mut R) -> Result<Option<Re
         .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
     if chunked {
         loop {
-            let size_line = read_line(r, &mut budget).await?.ok_or("connection closed in a chunk")?;
+            let size_line = read_line(r, &mut budget)
+                .await?
+                .ok_or("connection closed in a chunk")?;
             let hex = size_line.split(';').next().unwrap_or("").trim();
-            let size = usize::from_str_radix(hex, 16).map_err(|_| format!("bad chunk size: {hex}"))?;
+            let size =
+                usize::from_str_radix(hex, 16).map_err(|_| format!("bad chunk size: {hex}"))?;
             if size == 0 {
                 // Trailers, up to the empty line.
                 while let Some(l) = read_line(r, &mut budget).await? {
@@ -141,16 +148,22 @@ async fn read_request<R: AsyncBufReadExt + Unpin>(r: &mut R) -> Result<Option<Re
             }
             let start = request.body.len();
             request.body.resize(start + size + 2, 0);
-            r.read_exact(&mut request.body[start..]).await.map_err(|e| e.to_string())?;
+            r.read_exact(&mut request.body[start..])
+                .await
+                .map_err(|e| e.to_string())?;
             request.body.truncate(start + size);
         }
     } else if let Some(len) = request.header("content-length") {
-        let len: usize = len.parse().map_err(|_| format!("bad content-length: {len}"))?;
+        let len: usize = len
+            .parse()
+            .map_err(|_| format!("bad content-length: {len}"))?;
         if len > MAX_BODY {
             return Err("body too large".to_string());
         }
         request.body.resize(len, 0);
-        r.read_exact(&mut request.body).await.map_err(|e| e.to_string())?;
+        r.read_exact(&mut request.body)
+            .await
+            .map_err(|e| e.to_string())?;
     }
     Ok(Some(request))
 }
@@ -198,7 +211,11 @@ impl Endpoint {
             "POST" => self.post(req).await,
             "DELETE" => {
                 let Some(id) = req.header("mcp-session-id") else {
-                    return Response::error(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+                    return Response::error(
+                        400,
+                        -32000,
+                        "Bad Request: Mcp-Session-Id header is required",
+                    );
                 };
                 let removed = self.sessions.lock().is_ok_and(|mut s| s.remove(id));
                 if removed {
@@ -224,7 +241,11 @@ impl Endpoint {
         if let Some(v) = req.header("mcp-protocol-version")
             && !PROTOCOL_VERSIONS.contains(&v)
         {
-            return Response::error(400, -32000, &format!("Bad Request: unsupported protocol version {v}"));
+            return Response::error(
+                400,
+                -32000,
+                &format!("Bad Request: unsupported protocol version {v}"),
+            );
         }
         let session = if is_initialize(&msg) {
             let id = uuid::Uuid::new_v4().simple().to_string();
@@ -234,8 +255,16 @@ impl Endpoint {
             id
         } else {
             match req.header("mcp-session-id") {
-                None => return Response::error(400, -32000, "Bad Request: Mcp-Session-Id header is required"),
-                Some(id) if !self.has_session(id) => return Response::error(404, -32001, "Session not found"),
+                None => {
+                    return Response::error(
+                        400,
+                        -32000,
+                        "Bad Request: Mcp-Session-Id header is required",
+                    );
+                }
+                Some(id) if !self.has_session(id) => {
+                    return Response::error(404, -32001, "Session not found");
+                }
                 Some(id) => id.to_string(),
             }
         };
@@ -272,13 +301,21 @@ async fn connection(stream: TcpStream, endpoint: Arc<Endpoint>) {
     }
 }
 
-async fn write_response<W: AsyncWriteExt + Unpin>(w: &mut W, r: &Response, close: bool) -> std::io::Result<()> {
+async fn write_response<W: AsyncWriteExt + Unpin>(
+    w: &mut W,
+    r: &Response,
+    close: bool,
+) -> std::io::Result<()> {
     let mut head = format!("HTTP/1.1 {} {}\r\n", r.status, reason(r.status));
     for (k, v) in &r.headers {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
     head.push_str(&format!("Content-Length: {}\r\n", r.body.len()));
-    head.push_str(if close { "Connection: close\r\n\r\n" } else { "Connection: keep-alive\r\n\r\n" });
+    head.push_str(if close {
+        "Connection: close\r\n\r\n"
+    } else {
+        "Connection: keep-alive\r\n\r\n"
+    });
     w.write_all(head.as_bytes()).await?;
     w.write_all(&r.body).await?;
     w.flush().await

@@ -16,7 +16,8 @@ use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
 /// Protocol versions we speak, newest first.
-pub(crate) const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+pub(crate) const PROTOCOL_VERSIONS: &[&str] =
+    &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// Tools left out: they need a model client, which `serve` has not.
 const NEEDS_MODEL: &[&str] = &["google_web_search"];
@@ -154,7 +155,11 @@ impl McpServer {
     }
 
     /// `tools/call`: build (lookup and validation), policy, execute.
-    async fn tools_call(&self, params: &Value, cancel: CancellationToken) -> Result<Value, (i64, String)> {
+    async fn tools_call(
+        &self,
+        params: &Value,
+        cancel: CancellationToken,
+    ) -> Result<Value, (i64, String)> {
         let Some(name) = params.get("name").and_then(Value::as_str) else {
             return Err((-32602, "Invalid params: missing tool name".to_string()));
         };
@@ -174,7 +179,10 @@ impl McpServer {
             let e = gemini_rs_core::tools::ToolError::new(ToolErrorKind::PolicyViolation, message);
             Ok(to_mcp_result(&ToolResult::from_error(e)))
         };
-        match self.policy.check(&built.tool.policy_name(), &args_value, self.mode) {
+        match self
+            .policy
+            .check(&built.tool.policy_name(), &args_value, self.mode)
+        {
             Decision::Allow => {}
             Decision::Deny => return refuse("Tool execution denied by policy.".to_string()),
             Decision::AskUser => {
@@ -199,7 +207,11 @@ impl McpServer {
             // A response to a request of ours (we send none), or garbage.
             return match (id, obj.contains_key("result") || obj.contains_key("error")) {
                 (_, true) => None,
-                (id, false) => Some(rpc_error(id.unwrap_or(Value::Null), -32600, "Invalid Request")),
+                (id, false) => Some(rpc_error(
+                    id.unwrap_or(Value::Null),
+                    -32600,
+                    "Invalid Request",
+                )),
             };
         };
         let params = obj.get("params").cloned().unwrap_or(Value::Null);

@@ -26,7 +26,8 @@ pub(super) async fn answer(server: &McpServer, msg: Value, scope: &str) -> Optio
             if items.is_empty() {
                 return Some(rpc_error(Value::Null, -32600, "Invalid Request"));
             }
-            let answers = futures::future::join_all(items.iter().map(|m| server.handle(m, scope))).await;
+            let answers =
+                futures::future::join_all(items.iter().map(|m| server.handle(m, scope))).await;
             let answers: Vec<Value> = answers.into_iter().flatten().collect();
             (!answers.is_empty()).then_some(Value::Array(answers))
         }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 #[tokio::test]
 async fn env_and_project_dir_substitution() {
     let fx = Fixture::new();
-    let script = "pwd > \"$GEMINI_PROJECT_DIR/env.txt\"\nenv | grep -E '^(GEMINI|CLAUDE|MY_)' | sort >> \"$GEMINI_PROJECT_DIR/env.txt\"\n";
+    let script = "pwd > \"$GEMINI_PROJECT_DIR/env.txt\"\nenv | grep -E '^(GEMINI_(CWD|PROJECT_DIR|SESSION_ID)|CLAUDE_PROJECT_DIR|MY_VAR)=' | sort >> \"$GEMINI_PROJECT_DIR/env.txt\"\n";
     std::fs::write(fx.dir.join("env.sh"), script).unwrap();
     let sys = fx.system(json!({"BeforeTool": [{"hooks": [
         {"type": "command", "command": "bash $GEMINI_PROJECT_DIR/env.sh", "env": {"MY_VAR": "v"}},

@@ -307,7 +307,11 @@ impl McpConnection {
         if self.generation.load(Ordering::SeqCst) != seen {
             return Ok(());
         }
-        let before: Vec<String> = self.tools().into_iter().map(|t| t.name.to_string()).collect();
+        let before: Vec<String> = self
+            .tools()
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect();
         tracing::info!(server = %self.config.name, "MCP server connection closed; restarting it");
         let (peer, fresh) = open(&self.config, &self.handler).await?;
         if let Ok(mut guard) = self.peer.write() {
@@ -317,9 +321,15 @@ impl McpConnection {
         self.generation.fetch_add(1, Ordering::SeqCst);
         drop(service);
         if let Some(mut old) = old {
-            let _ = old.close_with_timeout(std::time::Duration::from_secs(1)).await;
+            let _ = old
+                .close_with_timeout(std::time::Duration::from_secs(1))
+                .await;
         }
-        let after: Vec<String> = self.tools().into_iter().map(|t| t.name.to_string()).collect();
+        let after: Vec<String> = self
+            .tools()
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect();
         if before != after {
             self.handler.changed.send_modify(|g| *g += 1);
         }
@@ -378,7 +388,9 @@ impl McpConnection {
     ) -> (CallOutcome, bool) {
         let Some(peer) = self.peer() else {
             return (
-                CallOutcome::Response(transport_error_response("MCP error -32000: Connection closed")),
+                CallOutcome::Response(transport_error_response(
+                    "MCP error -32000: Connection closed",
+                )),
                 false,
             );
         };

@@ -56,7 +56,11 @@ pub fn load_extension(dir: &Path, workspace: &Path) -> Option<Extension> {
             return None;
         }
     };
-    let Some(name) = manifest.get("name").and_then(Value::as_str).map(str::to_string) else {
+    let Some(name) = manifest
+        .get("name")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+    else {
         tracing::warn!("skipping extension {}: no name", file.display());
         return None;
     };
@@ -83,7 +87,12 @@ pub fn load_extension(dir: &Path, workspace: &Path) -> Option<Extension> {
     let exclude_tools = manifest
         .get("excludeTools")
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
         .unwrap_or_default();
     Some(Extension {
         name,
@@ -146,8 +155,15 @@ pub fn merge_servers(
 
 /// Every server of a session: the settings' `mcpServers`, then the
 /// extensions' (see [`merge_servers`]).
-pub fn all_servers(settings: &Settings, paths: &GeminiPaths, project: &Path) -> Vec<McpServerConfig> {
-    merge_servers(configured_servers(settings), &load_extensions(paths, project))
+pub fn all_servers(
+    settings: &Settings,
+    paths: &GeminiPaths,
+    project: &Path,
+) -> Vec<McpServerConfig> {
+    merge_servers(
+        configured_servers(settings),
+        &load_extensions(paths, project),
+    )
 }
 
 /// The extensions' `excludeTools`, for the registry's exclusions.
@@ -161,8 +177,8 @@ pub fn excluded_tools(extensions: &[Extension]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
-    use super::*;
     use super::super::config::TransportSpec;
+    use super::*;
     use serde_json::json;
 
     fn write(dir: &Path, manifest: Value) {
@@ -189,7 +205,10 @@ mod tests {
             json!({"name": "p", "mcpServers": {"shared": {"command": "proj-cmd"}, "set": {"command": "ext"}}}),
         );
         // Same name as the project's: skipped.
-        write(&home.join(".gemini/extensions/p2"), json!({"name": "p", "mcpServers": {"x": {"command": "x"}}}));
+        write(
+            &home.join(".gemini/extensions/p2"),
+            json!({"name": "p", "mcpServers": {"x": {"command": "x"}}}),
+        );
         // Broken manifest: skipped.
         std::fs::create_dir_all(home.join(".gemini/extensions/bad")).unwrap();
         std::fs::write(home.join(".gemini/extensions/bad").join(MANIFEST), "{").unwrap();
@@ -198,14 +217,16 @@ mod tests {
         let names: Vec<&str> = exts.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names, ["p", "u"]);
         assert_eq!(excluded_tools(&exts), ["run_shell_command(rm)"]);
-        let settings = Settings::from_value(json!({"mcpServers": {"set": {"command": "from-settings"}}}));
+        let settings =
+            Settings::from_value(json!({"mcpServers": {"set": {"command": "from-settings"}}}));
         let all = all_servers(&settings, &paths, &project);
         let summary: Vec<(String, String)> = all
             .iter()
             .map(|c| match &c.transport {
-                TransportSpec::Stdio { command, args, .. } => {
-                    (c.name.clone(), format!("{command} {}", args.join(" ")).trim().to_string())
-                }
+                TransportSpec::Stdio { command, args, .. } => (
+                    c.name.clone(),
+                    format!("{command} {}", args.join(" ")).trim().to_string(),
+                ),
                 _ => (c.name.clone(), String::new()),
             })
             .collect();

@@ -18,9 +18,9 @@ mod tests_http;
 #[cfg(test)]
 mod tests_peer;
 #[cfg(test)]
-mod tests_restart;
-#[cfg(test)]
 mod tests_pysdk;
+#[cfg(test)]
+mod tests_restart;
 
 pub use client::{CallOutcome, McpConnection};
 pub use config::{McpServerConfig, ServerFilter, TransportSpec};
@@ -279,7 +279,11 @@ impl McpManager {
         let (tx, _rx) = watch::channel(0u64);
         let roots = Arc::new(client::roots_for(workspace_dirs));
         let conn = McpConnection::connect(config, roots, Arc::new(tx)).await?;
-        let names = conn.tools().into_iter().map(|t| t.name.to_string()).collect();
+        let names = conn
+            .tools()
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect();
         conn.shutdown().await;
         Ok(names)
     }

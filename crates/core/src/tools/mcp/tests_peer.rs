@@ -39,7 +39,10 @@ pub(super) fn free_port() -> u16 {
 pub(super) async fn wait_port(port: u16) -> bool {
     let deadline = Instant::now() + Duration::from_secs(20);
     while Instant::now() < deadline {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
             return true;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -78,6 +81,7 @@ fn everything_http(bin: &PathBuf, mode: &str) -> (Child, u16) {
 
 /// Lists, calls `echo`, `get-sum` and `get-tiny-image` on one server.
 async fn check_everything(server: Value) {
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let dir = tempfile::tempdir().unwrap();
     let started = Instant::now();
     let settings = Settings::from_value(json!({"mcpServers": {"everything": server}}));
@@ -157,4 +161,41 @@ async fn server_everything_sse() {
     assert!(wait_port(port).await, "server-everything did not listen");
     let url = format!("http://127.0.0.1:{port}/sse");
     check_everything(json!({"url": url, "type": "sse", "timeout": 20000})).await;
+}
+
+#[tokio::test]
+async fn two_servers_with_clashing_tool_names() {
+    let Some(bin) = everything_bin() else {
+        return skip_everything();
+    };
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let dir = tempfile::tempdir().unwrap();
+    let server = json!({"command": bin.display().to_string(), "args": ["stdio"], "timeout": 20000});
+    let settings = Settings::from_value(json!({"mcpServers": {"first": server, "second": server}}));
+    let mgr = McpManager::start(&settings, &[dir.path().to_path_buf()], &[], true).await;
+    assert!(mgr.failures().is_empty(), "{:?}", mgr.failures());
+    let tools = mgr.tools(&|_| false);
+    let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+    assert!(
+        names.contains(&"echo") && names.contains(&"second__echo"),
+        "{names:?}"
+    );
+    assert!(!names.contains(&"first__echo"), "{names:?}");
+    // Both answer, and the qualified form finds the first server's tool.
+    assert_eq!(
+        mgr.qualified_lookup_name("first__echo").as_deref(),
+        Some("echo")
+    );
+    let c = ctx(dir.path());
+    for name in ["echo", "second__echo"] {
+        let tool = tools.iter().find(|t| t.name() == name).unwrap();
+        let args = json!({"message": name});
+        let r = tool
+            .build(args.as_object().unwrap(), &c)
+            .unwrap()
+            .execute(&c, CancellationToken::new())
+            .await;
+        assert_eq!(r.llm_text(), format!("Echo: {name}"));
+    }
+    mgr.shutdown().await;
 }

@@ -70,7 +70,10 @@ async fn killed_server_is_restarted_on_next_call() {
 
     // The later `mcp_<server>_<tool>` form is an alias.
     let aliases = mgr.mcp_prefixed_aliases();
-    assert!(aliases.contains(&("mcp_p_s_pid".to_string(), "pid".to_string())), "{aliases:?}");
+    assert!(
+        aliases.contains(&("mcp_p_s_pid".to_string(), "pid".to_string())),
+        "{aliases:?}"
+    );
     let mut reg = ToolRegistry::new();
     for t in tools {
         reg.register(t);

@@ -101,7 +101,9 @@ impl Tool for McpTool {
         use super::config::TransportSpec;
         let config = &self.connection.config;
         let (command, args, cwd, url) = match &config.transport {
-            TransportSpec::Stdio { command, args, cwd, .. } => (
+            TransportSpec::Stdio {
+                command, args, cwd, ..
+            } => (
                 Some(command.clone()),
                 Some(args.clone()),
                 cwd.as_ref().map(|c| c.display().to_string()),
@@ -113,8 +115,14 @@ impl Tool for McpTool {
             TransportSpec::Invalid => (None, None, None, None),
         };
         let mut ctx = serde_json::Map::new();
-        ctx.insert("server_name".into(), Value::String(self.server_name().to_string()));
-        ctx.insert("tool_name".into(), Value::String(self.server_tool_name.clone()));
+        ctx.insert(
+            "server_name".into(),
+            Value::String(self.server_name().to_string()),
+        );
+        ctx.insert(
+            "tool_name".into(),
+            Value::String(self.server_tool_name.clone()),
+        );
         if let Some(c) = command {
             ctx.insert("command".into(), Value::String(c));
         }

@@ -2,6 +2,8 @@
 //! installed (server-everything, the conformance suite) skip their tests
 //! with a note.
 
+mod conformance;
+
 use crate::support::Sandbox;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
@@ -32,14 +34,38 @@ fn read_json(path: &std::path::Path) -> Value {
 #[test]
 fn add_and_remove_edit_the_settings_files() {
     let sb = Sandbox::new();
-    sb.write(".gemini/settings.json", "{\n  // keep me\n  \"model\": {\"name\": \"m\"}\n}\n");
+    sb.write(
+        ".gemini/settings.json",
+        "{\n  // keep me\n  \"model\": {\"name\": \"m\"}\n}\n",
+    );
     let out = sb.run(
-        &["mcp", "add", "-e", "A=1", "-e", "B=x=y", "--timeout", "5000", "--trust", "--include-tools", "a,b", "srv", "npx", "-y", "some-server", "--flag"],
+        &[
+            "mcp",
+            "add",
+            "-e",
+            "A=1",
+            "-e",
+            "B=x=y",
+            "--timeout",
+            "5000",
+            "--trust",
+            "--include-tools",
+            "a,b",
+            "srv",
+            "npx",
+            "-y",
+            "some-server",
+            "--flag",
+        ],
         None,
         &[],
     );
     assert_eq!(out.code, 0, "{out:?}");
-    assert!(out.stdout.contains("MCP server \"srv\" added to project settings. (stdio)"), "{out:?}");
+    assert!(
+        out.stdout
+            .contains("MCP server \"srv\" added to project settings. (stdio)"),
+        "{out:?}"
+    );
     assert!(out.stdout.contains("comments"), "{out:?}");
     let project = read_json(&sb.work.join(".gemini/settings.json"));
     assert_eq!(project["model"]["name"], "m");
@@ -50,29 +76,70 @@ fn add_and_remove_edit_the_settings_files() {
     );
 
     let out = sb.run(
-        &["mcp", "add", "-s", "user", "-t", "http", "-H", "X-Api-Key: abc", "--exclude-tools", "z", "remote", "http://127.0.0.1:1/mcp"],
+        &[
+            "mcp",
+            "add",
+            "-s",
+            "user",
+            "-t",
+            "http",
+            "-H",
+            "X-Api-Key: abc",
+            "--exclude-tools",
+            "z",
+            "remote",
+            "http://127.0.0.1:1/mcp",
+        ],
         None,
         &[],
     );
     assert_eq!(out.code, 0, "{out:?}");
-    assert!(out.stdout.contains("MCP server \"remote\" added to user settings. (http)"), "{out:?}");
+    assert!(
+        out.stdout
+            .contains("MCP server \"remote\" added to user settings. (http)"),
+        "{out:?}"
+    );
     let user = read_json(&sb.home.join(".gemini/settings.json"));
     assert_eq!(
         user["mcpServers"]["remote"],
         json!({"url": "http://127.0.0.1:1/mcp", "type": "http", "headers": {"X-Api-Key": "abc"}, "excludeTools": ["z"]})
     );
 
-    let out = sb.run(&["mcp", "add", "-t", "sse", "srv", "http://h/sse"], None, &[]);
-    assert!(out.stdout.contains("MCP server \"srv\" is already configured within project settings."), "{out:?}");
-    assert!(out.stdout.contains("MCP server \"srv\" updated in project settings."), "{out:?}");
+    let out = sb.run(
+        &["mcp", "add", "-t", "sse", "srv", "http://h/sse"],
+        None,
+        &[],
+    );
+    assert!(
+        out.stdout
+            .contains("MCP server \"srv\" is already configured within project settings."),
+        "{out:?}"
+    );
+    assert!(
+        out.stdout
+            .contains("MCP server \"srv\" updated in project settings."),
+        "{out:?}"
+    );
 
     let out = sb.run(&["mcp", "remove", "srv"], None, &[]);
-    assert_eq!(out.stdout.trim(), "Server \"srv\" removed from project settings.");
+    assert_eq!(
+        out.stdout.trim(),
+        "Server \"srv\" removed from project settings."
+    );
     let out = sb.run(&["mcp", "remove", "srv"], None, &[]);
-    assert_eq!(out.stdout.trim(), "Server \"srv\" not found in project settings.");
+    assert_eq!(
+        out.stdout.trim(),
+        "Server \"srv\" not found in project settings."
+    );
     let out = sb.run(&["mcp", "remove", "--scope", "user", "remote"], None, &[]);
-    assert_eq!(out.stdout.trim(), "Server \"remote\" removed from user settings.");
-    assert_eq!(read_json(&sb.home.join(".gemini/settings.json"))["mcpServers"], json!({}));
+    assert_eq!(
+        out.stdout.trim(),
+        "Server \"remote\" removed from user settings."
+    );
+    assert_eq!(
+        read_json(&sb.home.join(".gemini/settings.json"))["mcpServers"],
+        json!({})
+    );
 }
 
 #[test]
@@ -86,7 +153,10 @@ fn list_reports_status_and_tools() {
     if let Some(bin) = everything_bin() {
         servers["everything"] = json!({"command": bin.display().to_string(), "args": ["stdio"]});
     }
-    sb.write(".gemini/settings.json", &json!({"mcpServers": servers}).to_string());
+    sb.write(
+        ".gemini/settings.json",
+        &json!({"mcpServers": servers}).to_string(),
+    );
     sb.write_home(
         ".gemini/extensions/ext/gemini-extension.json",
         &json!({"name": "ext", "version": "1.0.0", "mcpServers": {"extsrv": {"command": "/nonexistent/ext"}}}).to_string(),
@@ -94,12 +164,23 @@ fn list_reports_status_and_tools() {
     let out = sb.run(&["mcp", "list"], None, &[]);
     assert_eq!(out.code, 0, "{out:?}");
     assert!(out.stdout.contains("Configured MCP servers:"), "{out:?}");
-    assert!(out.stdout.contains("✗ broken: /nonexistent/server  (stdio) - Disconnected"), "{out:?}");
-    assert!(out.stdout.contains("✗ extsrv (from ext): /nonexistent/ext  (stdio) - Disconnected"), "{out:?}");
+    assert!(
+        out.stdout
+            .contains("✗ broken: /nonexistent/server  (stdio) - Disconnected"),
+        "{out:?}"
+    );
+    assert!(
+        out.stdout
+            .contains("✗ extsrv (from ext): /nonexistent/ext  (stdio) - Disconnected"),
+        "{out:?}"
+    );
     if let Some(bin) = everything_bin() {
         let line = format!("✓ everything: {} stdio (stdio) - Connected", bin.display());
         assert!(out.stdout.contains(&line), "{out:?}");
-        assert!(out.stdout.contains("echo") && out.stdout.contains("get-sum"), "{out:?}");
+        assert!(
+            out.stdout.contains("echo") && out.stdout.contains("get-sum"),
+            "{out:?}"
+        );
     }
 }
 
@@ -114,7 +195,11 @@ fn serve_stdio(sb: &Sandbox, mode: &str, requests: &[Value]) -> Vec<Value> {
         input.push_str(&r.to_string());
         input.push('\n');
     }
-    let out = sb.run(&["mcp", "serve", "--approval-mode", mode], Some(&input), &[]);
+    let out = sb.run(
+        &["mcp", "serve", "--approval-mode", mode],
+        Some(&input),
+        &[],
+    );
     assert_eq!(out.code, 0, "{out:?}");
     let mut answers: Vec<Value> = out
         .stdout
@@ -138,14 +223,27 @@ fn serve_stdio_default_mode_runs_read_only_tools() {
         "default",
         &[
             json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-            call(2, "read_file", json!({"absolute_path": sb.work.join("notes.txt").display().to_string()})),
-            call(3, "write_file", json!({"file_path": sb.work.join("new.txt").display().to_string(), "content": "x"})),
+            call(
+                2,
+                "read_file",
+                json!({"absolute_path": sb.work.join("notes.txt").display().to_string()}),
+            ),
+            call(
+                3,
+                "write_file",
+                json!({"file_path": sb.work.join("new.txt").display().to_string(), "content": "x"}),
+            ),
             call(4, "read_file", json!({"absolute_path": "/etc/passwd"})),
             call(5, "no_such_tool", json!({})),
             json!({"jsonrpc": "2.0", "id": 6, "method": "ping"}),
         ],
     );
-    let by_id = |id: i64| answers.iter().find(|a| a["id"] == id).unwrap_or_else(|| panic!("no answer {id}: {answers:?}"));
+    let by_id = |id: i64| {
+        answers
+            .iter()
+            .find(|a| a["id"] == id)
+            .unwrap_or_else(|| panic!("no answer {id}: {answers:?}"))
+    };
     assert_eq!(by_id(0)["result"]["protocolVersion"], "2025-06-18");
     assert_eq!(by_id(0)["result"]["serverInfo"]["name"], "gemini-rs");
     let tools = by_id(1)["result"]["tools"].as_array().unwrap();
@@ -153,14 +251,24 @@ fn serve_stdio_default_mode_runs_read_only_tools() {
     assert_eq!(read["inputSchema"]["type"], "object");
     assert!(tools.iter().any(|t| t["name"] == "run_shell_command"));
     assert_eq!(by_id(2)["result"]["isError"], false, "{:?}", by_id(2));
-    assert!(by_id(2)["result"]["content"][0]["text"].as_str().unwrap().contains("hello from the workspace"));
+    assert!(
+        by_id(2)["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("hello from the workspace")
+    );
     assert_eq!(by_id(3)["result"]["isError"], true);
     assert_eq!(
         by_id(3)["result"]["content"][0]["text"],
         "Tool \"write_file\" requires confirmation, which \"gemini-rs mcp serve\" does not support in approval mode default; start it with --approval-mode=auto_edit or yolo."
     );
     assert!(!sb.work.join("new.txt").exists());
-    assert_eq!(by_id(4)["result"]["isError"], true, "outside the workspace: {:?}", by_id(4));
+    assert_eq!(
+        by_id(4)["result"]["isError"],
+        true,
+        "outside the workspace: {:?}",
+        by_id(4)
+    );
     assert_eq!(by_id(5)["error"]["code"], -32602);
     assert_eq!(by_id(6)["result"], json!({}));
 }
@@ -173,22 +281,39 @@ fn serve_stdio_auto_edit_and_yolo_widen() {
         &sb,
         "auto_edit",
         &[
-            call(1, "write_file", json!({"file_path": file, "content": "written\n"})),
+            call(
+                1,
+                "write_file",
+                json!({"file_path": file, "content": "written\n"}),
+            ),
             call(2, "run_shell_command", json!({"command": "echo hi"})),
         ],
     );
     assert_eq!(answers[1]["result"]["isError"], false, "{answers:?}");
     assert_eq!(sb.read("new.txt").as_deref(), Some("written\n"));
     assert_eq!(answers[2]["result"]["isError"], true, "{answers:?}");
-    let answers = serve_stdio(&sb, "yolo", &[call(1, "run_shell_command", json!({"command": "echo from-shell"}))]);
+    let answers = serve_stdio(
+        &sb,
+        "yolo",
+        &[call(
+            1,
+            "run_shell_command",
+            json!({"command": "echo from-shell"}),
+        )],
+    );
     assert_eq!(answers[1]["result"]["isError"], false, "{answers:?}");
-    assert!(answers[1]["result"]["content"][0]["text"].as_str().unwrap().contains("from-shell"));
+    assert!(
+        answers[1]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("from-shell")
+    );
 }
 
 /// `mcp serve --port 0` in the sandbox; the port it printed.
-struct Served {
+pub(super) struct Served {
     child: Child,
-    port: u16,
+    pub(super) port: u16,
 }
 
 impl Drop for Served {
@@ -198,7 +323,7 @@ impl Drop for Served {
     }
 }
 
-fn serve_http(sb: &Sandbox, mode: &str) -> Served {
+pub(super) fn serve_http(sb: &Sandbox, mode: &str) -> Served {
     let mut child = Command::new(env!("CARGO_BIN_EXE_gemini-rs"))
         .current_dir(&sb.work)
         .env("HOME", &sb.home)
@@ -232,12 +357,18 @@ fn serve_http_with_our_own_client() {
         use gemini_rs_core::config::Settings;
         use gemini_rs_core::tools::mcp::McpManager;
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let settings = Settings::from_value(json!({"mcpServers": {"self": {"httpUrl": url, "timeout": 20000}}}));
-        let mgr = McpManager::start(&settings, &[sb.work.clone()], &[], true).await;
+        let settings = Settings::from_value(
+            json!({"mcpServers": {"self": {"httpUrl": url, "timeout": 20000}}}),
+        );
+        let mgr = McpManager::start(&settings, std::slice::from_ref(&sb.work), &[], true).await;
         assert!(mgr.failures().is_empty(), "{:?}", mgr.failures());
         let tools = mgr.tools(&|_| false);
         let read = tools.iter().find(|t| t.name() == "read_file").unwrap();
-        let ws = gemini_rs_core::workspace::Workspace::new(sb.work.clone(), Vec::new(), sb.work.join(".tmp"));
+        let ws = gemini_rs_core::workspace::Workspace::new(
+            sb.work.clone(),
+            Vec::new(),
+            sb.work.join(".tmp"),
+        );
         let ctx = gemini_rs_core::tools::ToolContext::new(
             std::sync::Arc::new(ws),
             std::sync::Arc::new(Settings::default()),
@@ -253,102 +384,4 @@ fn serve_http_with_our_own_client() {
         assert!(r.llm_text().contains("over http"), "{}", r.llm_text());
         mgr.shutdown().await;
     });
-}
-
-fn conformance_dir() -> Option<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let found = std::env::var_os("GEMINI_RS_MCP_CONFORMANCE")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([root.join("target/mcp-conformance"), PathBuf::from("/tmp/mcpconf")])
-        .find(|d| d.join("node_modules/.bin/conformance").exists() && d.join("node_modules/node/bin/node").exists());
-    if found.is_none() {
-        eprintln!("skipped: @modelcontextprotocol/conformance with node 22 is not installed");
-    }
-    found
-}
-
-/// Runs the conformance CLI with node 22 first on PATH.
-fn conformance(dir: &std::path::Path, sb: &Sandbox, args: &[&str], env: &[(&str, String)]) -> (bool, String) {
-    let node_bin = dir.join("node_modules/node/bin");
-    let path = format!("{}:{}", node_bin.display(), std::env::var("PATH").unwrap_or_default());
-    let mut cmd = Command::new(dir.join("node_modules/.bin/conformance"));
-    cmd.args(args).env("PATH", &path).current_dir(&sb.work);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    (out.status.success() && text.contains(" 0 failed"), text)
-}
-
-#[test]
-fn conformance_server_scenarios() {
-    let Some(dir) = conformance_dir() else { return };
-    let sb = Sandbox::new();
-    let served = serve_http(&sb, "default");
-    let url = format!("http://127.0.0.1:{}/mcp", served.port);
-    // The scenarios that apply to a tools-only server without test tools.
-    for scenario in [
-        "server-initialize",
-        "ping",
-        "tools-list",
-        "logging-set-level",
-        "server-sse-multiple-streams",
-        "dns-rebinding-protection",
-    ] {
-        let (ok, text) = conformance(&dir, &sb, &["server", "--url", &url, "--scenario", scenario], &[]);
-        assert!(ok, "{scenario}:\n{text}");
-    }
-}
-
-const CLIENT_SH: &str = r#"#!/bin/sh
-for url in "$@"; do :; done
-cat > "$GEMINI_CLI_HOME/.gemini/settings.json" <<EOF
-{"model": {"name": "gemini-2.5-flash", "retry": {"initialDelayMs": 1}},
- "security": {"auth": {"selectedType": "gemini-api-key"}},
- "mcpServers": {"conf": {"httpUrl": "$url", "trust": true, "timeout": 20000}}}
-EOF
-cd "$GEMINI_CLI_HOME"
-if [ "$CONFORMANCE_MODE" = list ]; then
-  exec "$GEMINI_RS" mcp list
-fi
-exec "$GEMINI_RS" --approval-mode=yolo -p go </dev/null
-"#;
-
-/// The client side: `initialize` through `mcp list`, `tools_call` through
-/// a whole headless session whose (fake) model calls `add_numbers`.
-#[test]
-fn conformance_client_scenarios() {
-    let Some(dir) = conformance_dir() else { return };
-    let sb = Sandbox::new();
-    let fake = crate::fake_gemini::FakeGemini::start(&crate::e2e::lines(&[
-        crate::e2e::call("add_numbers", json!({"a": 5, "b": 3})),
-        crate::e2e::text("done"),
-    ]));
-    let script = sb.write("client.sh", CLIENT_SH);
-    let mut perms = std::fs::metadata(&script).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&script, perms).unwrap();
-    let env = |mode: &str| {
-        vec![
-            ("GEMINI_RS", env!("CARGO_BIN_EXE_gemini-rs").to_string()),
-            ("GEMINI_CLI_HOME", sb.home.display().to_string()),
-            ("HOME", sb.home.display().to_string()),
-            ("GEMINI_API_KEY", "dummy".to_string()),
-            ("GOOGLE_GEMINI_BASE_URL", fake.base_url.clone()),
-            ("GEMINI_CLI_SYSTEM_SETTINGS_PATH", sb.home.join("none.json").display().to_string()),
-            ("CONFORMANCE_MODE", mode.to_string()),
-        ]
-    };
-    let command = script.display().to_string();
-    let (ok, text) = conformance(&dir, &sb, &["client", "--command", &command, "--scenario", "initialize"], &env("list"));
-    assert!(ok && text.contains("Passed: 1/1"), "initialize:\n{text}");
-    let (ok, text) = conformance(&dir, &sb, &["client", "--command", &command, "--scenario", "tools_call"], &env("agent"));
-    assert!(ok && text.contains("Passed: 1/1"), "tools_call:\n{text}");
-    let responses = fake.function_responses();
-    assert!(
-        responses.iter().any(|r| r.to_string().contains("The sum of 5 and 3 is 8")),
-        "{responses:?}"
-    );
 }
