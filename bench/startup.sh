@@ -3,25 +3,38 @@
 # 3-tool session (examples/demo.responses: read_file, write_file, read_file).
 # Targets on a 2-core machine: --version < 10 ms and < 10 MB;
 # replayed session < 100 ms and < 30 MB. Not part of CI.
+#
+# Env: RUNS (default 20); BIN (a prebuilt gemini-rs, skips the release build).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$here/.."
+root="$(cd "$here/.." && pwd)"
 runs="${RUNS:-20}"
 if [ ! -x /usr/bin/time ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time
 fi
-cargo build --release --quiet --manifest-path "$root/Cargo.toml" -p gemini-rs
-bin="$root/target/release/gemini-rs"
+if [ -n "${BIN:-}" ]; then
+  bin="$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")"
+else
+  cargo build --release --quiet --manifest-path "$root/Cargo.toml" -p gemini-rs
+  bin="$root/target/release/gemini-rs"
+fi
 
-# measure NAME CMD...: prints the median wall ms and the max RSS over $runs runs.
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# measure NAME CMD...: the median wall ms (bash's microsecond clock around
+# the command) and the max RSS (GNU time, report written to a file with -o
+# so the program's own output can go to /dev/null) over $runs runs.
 measure() {
   local name="$1"; shift
   local walls=() rss_max=0
   for _ in $(seq "$runs"); do
-    local out
-    out=$( { /usr/bin/time -f '%e %M' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -n1 )
-    walls+=("$(awk '{printf "%.1f", $1*1000}' <<<"$out")")
-    local rss; rss=$(awk '{print $2}' <<<"$out")
+    local t0=$EPOCHREALTIME
+    "$@" >/dev/null 2>&1 </dev/null || true
+    local t1=$EPOCHREALTIME
+    walls+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", (b-a)*1000}')")
+    /usr/bin/time -o "$work/time" -f '%M' "$@" >/dev/null 2>&1 </dev/null || true
+    local rss; rss=$(tail -n1 "$work/time")
     [ "$rss" -gt "$rss_max" ] && rss_max=$rss
   done
   local median; median=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
@@ -30,10 +43,11 @@ measure() {
 
 measure "gemini-rs --version" "$bin" --version
 
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cp -r "$root/examples/demo/." "$work/"
-cd "$work"
-export GEMINI_CLI_HOME="$work/.home"
+project="$work/project"
+mkdir -p "$project"
+cp -r "$root/examples/demo/." "$project/"
+cd "$project"
+export GEMINI_CLI_HOME="$work/home" GEMINI_CLI_SYSTEM_SETTINGS_PATH="$work/no-system-settings.json"
+# write_file overwrites CHANGELOG.md on every run, so the runs are alike.
 measure "replayed 3-tool session" "$bin" --fake-responses "$root/examples/demo.responses" \
   --approval-mode=auto_edit "Turn NOTES.md into a CHANGELOG.md"
