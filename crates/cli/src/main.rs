@@ -61,7 +61,16 @@ fn real_main() -> Result<i32> {
     let root = project_root()?;
     let paths = GeminiPaths::from_env();
     load_dotenv(&root, &paths.home);
-    init_tracing(args.debug);
+    let stdin_is_tty = std::io::stdin().is_terminal();
+    // A positional prompt on a terminal opens the UI with that prompt, as
+    // in Gemini CLI; -p always runs headless.
+    let interactive_prompt = args.prompt_interactive.clone().or_else(|| {
+        (stdin_is_tty && args.prompt_flag.is_none() && !args.prompt.is_empty()).then(|| args.prompt.join(" "))
+    });
+    let ui_mode = interactive_prompt.is_some() || (stdin_is_tty && args.prompt_flag.is_none());
+    // The UI owns the terminal: its debug log goes to a file.
+    let log_file = ui_mode.then(|| paths.project_temp_dir(&root).join("gemini-rs-debug.log"));
+    init_tracing(args.debug, log_file.as_deref());
     let session_id = uuid::Uuid::new_v4().to_string();
 
     let env = |k: &str| std::env::var(k).ok();
@@ -82,22 +91,21 @@ fn real_main() -> Result<i32> {
     if args.list_sessions || args.delete_session.is_some() {
         return Ok(sessions_command(&args, &paths, &root));
     }
-    if args.prompt_interactive.is_some() {
-        let initial = args.prompt_interactive.clone();
+    if ui_mode {
         return Ok(ui::start(
-            &args, settings, &paths, &root, trusted, session_id, initial,
+            &args,
+            settings,
+            &paths,
+            &root,
+            trusted,
+            session_id,
+            interactive_prompt,
         ));
     }
-    let stdin_is_tty = std::io::stdin().is_terminal();
     let prompt = args
         .prompt_flag
         .clone()
         .or_else(|| (!args.prompt.is_empty()).then(|| args.prompt.join(" ")));
-    if stdin_is_tty && prompt.is_none() {
-        return Ok(ui::start(
-            &args, settings, &paths, &root, trusted, session_id, None,
-        ));
-    }
     let stdin_text = if stdin_is_tty {
         String::new()
     } else {
@@ -248,17 +256,25 @@ fn load_dotenv(root: &Path, home: &Path) {
     }
 }
 
-fn init_tracing(debug: bool) {
+/// Logging: off unless `-d` (or `GEMINI_RS_LOG`); to stderr in headless
+/// mode, to `log_file` when the terminal UI runs.
+fn init_tracing(debug: bool, log_file: Option<&Path>) {
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let filter = if debug {
         tracing_subscriber::EnvFilter::new("debug")
     } else {
-        tracing_subscriber::EnvFilter::try_from_env("GEMINI_RS_LOG")
-            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("off"))
+        match tracing_subscriber::EnvFilter::try_from_env("GEMINI_RS_LOG") {
+            Ok(f) => f,
+            Err(_) => return,
+        }
     };
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .try_init();
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_target(false);
+    let file = log_file.and_then(|path| {
+        path.parent().map(std::fs::create_dir_all);
+        std::fs::OpenOptions::new().create(true).append(true).open(path).ok()
+    });
+    let _ = match file {
+        Some(f) => builder.with_ansi(false).with_writer(std::sync::Mutex::new(f)).try_init(),
+        None => builder.with_writer(std::io::stderr).try_init(),
+    };
 }
