@@ -9,3 +9,4 @@ mod mcp;
 mod sessions;
 mod support;
 mod tui;
+mod web;

@@ -1,0 +1,128 @@
+//! web_fetch, google_web_search and save_memory through the binary: a real
+//! HTTP server on 127.0.0.1 serves pages, the fake Gemini endpoint answers
+//! the tools' own `generateContent` calls, and the requests are checked.
+
+use crate::e2e::{call, lines, text};
+use crate::fake_gemini::FakeGemini;
+use crate::support::Sandbox;
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+
+/// A `generateContent` line answering with `text` (and grounding, if any).
+fn answer(text: &str, grounding: Option<Value>) -> String {
+    let mut candidate = json!({"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0});
+    if let Some(g) = grounding {
+        candidate["groundingMetadata"] = g;
+    }
+    json!({"method": "generateContent", "response": {"candidates": [candidate]}}).to_string()
+}
+
+/// Serves `body` with `content_type` to every request; returns the port.
+fn serve(body: &'static str, content_type: &'static str) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                line.clear();
+            }
+            let mut out = stream;
+            let _ = write!(
+                out,
+                "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    port
+}
+
+fn setup() -> Sandbox {
+    let sb = Sandbox::new();
+    sb.settings(&json!({"model": {"name": "gemini-2.5-flash", "retry": {"initialDelayMs": 1}}}));
+    sb
+}
+
+fn run(sb: &Sandbox, responses: &str) -> FakeGemini {
+    let fake = FakeGemini::start(responses);
+    let out = sb.run(&["--approval-mode=yolo", "go"], None, &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    fake
+}
+
+#[test]
+fn web_fetch_of_a_local_page_fetches_directly_and_asks_the_model() {
+    let sb = setup();
+    let port = serve("<html><body><h1>Title</h1><p>hello from local page</p></body></html>", "text/html");
+    let prompt = format!("summarize http://127.0.0.1:{port}/page.html please");
+    let fake = run(&sb, &lines(&[call("web_fetch", json!({"prompt": prompt})), answer("local summary", None), text("done")]));
+    let frs = fake.function_responses();
+    assert_eq!(frs[0]["functionResponse"]["response"], json!({"output": "local summary"}));
+    let utility = fake.requests().into_iter().find(|r| r.method == "generateContent").unwrap();
+    assert_eq!(utility.model, "gemini-2.5-flash");
+    assert_eq!(utility.body["generationConfig"], json!({"temperature": 0, "topP": 1}));
+    let sent = utility.body["contents"][0]["parts"][0]["text"].as_str().unwrap().to_string();
+    assert!(sent.contains(&prompt), "{sent}");
+    assert!(sent.contains("hello from local page"), "the fetched text reaches the model: {sent}");
+    assert!(!sent.contains("<p>"), "HTML is turned into text: {sent}");
+}
+
+#[test]
+fn web_fetch_refuses_bad_prompts() {
+    let sb = setup();
+    let fake = run(
+        &sb,
+        &lines(&[call("web_fetch", json!({"prompt": "summarize ftp://x.y/z"})), text("ok")]),
+    );
+    assert_eq!(
+        fake.function_responses()[0]["functionResponse"]["response"],
+        json!({"error": "Error(s) in prompt URLs:\n- Unsupported protocol in URL: \"ftp://x.y/z\". Only http and https are supported."})
+    );
+    let fake = run(&sb, &lines(&[call("web_fetch", json!({"prompt": "summarize nothing"})), text("ok")]));
+    assert_eq!(
+        fake.function_responses()[0]["functionResponse"]["response"],
+        json!({"error": "The 'prompt' must contain at least one valid URL (starting with http:// or https://)."})
+    );
+}
+
+#[test]
+fn google_web_search_cites_its_sources() {
+    let sb = setup();
+    let grounding = json!({
+        "groundingChunks": [{"web": {"uri": "https://rust-lang.org", "title": "Rust"}}],
+        "groundingSupports": [{"segment": {"startIndex": 0, "endIndex": 7, "text": "Rust is"}, "groundingChunkIndices": [0]}]
+    });
+    let fake = run(
+        &sb,
+        &lines(&[
+            call("google_web_search", json!({"query": "rust"})),
+            answer("Rust is a language.", Some(grounding)),
+            text("done"),
+        ]),
+    );
+    assert_eq!(
+        fake.function_responses()[0]["functionResponse"]["response"],
+        json!({"output": "Web search results for \"rust\":\n\nRust is[1] a language.\n\nSources:\n[1] Rust (https://rust-lang.org)"})
+    );
+    let utility = fake.requests().into_iter().find(|r| r.method == "generateContent").unwrap();
+    assert_eq!(utility.body["tools"], json!([{"googleSearch": {}}]));
+    assert_eq!(utility.body["contents"], json!([{"role": "user", "parts": [{"text": "rust"}]}]));
+}
+
+#[test]
+fn save_memory_twice_appends_under_one_section() {
+    let sb = setup();
+    run(
+        &sb,
+        &lines(&[
+            call("save_memory", json!({"fact": "My favorite color is blue"})),
+            call("save_memory", json!({"fact": "  - - I use tabs  "})),
+            text("noted"),
+        ]),
+    );
+    let memory = std::fs::read_to_string(sb.home.join(".gemini/GEMINI.md")).unwrap();
+    assert_eq!(memory, "## Gemini Added Memories\n- My favorite color is blue\n- I use tabs\n");
+}
