@@ -3,6 +3,7 @@
 
 mod args;
 mod headless;
+mod hooks_cmd;
 mod mcp_cmd;
 mod setup;
 mod ui;
@@ -18,6 +19,10 @@ const NO_INPUT: &str = "No input provided via stdin. Input can be provided by pi
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.first().map(String::as_str) == Some("hooks") {
+        // `gemini-rs hooks list`.
+        std::process::exit(hooks_cmd::run(argv[1..].to_vec()));
+    }
     if argv.first().map(String::as_str) == Some("mcp") {
         // `gemini-rs mcp ...`: server management and `mcp serve` (stdout is
         // the protocol there, so nothing else may print on it).
@@ -65,7 +70,8 @@ fn real_main() -> Result<i32> {
     // A positional prompt on a terminal opens the UI with that prompt, as
     // in Gemini CLI; -p always runs headless.
     let interactive_prompt = args.prompt_interactive.clone().or_else(|| {
-        (stdin_is_tty && args.prompt_flag.is_none() && !args.prompt.is_empty()).then(|| args.prompt.join(" "))
+        (stdin_is_tty && args.prompt_flag.is_none() && !args.prompt.is_empty())
+            .then(|| args.prompt.join(" "))
     });
     let ui_mode = interactive_prompt.is_some() || (stdin_is_tty && args.prompt_flag.is_none());
     // The UI owns the terminal: its debug log goes to a file.
@@ -268,13 +274,22 @@ fn init_tracing(debug: bool, log_file: Option<&Path>) {
             Err(_) => return,
         }
     };
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_target(false);
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false);
     let file = log_file.and_then(|path| {
         path.parent().map(std::fs::create_dir_all);
-        std::fs::OpenOptions::new().create(true).append(true).open(path).ok()
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .ok()
     });
     let _ = match file {
-        Some(f) => builder.with_ansi(false).with_writer(std::sync::Mutex::new(f)).try_init(),
+        Some(f) => builder
+            .with_ansi(false)
+            .with_writer(std::sync::Mutex::new(f))
+            .try_init(),
         None => builder.with_writer(std::io::stderr).try_init(),
     };
 }

@@ -5,6 +5,8 @@
 mod conformance;
 mod e2e;
 mod fake_gemini;
+mod fs_tools;
+mod hooks;
 mod mcp;
 mod sessions;
 mod support;

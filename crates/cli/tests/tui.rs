@@ -24,6 +24,18 @@ pub struct Tmux {
 impl Tmux {
     /// Starts `gemini-rs args` in `sb.work` in a `w`x`h` pane.
     pub fn start(sb: &Sandbox, base_url: &str, args: &[&str], w: u16, h: u16) -> Tmux {
+        Tmux::start_env(sb, base_url, args, &[], w, h)
+    }
+
+    /// [`Tmux::start`] with extra environment variables.
+    pub fn start_env(
+        sb: &Sandbox,
+        base_url: &str,
+        args: &[&str],
+        extra_env: &[(&str, &str)],
+        w: u16,
+        h: u16,
+    ) -> Tmux {
         let socket = sb.home.join("tmux.sock").display().to_string();
         let bin = env!("CARGO_BIN_EXE_gemini-rs");
         let env = [
@@ -41,6 +53,8 @@ impl Tmux {
             ),
             ("TERM", "xterm-256color".to_string()),
         ];
+        let extra = extra_env.iter().map(|(k, v)| (*k, v.to_string()));
+        let env: Vec<(&str, String)> = env.into_iter().chain(extra).collect();
         let env: Vec<String> = env.iter().map(|(k, v)| format!("{k}='{v}'")).collect();
         let script = format!(
             "cd '{}' && env -i {} '{bin}' {}; echo EXIT=$?; stty -a | grep -o -- '-icanon' || echo COOKED; sleep 60",
@@ -209,6 +223,165 @@ fn ctrl_c_cancels_a_long_shell_command_and_leaves_no_process() {
         std::thread::sleep(Duration::from_millis(100));
     }
     assert_eq!(pgrep(), "", "the shell command survived the cancel");
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT=0", 10);
+}
+
+#[test]
+fn a_long_shell_command_shows_its_output_while_it_runs() {
+    if !tmux_available() {
+        eprintln!("note: tmux is not installed; skipping the interactive UI test");
+        return;
+    }
+    let sb = Sandbox::new();
+    settings(&sb);
+    let command =
+        "for i in 1 2 3; do echo live-line-$i; sleep 0.5; done; sleep 4; echo all-finished";
+    let responses = lines(&[
+        call("run_shell_command", json!({"command": command})),
+        turn(json!([{"text": "The command is over."}])),
+    ]);
+    let fake = FakeGemini::start(&responses);
+    let t = Tmux::start(&sb, &fake.base_url, &["--approval-mode=yolo"], 100, 30);
+    t.wait_for("mode: YOLO", 20);
+    t.type_text("run the slow command");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("live-line-3", 20);
+    assert!(
+        !s.contains("all-finished") && !s.contains("The command is over."),
+        "the output must show before the command ends:\n{s}"
+    );
+    assert!(s.contains("live-line-1"), "{s}");
+    assert!(s.contains("running"), "{s}");
+    let s = t.wait_for("The command is over.", 30);
+    assert!(s.contains("all-finished"), "{s}");
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT=0", 10);
+}
+
+#[test]
+fn modify_with_editor_sends_the_edited_content() {
+    if !tmux_available() {
+        eprintln!("note: tmux is not installed; skipping the interactive UI test");
+        return;
+    }
+    let sb = Sandbox::new();
+    settings(&sb);
+    let responses = lines(&[
+        call(
+            "write_file",
+            json!({"file_path": "e.txt", "content": "written by the model\n"}),
+        ),
+        turn(json!([{"text": "Edited file written."}])),
+    ]);
+    let fake = FakeGemini::start(&responses);
+    // A non-interactive "editor": sed edits the temp file in place.
+    let t = Tmux::start_env(
+        &sb,
+        &fake.base_url,
+        &[],
+        &[("EDITOR", "sed -i s/model/user/")],
+        100,
+        30,
+    );
+    t.wait_for("mode: default", 20);
+    t.type_text("write e.txt");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("Apply this change?", 20);
+    assert!(s.contains("3. Modify with external editor"), "{s}");
+    t.keys(&["3"]);
+    let s = t.wait_for("+written by the user", 20);
+    assert!(s.contains("Apply this change?"), "asked again:\n{s}");
+    assert_eq!(sb.read("e.txt"), None, "nothing written before approval");
+    t.keys(&["Enter"]);
+    t.wait_for("Edited file written.", 20);
+    assert_eq!(sb.read("e.txt").as_deref(), Some("written by the user\n"));
+    let responses = fake.function_responses().to_vec();
+    let text = serde_json::to_string(&responses).unwrap();
+    assert!(
+        text.contains("User modified the `content` to be: written by the user"),
+        "{text}"
+    );
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT=0", 10);
+}
+
+#[test]
+fn chat_save_and_resume_round_trip_in_the_ui() {
+    if !tmux_available() {
+        eprintln!("note: tmux is not installed; skipping the interactive UI test");
+        return;
+    }
+    let sb = Sandbox::new();
+    settings(&sb);
+    let responses = lines(&[
+        turn(json!([{"text": "First answer."}])),
+        turn(json!([{"text": "Second answer."}])),
+    ]);
+    let fake = FakeGemini::start(&responses);
+    let t = Tmux::start(&sb, &fake.base_url, &[], 100, 30);
+    t.wait_for("mode: default", 20);
+    t.type_text("remember the word banana");
+    t.keys(&["Enter"]);
+    t.wait_for("First answer.", 20);
+    t.type_text("/chat save fruit");
+    t.keys(&["Enter"]);
+    t.wait_for("Conversation checkpoint saved with tag: fruit.", 10);
+    assert!(
+        sb.project_temp_dir()
+            .join("checkpoint-fruit.json")
+            .is_file()
+    );
+    t.type_text("/clear");
+    t.keys(&["Enter"]);
+    // /clear runs the session hooks as a short job.
+    std::thread::sleep(Duration::from_millis(500));
+    t.type_text("/chat resume fruit");
+    t.keys(&["Enter"]);
+    t.wait_for("Resumed the conversation saved as fruit", 10);
+    t.type_text("/chat list");
+    t.keys(&["Enter"]);
+    t.wait_for("- fruit (saved on", 10);
+    t.type_text("what was the word?");
+    t.keys(&["Enter"]);
+    t.wait_for("Second answer.", 20);
+    let last = fake.requests().last().cloned().unwrap();
+    let body = serde_json::to_string(&last.body).unwrap();
+    assert!(body.contains("remember the word banana"), "{body}");
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT=0", 10);
+}
+
+#[test]
+fn memory_add_refreshes_the_context_and_init_asks_the_model() {
+    if !tmux_available() {
+        eprintln!("note: tmux is not installed; skipping the interactive UI test");
+        return;
+    }
+    let sb = Sandbox::new();
+    settings(&sb);
+    let responses = lines(&[turn(json!([{"text": "I will look around."}]))]);
+    let fake = FakeGemini::start(&responses);
+    let t = Tmux::start(&sb, &fake.base_url, &[], 100, 30);
+    t.wait_for("mode: default", 20);
+    t.type_text("/memory add I like green tea");
+    t.keys(&["Enter"]);
+    t.wait_for("Memory refreshed successfully. Loaded", 10);
+    let memory = std::fs::read_to_string(sb.home.join(".gemini/GEMINI.md")).unwrap();
+    assert!(memory.contains("- I like green tea"), "{memory}");
+    t.type_text("/init");
+    t.keys(&["Enter"]);
+    t.wait_for("Empty GEMINI.md created.", 10);
+    t.wait_for("I will look around.", 20);
+    assert_eq!(sb.read("GEMINI.md").as_deref(), Some(""));
+    let request = fake.requests().last().cloned().unwrap();
+    let body = serde_json::to_string(&request.body).unwrap();
+    assert!(body.contains("write a GEMINI.md file"), "{body}");
+    let system = serde_json::to_string(&request.body["systemInstruction"]).unwrap();
+    assert!(system.contains("I like green tea"), "{system}");
+    t.type_text("/init");
+    t.keys(&["Enter"]);
+    t.wait_for("A GEMINI.md file already exists", 10);
     t.keys(&["C-d"]);
     t.wait_for("EXIT=0", 10);
 }

@@ -48,7 +48,11 @@ fn setup() -> Sandbox {
 
 fn run(sb: &Sandbox, responses: &str) -> FakeGemini {
     let fake = FakeGemini::start(responses);
-    let out = sb.run(&["--approval-mode=yolo", "go"], None, &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)]);
+    let out = sb.run(
+        &["--approval-mode=yolo", "go"],
+        None,
+        &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)],
+    );
     assert_eq!(out.code, 0, "{out:?}");
     fake
 }
@@ -56,17 +60,43 @@ fn run(sb: &Sandbox, responses: &str) -> FakeGemini {
 #[test]
 fn web_fetch_of_a_local_page_fetches_directly_and_asks_the_model() {
     let sb = setup();
-    let port = serve("<html><body><h1>Title</h1><p>hello from local page</p></body></html>", "text/html");
+    let port = serve(
+        "<html><body><h1>Title</h1><p>hello from local page</p></body></html>",
+        "text/html",
+    );
     let prompt = format!("summarize http://127.0.0.1:{port}/page.html please");
-    let fake = run(&sb, &lines(&[call("web_fetch", json!({"prompt": prompt})), answer("local summary", None), text("done")]));
+    let fake = run(
+        &sb,
+        &lines(&[
+            call("web_fetch", json!({"prompt": prompt})),
+            answer("local summary", None),
+            text("done"),
+        ]),
+    );
     let frs = fake.function_responses();
-    assert_eq!(frs[0]["functionResponse"]["response"], json!({"output": "local summary"}));
-    let utility = fake.requests().into_iter().find(|r| r.method == "generateContent").unwrap();
+    assert_eq!(
+        frs[0]["functionResponse"]["response"],
+        json!({"output": "local summary"})
+    );
+    let utility = fake
+        .requests()
+        .into_iter()
+        .find(|r| r.method == "generateContent")
+        .unwrap();
     assert_eq!(utility.model, "gemini-2.5-flash");
-    assert_eq!(utility.body["generationConfig"], json!({"temperature": 0, "topP": 1}));
-    let sent = utility.body["contents"][0]["parts"][0]["text"].as_str().unwrap().to_string();
+    assert_eq!(
+        utility.body["generationConfig"],
+        json!({"temperature": 0, "topP": 1})
+    );
+    let sent = utility.body["contents"][0]["parts"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(sent.contains(&prompt), "{sent}");
-    assert!(sent.contains("hello from local page"), "the fetched text reaches the model: {sent}");
+    assert!(
+        sent.contains("hello from local page"),
+        "the fetched text reaches the model: {sent}"
+    );
     assert!(!sent.contains("<p>"), "HTML is turned into text: {sent}");
 }
 
@@ -75,13 +105,22 @@ fn web_fetch_refuses_bad_prompts() {
     let sb = setup();
     let fake = run(
         &sb,
-        &lines(&[call("web_fetch", json!({"prompt": "summarize ftp://x.y/z"})), text("ok")]),
+        &lines(&[
+            call("web_fetch", json!({"prompt": "summarize ftp://x.y/z"})),
+            text("ok"),
+        ]),
     );
     assert_eq!(
         fake.function_responses()[0]["functionResponse"]["response"],
         json!({"error": "Error(s) in prompt URLs:\n- Unsupported protocol in URL: \"ftp://x.y/z\". Only http and https are supported."})
     );
-    let fake = run(&sb, &lines(&[call("web_fetch", json!({"prompt": "summarize nothing"})), text("ok")]));
+    let fake = run(
+        &sb,
+        &lines(&[
+            call("web_fetch", json!({"prompt": "summarize nothing"})),
+            text("ok"),
+        ]),
+    );
     assert_eq!(
         fake.function_responses()[0]["functionResponse"]["response"],
         json!({"error": "The 'prompt' must contain at least one valid URL (starting with http:// or https://)."})
@@ -107,9 +146,16 @@ fn google_web_search_cites_its_sources() {
         fake.function_responses()[0]["functionResponse"]["response"],
         json!({"output": "Web search results for \"rust\":\n\nRust is[1] a language.\n\nSources:\n[1] Rust (https://rust-lang.org)"})
     );
-    let utility = fake.requests().into_iter().find(|r| r.method == "generateContent").unwrap();
+    let utility = fake
+        .requests()
+        .into_iter()
+        .find(|r| r.method == "generateContent")
+        .unwrap();
     assert_eq!(utility.body["tools"], json!([{"googleSearch": {}}]));
-    assert_eq!(utility.body["contents"], json!([{"role": "user", "parts": [{"text": "rust"}]}]));
+    assert_eq!(
+        utility.body["contents"],
+        json!([{"role": "user", "parts": [{"text": "rust"}]}])
+    );
 }
 
 #[test]
@@ -124,5 +170,8 @@ fn save_memory_twice_appends_under_one_section() {
         ]),
     );
     let memory = std::fs::read_to_string(sb.home.join(".gemini/GEMINI.md")).unwrap();
-    assert_eq!(memory, "## Gemini Added Memories\n- My favorite color is blue\n- I use tabs\n");
+    assert_eq!(
+        memory,
+        "## Gemini Added Memories\n- My favorite color is blue\n- I use tabs\n"
+    );
 }

@@ -1,15 +1,22 @@
 //! Wire types of the Gemini API (`generateContent` and friends) and of the
-//! recorded-response files Gemini CLI replays.
+//! recorded-response files Gemini CLI replays, and the Stable Model API of
+//! hooks ([`hook_api`]).
 //!
-//! Every struct keeps the fields it does not model in an `extra` map, so a
-//! value survives a parse / serialize round trip without losing anything.
+//! Every wire struct keeps the fields it does not model in an `extra` map, so
+//! a value survives a parse / serialize round trip without losing anything.
+//! The hook API types carry exactly the fields Gemini CLI's hook translator
+//! produces.
 
 mod content;
+pub mod hook_api;
 mod request;
 mod response;
 mod responses_file;
 
 pub use content::{Blob, Content, FileData, FunctionCall, FunctionResponse, Part, Role};
+pub use hook_api::{
+    HookToolConfig, LLMCandidate, LLMConfig, LLMContent, LLMMessage, LLMRequest, LLMResponse,
+};
 pub use request::{
     CountTokensRequest, FunctionCallingConfig, FunctionDeclaration, GenerateContentRequest,
     GenerationConfig, ThinkingConfig, Tool, ToolConfig,

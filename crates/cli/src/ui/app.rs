@@ -3,15 +3,17 @@
 //! drawing when something changed.
 
 use super::cards::{CardStatus, ToolCard};
-use super::commands::{self, Command};
+use super::editor::KeyGate;
 use super::shell::{self, ShellResult};
 use super::state::UiState;
 use super::term::Tui;
 use gemini_rs_core::agent::events::{AgentEvent, ConfirmationOutcome, ConfirmationResponse};
 use gemini_rs_core::agent::stats::SessionStats;
 use gemini_rs_core::agent::{Agent, AgentError, PromptOutcome, expand_at_paths};
-use gemini_rs_core::config::GeminiPaths;
+use gemini_rs_core::config::{GeminiPaths, Settings};
+use gemini_rs_core::hooks::HookSystem;
 use gemini_rs_core::policy::ApprovalMode;
+use gemini_rs_core::tools::mcp::McpManager;
 use gemini_rs_core::tools::{ConfirmationDetails, ToolDisplay, ToolRegistry};
 use gemini_rs_core::workspace::Workspace;
 use ratatui::crossterm::event::Event;
@@ -29,6 +31,10 @@ pub enum JobOutput {
     Compress(bool),
     /// `/clear` reset the conversation; the SessionStart hook's message.
     Cleared(Option<String>),
+    /// A command finished with a note for the user.
+    Info(String),
+    /// A command failed.
+    Failed(String),
 }
 
 type Job = JoinHandle<(Agent, JobOutput)>;
@@ -53,6 +59,16 @@ pub struct Ctx {
     pub started: Instant,
     /// Context from the SessionStart hook for the first prompt.
     pub hook_context: Option<String>,
+    /// The MCP servers (`/mcp`).
+    pub mcp: Option<Arc<McpManager>>,
+    /// The hooks (`/hooks`).
+    pub hooks: Option<Arc<HookSystem>>,
+    /// The merged settings.
+    pub settings: Arc<Settings>,
+    /// `general.checkpointing.enabled` (`/restore`).
+    pub checkpointing: bool,
+    /// Pauses the key reader while an editor runs.
+    pub keys: Arc<KeyGate>,
 }
 
 /// The running session.
@@ -68,6 +84,7 @@ pub struct App {
     pub(super) quit: bool,
     pub(super) clear_requested: bool,
     pub(super) osc: Option<String>,
+    pub(super) editor_request: Option<super::confirm::ConfirmDialog>,
 }
 
 async fn join<T>(h: &mut Option<JoinHandle<T>>) -> Result<T, tokio::task::JoinError> {
@@ -91,6 +108,7 @@ impl App {
             quit: false,
             clear_requested: false,
             osc: None,
+            editor_request: None,
         }
     }
 
@@ -111,6 +129,9 @@ impl App {
             self.submit(p);
         }
         loop {
+            if let Some(dialog) = self.editor_request.take() {
+                self.run_editor(tui, dialog)?;
+            }
             self.frame(tui)?;
             if self.quit {
                 break;
@@ -198,10 +219,14 @@ impl App {
         let Some(dialog) = self.state.confirm.take() else {
             return;
         };
-        let _ = self.ctx.confirmations.send(ConfirmationResponse {
-            call_id: dialog.call_id.clone(),
-            outcome,
-        });
+        if outcome == ConfirmationOutcome::ModifyWithEditor {
+            self.editor_request = Some(dialog);
+            return;
+        }
+        let _ = self
+            .ctx
+            .confirmations
+            .send(ConfirmationResponse::new(dialog.call_id.clone(), outcome));
         if outcome == ConfirmationOutcome::ProceedAlways
             && matches!(dialog.details, ConfirmationDetails::Edit { .. })
         {
@@ -238,11 +263,16 @@ impl App {
     }
 
     fn start_prompt(&mut self, text: String) {
+        self.state.echo_prompt(&text);
+        self.send_prompt(text);
+    }
+
+    /// Sends a prompt without echoing it (`/init`'s).
+    pub(super) fn send_prompt(&mut self, text: String) {
         let Some(mut agent) = self.agent.take() else {
             self.state.error("The agent is not available.");
             return;
         };
-        self.state.echo_prompt(&text);
         let text = match self.ctx.hook_context.take() {
             Some(ctx) => format!("<hook_context>{ctx}</hook_context>\n\n{text}"),
             None => text,
@@ -261,7 +291,7 @@ impl App {
         }));
     }
 
-    fn start_compress(&mut self) {
+    pub(super) fn start_compress(&mut self) {
         if self.busy() {
             self.state.info("Wait for the current request to end.");
             return;
@@ -282,7 +312,7 @@ impl App {
 
     /// Forgets the conversation and runs the SessionEnd / SessionStart
     /// hooks with reason and source `clear`, as Gemini CLI's `/clear` does.
-    fn start_clear(&mut self) {
+    pub(super) fn start_clear(&mut self) {
         if self.busy() {
             self.state.info("Wait for the current request to end.");
             return;
@@ -398,6 +428,8 @@ impl App {
                             self.state.info(&m);
                         }
                     }
+                    JobOutput::Info(m) => self.state.info(&m),
+                    JobOutput::Failed(m) => self.state.error(&m),
                 }
             }
         }
@@ -409,60 +441,6 @@ impl App {
             && let Some(next) = self.state.queued.pop_front()
         {
             self.start_prompt(next);
-        }
-    }
-
-    pub(super) fn command(&mut self, line: &str) {
-        let s = &mut self.state;
-        match commands::parse(line) {
-            Command::Help => s.push_lines(commands::help_lines()),
-            Command::Shortcuts => s.push_lines(commands::shortcut_lines()),
-            Command::About => {
-                let lines =
-                    commands::about_lines(&s.model, &self.ctx.session_id, &s.workspace_label);
-                s.push_lines(lines);
-            }
-            Command::ChatList => {
-                let dir = self.ctx.workspace.project_temp_dir().join("chats");
-                s.push_lines(commands::chat_list_lines(&dir));
-            }
-            Command::Clear => {
-                self.clear_requested = true;
-                self.start_clear();
-            }
-            Command::Compress => self.start_compress(),
-            Command::Copy => {
-                if s.last_answer.is_empty() {
-                    s.info("No output in history to copy.");
-                } else {
-                    let b64 = commands::base64(s.last_answer.as_bytes());
-                    self.osc = Some(format!("\x1b]52;c;{b64}\x07"));
-                    s.info("Last answer copied to the clipboard (OSC 52).");
-                }
-            }
-            Command::MemoryShow => {
-                let lines = commands::memory_lines(&self.ctx.workspace, &self.ctx.paths);
-                s.push_lines(lines);
-            }
-            Command::Model => {
-                let m = s.model.clone();
-                s.info(&format!("Model: {m}"));
-            }
-            Command::Quit => self.quit = true,
-            Command::Stats => {
-                let stats = self
-                    .ctx
-                    .stats
-                    .lock()
-                    .map(|st| st.clone())
-                    .unwrap_or_default();
-                let lines =
-                    commands::stats_lines(&stats, self.ctx.started.elapsed(), &self.ctx.session_id);
-                s.push_lines(lines);
-            }
-            Command::Tools => s.push_lines(commands::tools_lines(self.ctx.tools.as_deref())),
-            Command::Usage(msg) => s.info(&msg),
-            Command::Unknown(name) => s.warn(&format!("Unknown command: /{name}. Type /help.")),
         }
     }
 }

@@ -11,23 +11,35 @@ use serde_json::Value;
 use std::time::Duration;
 
 /// Command names and their help, in `/help` order.
-pub const COMMANDS: [(&str, &str); 13] = [
+pub const COMMANDS: [(&str, &str); 19] = [
     ("help", "Show help"),
     ("about", "Show version info"),
-    ("chat", "Manage conversations: /chat list"),
-    ("clear", "Clear the screen"),
+    (
+        "chat",
+        "Manage conversations: /chat save|resume|delete <tag>, /chat list",
+    ),
+    ("clear", "Clear the screen and the conversation"),
     (
         "compress",
         "Compress the context by replacing it with a summary",
     ),
     ("copy", "Copy the last answer to the clipboard"),
-    ("memory", "Show the loaded context files: /memory show"),
+    (
+        "directory",
+        "Workspace directories: /directory show|add <path>",
+    ),
+    ("hooks", "List the configured hooks"),
+    ("init", "Analyse the project and write a starter GEMINI.md"),
+    ("mcp", "List the MCP servers and their tools"),
+    ("memory", "Context files: /memory show|add <fact>|refresh"),
     ("model", "Show the model in use"),
+    ("restore", "Restore files and conversation: /restore [id]"),
     ("quit", "Exit the CLI"),
     ("exit", "Exit the CLI"),
     ("stats", "Show session statistics"),
     ("tools", "List the available tools and their descriptions"),
     ("shortcuts", "Show keyboard shortcuts"),
+    ("summarize", "Same as /compress"),
 ];
 
 /// A parsed slash command.
@@ -39,16 +51,38 @@ pub enum Command {
     About,
     /// `/chat list`.
     ChatList,
+    /// `/chat save <tag>`.
+    ChatSave(String),
+    /// `/chat resume <tag>` (also `load`).
+    ChatResume(String),
+    /// `/chat delete <tag>`.
+    ChatDelete(String),
     /// `/clear`.
     Clear,
     /// `/compress`.
     Compress,
     /// `/copy`.
     Copy,
+    /// `/directory show`.
+    DirectoryShow,
+    /// `/directory add <paths>`.
+    DirectoryAdd(String),
+    /// `/hooks`.
+    Hooks,
+    /// `/init`.
+    Init,
+    /// `/mcp`.
+    Mcp,
     /// `/memory show`.
     MemoryShow,
+    /// `/memory add <fact>`.
+    MemoryAdd(String),
+    /// `/memory refresh`.
+    MemoryRefresh,
     /// `/model`.
     Model,
+    /// `/restore [id]`.
+    Restore(Option<String>),
     /// `/quit`, `/exit`.
     Quit,
     /// `/stats`.
@@ -63,27 +97,69 @@ pub enum Command {
     Unknown(String),
 }
 
+/// The text after the first `n` words of `body`, trimmed.
+fn rest_after(body: &str, n: usize) -> String {
+    let mut rest = body.trim_start();
+    for _ in 0..n {
+        rest = rest.trim_start();
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        rest = &rest[end..];
+    }
+    rest.trim().to_string()
+}
+
 /// Parses `/name args`.
 pub fn parse(line: &str) -> Command {
     let body = line.trim().trim_start_matches('/');
     let mut words = body.split_whitespace();
     let name = words.next().unwrap_or("");
     let sub = words.next();
+    let arg = rest_after(body, 2);
+    let need = |usage: &str, make: fn(String) -> Command| {
+        if arg.is_empty() {
+            Command::Usage(usage.to_string())
+        } else {
+            make(arg.clone())
+        }
+    };
     match (name, sub) {
         ("help" | "?", _) => Command::Help,
         ("about", _) => Command::About,
         ("chat", Some("list")) => Command::ChatList,
-        ("chat", _) => Command::Usage(
-            "Usage: /chat list (save and resume are not available in this build)".into(),
+        ("chat", Some("save")) => need("Missing tag. Usage: /chat save <tag>", Command::ChatSave),
+        ("chat", Some("resume" | "load")) => need(
+            "Missing tag. Usage: /chat resume <tag>",
+            Command::ChatResume,
         ),
+        ("chat", Some("delete")) => need(
+            "Missing tag. Usage: /chat delete <tag>",
+            Command::ChatDelete,
+        ),
+        ("chat", _) => {
+            Command::Usage("Usage: /chat list | save <tag> | resume <tag> | delete <tag>".into())
+        }
         ("clear", _) => Command::Clear,
         ("compress" | "summarize", _) => Command::Compress,
         ("copy", _) => Command::Copy,
+        ("directory" | "dir", Some("show") | None) => Command::DirectoryShow,
+        ("directory" | "dir", Some("add")) => need(
+            "Please provide at least one path to add.",
+            Command::DirectoryAdd,
+        ),
+        ("directory" | "dir", Some(_)) => {
+            Command::Usage("Usage: /directory show | add <path>[,<path>...]".into())
+        }
+        ("hooks", _) => Command::Hooks,
+        ("init", _) => Command::Init,
+        ("mcp", _) => Command::Mcp,
         ("memory", Some("show") | None) => Command::MemoryShow,
-        ("memory", Some(other)) => Command::Usage(format!(
-            "/memory {other} is not available in this build; use /memory show"
-        )),
+        ("memory", Some("add")) => {
+            need("Usage: /memory add <text to remember>", Command::MemoryAdd)
+        }
+        ("memory", Some("refresh")) => Command::MemoryRefresh,
+        ("memory", Some(_)) => Command::Usage("Usage: /memory show | add <fact> | refresh".into()),
         ("model", _) => Command::Model,
+        ("restore", _) => Command::Restore(sub.map(str::to_string)),
         ("quit" | "exit", _) => Command::Quit,
         ("stats", _) => Command::Stats,
         ("tools", _) => Command::Tools,
@@ -228,13 +304,17 @@ pub fn about_lines(model: &str, session_id: &str, workspace: &str) -> Vec<Line<'
 }
 
 /// `/memory show`: the context files found now.
-pub fn memory_lines(workspace: &Workspace, paths: &GeminiPaths) -> Vec<Line<'static>> {
-    let names = vec!["GEMINI.md".to_string()];
+pub fn memory_lines(
+    workspace: &Workspace,
+    paths: &GeminiPaths,
+    names: &[String],
+    max_dirs: usize,
+) -> Vec<Line<'static>> {
     let opts = memory::MemoryOptions {
-        file_names: &names,
+        file_names: names,
         gemini_dir: &paths.gemini_dir,
         home: &paths.home,
-        max_dirs: memory::DEFAULT_MAX_DIRS,
+        max_dirs,
     };
     let files = memory::load_context_files(workspace, &opts);
     if files.is_empty() {
@@ -255,28 +335,6 @@ pub fn memory_lines(workspace: &Workspace, paths: &GeminiPaths) -> Vec<Line<'sta
             out.push(Line::from(l.to_string()));
         }
     }
-    out
-}
-
-/// `/chat list`.
-pub fn chat_list_lines(chats_dir: &std::path::Path) -> Vec<Line<'static>> {
-    let sessions = gemini_rs_core::session::list_sessions(chats_dir);
-    if sessions.is_empty() {
-        return vec![Line::from("No recorded sessions for this project.")];
-    }
-    let mut out = vec![heading(&format!("Recorded sessions ({})", sessions.len()))];
-    for (i, s) in sessions.iter().enumerate() {
-        out.push(Line::from(format!(
-            "  {}. {} [{}]",
-            i + 1,
-            s.record.last_updated,
-            s.record.session_id
-        )));
-    }
-    out.push(Line::from(Span::styled(
-        "Resume one with gemini-rs --resume <index or id>.",
-        Style::new().fg(Color::DarkGray),
-    )));
     out
 }
 
@@ -313,6 +371,25 @@ mod tests {
         assert_eq!(parse("/chat list"), Command::ChatList);
         assert_eq!(parse("/memory"), Command::MemoryShow);
         assert_eq!(parse("/nope"), Command::Unknown("nope".into()));
+        assert_eq!(
+            parse("/chat save my tag"),
+            Command::ChatSave("my tag".into())
+        );
+        assert_eq!(parse("/chat load x"), Command::ChatResume("x".into()));
+        assert!(matches!(parse("/chat save"), Command::Usage(_)));
+        assert_eq!(
+            parse("/memory add  I like  tea "),
+            Command::MemoryAdd("I like  tea".into())
+        );
+        assert_eq!(parse("/memory refresh"), Command::MemoryRefresh);
+        assert_eq!(parse("/restore"), Command::Restore(None));
+        assert_eq!(parse("/restore abc"), Command::Restore(Some("abc".into())));
+        assert_eq!(
+            parse("/directory add ../x"),
+            Command::DirectoryAdd("../x".into())
+        );
+        assert_eq!(parse("/directory"), Command::DirectoryShow);
+        assert_eq!(parse("/mcp"), Command::Mcp);
     }
 
     #[test]

@@ -31,14 +31,20 @@ impl ConfirmDialog {
     pub fn new(call_id: String, name: String, details: ConfirmationDetails) -> Self {
         use ConfirmationOutcome as O;
         let options: Vec<(String, O)> = match &details {
-            ConfirmationDetails::Edit { .. } => vec![
-                ("Yes, allow once".into(), O::ProceedOnce),
-                (
-                    "Yes, allow always (auto-accept edits)".into(),
-                    O::ProceedAlways,
-                ),
-                ("No, suggest changes (esc)".into(), O::Cancel),
-            ],
+            ConfirmationDetails::Edit { .. } => {
+                let mut o: Vec<(String, O)> = vec![
+                    ("Yes, allow once".into(), O::ProceedOnce),
+                    (
+                        "Yes, allow always (auto-accept edits)".into(),
+                        O::ProceedAlways,
+                    ),
+                ];
+                if super::editor::MODIFIABLE.contains(&name.as_str()) {
+                    o.push(("Modify with external editor".into(), O::ModifyWithEditor));
+                }
+                o.push(("No, suggest changes (esc)".into(), O::Cancel));
+                o
+            }
             ConfirmationDetails::Exec { root_commands, .. } => vec![
                 ("Yes, allow once".into(), O::ProceedOnce),
                 (

@@ -4,20 +4,26 @@
 
 mod app;
 mod cards;
+mod chat;
 mod commands;
 mod complete;
 mod confirm;
+mod editor;
 mod highlight;
 mod history;
 mod input;
 mod keys;
 mod markdown;
+mod panels;
 mod render;
 mod shell;
+mod slash;
 mod state;
 mod term;
 mod wrap;
 
+#[cfg(test)]
+mod panel_tests;
 #[cfg(test)]
 mod tests;
 
@@ -41,6 +47,7 @@ pub fn start(
     initial: Option<String>,
 ) -> i32 {
     let mode = setup::approval_mode(args, trusted);
+    let ui_settings = std::sync::Arc::new(settings.clone());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -76,7 +83,7 @@ pub fn start(
             }
         };
         let mcp = session.mcp.clone();
-        let code = run(session, paths.clone(), mode, initial).await;
+        let code = run(session, paths.clone(), ui_settings, mode, initial).await;
         if let Some(mcp) = mcp {
             mcp.shutdown().await;
         }
@@ -96,6 +103,7 @@ fn home_relative(p: &Path, home: &Path) -> String {
 async fn run(
     session: setup::Session,
     paths: GeminiPaths,
+    settings: std::sync::Arc<Settings>,
     mode: gemini_rs_core::policy::ApprovalMode,
     initial: Option<String>,
 ) -> i32 {
@@ -111,6 +119,7 @@ async fn run(
         workspace,
         approval_mode,
         tools,
+        mcp,
         ..
     } = session;
     let mut notes = Vec::new();
@@ -130,6 +139,7 @@ async fn run(
     let label = home_relative(workspace.target_dir(), &home);
     let history = history::History::load(workspace.project_temp_dir().join("input_history.jsonl"));
     let mut state = state::UiState::new(model.clone(), label, mode, history);
+    let keys = std::sync::Arc::new(editor::KeyGate::default());
     state.push_lines(banner(&model, resumed, &session_id));
     for n in notes {
         state.info(&n);
@@ -145,6 +155,14 @@ async fn run(
         tools: Some(tools),
         started: Instant::now(),
         hook_context,
+        mcp,
+        hooks: hooks.clone(),
+        checkpointing: settings
+            .get("general.checkpointing.enabled")
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false),
+        settings,
+        keys: keys.clone(),
     };
 
     let prev = std::panic::take_hook();
@@ -161,8 +179,22 @@ async fn run(
         }
     };
     let (key_tx, key_rx) = tokio::sync::mpsc::unbounded_channel();
+    let gate = keys;
     std::thread::spawn(move || {
-        while let Ok(ev) = event::read() {
+        loop {
+            if key_tx.is_closed() {
+                break;
+            }
+            if gate.hold() {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                continue;
+            }
+            match event::poll(std::time::Duration::from_millis(50)) {
+                Ok(false) => continue,
+                Ok(true) => {}
+                Err(_) => break,
+            }
+            let Ok(ev) = event::read() else { break };
             if key_tx.send(ev).is_err() {
                 break;
             }

@@ -244,15 +244,10 @@ impl UiState {
                 }
             }
             AgentEvent::ToolOutput { call_id, chunk } => {
+                // Each chunk is the latest view of the output (its last
+                // lines), not an increment.
                 if let Some(c) = self.card_mut(&call_id) {
-                    c.live_output.push_str(&chunk);
-                    if c.live_output.len() > 8192 {
-                        let mut cut = c.live_output.len() - 4096;
-                        while !c.live_output.is_char_boundary(cut) {
-                            cut += 1;
-                        }
-                        c.live_output.drain(..cut);
-                    }
+                    c.live_output = chunk;
                 }
             }
             AgentEvent::ToolFinished(f) => {

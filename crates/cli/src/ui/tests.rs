@@ -21,7 +21,7 @@ use serde_json::json;
 use std::time::{Duration, Instant};
 
 /// The rows of a buffer, trailing spaces removed.
-fn rows(buf: &Buffer) -> Vec<String> {
+pub(super) fn rows(buf: &Buffer) -> Vec<String> {
     let area = buf.area;
     (0..area.height)
         .map(|y| {
@@ -35,7 +35,7 @@ fn rows(buf: &Buffer) -> Vec<String> {
 }
 
 /// Renders lines into a `w`x`h` TestBackend and returns its text.
-fn screen(lines: Vec<Line<'static>>, w: u16, h: u16) -> String {
+pub(super) fn screen(lines: Vec<Line<'static>>, w: u16, h: u16) -> String {
     let mut t = Terminal::with_options(
         TestBackend::new(w, h),
         TerminalOptions {
@@ -48,7 +48,7 @@ fn screen(lines: Vec<Line<'static>>, w: u16, h: u16) -> String {
     rows(t.backend().buffer()).join("\n")
 }
 
-fn state() -> UiState {
+pub(super) fn state() -> UiState {
     let mut s = UiState::new(
         "gemini-2.5-pro".into(),
         "~/src/demo".into(),
@@ -113,7 +113,8 @@ fn edit_confirmation_with_diff_80x24() {
         "Apply this change?",
         "● 1. Yes, allow once",
         "  2. Yes, allow always (auto-accept edits)",
-        "  3. No, suggest changes (esc)",
+        "  3. Modify with external editor",
+        "  4. No, suggest changes (esc)",
         "~/src/demo              mode: default (shift+tab)              gemini-2.5-pro (100% context left)",
     ];
     let got_lines: Vec<&str> = got.lines().collect();
@@ -142,6 +143,10 @@ fn edit_confirmation_with_diff_80x24() {
     );
     assert_eq!(
         d.on_key(key(KeyCode::Char('3'))),
+        Some(ConfirmationOutcome::ModifyWithEditor)
+    );
+    assert_eq!(
+        d.on_key(key(KeyCode::Char('4'))),
         Some(ConfirmationOutcome::Cancel)
     );
     assert_eq!(

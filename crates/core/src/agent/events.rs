@@ -3,7 +3,7 @@
 
 use crate::tools::{ConfirmationDetails, ToolDisplay, ToolError};
 use gemini_rs_protocol::UsageMetadata;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -71,7 +71,8 @@ pub enum AgentEvent {
     ToolOutput {
         /// Call id.
         call_id: String,
-        /// The output so far or a new chunk.
+        /// The latest view of the output (for the shell: its last lines
+        /// as rendered so far); it replaces the previous one.
         chunk: String,
     },
     /// A call finished.
@@ -120,4 +121,31 @@ pub struct ConfirmationResponse {
     pub call_id: String,
     /// The answer.
     pub outcome: ConfirmationOutcome,
+    /// With [`ConfirmationOutcome::ModifyWithEditor`]: the arguments the
+    /// user changed (`content` for write_file; `old_string` and
+    /// `new_string` for replace; `modified_content` for save_memory). The
+    /// scheduler merges them into the call, marks it `modified_by_user`
+    /// and asks again with the new proposal. `None` asks again unchanged.
+    pub modified_args: Option<Map<String, Value>>,
+}
+
+impl ConfirmationResponse {
+    /// A plain answer (no modified arguments).
+    pub fn new(call_id: impl Into<String>, outcome: ConfirmationOutcome) -> Self {
+        ConfirmationResponse {
+            call_id: call_id.into(),
+            outcome,
+            modified_args: None,
+        }
+    }
+
+    /// A [`ConfirmationOutcome::ModifyWithEditor`] answer carrying the
+    /// user's changed arguments.
+    pub fn modified(call_id: impl Into<String>, args: Map<String, Value>) -> Self {
+        ConfirmationResponse {
+            call_id: call_id.into(),
+            outcome: ConfirmationOutcome::ModifyWithEditor,
+            modified_args: Some(args),
+        }
+    }
 }

@@ -5,6 +5,7 @@
 mod at_path;
 pub mod compress;
 mod context;
+mod control;
 pub mod events;
 mod loop_guard;
 pub mod memory;
@@ -139,34 +140,6 @@ impl Agent {
         self.hooks = extras.hooks;
         self.recorder = extras.recorder;
         self
-    }
-
-    /// The conversation so far.
-    pub fn history(&self) -> &[Content] {
-        &self.history
-    }
-
-    /// Replaces the conversation (`/restore`, `/chat resume`).
-    pub fn set_history(&mut self, history: Vec<Content>) {
-        self.history = history;
-        self.last_prompt_tokens = None;
-    }
-
-    /// Forgets the conversation (`/clear`): only the environment-context
-    /// turn stays.
-    pub fn clear_history(&mut self) {
-        self.history.truncate(0);
-        self.history
-            .extend(self.initial_history.iter().take(1).cloned());
-        self.last_prompt_tokens = None;
-        if let Some(rec) = self.recorder.as_mut() {
-            rec.record_note("info", "Conversation cleared.");
-        }
-    }
-
-    /// The hooks of this agent, if any.
-    pub fn hooks(&self) -> Option<&Arc<HookSystem>> {
-        self.hooks.as_ref()
     }
 
     fn emit(&self, event: AgentEvent) {

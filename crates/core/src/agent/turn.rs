@@ -55,7 +55,27 @@ impl Agent {
         &mut self,
         cancel: &CancellationToken,
     ) -> Result<TurnOutput, AgentError> {
-        let mut request = self.build_request();
+        if self.hooks.is_some() {
+            let request = self.build_request();
+            return self.hooked_turn(request, cancel).await;
+        }
+        // Without hooks nothing else looks at the request: lend it the
+        // history instead of copying it (long sessions would copy it on
+        // every turn), and take it back whatever happens.
+        let contents = std::mem::take(&mut self.history);
+        let mut request = self.build_request_from(contents);
+        let model = self.config.model.clone();
+        let result = self.send(&request, &model, cancel).await;
+        self.history = std::mem::take(&mut request.contents);
+        result
+    }
+
+    /// A turn with hooks around the model call.
+    async fn hooked_turn(
+        &mut self,
+        mut request: gemini_rs_protocol::GenerateContentRequest,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutput, AgentError> {
         let mut model = self.config.model.clone();
         if let Some(hooks) = self.hooks.clone() {
             if !self.history.is_empty() {
@@ -103,19 +123,29 @@ impl Agent {
                 request.tool_config = Some(tool_config);
             }
         }
+        self.send(&request, &model, cancel).await
+    }
+
+    /// Opens the stream for `request` and consumes it.
+    async fn send(
+        &mut self,
+        request: &gemini_rs_protocol::GenerateContentRequest,
+        model: &str,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutput, AgentError> {
         let started = Instant::now();
         let opened = tokio::select! {
-            s = self.generator.generate_stream(&model, &request, cancel.clone()) => s,
+            s = self.generator.generate_stream(model, request, cancel.clone()) => s,
             _ = cancel.cancelled() => return Err(AgentError::Cancelled),
         };
         let stream = match opened {
             Ok(s) => s,
             Err(e) => {
-                self.record_request(&model, started, None, true);
+                self.record_request(model, started, None, true);
                 return Err(e.into());
             }
         };
-        self.consume_timed(&request, &model, Source::Stream(stream), cancel, started)
+        self.consume_timed(request, model, Source::Stream(stream), cancel, started)
             .await
     }
 
@@ -262,11 +292,19 @@ impl Agent {
         }
     }
 
-    /// The request for the current history.
+    /// The request for the current history (a copy of it).
     pub(super) fn build_request(&self) -> gemini_rs_protocol::GenerateContentRequest {
+        self.build_request_from(self.history.clone())
+    }
+
+    /// The request for `contents`.
+    fn build_request_from(
+        &self,
+        contents: Vec<Content>,
+    ) -> gemini_rs_protocol::GenerateContentRequest {
         let declarations = self.scheduler.registry().declarations();
         gemini_rs_protocol::GenerateContentRequest {
-            contents: self.history.clone(),
+            contents,
             system_instruction: Some(Content {
                 role: Some("user".to_string()),
                 parts: vec![Part::text(self.config.system_instruction.clone())],

@@ -1,14 +1,17 @@
 //! One typed function per hook event (§9.7) and their outcomes.
 
 use super::matcher::MatchTarget;
-use super::translate::{
-    from_hook_llm_request, from_hook_llm_response, from_hook_tool_config, to_hook_llm_request,
-    to_hook_llm_response,
-};
 use super::{HookEvent, HookOutput, HookSystem};
 use crate::scheduler::{AfterToolOutcome, BeforeToolOutcome};
 use crate::tools::{ToolDisplay, ToolResult};
-use gemini_rs_protocol::{GenerateContentRequest, GenerateContentResponse, ToolConfig};
+use gemini_rs_protocol::hook_api::{
+    from_hook_llm_request, from_hook_llm_response, from_hook_tool_config, to_hook_llm_request,
+    to_hook_llm_response,
+};
+use gemini_rs_protocol::{
+    GenerateContentRequest, GenerateContentResponse, HookToolConfig, LLMRequest, LLMResponse,
+    ToolConfig,
+};
 use serde_json::{Map, Value, json};
 
 /// What BeforeAgent / AfterAgent hooks decided.
@@ -159,6 +162,11 @@ pub fn tool_response_json(result: &ToolResult) -> Value {
         );
     }
     Value::Object(m)
+}
+
+/// A Stable Model API value as hook input JSON.
+fn to_json(v: impl serde::Serialize) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
 fn trimmed(s: &Option<String>) -> Option<String> {
@@ -324,7 +332,10 @@ impl HookSystem {
     ) -> BeforeModelOutcome {
         let out = self
             .run_event(HookEvent::BeforeModel, MatchTarget::None, || {
-                vec![("llm_request", to_hook_llm_request(request, Some(model)))]
+                vec![(
+                    "llm_request",
+                    to_json(to_hook_llm_request(request, Some(model))),
+                )]
             })
             .await;
         let Some(out) = out else {
@@ -343,7 +354,8 @@ impl HookSystem {
         if out.is_blocking() {
             if let Some(mut response) = out
                 .specific("llm_response")
-                .and_then(from_hook_llm_response)
+                .and_then(LLMResponse::from_value)
+                .map(|r| from_hook_llm_response(&r))
             {
                 for c in response.candidates.iter_mut().flatten() {
                     c.finish_reason.get_or_insert_with(|| "STOP".to_string());
@@ -357,9 +369,9 @@ impl HookSystem {
                 system_message,
             };
         }
-        match out.specific("llm_request").and_then(Value::as_object) {
+        match out.specific("llm_request").and_then(LLMRequest::from_value) {
             Some(hook_req) => {
-                let (req, new_model) = from_hook_llm_request(hook_req, request);
+                let (req, new_model) = from_hook_llm_request(&hook_req, request);
                 BeforeModelOutcome::Proceed {
                     request: Some(Box::new(req)),
                     model: new_model,
@@ -382,8 +394,11 @@ impl HookSystem {
         let out = self
             .run_event(HookEvent::AfterModel, MatchTarget::None, || {
                 vec![
-                    ("llm_request", to_hook_llm_request(request, Some(model))),
-                    ("llm_response", to_hook_llm_response(chunk)),
+                    (
+                        "llm_request",
+                        to_json(to_hook_llm_request(request, Some(model))),
+                    ),
+                    ("llm_response", to_json(to_hook_llm_response(chunk))),
                 ]
             })
             .await;
@@ -403,18 +418,11 @@ impl HookSystem {
                 system_message,
             };
         }
-        let has_parts = out
+        let response = out
             .specific("llm_response")
-            .and_then(|r| r.pointer("/candidates/0/content/parts"))
-            .and_then(Value::as_array)
-            .is_some_and(|p| !p.is_empty());
-        let response = if has_parts {
-            out.specific("llm_response")
-                .and_then(from_hook_llm_response)
-                .map(Box::new)
-        } else {
-            None
-        };
+            .and_then(LLMResponse::from_value)
+            .filter(LLMResponse::has_parts)
+            .map(|r| Box::new(from_hook_llm_response(&r)));
         AfterModelOutcome::Proceed { response }
     }
 
@@ -427,10 +435,14 @@ impl HookSystem {
     ) -> Option<ToolConfig> {
         let out = self
             .run_event(HookEvent::BeforeToolSelection, MatchTarget::None, || {
-                vec![("llm_request", to_hook_llm_request(request, Some(model)))]
+                vec![(
+                    "llm_request",
+                    to_json(to_hook_llm_request(request, Some(model))),
+                )]
             })
             .await?;
-        out.specific("toolConfig").map(from_hook_tool_config)
+        out.specific("toolConfig")
+            .map(|v| from_hook_tool_config(&HookToolConfig::from_value(v).unwrap_or_default()))
     }
 
     /// SessionStart (`startup|resume|clear`).

@@ -13,7 +13,6 @@ pub mod events;
 pub mod matcher;
 pub mod output;
 pub mod runner;
-pub mod translate;
 pub mod trusted;
 
 #[cfg(test)]

@@ -4,9 +4,10 @@
 use super::hooks::{AfterToolOutcome, BeforeToolOutcome, HookToolCall};
 use super::{Scheduler, ToolCallRequest};
 use crate::agent::events::{AgentEvent, ToolCallStatus};
-use crate::tools::{BuiltCall, ToolError, ToolErrorKind, ToolResult};
+use crate::tools::{BuiltCall, OutputSink, ToolError, ToolErrorKind, ToolResult};
 use gemini_rs_protocol::Part;
 use serde_json::{Map, Value};
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 impl Scheduler {
@@ -85,8 +86,16 @@ impl Scheduler {
             call_id: req.call_id.clone(),
         });
         let token = cancel.child_token();
+        let events = self.events.clone();
+        let call_id = req.call_id.clone();
+        let sink: OutputSink = Arc::new(move |chunk: String| {
+            let _ = events.send(AgentEvent::ToolOutput {
+                call_id: call_id.clone(),
+                chunk,
+            });
+        });
         let mut result = tokio::select! {
-            r = invocation.execute(&self.ctx, token.clone()) => r,
+            r = invocation.execute_streaming(&self.ctx, token.clone(), sink) => r,
             _ = cancel.cancelled() => {
                 token.cancel();
                 return (cancelled_during_execution(), ToolCallStatus::Cancelled);

@@ -7,6 +7,9 @@
 
 mod execute;
 pub mod hooks;
+#[cfg(test)]
+mod live_tests;
+mod modify;
 mod response;
 #[cfg(test)]
 mod tests;
@@ -194,7 +197,7 @@ impl Scheduler {
         let mut cancelled_all = false;
         for wave in waves {
             let mut approved = Vec::new();
-            for (i, req, built) in wave {
+            for (i, req, mut built) in wave {
                 if cancelled_all || cancel.is_cancelled() {
                     let reason = if cancelled_all {
                         "User cancelled operation"
@@ -204,7 +207,7 @@ impl Scheduler {
                     done[i] = Some(self.cancelled(req, reason));
                     continue;
                 }
-                match self.approve(&req, &built, cancel).await {
+                match self.approve(&req, &mut built, cancel).await {
                     Approval::Run(decision) => {
                         if built.tool.kind() == ToolKind::Edit {
                             self.checkpoint(&req, history).await;
@@ -256,11 +259,12 @@ impl Scheduler {
         }
     }
 
-    /// Policy and, when it says to ask, the user's confirmation.
+    /// Policy and, when it says to ask, the user's confirmation (asked
+    /// again after the user modified the proposal in an editor).
     async fn approve(
         &self,
         req: &ToolCallRequest,
-        built: &BuiltCall,
+        built: &mut BuiltCall,
         cancel: &CancellationToken,
     ) -> Approval {
         let args = Value::Object(built.args.clone());
@@ -277,21 +281,7 @@ impl Scheduler {
                 ToolCallStatus::Error,
                 Some(StatsDecision::Reject),
             ),
-            Decision::AskUser => {
-                let Some(details) = built.invocation.confirmation(&self.ctx).await else {
-                    return Approval::Run(StatsDecision::Accept);
-                };
-                self.emit(AgentEvent::ToolAwaitingApproval {
-                    call_id: req.call_id.clone(),
-                    name: req.name.clone(),
-                    details: details.clone(),
-                });
-                self.hooks
-                    .notification(&details.notification_message(), &details.to_json())
-                    .await;
-                let outcome = self.wait_for_answer(&req.call_id, cancel).await;
-                self.apply_outcome(outcome, built, &details)
-            }
+            Decision::AskUser => self.ask_user(req, built, cancel).await,
         }
     }
 
@@ -299,15 +289,16 @@ impl Scheduler {
         &self,
         call_id: &str,
         cancel: &CancellationToken,
-    ) -> ConfirmationOutcome {
+    ) -> ConfirmationResponse {
+        let cancelled = || ConfirmationResponse::new(call_id, ConfirmationOutcome::Cancel);
         let mut rx = self.confirmations.lock().await;
         loop {
             tokio::select! {
-                _ = cancel.cancelled() => return ConfirmationOutcome::Cancel,
+                _ = cancel.cancelled() => return cancelled(),
                 answer = rx.recv() => match answer {
-                    Some(a) if a.call_id == call_id => return a.outcome,
+                    Some(a) if a.call_id == call_id => return a,
                     Some(_) => continue,
-                    None => return ConfirmationOutcome::Cancel,
+                    None => return cancelled(),
                 },
             }
         }
@@ -336,6 +327,7 @@ impl Scheduler {
         match outcome {
             ConfirmationOutcome::Cancel => Approval::CancelBatch,
             ConfirmationOutcome::ProceedOnce => Approval::Run(StatsDecision::Accept),
+            // Handled (and asked again) before; a late one runs as is.
             ConfirmationOutcome::ModifyWithEditor => Approval::Run(StatsDecision::Modify),
             ConfirmationOutcome::ProceedAlwaysAndSave => {
                 remember(true);

@@ -197,7 +197,7 @@ fn answer_all(
             if let AgentEvent::ToolAwaitingApproval { call_id, .. } = e {
                 asked.push(call_id.clone());
                 answers
-                    .send(ConfirmationResponse { call_id, outcome })
+                    .send(ConfirmationResponse::new(call_id, outcome))
                     .unwrap();
             }
         }

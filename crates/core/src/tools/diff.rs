@@ -1,7 +1,7 @@
 //! Unified diffs in the format of jsdiff's `createPatch` (what Gemini CLI
 //! shows for file edits), computed with `similar`.
 
-use similar::{Algorithm, DiffOp, TextDiff};
+use similar::{Algorithm, DiffOp, DiffableStr, TextDiff};
 
 /// Lines of context around a change, as jsdiff's default.
 const CONTEXT: usize = 3;
@@ -15,13 +15,22 @@ enum Kind {
 
 /// The line diff as jsdiff's change list: consecutive blocks, removals
 /// before additions. Lines keep their `\n`.
+///
+/// The common head and tail (whole lines) are split off first and only the
+/// middle goes to `similar`, so an edit in a large file costs a scan of it,
+/// not a hash of every line.
 fn blocks<'a>(old: &'a str, new: &'a str) -> Vec<(Kind, Vec<&'a str>)> {
+    let (head, tail) = common_lines(old, new);
+    let (old_mid, new_mid) = (&old[head..old.len() - tail], &new[head..new.len() - tail]);
     let diff = TextDiff::configure()
         .algorithm(Algorithm::Myers)
-        .diff_lines(old, new);
+        .diff_lines(old_mid, new_mid);
     let old_lines = diff.old_slices();
     let new_lines = diff.new_slices();
     let mut out: Vec<(Kind, Vec<&'a str>)> = Vec::new();
+    if head > 0 {
+        out.push((Kind::Same, old[..head].tokenize_lines()));
+    }
     let mut push = |kind: Kind, lines: &[&'a str]| {
         if lines.is_empty() {
             return;
@@ -53,7 +62,43 @@ fn blocks<'a>(old: &'a str, new: &'a str) -> Vec<(Kind, Vec<&'a str>)> {
             }
         }
     }
+    if tail > 0 {
+        push(Kind::Same, &old[old.len() - tail..].tokenize_lines());
+    }
     out
+}
+
+/// Byte lengths of the longest common head and tail of `old` and `new`
+/// that are whole lines: each cut falls right after a `\n` (or at the
+/// start), which is a line boundary for `similar` too, and the two never
+/// overlap.
+fn common_lines(old: &str, new: &str) -> (usize, usize) {
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let head = a[..same]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |i| i + 1);
+    let room = a.len().min(b.len()) - head;
+    let same_end = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(room)
+        .take_while(|(x, y)| x == y)
+        .count();
+    // The tail must start a line in both: right after a `\n`, or where
+    // the head ends.
+    let mut tail = same_end;
+    while tail > 0 {
+        let (sa, sb) = (a.len() - tail, b.len() - tail);
+        let starts_line = |bytes: &[u8], at: usize| at == head || bytes[at - 1] == b'\n';
+        if starts_line(a, sa) && starts_line(b, sb) {
+            break;
+        }
+        tail -= 1;
+    }
+    (head, tail)
 }
 
 struct Hunk {
@@ -188,6 +233,71 @@ pub fn line_changes(old: &str, new: &str) -> (u64, u64) {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+
+    /// The diff with the common head and tail split off equals the one
+    /// `similar` gives on the whole texts.
+    #[test]
+    fn splitting_off_common_lines_changes_nothing() {
+        let whole = |old: &str, new: &str| {
+            let diff = TextDiff::configure()
+                .algorithm(Algorithm::Myers)
+                .diff_lines(old, new);
+            let (mut add, mut del) = (0u64, 0u64);
+            for c in diff.iter_all_changes() {
+                match c.tag() {
+                    similar::ChangeTag::Insert => add += 1,
+                    similar::ChangeTag::Delete => del += 1,
+                    similar::ChangeTag::Equal => {}
+                }
+            }
+            (add, del)
+        };
+        let texts = [
+            "",
+            "a",
+            "a\n",
+            "a\nb\nc\n",
+            "a\nb\nc",
+            "a\r\nb\r\n",
+            "a\rb\n",
+            "x\na\nb\nc\n",
+            "a\nb\nX\nc\n",
+            "a\nb\n",
+            "b\nc\n",
+            "a\nbc\n",
+            "a\nb\nc\nc\n",
+            "\n\n",
+        ];
+        for old in texts {
+            for new in texts {
+                assert_eq!(
+                    line_changes(old, new),
+                    whole(old, new),
+                    "{old:?} -> {new:?}"
+                );
+                let joined: String = blocks(old, new)
+                    .into_iter()
+                    .filter(|(k, _)| *k != Kind::Added)
+                    .flat_map(|(_, l)| l)
+                    .collect();
+                assert_eq!(joined, old, "{old:?} -> {new:?}");
+            }
+        }
+        let big = "line\n".repeat(1000);
+        let p = unified_diff(
+            &format!("{big}old\n{big}"),
+            &format!("{big}new\n{big}"),
+            "C",
+            "P",
+            "f",
+        );
+        assert!(
+            p.ends_with(
+                "@@ -998,7 +998,7 @@\n line\n line\n line\n-old\n+new\n line\n line\n line\n"
+            ),
+            "{p}"
+        );
+    }
 
     const HEAD: &str = "Index: f.txt\n===================================================================\n--- f.txt\tCurrent\n+++ f.txt\tProposed\n";
 

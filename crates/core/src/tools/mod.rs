@@ -276,6 +276,11 @@ pub trait Tool: Send + Sync {
     }
 }
 
+/// Where a running call reports its live output: each call gets the
+/// latest view of the output so far (for the shell, its last lines as a
+/// terminal shows them), replacing the previous one. Throttled by the tool.
+pub type OutputSink = Arc<dyn Fn(String) + Send + Sync>;
+
 /// One validated call, ready to describe, confirm and run.
 pub trait ToolInvocation: Send + Sync {
     /// One line describing the call for the user.
@@ -298,4 +303,15 @@ pub trait ToolInvocation: Send + Sync {
         ctx: &'a ToolContext,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, ToolResult>;
+    /// Runs the call, reporting live output to `output` while it runs
+    /// (tools without live output just [`ToolInvocation::execute`]).
+    fn execute_streaming<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        cancel: CancellationToken,
+        output: OutputSink,
+    ) -> BoxFuture<'a, ToolResult> {
+        let _ = output;
+        self.execute(ctx, cancel)
+    }
 }

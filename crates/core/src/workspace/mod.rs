@@ -6,7 +6,7 @@ mod boundary;
 mod filekind;
 mod ignore;
 
-pub use atomic::write_atomic;
+pub use atomic::{CheckedWriteError, write_atomic, write_atomic_checked};
 pub use boundary::realpath_lenient;
 pub use filekind::{FileKind, decode_text, detect_file_kind, detect_kind, looks_binary, mime_type};
 
@@ -125,7 +125,20 @@ impl Workspace {
     }
 
     /// Gemini CLI's `validatePathAccess`: `Ok` or the exact refusal text.
+    /// A path holding a NUL byte or a line break is refused first: no
+    /// file system call could use the former, and the latter is almost
+    /// always a model's mistake that would create a surprising file name.
     pub fn check_access(&self, abs: &Path) -> Result<(), String> {
+        if abs
+            .as_os_str()
+            .as_encoded_bytes()
+            .iter()
+            .any(|b| matches!(b, b'\0' | b'\n' | b'\r'))
+        {
+            return Err(format!(
+                "Invalid path: {abs:?} contains a NUL byte or a line break."
+            ));
+        }
         if self.is_allowed(abs) {
             return Ok(());
         }

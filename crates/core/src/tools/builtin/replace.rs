@@ -8,6 +8,7 @@
 //! [`strategies`]), `allow_multiple` is accepted, non-UTF-8 files are
 //! refused instead of being rewritten lossily, and writes are atomic.
 
+mod path;
 mod strategies;
 #[cfg(test)]
 mod tests;
@@ -19,18 +20,15 @@ use crate::tools::{
     ConfirmationDetails, FileDiff, Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind,
     ToolInvocation, ToolKind, ToolResult,
 };
-use crate::workspace::{FilterOptions, Workspace, write_atomic};
+use crate::workspace::{CheckedWriteError, write_atomic_checked};
 use futures::future::BoxFuture;
 use gemini_rs_protocol::Part;
+use path::correct_path;
 use serde_json::{Map, Value, json};
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use strategies::Expected;
 use tokio_util::sync::CancellationToken;
-
-/// Directories `correctPath`'s search visits per workspace dir.
-const MAX_SEARCH_DIRS: usize = 50;
 
 /// The `replace` tool.
 pub struct ReplaceTool;
@@ -142,80 +140,6 @@ impl Tool for ReplaceTool {
     }
 }
 
-/// Gemini CLI's `correctPath`: an absolute path as is; a relative one
-/// against the root when it exists there, else the one file below the
-/// workspace dirs whose path ends with it; none found: against the root.
-fn correct_path(ws: &Workspace, p: &str, filter: &FilterOptions) -> Result<PathBuf, String> {
-    let direct = ws.resolve(p);
-    if Path::new(p).is_absolute() || direct.exists() {
-        return Ok(direct);
-    }
-    let wanted = p.trim_start_matches("./").replace('\\', "/");
-    let Some(base) = Path::new(&wanted).file_name().map(|n| n.to_os_string()) else {
-        return Ok(direct);
-    };
-    let mut matches: Vec<PathBuf> = Vec::new();
-    for dir in ws.dirs() {
-        for found in bfs_find(ws, dir, &base, filter) {
-            if found.to_string_lossy().ends_with(&wanted) && !matches.contains(&found) {
-                matches.push(found);
-            }
-        }
-    }
-    match matches.len() {
-        0 => Ok(direct),
-        1 => Ok(matches.remove(0)),
-        _ => {
-            let list: Vec<String> = matches.iter().map(|m| m.display().to_string()).collect();
-            Err(format!(
-                "The file path '{p}' is ambiguous and matches multiple files. Please provide a more specific path. Matches: {}",
-                list.join(", ")
-            ))
-        }
-    }
-}
-
-/// Breadth-first search for files named `name` below `root`, visiting at
-/// most [`MAX_SEARCH_DIRS`] directories and skipping ignored entries.
-fn bfs_find(
-    ws: &Workspace,
-    root: &Path,
-    name: &std::ffi::OsStr,
-    filter: &FilterOptions,
-) -> Vec<PathBuf> {
-    let mut queue = VecDeque::from([root.to_path_buf()]);
-    let mut found = Vec::new();
-    let mut scanned = 0;
-    while let Some(dir) = queue.pop_front() {
-        if scanned >= MAX_SEARCH_DIRS {
-            break;
-        }
-        scanned += 1;
-        let Ok(rd) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut entries: Vec<std::fs::DirEntry> = rd.filter_map(Result::ok).collect();
-        entries.sort_by_key(|e| e.file_name());
-        for entry in entries {
-            let path = entry.path();
-            let Ok(ft) = entry.file_type() else { continue };
-            if ws.is_ignored(&path, filter) {
-                continue;
-            }
-            let entry_name = entry.file_name();
-            if ft.is_dir() {
-                if !super::grep::HARD_EXCLUDED_DIRS.contains(&entry_name.to_string_lossy().as_ref())
-                {
-                    queue.push_back(path);
-                }
-            } else if entry_name == name {
-                found.push(path);
-            }
-        }
-    }
-    found
-}
-
 #[derive(Clone)]
 struct ReplaceInvocation {
     abs: PathBuf,
@@ -236,6 +160,9 @@ struct Plan {
     crlf: bool,
     occurrences: u64,
     fuzzy_note: Option<String>,
+    /// The file's bytes when the edit was computed (`None`: it did not
+    /// exist); the write is refused when they changed meanwhile.
+    read_bytes: Option<Vec<u8>>,
 }
 
 /// Why an edit cannot be made: kind, message for the model, display text,
@@ -270,9 +197,12 @@ impl ReplaceInvocation {
     /// Gemini CLI's `calculateEdit`.
     fn plan(&self) -> Result<Plan, Failure> {
         let abs = &self.abs;
-        let current = match std::fs::read(abs) {
+        let (current, read_bytes) = match std::fs::read(abs) {
             Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(s) => Some(s),
+                Ok(s) => {
+                    let copy = s.as_bytes().to_vec();
+                    (Some(s), Some(copy))
+                }
                 Err(_) => {
                     let msg = format!(
                         "File is not valid UTF-8 text and cannot be edited safely: {}",
@@ -286,7 +216,7 @@ impl ReplaceInvocation {
                     });
                 }
             },
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, None),
             Err(e) => {
                 let msg = node_message(&e, "open", abs);
                 return Err(Failure {
@@ -305,6 +235,7 @@ impl ReplaceInvocation {
                     crlf: false,
                     occurrences: 1,
                     fuzzy_note: None,
+                    read_bytes: None,
                 });
             }
             return Err(Failure::new(
@@ -368,6 +299,7 @@ impl ReplaceInvocation {
             crlf,
             occurrences: r.occurrences,
             fuzzy_note: strategies::fuzzy_note(&r.fuzzy_ranges),
+            read_bytes,
         })
     }
 
@@ -387,17 +319,33 @@ impl ReplaceInvocation {
                 "Error: Path not in workspace.",
             );
         }
-        let plan = match self.plan() {
-            Ok(p) => p,
-            Err(f) => return f.into_result(),
-        };
+        match self.plan() {
+            Ok(plan) => self.write(plan),
+            Err(f) => f.into_result(),
+        }
+    }
+
+    /// Writes a computed edit, unless the file changed since it was read,
+    /// and reports it.
+    fn write(&self, plan: Plan) -> ToolResult {
         let bytes = if plan.crlf {
             plan.new_content.replace('\n', "\r\n")
         } else {
             plan.new_content.clone()
         };
-        if let Err(e) = write_atomic(&self.abs, bytes.as_bytes()) {
-            let msg = node_message(&e, "open", &self.abs);
+        let unchanged = |target: &Path| match std::fs::read(target) {
+            Ok(now) => Ok(plan.read_bytes.as_deref() == Some(now.as_slice())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(plan.read_bytes.is_none()),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = write_atomic_checked(&self.abs, bytes.as_bytes(), unchanged) {
+            let msg = match e {
+                CheckedWriteError::Changed => format!(
+                    "File {} was modified by another process while the edit was being prepared; read it again and retry.",
+                    self.abs.display()
+                ),
+                CheckedWriteError::Io(e) => node_message(&e, "open", &self.abs),
+            };
             return Failure {
                 kind: ToolErrorKind::FileWriteFailure,
                 llm: Some(format!("Error executing edit: {msg}")),

@@ -10,6 +10,7 @@
 #[cfg(test)]
 mod abort_tests;
 mod capture;
+mod live;
 mod parse;
 mod render;
 mod run;
@@ -21,11 +22,12 @@ mod text_tests;
 pub use parse::{root_commands, split_commands, strip_shell_wrapper};
 
 use crate::tools::{
-    ConfirmationDetails, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind,
-    ToolResult,
+    ConfirmationDetails, OutputSink, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation,
+    ToolKind, ToolResult,
 };
 use capture::{Capture, Limits};
 use futures::future::BoxFuture;
+use live::{Live, Tee};
 use run::{Abort, Ending, Outcome, Spec};
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -204,7 +206,16 @@ impl ToolInvocation for ShellInvocation {
         ctx: &'a ToolContext,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move { self.run(ctx, &cancel).await })
+        Box::pin(async move { self.run(ctx, &cancel, None).await })
+    }
+
+    fn execute_streaming<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        cancel: CancellationToken,
+        output: OutputSink,
+    ) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move { self.run(ctx, &cancel, Some(output)).await })
     }
 }
 
@@ -260,7 +271,12 @@ impl ShellSettings {
 }
 
 impl ShellInvocation {
-    async fn run(&self, ctx: &ToolContext, cancel: &CancellationToken) -> ToolResult {
+    async fn run(
+        &self,
+        ctx: &ToolContext,
+        cancel: &CancellationToken,
+        output: Option<OutputSink>,
+    ) -> ToolResult {
         if cancel.is_cancelled() {
             let msg = "Command was cancelled by user before it could start.";
             return ToolResult::text(msg, msg);
@@ -299,10 +315,18 @@ impl ShellInvocation {
             sandbox: ctx.sandbox.as_ref(),
         };
         let mut capture = Capture::new(settings.limits, temp);
-        let outcome = match run::run(spec, &mut capture, cancel).await {
+        let mut live = output.map(Live::new);
+        let mut tee = Tee {
+            capture: &mut capture,
+            live: live.as_mut(),
+        };
+        let outcome = match run::run(spec, &mut tee, cancel).await {
             Ok(o) => o,
             Err(e) => return spawn_error(&e, &self.command),
         };
+        if let Some(live) = live.as_mut() {
+            live.tick(true);
+        }
         let save_as = temp.join(format!(
             "run_shell_command_{}.txt",
             uuid::Uuid::new_v4().simple()

@@ -12,6 +12,8 @@ pub(crate) enum Expected {
     AnyAtLeastOne,
 }
 
+use std::time::{Duration, Instant};
+
 /// The outcome of the chain: the new content and how many places matched.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Replacement {
@@ -29,6 +31,9 @@ const FUZZY_MATCH_THRESHOLD: f64 = 0.1;
 const WHITESPACE_PENALTY_FACTOR: f64 = 0.1;
 /// Fuzzy matching is skipped above `lines * len^2` of this.
 const FUZZY_WORK_LIMIT: f64 = 400_000_000.0;
+/// Fuzzy matching gives up (no match) after this long, so one `replace`
+/// call never spends more than a second on it.
+const FUZZY_TIME_BUDGET: Duration = Duration::from_millis(700);
 
 /// Runs the strategies in order; the first that matches wins.
 pub(crate) fn calculate(content: &str, old: &str, new: &str, expected: Expected) -> Replacement {
@@ -89,9 +94,11 @@ fn lines_with_endings(content: &str) -> Vec<&str> {
     content.split_inclusive('\n').collect()
 }
 
+/// The leading white space of `line` (any Unicode white space but line
+/// breaks, so a line indented with no-break spaces keeps them).
 fn leading_indent(line: &str) -> &str {
     let end = line
-        .find(|c: char| c != ' ' && c != '\t')
+        .find(|c: char| !c.is_whitespace() || c == '\n' || c == '\r')
         .unwrap_or(line.len());
     &line[..end]
 }
@@ -180,7 +187,15 @@ type FuzzyHit = (String, u64, Vec<(usize, usize)>);
 
 /// Windows of `old`'s line count whose weighted edit distance to `old`
 /// (whitespace differences weigh 0.1) is at most 10 % of its length.
+///
+/// Bounded three ways: the later spec's `lines * len^2` work limit, a
+/// banded edit distance that gives up past the threshold (the weighted
+/// score is never below the whitespace-free distance, so windows whose
+/// whitespace-free distance exceeds 10 % are dropped early), and a wall
+/// clock budget of [`FUZZY_TIME_BUDGET`] after which no fuzzy match is
+/// reported.
 fn fuzzy(content: &str, old: &str, new: &str) -> Option<FuzzyHit> {
+    let started = Instant::now();
     let old_len = old.chars().count();
     if old_len < 10 {
         return None;
@@ -204,27 +219,36 @@ fn fuzzy(content: &str, old: &str, new: &str) -> Option<FuzzyHit> {
         .copied()
         .filter(|c| !c.is_whitespace())
         .collect();
+    // The largest whitespace-free distance that can still score <= 10 %.
+    let max_norm = (FUZZY_MATCH_THRESHOLD * block_len).floor() as usize;
+    let trimmed: Vec<Vec<char>> = source
+        .iter()
+        .map(|l| l.trim_end().chars().collect())
+        .collect();
+    let (mut window, mut stripped) = (Vec::new(), Vec::new());
     let mut candidates: Vec<(usize, f64)> = Vec::new();
     for i in 0..=source.len() - n {
-        let window: Vec<char> = source[i..i + n]
-            .iter()
-            .map(|l| l.trim_end())
-            .collect::<Vec<_>>()
-            .join("\n")
-            .chars()
-            .collect();
+        if started.elapsed() > FUZZY_TIME_BUDGET {
+            return None;
+        }
+        window.clear();
+        for (k, line) in trimmed[i..i + n].iter().enumerate() {
+            if k > 0 {
+                window.push('\n');
+            }
+            window.extend_from_slice(line);
+        }
         let diff = (window.len() as f64 - block.len() as f64).abs();
         if diff / block_len > FUZZY_MATCH_THRESHOLD / WHITESPACE_PENALTY_FACTOR {
             continue;
         }
+        stripped.clear();
+        stripped.extend(window.iter().copied().filter(|c| !c.is_whitespace()));
+        let Some(norm) = bounded_levenshtein(&stripped, &block_stripped, max_norm) else {
+            continue;
+        };
         let raw = levenshtein(&window, &block) as f64;
-        let stripped: Vec<char> = window
-            .iter()
-            .copied()
-            .filter(|c| !c.is_whitespace())
-            .collect();
-        let norm = levenshtein(&stripped, &block_stripped) as f64;
-        let score = (norm + (raw - norm) * WHITESPACE_PENALTY_FACTOR) / block_len;
+        let score = (norm as f64 + (raw - norm as f64) * WHITESPACE_PENALTY_FACTOR) / block_len;
         if score <= FUZZY_MATCH_THRESHOLD {
             candidates.push((i, score));
         }
@@ -269,6 +293,45 @@ fn levenshtein(a: &[char], b: &[char]) -> usize {
     prev[b.len()]
 }
 
+/// The Levenshtein distance when it is at most `max`, else `None`: only
+/// the diagonal band of width `2 * max + 1` is computed, so the cost is
+/// `O(len * max)` instead of `O(len^2)`.
+fn bounded_levenshtein(a: &[char], b: &[char], max: usize) -> Option<usize> {
+    if a.len().abs_diff(b.len()) > max {
+        return None;
+    }
+    let inf = max + 1;
+    let mut prev: Vec<usize> = (0..=b.len()).map(|j| j.min(inf)).collect();
+    let mut cur = vec![inf; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        let row = i + 1;
+        let lo = row.saturating_sub(max).max(1);
+        let hi = (row + max).min(b.len());
+        cur[0] = if row <= max { row } else { inf };
+        if lo > 1 {
+            cur[lo - 1] = inf;
+        }
+        let mut best = cur[0];
+        for j in lo..=hi {
+            let cost = usize::from(*ca != b[j - 1]);
+            let v = (prev[j - 1] + cost)
+                .min(prev[j] + 1)
+                .min(cur[j - 1] + 1)
+                .min(inf);
+            cur[j] = v;
+            best = best.min(v);
+        }
+        if hi < b.len() {
+            cur[hi + 1] = inf;
+        }
+        if best > max {
+            return None;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    (prev[b.len()] <= max).then_some(prev[b.len()])
+}
+
 /// `Applied fuzzy match at line(s) <a-b, c>.` for fuzzy results.
 pub(crate) fn fuzzy_note(ranges: &[(usize, usize)]) -> Option<String> {
     if ranges.is_empty() {
@@ -292,78 +355,4 @@ pub(crate) fn fuzzy_note(ranges: &[(usize, usize)]) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
-    use super::*;
-
-    const ONE: Expected = Expected::Exactly(1);
-
-    #[test]
-    fn exact_replaces_all_literally() {
-        let r = calculate("a x a\n", "a", "b", Expected::Exactly(2));
-        assert_eq!((r.content.as_str(), r.occurrences), ("b x b\n", 2));
-        let r = calculate("x\n", "x", "$& $1", ONE);
-        assert_eq!(r.content, "$& $1\n");
-        assert_eq!(calculate("abc", "zz", "y", ONE).occurrences, 0);
-    }
-
-    #[test]
-    fn flexible_reindents() {
-        let r = calculate(
-            "def f():\n    x = 1\n    y = 2\n",
-            "x = 1\ny = 2",
-            "x = 10\ny = 20",
-            ONE,
-        );
-        assert_eq!(
-            (r.content.as_str(), r.occurrences),
-            ("def f():\n    x = 10\n    y = 20\n", 1)
-        );
-        // A match in the middle keeps the following line intact.
-        let r = calculate("a\n  x\n  y\nb\n", " x\ny ", "X\n  Y", ONE);
-        assert_eq!(r.content, "a\n  X\n    Y\nb\n");
-    }
-
-    #[test]
-    fn token_regex_ignores_spacing() {
-        let r = calculate(
-            "  if (a==b) {\n    go();\n  }\n",
-            "if ( a == b ) {",
-            "if (a != b) {",
-            ONE,
-        );
-        assert_eq!(
-            (r.content.as_str(), r.occurrences),
-            ("  if (a != b) {\n    go();\n  }\n", 1)
-        );
-    }
-
-    #[test]
-    fn fuzzy_within_ten_percent() {
-        let content = "fn main() {\n    println!(\"hello world\");\n}\n";
-        let r = calculate(
-            content,
-            "    println!(\"helo world\");",
-            "    println!(\"bye\");",
-            ONE,
-        );
-        assert_eq!(r.occurrences, 1);
-        assert_eq!(r.content, "fn main() {\n    println!(\"bye\");\n}\n");
-        assert_eq!(
-            fuzzy_note(&r.fuzzy_ranges).unwrap(),
-            "Applied fuzzy match at line 2."
-        );
-        // Too different, or too short to try.
-        assert_eq!(
-            calculate(content, "    eprintln!(\"goodbye moon\");", "x", ONE).occurrences,
-            0
-        );
-        assert_eq!(calculate("abcdefgh\n", "abcdefgX", "x", ONE).occurrences, 0);
-    }
-
-    #[test]
-    fn trailing_newline_state_is_kept() {
-        assert_eq!(calculate("a\nb", "b", "c\n", ONE).content, "a\nc");
-        assert_eq!(calculate("a\nb\n", "b\n", "c", ONE).content, "a\nc\n");
-    }
-}
+mod tests;

@@ -321,3 +321,73 @@ fn replace_confirmation_description_and_diff() {
     let inv = tool.build(&args, &env.ctx).unwrap();
     assert!(rt.block_on(inv.confirmation(&env.ctx)).is_none());
 }
+
+/// An invocation of `file_path` replacing `old` by `new`, built directly so
+/// a test can act between computing the edit and writing it.
+fn invocation(env: &Env, rel: &str, old: &str, new: &str) -> ReplaceInvocation {
+    ReplaceInvocation {
+        abs: env.root.join(rel),
+        rel: rel.to_string(),
+        old_string: old.to_string(),
+        new_string: new.to_string(),
+        expected: Expected::Exactly(1),
+        modified_by_user: false,
+    }
+}
+
+#[test]
+fn a_change_by_someone_else_before_the_write_is_kept_and_reported() {
+    let env = Env::new();
+    let abs = env.file("f.txt", "alpha\nbeta\n");
+    let inv = invocation(&env, "f.txt", "beta", "BETA");
+    let plan = inv.plan().map_err(|f| f.raw).unwrap();
+    // Same length, so only the content tells the change apart.
+    std::fs::write(&abs, "ALPHA\nbeta\n").unwrap();
+    let r = inv.write(plan);
+    let err = r.error.unwrap();
+    assert_eq!(err.kind, ToolErrorKind::FileWriteFailure);
+    assert_eq!(
+        err.message,
+        format!(
+            "File {} was modified by another process while the edit was being prepared; read it again and retry.",
+            abs.display()
+        )
+    );
+    assert_eq!(read(&env, "f.txt"), "ALPHA\nbeta\n");
+    // No temp file left behind.
+    assert_eq!(std::fs::read_dir(&env.root).unwrap().count(), 1);
+    // Creating a file someone else created meanwhile is refused too.
+    let inv = invocation(&env, "new.txt", "", "mine\n");
+    let plan = inv.plan().map_err(|f| f.raw).unwrap();
+    std::fs::write(env.root.join("new.txt"), "theirs\n").unwrap();
+    assert!(inv.write(plan).error.is_some());
+    assert_eq!(read(&env, "new.txt"), "theirs\n");
+    // Unchanged: the edit goes through.
+    let inv = invocation(&env, "f.txt", "beta", "BETA");
+    let plan = inv.plan().map_err(|f| f.raw).unwrap();
+    assert!(inv.write(plan).error.is_none());
+    assert_eq!(read(&env, "f.txt"), "ALPHA\nBETA\n");
+}
+
+#[test]
+fn exact_replace_in_a_10_mb_file_is_fast_enough() {
+    let env = Env::new();
+    let line = "let value = compute(alpha, beta, gamma); // filler text\n";
+    let mut content = line.repeat(10_000_000 / line.len());
+    content.push_str("unique marker line\n");
+    env.file("big.rs", &content);
+    let started = std::time::Instant::now();
+    let out = edit(
+        &env,
+        json!({"file_path": "big.rs", "old_string": "unique marker line", "new_string": "changed"}),
+    )
+    .unwrap();
+    let took = started.elapsed();
+    assert_eq!(
+        out,
+        "Successfully modified file: /w/big.rs (1 replacements)."
+    );
+    assert!(read(&env, "big.rs").ends_with("changed\n"));
+    // Generous for unoptimised test builds; bench/fs.sh holds the 100 ms target.
+    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+}

@@ -12,6 +12,13 @@ pub(crate) trait LineSink {
     fn fragment(&mut self, text: &str);
     /// Ends the current line.
     fn newline(&mut self);
+    /// Called after each chunk of output and periodically while the
+    /// command runs (when [`LineSink::wants_ticks`]).
+    fn tick(&mut self) {}
+    /// True when the sink wants periodic [`LineSink::tick`]s.
+    fn wants_ticks(&self) -> bool {
+        false
+    }
 }
 
 /// A line longer than this many cells is handed to the sink in pieces, so

@@ -170,6 +170,9 @@ pub(crate) async fn run(
     let mut last_output = started;
     let mut pipe_open = true;
     let bg_deadline = spec.background.as_ref().map(|(d, _)| started + *d);
+    let ticking = sink.wants_ticks();
+    let mut ticker = tokio::time::interval(super::live::LIVE_INTERVAL);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
 
     let status = loop {
         let inactive_at = spec.inactivity.map(|d| last_output + d);
@@ -196,11 +199,13 @@ pub(crate) async fn run(
                 Ok(0) => pipe_open = false,
                 Ok(n) => {
                     renderer.feed(&buf[..n], sink);
+                    sink.tick();
                     last_output = Instant::now();
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(_) => pipe_open = false,
             },
+            _ = ticker.tick(), if ticking => sink.tick(),
             () = sleep_until(bg_deadline) => {
                 if let Some((_, log_dir)) = spec.background {
                     guard.armed = false;

@@ -1,0 +1,239 @@
+//! "Modify with external editor" for edit confirmations: the proposed
+//! content goes to a temp file, the terminal UI steps aside while
+//! `$VISUAL` / `$EDITOR` (default `vi`) runs, and the edited text goes back
+//! to the scheduler as the call's modified arguments.
+
+use super::app::App;
+use super::confirm::ConfirmDialog;
+use super::term::Tui;
+use gemini_rs_core::agent::events::ConfirmationResponse;
+use gemini_rs_core::tools::ConfirmationDetails;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Tools whose proposal can be edited (their arguments are rebuilt from
+/// the edited text).
+pub const MODIFIABLE: [&str; 3] = ["write_file", "replace", "save_memory"];
+
+/// Lets the key reader thread stand aside while another program owns the
+/// terminal.
+#[derive(Default)]
+pub struct KeyGate {
+    paused: AtomicBool,
+    idle: AtomicBool,
+}
+
+impl KeyGate {
+    /// Called by the key reader before each poll: true when it must not
+    /// read (it then reports itself idle).
+    pub fn hold(&self) -> bool {
+        let paused = self.paused.load(Ordering::SeqCst);
+        self.idle.store(paused, Ordering::SeqCst);
+        paused
+    }
+
+    /// Stops the reader and waits (briefly) until it is idle.
+    pub fn pause(&self) {
+        self.idle.store(false, Ordering::SeqCst);
+        self.paused.store(true, Ordering::SeqCst);
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while !self.idle.load(Ordering::SeqCst) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Lets the reader go on.
+    pub fn resume(&self) {
+        self.paused.store(false, Ordering::SeqCst);
+    }
+}
+
+/// The arguments that replace the call's after the user edited the
+/// proposed content into `edited` (None for tools that cannot be edited).
+pub fn modified_args(
+    tool: &str,
+    details: &ConfirmationDetails,
+    edited: String,
+) -> Option<Map<String, Value>> {
+    let ConfirmationDetails::Edit {
+        original_content, ..
+    } = details
+    else {
+        return None;
+    };
+    let mut args = Map::new();
+    match tool {
+        "write_file" => {
+            args.insert("content".into(), Value::String(edited));
+        }
+        "replace" => {
+            // As Gemini CLI: the whole current file becomes old_string.
+            let old = original_content.clone().unwrap_or_default();
+            args.insert("old_string".into(), Value::String(old));
+            args.insert("new_string".into(), Value::String(edited));
+            args.insert("expected_replacements".into(), Value::from(1));
+        }
+        "save_memory" => {
+            args.insert("modified_content".into(), Value::String(edited));
+        }
+        _ => return None,
+    }
+    Some(args)
+}
+
+/// The editor command: `$VISUAL`, else `$EDITOR`, else `vi`, split on
+/// whitespace (`code --wait` works).
+pub fn editor_command() -> Vec<String> {
+    ["VISUAL", "EDITOR"]
+        .iter()
+        .filter_map(|k| std::env::var(k).ok())
+        .find(|v| !v.trim().is_empty())
+        .unwrap_or_else(|| "vi".to_string())
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+/// A temp file path keeping `file_path`'s extension (for highlighting).
+fn temp_path(file_path: &Path) -> PathBuf {
+    let name = file_path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| "proposal.txt".to_string());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    std::env::temp_dir().join(format!(
+        "gemini-rs-edit-{}-{nanos}-{name}",
+        std::process::id()
+    ))
+}
+
+/// Writes `content`, runs the editor on it, returns the edited text.
+fn edit_text(file_path: &Path, content: &str) -> Result<String, String> {
+    let path = temp_path(file_path);
+    std::fs::write(&path, content).map_err(|e| format!("{}: {e}", path.display()))?;
+    let cmd = editor_command();
+    let result = match cmd.split_first() {
+        Some((prog, args)) => std::process::Command::new(prog)
+            .args(args)
+            .arg(&path)
+            .status()
+            .map_err(|e| format!("Cannot start the editor {prog}: {e}"))
+            .and_then(|st| {
+                if st.success() {
+                    std::fs::read_to_string(&path).map_err(|e| e.to_string())
+                } else {
+                    Err(format!("The editor {prog} exited with {st}."))
+                }
+            }),
+        None => Err("No editor configured.".to_string()),
+    };
+    let _ = std::fs::remove_file(&path);
+    result
+}
+
+impl App {
+    /// Runs the editor on `dialog`'s proposal with the terminal handed
+    /// over, then sends the modified arguments (or reopens the dialog).
+    pub(super) fn run_editor(
+        &mut self,
+        tui: &mut Tui,
+        dialog: ConfirmDialog,
+    ) -> std::io::Result<()> {
+        let ConfirmationDetails::Edit {
+            file_path,
+            new_content,
+            ..
+        } = &dialog.details
+        else {
+            self.state.confirm = Some(dialog);
+            return Ok(());
+        };
+        let gate: Arc<KeyGate> = self.ctx.keys.clone();
+        gate.pause();
+        tui.finish();
+        let edited = edit_text(file_path, new_content);
+        let restarted = Tui::start();
+        gate.resume();
+        *tui = restarted?;
+        self.clear_requested = false;
+        match edited.map(|text| modified_args(&dialog.name, &dialog.details, text)) {
+            Ok(Some(args)) => {
+                let _ = self
+                    .ctx
+                    .confirmations
+                    .send(ConfirmationResponse::modified(dialog.call_id.clone(), args));
+                self.state.info(&format!(
+                    "Modified the proposed change to {}.",
+                    file_path.display()
+                ));
+            }
+            Ok(None) => {
+                self.state
+                    .warn(&format!("{} cannot be modified in an editor.", dialog.name));
+                self.state.confirm = Some(dialog);
+            }
+            Err(e) => {
+                self.state.error(&e);
+                self.state.confirm = Some(dialog);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    fn details(original: Option<&str>) -> ConfirmationDetails {
+        ConfirmationDetails::Edit {
+            title: "t".into(),
+            file_name: "a.txt".into(),
+            file_path: "/w/a.txt".into(),
+            file_diff: String::new(),
+            original_content: original.map(str::to_string),
+            new_content: "proposed".into(),
+        }
+    }
+
+    #[test]
+    fn modified_args_per_tool() {
+        let w = modified_args("write_file", &details(None), "mine".into()).unwrap();
+        assert_eq!(Value::Object(w), json!({"content": "mine"}));
+        let r = modified_args("replace", &details(Some("old all")), "new all".into()).unwrap();
+        assert_eq!(
+            Value::Object(r),
+            json!({"old_string": "old all", "new_string": "new all", "expected_replacements": 1})
+        );
+        let m = modified_args("save_memory", &details(Some("x")), "facts".into()).unwrap();
+        assert_eq!(Value::Object(m), json!({"modified_content": "facts"}));
+        assert!(modified_args("mcp_tool", &details(None), "x".into()).is_none());
+    }
+
+    #[test]
+    fn the_gate_waits_for_the_reader() {
+        let gate = Arc::new(KeyGate::default());
+        let g = gate.clone();
+        let reader = std::thread::spawn(move || {
+            for _ in 0..100 {
+                if g.hold() {
+                    return true;
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            false
+        });
+        gate.pause();
+        assert!(reader.join().unwrap());
+        gate.resume();
+        assert!(!gate.hold());
+    }
+}

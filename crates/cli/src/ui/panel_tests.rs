@@ -1,0 +1,205 @@
+//! Snapshot tests of the command screens (`/mcp`, `/hooks`, `/chat list`,
+//! `/restore`) and of a running shell card's live output.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::chat::{self, RecordedSession, SavedChat};
+use super::panels::{self, McpServerView};
+use super::render;
+use super::tests::{screen, state};
+use gemini_rs_core::agent::events::AgentEvent;
+use gemini_rs_core::hooks::HookConfig;
+use gemini_rs_core::session::CheckpointInfo;
+use serde_json::json;
+use std::time::Instant;
+
+fn assert_screen(got: &str, expected: &[&str]) {
+    let got_lines: Vec<&str> = got.lines().collect();
+    assert_eq!(&got_lines[..expected.len()], expected, "\n{got}");
+    assert!(
+        got_lines[expected.len()..].iter().all(|l| l.is_empty()),
+        "\n{got}"
+    );
+}
+
+#[test]
+fn mcp_screen() {
+    let servers = vec![
+        McpServerView {
+            name: "files".into(),
+            description: Some("Local file helpers".into()),
+            ready: true,
+            tools: vec![
+                ("read_note".into(), "Reads a note".into()),
+                ("list_notes".into(), String::new()),
+            ],
+        },
+        McpServerView {
+            name: "empty".into(),
+            description: None,
+            ready: true,
+            tools: vec![],
+        },
+    ];
+    let failures = vec!["Error connecting to MCP server 'broken': spawn failed".to_string()];
+    let got = screen(panels::mcp_lines(&servers, &failures), 80, 16);
+    assert_screen(
+        &got,
+        &[
+            "Configured MCP servers:",
+            "",
+            "● files - Ready (2 tools)",
+            "    Local file helpers",
+            "    - read_note: Reads a note",
+            "    - list_notes",
+            "",
+            "● empty - Ready (0 tools)",
+            "    No tools available",
+            "",
+            "● Error connecting to MCP server 'broken': spawn failed",
+        ],
+    );
+    let none = screen(panels::mcp_lines(&[], &[]), 80, 3);
+    assert!(none.starts_with("No MCP servers configured."), "{none}");
+}
+
+#[test]
+fn hooks_screen() {
+    let config = HookConfig::from_value(
+        &json!({
+            "hooks": {
+                "BeforeTool": [{"matcher": "write_file|replace", "hooks": [
+                    {"type": "command", "command": "./check.sh", "name": "guard", "description": "Blocks secrets"},
+                    {"type": "command", "command": "echo hi"}
+                ]}],
+                "SessionStart": [{"hooks": [{"type": "command", "command": "date"}]}]
+            },
+            "hooksConfig": {"disabled": ["echo hi"]}
+        }),
+        "project",
+    );
+    let got = screen(panels::hooks_lines(Some(&config)), 80, 14);
+    assert_screen(
+        &got,
+        &[
+            "Configured hooks:",
+            "",
+            "BeforeTool",
+            "  enabled  guard  matcher: write_file|replace",
+            "      $ ./check.sh",
+            "      Blocks secrets",
+            "  disabled echo hi  matcher: write_file|replace",
+            "",
+            "SessionStart",
+            "  enabled  date",
+        ],
+    );
+    let none = screen(panels::hooks_lines(None), 80, 3);
+    assert!(none.starts_with("No hooks configured."), "{none}");
+}
+
+#[test]
+fn chat_list_screen() {
+    let saved = vec![
+        SavedChat {
+            tag: "before refactor".into(),
+            modified: "2026-01-02 10:11:12".into(),
+        },
+        SavedChat {
+            tag: "v2".into(),
+            modified: "2026-01-03 09:00:00".into(),
+        },
+    ];
+    let sessions = vec![RecordedSession {
+        last_updated: "2026-01-03T09:05:00.000Z".into(),
+        session_id: "7b665372-6034-4919-ab2a-e15c17e5cc3b".into(),
+    }];
+    let got = screen(chat::list_lines(&saved, &sessions), 80, 12);
+    assert_screen(
+        &got,
+        &[
+            "List of saved conversations:",
+            "  - before refactor (saved on 2026-01-02 10:11:12)",
+            "  - v2 (saved on 2026-01-03 09:00:00)",
+            "Resume one with /chat resume <tag>.",
+            "",
+            "Recorded sessions (1)",
+            "  1. 2026-01-03T09:05:00.000Z [7b665372-6034-4919-ab2a-e15c17e5cc3b]",
+            "Resume one with gemini-rs --resume <index or id>.",
+        ],
+    );
+    let empty = screen(chat::list_lines(&[], &[]), 80, 4);
+    assert_screen(
+        &empty,
+        &[
+            "No saved conversation checkpoints found.",
+            "",
+            "No recorded sessions for this project.",
+        ],
+    );
+}
+
+#[test]
+fn restore_list_screen() {
+    let list = vec![CheckpointInfo {
+        id: "2026-01-02T10-11-12_000Z-notes.txt-replace".into(),
+        tool_name: "replace".into(),
+        file_path: Some("/w/notes.txt".into()),
+    }];
+    let got = screen(panels::restore_list_lines(&list), 80, 4);
+    assert_screen(
+        &got,
+        &[
+            "Available tool calls to restore:",
+            "  2026-01-02T10-11-12_000Z-notes.txt-replace  (replace /w/notes.txt)",
+            "Restore one with /restore <id>.",
+        ],
+    );
+}
+
+#[test]
+fn running_shell_card_shows_the_latest_output_lines() {
+    let mut s = state();
+    let now = Instant::now();
+    s.start_busy("Thinking", now);
+    s.on_agent_event(
+        AgentEvent::ToolCallRequested {
+            call_id: "s1".into(),
+            name: "run_shell_command".into(),
+            args: json!({"command": "make"}),
+        },
+        now,
+    );
+    s.on_agent_event(
+        AgentEvent::ToolRunning {
+            call_id: "s1".into(),
+        },
+        now,
+    );
+    for chunk in [
+        "step 1",
+        "step 1\nstep 2",
+        "step 2\nstep 3\nstep 4\nstep 5\nstep 6\nstep 7",
+    ] {
+        s.on_agent_event(
+            AgentEvent::ToolOutput {
+                call_id: "s1".into(),
+                chunk: chunk.into(),
+            },
+            now,
+        );
+    }
+    let (lines, _) = render::live_lines(&s, 80, 24, now);
+    let got = screen(lines, 80, 24);
+    let shown: Vec<&str> = got.lines().filter(|l| l.contains("step")).collect();
+    assert_eq!(
+        shown,
+        [
+            "   ⎿ step 3",
+            "     step 4",
+            "     step 5",
+            "     step 6",
+            "     step 7"
+        ],
+        "\n{got}"
+    );
+}

@@ -1,0 +1,92 @@
+//! Front-end controls of an agent besides prompts: the history
+//! (`/chat`, `/restore`, `/clear`), the hooks, and the system
+//! instruction's context-file part (`/memory refresh`).
+
+use super::Agent;
+use crate::hooks::HookSystem;
+use gemini_rs_protocol::Content;
+use std::sync::Arc;
+
+/// Where the context files start in the system instruction: setup appends
+/// them to the base prompt after a rule, each framed by
+/// `--- Context from: <path> ---` (see [`super::memory::format_context`]).
+const CONTEXT_SEAM: &str = "\n\n---\n\n--- Context from: ";
+
+impl Agent {
+    /// The conversation so far.
+    pub fn history(&self) -> &[Content] {
+        &self.history
+    }
+
+    /// Replaces the conversation (`/restore`, `/chat resume`).
+    pub fn set_history(&mut self, history: Vec<Content>) {
+        self.history = history;
+        self.last_prompt_tokens = None;
+    }
+
+    /// Forgets the conversation (`/clear`): only the environment-context
+    /// turn stays.
+    pub fn clear_history(&mut self) {
+        self.history.truncate(0);
+        self.history
+            .extend(self.initial_history.iter().take(1).cloned());
+        self.last_prompt_tokens = None;
+        if let Some(rec) = self.recorder.as_mut() {
+            rec.record_note("info", "Conversation cleared.");
+        }
+    }
+
+    /// The hooks of this agent, if any.
+    pub fn hooks(&self) -> Option<&Arc<HookSystem>> {
+        self.hooks.as_ref()
+    }
+
+    /// The system instruction sent with every request.
+    pub fn system_instruction(&self) -> &str {
+        &self.config.system_instruction
+    }
+
+    /// Replaces the context-file part of the system instruction with
+    /// `context` (the output of [`super::memory::format_context`]; empty
+    /// removes it), keeping the base prompt.
+    pub fn set_context(&mut self, context: &str) {
+        self.config.system_instruction = with_context(&self.config.system_instruction, context);
+    }
+
+    /// The model id.
+    pub fn model(&self) -> &str {
+        &self.config.model
+    }
+}
+
+/// `instruction` with its context-file part replaced by `context`.
+fn with_context(instruction: &str, context: &str) -> String {
+    let base = match instruction.find(CONTEXT_SEAM) {
+        Some(i) => &instruction[..i],
+        None => instruction,
+    };
+    if context.trim().is_empty() {
+        base.to_string()
+    } else {
+        format!("{base}\n\n---\n\n{context}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_context;
+
+    #[test]
+    fn replaces_only_the_context_part() {
+        let ctx1 = "--- Context from: GEMINI.md ---\nold\n--- End of Context from: GEMINI.md ---";
+        let ctx2 = "--- Context from: GEMINI.md ---\nnew\n--- End of Context from: GEMINI.md ---";
+        let base = "You are an agent.\n\n---\n\nA rule inside the prompt.";
+        let first = with_context(base, ctx1);
+        assert_eq!(first, format!("{base}\n\n---\n\n{ctx1}"));
+        assert_eq!(
+            with_context(&first, ctx2),
+            format!("{base}\n\n---\n\n{ctx2}")
+        );
+        assert_eq!(with_context(&first, ""), base);
+    }
+}

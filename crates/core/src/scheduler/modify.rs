@@ -1,0 +1,80 @@
+//! Asking the user, and "modify with editor": the front end sends the
+//! arguments the user changed; the call is rebuilt with them (marked
+//! `modified_by_user`, so write_file and replace tell the model what the
+//! user wrote) and the user is asked again with the new proposal, as
+//! Gemini CLI does.
+
+use super::{Approval, Scheduler, ToolCallRequest};
+use crate::agent::events::ToolCallStatus;
+use crate::agent::events::{AgentEvent, ConfirmationOutcome};
+use crate::agent::stats::Decision as StatsDecision;
+use crate::tools::{BuiltCall, ToolError, ToolResult};
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+impl Scheduler {
+    /// Shows the confirmation and waits for the answer; a modification
+    /// rebuilds the call and asks again.
+    pub(super) async fn ask_user(
+        &self,
+        req: &ToolCallRequest,
+        built: &mut BuiltCall,
+        cancel: &CancellationToken,
+    ) -> Approval {
+        let mut modified = false;
+        loop {
+            let Some(details) = built.invocation.confirmation(&self.ctx).await else {
+                return Approval::Run(if modified {
+                    StatsDecision::Modify
+                } else {
+                    StatsDecision::Accept
+                });
+            };
+            self.emit(AgentEvent::ToolAwaitingApproval {
+                call_id: req.call_id.clone(),
+                name: req.name.clone(),
+                details: details.clone(),
+            });
+            self.hooks
+                .notification(&details.notification_message(), &details.to_json())
+                .await;
+            let answer = self.wait_for_answer(&req.call_id, cancel).await;
+            if answer.outcome == ConfirmationOutcome::ModifyWithEditor {
+                if let Some(changes) = answer.modified_args {
+                    match self.rebuild_modified(req, built, changes) {
+                        Ok(()) => modified = true,
+                        Err(e) => {
+                            return Approval::Refused(
+                                ToolResult::from_error(e),
+                                ToolCallStatus::Error,
+                                Some(StatsDecision::Modify),
+                            );
+                        }
+                    }
+                }
+                continue;
+            }
+            return match self.apply_outcome(answer.outcome, built, &details) {
+                Approval::Run(_) if modified => Approval::Run(StatsDecision::Modify),
+                other => other,
+            };
+        }
+    }
+
+    /// Merges the user's changes into the call's arguments, adds
+    /// `modified_by_user: true` and rebuilds the invocation.
+    fn rebuild_modified(
+        &self,
+        req: &ToolCallRequest,
+        built: &mut BuiltCall,
+        changes: Map<String, Value>,
+    ) -> Result<(), ToolError> {
+        let mut args = built.args.clone();
+        args.extend(changes);
+        args.insert("modified_by_user".to_string(), Value::Bool(true));
+        *built = self
+            .registry
+            .build(&req.name, &Value::Object(args), &self.ctx)?;
+        Ok(())
+    }
+}
