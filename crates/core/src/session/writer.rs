@@ -30,6 +30,9 @@ use std::path::Path;
 #[derive(Debug, Default)]
 pub(super) struct SessionWriter {
     tail_at: Option<u64>,
+    /// The file, kept open between appends (reopened after a rewrite,
+    /// which replaces it).
+    file: Option<std::fs::File>,
 }
 
 /// A value pretty-printed and indented by `levels` two-space steps.
@@ -70,7 +73,12 @@ impl SessionWriter {
         let body = format!(",\n    {}", pretty_at(msg, 2)?);
         let mut bytes = body.clone().into_bytes();
         bytes.extend_from_slice(tail(&record.last_updated)?.as_bytes());
-        let file = std::fs::OpenOptions::new().write(true).open(path)?;
+        if self.file.is_none() {
+            self.file = Some(std::fs::OpenOptions::new().write(true).open(path)?);
+        }
+        let Some(file) = self.file.as_ref() else {
+            return self.rewrite(path, record);
+        };
         if file.metadata()?.len() < at {
             // Someone else changed the file: start over.
             self.tail_at = None;
@@ -105,6 +113,7 @@ impl SessionWriter {
         }
         let tail_at = text.len() as u64;
         text.push_str(&tail(&record.last_updated)?);
+        self.file = None;
         write_atomic(path, text.as_bytes())?;
         self.tail_at = (!record.messages.is_empty()).then_some(tail_at);
         Ok(())
