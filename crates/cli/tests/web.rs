@@ -175,3 +175,89 @@ fn save_memory_twice_appends_under_one_section() {
         "## Gemini Added Memories\n- My favorite color is blue\n- I use tabs\n"
     );
 }
+
+#[test]
+fn one_recorded_session_uses_all_three_tools() {
+    let sb = setup();
+    let port = serve("plain text page: the sky is blue", "text/plain");
+    let grounding = json!({
+        "groundingChunks": [{"web": {"uri": "https://example.org/sky", "title": "Sky"}}],
+        "groundingSupports": [{"segment": {"endIndex": 11}, "groundingChunkIndices": [0]}]
+    });
+    let file = sb.write_home(
+        "all.responses",
+        &lines(&[
+            call(
+                "web_fetch",
+                json!({"prompt": format!("what colour? http://127.0.0.1:{port}/sky.txt")}),
+            ),
+            answer("The sky is blue.", None),
+            call("google_web_search", json!({"query": "sky colour"})),
+            answer(
+                "Sky is blue because of Rayleigh scattering.",
+                Some(grounding),
+            ),
+            call("save_memory", json!({"fact": "The sky is blue"})),
+            text("All three done."),
+        ]),
+    );
+    let out = sb.run(
+        &[
+            "--approval-mode=yolo",
+            "--fake-responses",
+            file.to_str().unwrap(),
+            "go",
+        ],
+        None,
+        &[],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.ends_with("All three done.\n"), "{}", out.stdout);
+    let memory = std::fs::read_to_string(sb.home.join(".gemini/GEMINI.md")).unwrap();
+    assert_eq!(memory, "## Gemini Added Memories\n- The sky is blue\n");
+    let chats = sb.project_temp_dir().join("chats");
+    let session = std::fs::read_dir(&chats)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let record = std::fs::read_to_string(session).unwrap();
+    for expected in [
+        "The sky is blue.",
+        "Web search results for \\\"sky colour\\\":\\n\\nSky is blue[1] because of Rayleigh scattering.\\n\\nSources:\\n[1] Sky (https://example.org/sky)",
+        "Okay, I've remembered that",
+    ] {
+        assert!(
+            record.contains(expected),
+            "{expected} missing from the recorded session"
+        );
+    }
+}
+
+#[test]
+fn context_files_reach_the_system_instruction() {
+    let sb = setup();
+    sb.write_home(".gemini/GEMINI.md", "GLOBAL-MARKER");
+    sb.write("GEMINI.md", "ROOT-MARKER\n@docs/extra.md\n");
+    sb.write("docs/extra.md", "IMPORTED-MARKER\n@../GEMINI.md\n");
+    sb.write("pkg/GEMINI.md", "NESTED-MARKER");
+    sb.write("skipped/GEMINI.md", "IGNORED-MARKER");
+    sb.write(".geminiignore", "skipped/\n");
+    let fake = run(&sb, &lines(&[text("ok")]));
+    let system = fake.requests()[0].body["systemInstruction"]["parts"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let pos = |m: &str| system.find(m).unwrap_or_else(|| panic!("{m} missing"));
+    assert!(pos("GLOBAL-MARKER") < pos("ROOT-MARKER"));
+    assert!(pos("ROOT-MARKER") < pos("IMPORTED-MARKER"));
+    assert!(pos("IMPORTED-MARKER") < pos("NESTED-MARKER"));
+    assert!(!system.contains("IGNORED-MARKER"));
+    assert_eq!(
+        system.matches("ROOT-MARKER").count(),
+        1,
+        "the import cycle is cut"
+    );
+    assert!(system.contains("--- Context from: GEMINI.md ---"));
+}

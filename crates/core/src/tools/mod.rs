@@ -104,8 +104,9 @@ pub struct ToolContext {
 }
 
 impl ToolContext {
-    /// A context with no model client and `~/.gemini` under the project
-    /// temp dir's parent (what tests and embedders need at least).
+    /// A context with no model client, no sandbox, and the global memory
+    /// dir at `<project root>/.gemini-home` (tests and embedders set
+    /// `gemini_dir` themselves when it matters).
     pub fn new(
         workspace: Arc<Workspace>,
         settings: Arc<Settings>,
