@@ -139,6 +139,9 @@ async fn run(
     let label = home_relative(workspace.target_dir(), &home);
     let history = history::History::load(workspace.project_temp_dir().join("input_history.jsonl"));
     let mut state = state::UiState::new(model.clone(), label, mode, history);
+    state.mcp_status = mcp
+        .as_ref()
+        .map(|m| (m.connections().len(), m.failures().len()));
     let keys = std::sync::Arc::new(editor::KeyGate::default());
     state.push_lines(banner(&model, resumed, &session_id));
     for n in notes {

@@ -151,10 +151,15 @@ pub fn footer(s: &UiState, w: usize) -> Line<'static> {
         ApprovalMode::Plan => ("plan", Style::new().fg(Color::Blue)),
     };
     let left_pct = 100u64.saturating_sub(s.context_tokens * 100 / CONTEXT_WINDOW);
+    let mcp = match s.mcp_status {
+        Some((ready, 0)) => format!(" · MCP {ready} ready"),
+        Some((ready, failed)) => format!(" · MCP {ready} ready, {failed} failed"),
+        None => String::new(),
+    };
     let (mode, right) = if w >= 80 {
         (
             format!("mode: {mode_text} (shift+tab)"),
-            format!("{} ({left_pct}% context left)", s.model),
+            format!("{} ({left_pct}% context left){mcp}", s.model),
         )
     } else {
         (format!("mode: {mode_text}"), s.model.clone())

@@ -24,6 +24,8 @@ const CARD_BODY_LINES: usize = 200;
 pub struct UiState {
     /// Model id.
     pub model: String,
+    /// MCP servers connected and failed, shown in the footer.
+    pub mcp_status: Option<(usize, usize)>,
     /// Workspace path as shown.
     pub workspace_label: String,
     /// The approval mode shown.
@@ -74,6 +76,7 @@ impl UiState {
     ) -> Self {
         UiState {
             model,
+            mcp_status: None,
             workspace_label,
             mode,
             input: Editor::default(),

@@ -325,3 +325,14 @@ fn footer_shows_mode_and_notice() {
     let f = super::wrap::line_text(&render::footer(&s, 80));
     assert!(f.starts_with("Press Ctrl-C again to exit."), "{f}");
 }
+
+#[test]
+fn footer_counts_mcp_servers() {
+    let mut s = state();
+    s.mcp_status = Some((2, 1));
+    let f = super::wrap::line_text(&render::footer(&s, 120));
+    assert!(
+        f.ends_with("(100% context left) · MCP 2 ready, 1 failed"),
+        "{f}"
+    );
+}
