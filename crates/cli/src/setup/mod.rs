@@ -412,23 +412,8 @@ fn with_context_files(
     workspace: &Workspace,
     paths: &GeminiPaths,
 ) -> String {
-    let names = match settings.get("context.fileName") {
-        Some(serde_json::Value::String(s)) => vec![s.clone()],
-        Some(serde_json::Value::Array(_)) => settings.strings("context.fileName"),
-        _ => vec!["GEMINI.md".to_string()],
-    };
-    let max_dirs = settings
-        .get("context.discoveryMaxDirs")
-        .and_then(serde_json::Value::as_u64)
-        .map_or(memory::DEFAULT_MAX_DIRS, |n| n as usize);
-    let opts = memory::MemoryOptions {
-        file_names: &names,
-        gemini_dir: &paths.gemini_dir,
-        home: &paths.home,
-        max_dirs,
-    };
-    let files = memory::load_context_files(workspace, &opts);
-    let text = memory::format_context(&files, workspace.target_dir());
+    let (_, text) =
+        memory::context_from_settings(workspace, settings, &paths.gemini_dir, &paths.home);
     if text.is_empty() {
         base
     } else {

@@ -32,42 +32,13 @@ describe its purpose, layout and how its contents are used.
 
 Keep it concise and factual, in Markdown. GEMINI.md exists and is empty: overwrite it.";
 
-/// `context.fileName` (a string or a list; `GEMINI.md` when unset) and
-/// `context.discoveryMaxDirs`, as the session's setup reads them.
-pub fn memory_options(settings: &Settings) -> (Vec<String>, usize) {
-    let names = match settings.get("context.fileName") {
-        Some(Value::String(s)) => vec![s.clone()],
-        Some(Value::Array(_)) => settings.strings("context.fileName"),
-        _ => Vec::new(),
-    };
-    let names = if names.is_empty() {
-        vec!["GEMINI.md".to_string()]
-    } else {
-        names
-    };
-    let max_dirs = settings
-        .get("context.discoveryMaxDirs")
-        .and_then(Value::as_u64)
-        .map_or(memory::DEFAULT_MAX_DIRS, |n| n as usize);
-    (names, max_dirs)
-}
-
 /// Loads the context files now: (file count, formatted text).
 fn load_context(
     workspace: &Workspace,
     settings: &Settings,
     paths: &GeminiPaths,
 ) -> (usize, String) {
-    let (names, max_dirs) = memory_options(settings);
-    let opts = memory::MemoryOptions {
-        file_names: &names,
-        gemini_dir: &paths.gemini_dir,
-        home: &paths.home,
-        max_dirs,
-    };
-    let files = memory::load_context_files(workspace, &opts);
-    let text = memory::format_context(&files, workspace.target_dir());
-    (files.len(), text)
+    memory::context_from_settings(workspace, settings, &paths.gemini_dir, &paths.home)
 }
 
 /// Runs `/memory add` (when `fact`) and reloads the context files.
@@ -155,7 +126,11 @@ impl App {
                 s.push_lines(panels::mcp_lines(&servers, &failures));
             }
             Command::MemoryShow => {
-                let (names, max_dirs) = memory_options(&self.ctx.settings);
+                let settings = &self.ctx.settings;
+                let names = settings.context_file_names();
+                let max_dirs = settings
+                    .context_discovery_max_dirs()
+                    .unwrap_or(memory::DEFAULT_MAX_DIRS);
                 let lines =
                     commands::memory_lines(&self.ctx.workspace, &self.ctx.paths, &names, max_dirs);
                 s.push_lines(lines);

@@ -168,6 +168,28 @@ fn resolve_imports(text: &str, base: &Path, seen: &mut HashSet<PathBuf>, depth: 
     out.join("\n")
 }
 
+/// The context files the settings name, found from the workspace, loaded
+/// and formatted: `(file count, text)`.
+pub fn context_from_settings(
+    workspace: &Workspace,
+    settings: &crate::config::Settings,
+    gemini_dir: &Path,
+    home: &Path,
+) -> (usize, String) {
+    let names = settings.context_file_names();
+    let opts = MemoryOptions {
+        file_names: &names,
+        gemini_dir,
+        home,
+        max_dirs: settings
+            .context_discovery_max_dirs()
+            .unwrap_or(DEFAULT_MAX_DIRS),
+    };
+    let files = load_context_files(workspace, &opts);
+    let text = format_context(&files, workspace.target_dir());
+    (files.len(), text)
+}
+
 /// The text appended to the system instruction: each file framed by
 /// `--- Context from: <path> ---` / `--- End of Context from: <path> ---`.
 pub fn format_context(files: &[ContextFile], root: &Path) -> String {

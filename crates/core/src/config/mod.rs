@@ -202,6 +202,34 @@ impl Settings {
         self.strings("context.fileFiltering.customIgnoreFilePaths")
     }
 
+    /// `context.fileName` (a string or a list, trimmed, empties dropped);
+    /// `GEMINI.md` when unset or empty.
+    pub fn context_file_names(&self) -> Vec<String> {
+        let names: Vec<String> = match self.get("context.fileName") {
+            Some(Value::String(s)) => vec![s.clone()],
+            Some(Value::Array(_)) => self.strings("context.fileName"),
+            _ => Vec::new(),
+        };
+        let names: Vec<String> = names
+            .into_iter()
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty())
+            .collect();
+        if names.is_empty() {
+            vec!["GEMINI.md".to_string()]
+        } else {
+            names
+        }
+    }
+
+    /// `context.discoveryMaxDirs`: how many directories below the project
+    /// root are searched for context files.
+    pub fn context_discovery_max_dirs(&self) -> Option<usize> {
+        self.get("context.discoveryMaxDirs")
+            .and_then(Value::as_u64)
+            .map(|n| n as usize)
+    }
+
     /// `tools.allowed`: tools that run without asking.
     pub fn tools_allowed(&self) -> Vec<String> {
         self.strings("tools.allowed")
@@ -301,5 +329,8 @@ mod tests {
         assert_eq!(s.max_session_turns(), -1);
         assert_eq!(s.tools_core(), None);
         assert!(!s.folder_trust_enabled());
+        assert_eq!(s.context_file_names(), ["GEMINI.md"]);
+        let s = Settings::from_value(json!({"context": {"fileName": [" AGENTS.md", ""]}}));
+        assert_eq!(s.context_file_names(), ["AGENTS.md"]);
     }
 }

@@ -101,16 +101,10 @@ impl Tool for MemoryTool {
 /// The first configured context file name (`context.fileName`: a string or
 /// a list), trimmed; `GEMINI.md` when unset or empty.
 pub(crate) fn context_file_name(ctx: &ToolContext) -> String {
-    let first = match ctx.settings.get("context.fileName") {
-        Some(Value::String(s)) => Some(s.trim().to_string()),
-        Some(Value::Array(list)) => list
-            .first()
-            .and_then(Value::as_str)
-            .map(|s| s.trim().to_string()),
-        _ => None,
-    };
-    first
-        .filter(|s| !s.is_empty())
+    ctx.settings
+        .context_file_names()
+        .into_iter()
+        .next()
         .unwrap_or_else(|| DEFAULT_CONTEXT_FILENAME.to_string())
 }
 
