@@ -37,20 +37,33 @@ impl HookOutput {
         let Some(o) = v.as_object() else {
             return HookOutput::default();
         };
+        let hook_specific = o.get("hookSpecificOutput").and_then(Value::as_object);
+        // Claude Code hooks answer PreToolUse with
+        // `hookSpecificOutput.permissionDecision` (`allow|deny|ask`) and
+        // `permissionDecisionReason`; read them when no `decision` is given.
+        let claude_decision = hook_specific
+            .and_then(|h| h.get("permissionDecision"))
+            .and_then(Value::as_str)
+            .filter(|d| matches!(*d, "allow" | "deny"));
+        let claude_reason =
+            hook_specific.and_then(|h| truthy_str(h.get("permissionDecisionReason")));
+        let decision = o
+            .get("decision")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let reason = truthy_str(o.get("reason"));
         HookOutput {
             continue_: o.get("continue").and_then(Value::as_bool),
             stop_reason: truthy_str(o.get("stopReason")),
             suppress_output: o.get("suppressOutput").and_then(Value::as_bool),
             system_message: truthy_str(o.get("systemMessage")),
-            decision: o
-                .get("decision")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            reason: truthy_str(o.get("reason")),
-            hook_specific: o
-                .get("hookSpecificOutput")
-                .and_then(Value::as_object)
-                .cloned(),
+            reason: if decision.is_none() && claude_decision.is_some() {
+                reason.or(claude_reason)
+            } else {
+                reason
+            },
+            decision: decision.or(claude_decision.map(str::to_string)),
+            hook_specific: hook_specific.cloned(),
         }
     }
 
@@ -219,5 +232,21 @@ mod tests {
             HookOutput::default().effective_reason(),
             "No reason provided"
         );
+    }
+
+    #[test]
+    fn claude_permission_decisions_are_read() {
+        let out = HookOutput::from_value(&serde_json::json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse", "permissionDecision": "deny",
+            "permissionDecisionReason": "no writes here"}}));
+        assert!(out.is_blocking());
+        assert_eq!(out.effective_reason(), "no writes here");
+        let ask = HookOutput::from_value(
+            &serde_json::json!({"hookSpecificOutput": {"permissionDecision": "ask"}}),
+        );
+        assert_eq!(ask.decision, None);
+        let explicit = HookOutput::from_value(&serde_json::json!({"decision": "allow",
+            "hookSpecificOutput": {"permissionDecision": "deny"}}));
+        assert!(!explicit.is_blocking());
     }
 }
