@@ -30,6 +30,7 @@ pub async fn run(session: Session, prompt: String, format: OutputFormat, raw_out
         mcp: _mcp,
         approval_mode: _approval_mode,
         tools: _tools,
+        checkpointer: _checkpointer,
     } = session;
     let mut prompt_text = prompt;
     if let Some(h) = &hooks {

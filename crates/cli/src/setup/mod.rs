@@ -76,6 +76,8 @@ pub struct Session {
     pub approval_mode: Arc<RwLock<ApprovalMode>>,
     /// The tool registry (for `/tools`).
     pub tools: Arc<ToolRegistry>,
+    /// Snapshots before edits, when checkpointing is on (`/restore`).
+    pub checkpointer: Option<session::Checkpointer>,
 }
 
 /// The model: `-m`, `GEMINI_MODEL`, settings `model.name`, else
@@ -271,13 +273,14 @@ pub async fn build(input: SetupInput<'_>) -> Result<Session, SetupError> {
     };
     let registry = Arc::new(registry);
     let approval_mode = Arc::new(RwLock::new(mode));
+    let checkpointer = checkpointer(&settings, root, &workspace);
     let scheduler = Scheduler::new(SchedulerParts {
         registry: registry.clone(),
         policy: Arc::new(policy),
         hooks: tool_hooks,
         ctx,
         mode: approval_mode.clone(),
-        checkpointer: checkpointer(&settings, root, &workspace),
+        checkpointer: checkpointer.clone(),
         events: events_tx.clone(),
         confirmations: confirm_rx,
         stats: stats.clone(),
@@ -330,6 +333,7 @@ pub async fn build(input: SetupInput<'_>) -> Result<Session, SetupError> {
         mcp,
         approval_mode,
         tools: registry,
+        checkpointer,
     })
 }
 

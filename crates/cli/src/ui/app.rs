@@ -65,8 +65,8 @@ pub struct Ctx {
     pub hooks: Option<Arc<HookSystem>>,
     /// The merged settings.
     pub settings: Arc<Settings>,
-    /// `general.checkpointing.enabled` (`/restore`).
-    pub checkpointing: bool,
+    /// The session's checkpoints, when checkpointing is on (`/restore`).
+    pub checkpointer: Option<gemini_rs_core::session::Checkpointer>,
     /// Pauses the key reader while an editor runs.
     pub keys: Arc<KeyGate>,
 }

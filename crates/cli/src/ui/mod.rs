@@ -120,6 +120,7 @@ async fn run(
         approval_mode,
         tools,
         mcp,
+        checkpointer,
         ..
     } = session;
     let mut notes = Vec::new();
@@ -160,10 +161,7 @@ async fn run(
         hook_context,
         mcp,
         hooks: hooks.clone(),
-        checkpointing: settings
-            .get("general.checkpointing.enabled")
-            .and_then(serde_json::Value::as_bool)
-            .unwrap_or(false),
+        checkpointer,
         settings,
         keys: keys.clone(),
     };

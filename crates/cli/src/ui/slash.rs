@@ -8,7 +8,6 @@ use super::commands::{self, Command};
 use super::panels;
 use gemini_rs_core::agent::memory;
 use gemini_rs_core::config::{GeminiPaths, Settings};
-use gemini_rs_core::session::Checkpointer;
 use gemini_rs_core::tools::builtin::MemoryTool;
 use gemini_rs_core::tools::{Tool, ToolContext, ToolDisplay};
 use gemini_rs_core::workspace::Workspace;
@@ -218,19 +217,11 @@ impl App {
     }
 
     fn restore(&mut self, id: Option<&str>) {
-        if !self.ctx.checkpointing {
+        let Some(cp) = self.ctx.checkpointer.clone() else {
             self.state.info(
                 "Checkpointing is off: set general.checkpointing.enabled to true in settings.json and restart to use /restore.",
             );
             return;
-        }
-        let root = self.ctx.workspace.target_dir().to_path_buf();
-        let cp = match Checkpointer::new(&root, self.ctx.workspace.project_temp_dir()) {
-            Ok(cp) => cp,
-            Err(e) => {
-                self.state.error(&e.to_string());
-                return;
-            }
         };
         let Some(id) = id else {
             self.state
