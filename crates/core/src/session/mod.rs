@@ -201,6 +201,10 @@ pub fn list_sessions(chats_dir: &Path) -> Vec<SessionInfo> {
     out
 }
 
+/// Shortest id prefix `--resume` / `--delete-session` accept (a whole id
+/// always works).
+const MIN_ID_PREFIX: usize = 4;
+
 /// Finds a session by `latest`, a 1-based index of [`list_sessions`] or
 /// a session id (or its prefix).
 pub fn find_session(chats_dir: &Path, which: &str) -> Result<SessionInfo, SessionError> {
@@ -216,9 +220,11 @@ pub fn find_session(chats_dir: &Path, which: &str) -> Result<SessionInfo, Sessio
             .filter(|i| (1..=sessions.len()).contains(i))
             .and_then(|i| sessions.get(i - 1).cloned())
             .or_else(|| {
-                sessions
-                    .iter()
-                    .find(|s| s.record.session_id.starts_with(w))
+                // A whole id, or a prefix long enough not to match by chance.
+                let by_id = sessions.iter().find(|s| s.record.session_id == w);
+                let by_prefix = || sessions.iter().find(|s| s.record.session_id.starts_with(w));
+                by_id
+                    .or_else(|| (w.len() >= MIN_ID_PREFIX).then(by_prefix).flatten())
                     .cloned()
             }),
     };
