@@ -247,16 +247,19 @@ impl App {
     /// Sends a prompt, runs a command or a shell command.
     pub fn submit(&mut self, text: String) {
         let trimmed = text.trim();
-        if trimmed.starts_with('/') {
+        let waits = self.busy()
+            && (!trimmed.starts_with('/') || super::commands::parse(trimmed).needs_agent())
+            && !trimmed.starts_with('!');
+        if waits {
+            self.state
+                .info("Queued; it will be sent when the current request ends.");
+            self.state.queued.push_back(text);
+        } else if trimmed.starts_with('/') {
             self.state.echo_prompt(trimmed);
             self.command(trimmed);
         } else if let Some(cmd) = trimmed.strip_prefix('!') {
             self.state.echo_prompt(trimmed);
             self.start_shell(cmd.trim().to_string());
-        } else if self.busy() {
-            self.state
-                .info("Queued; it will be sent when the current request ends.");
-            self.state.queued.push_back(text);
         } else {
             self.start_prompt(text);
         }
@@ -440,7 +443,7 @@ impl App {
         if !self.busy()
             && let Some(next) = self.state.queued.pop_front()
         {
-            self.start_prompt(next);
+            self.submit(next);
         }
     }
 }

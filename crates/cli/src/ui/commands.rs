@@ -109,6 +109,24 @@ fn rest_after(body: &str, n: usize) -> String {
 }
 
 /// Parses `/name args`.
+impl Command {
+    /// True for commands that work on the conversation, so they wait for a
+    /// running request to end (like a prompt typed meanwhile).
+    pub fn needs_agent(&self) -> bool {
+        matches!(
+            self,
+            Command::ChatSave(_)
+                | Command::ChatResume(_)
+                | Command::Clear
+                | Command::Compress
+                | Command::Init
+                | Command::MemoryAdd(_)
+                | Command::MemoryRefresh
+                | Command::Restore(_)
+        )
+    }
+}
+
 pub fn parse(line: &str) -> Command {
     let body = line.trim().trim_start_matches('/');
     let mut words = body.split_whitespace();
