@@ -215,12 +215,13 @@ impl Agent {
                     }
                 }
                 if chunk.usage_metadata.is_some() {
-                    out.usage = chunk.usage_metadata.clone();
+                    out.usage = chunk.usage_metadata.take();
                 }
-                finished |= chunk
-                    .first_candidate()
-                    .is_some_and(|c| c.finish_reason.is_some());
-                let Some(content) = chunk.first_candidate().and_then(|c| c.content.clone()) else {
+                let Some(candidate) = chunk.candidates.and_then(|c| c.into_iter().next()) else {
+                    continue;
+                };
+                finished |= candidate.finish_reason.is_some();
+                let Some(content) = candidate.content else {
                     continue;
                 };
                 for part in content.parts {

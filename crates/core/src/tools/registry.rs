@@ -135,23 +135,20 @@ impl ToolRegistry {
                 self.not_found_message(name),
             ));
         };
-        let args = match args {
-            Value::Null => Value::Object(Map::new()),
-            other => other.clone(),
-        };
-        validate_params_object(&args).map_err(ToolError::invalid_params)?;
-        let Value::Object(mut args) = args else {
-            return Err(ToolError::invalid_params(
-                "Value of params must be an object",
-            ));
+        let mut args = match args {
+            Value::Null => Map::new(),
+            other => {
+                validate_params_object(other).map_err(ToolError::invalid_params)?;
+                other.as_object().cloned().unwrap_or_default()
+            }
         };
         entry.tool.normalize_args(&mut args);
-        let as_value = Value::Object(args);
+        let args = Value::Object(args);
         entry
             .validator
-            .validate(&as_value)
+            .validate(&args)
             .map_err(ToolError::invalid_params)?;
-        let Value::Object(args) = as_value else {
+        let Value::Object(args) = args else {
             return Err(ToolError::invalid_params(
                 "Value of params must be an object",
             ));
