@@ -137,14 +137,23 @@ fn settings(sb: &Sandbox) {
     );
 }
 
-#[test]
-fn prompt_streams_answer_and_write_file_is_confirmed_with_enter() {
+/// A sandbox with settings for the UI tests; `None` (with a note) when
+/// tmux is not installed.
+fn ui_sandbox() -> Option<Sandbox> {
     if !tmux_available() {
         eprintln!("note: tmux is not installed; skipping the interactive UI test");
-        return;
+        return None;
     }
     let sb = Sandbox::new();
     settings(&sb);
+    Some(sb)
+}
+
+#[test]
+fn prompt_streams_answer_and_write_file_is_confirmed_with_enter() {
+    let Some(sb) = ui_sandbox() else {
+        return;
+    };
     let responses = lines(&[
         turn(json!([
             {"text": "Sure. The answer **streams** in.\n\nI'll write the file now."},
@@ -189,12 +198,9 @@ fn prompt_streams_answer_and_write_file_is_confirmed_with_enter() {
 
 #[test]
 fn ctrl_c_cancels_a_long_shell_command_and_leaves_no_process() {
-    if !tmux_available() {
-        eprintln!("note: tmux is not installed; skipping the interactive UI test");
+    let Some(sb) = ui_sandbox() else {
         return;
-    }
-    let sb = Sandbox::new();
-    settings(&sb);
+    };
     let marker = "37.25";
     let responses = lines(&[
         call(
@@ -229,12 +235,9 @@ fn ctrl_c_cancels_a_long_shell_command_and_leaves_no_process() {
 
 #[test]
 fn a_long_shell_command_shows_its_output_while_it_runs() {
-    if !tmux_available() {
-        eprintln!("note: tmux is not installed; skipping the interactive UI test");
+    let Some(sb) = ui_sandbox() else {
         return;
-    }
-    let sb = Sandbox::new();
-    settings(&sb);
+    };
     let command =
         "for i in 1 2 3; do echo live-line-$i; sleep 0.5; done; sleep 4; echo all-finished";
     let responses = lines(&[
@@ -261,12 +264,9 @@ fn a_long_shell_command_shows_its_output_while_it_runs() {
 
 #[test]
 fn modify_with_editor_sends_the_edited_content() {
-    if !tmux_available() {
-        eprintln!("note: tmux is not installed; skipping the interactive UI test");
+    let Some(sb) = ui_sandbox() else {
         return;
-    }
-    let sb = Sandbox::new();
-    settings(&sb);
+    };
     let responses = lines(&[
         call(
             "write_file",
@@ -308,12 +308,9 @@ fn modify_with_editor_sends_the_edited_content() {
 
 #[test]
 fn chat_save_and_resume_round_trip_in_the_ui() {
-    if !tmux_available() {
-        eprintln!("note: tmux is not installed; skipping the interactive UI test");
+    let Some(sb) = ui_sandbox() else {
         return;
-    }
-    let sb = Sandbox::new();
-    settings(&sb);
+    };
     let responses = lines(&[
         turn(json!([{"text": "First answer."}])),
         turn(json!([{"text": "Second answer."}])),
@@ -354,12 +351,9 @@ fn chat_save_and_resume_round_trip_in_the_ui() {
 
 #[test]
 fn memory_add_refreshes_the_context_and_init_asks_the_model() {
-    if !tmux_available() {
-        eprintln!("note: tmux is not installed; skipping the interactive UI test");
+    let Some(sb) = ui_sandbox() else {
         return;
-    }
-    let sb = Sandbox::new();
-    settings(&sb);
+    };
     let responses = lines(&[turn(json!([{"text": "I will look around."}]))]);
     let fake = FakeGemini::start(&responses);
     let t = Tmux::start(&sb, &fake.base_url, &[], 100, 30);

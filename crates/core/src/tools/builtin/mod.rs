@@ -169,6 +169,9 @@ pub(crate) fn shorten_path(p: &str) -> String {
 }
 
 #[cfg(test)]
+pub(crate) mod test_fixture;
+
+#[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;

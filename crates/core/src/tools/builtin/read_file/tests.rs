@@ -2,68 +2,14 @@
 //! The verified `read_file` cases of the v0.27.4 spec (Appendix A.1).
 
 use super::*;
-use crate::config::Settings;
-use crate::tools::ToolRegistry;
-use crate::workspace::Workspace;
+use crate::tools::builtin::test_fixture::ToolFixture;
 use std::fs;
 use std::sync::Arc;
 
-struct Fixture {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    ctx: ToolContext,
-    registry: ToolRegistry,
-}
+type Fixture = ToolFixture;
 
 fn fixture(files: &[(&str, &[u8])]) -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let root = fs::canonicalize(dir.path()).unwrap();
-    for (name, content) in files {
-        let p = root.join(name);
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        fs::write(p, content).unwrap();
-    }
-    let ws = Workspace::new(
-        root.clone(),
-        vec![],
-        PathBuf::from("/nonexistent/.gemini/tmp/hash"),
-    );
-    let ctx = ToolContext::new(
-        Arc::new(ws),
-        Arc::new(Settings::from_value(json!({}))),
-        "gemini-2.5-flash",
-    );
-    let mut registry = ToolRegistry::new();
-    registry.register(Arc::new(ReadFileTool::new()));
-    Fixture {
-        _dir: dir,
-        root,
-        ctx,
-        registry,
-    }
-}
-
-impl Fixture {
-    async fn run(&self, args: Value) -> ToolResult {
-        match self.registry.build("read_file", &args, &self.ctx) {
-            Ok(built) => {
-                built
-                    .invocation
-                    .execute(&self.ctx, CancellationToken::new())
-                    .await
-            }
-            Err(e) => ToolResult::from_error(e),
-        }
-    }
-
-    /// `Ok(output)` or `Err(error message)`, as the model sees it.
-    async fn call(&self, args: Value) -> Result<String, String> {
-        let r = self.run(args).await;
-        match r.error {
-            Some(e) => Err(e.message),
-            None => Ok(r.llm_text()),
-        }
-    }
+    ToolFixture::new(Arc::new(ReadFileTool::new()), files)
 }
 
 const TEN: &[u8] = b"l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nl10";

@@ -3,71 +3,19 @@
 //! gemini-rs's deliberate differences (content written exactly as given).
 
 use super::*;
-use crate::config::Settings;
-use crate::tools::ToolRegistry;
-use crate::workspace::Workspace;
-use std::fs;
+use crate::tools::builtin::test_fixture::ToolFixture;
 use std::sync::Arc;
 
-struct Fixture {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    ctx: ToolContext,
-    registry: ToolRegistry,
-}
+type Fixture = ToolFixture;
 
 fn fixture(files: &[(&str, &str)]) -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let root = fs::canonicalize(dir.path()).unwrap();
-    for (name, content) in files {
-        let p = root.join(name);
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        fs::write(p, content).unwrap();
-    }
-    let ws = Workspace::new(
-        root.clone(),
-        vec![],
-        PathBuf::from("/nonexistent/.gemini/tmp/hash"),
-    );
-    let ctx = ToolContext::new(
-        Arc::new(ws),
-        Arc::new(Settings::from_value(json!({}))),
-        "gemini-2.5-flash",
-    );
-    let mut registry = ToolRegistry::new();
-    registry.register(Arc::new(WriteFileTool::new()));
-    Fixture {
-        _dir: dir,
-        root,
-        ctx,
-        registry,
-    }
-}
-
-impl Fixture {
-    async fn run(&self, args: Value) -> ToolResult {
-        match self.registry.build("write_file", &args, &self.ctx) {
-            Ok(built) => {
-                built
-                    .invocation
-                    .execute(&self.ctx, CancellationToken::new())
-                    .await
-            }
-            Err(e) => ToolResult::from_error(e),
-        }
-    }
-
-    async fn call(&self, args: Value) -> Result<String, String> {
-        let r = self.run(args).await;
-        match r.error {
-            Some(e) => Err(e.message),
-            None => Ok(r.llm_text()),
-        }
-    }
-
-    fn read(&self, name: &str) -> String {
-        fs::read_to_string(self.root.join(name)).unwrap()
-    }
+    ToolFixture::new(
+        Arc::new(WriteFileTool::new()),
+        &files
+            .iter()
+            .map(|(n, c)| (*n, c.as_bytes()))
+            .collect::<Vec<_>>(),
+    )
 }
 
 #[tokio::test]
