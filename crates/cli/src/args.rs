@@ -139,3 +139,48 @@ impl Args {
         Ok(())
     }
 }
+
+impl Args {
+    /// The session's configuration from these flags (the approval mode as
+    /// asked; the session forces `default` in an untrusted folder).
+    pub fn session_config(
+        &self,
+        settings: gemini_rs_core::config::Settings,
+        paths: gemini_rs_core::config::GeminiPaths,
+        root: PathBuf,
+        trusted: bool,
+        interactive: bool,
+        session_id: String,
+    ) -> gemini_rs_core::session::SessionConfig {
+        use gemini_rs_core::model::ReplayMode;
+        use gemini_rs_core::policy::ApprovalMode;
+        let approval_mode = if self.yolo {
+            ApprovalMode::Yolo
+        } else {
+            self.approval_mode
+                .as_deref()
+                .and_then(ApprovalMode::parse)
+                .unwrap_or(ApprovalMode::Default)
+        };
+        let replay = match (&self.fake_responses, &self.fake_responses_non_strict) {
+            (Some(f), _) => Some((f.clone(), ReplayMode::Strict)),
+            (None, Some(f)) => Some((f.clone(), ReplayMode::NonStrict)),
+            (None, None) => None,
+        };
+        let mut config = gemini_rs_core::session::SessionConfig::new(settings, paths, root);
+        config.trusted = trusted;
+        config.interactive = interactive;
+        config.session_id = session_id;
+        config.model = self.model.clone();
+        config.approval_mode = approval_mode;
+        config.allowed_tools = self.allowed_tools.clone();
+        config.allowed_mcp_server_names = self.allowed_mcp_server_names.clone();
+        config.include_directories = self.include_directories.clone();
+        config.policy_files = self.policy.clone();
+        config.resume = self.resume.clone();
+        config.sandbox = self.sandbox.clone();
+        config.replay = replay;
+        config.record_responses = self.record_responses.clone();
+        config
+    }
+}

@@ -2,15 +2,16 @@
 //! agent headless (the terminal UI comes later).
 
 mod args;
+mod exit;
 mod headless;
 mod hooks_cmd;
 mod mcp_cmd;
-mod setup;
 mod ui;
 
 use anyhow::Result;
-use args::{Args, OutputFormat};
+use args::Args;
 use clap::Parser;
+use exit::ExitCode;
 use gemini_rs_core::config::{self, GeminiPaths, Settings};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -88,9 +89,9 @@ fn real_main() -> Result<i32> {
                 &session_id,
                 "FatalConfigError",
                 &e.to_string(),
-                52,
+                ExitCode::Config,
             );
-            return Ok(52);
+            return Ok(ExitCode::Config.code());
         }
     };
 
@@ -98,15 +99,8 @@ fn real_main() -> Result<i32> {
         return Ok(sessions_command(&args, &paths, &root));
     }
     if ui_mode {
-        return Ok(ui::start(
-            &args,
-            settings,
-            &paths,
-            &root,
-            trusted,
-            session_id,
-            interactive_prompt,
-        ));
+        let config = args.session_config(settings, paths, root, trusted, true, session_id);
+        return Ok(ui::start(config, args.output_format, interactive_prompt).code());
     }
     let prompt = args
         .prompt_flag
@@ -129,50 +123,31 @@ fn real_main() -> Result<i32> {
                 &session_id,
                 "FatalInputError",
                 NO_INPUT,
-                42,
+                ExitCode::Input,
             );
-            return Ok(42);
+            return Ok(ExitCode::Input.code());
         }
     };
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let format: OutputFormat = args.output_format;
-    let code = runtime.block_on(async {
-        let session = match setup::build(setup::SetupInput {
-            args: &args,
-            settings,
-            paths: &paths,
-            root: &root,
-            trusted,
-            interactive: false,
-            session_id: session_id.clone(),
-        })
-        .await
-        {
-            Ok(s) => s,
-            Err(e) => {
-                headless::fatal_before_run(format, &session_id, e.kind, &e.message, e.code);
-                return e.code;
-            }
-        };
-        let mcp = session.mcp.clone();
-        let code = headless::run(session, input, format, args.raw_output).await;
-        if let Some(mcp) = mcp {
-            mcp.shutdown().await;
-        }
-        code
-    });
+    let config = args.session_config(settings, paths, root, trusted, false, session_id);
+    let code = runtime.block_on(headless::run(
+        config,
+        input,
+        args.output_format,
+        args.raw_output,
+    ));
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
-    Ok(code)
+    Ok(code.code())
 }
 
 /// `--list-sessions` and `--delete-session`: print and exit.
 fn sessions_command(args: &Args, paths: &GeminiPaths, root: &Path) -> i32 {
     let chats = paths.project_temp_dir(root).join("chats");
     if let Some(which) = &args.delete_session {
-        return match gemini_rs_core::session::delete_session(&chats, which) {
+        return match gemini_rs_core::recording::delete_session(&chats, which) {
             Ok(info) => {
                 println!("Deleted session {}.", info.record.session_id);
                 0
@@ -183,7 +158,7 @@ fn sessions_command(args: &Args, paths: &GeminiPaths, root: &Path) -> i32 {
             }
         };
     }
-    let sessions = gemini_rs_core::session::list_sessions(&chats);
+    let sessions = gemini_rs_core::recording::list_sessions(&chats);
     if sessions.is_empty() {
         println!("No previous sessions found for this project.");
         return 0;

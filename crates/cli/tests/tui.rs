@@ -5,7 +5,7 @@
 use crate::e2e::{call, lines, turn};
 use crate::fake_gemini::FakeGemini;
 use crate::support::Sandbox;
-use serde_json::json;
+use serde_json::{Value, json};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -376,6 +376,70 @@ fn memory_add_refreshes_the_context_and_init_asks_the_model() {
     t.type_text("/init");
     t.keys(&["Enter"]);
     t.wait_for("A GEMINI.md file already exists", 10);
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT=0", 10);
+}
+
+/// Esc while a tool runs kills it, and every call of that model turn (the
+/// running one and the one still waiting) is answered in the history: the
+/// next request carries a functionResponse for each functionCall.
+#[test]
+fn esc_during_a_tool_answers_every_call_in_the_next_request() {
+    let Some(sb) = ui_sandbox() else {
+        return;
+    };
+    let marker = "41.75";
+    let responses = lines(&[
+        turn(json!([
+            {"functionCall": {"name": "run_shell_command", "args": {"command": format!("sleep {marker}")}}},
+            {"functionCall": {"name": "write_file", "args": {"file_path": "later.txt", "content": "x"}}}
+        ])),
+        turn(json!([{"text": "Fine, both stopped."}])),
+    ]);
+    let fake = FakeGemini::start(&responses);
+    let t = Tmux::start(&sb, &fake.base_url, &["--approval-mode=yolo"], 100, 30);
+    t.wait_for("mode: YOLO", 20);
+    t.type_text("sleep then write");
+    t.keys(&["Enter"]);
+    t.wait_for("running", 20);
+    t.keys(&["Escape"]);
+    t.wait_for("Request cancelled.", 20);
+    let pgrep = || {
+        Command::new("pgrep")
+            .args(["-f", &format!("sleep {marker}")])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default()
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !pgrep().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(pgrep(), "", "the shell command survived Esc");
+    assert!(!sb.work.join("later.txt").exists(), "the second call ran");
+    t.type_text("what happened?");
+    t.keys(&["Enter"]);
+    t.wait_for("Fine, both stopped.", 20);
+    let last = fake.requests().last().cloned().unwrap();
+    let contents = last.body["contents"].as_array().cloned().unwrap();
+    let parts = |key: &str| -> Vec<Value> {
+        contents
+            .iter()
+            .flat_map(|c| c["parts"].as_array().cloned().unwrap_or_default())
+            .filter_map(|p| p.get(key).cloned())
+            .collect()
+    };
+    let calls = parts("functionCall");
+    let answers = parts("functionResponse");
+    assert_eq!(calls.len(), 2, "{contents:#?}");
+    assert_eq!(answers.len(), 2, "every call answered: {contents:#?}");
+    for (call, answer) in calls.iter().zip(&answers) {
+        assert_eq!(call["name"], answer["name"]);
+        let text = answer["response"].to_string();
+        assert!(text.contains("[Operation Cancelled]"), "{text}");
+    }
+    let last_user = contents.last().unwrap();
+    assert_eq!(last_user["parts"][0]["text"], "what happened?");
     t.keys(&["C-d"]);
     t.wait_for("EXIT=0", 10);
 }

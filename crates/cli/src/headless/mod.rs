@@ -5,80 +5,72 @@
 mod printer;
 
 use crate::args::OutputFormat;
-use crate::setup::Session;
-use gemini_rs_core::agent::AgentError;
-use gemini_rs_core::agent::expand_at_paths;
+use crate::exit::ExitCode;
+use gemini_rs_core::events::stats::SessionStats;
+use gemini_rs_core::events::{AgentError, AgentEvent, Finished, Op};
+use gemini_rs_core::session::{Session, SessionConfig, StartupNote};
 use printer::{Printer, iso_now};
 use serde_json::json;
 use std::io::Write;
 use std::time::Instant;
-use tokio_util::sync::CancellationToken;
 
-/// Runs `prompt` (after `@path` expansion and SessionStart hooks) and
-/// returns the exit code.
-pub async fn run(session: Session, prompt: String, format: OutputFormat, raw_output: bool) -> i32 {
-    let Session {
-        mut agent,
-        events,
-        session_id,
-        model,
-        stats,
-        hooks,
-        resumed,
-        workspace,
-        confirmations: _confirmations,
-        mcp: _mcp,
-        approval_mode: _approval_mode,
-        tools: _tools,
-        checkpointer: _checkpointer,
-    } = session;
-    let mut prompt_text = prompt;
-    if let Some(h) = &hooks {
-        let start = h
-            .session_start(if resumed { "resume" } else { "startup" })
-            .await;
-        if let Some(msg) = &start.system_message {
-            eprintln!("{msg}");
+/// Starts a session, runs `prompt` (after the SessionStart hooks and
+/// `@path` expansion, which the session does) and returns the exit code.
+pub async fn run(
+    config: SessionConfig,
+    prompt: String,
+    format: OutputFormat,
+    raw_output: bool,
+) -> ExitCode {
+    let handle = match Session::start(config.clone()).await {
+        Ok(h) => h,
+        Err(e) => {
+            for note in &e.notes {
+                eprintln!("{note}");
+            }
+            let code = ExitCode::of_start_error(e.kind);
+            fatal_before_run(format, &config.session_id, e.class, &e.message, code);
+            return code;
         }
-        if let Some(ctx) = &start.additional_context {
-            prompt_text = format!("<hook_context>{ctx}</hook_context>\n\n{prompt_text}");
+    };
+    for note in &handle.notes {
+        print_note(note);
+    }
+    handle.submit(Op::prompt(prompt));
+    handle.submit(Op::Shutdown);
+    let ops = handle.sender();
+    let ctrl_c = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            ops.submit(Op::Cancel);
         }
-    }
-    let expanded = expand_at_paths(&prompt_text, &workspace);
-    for note in &expanded.notes {
-        tracing::debug!("{note}");
-    }
-    let parts = expanded.parts;
+    });
+    let (_ops, mut events, info, task) = handle.into_parts();
     let started = Instant::now();
     let mut printer = Printer::new(format, raw_output);
-    if format == OutputFormat::StreamJson {
-        printer.json_line(json!({"type": "init", "timestamp": iso_now(), "session_id": session_id, "model": model}));
-        printer.json_line(json!({"type": "message", "timestamp": iso_now(), "role": "user", "content": prompt_text}));
+    let mut outcome = None;
+    let mut stats = SessionStats::default();
+    while let Some(event) = events.recv().await {
+        match event {
+            AgentEvent::SessionStarted {
+                session_id, model, ..
+            } if format == OutputFormat::StreamJson => printer.json_line(
+                json!({"type": "init", "timestamp": iso_now(), "session_id": session_id, "model": model}),
+            ),
+            AgentEvent::PromptStarted { text } if format == OutputFormat::StreamJson => printer
+                .json_line(
+                    json!({"type": "message", "timestamp": iso_now(), "role": "user", "content": text}),
+                ),
+            AgentEvent::Finished(Finished::Prompt(result)) => outcome = Some(result),
+            AgentEvent::Stats(s) => stats = *s,
+            AgentEvent::SessionEnded => break,
+            other => printer.handle(other),
+        }
     }
-    let consumer = tokio::spawn(printer.consume(events));
-
-    let cancel = CancellationToken::new();
-    let ctrl_c = {
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                cancel.cancel();
-            }
-        })
-    };
-    let outcome = agent.run_prompt(parts, &cancel).await;
     ctrl_c.abort();
-    if let Some(h) = &hooks {
-        h.session_end("exit").await;
-    }
-    drop(agent);
-    let printer = match consumer.await {
-        Ok(p) => p,
-        Err(_) => Printer::new(format, raw_output),
-    };
-    let stats = stats.lock().map(|s| s.clone()).unwrap_or_default();
+    let _ = task.await;
+    let session_id = info.session_id.as_str();
     let duration_ms = started.elapsed().as_millis() as u64;
-    match outcome {
+    match outcome.unwrap_or(Err(AgentError::Cancelled)) {
         Ok(outcome) => {
             if let Some(reason) = &outcome.stopped {
                 eprintln!("Agent execution stopped: {reason}");
@@ -90,20 +82,28 @@ pub async fn run(session: Session, prompt: String, format: OutputFormat, raw_out
                     print_stdout(&pretty(&body));
                 }
                 OutputFormat::StreamJson => {
-                    let mut p = printer;
-                    p.json_line(
+                    printer.json_line(
                         json!({"type": "result", "timestamp": iso_now(), "status": "success",
                         "stats": printer::stream_stats(&stats, duration_ms)}),
                     );
                 }
             }
-            0
+            ExitCode::Ok
         }
         Err(err) => {
-            let code = err.exit_code();
-            report_error(&err, code, format, &session_id, printer, &stats);
+            let code = ExitCode::of_agent_error(&err);
+            report_error(&err, code, format, session_id, printer, &stats);
             code
         }
+    }
+}
+
+/// A start-up note on stderr.
+fn print_note(note: &StartupNote) {
+    if note.warning {
+        eprintln!("[WARNING] {}", note.text);
+    } else {
+        eprintln!("{}", note.text);
     }
 }
 
@@ -118,11 +118,11 @@ fn error_type(err: &AgentError) -> &'static str {
 
 fn report_error(
     err: &AgentError,
-    code: i32,
+    code: ExitCode,
     format: OutputFormat,
     session_id: &str,
     printer: Printer,
-    stats: &gemini_rs_core::agent::stats::SessionStats,
+    stats: &SessionStats,
 ) {
     let message = match err {
         AgentError::Model(e) => format!("Error when talking to Gemini API: {e}"),
@@ -135,7 +135,7 @@ fn report_error(
         }
         OutputFormat::Json => {
             let body = json!({"session_id": session_id,
-                "error": {"type": error_type(err), "message": err.to_string(), "code": code}});
+                "error": {"type": error_type(err), "message": err.to_string(), "code": code.code()}});
             eprintln!("{}", pretty(&body));
         }
         OutputFormat::StreamJson => {
@@ -163,12 +163,12 @@ pub fn fatal_before_run(
     session_id: &str,
     kind: &str,
     message: &str,
-    code: i32,
+    code: ExitCode,
 ) {
     match format {
         OutputFormat::Text | OutputFormat::StreamJson => eprintln!("{message}"),
         OutputFormat::Json => {
-            let body = json!({"session_id": session_id, "error": {"type": kind, "message": message, "code": code}});
+            let body = json!({"session_id": session_id, "error": {"type": kind, "message": message, "code": code.code()}});
             eprintln!("{}", pretty(&body));
         }
     }

@@ -1,12 +1,11 @@
 //! Writes agent events as they arrive, in the chosen output format.
 
 use crate::args::OutputFormat;
-use gemini_rs_core::agent::events::{AgentEvent, ToolCallStatus};
-use gemini_rs_core::agent::stats::SessionStats;
+use gemini_rs_core::events::stats::SessionStats;
+use gemini_rs_core::events::{AgentEvent, HookMessageKind, ToolCallStatus};
 use gemini_rs_core::tools::ToolDisplay;
 use serde_json::{Value, json};
 use std::io::Write;
-use tokio::sync::mpsc::UnboundedReceiver;
 
 /// ISO-8601 UTC with milliseconds, as JavaScript prints dates.
 pub fn iso_now() -> String {
@@ -75,15 +74,8 @@ impl Printer {
         }
     }
 
-    /// Consumes events until the agent is dropped; returns itself.
-    pub async fn consume(mut self, mut events: UnboundedReceiver<AgentEvent>) -> Self {
-        while let Some(event) = events.recv().await {
-            self.handle(event);
-        }
-        self
-    }
-
-    fn handle(&mut self, event: AgentEvent) {
+    /// Writes one event as the format shows it.
+    pub fn handle(&mut self, event: AgentEvent) {
         match (self.format, event) {
             (OutputFormat::Text, AgentEvent::Content(t)) => self.text(&t),
             (OutputFormat::Text, AgentEvent::ToolCallRequested { .. }) => self.ensure_newline(),
@@ -125,6 +117,11 @@ impl Printer {
                 }
             }
             (_, AgentEvent::Info(note)) => tracing::info!("{note}"),
+            (_, AgentEvent::Error(e)) => eprintln!("{e}"),
+            (_, AgentEvent::HookMessage { kind, text }) => match kind {
+                HookMessageKind::Warning => eprintln!("[WARNING] {text}"),
+                HookMessageKind::SystemMessage | HookMessageKind::Info => eprintln!("{text}"),
+            },
             (_, _) => {}
         }
     }

@@ -1,72 +1,32 @@
-//! The interactive session's loop: keys, agent events, the agent task
-//! (moved into a spawned task per prompt and back), shell commands, and
-//! drawing when something changed.
+//! The interactive session's loop: keys in, session events out, drawing
+//! when something changed. The session (core) owns the conversation; the
+//! UI only submits ops and shows events.
 
-use super::cards::{CardStatus, ToolCard};
 use super::editor::KeyGate;
-use super::shell::{self, ShellResult};
 use super::state::UiState;
 use super::term::Tui;
-use gemini_rs_core::agent::events::{AgentEvent, ConfirmationOutcome, ConfirmationResponse};
-use gemini_rs_core::agent::stats::SessionStats;
-use gemini_rs_core::agent::{Agent, AgentError, PromptOutcome, expand_at_paths};
-use gemini_rs_core::config::{GeminiPaths, Settings};
-use gemini_rs_core::hooks::HookSystem;
+use gemini_rs_core::config::GeminiPaths;
+use gemini_rs_core::events::{
+    AgentError, AgentEvent, ConfirmationOutcome, ConfirmationResponse, Finished, Op,
+};
 use gemini_rs_core::policy::ApprovalMode;
-use gemini_rs_core::tools::mcp::McpManager;
-use gemini_rs_core::tools::{ConfirmationDetails, ToolDisplay, ToolRegistry};
-use gemini_rs_core::workspace::Workspace;
+use gemini_rs_core::session::{OpSender, SessionInfo};
+use gemini_rs_core::tools::ConfirmationDetails;
 use ratatui::crossterm::event::Event;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
-use tokio_util::sync::CancellationToken;
-
-/// What a finished agent job produced.
-pub enum JobOutput {
-    /// A prompt ran.
-    Prompt(Result<PromptOutcome, AgentError>),
-    /// `/compress` ran.
-    Compress(bool),
-    /// `/clear` reset the conversation; the SessionStart hook's message.
-    Cleared(Option<String>),
-    /// A command finished with a note for the user.
-    Info(String),
-    /// A command failed.
-    Failed(String),
-}
-
-type Job = JoinHandle<(Agent, JobOutput)>;
 
 /// Everything the loop works with besides the screen state.
 pub struct Ctx {
-    /// Session id.
-    pub session_id: String,
-    /// Metrics.
-    pub stats: Arc<Mutex<SessionStats>>,
-    /// The workspace.
-    pub workspace: Arc<Workspace>,
+    /// What the session is made of.
+    pub info: Arc<SessionInfo>,
     /// Home paths.
     pub paths: GeminiPaths,
-    /// Where confirmations are answered.
-    pub confirmations: mpsc::UnboundedSender<ConfirmationResponse>,
-    /// The scheduler's approval mode, when the session shares it.
-    pub mode: Option<Arc<RwLock<ApprovalMode>>>,
-    /// The tools, when the session shares them.
-    pub tools: Option<Arc<ToolRegistry>>,
+    /// Where ops go.
+    pub ops: OpSender,
     /// When the session started.
     pub started: Instant,
-    /// Context from the SessionStart hook for the first prompt.
-    pub hook_context: Option<String>,
-    /// The MCP servers (`/mcp`).
-    pub mcp: Option<Arc<McpManager>>,
-    /// The hooks (`/hooks`).
-    pub hooks: Option<Arc<HookSystem>>,
-    /// The merged settings.
-    pub settings: Arc<Settings>,
-    /// The session's checkpoints, when checkpointing is on (`/restore`).
-    pub checkpointer: Option<gemini_rs_core::session::Checkpointer>,
     /// Pauses the key reader while an editor runs.
     pub keys: Arc<KeyGate>,
 }
@@ -76,10 +36,8 @@ pub struct App {
     /// Screen state.
     pub state: UiState,
     pub(super) ctx: Ctx,
-    pub(super) agent: Option<Agent>,
-    pub(super) job: Option<Job>,
-    pub(super) shell: Option<JoinHandle<ShellResult>>,
-    pub(super) cancel: CancellationToken,
+    /// Ops submitted that wait for their `Finished` event.
+    pub(super) pending: usize,
     pub(super) last_ctrl_c: Option<Instant>,
     pub(super) quit: bool,
     pub(super) clear_requested: bool,
@@ -87,23 +45,13 @@ pub struct App {
     pub(super) editor_request: Option<super::confirm::ConfirmDialog>,
 }
 
-async fn join<T>(h: &mut Option<JoinHandle<T>>) -> Result<T, tokio::task::JoinError> {
-    match h {
-        Some(h) => h.await,
-        None => std::future::pending().await,
-    }
-}
-
 impl App {
     /// A new session loop.
-    pub fn new(state: UiState, ctx: Ctx, agent: Agent) -> Self {
+    pub fn new(state: UiState, ctx: Ctx) -> Self {
         App {
             state,
             ctx,
-            agent: Some(agent),
-            job: None,
-            shell: None,
-            cancel: CancellationToken::new(),
+            pending: 0,
             last_ctrl_c: None,
             quit: false,
             clear_requested: false,
@@ -112,7 +60,8 @@ impl App {
         }
     }
 
-    /// Runs until the user quits or a signal arrives.
+    /// Runs until the user quits or a signal arrives, then shuts the
+    /// session down (cancelling what runs) and waits for its end.
     pub async fn run(
         mut self,
         tui: &mut Tui,
@@ -128,6 +77,7 @@ impl App {
         if let Some(p) = initial.filter(|p| !p.trim().is_empty()) {
             self.submit(p);
         }
+        let mut ended = false;
         loop {
             if let Some(dialog) = self.editor_request.take() {
                 self.run_editor(tui, dialog)?;
@@ -141,35 +91,48 @@ impl App {
                     Some(ev) => self.on_term_event(ev),
                     None => break,
                 },
-                Some(ev) = events.recv() => {
+                ev = events.recv() => {
+                    let Some(ev) = ev else {
+                        ended = true;
+                        break;
+                    };
                     // Apply a burst of events before drawing once.
-                    let now = Instant::now();
-                    self.state.on_agent_event(ev, now);
-                    while let Ok(ev) = events.try_recv() {
-                        self.state.on_agent_event(ev, now);
+                    ended = self.on_event(ev);
+                    while !ended && let Ok(ev) = events.try_recv() {
+                        ended = self.on_event(ev);
                     }
-                }
-                res = join(&mut self.job) => {
-                    self.job = None;
-                    while let Ok(ev) = events.try_recv() {
-                        self.state.on_agent_event(ev, Instant::now());
+                    if ended {
+                        break;
                     }
-                    self.job_done(res);
-                }
-                res = join(&mut self.shell) => {
-                    self.shell = None;
-                    self.shell_done(res);
                 }
                 _ = tick.tick(), if self.state.animating() => {}
                 _ = term.recv() => break,
                 _ = hup.recv() => break,
             }
         }
-        self.cancel.cancel();
-        if let Some(job) = self.job.take() {
-            let _ = tokio::time::timeout(Duration::from_secs(2), job).await;
+        self.ctx.ops.submit(Op::Cancel);
+        self.ctx.ops.submit(Op::Shutdown);
+        if !ended {
+            let drain = async {
+                while let Some(ev) = events.recv().await {
+                    if matches!(ev, AgentEvent::SessionEnded) {
+                        break;
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(Duration::from_secs(5), drain).await;
         }
         Ok(())
+    }
+
+    /// Applies one session event; true when the session ended.
+    fn on_event(&mut self, ev: AgentEvent) -> bool {
+        match ev {
+            AgentEvent::Finished(finished) => self.finished(finished),
+            AgentEvent::SessionEnded => return true,
+            ev => self.state.on_agent_event(ev, Instant::now()),
+        }
+        false
     }
 
     fn frame(&mut self, tui: &mut Tui) -> std::io::Result<()> {
@@ -186,11 +149,6 @@ impl App {
         let (w, h) = tui.size();
         self.state.width = w;
         self.state.height = h;
-        if let Some(m) = &self.ctx.mode
-            && let Ok(m) = m.read()
-        {
-            self.state.mode = *m;
-        }
         if self.clear_requested {
             self.clear_requested = false;
             tui.clear_screen()?;
@@ -207,11 +165,11 @@ impl App {
     }
 
     pub(super) fn busy(&self) -> bool {
-        self.job.is_some() || self.shell.is_some()
+        self.pending > 0
     }
 
     pub(super) fn cancel_running(&mut self) {
-        self.cancel.cancel();
+        self.ctx.ops.submit(Op::Cancel);
         self.state.queued.clear();
     }
 
@@ -223,10 +181,10 @@ impl App {
             self.editor_request = Some(dialog);
             return;
         }
-        let _ = self
-            .ctx
-            .confirmations
-            .send(ConfirmationResponse::new(dialog.call_id.clone(), outcome));
+        self.ctx.ops.submit(Op::Confirm(ConfirmationResponse::new(
+            dialog.call_id.clone(),
+            outcome,
+        )));
         if outcome == ConfirmationOutcome::ProceedAlways
             && matches!(dialog.details, ConfirmationDetails::Edit { .. })
         {
@@ -237,9 +195,9 @@ impl App {
             .cards
             .iter_mut()
             .find(|c| c.call_id == dialog.call_id)
-            && card.status == CardStatus::AwaitingApproval
+            && card.status == super::cards::CardStatus::AwaitingApproval
         {
-            card.status = CardStatus::Pending;
+            card.status = super::cards::CardStatus::Pending;
         }
         self.state.confirm = self.state.confirm_queue.pop_front();
     }
@@ -248,8 +206,7 @@ impl App {
     pub fn submit(&mut self, text: String) {
         let trimmed = text.trim();
         let waits = self.busy()
-            && (!trimmed.starts_with('/') || super::commands::parse(trimmed).needs_agent())
-            && !trimmed.starts_with('!');
+            && (!trimmed.starts_with('/') || super::commands::parse(trimmed).needs_agent());
         if waits {
             self.state
                 .info("Queued; it will be sent when the current request ends.");
@@ -259,187 +216,55 @@ impl App {
             self.command(trimmed);
         } else if let Some(cmd) = trimmed.strip_prefix('!') {
             self.state.echo_prompt(trimmed);
-            self.start_shell(cmd.trim().to_string());
+            self.start_op(
+                Op::Shell {
+                    command: cmd.trim().to_string(),
+                },
+                "Running shell command",
+            );
         } else {
-            self.start_prompt(text);
+            self.state.echo_prompt(&text);
+            self.send_prompt(text);
         }
     }
 
-    fn start_prompt(&mut self, text: String) {
-        self.state.echo_prompt(&text);
-        self.send_prompt(text);
+    /// Submits an op that has the conversation to itself, with a busy label.
+    pub(super) fn start_op(&mut self, op: Op, label: &str) {
+        self.pending += 1;
+        self.state.start_busy(label, Instant::now());
+        self.ctx.ops.submit(op);
     }
 
     /// Sends a prompt without echoing it (`/init`'s).
     pub(super) fn send_prompt(&mut self, text: String) {
-        let Some(mut agent) = self.agent.take() else {
-            self.state.error("The agent is not available.");
-            return;
-        };
-        let text = match self.ctx.hook_context.take() {
-            Some(ctx) => format!("<hook_context>{ctx}</hook_context>\n\n{text}"),
-            None => text,
-        };
-        let expanded = expand_at_paths(&text, &self.ctx.workspace);
-        for note in &expanded.notes {
-            tracing::debug!("{note}");
-        }
-        let parts = expanded.parts;
-        self.cancel = CancellationToken::new();
-        let cancel = self.cancel.clone();
-        self.state.start_busy("Thinking", Instant::now());
-        self.job = Some(tokio::spawn(async move {
-            let r = agent.run_prompt(parts, &cancel).await;
-            (agent, JobOutput::Prompt(r))
-        }));
+        self.start_op(Op::prompt(text), "Thinking");
     }
 
-    pub(super) fn start_compress(&mut self) {
-        if self.busy() {
-            self.state.info("Wait for the current request to end.");
-            return;
+    fn finished(&mut self, finished: Finished) {
+        self.pending = self.pending.saturating_sub(1);
+        if self.pending == 0 {
+            self.state.end_busy(Instant::now());
         }
-        let Some(mut agent) = self.agent.take() else {
-            self.state.error("The agent is not available.");
-            return;
-        };
-        self.cancel = CancellationToken::new();
-        let cancel = self.cancel.clone();
-        self.state
-            .start_busy("Compressing the conversation", Instant::now());
-        self.job = Some(tokio::spawn(async move {
-            let ok = agent.compress_now(&cancel).await;
-            (agent, JobOutput::Compress(ok))
-        }));
-    }
-
-    /// Forgets the conversation and runs the SessionEnd / SessionStart
-    /// hooks with reason and source `clear`, as Gemini CLI's `/clear` does.
-    pub(super) fn start_clear(&mut self) {
-        if self.busy() {
-            self.state.info("Wait for the current request to end.");
-            return;
-        }
-        let Some(mut agent) = self.agent.take() else {
-            return;
-        };
-        self.job = Some(tokio::spawn(async move {
-            agent.clear_history();
-            let mut message = None;
-            if let Some(hooks) = agent.hooks().cloned() {
-                hooks.session_end("clear").await;
-                message = hooks.session_start("clear").await.system_message;
-            }
-            (agent, JobOutput::Cleared(message))
-        }));
-    }
-
-    fn start_shell(&mut self, cmd: String) {
-        if cmd.is_empty() {
-            self.state.info("Type a command after !, e.g. !ls");
-            return;
-        }
-        if self.busy() {
-            self.state.info("Wait for the current request to end.");
-            return;
-        }
-        self.cancel = CancellationToken::new();
-        self.state
-            .start_busy("Running shell command", Instant::now());
-        let mut card = ToolCard::new(
-            "shell".into(),
-            "Shell".into(),
-            &serde_json::json!({"command": cmd}),
-        );
-        card.status = CardStatus::Running(Instant::now());
-        self.state.cards.push(card);
-        let dir = self.ctx.workspace.target_dir().to_path_buf();
-        self.shell = Some(tokio::spawn(shell::run(cmd, dir, self.cancel.clone())));
-    }
-
-    fn shell_done(&mut self, res: Result<ShellResult, tokio::task::JoinError>) {
-        let now = Instant::now();
-        let idx = self.state.cards.iter().position(|c| c.call_id == "shell");
-        let mut card = match idx {
-            Some(i) => self.state.cards.remove(i),
-            None => ToolCard::new("shell".into(), "Shell".into(), &serde_json::Value::Null),
-        };
-        match res {
-            Ok(r) => {
-                card.status = if r.cancelled {
-                    CardStatus::Cancelled
-                } else if r.code == Some(0) {
-                    CardStatus::Done(r.duration)
-                } else {
-                    CardStatus::Failed(r.duration)
-                };
-                let mut text = r.output.trim_end().to_string();
-                if let Some(c) = r.code
-                    && c != 0
-                {
-                    text.push_str(&format!("\n(exit code {c})"));
+        match finished {
+            Finished::Prompt(Ok(outcome)) => {
+                if !outcome.last_turn_text.is_empty() {
+                    self.state.last_answer = outcome.last_turn_text;
                 }
-                if text.is_empty() {
-                    text = "(no output)".into();
+                if let Some(reason) = outcome.stopped {
+                    self.state
+                        .warn(&format!("Agent execution stopped: {reason}"));
                 }
-                card.display = Some(ToolDisplay::Text(text));
             }
-            Err(e) => {
-                card.status = CardStatus::Failed(Duration::ZERO);
-                card.error = Some(e.to_string());
-            }
-        }
-        self.state.cards.push(card);
-        self.state.end_busy(now);
-        self.next_queued();
-    }
-
-    fn job_done(&mut self, res: Result<(Agent, JobOutput), tokio::task::JoinError>) {
-        let now = Instant::now();
-        self.state.end_busy(now);
-        match res {
-            Err(e) => self
+            Finished::Prompt(Err(AgentError::Cancelled)) => self.state.warn("Request cancelled."),
+            Finished::Prompt(Err(AgentError::Model(e))) => self
                 .state
-                .error(&format!("The agent stopped unexpectedly: {e}")),
-            Ok((agent, out)) => {
-                self.agent = Some(agent);
-                match out {
-                    JobOutput::Prompt(Ok(outcome)) => {
-                        if !outcome.last_turn_text.is_empty() {
-                            self.state.last_answer = outcome.last_turn_text;
-                        }
-                        if let Some(reason) = outcome.stopped {
-                            self.state
-                                .warn(&format!("Agent execution stopped: {reason}"));
-                        }
-                    }
-                    JobOutput::Prompt(Err(AgentError::Cancelled)) => {
-                        self.state.warn("Request cancelled.");
-                    }
-                    JobOutput::Prompt(Err(AgentError::Model(e))) => {
-                        self.state
-                            .error(&format!("Error when talking to Gemini API: {e}"));
-                    }
-                    JobOutput::Prompt(Err(e)) => self.state.error(&e.to_string()),
-                    JobOutput::Compress(ok) => {
-                        if !ok {
-                            self.state.warn("The conversation was not compressed.");
-                        }
-                    }
-                    JobOutput::Cleared(message) => {
-                        if let Some(m) = message {
-                            self.state.info(&m);
-                        }
-                    }
-                    JobOutput::Info(m) => self.state.info(&m),
-                    JobOutput::Failed(m) => self.state.error(&m),
-                }
+                .error(&format!("Error when talking to Gemini API: {e}")),
+            Finished::Prompt(Err(e @ (AgentError::TurnLimit | AgentError::FatalTool(_)))) => {
+                self.state.error(&e.to_string())
             }
+            Finished::Compress(false) => self.state.warn("The conversation was not compressed."),
+            Finished::Compress(true) | Finished::Clear | Finished::Command => {}
         }
-        self.next_queued();
-    }
-
-    fn next_queued(&mut self) {
         if !self.busy()
             && let Some(next) = self.state.queued.pop_front()
         {

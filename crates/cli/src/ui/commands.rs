@@ -1,8 +1,8 @@
 //! Slash commands: parsing, and the text of the informational ones.
 
 use gemini_rs_core::agent::memory;
-use gemini_rs_core::agent::stats::SessionStats;
 use gemini_rs_core::config::GeminiPaths;
+use gemini_rs_core::events::stats::SessionStats;
 use gemini_rs_core::tools::ToolRegistry;
 use gemini_rs_core::workspace::Workspace;
 use ratatui::style::{Color, Modifier, Style};

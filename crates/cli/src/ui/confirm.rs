@@ -3,7 +3,7 @@
 
 use super::cards::diff_lines;
 use super::wrap::{sanitize, wrap_prefixed};
-use gemini_rs_core::agent::events::ConfirmationOutcome;
+use gemini_rs_core::events::ConfirmationOutcome;
 use gemini_rs_core::tools::ConfirmationDetails;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Color, Modifier, Style};

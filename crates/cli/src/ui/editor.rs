@@ -6,7 +6,7 @@
 use super::app::App;
 use super::confirm::ConfirmDialog;
 use super::term::Tui;
-use gemini_rs_core::agent::events::ConfirmationResponse;
+use gemini_rs_core::events::{ConfirmationResponse, Op};
 use gemini_rs_core::tools::ConfirmationDetails;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -164,10 +164,12 @@ impl App {
         self.clear_requested = false;
         match edited.map(|text| modified_args(&dialog.name, &dialog.details, text)) {
             Ok(Some(args)) => {
-                let _ = self
-                    .ctx
-                    .confirmations
-                    .send(ConfirmationResponse::modified(dialog.call_id.clone(), args));
+                self.ctx
+                    .ops
+                    .submit(Op::Confirm(ConfirmationResponse::modified(
+                        dialog.call_id.clone(),
+                        args,
+                    )));
                 self.state.info(&format!(
                     "Modified the proposed change to {}.",
                     file_path.display()

@@ -3,6 +3,7 @@
 
 use super::app::App;
 use super::complete;
+use gemini_rs_core::events::Op;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::time::{Duration, Instant};
 
@@ -60,11 +61,7 @@ impl App {
             KeyCode::BackTab => {
                 let next = s.next_mode();
                 s.mode = next;
-                if let Some(m) = &self.ctx.mode
-                    && let Ok(mut m) = m.write()
-                {
-                    *m = next;
-                }
+                self.ctx.ops.submit(Op::SetApprovalMode(next));
                 return;
             }
             KeyCode::Tab => {
@@ -121,7 +118,7 @@ impl App {
 
     fn refresh_completion(&mut self) {
         let prev = self.state.completion.take();
-        let mut next = complete::compute(&self.state.input, Some(&self.ctx.workspace));
+        let mut next = complete::compute(&self.state.input, Some(&self.ctx.info.workspace));
         if let (Some(p), Some(n)) = (&prev, &mut next)
             && p.token == n.token
         {

@@ -16,7 +16,6 @@ mod keys;
 mod markdown;
 mod panels;
 mod render;
-mod shell;
 mod slash;
 mod state;
 mod term;
@@ -27,27 +26,17 @@ mod panel_tests;
 #[cfg(test)]
 mod tests;
 
-use crate::args::Args;
-use crate::setup;
-use gemini_rs_core::config::{GeminiPaths, Settings};
+use crate::args::OutputFormat;
+use crate::exit::ExitCode;
+use gemini_rs_core::session::{Session, SessionConfig};
 use ratatui::crossterm::event;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use std::path::Path;
 use std::time::Instant;
 
-/// Builds the session and runs the interactive UI; returns the exit code.
-pub fn start(
-    args: &Args,
-    settings: Settings,
-    paths: &GeminiPaths,
-    root: &Path,
-    trusted: bool,
-    session_id: String,
-    initial: Option<String>,
-) -> i32 {
-    let mode = setup::approval_mode(args, trusted);
-    let ui_settings = std::sync::Arc::new(settings.clone());
+/// Starts the session and runs the interactive UI; returns the exit code.
+pub fn start(config: SessionConfig, format: OutputFormat, initial: Option<String>) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -55,39 +44,24 @@ pub fn start(
         Ok(r) => r,
         Err(e) => {
             eprintln!("{e}");
-            return 1;
+            return ExitCode::Error;
         }
     };
     let code = runtime.block_on(async {
-        let session = match setup::build(setup::SetupInput {
-            args,
-            settings,
-            paths,
-            root,
-            trusted,
-            interactive: true,
-            session_id: session_id.clone(),
-        })
-        .await
-        {
-            Ok(s) => s,
+        let session_id = config.session_id.clone();
+        let paths = config.paths.clone();
+        let handle = match Session::start(config).await {
+            Ok(h) => h,
             Err(e) => {
-                crate::headless::fatal_before_run(
-                    args.output_format,
-                    &session_id,
-                    e.kind,
-                    &e.message,
-                    e.code,
-                );
-                return e.code;
+                for note in &e.notes {
+                    eprintln!("{note}");
+                }
+                let code = ExitCode::of_start_error(e.kind);
+                crate::headless::fatal_before_run(format, &session_id, e.class, &e.message, code);
+                return code;
             }
         };
-        let mcp = session.mcp.clone();
-        let code = run(session, paths.clone(), ui_settings, mode, initial).await;
-        if let Some(mcp) = mcp {
-            mcp.shutdown().await;
-        }
-        code
+        run(handle, paths, initial).await
     });
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     code
@@ -101,68 +75,40 @@ fn home_relative(p: &Path, home: &Path) -> String {
 }
 
 async fn run(
-    session: setup::Session,
-    paths: GeminiPaths,
-    settings: std::sync::Arc<Settings>,
-    mode: gemini_rs_core::policy::ApprovalMode,
+    handle: gemini_rs_core::session::SessionHandle,
+    paths: gemini_rs_core::config::GeminiPaths,
     initial: Option<String>,
-) -> i32 {
-    let setup::Session {
-        agent,
-        events,
-        confirmations,
-        session_id,
-        model,
-        stats,
-        hooks,
-        resumed,
-        workspace,
-        approval_mode,
-        tools,
-        mcp,
-        checkpointer,
-        ..
-    } = session;
-    let mut notes = Vec::new();
-    let mut hook_context = None;
-    if let Some(h) = &hooks {
-        let start = h
-            .session_start(if resumed { "resume" } else { "startup" })
-            .await;
-        if let Some(msg) = start.system_message {
-            notes.push(msg);
-        }
-        hook_context = start.additional_context;
-    }
+) -> ExitCode {
+    let notes = handle.notes.clone();
+    let (ops, events, info, task) = handle.into_parts();
     let home = std::env::var_os("HOME")
         .map(std::path::PathBuf::from)
         .unwrap_or_default();
-    let label = home_relative(workspace.target_dir(), &home);
-    let history = history::History::load(workspace.project_temp_dir().join("input_history.jsonl"));
-    let mut state = state::UiState::new(model.clone(), label, mode, history);
-    state.mcp_status = mcp
+    let label = home_relative(info.workspace.target_dir(), &home);
+    let history = history::History::load(
+        info.workspace
+            .project_temp_dir()
+            .join("input_history.jsonl"),
+    );
+    let mut state = state::UiState::new(info.model.clone(), label, info.approval_mode, history);
+    state.mcp_status = info
+        .mcp
         .as_ref()
         .map(|m| (m.connections().len(), m.failures().len()));
     let keys = std::sync::Arc::new(editor::KeyGate::default());
-    state.push_lines(banner(&model, resumed, &session_id));
+    state.push_lines(banner(&info.model, info.resumed, &info.session_id));
     for n in notes {
-        state.info(&n);
+        if n.warning {
+            state.warn(&n.text);
+        } else {
+            state.info(&n.text);
+        }
     }
     let ctx = app::Ctx {
-        session_id,
-        stats,
-        workspace,
+        info,
         paths,
-        confirmations,
-        // Shared with the scheduler once `Session` exposes them.
-        mode: Some(approval_mode),
-        tools: Some(tools),
+        ops,
         started: Instant::now(),
-        hook_context,
-        mcp,
-        hooks: hooks.clone(),
-        checkpointer,
-        settings,
         keys: keys.clone(),
     };
 
@@ -176,7 +122,9 @@ async fn run(
         Err(e) => {
             term::restore();
             eprintln!("Cannot start the terminal UI: {e}");
-            return 1;
+            ctx.ops.submit(gemini_rs_core::events::Op::Shutdown);
+            let _ = task.await;
+            return ExitCode::Error;
         }
     };
     let (key_tx, key_rx) = tokio::sync::mpsc::unbounded_channel();
@@ -201,17 +149,15 @@ async fn run(
             }
         }
     });
-    let app = app::App::new(state, ctx, agent);
+    let app = app::App::new(state, ctx);
     let result = app.run(&mut tui, events, key_rx, initial).await;
     tui.finish();
-    if let Some(h) = &hooks {
-        h.session_end("exit").await;
-    }
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), task).await;
     match result {
-        Ok(()) => 0,
+        Ok(()) => ExitCode::Ok,
         Err(e) => {
             eprintln!("Terminal error: {e}");
-            1
+            ExitCode::Error
         }
     }
 }

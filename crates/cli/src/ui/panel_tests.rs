@@ -6,9 +6,9 @@ use super::chat::{self, RecordedSession, SavedChat};
 use super::panels::{self, McpServerView};
 use super::render;
 use super::tests::{screen, state};
-use gemini_rs_core::agent::events::AgentEvent;
+use gemini_rs_core::checkpoint::CheckpointInfo;
+use gemini_rs_core::events::AgentEvent;
 use gemini_rs_core::hooks::HookConfig;
-use gemini_rs_core::session::CheckpointInfo;
 use serde_json::json;
 use std::time::Instant;
 

@@ -1,8 +1,8 @@
 //! The text of `/mcp`, `/hooks`, `/directory show` and `/restore`, built
 //! from plain data so the screens can be snapshot-tested.
 
+use gemini_rs_core::checkpoint::CheckpointInfo;
 use gemini_rs_core::hooks::HookConfig;
-use gemini_rs_core::session::CheckpointInfo;
 use gemini_rs_core::tools::mcp::McpManager;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};

@@ -2,19 +2,12 @@
 //! touch the conversation (`/chat`, `/restore`, `/memory`, `/init`) use
 //! the agent while no request runs.
 
-use super::app::{App, JobOutput};
+use super::app::App;
 use super::chat;
 use super::commands::{self, Command};
 use super::panels;
 use gemini_rs_core::agent::memory;
-use gemini_rs_core::config::{GeminiPaths, Settings};
-use gemini_rs_core::tools::builtin::MemoryTool;
-use gemini_rs_core::tools::{Tool, ToolContext, ToolDisplay};
-use gemini_rs_core::workspace::Workspace;
-use serde_json::Value;
-use std::sync::Arc;
-use std::time::Instant;
-use tokio_util::sync::CancellationToken;
+use gemini_rs_core::events::Op;
 
 /// The prompt `/init` sends (ours; Gemini CLI's asks the same).
 pub const INIT_PROMPT: &str = "You are setting up instructional context for future sessions in this project. \
@@ -31,43 +24,6 @@ describe its purpose, layout and how its contents are used.
 
 Keep it concise and factual, in Markdown. GEMINI.md exists and is empty: overwrite it.";
 
-/// Loads the context files now: (file count, formatted text).
-fn load_context(
-    workspace: &Workspace,
-    settings: &Settings,
-    paths: &GeminiPaths,
-) -> (usize, String) {
-    memory::context_from_settings(workspace, settings, &paths.gemini_dir, &paths.home)
-}
-
-/// Runs `/memory add` (when `fact`) and reloads the context files.
-async fn memory_job(
-    fact: Option<String>,
-    workspace: Arc<Workspace>,
-    settings: Arc<Settings>,
-    paths: GeminiPaths,
-    model: String,
-) -> Result<(Option<String>, usize, String), String> {
-    let mut saved = None;
-    if let Some(fact) = fact {
-        let mut ctx = ToolContext::new(workspace.clone(), settings.clone(), model);
-        ctx.gemini_dir = paths.gemini_dir.clone();
-        let mut args = serde_json::Map::new();
-        args.insert("fact".into(), Value::String(fact.clone()));
-        let invocation = MemoryTool.build(&args, &ctx).map_err(|e| e.message)?;
-        let result = invocation.execute(&ctx, CancellationToken::new()).await;
-        if let Some(e) = result.error {
-            return Err(e.message);
-        }
-        saved = Some(match result.display {
-            ToolDisplay::Text(t) if !t.trim().is_empty() => t,
-            _ => format!("Okay, I've remembered that: \"{fact}\""),
-        });
-    }
-    let (count, text) = load_context(&workspace, &settings, &paths);
-    Ok((saved, count, text))
-}
-
 impl App {
     /// Runs a slash command line.
     pub(super) fn command(&mut self, line: &str) {
@@ -77,11 +33,11 @@ impl App {
             Command::Shortcuts => s.push_lines(commands::shortcut_lines()),
             Command::About => {
                 let lines =
-                    commands::about_lines(&s.model, &self.ctx.session_id, &s.workspace_label);
+                    commands::about_lines(&s.model, &self.ctx.info.session_id, &s.workspace_label);
                 s.push_lines(lines);
             }
             Command::ChatList => {
-                let dir = self.ctx.workspace.project_temp_dir();
+                let dir = self.ctx.info.workspace.project_temp_dir();
                 let lines =
                     chat::list_lines(&chat::list(dir), &chat::recorded_sessions(&dir.join("chats")));
                 s.push_lines(lines);
@@ -89,17 +45,23 @@ impl App {
             Command::ChatSave(tag) => self.chat_save(&tag),
             Command::ChatResume(tag) => self.chat_resume(&tag),
             Command::ChatDelete(tag) => {
-                match chat::delete(self.ctx.workspace.project_temp_dir(), &tag) {
+                match chat::delete(self.ctx.info.workspace.project_temp_dir(), &tag) {
                     Ok(true) => s.info(&format!("Conversation checkpoint '{tag}' has been deleted.")),
                     Ok(false) => s.error(&format!("Error: No checkpoint found with tag '{tag}'.")),
                     Err(e) => s.error(&format!("Could not delete checkpoint '{tag}': {e}")),
                 }
             }
             Command::Clear => {
-                self.clear_requested = true;
-                self.start_clear();
+                if !self.agent_busy() {
+                    self.clear_requested = true;
+                    self.start_op(Op::Clear, "Clearing the conversation");
+                }
             }
-            Command::Compress => self.start_compress(),
+            Command::Compress => {
+                if !self.agent_busy() {
+                    self.start_op(Op::Compress, "Compressing the conversation");
+                }
+            }
             Command::Copy => {
                 if s.last_answer.is_empty() {
                     s.info("No output in history to copy.");
@@ -109,29 +71,28 @@ impl App {
                     s.info("Last answer copied to the clipboard (OSC 52).");
                 }
             }
-            Command::DirectoryShow => s.push_lines(panels::directory_lines(self.ctx.workspace.dirs())),
+            Command::DirectoryShow => s.push_lines(panels::directory_lines(self.ctx.info.workspace.dirs())),
             Command::DirectoryAdd(paths) => s.warn(&format!(
                 "Cannot add {paths} now: the workspace directories are fixed when the session starts \
                  (every tool, the sandbox and the MCP servers' roots share them). Start gemini-rs with \
                  --include-directories {paths}, or list it under context.includeDirectories in settings.json."
             )),
             Command::Hooks => {
-                let config = self.ctx.hooks.as_ref().map(|h| h.config());
-                s.push_lines(panels::hooks_lines(config));
+                s.push_lines(panels::hooks_lines(self.ctx.info.hooks.as_ref()));
             }
             Command::Init => self.init(),
             Command::Mcp => {
-                let (servers, failures) = panels::mcp_view(self.ctx.mcp.as_deref());
+                let (servers, failures) = panels::mcp_view(self.ctx.info.mcp.as_deref());
                 s.push_lines(panels::mcp_lines(&servers, &failures));
             }
             Command::MemoryShow => {
-                let settings = &self.ctx.settings;
+                let settings = &self.ctx.info.settings;
                 let names = settings.context_file_names();
                 let max_dirs = settings
                     .context_discovery_max_dirs()
                     .unwrap_or(memory::DEFAULT_MAX_DIRS);
                 let lines =
-                    commands::memory_lines(&self.ctx.workspace, &self.ctx.paths, &names, max_dirs);
+                    commands::memory_lines(&self.ctx.info.workspace, &self.ctx.paths, &names, max_dirs);
                 s.push_lines(lines);
             }
             Command::MemoryAdd(fact) => self.start_memory(Some(fact)),
@@ -143,25 +104,22 @@ impl App {
             Command::Restore(id) => self.restore(id.as_deref()),
             Command::Quit => self.quit = true,
             Command::Stats => {
-                let stats = self
-                    .ctx
-                    .stats
-                    .lock()
-                    .map(|st| st.clone())
-                    .unwrap_or_default();
-                let lines =
-                    commands::stats_lines(&stats, self.ctx.started.elapsed(), &self.ctx.session_id);
+                let lines = commands::stats_lines(
+                    &s.stats,
+                    self.ctx.started.elapsed(),
+                    &self.ctx.info.session_id,
+                );
                 s.push_lines(lines);
             }
-            Command::Tools => s.push_lines(commands::tools_lines(self.ctx.tools.as_deref())),
+            Command::Tools => s.push_lines(commands::tools_lines(Some(&self.ctx.info.tools))),
             Command::Usage(msg) => s.info(&msg),
             Command::Unknown(name) => s.warn(&format!("Unknown command: /{name}. Type /help.")),
         }
     }
 
-    /// True (after saying so) when a request runs and the agent is away.
+    /// True (after saying so) when a request runs.
     fn agent_busy(&mut self) -> bool {
-        if self.busy() || self.agent.is_none() {
+        if self.busy() {
             self.state.info("Wait for the current request to end.");
             return true;
         }
@@ -169,55 +127,29 @@ impl App {
     }
 
     fn chat_save(&mut self, tag: &str) {
-        if self.agent_busy() {
-            return;
-        }
-        let Some(agent) = self.agent.as_ref() else {
-            return;
-        };
-        let history = agent.history();
-        if history.len() <= 1 {
-            self.state.info("No conversation found to save.");
-            return;
-        }
-        match chat::save(self.ctx.workspace.project_temp_dir(), tag, history) {
-            Ok(false) => self
-                .state
-                .info(&format!("Conversation checkpoint saved with tag: {tag}.")),
-            Ok(true) => self.state.info(&format!(
-                "Conversation checkpoint saved with tag: {tag} (it replaced the previous one)."
-            )),
-            Err(e) => self
-                .state
-                .error(&format!("Could not save the conversation: {e}")),
+        if !self.agent_busy() {
+            self.start_op(
+                Op::SaveChat {
+                    tag: tag.to_string(),
+                },
+                "Saving the conversation",
+            );
         }
     }
 
     fn chat_resume(&mut self, tag: &str) {
-        if self.agent_busy() {
-            return;
-        }
-        match chat::load(self.ctx.workspace.project_temp_dir(), tag) {
-            Ok(Some(history)) if !history.is_empty() => {
-                let n = history.len();
-                if let Some(agent) = self.agent.as_mut() {
-                    agent.set_history(history);
-                }
-                self.state.info(&format!(
-                    "Resumed the conversation saved as {tag} ({n} messages)."
-                ));
-            }
-            Ok(_) => self
-                .state
-                .info(&format!("No saved checkpoint found with tag: {tag}.")),
-            Err(e) => self
-                .state
-                .error(&format!("Could not read checkpoint {tag}: {e}")),
+        if !self.agent_busy() {
+            self.start_op(
+                Op::ResumeChat {
+                    tag: tag.to_string(),
+                },
+                "Resuming the conversation",
+            );
         }
     }
 
     fn restore(&mut self, id: Option<&str>) {
-        let Some(cp) = self.ctx.checkpointer.clone() else {
+        let Some(cp) = self.ctx.info.checkpointer.clone() else {
             self.state.info(
                 "Checkpointing is off: set general.checkpointing.enabled to true in settings.json and restart to use /restore.",
             );
@@ -228,27 +160,11 @@ impl App {
                 .push_lines(panels::restore_list_lines(&cp.list()));
             return;
         };
-        if self.agent_busy() {
-            return;
-        }
-        match cp.restore(id) {
-            Ok(r) => {
-                if !r.history.is_empty()
-                    && let Some(agent) = self.agent.as_mut()
-                {
-                    agent.set_history(r.history);
-                }
-                if r.files_restored {
-                    self.state
-                        .info("Restored project to the state before the tool call.");
-                }
-                let name = r.tool_call["name"].as_str().unwrap_or("the tool");
-                let args = r.tool_call.get("args").cloned().unwrap_or(Value::Null);
-                self.state.info(&format!(
-                    "The conversation is back to before {name} ran with {args}; ask again to redo it."
-                ));
-            }
-            Err(e) => self.state.error(&e.to_string()),
+        if !self.agent_busy() {
+            self.start_op(
+                Op::Restore { id: id.to_string() },
+                "Restoring the checkpoint",
+            );
         }
     }
 
@@ -256,48 +172,19 @@ impl App {
         if self.agent_busy() {
             return;
         }
-        let Some(mut agent) = self.agent.take() else {
-            return;
-        };
         let label = if fact.is_some() {
             "Saving to memory"
         } else {
             "Refreshing memory"
         };
-        self.state.start_busy(label, Instant::now());
-        let job = memory_job(
-            fact,
-            self.ctx.workspace.clone(),
-            self.ctx.settings.clone(),
-            self.ctx.paths.clone(),
-            self.state.model.clone(),
-        );
-        self.job = Some(tokio::spawn(async move {
-            let out = match job.await {
-                Ok((saved, count, text)) => {
-                    agent.set_context(&text);
-                    let mut note = saved.map(|s| format!("{s}\n")).unwrap_or_default();
-                    note.push_str(&if count == 0 {
-                        "Memory refreshed successfully. No memory content found.".to_string()
-                    } else {
-                        format!(
-                            "Memory refreshed successfully. Loaded {} characters from {count} file(s).",
-                            text.chars().count()
-                        )
-                    });
-                    JobOutput::Info(note)
-                }
-                Err(e) => JobOutput::Failed(format!("Failed to save memory: {e}")),
-            };
-            (agent, out)
-        }));
+        self.start_op(Op::RefreshMemory { fact }, label);
     }
 
     fn init(&mut self) {
         if self.agent_busy() {
             return;
         }
-        let path = self.ctx.workspace.target_dir().join("GEMINI.md");
+        let path = self.ctx.info.workspace.target_dir().join("GEMINI.md");
         if path.exists() {
             self.state
                 .info("A GEMINI.md file already exists in this directory. No changes were made.");

@@ -9,7 +9,8 @@ use super::history::History;
 use super::input::Editor;
 use super::markdown;
 use super::wrap::{sanitize, wrap_prefixed};
-use gemini_rs_core::agent::events::{AgentEvent, ToolCallStatus};
+use gemini_rs_core::events::stats::SessionStats;
+use gemini_rs_core::events::{AgentEvent, HookMessageKind, ToolCallStatus};
 use gemini_rs_core::policy::ApprovalMode;
 use gemini_rs_core::tools::ConfirmationDetails;
 use ratatui::style::{Color, Modifier, Style};
@@ -64,6 +65,8 @@ pub struct UiState {
     pub height: u16,
     /// Prompts typed while busy, sent in turn.
     pub queued: VecDeque<String>,
+    /// The session's metrics, as last reported.
+    pub stats: SessionStats,
 }
 
 impl UiState {
@@ -96,6 +99,7 @@ impl UiState {
             width: 80,
             height: 24,
             queued: VecDeque::new(),
+            stats: SessionStats::default(),
         }
     }
 
@@ -292,6 +296,26 @@ impl UiState {
                 self.commit_stream(true);
                 self.thought = None;
             }
+            AgentEvent::Error(e) => {
+                self.commit_stream(true);
+                self.error(&e);
+            }
+            AgentEvent::HookMessage { kind, text } => {
+                self.commit_stream(true);
+                match kind {
+                    HookMessageKind::Warning => self.warn(&text),
+                    HookMessageKind::SystemMessage | HookMessageKind::Info => self.info(&text),
+                }
+            }
+            AgentEvent::Stats(stats) => self.stats = *stats,
+            AgentEvent::ApprovalModeChanged(mode) => self.mode = mode,
+            AgentEvent::ModelChanged(model) => self.model = model,
+            // The banner, the echoed prompt and the busy state are the app's.
+            AgentEvent::SessionStarted { .. }
+            | AgentEvent::PromptStarted { .. }
+            | AgentEvent::HistoryReplaced { .. }
+            | AgentEvent::Finished(_)
+            | AgentEvent::SessionEnded => {}
         }
     }
 

@@ -6,9 +6,7 @@ use super::cards::{CardStatus, ToolCard};
 use super::history::History;
 use super::state::UiState;
 use super::{markdown, render};
-use gemini_rs_core::agent::events::{
-    AgentEvent, ConfirmationOutcome, ToolCallFinished, ToolCallStatus,
-};
+use gemini_rs_core::events::{AgentEvent, ConfirmationOutcome, ToolCallFinished, ToolCallStatus};
 use gemini_rs_core::policy::ApprovalMode;
 use gemini_rs_core::tools::{ConfirmationDetails, ToolDisplay};
 use ratatui::backend::TestBackend;

@@ -3,7 +3,7 @@
 //! instruction's context-file part (`/memory refresh`).
 
 use super::Agent;
-use crate::hooks::HookSystem;
+use crate::hooks::Hooks;
 use gemini_rs_protocol::Content;
 use std::sync::Arc;
 
@@ -24,6 +24,11 @@ impl Agent {
         self.last_prompt_tokens = None;
     }
 
+    /// Appends a content to the conversation (a `!cmd` and its output).
+    pub fn push_history(&mut self, content: Content) {
+        self.history.push(content);
+    }
+
     /// Forgets the conversation (`/clear`): only the environment-context
     /// turn stays.
     pub fn clear_history(&mut self) {
@@ -37,7 +42,7 @@ impl Agent {
     }
 
     /// The hooks of this agent, if any.
-    pub fn hooks(&self) -> Option<&Arc<HookSystem>> {
+    pub fn hooks(&self) -> Option<&Arc<dyn Hooks>> {
         self.hooks.as_ref()
     }
 
@@ -56,6 +61,19 @@ impl Agent {
     /// The model id.
     pub fn model(&self) -> &str {
         &self.config.model
+    }
+
+    /// Talks to `model` from the next request on, with its default
+    /// generation settings.
+    pub fn set_model(&mut self, model: String) {
+        self.config.generation_config = crate::model::default_generation_config(&model);
+        self.config.model = model;
+        self.last_prompt_tokens = None;
+    }
+
+    /// The tool registry the agent declares to the model.
+    pub fn tools(&self) -> &Arc<crate::tools::ToolRegistry> {
+        self.scheduler.registry()
     }
 }
 

@@ -1,71 +1,33 @@
 //! The agent loop: send the conversation to the model, stream its answer,
 //! run the tools it asks for, send their results back, until it stops
-//! asking. Front ends watch it through [`events::AgentEvent`].
+//! asking. Front ends watch it through [`crate::events::AgentEvent`].
 
 mod at_path;
 pub mod compress;
 mod context;
 mod control;
-pub mod events;
+
 mod loop_guard;
 pub mod memory;
-pub mod stats;
+
 mod turn;
 
 pub use at_path::{Expanded, expand as expand_at_paths, references as at_references};
 pub use context::{environment_context, system_prompt};
 pub use loop_guard::{LoopGuard, LoopKind};
 
-use crate::hooks::{AgentHookOutcome, HookSystem};
+pub use crate::events::{AgentError, PromptOutcome};
+
+use crate::events::stats::SessionStats;
+use crate::events::{AgentEvent, EventSender, ToolCallStatus};
+use crate::hooks::{AgentHookOutcome, Hooks};
 use crate::model::{ContentGenerator, ModelError};
+use crate::recording::{ChatRecorder, ToolCallRecord};
 use crate::scheduler::{CompletedCall, Scheduler, ToolCallRequest};
-use crate::session::{ChatRecorder, ToolCallRecord};
 use crate::tools::{ToolDisplay, ToolErrorKind};
-use events::{AgentEvent, EventSender, ToolCallStatus};
 use gemini_rs_protocol::{Content, FunctionCall, GenerationConfig, Part, Role};
-use stats::SessionStats;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
-
-/// Why a prompt could not complete.
-#[derive(Debug, thiserror::Error)]
-pub enum AgentError {
-    /// `model.maxSessionTurns` was reached.
-    #[error(
-        "Reached max session turns for this session. Increase the number of turns by specifying maxSessionTurns in settings.json."
-    )]
-    TurnLimit,
-    /// The model call failed.
-    #[error("{0}")]
-    Model(#[from] ModelError),
-    /// The user cancelled.
-    #[error("Operation cancelled.")]
-    Cancelled,
-    /// A tool failed in a way that ends the session (disk full).
-    #[error("{0}")]
-    FatalTool(String),
-}
-
-impl AgentError {
-    /// Gemini CLI's exit code for this error.
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            AgentError::TurnLimit => 53,
-            AgentError::Model(_) => 1,
-            AgentError::Cancelled => 130,
-            AgentError::FatalTool(_) => 54,
-        }
-    }
-}
-
-/// How a prompt ended.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct PromptOutcome {
-    /// The text of the last model turn.
-    pub last_turn_text: String,
-    /// Set when a hook stopped the agent: the reason.
-    pub stopped: Option<String>,
-}
 
 /// Static settings of an agent.
 pub struct AgentConfig {
@@ -87,7 +49,7 @@ pub struct AgentConfig {
 #[derive(Default)]
 pub struct AgentExtras {
     /// Hooks around the agent and model events.
-    pub hooks: Option<Arc<HookSystem>>,
+    pub hooks: Option<Arc<dyn Hooks>>,
     /// Where the conversation is recorded.
     pub recorder: Option<ChatRecorder>,
 }
@@ -102,7 +64,7 @@ pub struct Agent {
     turns: i64,
     events: EventSender,
     stats: Arc<Mutex<SessionStats>>,
-    hooks: Option<Arc<HookSystem>>,
+    hooks: Option<Arc<dyn Hooks>>,
     recorder: Option<ChatRecorder>,
     loop_guard: LoopGuard,
     last_prompt_tokens: Option<(u64, usize)>,
@@ -172,8 +134,8 @@ impl Agent {
                 outcome @ AgentHookOutcome::Stop { .. } => {
                     self.history.push(Content::new(Role::User, parts));
                     return Ok(PromptOutcome {
-                        last_turn_text: String::new(),
                         stopped: outcome.message().map(str::to_string),
+                        ..PromptOutcome::default()
                     });
                 }
             }
@@ -191,7 +153,7 @@ impl Agent {
         } else {
             responses.join("\n")
         };
-        match hooks.after_agent(&prompt_text, &joined, false).await {
+        match hooks.after_agent(&prompt_text, &joined).await {
             AgentHookOutcome::Proceed { .. } => Ok(outcome),
             hook @ AgentHookOutcome::Block { .. } => {
                 self.emit(AgentEvent::Warning(format!(
@@ -224,8 +186,8 @@ impl Agent {
                     self.history = self.initial_history.clone();
                 }
                 Ok(PromptOutcome {
-                    last_turn_text: outcome.last_turn_text,
                     stopped: hook.message().map(str::to_string),
+                    ..outcome
                 })
             }
         }
@@ -269,19 +231,13 @@ impl Agent {
                 responses.push(turn.text.clone());
             }
             if let Some(reason) = turn.stopped {
-                return Ok(PromptOutcome {
-                    last_turn_text: turn.text,
-                    stopped: Some(reason),
-                });
+                return Ok(PromptOutcome::stopped(turn.text, reason));
             }
             if let Some(reason) = turn.blocked {
                 self.emit(AgentEvent::Warning(format!(
                     "Agent execution blocked: {reason}"
                 )));
-                return Ok(PromptOutcome {
-                    last_turn_text: turn.text,
-                    stopped: None,
-                });
+                return Ok(PromptOutcome::answered(turn.text));
             }
             if !turn.parts.is_empty() {
                 self.history
@@ -292,17 +248,11 @@ impl Agent {
                     "Loop detected, stopping execution".to_string(),
                 ));
                 self.record_turn(&turn.parts, &[], turn.usage.as_ref());
-                return Ok(PromptOutcome {
-                    last_turn_text: turn.text,
-                    stopped: None,
-                });
+                return Ok(PromptOutcome::answered(turn.text));
             }
             if turn.calls.is_empty() {
                 self.record_turn(&turn.parts, &[], turn.usage.as_ref());
-                return Ok(PromptOutcome {
-                    last_turn_text: turn.text,
-                    stopped: None,
-                });
+                return Ok(PromptOutcome::answered(turn.text));
             }
             let looped = self.config.loop_detection
                 && turn
@@ -322,10 +272,7 @@ impl Agent {
                 ));
                 self.history.pop();
                 self.record_turn(&turn.parts, &[], turn.usage.as_ref());
-                return Ok(PromptOutcome {
-                    last_turn_text: turn.text,
-                    stopped: None,
-                });
+                return Ok(PromptOutcome::answered(turn.text));
             }
             let requests = turn.calls.into_iter().map(call_request).collect();
             let completed = self
@@ -333,8 +280,24 @@ impl Agent {
                 .run_batch_with_history(requests, cancel, &self.history)
                 .await;
             self.record_turn(&turn.parts, &completed, turn.usage.as_ref());
-            if cancel.is_cancelled() {
-                return Err(AgentError::Cancelled);
+            let declined = completed
+                .iter()
+                .all(|c| c.status == ToolCallStatus::Cancelled);
+            if cancel.is_cancelled() || declined {
+                // Every call the model made gets its answer in the history
+                // (`[Operation Cancelled] ...`), so the next request is one the
+                // API accepts; nothing is sent now.
+                self.history.push(Content::new(
+                    Role::User,
+                    completed.into_iter().flat_map(|c| c.parts).collect(),
+                ));
+                if cancel.is_cancelled() {
+                    return Err(AgentError::Cancelled);
+                }
+                return Ok(PromptOutcome {
+                    declined: true,
+                    ..PromptOutcome::answered(turn.text)
+                });
             }
             if let Some(fatal) = completed
                 .iter()
@@ -344,10 +307,7 @@ impl Agent {
                 return Err(AgentError::FatalTool(fatal.message.clone()));
             }
             if let Some(reason) = completed.iter().find_map(|c| c.stop_reason()) {
-                return Ok(PromptOutcome {
-                    last_turn_text: turn.text,
-                    stopped: Some(reason.to_string()),
-                });
+                return Ok(PromptOutcome::stopped(turn.text, reason.to_string()));
             }
             next = Content::new(
                 Role::User,

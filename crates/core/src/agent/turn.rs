@@ -3,7 +3,7 @@
 //! loop detection.
 
 use super::{Agent, AgentError, LoopKind};
-use crate::agent::events::AgentEvent;
+use crate::events::AgentEvent;
 use crate::hooks::{AfterModelOutcome, BeforeModelOutcome};
 use crate::model::{ChunkStream, ModelError};
 use futures::StreamExt;
@@ -272,7 +272,7 @@ impl Agent {
         }
         self.emit(AgentEvent::ModelTurnFinished);
         result?;
-        if model.starts_with("gemini-3")
+        if crate::model::is_gemini_3(model)
             && let Some(first) = out.parts.iter_mut().find(|p| p.function_call.is_some())
             && first.thought_signature.is_none()
         {

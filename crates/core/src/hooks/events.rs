@@ -1,9 +1,8 @@
 //! One typed function per hook event (§9.7) and their outcomes.
 
+use super::api::{AfterToolOutcome, BeforeToolOutcome};
 use super::matcher::MatchTarget;
 use super::{HookEvent, HookOutput, HookSystem};
-use crate::scheduler::{AfterToolOutcome, BeforeToolOutcome};
-use crate::tools::{ToolDisplay, ToolResult};
 use gemini_rs_protocol::hook_api::{
     from_hook_llm_request, from_hook_llm_response, from_hook_tool_config, to_hook_llm_request,
     to_hook_llm_response,
@@ -12,7 +11,7 @@ use gemini_rs_protocol::{
     GenerateContentRequest, GenerateContentResponse, HookToolConfig, LLMRequest, LLMResponse,
     ToolConfig,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// What BeforeAgent / AfterAgent hooks decided.
 #[derive(Debug, Clone, PartialEq)]
@@ -137,33 +136,6 @@ pub struct SessionStartOutcome {
     pub additional_context: Option<String>,
 }
 
-/// `tool_response` of AfterTool: `{llmContent, returnDisplay, error?}`.
-pub fn tool_response_json(result: &ToolResult) -> Value {
-    let llm = match result.llm_content.as_slice() {
-        [one] if one.text.is_some() && one.inline_data.is_none() => {
-            Value::String(one.text.clone().unwrap_or_default())
-        }
-        parts => serde_json::to_value(parts).unwrap_or(Value::Null),
-    };
-    let display = match &result.display {
-        ToolDisplay::Text(t) => Value::String(t.clone()),
-        ToolDisplay::FileDiff(d) => json!({
-            "fileDiff": d.file_diff, "fileName": d.file_name, "filePath": d.file_path,
-            "originalContent": d.original_content, "newContent": d.new_content,
-        }),
-    };
-    let mut m = Map::new();
-    m.insert("llmContent".into(), llm);
-    m.insert("returnDisplay".into(), display);
-    if let Some(e) = &result.error {
-        m.insert(
-            "error".into(),
-            json!({"message": e.message, "type": e.kind.as_str()}),
-        );
-    }
-    Value::Object(m)
-}
-
 /// A Stable Model API value as hook input JSON.
 fn to_json(v: impl serde::Serialize) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
@@ -252,7 +224,7 @@ impl HookSystem {
     }
 
     /// AfterTool, after a tool returned a result (not when it threw).
-    /// `tool_response` is [`tool_response_json`] of the result.
+    /// `tool_response` is the result as hook JSON.
     pub async fn after_tool(
         &self,
         tool_name: &str,

@@ -8,6 +8,7 @@
 //! sent to the [`HookMessageSink`] given to [`HookSystem::new`].
 
 pub mod aggregate;
+mod api;
 pub mod config;
 pub mod events;
 pub mod matcher;
@@ -18,33 +19,18 @@ pub mod trusted;
 #[cfg(test)]
 mod tests;
 
+pub use api::{AfterToolOutcome, BeforeToolOutcome, HookToolCall, Hooks, NoHooks};
 pub use config::{CommandHook, HookConfig, HookDefinition, HookEvent};
-pub use events::{
-    AfterModelOutcome, AgentHookOutcome, BeforeModelOutcome, SessionStartOutcome,
-    tool_response_json,
-};
+pub use events::{AfterModelOutcome, AgentHookOutcome, BeforeModelOutcome, SessionStartOutcome};
 pub use output::HookOutput;
 pub use runner::{HookEnv, HookRunResult};
 pub use trusted::project_hooks_warning;
 
-use crate::scheduler::{AfterToolOutcome, BeforeToolOutcome, HookToolCall, ToolHooks};
-use crate::tools::ToolResult;
-use futures::future::BoxFuture;
 use matcher::MatchTarget;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
-/// How the front end shows a [`HookMessage`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HookMessageKind {
-    /// A feedback warning: headless prints `[WARNING] <text>` on stderr.
-    Warning,
-    /// `Hook system message: <msg>`: printed as is on stderr.
-    SystemMessage,
-    /// A debug-logger line Gemini CLI prints as is on stderr (`Hook requested
-    /// to stop execution: …`, `Hook execution for …`, the raw failure line).
-    Info,
-}
+pub use crate::events::HookMessageKind;
 
 /// A message for the user produced while running hooks.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -208,36 +194,5 @@ impl HookSystem {
         );
         self.emit(HookMessageKind::Info, warning.clone());
         self.emit(HookMessageKind::Warning, warning);
-    }
-}
-
-impl ToolHooks for HookSystem {
-    fn before_tool<'a>(&'a self, call: HookToolCall<'a>) -> BoxFuture<'a, BeforeToolOutcome> {
-        Box::pin(HookSystem::before_tool(
-            self,
-            call.name,
-            call.args,
-            call.mcp_context,
-        ))
-    }
-
-    fn after_tool<'a>(
-        &'a self,
-        call: HookToolCall<'a>,
-        result: &'a ToolResult,
-    ) -> BoxFuture<'a, AfterToolOutcome> {
-        Box::pin(async move {
-            if !self.has_hooks(HookEvent::AfterTool) {
-                return AfterToolOutcome::Keep {
-                    additional_context: None,
-                };
-            }
-            let response = tool_response_json(result);
-            HookSystem::after_tool(self, call.name, call.args, &response, call.mcp_context).await
-        })
-    }
-
-    fn notification<'a>(&'a self, message: &'a str, details: &'a Value) -> BoxFuture<'a, ()> {
-        Box::pin(HookSystem::notification(self, message, details))
     }
 }

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 /// Why a model call failed. Each message tells the user what to do next.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ModelError {
     /// The caller cancelled the request.
     #[error("The request to the model was cancelled.")]

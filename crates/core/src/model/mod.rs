@@ -53,6 +53,16 @@ pub trait ContentGenerator: Send + Sync {
     ) -> BoxFuture<'a, Result<CountTokensResponse, ModelError>>;
 }
 
+/// True for the Gemini 3 family (`gemini-3-...`, also as `models/gemini-3-...`),
+/// whose requests differ: thinking level, thought signatures on calls, media
+/// nested in function responses.
+pub fn is_gemini_3(model: &str) -> bool {
+    model
+        .strip_prefix("models/")
+        .unwrap_or(model)
+        .starts_with("gemini-3-")
+}
+
 /// The `generationConfig` Gemini CLI v0.27.4 sends for a main-loop request
 /// to `model` (its `chat-base-3` / `chat-base-2.5` / `base` model configs).
 pub fn default_generation_config(model: &str) -> GenerationConfig {
@@ -64,7 +74,7 @@ pub fn default_generation_config(model: &str) -> GenerationConfig {
         thinking_config: Some(thinking),
         ..GenerationConfig::default()
     };
-    if model.starts_with("gemini-3") {
+    if is_gemini_3(model) {
         chat(ThinkingConfig {
             include_thoughts: Some(true),
             thinking_level: Some("HIGH".to_string()),

@@ -5,9 +5,10 @@ mod redirection;
 mod rules;
 mod toml;
 
-pub use crate::tools::builtin::shell::split_commands;
+pub mod shell_parse;
 pub use redirection::has_redirection;
 pub use rules::{ArgsMatch, PolicyRule, RuleMatch, stable_json};
+pub use shell_parse::split_commands;
 pub use toml::{PolicyFileError, load_policy_dir, load_policy_file, parse_policy, saved_rule_text};
 
 use serde_json::Value;

@@ -1,9 +1,10 @@
 //! Execution of one approved call: BeforeTool hooks, the tool, AfterTool
 //! hooks, and the notes they add for the model.
 
-use super::hooks::{AfterToolOutcome, BeforeToolOutcome, HookToolCall};
+use super::hooks::tool_response_json;
 use super::{Scheduler, ToolCallRequest};
-use crate::agent::events::{AgentEvent, ToolCallStatus};
+use crate::events::{AgentEvent, ToolCallStatus};
+use crate::hooks::{AfterToolOutcome, BeforeToolOutcome, HookEvent, HookToolCall};
 use crate::tools::{BuiltCall, OutputSink, ToolError, ToolErrorKind, ToolResult};
 use gemini_rs_protocol::Part;
 use serde_json::{Map, Value};
@@ -107,17 +108,19 @@ impl Scheduler {
         if let Some(note) = note {
             append_text(&mut result, &note);
         }
-        let after = self
-            .hooks
-            .after_tool(
-                HookToolCall {
-                    name: &req.name,
-                    args: &args,
-                    mcp_context: mcp_context.as_ref(),
-                },
-                &result,
-            )
-            .await;
+        let after = if self.hooks.has(HookEvent::AfterTool) {
+            let response = tool_response_json(&result);
+            let call = HookToolCall {
+                name: &req.name,
+                args: &args,
+                mcp_context: mcp_context.as_ref(),
+            };
+            self.hooks.after_tool(call, &response).await
+        } else {
+            AfterToolOutcome::Keep {
+                additional_context: None,
+            }
+        };
         match after {
             AfterToolOutcome::Keep {
                 additional_context: Some(ctx),

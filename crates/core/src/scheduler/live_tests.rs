@@ -3,8 +3,8 @@
 //! replace, and the shell's live output.
 
 use super::*;
-use crate::agent::events::{AgentEvent, ConfirmationOutcome, ConfirmationResponse};
 use crate::config::Settings;
+use crate::events::{AgentEvent, ConfirmationOutcome, ConfirmationResponse};
 use crate::tools::builtin::builtin_tools;
 use crate::workspace::Workspace;
 use serde_json::json;
@@ -36,7 +36,7 @@ fn env(mode: ApprovalMode) -> Env {
     let scheduler = Scheduler::new(SchedulerParts {
         registry: Arc::new(registry),
         policy: Arc::new(PolicyEngine::new(true)),
-        hooks: Arc::new(NoHooks),
+        hooks: Arc::new(crate::hooks::NoHooks),
         ctx,
         mode: Arc::new(RwLock::new(mode)),
         events: events_tx,

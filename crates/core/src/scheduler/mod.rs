@@ -14,16 +14,17 @@ mod response;
 #[cfg(test)]
 mod tests;
 
-pub use hooks::{AfterToolOutcome, BeforeToolOutcome, HookToolCall, NoHooks, ToolHooks};
+pub use hooks::tool_response_json;
 pub use response::function_response_parts;
 
-use crate::agent::events::{
+use crate::checkpoint::Checkpointer;
+use crate::events::stats::{Decision as StatsDecision, SessionStats};
+use crate::events::{
     AgentEvent, ConfirmationOutcome, ConfirmationResponse, EventSender, ToolCallFinished,
     ToolCallStatus,
 };
-use crate::agent::stats::{Decision as StatsDecision, SessionStats};
+use crate::hooks::Hooks;
 use crate::policy::{ApprovalMode, Decision, PolicyEngine, PolicyRule, priority};
-use crate::session::Checkpointer;
 use crate::tools::{
     BuiltCall, ConfirmationDetails, ToolContext, ToolErrorKind, ToolKind, ToolRegistry, ToolResult,
 };
@@ -73,7 +74,7 @@ impl CompletedCall {
 pub struct Scheduler {
     registry: Arc<ToolRegistry>,
     policy: Arc<PolicyEngine>,
-    hooks: Arc<dyn ToolHooks>,
+    hooks: Arc<dyn Hooks>,
     ctx: ToolContext,
     mode: Arc<RwLock<ApprovalMode>>,
     events: EventSender,
@@ -89,7 +90,7 @@ pub struct SchedulerParts {
     /// The rules.
     pub policy: Arc<PolicyEngine>,
     /// Hooks around execution.
-    pub hooks: Arc<dyn ToolHooks>,
+    pub hooks: Arc<dyn Hooks>,
     /// What tools get.
     pub ctx: ToolContext,
     /// The approval mode (shared: "always allow" on an edit switches it).
@@ -315,6 +316,7 @@ impl Scheduler {
                 if let Ok(mut mode) = self.mode.write() {
                     *mode = ApprovalMode::AutoEdit;
                 }
+                self.emit(AgentEvent::ApprovalModeChanged(ApprovalMode::AutoEdit));
                 return;
             }
             for rule in always_rules(&built.tool.policy_name(), details, &outcome) {

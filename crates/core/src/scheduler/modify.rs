@@ -5,9 +5,9 @@
 //! Gemini CLI does.
 
 use super::{Approval, Scheduler, ToolCallRequest};
-use crate::agent::events::ToolCallStatus;
-use crate::agent::events::{AgentEvent, ConfirmationOutcome};
-use crate::agent::stats::Decision as StatsDecision;
+use crate::events::ToolCallStatus;
+use crate::events::stats::Decision as StatsDecision;
+use crate::events::{AgentEvent, ConfirmationOutcome};
 use crate::tools::{BuiltCall, ToolError, ToolResult};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;

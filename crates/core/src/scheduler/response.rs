@@ -42,7 +42,7 @@ pub fn function_response_parts(
     } else {
         json!({})
     };
-    let nest = model.starts_with("gemini-3-") && !media.is_empty();
+    let nest = crate::model::is_gemini_3(model) && !media.is_empty();
     let mut out = vec![response_part(
         name,
         call_id,

@@ -3,8 +3,8 @@
 //! confirmation channel.
 
 use super::*;
-use crate::agent::events::{AgentEvent, ConfirmationOutcome, ConfirmationResponse};
 use crate::config::Settings;
+use crate::events::{AgentEvent, ConfirmationOutcome, ConfirmationResponse};
 use crate::tools::{ConfirmationDetails, Tool, ToolInvocation};
 use crate::workspace::Workspace;
 use futures::future::BoxFuture;
@@ -146,7 +146,7 @@ fn harness(interactive: bool, barrier: Option<Arc<Barrier>>) -> Harness {
     let scheduler = Scheduler::new(SchedulerParts {
         registry: Arc::new(registry),
         policy: Arc::new(policy),
-        hooks: Arc::new(NoHooks),
+        hooks: Arc::new(crate::hooks::NoHooks),
         ctx,
         mode: Arc::new(RwLock::new(ApprovalMode::Default)),
         events: events_tx,

@@ -1,303 +1,358 @@
-//! Chat recording as Gemini CLI keeps it: one JSON file per session under
-//! `<project temp dir>/chats/session-<YYYY-MM-DDTHH-MM>-<id8>.json`,
-//! rewritten atomically after every message, and read back to resume.
+//! The session: one long-lived task that owns the agent loop, the
+//! scheduler, the approval mode, the stats, chat recording, checkpoints and
+//! the session-level hooks. Front ends (headless, the terminal UI, an
+//! editor over ACP, `mcp serve`) drive it through a [`SessionHandle`]:
+//! [`Op`]s in, [`AgentEvent`]s out.
+//!
+//! `Confirm`, `Cancel` and `SetApprovalMode` act at once, even while a
+//! prompt runs; every other op waits for the one before it to finish, and
+//! `Shutdown` too (send `Cancel` first to stop what runs).
 
-pub mod checkpoint;
-mod record;
-pub mod retention;
-mod writer;
+mod auth;
+mod build;
+mod commands;
+pub mod config;
 
-pub use checkpoint::{CheckpointError, CheckpointInfo, Checkpointer, RestoredCheckpoint};
-pub use record::{ConversationRecord, MessageRecord, ToolCallRecord};
-pub use retention::cleanup_sessions;
+pub use auth::check_auth;
+pub use config::{SessionConfig, StartError, StartErrorKind, StartupNote, resolve_model};
 
-use gemini_rs_protocol::{Content, FunctionCall, FunctionResponse, Part, Role, UsageMetadata};
-use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use crate::agent::Agent;
+use crate::checkpoint::Checkpointer;
+use crate::config::{GeminiPaths, Settings};
+use crate::events::stats::SessionStats;
+use crate::events::{AgentEvent, ConfirmationResponse, EventSender, Finished, HookMessageKind, Op};
+use crate::hooks::{HookConfig, Hooks};
+use crate::policy::{ApprovalMode, PolicyEngine};
+use crate::tools::mcp::McpManager;
+use crate::tools::{ToolContext, ToolRegistry};
+use crate::workspace::Workspace;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, RwLock};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
-/// A session that could not be found or read.
-#[derive(Debug, thiserror::Error)]
-pub enum SessionError {
-    /// No recorded session to resume.
-    #[error("No previous sessions found for this project.")]
-    NoSessions,
-    /// The index or id names no session.
-    #[error(
-        "Invalid session identifier \"{0}\". Use --list-sessions to see the available sessions."
-    )]
-    NotFound(String),
-    /// The file could not be read or parsed.
-    #[error("Could not read session file {path}: {message}")]
-    Unreadable {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        message: String,
-    },
+/// What a session is made of, for front ends to show (`/tools`, `/mcp`,
+/// `/hooks`, `/restore`). Read-only: changing anything is an [`Op`].
+pub struct SessionInfo {
+    /// The session id (a resumed session keeps its own).
+    pub session_id: String,
+    /// The model at start.
+    pub model: String,
+    /// True when it continues a recorded session.
+    pub resumed: bool,
+    /// The approval mode at start.
+    pub approval_mode: ApprovalMode,
+    /// The workspace.
+    pub workspace: Arc<Workspace>,
+    /// The merged settings.
+    pub settings: Arc<Settings>,
+    /// Home paths.
+    pub paths: GeminiPaths,
+    /// The tools declared to the model.
+    pub tools: Arc<ToolRegistry>,
+    /// The connected MCP servers.
+    pub mcp: Option<Arc<McpManager>>,
+    /// The hooks' configuration, when any hook is configured.
+    pub hooks: Option<HookConfig>,
+    /// The checkpoints, when checkpointing is on.
+    pub checkpointer: Option<Checkpointer>,
 }
 
-/// Writes one session's messages to disk as they happen.
-pub struct ChatRecorder {
-    path: PathBuf,
-    record: ConversationRecord,
-    writer: writer::SessionWriter,
-    /// `GEMINI_RS_NO_RECORDING` set (benchmarks): nothing is written.
-    disabled: bool,
+/// Submits ops to a session; cheap to clone (signal handlers keep one).
+#[derive(Clone)]
+pub struct OpSender(mpsc::UnboundedSender<Op>);
+
+impl OpSender {
+    /// Queues `op`; false when the session has ended.
+    pub fn submit(&self, op: Op) -> bool {
+        self.0.send(op).is_ok()
+    }
 }
 
-/// True when `GEMINI_RS_NO_RECORDING` is set to a non-empty value.
-fn recording_disabled() -> bool {
-    std::env::var_os("GEMINI_RS_NO_RECORDING").is_some_and(|v| !v.is_empty())
+/// A running session.
+pub struct SessionHandle {
+    ops: OpSender,
+    /// Everything the session reports, in order; ends after
+    /// [`AgentEvent::SessionEnded`].
+    pub events: mpsc::UnboundedReceiver<AgentEvent>,
+    /// What the session is made of.
+    pub info: Arc<SessionInfo>,
+    /// Lines for the user from the start-up (show them first).
+    pub notes: Vec<StartupNote>,
+    task: JoinHandle<()>,
 }
 
-fn now() -> String {
-    chrono::Utc::now()
-        .format("%Y-%m-%dT%H:%M:%S%.3fZ")
-        .to_string()
-}
-
-impl ChatRecorder {
-    /// A recorder for a new session in `chats_dir`.
-    pub fn new(chats_dir: &Path, session_id: &str, project_hash: &str) -> Self {
-        let stamp = chrono::Local::now().format("%Y-%m-%dT%H-%M");
-        let short: String = session_id.chars().take(8).collect();
-        let path = chats_dir.join(format!("session-{stamp}-{short}.json"));
-        let time = now();
-        ChatRecorder {
-            path,
-            record: ConversationRecord {
-                session_id: session_id.to_string(),
-                project_hash: project_hash.to_string(),
-                start_time: time.clone(),
-                last_updated: time,
-                messages: Vec::new(),
-                extra: Default::default(),
-            },
-            writer: writer::SessionWriter::default(),
-            disabled: recording_disabled(),
-        }
+impl SessionHandle {
+    /// Queues `op`; false when the session has ended.
+    pub fn submit(&self, op: Op) -> bool {
+        self.ops.submit(op)
     }
 
-    /// Continues a resumed session in its own file.
-    pub fn resume(path: PathBuf, record: ConversationRecord) -> Self {
-        ChatRecorder {
-            path,
-            record,
-            writer: writer::SessionWriter::default(),
-            disabled: recording_disabled(),
-        }
+    /// A sender for other tasks.
+    pub fn sender(&self) -> OpSender {
+        self.ops.clone()
     }
 
-    /// The file (the hooks' `transcript_path`).
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// Waits for the session task to end (after [`Op::Shutdown`]).
+    pub async fn join(self) {
+        let _ = self.task.await;
     }
 
-    /// The session id.
-    pub fn session_id(&self) -> &str {
-        &self.record.session_id
-    }
-
-    /// Records a user message.
-    pub fn record_user(&mut self, parts: &[Part]) {
-        let content = serde_json::to_value(parts).unwrap_or(Value::Null);
-        self.push(MessageRecord::new("user", content));
-    }
-
-    /// Records one model turn: its text, thoughts, tool calls with their
-    /// results, token usage and model.
-    pub fn record_model(
-        &mut self,
-        model_parts: &[Part],
-        tool_calls: Vec<ToolCallRecord>,
-        usage: Option<&UsageMetadata>,
-        model: &str,
+    /// Splits the handle into its sender, its event stream, its info and
+    /// the task (for front ends that keep them in different places).
+    pub fn into_parts(
+        self,
+    ) -> (
+        OpSender,
+        mpsc::UnboundedReceiver<AgentEvent>,
+        Arc<SessionInfo>,
+        JoinHandle<()>,
     ) {
-        let text: String = model_parts
-            .iter()
-            .filter(|p| !p.is_thought())
-            .filter_map(|p| p.text.as_deref())
-            .collect();
-        let mut msg = MessageRecord::new("gemini", Value::String(text));
-        let thoughts: Vec<Value> = model_parts
-            .iter()
-            .filter(|p| p.is_thought())
-            .filter_map(|p| p.text.as_deref())
-            .map(|t| json!({"subject": "", "description": t, "timestamp": now()}))
-            .collect();
-        if !thoughts.is_empty() {
-            msg.extra.insert("thoughts".into(), Value::Array(thoughts));
+        (self.ops, self.events, self.info, self.task)
+    }
+}
+
+/// Starts sessions.
+pub struct Session;
+
+impl Session {
+    /// Builds the session (model client, tools, MCP servers, hooks,
+    /// recording) and starts its task, which first reports
+    /// [`AgentEvent::SessionStarted`] and runs the SessionStart hooks.
+    pub async fn start(config: SessionConfig) -> Result<SessionHandle, StartError> {
+        let (events_tx, events_rx) = mpsc::unbounded_channel();
+        let paths = config.paths.clone();
+        let parts = build::build(config, events_tx.clone()).await?;
+        let info = Arc::new(SessionInfo {
+            session_id: parts.session_id.clone(),
+            model: parts.model.clone(),
+            resumed: parts.resumed,
+            approval_mode: parts
+                .mode
+                .read()
+                .map(|m| *m)
+                .unwrap_or(ApprovalMode::Default),
+            workspace: parts.ctx.workspace.clone(),
+            settings: parts.ctx.settings.clone(),
+            paths,
+            tools: parts.tools.clone(),
+            mcp: parts.mcp.clone(),
+            hooks: parts.hook_config.clone(),
+            checkpointer: parts.checkpointer.clone(),
+        });
+        let notes = parts.notes;
+        let engine = Engine {
+            agent: parts.agent,
+            hooks: parts.hooks,
+            events: events_tx.clone(),
+            stats: parts.stats,
+            policy: parts.policy,
+            ctx: parts.ctx,
+            mode: parts.mode.clone(),
+            info: info.clone(),
+            hook_context: None,
+            shell_calls: 0,
+        };
+        let control = Control {
+            confirmations: parts.confirmations,
+            mode: parts.mode,
+            events: events_tx,
+            mcp: parts.mcp,
+        };
+        let (ops_tx, ops_rx) = mpsc::unbounded_channel();
+        let task = tokio::spawn(run(engine, control, ops_rx));
+        Ok(SessionHandle {
+            ops: OpSender(ops_tx),
+            events: events_rx,
+            info,
+            notes,
+            task,
+        })
+    }
+}
+
+/// The parts an exclusive op works on.
+pub(crate) struct Engine {
+    agent: Agent,
+    hooks: Option<Arc<dyn Hooks>>,
+    events: EventSender,
+    stats: Arc<Mutex<SessionStats>>,
+    policy: Arc<PolicyEngine>,
+    ctx: ToolContext,
+    mode: Arc<RwLock<ApprovalMode>>,
+    info: Arc<SessionInfo>,
+    /// The SessionStart hook's context, put in front of the next prompt.
+    hook_context: Option<String>,
+    /// How many `!` commands ran (their call ids).
+    shell_calls: u64,
+}
+
+/// What acts at once, while an exclusive op runs.
+struct Control {
+    confirmations: mpsc::UnboundedSender<ConfirmationResponse>,
+    mode: Arc<RwLock<ApprovalMode>>,
+    events: EventSender,
+    mcp: Option<Arc<McpManager>>,
+}
+
+impl Control {
+    fn set_mode(&self, mode: ApprovalMode) {
+        if let Ok(mut m) = self.mode.write() {
+            *m = mode;
         }
-        if let Some(u) = usage {
-            let n = |v: Option<u64>| v.unwrap_or(0);
-            msg.extra.insert(
-                "tokens".into(),
-                json!({"input": n(u.prompt_token_count), "output": n(u.candidates_token_count),
-                    "cached": n(u.cached_content_token_count), "thoughts": n(u.thoughts_token_count),
-                    "tool": n(u.tool_use_prompt_token_count), "total": n(u.total_token_count)}),
-            );
-        }
-        msg.extra
-            .insert("model".into(), Value::String(model.to_string()));
-        if !tool_calls.is_empty() {
-            msg.tool_calls = Some(tool_calls);
-        }
-        self.push(msg);
+        let _ = self.events.send(AgentEvent::ApprovalModeChanged(mode));
+    }
+}
+
+impl Engine {
+    pub(crate) fn emit(&self, event: AgentEvent) {
+        let _ = self.events.send(event);
     }
 
-    /// Records an info, warning or error line of the session.
-    pub fn record_note(&mut self, kind: &str, text: &str) {
-        self.push(MessageRecord::new(kind, Value::String(text.to_string())));
+    fn emit_stats(&self) {
+        let stats = self.stats.lock().map(|s| s.clone()).unwrap_or_default();
+        self.emit(AgentEvent::Stats(Box::new(stats)));
     }
 
-    fn push(&mut self, msg: MessageRecord) {
-        self.record.last_updated = now();
-        self.record.messages.push(msg);
-        self.flush();
+    /// SessionStart (`startup` or `resume`).
+    async fn started(&mut self) {
+        self.emit(AgentEvent::SessionStarted {
+            session_id: self.info.session_id.clone(),
+            model: self.info.model.clone(),
+            resumed: self.info.resumed,
+        });
+        let source = if self.info.resumed {
+            "resume"
+        } else {
+            "startup"
+        };
+        self.session_start(source).await;
     }
 
-    /// Writes the new message (the whole file the first time); failures
-    /// are logged, never fatal.
-    fn flush(&mut self) {
-        let Some(last) = self.record.messages.last().filter(|_| !self.disabled) else {
+    /// Runs SessionStart hooks: their message is shown, their context goes
+    /// in front of the next prompt.
+    async fn session_start(&mut self, source: &str) {
+        let Some(hooks) = self.hooks.clone() else {
             return;
         };
-        if let Err(e) = self.writer.append(&self.path, &self.record, last) {
-            tracing::warn!("could not write session file {}: {e}", self.path.display());
+        let start = hooks.session_start(source).await;
+        if let Some(text) = start.system_message {
+            self.emit(AgentEvent::HookMessage {
+                kind: HookMessageKind::Info,
+                text,
+            });
+        }
+        self.hook_context = start.additional_context;
+    }
+
+    /// SessionEnd (`exit`).
+    async fn ended(&mut self) {
+        if let Some(hooks) = self.hooks.clone() {
+            hooks.session_end("exit").await;
         }
     }
 }
 
-/// A session on disk.
-#[derive(Debug, Clone)]
-pub struct SessionInfo {
-    /// The file.
-    pub path: PathBuf,
-    /// The parsed record.
-    pub record: ConversationRecord,
-}
-
-/// The recorded sessions of a project, oldest first (by start time).
-pub fn list_sessions(chats_dir: &Path) -> Vec<SessionInfo> {
-    let Ok(entries) = std::fs::read_dir(chats_dir) else {
-        return Vec::new();
-    };
-    let mut out: Vec<SessionInfo> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("session-") && n.ends_with(".json"))
-        })
-        .filter_map(|path| {
-            let text = std::fs::read_to_string(&path).ok()?;
-            let record = writer::parse(&text)?;
-            Some(SessionInfo { path, record })
-        })
-        .filter(|s| s.record.messages.iter().any(|m| m.kind == "user"))
-        .collect();
-    out.sort_by(|a, b| a.record.start_time.cmp(&b.record.start_time));
-    out
-}
-
-/// Shortest id prefix `--resume` / `--delete-session` accept (a whole id
-/// always works).
-const MIN_ID_PREFIX: usize = 4;
-
-/// Finds a session by `latest`, a 1-based index of [`list_sessions`] or
-/// a session id (or its prefix).
-pub fn find_session(chats_dir: &Path, which: &str) -> Result<SessionInfo, SessionError> {
-    let sessions = list_sessions(chats_dir);
-    if sessions.is_empty() {
-        return Err(SessionError::NoSessions);
-    }
-    let found = match which {
-        "" | "latest" => sessions.last().cloned(),
-        w => w
-            .parse::<usize>()
-            .ok()
-            .filter(|i| (1..=sessions.len()).contains(i))
-            .and_then(|i| sessions.get(i - 1).cloned())
-            .or_else(|| {
-                // A whole id, or a prefix long enough not to match by chance.
-                let by_id = sessions.iter().find(|s| s.record.session_id == w);
-                let by_prefix = || sessions.iter().find(|s| s.record.session_id.starts_with(w));
-                by_id
-                    .or_else(|| (w.len() >= MIN_ID_PREFIX).then(by_prefix).flatten())
-                    .cloned()
-            }),
-    };
-    found.ok_or_else(|| SessionError::NotFound(which.to_string()))
-}
-
-/// Rebuilds the model-facing history of a recorded session.
-pub fn history_of(record: &ConversationRecord) -> Vec<Content> {
-    let mut history = Vec::new();
-    for msg in &record.messages {
-        match msg.kind.as_str() {
-            "user" => {
-                let parts: Vec<Part> = match &msg.content {
-                    Value::String(s) => vec![Part::text(s.clone())],
-                    other => serde_json::from_value(other.clone()).unwrap_or_default(),
+/// The session task: ops in order, the immediate ones at once.
+async fn run(mut engine: Engine, control: Control, mut ops: mpsc::UnboundedReceiver<Op>) {
+    engine.started().await;
+    let mut queue: VecDeque<Op> = VecDeque::new();
+    let mut closed = false;
+    loop {
+        let op = match queue.pop_front() {
+            Some(op) => op,
+            None if closed => Op::Shutdown,
+            None => ops.recv().await.unwrap_or(Op::Shutdown),
+        };
+        match op {
+            Op::Confirm(answer) => {
+                let _ = control.confirmations.send(answer);
+            }
+            Op::Cancel => {}
+            Op::SetApprovalMode(mode) => control.set_mode(mode),
+            Op::Shutdown => break,
+            op => {
+                let cancel = CancellationToken::new();
+                let finished = {
+                    let work = engine.execute(op, cancel.clone());
+                    tokio::pin!(work);
+                    loop {
+                        tokio::select! {
+                            finished = &mut work => break finished,
+                            op = ops.recv(), if !closed => match op {
+                                Some(Op::Confirm(answer)) => {
+                                    let _ = control.confirmations.send(answer);
+                                }
+                                Some(Op::Cancel) => {
+                                    cancel.cancel();
+                                    queue.retain(|op| matches!(op, Op::Shutdown));
+                                }
+                                Some(Op::SetApprovalMode(mode)) => control.set_mode(mode),
+                                // Every handle is gone: nobody waits for the rest.
+                                None => {
+                                    cancel.cancel();
+                                    queue.clear();
+                                    closed = true;
+                                }
+                                Some(other) => queue.push_back(other),
+                            },
+                        }
+                    }
                 };
-                if !parts.is_empty() {
-                    history.push(Content::new(Role::User, parts));
-                }
+                engine.emit_stats();
+                engine.emit(AgentEvent::Finished(finished));
             }
-            "gemini" => {
-                let mut parts = Vec::new();
-                if let Some(text) = msg.content.as_str().filter(|t| !t.is_empty()) {
-                    parts.push(Part::text(text));
-                }
-                let calls = msg.tool_calls.clone().unwrap_or_default();
-                for call in &calls {
-                    parts.push(Part {
-                        function_call: Some(FunctionCall {
-                            id: Some(call.id.clone()),
-                            name: call.name.clone(),
-                            args: Some(call.args.clone()),
-                            ..FunctionCall::default()
-                        }),
-                        ..Part::default()
-                    });
-                }
-                if !parts.is_empty() {
-                    history.push(Content::new(Role::Model, parts));
-                }
-                let responses: Vec<Part> = calls.iter().flat_map(response_parts).collect();
-                if !responses.is_empty() {
-                    history.push(Content::new(Role::User, responses));
-                }
-            }
-            _ => {}
         }
     }
-    history
-}
-
-fn response_parts(call: &ToolCallRecord) -> Vec<Part> {
-    let parts: Vec<Part> = serde_json::from_value(call.result.clone()).unwrap_or_default();
-    if parts.is_empty() {
-        return vec![Part::function_response(FunctionResponse {
-            id: Some(call.id.clone()),
-            name: call.name.clone(),
-            response: json!({"error": "No result was recorded for this call."}),
-            ..FunctionResponse::default()
-        })];
+    engine.ended().await;
+    if let Some(mcp) = &control.mcp {
+        mcp.shutdown().await;
     }
-    parts
+    engine.emit_stats();
+    engine.emit(AgentEvent::SessionEnded);
 }
 
-/// Deletes a session file by index or id.
-pub fn delete_session(chats_dir: &Path, which: &str) -> Result<SessionInfo, SessionError> {
-    let info = find_session(chats_dir, which)?;
-    std::fs::remove_file(&info.path).map_err(|e| SessionError::Unreadable {
-        path: info.path.clone(),
-        message: e.to_string(),
-    })?;
-    Ok(info)
+impl Engine {
+    /// Runs one op that needs the conversation to itself.
+    async fn execute(&mut self, op: Op, cancel: CancellationToken) -> Finished {
+        match op {
+            Op::Prompt { parts } => Finished::Prompt(self.prompt(parts, &cancel).await),
+            Op::Compress => Finished::Compress(self.agent.compress_now(&cancel).await),
+            Op::Clear => {
+                self.clear().await;
+                Finished::Clear
+            }
+            Op::Restore { id } => {
+                self.restore(&id).await;
+                Finished::Command
+            }
+            Op::SaveChat { tag } => {
+                self.save_chat(&tag);
+                Finished::Command
+            }
+            Op::ResumeChat { tag } => {
+                self.resume_chat(&tag);
+                Finished::Command
+            }
+            Op::RefreshMemory { fact } => {
+                self.refresh_memory(fact).await;
+                Finished::Command
+            }
+            Op::SetModel(model) => {
+                self.agent.set_model(model.clone());
+                self.ctx.model = model.clone();
+                self.emit(AgentEvent::ModelChanged(model));
+                Finished::Command
+            }
+            Op::Shell { command } => {
+                self.shell(command, &cancel).await;
+                Finished::Command
+            }
+            // Handled by the task before an op gets here.
+            Op::Confirm(_) | Op::Cancel | Op::SetApprovalMode(_) | Op::Shutdown => {
+                Finished::Command
+            }
+        }
+    }
 }
-
-#[cfg(test)]
-mod tests;

@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
-use crate::scheduler::BeforeToolOutcome;
+use crate::hooks::BeforeToolOutcome;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::Mutex;

@@ -2,7 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
-use crate::scheduler::BeforeToolOutcome;
+use crate::hooks::BeforeToolOutcome;
 use serde_json::json;
 use std::path::Path;
 use std::time::{Duration, Instant};

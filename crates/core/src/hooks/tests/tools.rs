@@ -2,7 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
-use crate::scheduler::{AfterToolOutcome, BeforeToolOutcome};
+use crate::hooks::{AfterToolOutcome, BeforeToolOutcome};
 use serde_json::json;
 
 #[tokio::test]
@@ -79,7 +79,7 @@ async fn exit_code_rows() {
 async fn after_tool_rows() {
     let fx = Fixture::new();
     let result = crate::tools::ToolResult::text("A", "");
-    let call = crate::scheduler::HookToolCall {
+    let call = crate::hooks::HookToolCall {
         name: "write_file",
         args: &args(),
         mcp_context: None,
@@ -87,7 +87,10 @@ async fn after_tool_rows() {
     let run = |mode: &'static str| {
         let sys = fx.one("AfterTool", Some("write_file"), mode);
         let result = result.clone();
-        async move { ToolHooks::after_tool(&sys, call, &result).await }
+        async move {
+            let response = crate::scheduler::tool_response_json(&result);
+            crate::hooks::Hooks::after_tool(&sys, call, &response).await
+        }
     };
     assert_eq!(
         run("after_ctx").await,

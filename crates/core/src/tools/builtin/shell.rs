@@ -11,7 +11,6 @@
 mod abort_tests;
 mod capture;
 mod live;
-mod parse;
 mod render;
 mod run;
 #[cfg(test)]
@@ -19,7 +18,7 @@ mod tests;
 #[cfg(test)]
 mod text_tests;
 
-pub use parse::{root_commands, split_commands, strip_shell_wrapper};
+pub use crate::policy::shell_parse::{root_commands, split_commands, strip_shell_wrapper};
 
 use crate::tools::{
     ConfirmationDetails, OutputSink, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation,

@@ -2,8 +2,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::capture::{Capture, Limits, thousands, truncate_text};
-use super::parse::{root_commands, split_commands, strip_shell_wrapper};
 use super::render::{LineSink, Renderer, render_all};
+use crate::policy::shell_parse::{root_commands, split_commands, strip_shell_wrapper};
 
 fn roots(cmd: &str) -> Vec<String> {
     root_commands(cmd)

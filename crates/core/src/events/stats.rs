@@ -5,7 +5,7 @@ use gemini_rs_protocol::UsageMetadata;
 use serde_json::{Map, Value, json};
 use std::time::Duration;
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 struct ModelStats {
     requests: u64,
     errors: u64,
@@ -31,7 +31,7 @@ pub enum Decision {
     AutoAccept,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 struct ToolStats {
     count: u64,
     success: u64,
@@ -41,7 +41,7 @@ struct ToolStats {
 }
 
 /// Everything counted during a session.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SessionStats {
     models: Vec<(String, ModelStats)>,
     tools: Vec<(String, ToolStats)>,

@@ -1,21 +1,23 @@
 //! Auth checks and the model client: the REST client with the user's key,
 //! or a replay of recorded responses, optionally recorded.
 
-use super::SetupError;
-use crate::args::Args;
-use gemini_rs_core::config::{GeminiPaths, Settings};
-use gemini_rs_core::model::{
-    ContentGenerator, GeminiClient, GeminiConfig, RecordingGenerator, ReplayGenerator, ReplayMode,
-    RetryConfig,
+use super::config::{SessionConfig, StartError, StartErrorKind};
+use crate::config::{GeminiPaths, Settings};
+use crate::model::{
+    ContentGenerator, GeminiClient, GeminiConfig, RecordingGenerator, ReplayGenerator, RetryConfig,
 };
 use std::sync::Arc;
 
-/// The selected auth type and whether settings enforce another.
+fn auth_error(class: &'static str, message: String) -> StartError {
+    StartError::new(StartErrorKind::Auth, class, message)
+}
+
+/// The API key, after checking the selected and enforced auth types.
 pub fn check_auth(
     settings: &Settings,
     paths: &GeminiPaths,
     needs_key: bool,
-) -> Result<Option<String>, SetupError> {
+) -> Result<Option<String>, StartError> {
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     let truthy = |k: &str| env(k).is_some_and(|v| v.eq_ignore_ascii_case("true"));
     let selected = settings
@@ -39,8 +41,7 @@ pub fn check_auth(
         .filter(|s| !s.is_empty())
         && current.as_deref() != Some(enforced)
     {
-        return Err(SetupError::new(
-            41,
+        return Err(auth_error(
             "Error",
             format!(
                 "The enforced authentication type is '{enforced}', but the current type is '{}'. Please re-authenticate with the correct type.",
@@ -55,8 +56,7 @@ pub fn check_auth(
             | Some("vertex-ai")
             | Some("cloud-shell")
             | Some("compute-default-credentials") => {
-                return Err(SetupError::new(
-                    41,
+                return Err(auth_error(
                     "FatalAuthenticationError",
                     format!(
                         "Authentication type '{}' is not supported by gemini-rs yet. Set GEMINI_API_KEY (an API key from Google AI Studio) and select \"gemini-api-key\" in {}.",
@@ -66,8 +66,7 @@ pub fn check_auth(
                 ));
             }
             _ if key.is_none() => {
-                return Err(SetupError::new(
-                    41,
+                return Err(auth_error(
                     "FatalAuthenticationError",
                     format!(
                         "Please set an Auth method in your {} or specify one of the following environment variables before running: GEMINI_API_KEY",
@@ -81,25 +80,18 @@ pub fn check_auth(
     Ok(key)
 }
 
-pub fn generator(
-    args: &Args,
-    settings: &Settings,
-    paths: &GeminiPaths,
-) -> Result<Arc<dyn ContentGenerator>, SetupError> {
-    let replay = match (&args.fake_responses, &args.fake_responses_non_strict) {
-        (Some(f), _) => Some((f, ReplayMode::Strict)),
-        (None, Some(f)) => Some((f, ReplayMode::NonStrict)),
-        (None, None) => None,
+/// The model client: a replay of recorded responses, or the Gemini API;
+/// wrapped in the recorder when `--record-responses` is given.
+pub fn generator(config: &SessionConfig) -> Result<Arc<dyn ContentGenerator>, StartError> {
+    let key = check_auth(&config.settings, &config.paths, config.replay.is_none())?;
+    let other = |e: crate::model::ModelError| {
+        StartError::new(StartErrorKind::Other, "Error", e.to_string())
     };
-    let key = check_auth(settings, paths, replay.is_none())?;
-    let inner: Arc<dyn ContentGenerator> = match replay {
-        Some((file, mode)) => Arc::new(
-            ReplayGenerator::from_file(file, mode)
-                .map_err(|e| SetupError::new(1, "Error", e.to_string()))?,
-        ),
+    let inner: Arc<dyn ContentGenerator> = match &config.replay {
+        Some((file, mode)) => Arc::new(ReplayGenerator::from_file(file, *mode).map_err(other)?),
         None => {
             let mut retry = RetryConfig::default();
-            if let Some(ms) = settings.retry_initial_delay_ms() {
+            if let Some(ms) = config.settings.retry_initial_delay_ms() {
                 retry.initial_delay_ms = ms;
             }
             let base_url = std::env::var("GOOGLE_GEMINI_BASE_URL")
@@ -113,11 +105,11 @@ pub fn generator(
                     retry,
                     proxy: None,
                 })
-                .map_err(|e| SetupError::new(1, "Error", e.to_string()))?,
+                .map_err(other)?,
             )
         }
     };
-    Ok(match &args.record_responses {
+    Ok(match &config.record_responses {
         Some(path) => Arc::new(RecordingGenerator::new(inner, path.clone())),
         None => inner,
     })

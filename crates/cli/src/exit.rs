@@ -1,0 +1,65 @@
+//! The process's exit codes, as Gemini CLI uses them: scripts rely on them.
+
+use gemini_rs_core::agent::AgentError;
+use gemini_rs_core::session::StartErrorKind;
+
+/// Every way `gemini-rs` exits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitCode {
+    /// Success.
+    Ok,
+    /// A general error (the model call failed, an unreadable file).
+    Error,
+    /// Authentication is missing or not supported.
+    Auth,
+    /// Bad input: conflicting flags, no prompt, an unknown session.
+    Input,
+    /// The sandbox cannot be set up.
+    Sandbox,
+    /// A configuration file or value is wrong.
+    Config,
+    /// `model.maxSessionTurns` was reached.
+    TurnLimit,
+    /// A tool failed in a way that ends the session (disk full).
+    FatalTool,
+    /// The user cancelled (Ctrl-C).
+    Cancelled,
+}
+
+impl ExitCode {
+    /// The number the process exits with.
+    pub fn code(self) -> i32 {
+        match self {
+            ExitCode::Ok => 0,
+            ExitCode::Error => 1,
+            ExitCode::Auth => 41,
+            ExitCode::Input => 42,
+            ExitCode::Sandbox => 44,
+            ExitCode::Config => 52,
+            ExitCode::TurnLimit => 53,
+            ExitCode::FatalTool => 54,
+            ExitCode::Cancelled => 130,
+        }
+    }
+
+    /// The exit code of a prompt that failed.
+    pub fn of_agent_error(err: &AgentError) -> ExitCode {
+        match err {
+            AgentError::TurnLimit => ExitCode::TurnLimit,
+            AgentError::Model(_) => ExitCode::Error,
+            AgentError::Cancelled => ExitCode::Cancelled,
+            AgentError::FatalTool(_) => ExitCode::FatalTool,
+        }
+    }
+
+    /// The exit code of a session that could not start.
+    pub fn of_start_error(kind: StartErrorKind) -> ExitCode {
+        match kind {
+            StartErrorKind::Auth => ExitCode::Auth,
+            StartErrorKind::Input => ExitCode::Input,
+            StartErrorKind::Config => ExitCode::Config,
+            StartErrorKind::Sandbox => ExitCode::Sandbox,
+            StartErrorKind::Other => ExitCode::Error,
+        }
+    }
+}

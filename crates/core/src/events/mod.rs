@@ -1,0 +1,333 @@
+//! Plain data between the engine and its front ends: [`Op`], what a front
+//! end submits to a session, and [`AgentEvent`], the one stream every front
+//! end watches. No behaviour lives here (layer 3: below hooks, the
+//! scheduler, the agent and the session).
+
+pub mod stats;
+
+use crate::model::ModelError;
+use crate::policy::ApprovalMode;
+use crate::tools::{ConfirmationDetails, ToolDisplay, ToolError};
+use gemini_rs_protocol::{Part, UsageMetadata};
+use serde_json::{Map, Value};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// What a front end asks a session to do. Confirm, Cancel and
+/// SetApprovalMode act at once; every other op waits for the one before it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    /// Send a user prompt (its text parts get `@path` expansion).
+    Prompt {
+        /// The prompt's parts.
+        parts: Vec<Part>,
+    },
+    /// Answer a confirmation the session asked for.
+    Confirm(ConfirmationResponse),
+    /// Cancel what runs now (a prompt, a command) and drop queued ops.
+    Cancel,
+    /// Change the approval mode.
+    SetApprovalMode(ApprovalMode),
+    /// Use another model from the next request on.
+    SetModel(String),
+    /// Summarise the older history now (`/compress`).
+    Compress,
+    /// Forget the conversation (`/clear`), with SessionEnd/SessionStart hooks.
+    Clear,
+    /// Restore the files and conversation of a checkpoint (`/restore`).
+    Restore {
+        /// The checkpoint's id.
+        id: String,
+    },
+    /// Save the conversation under a tag (`/chat save`).
+    SaveChat {
+        /// The tag.
+        tag: String,
+    },
+    /// Continue a conversation saved under a tag (`/chat resume`).
+    ResumeChat {
+        /// The tag.
+        tag: String,
+    },
+    /// Add a fact to memory (when given) and reload the context files
+    /// (`/memory add`, `/memory refresh`).
+    RefreshMemory {
+        /// The fact to save first.
+        fact: Option<String>,
+    },
+    /// Run a shell command the user typed (`!cmd`), under the shell tool's
+    /// policy and sandbox.
+    Shell {
+        /// The command line.
+        command: String,
+    },
+    /// End the session: cancel what runs, run SessionEnd, stop.
+    Shutdown,
+}
+
+impl Op {
+    /// A prompt of one text part.
+    pub fn prompt(text: impl Into<String>) -> Op {
+        Op::Prompt {
+            parts: vec![Part::text(text)],
+        }
+    }
+}
+
+/// Why a prompt could not complete.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum AgentError {
+    /// `model.maxSessionTurns` was reached.
+    #[error(
+        "Reached max session turns for this session. Increase the number of turns by specifying maxSessionTurns in settings.json."
+    )]
+    TurnLimit,
+    /// The model call failed.
+    #[error("{0}")]
+    Model(#[from] ModelError),
+    /// The user cancelled.
+    #[error("Operation cancelled.")]
+    Cancelled,
+    /// A tool failed in a way that ends the session (disk full).
+    #[error("{0}")]
+    FatalTool(String),
+}
+
+/// How a prompt ended.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PromptOutcome {
+    /// The text of the last model turn.
+    pub last_turn_text: String,
+    /// Set when a hook stopped the agent: the reason.
+    pub stopped: Option<String>,
+    /// True when the user declined a confirmation: the cancelled calls'
+    /// responses are in the history and nothing was sent after them.
+    pub declined: bool,
+}
+
+impl PromptOutcome {
+    /// The model answered with `text`.
+    pub fn answered(text: String) -> Self {
+        PromptOutcome {
+            last_turn_text: text,
+            ..PromptOutcome::default()
+        }
+    }
+
+    /// A hook stopped the agent after `text`.
+    pub fn stopped(text: String, reason: String) -> Self {
+        PromptOutcome {
+            last_turn_text: text,
+            stopped: Some(reason),
+            declined: false,
+        }
+    }
+}
+
+/// What finished, reported once per op that waits its turn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Finished {
+    /// A prompt ended.
+    Prompt(Result<PromptOutcome, AgentError>),
+    /// `/compress` ended: whether the history was compressed.
+    Compress(bool),
+    /// `/clear` ended.
+    Clear,
+    /// Another command ended (its messages came as events before).
+    Command,
+}
+
+/// How a tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolCallStatus {
+    /// It ran and succeeded.
+    Success,
+    /// It failed (not found, invalid, denied, or the tool reported an error).
+    Error,
+    /// It was cancelled.
+    Cancelled,
+}
+
+/// A finished tool call, as front ends show it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallFinished {
+    /// The call id (sent back to the model).
+    pub call_id: String,
+    /// The name the model called.
+    pub name: String,
+    /// Arguments as the model sent them.
+    pub args: Value,
+    /// How it ended.
+    pub status: ToolCallStatus,
+    /// What the user sees.
+    pub display: ToolDisplay,
+    /// The error, when it failed.
+    pub error: Option<ToolError>,
+    /// How long execution took.
+    pub duration: Duration,
+}
+
+/// Everything the core reports while a prompt runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentEvent {
+    /// A chunk of model text.
+    Content(String),
+    /// A chunk of model thought.
+    Thought(String),
+    /// The model asked for a tool call.
+    ToolCallRequested {
+        /// Call id.
+        call_id: String,
+        /// Name as called.
+        name: String,
+        /// Arguments as sent.
+        args: Value,
+    },
+    /// A call waits for the user's answer on the confirmation channel.
+    ToolAwaitingApproval {
+        /// Call id.
+        call_id: String,
+        /// Name as called.
+        name: String,
+        /// What to show.
+        details: ConfirmationDetails,
+    },
+    /// A call started executing.
+    ToolRunning {
+        /// Call id.
+        call_id: String,
+    },
+    /// Live output of a running call.
+    ToolOutput {
+        /// Call id.
+        call_id: String,
+        /// The latest view of the output (for the shell: its last lines
+        /// as rendered so far); it replaces the previous one.
+        chunk: String,
+    },
+    /// A call finished.
+    ToolFinished(ToolCallFinished),
+    /// Token usage of one model request.
+    Usage {
+        /// Model id.
+        model: String,
+        /// Usage of that request.
+        usage: UsageMetadata,
+    },
+    /// A warning for the user (stderr in headless mode).
+    Warning(String),
+    /// A note for the user (shown in the UI, logged in headless mode).
+    Info(String),
+    /// An error for the user (a command that failed).
+    Error(String),
+    /// A message from running hooks (headless writes it on stderr).
+    HookMessage {
+        /// How to show it.
+        kind: HookMessageKind,
+        /// The text, without prefix or trailing newline.
+        text: String,
+    },
+    /// The session's metrics after an op; sent before each
+    /// [`AgentEvent::Finished`] and before [`AgentEvent::SessionEnded`].
+    Stats(Box<stats::SessionStats>),
+    /// One model turn ended (its stream is complete).
+    ModelTurnFinished,
+    /// The session is ready; always the first event.
+    SessionStarted {
+        /// The session id.
+        session_id: String,
+        /// The model id.
+        model: String,
+        /// True when it continues a recorded session.
+        resumed: bool,
+    },
+    /// A prompt starts: its text as sent (with the SessionStart hook's
+    /// context in front of the first one).
+    PromptStarted {
+        /// The prompt's text parts, joined.
+        text: String,
+    },
+    /// The approval mode changed (by an op or an "always allow" answer).
+    ApprovalModeChanged(ApprovalMode),
+    /// The model changed.
+    ModelChanged(String),
+    /// The conversation was replaced (`/clear`, `/chat resume`, `/restore`).
+    HistoryReplaced {
+        /// How many contents it has now.
+        len: usize,
+    },
+    /// An op ended; front ends leave their busy state.
+    Finished(Finished),
+    /// The session ended; no event follows.
+    SessionEnded,
+}
+
+/// How a front end shows a hook message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookMessageKind {
+    /// A feedback warning: headless prints `[WARNING] <text>` on stderr.
+    Warning,
+    /// `Hook system message: <msg>`: printed as is on stderr.
+    SystemMessage,
+    /// A debug-logger line Gemini CLI prints as is on stderr (`Hook requested
+    /// to stop execution: …`, `Hook execution for …`, the raw failure line).
+    Info,
+}
+
+/// The sending side of the event stream.
+pub type EventSender = mpsc::UnboundedSender<AgentEvent>;
+
+/// The user's answer to a confirmation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfirmationOutcome {
+    /// Run it this once.
+    ProceedOnce,
+    /// Run it and stop asking for this kind of call this session.
+    ProceedAlways,
+    /// As `ProceedAlways`, and remember it in the user's policy file.
+    ProceedAlwaysAndSave,
+    /// Allow every tool of this MCP server.
+    ProceedAlwaysServer,
+    /// Allow this MCP tool.
+    ProceedAlwaysTool,
+    /// The user edited the proposal.
+    ModifyWithEditor,
+    /// Do not run it (and cancel the rest of the batch).
+    Cancel,
+}
+
+/// An answer on the confirmation channel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfirmationResponse {
+    /// The call answered.
+    pub call_id: String,
+    /// The answer.
+    pub outcome: ConfirmationOutcome,
+    /// With [`ConfirmationOutcome::ModifyWithEditor`]: the arguments the
+    /// user changed (`content` for write_file; `old_string` and
+    /// `new_string` for replace; `modified_content` for save_memory). The
+    /// scheduler merges them into the call, marks it `modified_by_user`
+    /// and asks again with the new proposal. `None` asks again unchanged.
+    pub modified_args: Option<Map<String, Value>>,
+}
+
+impl ConfirmationResponse {
+    /// A plain answer (no modified arguments).
+    pub fn new(call_id: impl Into<String>, outcome: ConfirmationOutcome) -> Self {
+        ConfirmationResponse {
+            call_id: call_id.into(),
+            outcome,
+            modified_args: None,
+        }
+    }
+
+    /// A [`ConfirmationOutcome::ModifyWithEditor`] answer carrying the
+    /// user's changed arguments.
+    pub fn modified(call_id: impl Into<String>, args: Map<String, Value>) -> Self {
+        ConfirmationResponse {
+            call_id: call_id.into(),
+            outcome: ConfirmationOutcome::ModifyWithEditor,
+            modified_args: Some(args),
+        }
+    }
+}

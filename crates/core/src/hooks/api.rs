@@ -1,0 +1,261 @@
+//! The one interface the agent and the scheduler call hooks through.
+//! [`super::HookSystem`] implements it by running the configured commands;
+//! [`NoHooks`] runs nothing and lets everything proceed.
+
+use super::events::{AfterModelOutcome, AgentHookOutcome, BeforeModelOutcome, SessionStartOutcome};
+use super::{HookEvent, HookSystem};
+use futures::future::BoxFuture;
+use gemini_rs_protocol::{GenerateContentRequest, GenerateContentResponse, ToolConfig};
+use serde_json::{Map, Value};
+
+/// What BeforeTool hooks decided.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BeforeToolOutcome {
+    /// Run the tool; `tool_input` (if any) is merged into the arguments.
+    Proceed {
+        /// Partial arguments to merge (`Object.assign`) before running.
+        tool_input: Option<Map<String, Value>>,
+    },
+    /// Do not run it; the model sees `reason` as the error.
+    Block {
+        /// The reason.
+        reason: String,
+    },
+    /// Do not run it and stop the agent.
+    Stop {
+        /// The reason.
+        reason: String,
+    },
+}
+
+/// What AfterTool hooks decided.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AfterToolOutcome {
+    /// Keep the result, optionally with extra context for the model.
+    Keep {
+        /// Appended as `<hook_context>…</hook_context>` (already escaped).
+        additional_context: Option<String>,
+    },
+    /// Replace the result by an error with `reason`.
+    Block {
+        /// The reason.
+        reason: String,
+    },
+    /// Replace the result by an error and stop the agent.
+    Stop {
+        /// The reason.
+        reason: String,
+    },
+}
+
+/// A call as hooks see it.
+#[derive(Debug, Clone, Copy)]
+pub struct HookToolCall<'a> {
+    /// The name the model called.
+    pub name: &'a str,
+    /// The validated arguments.
+    pub args: &'a Map<String, Value>,
+    /// MCP context (`mcp_context`) for MCP tools.
+    pub mcp_context: Option<&'a Value>,
+}
+
+/// Hooks around every step of a session. Futures borrow their arguments.
+pub trait Hooks: Send + Sync {
+    /// True when `event` has a hook to run (lets callers skip building inputs).
+    fn has(&self, event: HookEvent) -> bool;
+    /// SessionStart (`startup|resume|clear`).
+    fn session_start<'a>(&'a self, source: &'a str) -> BoxFuture<'a, SessionStartOutcome>;
+    /// SessionEnd (`exit|clear|...`).
+    fn session_end<'a>(&'a self, reason: &'a str) -> BoxFuture<'a, ()>;
+    /// PreCompress (`auto|manual`).
+    fn pre_compress<'a>(&'a self, trigger: &'a str) -> BoxFuture<'a, ()>;
+    /// BeforeAgent, once per prompt.
+    fn before_agent<'a>(&'a self, prompt: &'a str) -> BoxFuture<'a, AgentHookOutcome>;
+    /// AfterAgent, when a prompt's last turn ends.
+    fn after_agent<'a>(
+        &'a self,
+        prompt: &'a str,
+        response: &'a str,
+    ) -> BoxFuture<'a, AgentHookOutcome>;
+    /// BeforeModel, before each model call.
+    fn before_model<'a>(
+        &'a self,
+        request: &'a GenerateContentRequest,
+        model: &'a str,
+    ) -> BoxFuture<'a, BeforeModelOutcome>;
+    /// AfterModel, for each streamed chunk.
+    fn after_model<'a>(
+        &'a self,
+        request: &'a GenerateContentRequest,
+        model: &'a str,
+        chunk: &'a GenerateContentResponse,
+    ) -> BoxFuture<'a, AfterModelOutcome>;
+    /// BeforeToolSelection: `Some` replaces the request's `toolConfig`.
+    fn before_tool_selection<'a>(
+        &'a self,
+        request: &'a GenerateContentRequest,
+        model: &'a str,
+    ) -> BoxFuture<'a, Option<ToolConfig>>;
+    /// BeforeTool, right before a call executes.
+    fn before_tool<'a>(&'a self, call: HookToolCall<'a>) -> BoxFuture<'a, BeforeToolOutcome>;
+    /// AfterTool; `response` is the result as hook JSON
+    /// (`{llmContent, returnDisplay, error?}`).
+    fn after_tool<'a>(
+        &'a self,
+        call: HookToolCall<'a>,
+        response: &'a Value,
+    ) -> BoxFuture<'a, AfterToolOutcome>;
+    /// Notification (a call waits for the user's approval).
+    fn notification<'a>(&'a self, message: &'a str, details: &'a Value) -> BoxFuture<'a, ()>;
+}
+
+impl Hooks for HookSystem {
+    fn has(&self, event: HookEvent) -> bool {
+        self.has_hooks(event)
+    }
+    fn session_start<'a>(&'a self, source: &'a str) -> BoxFuture<'a, SessionStartOutcome> {
+        Box::pin(HookSystem::session_start(self, source))
+    }
+    fn session_end<'a>(&'a self, reason: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(HookSystem::session_end(self, reason))
+    }
+    fn pre_compress<'a>(&'a self, trigger: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(HookSystem::pre_compress(self, trigger))
+    }
+    fn before_agent<'a>(&'a self, prompt: &'a str) -> BoxFuture<'a, AgentHookOutcome> {
+        Box::pin(HookSystem::before_agent(self, prompt))
+    }
+    fn after_agent<'a>(
+        &'a self,
+        prompt: &'a str,
+        response: &'a str,
+    ) -> BoxFuture<'a, AgentHookOutcome> {
+        Box::pin(HookSystem::after_agent(self, prompt, response, false))
+    }
+    fn before_model<'a>(
+        &'a self,
+        request: &'a GenerateContentRequest,
+        model: &'a str,
+    ) -> BoxFuture<'a, BeforeModelOutcome> {
+        Box::pin(HookSystem::before_model(self, request, model))
+    }
+    fn after_model<'a>(
+        &'a self,
+        request: &'a GenerateContentRequest,
+        model: &'a str,
+        chunk: &'a GenerateContentResponse,
+    ) -> BoxFuture<'a, AfterModelOutcome> {
+        Box::pin(HookSystem::after_model(self, request, model, chunk))
+    }
+    fn before_tool_selection<'a>(
+        &'a self,
+        request: &'a GenerateContentRequest,
+        model: &'a str,
+    ) -> BoxFuture<'a, Option<ToolConfig>> {
+        Box::pin(HookSystem::before_tool_selection(self, request, model))
+    }
+    fn before_tool<'a>(&'a self, call: HookToolCall<'a>) -> BoxFuture<'a, BeforeToolOutcome> {
+        Box::pin(HookSystem::before_tool(
+            self,
+            call.name,
+            call.args,
+            call.mcp_context,
+        ))
+    }
+    fn after_tool<'a>(
+        &'a self,
+        call: HookToolCall<'a>,
+        response: &'a Value,
+    ) -> BoxFuture<'a, AfterToolOutcome> {
+        Box::pin(HookSystem::after_tool(
+            self,
+            call.name,
+            call.args,
+            response,
+            call.mcp_context,
+        ))
+    }
+    fn notification<'a>(&'a self, message: &'a str, details: &'a Value) -> BoxFuture<'a, ()> {
+        Box::pin(HookSystem::notification(self, message, details))
+    }
+}
+
+/// No hooks: nothing runs and everything proceeds unchanged.
+pub struct NoHooks;
+
+impl Hooks for NoHooks {
+    fn has(&self, _event: HookEvent) -> bool {
+        false
+    }
+    fn session_start<'a>(&'a self, _source: &'a str) -> BoxFuture<'a, SessionStartOutcome> {
+        Box::pin(async { SessionStartOutcome::default() })
+    }
+    fn session_end<'a>(&'a self, _reason: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
+    }
+    fn pre_compress<'a>(&'a self, _trigger: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
+    }
+    fn before_agent<'a>(&'a self, _prompt: &'a str) -> BoxFuture<'a, AgentHookOutcome> {
+        Box::pin(async {
+            AgentHookOutcome::Proceed {
+                additional_context: None,
+            }
+        })
+    }
+    fn after_agent<'a>(
+        &'a self,
+        _prompt: &'a str,
+        _response: &'a str,
+    ) -> BoxFuture<'a, AgentHookOutcome> {
+        Box::pin(async {
+            AgentHookOutcome::Proceed {
+                additional_context: None,
+            }
+        })
+    }
+    fn before_model<'a>(
+        &'a self,
+        _request: &'a GenerateContentRequest,
+        _model: &'a str,
+    ) -> BoxFuture<'a, BeforeModelOutcome> {
+        Box::pin(async {
+            BeforeModelOutcome::Proceed {
+                request: None,
+                model: None,
+            }
+        })
+    }
+    fn after_model<'a>(
+        &'a self,
+        _request: &'a GenerateContentRequest,
+        _model: &'a str,
+        _chunk: &'a GenerateContentResponse,
+    ) -> BoxFuture<'a, AfterModelOutcome> {
+        Box::pin(async { AfterModelOutcome::Proceed { response: None } })
+    }
+    fn before_tool_selection<'a>(
+        &'a self,
+        _request: &'a GenerateContentRequest,
+        _model: &'a str,
+    ) -> BoxFuture<'a, Option<ToolConfig>> {
+        Box::pin(async { None })
+    }
+    fn before_tool<'a>(&'a self, _call: HookToolCall<'a>) -> BoxFuture<'a, BeforeToolOutcome> {
+        Box::pin(async { BeforeToolOutcome::Proceed { tool_input: None } })
+    }
+    fn after_tool<'a>(
+        &'a self,
+        _call: HookToolCall<'a>,
+        _response: &'a Value,
+    ) -> BoxFuture<'a, AfterToolOutcome> {
+        Box::pin(async {
+            AfterToolOutcome::Keep {
+                additional_context: None,
+            }
+        })
+    }
+    fn notification<'a>(&'a self, _message: &'a str, _details: &'a Value) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
+    }
+}

@@ -1,0 +1,465 @@
+//! Builds a session's parts from its [`SessionConfig`]: the model client,
+//! the workspace, the tools (discovered and MCP servers started
+//! concurrently), policy, hooks, recording and the agent.
+
+use super::auth;
+use super::config::{SessionConfig, StartError, StartErrorKind, StartupNote, resolve_model};
+use crate::agent::{
+    Agent, AgentConfig, AgentExtras, compress, environment_context, memory, system_prompt,
+};
+use crate::checkpoint::Checkpointer;
+use crate::config::{GeminiPaths, Scope, Settings, project_hash};
+use crate::events::stats::SessionStats;
+use crate::events::{AgentEvent, ConfirmationResponse, EventSender};
+use crate::hooks::{HookConfig, HookEnv, HookMessage, HookSystem, Hooks, project_hooks_warning};
+use crate::model::default_generation_config;
+use crate::policy::{
+    ApprovalMode, PolicyEngine, headless_excluded_tools, load_policy_dir, load_policy_file,
+};
+use crate::recording::{self, ChatRecorder};
+use crate::sandbox;
+use crate::scheduler::{Scheduler, SchedulerParts};
+use crate::tools::discovered::discover_tools;
+use crate::tools::mcp::{McpManager, extensions};
+use crate::tools::{Tool, ToolContext, ToolRegistry, builtin};
+use crate::workspace::Workspace;
+use gemini_rs_protocol::Content;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+use tokio::sync::mpsc;
+
+/// Where system (admin) policies live.
+const SYSTEM_POLICIES: &str = "/etc/gemini-cli/policies";
+
+/// The built parts the session task owns.
+pub(super) struct Parts {
+    pub agent: Agent,
+    pub hooks: Option<Arc<dyn Hooks>>,
+    pub hook_config: Option<HookConfig>,
+    pub confirmations: mpsc::UnboundedSender<ConfirmationResponse>,
+    pub mode: Arc<RwLock<ApprovalMode>>,
+    pub stats: Arc<Mutex<SessionStats>>,
+    pub policy: Arc<PolicyEngine>,
+    pub ctx: ToolContext,
+    pub tools: Arc<ToolRegistry>,
+    pub mcp: Option<Arc<McpManager>>,
+    pub checkpointer: Option<Checkpointer>,
+    pub session_id: String,
+    pub model: String,
+    pub resumed: bool,
+    pub notes: Vec<StartupNote>,
+}
+
+fn config_error(message: impl Into<String>) -> StartError {
+    StartError::new(StartErrorKind::Config, "FatalConfigError", message)
+}
+
+/// Builds every part; `events` is where the agent, the scheduler and the
+/// hooks report.
+pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<Parts, StartError> {
+    let mut notes = Vec::new();
+    let settings = &config.settings;
+    let paths = &config.paths;
+    let root = config.root.as_path();
+    let model = resolve_model(
+        config.model.as_deref(),
+        std::env::var("GEMINI_MODEL").ok(),
+        settings.model_name(),
+    );
+    let generator = auth::generator(&config)?;
+    let mode = if config.trusted {
+        config.approval_mode
+    } else {
+        ApprovalMode::Default
+    };
+    let workspace = Arc::new(workspace(&config));
+    let sandbox = native_sandbox(&config, &workspace)?;
+    let policy = policy(&config)?;
+    let discovered = discovered(settings, root).await?;
+    let mcp = if !extensions::all_servers(settings, paths, root).is_empty() {
+        let mgr = McpManager::start(
+            settings,
+            workspace.dirs(),
+            &config.allowed_mcp_server_names,
+            config.trusted,
+        )
+        .await;
+        notes.extend(mgr.failures().iter().map(|f| StartupNote {
+            text: f.to_string(),
+            warning: false,
+        }));
+        Some(Arc::new(mgr))
+    } else {
+        None
+    };
+    let mut registry = registry(&config, &policy, mode, discovered, mcp.as_deref());
+    registry.exclude(extensions::excluded_tools(&extensions::load_extensions(
+        paths, root,
+    )));
+
+    let chats_dir = workspace.project_temp_dir().join("chats");
+    let (session_id, recorder, resumed_history) = match &config.resume {
+        Some(which) => {
+            let info = recording::find_session(&chats_dir, which).map_err(|e| {
+                StartError::new(StartErrorKind::Input, "FatalInputError", e.to_string())
+            })?;
+            let history = recording::history_of(&info.record);
+            let id = info.record.session_id.clone();
+            (
+                id,
+                ChatRecorder::resume(info.path, info.record),
+                Some(history),
+            )
+        }
+        None => {
+            let rec = ChatRecorder::new(&chats_dir, &config.session_id, &project_hash(root));
+            (config.session_id.clone(), rec, None)
+        }
+    };
+    recording::cleanup_sessions(&chats_dir, settings, &session_id);
+    let (hooks, hook_config) = hook_system(
+        &config,
+        &session_id,
+        recorder.path(),
+        events.clone(),
+        &mut notes,
+    );
+    let settings = Arc::new(config.settings.clone());
+    let ctx = ToolContext {
+        workspace: workspace.clone(),
+        settings: settings.clone(),
+        model: model.clone(),
+        generator: Some(generator.clone()),
+        gemini_dir: paths.gemini_dir.clone(),
+        sandbox,
+    };
+    let (confirm_tx, confirm_rx) = mpsc::unbounded_channel();
+    let stats = Arc::new(Mutex::new(SessionStats::default()));
+    let registry = Arc::new(registry);
+    let approval_mode = Arc::new(RwLock::new(mode));
+    let checkpointer = checkpointer(&settings, root, &workspace, &mut notes);
+    let policy = Arc::new(policy);
+    let scheduler = Scheduler::new(SchedulerParts {
+        registry: registry.clone(),
+        policy: policy.clone(),
+        hooks: hooks
+            .clone()
+            .unwrap_or_else(|| Arc::new(crate::hooks::NoHooks)),
+        ctx: ctx.clone(),
+        mode: approval_mode.clone(),
+        checkpointer: checkpointer.clone(),
+        events: events.clone(),
+        confirmations: confirm_rx,
+        stats: stats.clone(),
+    });
+    let base_prompt = match system_md(paths, root) {
+        Some(Ok(text)) => text,
+        Some(Err(e)) => return Err(config_error(e)),
+        None => system_prompt(),
+    };
+    let system_instruction = with_context_files(base_prompt, &settings, &workspace, paths);
+    let today = chrono::Local::now().format("%A, %B %-d, %Y").to_string();
+    let mut history = vec![Content::user_text(environment_context(&workspace, &today))];
+    let resumed = resumed_history.is_some();
+    history.extend(resumed_history.unwrap_or_default());
+    let agent = Agent::new(
+        generator,
+        scheduler,
+        AgentConfig {
+            model: model.clone(),
+            system_instruction,
+            generation_config: default_generation_config(&model),
+            max_session_turns: settings.max_session_turns(),
+            loop_detection: !settings
+                .get("model.disableLoopDetection")
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false),
+            compression_threshold: settings
+                .get("model.compressionThreshold")
+                .and_then(serde_json::Value::as_f64)
+                .unwrap_or(compress::DEFAULT_THRESHOLD),
+        },
+        history,
+        events,
+        stats.clone(),
+    )
+    .with_extras(AgentExtras {
+        hooks: hooks.clone(),
+        recorder: Some(recorder),
+    });
+    Ok(Parts {
+        agent,
+        hooks,
+        hook_config,
+        confirmations: confirm_tx,
+        mode: approval_mode,
+        stats,
+        policy,
+        ctx,
+        tools: registry,
+        mcp,
+        checkpointer,
+        session_id,
+        model,
+        resumed,
+        notes,
+    })
+}
+
+fn workspace(config: &SessionConfig) -> Workspace {
+    let paths = &config.paths;
+    let mut extra: Vec<PathBuf> = config
+        .settings
+        .include_directories()
+        .into_iter()
+        .map(PathBuf::from)
+        .collect();
+    extra.extend(config.include_directories.iter().map(PathBuf::from));
+    let extra = extra
+        .into_iter()
+        .map(|p| expand_home(&p, &paths.home))
+        .collect();
+    Workspace::new(
+        config.root.clone(),
+        extra,
+        paths.project_temp_dir(&config.root),
+    )
+    .with_filter_options(builtin::filter_options_from_settings(&config.settings))
+}
+
+fn expand_home(p: &Path, home: &Path) -> PathBuf {
+    match p.strip_prefix("~") {
+        Ok(rest) => home.join(rest),
+        Err(_) => p.to_path_buf(),
+    }
+}
+
+/// The native sandbox (`-s/--sandbox`, `GEMINI_SANDBOX`, `tools.sandbox`):
+/// writes allowed in the workspace dirs, the project temp dir and the
+/// system temp dirs.
+fn native_sandbox(
+    config: &SessionConfig,
+    workspace: &Workspace,
+) -> Result<Option<Arc<sandbox::PreparedSandbox>>, StartError> {
+    let fatal = |e: sandbox::SandboxError| {
+        StartError::new(StartErrorKind::Sandbox, "FatalSandboxError", e.to_string())
+    };
+    let mut writable = workspace.dirs().to_vec();
+    let project_temp = workspace.project_temp_dir().to_path_buf();
+    // Landlock needs the directory to exist to allow writes below it.
+    let _ = std::fs::create_dir_all(&project_temp);
+    writable.push(project_temp);
+    let env = |k: &str| std::env::var(k).ok();
+    let Some(policy) =
+        sandbox::from_settings(&config.settings, config.sandbox.as_deref(), &env, writable)
+            .map_err(fatal)?
+    else {
+        return Ok(None);
+    };
+    policy.prepare().map(|p| Some(Arc::new(p))).map_err(fatal)
+}
+
+/// The policy engine: defaults, settings rules, user and system policy
+/// files and `--policy` files. A file that does not parse is a
+/// configuration error naming the file and line.
+fn policy(config: &SessionConfig) -> Result<PolicyEngine, StartError> {
+    let (settings, paths) = (&config.settings, &config.paths);
+    let engine = PolicyEngine::new(config.interactive)
+        .with_saved_rules_file(paths.gemini_dir.join("policies").join("auto-saved.toml"));
+    let mut allowed = settings.tools_allowed();
+    allowed.extend(config.allowed_tools.iter().cloned());
+    engine.add_settings_rules(&allowed, &settings.tools_exclude());
+    let file_error = |e: crate::policy::PolicyFileError| config_error(e.to_string());
+    engine.add_rules(load_policy_dir(&paths.gemini_dir.join("policies"), 2).map_err(file_error)?);
+    engine.add_rules(load_policy_dir(Path::new(SYSTEM_POLICIES), 3).map_err(file_error)?);
+    for file in &config.policy_files {
+        engine.add_rules(load_policy_file(file, 2).map_err(file_error)?);
+    }
+    Ok(engine)
+}
+
+/// Runs `tools.discoveryCommand` (blocking, off the async threads). A
+/// failing command ends the start-up, as in Gemini CLI.
+async fn discovered(settings: &Settings, root: &Path) -> Result<Vec<Arc<dyn Tool>>, StartError> {
+    let settings = settings.clone();
+    let root = root.to_path_buf();
+    let joined = tokio::task::spawn_blocking(move || discover_tools(&settings, &root)).await;
+    match joined {
+        Ok(Ok(tools)) => Ok(tools),
+        Ok(Err(e)) => {
+            let mut err = StartError::new(StartErrorKind::Other, "Error", e.to_string());
+            err.notes.extend(e.feedback());
+            Err(err)
+        }
+        Err(e) => Err(StartError::new(
+            StartErrorKind::Other,
+            "Error",
+            format!("Tool discovery failed: {e}"),
+        )),
+    }
+}
+
+/// The registry: built-ins (as `tools.core` allows), discovered tools, then
+/// MCP tools (renamed `<server>__<tool>` on a clash), with `tools.exclude`,
+/// policy-wide denials and, when nobody can be asked, the headless
+/// exclusions applied.
+fn registry(
+    config: &SessionConfig,
+    policy: &PolicyEngine,
+    mode: ApprovalMode,
+    discovered: Vec<Arc<dyn Tool>>,
+    mcp: Option<&McpManager>,
+) -> ToolRegistry {
+    let settings = &config.settings;
+    let mut registry = ToolRegistry::new();
+    let core = settings.tools_core();
+    for tool in builtin::builtin_tools() {
+        let keep = core.as_ref().is_none_or(|core| {
+            core.iter()
+                .any(|c| c == tool.name() || c.starts_with(&format!("{}(", tool.name())))
+        });
+        if keep {
+            registry.register(tool);
+        }
+    }
+    // Later Gemini CLI releases call the search tool grep_search.
+    registry.add_aliases([("grep_search".to_string(), "search_file_content".to_string())]);
+    for tool in discovered {
+        registry.register(tool);
+    }
+    if let Some(mcp) = mcp {
+        for tool in mcp.tools(&|name| registry.is_registered(name)) {
+            registry.register(tool);
+        }
+        registry.add_aliases(mcp.qualified_aliases());
+        registry.add_aliases(mcp.mcp_prefixed_aliases());
+        policy.add_rules(mcp.policy_rules());
+    }
+    registry.exclude(settings.tools_exclude());
+    let denied: Vec<String> = registry
+        .active_names()
+        .into_iter()
+        .filter(|name| policy.denies_always(name, mode))
+        .collect();
+    registry.exclude(denied);
+    if !config.interactive {
+        let mut allowed = settings.tools_allowed();
+        allowed.extend(config.allowed_tools.iter().cloned());
+        let hidden: Vec<String> = headless_excluded_tools(mode, &allowed)
+            .into_iter()
+            .filter(|name| !policy.allows_somewhere(name))
+            .collect();
+        registry.exclude(hidden);
+    }
+    registry
+}
+
+/// The checkpointer, when `general.checkpointing.enabled` is set (a
+/// warning and none when git is missing).
+fn checkpointer(
+    settings: &Settings,
+    root: &Path,
+    workspace: &Workspace,
+    notes: &mut Vec<StartupNote>,
+) -> Option<Checkpointer> {
+    let enabled = settings
+        .get("general.checkpointing.enabled")
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false);
+    if !enabled {
+        return None;
+    }
+    match Checkpointer::new(root, workspace.project_temp_dir()) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            notes.push(StartupNote {
+                text: e.to_string(),
+                warning: true,
+            });
+            None
+        }
+    }
+}
+
+/// The hook system, when any hook is configured. Its messages become
+/// [`AgentEvent::HookMessage`]s; config warnings and the first-sighting
+/// warning for project hooks become start-up notes.
+fn hook_system(
+    config: &SessionConfig,
+    session_id: &str,
+    transcript: &Path,
+    events: EventSender,
+    notes: &mut Vec<StartupNote>,
+) -> (Option<Arc<dyn Hooks>>, Option<HookConfig>) {
+    let (settings, root, trusted) = (&config.settings, config.root.as_path(), config.trusted);
+    let hook_config = HookConfig::from_settings(settings, trusted);
+    notes.extend(hook_config.warnings.iter().map(|w| StartupNote {
+        text: w.clone(),
+        warning: true,
+    }));
+    if !hook_config.enabled || hook_config.events.is_empty() {
+        return (None, None);
+    }
+    if trusted
+        && let Some((_, layer)) = settings.layer(Scope::Workspace)
+        && let Some(hooks) = layer.get("hooks")
+        && let Some(warning) = project_hooks_warning(
+            root,
+            hooks,
+            &config.paths.gemini_dir.join("trusted_hooks.json"),
+        )
+    {
+        notes.push(StartupNote {
+            text: warning,
+            warning: false,
+        });
+    }
+    let env = HookEnv {
+        project_dir: root.to_path_buf(),
+        session_id: session_id.to_string(),
+        transcript_path: transcript.display().to_string(),
+    };
+    let sink = Arc::new(move |msg: HookMessage| {
+        let _ = events.send(AgentEvent::HookMessage {
+            kind: msg.kind,
+            text: msg.text,
+        });
+    });
+    let system = HookSystem::new(hook_config.clone(), env, sink);
+    (Some(Arc::new(system)), Some(hook_config))
+}
+
+/// The system instruction plus the project's context files.
+fn with_context_files(
+    base: String,
+    settings: &Settings,
+    workspace: &Workspace,
+    paths: &GeminiPaths,
+) -> String {
+    let (_, text) =
+        memory::context_from_settings(workspace, settings, &paths.gemini_dir, &paths.home);
+    if text.is_empty() {
+        base
+    } else {
+        format!("{base}\n\n---\n\n{text}")
+    }
+}
+
+/// `GEMINI_SYSTEM_MD`: `true`/`1` reads `~/.gemini/system.md`, another value
+/// is a path; `false`/`0`/unset keeps the built-in prompt.
+fn system_md(paths: &GeminiPaths, root: &Path) -> Option<Result<String, String>> {
+    let value = std::env::var("GEMINI_SYSTEM_MD").ok()?;
+    let value = value.trim();
+    let path = match value.to_ascii_lowercase().as_str() {
+        "" | "false" | "0" => return None,
+        "true" | "1" => paths.gemini_dir.join("system.md"),
+        _ => {
+            let p = expand_home(Path::new(value), &paths.home);
+            if p.is_absolute() { p } else { root.join(p) }
+        }
+    };
+    Some(
+        std::fs::read_to_string(&path)
+            .map_err(|e| format!("missing system prompt file '{}': {e}", path.display())),
+    )
+}

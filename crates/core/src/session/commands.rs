@@ -1,0 +1,263 @@
+//! The ops besides the model turns: a prompt's preparation, `/clear`,
+//! `/restore`, `/chat save|resume`, `/memory add|refresh` and `!cmd`.
+
+use super::Engine;
+use crate::agent::{AgentError, PromptOutcome, expand_at_paths, memory};
+use crate::events::{AgentEvent, ToolCallFinished, ToolCallStatus};
+use crate::policy::{ApprovalMode, Decision};
+use crate::recording::saved_chats;
+use crate::tools::builtin::{MemoryTool, ShellTool};
+use crate::tools::{OutputSink, Tool, ToolDisplay};
+use gemini_rs_protocol::{Content, Part, Role};
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+use std::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+impl Engine {
+    fn info(&self, text: impl Into<String>) {
+        self.emit(AgentEvent::Info(text.into()));
+    }
+
+    fn error(&self, text: impl Into<String>) {
+        self.emit(AgentEvent::Error(text.into()));
+    }
+
+    /// A user prompt: the SessionStart hook's context in front of the
+    /// first one, `@path` references expanded, then the agent's turns.
+    pub(super) async fn prompt(
+        &mut self,
+        mut parts: Vec<Part>,
+        cancel: &CancellationToken,
+    ) -> Result<PromptOutcome, AgentError> {
+        if let Some(ctx) = self.hook_context.take() {
+            let prefix = format!("<hook_context>{ctx}</hook_context>\n\n");
+            match parts.iter_mut().find_map(|p| p.text.as_mut()) {
+                Some(text) => text.insert_str(0, &prefix),
+                None => parts.insert(0, Part::text(prefix)),
+            }
+        }
+        let text: String = parts.iter().filter_map(|p| p.text.as_deref()).collect();
+        self.emit(AgentEvent::PromptStarted { text });
+        let mut expanded_parts = Vec::with_capacity(parts.len());
+        for part in parts {
+            match &part.text {
+                Some(text) if part.function_response.is_none() => {
+                    let expanded = expand_at_paths(text, &self.info.workspace);
+                    for note in &expanded.notes {
+                        tracing::debug!("{note}");
+                    }
+                    expanded_parts.extend(expanded.parts);
+                }
+                _ => expanded_parts.push(part),
+            }
+        }
+        self.agent.run_prompt(expanded_parts, cancel).await
+    }
+
+    /// Forgets the conversation and runs SessionEnd / SessionStart with
+    /// reason and source `clear`, as Gemini CLI's `/clear` does.
+    pub(super) async fn clear(&mut self) {
+        self.agent.clear_history();
+        self.emit(AgentEvent::HistoryReplaced {
+            len: self.agent.history().len(),
+        });
+        if let Some(hooks) = self.hooks.clone() {
+            hooks.session_end("clear").await;
+            self.session_start("clear").await;
+        }
+    }
+
+    /// Restores a checkpoint's files and conversation.
+    pub(super) async fn restore(&mut self, id: &str) {
+        let Some(cp) = self.info.checkpointer.clone() else {
+            self.info(
+                "Checkpointing is off: set general.checkpointing.enabled to true in settings.json and restart to use /restore.",
+            );
+            return;
+        };
+        let id = id.to_string();
+        let restored = tokio::task::spawn_blocking(move || cp.restore(&id)).await;
+        let r = match restored {
+            Ok(Ok(r)) => r,
+            Ok(Err(e)) => return self.error(e.to_string()),
+            Err(e) => return self.error(format!("Restoring the checkpoint failed: {e}")),
+        };
+        if !r.history.is_empty() {
+            self.agent.set_history(r.history);
+            self.emit(AgentEvent::HistoryReplaced {
+                len: self.agent.history().len(),
+            });
+        }
+        if r.files_restored {
+            self.info("Restored project to the state before the tool call.");
+        }
+        let name = r.tool_call["name"].as_str().unwrap_or("the tool");
+        let args = r.tool_call.get("args").cloned().unwrap_or(Value::Null);
+        self.info(format!(
+            "The conversation is back to before {name} ran with {args}; ask again to redo it."
+        ));
+    }
+
+    /// `/chat save <tag>`.
+    pub(super) fn save_chat(&mut self, tag: &str) {
+        let history = self.agent.history();
+        if history.len() <= 1 {
+            return self.info("No conversation found to save.");
+        }
+        match saved_chats::save(self.info.workspace.project_temp_dir(), tag, history) {
+            Ok(false) => self.info(format!("Conversation checkpoint saved with tag: {tag}.")),
+            Ok(true) => self.info(format!(
+                "Conversation checkpoint saved with tag: {tag} (it replaced the previous one)."
+            )),
+            Err(e) => self.error(format!("Could not save the conversation: {e}")),
+        }
+    }
+
+    /// `/chat resume <tag>`.
+    pub(super) fn resume_chat(&mut self, tag: &str) {
+        match saved_chats::load(self.info.workspace.project_temp_dir(), tag) {
+            Ok(Some(history)) if !history.is_empty() => {
+                let n = history.len();
+                self.agent.set_history(history);
+                self.emit(AgentEvent::HistoryReplaced { len: n });
+                self.info(format!(
+                    "Resumed the conversation saved as {tag} ({n} messages)."
+                ));
+            }
+            Ok(_) => self.info(format!("No saved checkpoint found with tag: {tag}.")),
+            Err(e) => self.error(format!("Could not read checkpoint {tag}: {e}")),
+        }
+    }
+
+    /// `/memory add` (when `fact`) and `/memory refresh`: saves the fact
+    /// with the save_memory tool, then reloads the context files into the
+    /// system instruction.
+    pub(super) async fn refresh_memory(&mut self, fact: Option<String>) {
+        let mut note = String::new();
+        if let Some(fact) = fact {
+            let mut args = Map::new();
+            args.insert("fact".into(), Value::String(fact.clone()));
+            let invocation = match MemoryTool.build(&args, &self.ctx) {
+                Ok(i) => i,
+                Err(e) => return self.error(format!("Failed to save memory: {}", e.message)),
+            };
+            let result = invocation
+                .execute(&self.ctx, CancellationToken::new())
+                .await;
+            if let Some(e) = result.error {
+                return self.error(format!("Failed to save memory: {}", e.message));
+            }
+            note = match result.display {
+                ToolDisplay::Text(t) if !t.trim().is_empty() => t,
+                _ => format!("Okay, I've remembered that: \"{fact}\""),
+            };
+            note.push('\n');
+        }
+        let paths = &self.info.paths;
+        let (count, text) = memory::context_from_settings(
+            &self.info.workspace,
+            &self.info.settings,
+            &paths.gemini_dir,
+            &paths.home,
+        );
+        self.agent.set_context(&text);
+        note.push_str(&if count == 0 {
+            "Memory refreshed successfully. No memory content found.".to_string()
+        } else {
+            format!(
+                "Memory refreshed successfully. Loaded {} characters from {count} file(s).",
+                text.chars().count()
+            )
+        });
+        self.info(note);
+    }
+
+    /// `!cmd`: the user's own command, run by the shell tool (so under its
+    /// sandbox) after the policy, reported as a tool call `shell-<n>`, and
+    /// added to the conversation so the model knows what ran.
+    pub(super) async fn shell(&mut self, command: String, cancel: &CancellationToken) {
+        let command = command.trim().to_string();
+        if command.is_empty() {
+            return self.info("Type a command after !, e.g. !ls");
+        }
+        self.shell_calls += 1;
+        let call_id = format!("shell-{}", self.shell_calls);
+        let args = json!({ "command": command });
+        self.emit(AgentEvent::ToolCallRequested {
+            call_id: call_id.clone(),
+            name: ShellTool.name().to_string(),
+            args: args.clone(),
+        });
+        let started = Instant::now();
+        let finish = |status, display, error| {
+            AgentEvent::ToolFinished(ToolCallFinished {
+                call_id: call_id.clone(),
+                name: ShellTool.name().to_string(),
+                args: args.clone(),
+                status,
+                display,
+                error,
+                duration: started.elapsed(),
+            })
+        };
+        let mode = self
+            .mode
+            .read()
+            .map(|m| *m)
+            .unwrap_or(ApprovalMode::Default);
+        // The user typed it: asking them again makes no sense, but a rule
+        // that denies the command still holds.
+        if self.policy.check(ShellTool.name(), &args, mode) == Decision::Deny {
+            let error = crate::tools::ToolError::new(
+                crate::tools::ToolErrorKind::PolicyViolation,
+                format!("Shell command denied by policy: {command}"),
+            );
+            let display = ToolDisplay::Text(error.message.clone());
+            return self.emit(finish(ToolCallStatus::Error, display, Some(error)));
+        }
+        let Some(map) = args.as_object() else {
+            return;
+        };
+        let invocation = match ShellTool.build(map, &self.ctx) {
+            Ok(i) => i,
+            Err(e) => {
+                let display = ToolDisplay::Text(e.message.clone());
+                return self.emit(finish(ToolCallStatus::Error, display, Some(e)));
+            }
+        };
+        self.emit(AgentEvent::ToolRunning {
+            call_id: call_id.clone(),
+        });
+        let events = self.events.clone();
+        let live_id = call_id.clone();
+        let sink: OutputSink = Arc::new(move |chunk: String| {
+            let _ = events.send(AgentEvent::ToolOutput {
+                call_id: live_id.clone(),
+                chunk,
+            });
+        });
+        let result = invocation
+            .execute_streaming(&self.ctx, cancel.child_token(), sink)
+            .await;
+        let status = if cancel.is_cancelled() {
+            ToolCallStatus::Cancelled
+        } else if result.error.is_some() {
+            ToolCallStatus::Error
+        } else {
+            ToolCallStatus::Success
+        };
+        let output: String = result
+            .llm_content
+            .iter()
+            .filter_map(|p| p.text.as_deref())
+            .collect();
+        self.agent.push_history(Content::new(
+            Role::User,
+            vec![Part::text(format!(
+                "I ran the following shell command:\n```sh\n{command}\n```\n\nThis produced the following result:\n```\n{output}\n```"
+            ))],
+        ));
+        self.emit(finish(status, result.display, result.error));
+    }
+}

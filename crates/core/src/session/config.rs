@@ -1,0 +1,157 @@
+//! What a front end tells a session before it starts, and why a start can
+//! fail. Plain data: the binary fills it from its flags.
+
+use crate::config::{GeminiPaths, Settings};
+use crate::model::ReplayMode;
+use crate::policy::ApprovalMode;
+use std::path::PathBuf;
+
+/// Everything a session is built from.
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    /// Merged settings (read once by the front end).
+    pub settings: Settings,
+    /// Home paths (`~/.gemini`, system files).
+    pub paths: GeminiPaths,
+    /// The project root (the working directory, canonical).
+    pub root: PathBuf,
+    /// Whether the folder is trusted (untrusted forces `default` approval).
+    pub trusted: bool,
+    /// Whether someone can answer confirmations.
+    pub interactive: bool,
+    /// The id of a new session (a resumed one keeps its own).
+    pub session_id: String,
+    /// `-m/--model`.
+    pub model: Option<String>,
+    /// The approval mode asked for (`-y`, `--approval-mode`).
+    pub approval_mode: ApprovalMode,
+    /// `--allowed-tools`.
+    pub allowed_tools: Vec<String>,
+    /// `--allowed-mcp-server-names`.
+    pub allowed_mcp_server_names: Vec<String>,
+    /// `--include-directories`.
+    pub include_directories: Vec<String>,
+    /// `--policy` files.
+    pub policy_files: Vec<PathBuf>,
+    /// `--resume`: `latest`, an index or a session id.
+    pub resume: Option<String>,
+    /// `-s/--sandbox` (`true` or a sandbox name).
+    pub sandbox: Option<String>,
+    /// `--fake-responses` / `--fake-responses-non-strict`.
+    pub replay: Option<(PathBuf, ReplayMode)>,
+    /// `--record-responses`.
+    pub record_responses: Option<PathBuf>,
+}
+
+impl SessionConfig {
+    /// A config with no flags set.
+    pub fn new(settings: Settings, paths: GeminiPaths, root: PathBuf) -> Self {
+        SessionConfig {
+            settings,
+            paths,
+            root,
+            trusted: true,
+            interactive: false,
+            session_id: uuid::Uuid::new_v4().to_string(),
+            model: None,
+            approval_mode: ApprovalMode::Default,
+            allowed_tools: Vec::new(),
+            allowed_mcp_server_names: Vec::new(),
+            include_directories: Vec::new(),
+            policy_files: Vec::new(),
+            resume: None,
+            sandbox: None,
+            replay: None,
+            record_responses: None,
+        }
+    }
+}
+
+/// What kind of problem stopped a session from starting (the binary maps
+/// each to its exit code).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartErrorKind {
+    /// Authentication is missing or not supported.
+    Auth,
+    /// A bad input: an unknown session to resume.
+    Input,
+    /// A configuration file or value is wrong.
+    Config,
+    /// The sandbox cannot be set up.
+    Sandbox,
+    /// Anything else (an unreadable responses file, a failing discovery).
+    Other,
+}
+
+/// A fatal problem before the session runs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct StartError {
+    /// What kind of problem.
+    pub kind: StartErrorKind,
+    /// The error class name Gemini CLI's JSON output uses.
+    pub class: &'static str,
+    /// What went wrong and what to do.
+    pub message: String,
+    /// Lines printed before the error (a discovery command's output).
+    pub notes: Vec<String>,
+}
+
+impl StartError {
+    /// A new error.
+    pub fn new(kind: StartErrorKind, class: &'static str, message: impl Into<String>) -> Self {
+        StartError {
+            kind,
+            class,
+            message: message.into(),
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// A line for the user from the start-up (settings warnings, MCP servers
+/// that failed), shown before anything else.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StartupNote {
+    /// The text.
+    pub text: String,
+    /// True for a warning (`[WARNING] ` in front, headless).
+    pub warning: bool,
+}
+
+/// The model: `-m`, `GEMINI_MODEL`, settings `model.name`, else
+/// `gemini-2.5-pro`. Auto aliases resolve to a concrete model (no router).
+pub fn resolve_model(flag: Option<&str>, env: Option<String>, settings: Option<String>) -> String {
+    let chosen = flag
+        .map(str::to_string)
+        .or(env.filter(|s| !s.is_empty()))
+        .or(settings.filter(|s| !s.is_empty()))
+        .unwrap_or_else(|| "auto".to_string());
+    match chosen.as_str() {
+        "auto" | "auto-gemini-2.5" | "pro" => "gemini-2.5-pro".to_string(),
+        "auto-gemini-3" => "gemini-3-pro-preview".to_string(),
+        "flash" => "gemini-2.5-flash".to_string(),
+        "flash-lite" => "gemini-2.5-flash-lite".to_string(),
+        _ => chosen,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolve_model;
+
+    #[test]
+    fn model_precedence() {
+        assert_eq!(
+            resolve_model(Some("a"), Some("b".into()), Some("c".into())),
+            "a"
+        );
+        assert_eq!(resolve_model(None, Some("b".into()), Some("c".into())), "b");
+        assert_eq!(resolve_model(None, None, Some("c".into())), "c");
+        assert_eq!(resolve_model(None, None, None), "gemini-2.5-pro");
+        assert_eq!(
+            resolve_model(None, Some(String::new()), Some("auto".into())),
+            "gemini-2.5-pro"
+        );
+    }
+}
