@@ -263,7 +263,10 @@ impl App {
                 self.state.error(&e.to_string())
             }
             Finished::Compress(false) => self.state.warn("The conversation was not compressed."),
-            Finished::Compress(true) | Finished::Clear | Finished::Command => {}
+            Finished::Compress(true)
+            | Finished::Clear
+            | Finished::Command
+            | Finished::Tool { .. } => {}
         }
         if !self.busy()
             && let Some(next) = self.state.queued.pop_front()

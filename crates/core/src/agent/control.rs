@@ -71,6 +71,20 @@ impl Agent {
         self.last_prompt_tokens = None;
     }
 
+    /// Runs one call through the scheduler without touching the history
+    /// (`mcp serve`).
+    pub async fn run_tool(
+        &self,
+        request: crate::scheduler::ToolCallRequest,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Option<crate::scheduler::CompletedCall> {
+        self.scheduler
+            .run_batch(vec![request], cancel)
+            .await
+            .into_iter()
+            .next()
+    }
+
     /// The tool registry the agent declares to the model.
     pub fn tools(&self) -> &Arc<crate::tools::ToolRegistry> {
         self.scheduler.registry()

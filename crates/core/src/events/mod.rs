@@ -7,7 +7,7 @@ pub mod stats;
 
 use crate::model::ModelError;
 use crate::policy::ApprovalMode;
-use crate::tools::{ConfirmationDetails, ToolDisplay, ToolError};
+use crate::tools::{ConfirmationDetails, ToolDisplay, ToolError, ToolResult};
 use gemini_rs_protocol::{Part, UsageMetadata};
 use serde_json::{Map, Value};
 use std::time::Duration;
@@ -61,7 +61,18 @@ pub enum Op {
         /// The command line.
         command: String,
     },
-    /// End the session: cancel what runs, run SessionEnd, stop.
+    /// Run one tool call outside a conversation (`mcp serve`): lookup,
+    /// validation, policy, confirmation, hooks and execution as for a call
+    /// of the model, without adding anything to the history.
+    RunTool {
+        /// The call's id (reported in the events and the result).
+        call_id: String,
+        /// The tool's name.
+        name: String,
+        /// Its arguments.
+        args: Value,
+    },
+    /// End the session after the ops before it: run SessionEnd, stop.
     Shutdown,
 }
 
@@ -133,6 +144,15 @@ pub enum Finished {
     Compress(bool),
     /// `/clear` ended.
     Clear,
+    /// A [`Op::RunTool`] call ended.
+    Tool {
+        /// The call's id.
+        call_id: String,
+        /// How it ended.
+        status: ToolCallStatus,
+        /// The tool's result (or the error that replaced it).
+        result: Box<ToolResult>,
+    },
     /// Another command ended (its messages came as events before).
     Command,
 }

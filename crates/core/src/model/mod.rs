@@ -117,3 +117,41 @@ mod tests {
         assert_eq!(json("gemma-3-27b-it"), r#"{"temperature":0,"topP":1}"#);
     }
 }
+
+/// The model of a session that has none (`mcp serve`): every call fails
+/// with a clear error instead of reaching a network.
+pub struct NoModel;
+
+impl NoModel {
+    fn error() -> ModelError {
+        ModelError::Setup("this session has no model (it only runs tool calls)".to_string())
+    }
+}
+
+impl ContentGenerator for NoModel {
+    fn generate_stream<'a>(
+        &'a self,
+        _model: &'a str,
+        _request: &'a GenerateContentRequest,
+        _cancel: CancellationToken,
+    ) -> BoxFuture<'a, Result<ChunkStream, ModelError>> {
+        Box::pin(async { Err(NoModel::error()) })
+    }
+
+    fn generate<'a>(
+        &'a self,
+        _model: &'a str,
+        _request: &'a GenerateContentRequest,
+        _cancel: CancellationToken,
+    ) -> BoxFuture<'a, Result<GenerateContentResponse, ModelError>> {
+        Box::pin(async { Err(NoModel::error()) })
+    }
+
+    fn count_tokens<'a>(
+        &'a self,
+        _model: &'a str,
+        _request: &'a CountTokensRequest,
+    ) -> BoxFuture<'a, Result<CountTokensResponse, ModelError>> {
+        Box::pin(async { Err(NoModel::error()) })
+    }
+}

@@ -3,7 +3,9 @@
 //! concurrently), policy, hooks, recording and the agent.
 
 use super::auth;
-use super::config::{SessionConfig, StartError, StartErrorKind, StartupNote, resolve_model};
+use super::config::{
+    SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote, resolve_model,
+};
 use crate::agent::{
     Agent, AgentConfig, AgentExtras, compress, environment_context, memory, system_prompt,
 };
@@ -27,6 +29,9 @@ use gemini_rs_protocol::Content;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::mpsc;
+
+/// Tools a session without a model leaves out.
+const NEEDS_MODEL: &[&str] = &["google_web_search"];
 
 /// Where system (admin) policies live.
 const SYSTEM_POLICIES: &str = "/etc/gemini-cli/policies";
@@ -66,7 +71,12 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         std::env::var("GEMINI_MODEL").ok(),
         settings.model_name(),
     );
-    let generator = auth::generator(&config)?;
+    let tool_server = config.kind == SessionKind::ToolServer;
+    let generator: Arc<dyn crate::model::ContentGenerator> = if tool_server {
+        Arc::new(crate::model::NoModel)
+    } else {
+        auth::generator(&config)?
+    };
     let mode = if config.trusted {
         config.approval_mode
     } else {
@@ -75,8 +85,12 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let workspace = Arc::new(workspace(&config));
     let sandbox = native_sandbox(&config, &workspace)?;
     let policy = policy(&config)?;
-    let discovered = discovered(settings, root).await?;
-    let mcp = if !extensions::all_servers(settings, paths, root).is_empty() {
+    let discovered = if tool_server {
+        Vec::new()
+    } else {
+        discovered(settings, root).await?
+    };
+    let mcp = if !tool_server && !extensions::all_servers(settings, paths, root).is_empty() {
         let mgr = McpManager::start(
             settings,
             workspace.dirs(),
@@ -96,6 +110,9 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     registry.exclude(extensions::excluded_tools(&extensions::load_extensions(
         paths, root,
     )));
+    if tool_server {
+        registry.exclude(NEEDS_MODEL.iter().map(|s| s.to_string()));
+    }
 
     let chats_dir = workspace.project_temp_dir().join("chats");
     let (session_id, recorder, resumed_history) = match &config.resume {
@@ -129,7 +146,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         workspace: workspace.clone(),
         settings: settings.clone(),
         model: model.clone(),
-        generator: Some(generator.clone()),
+        generator: (!tool_server).then(|| generator.clone()),
         gemini_dir: paths.gemini_dir.clone(),
         sandbox,
     };

@@ -6,9 +6,21 @@ use crate::model::ReplayMode;
 use crate::policy::ApprovalMode;
 use std::path::PathBuf;
 
+/// What a session is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionKind {
+    /// A conversation with a model.
+    Chat,
+    /// Tool calls from a client and no model (`mcp serve`): no auth, no
+    /// discovered or MCP tools, no tool that needs a model.
+    ToolServer,
+}
+
 /// Everything a session is built from.
 #[derive(Debug, Clone)]
 pub struct SessionConfig {
+    /// What the session is for.
+    pub kind: SessionKind,
     /// Merged settings (read once by the front end).
     pub settings: Settings,
     /// Home paths (`~/.gemini`, system files).
@@ -47,6 +59,7 @@ impl SessionConfig {
     /// A config with no flags set.
     pub fn new(settings: Settings, paths: GeminiPaths, root: PathBuf) -> Self {
         SessionConfig {
+            kind: SessionKind::Chat,
             settings,
             paths,
             root,

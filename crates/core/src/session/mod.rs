@@ -14,7 +14,9 @@ mod commands;
 pub mod config;
 
 pub use auth::check_auth;
-pub use config::{SessionConfig, StartError, StartErrorKind, StartupNote, resolve_model};
+pub use config::{
+    SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote, resolve_model,
+};
 
 use crate::agent::Agent;
 use crate::checkpoint::Checkpointer;
@@ -348,6 +350,25 @@ impl Engine {
             Op::Shell { command } => {
                 self.shell(command, &cancel).await;
                 Finished::Command
+            }
+            Op::RunTool {
+                call_id,
+                name,
+                args,
+            } => {
+                let request = crate::scheduler::ToolCallRequest {
+                    call_id: call_id.clone(),
+                    name,
+                    args,
+                };
+                match self.agent.run_tool(request, &cancel).await {
+                    Some(done) => Finished::Tool {
+                        call_id,
+                        status: done.status,
+                        result: Box::new(done.result),
+                    },
+                    None => Finished::Command,
+                }
             }
             // Handled by the task before an op gets here.
             Op::Confirm(_) | Op::Cancel | Op::SetApprovalMode(_) | Op::Shutdown => {

@@ -6,30 +6,38 @@ mod http;
 mod stdio;
 
 use super::{Env, ServeArgs};
-use gemini_rs_core::config::Settings;
-use gemini_rs_core::policy::{ApprovalMode, Decision, PolicyEngine, load_policy_dir};
-use gemini_rs_core::tools::{Tool, ToolContext, ToolErrorKind, ToolRegistry, ToolResult, builtin};
-use gemini_rs_core::workspace::Workspace;
+use gemini_rs_core::events::{AgentEvent, ConfirmationOutcome, ConfirmationResponse, Finished, Op};
+use gemini_rs_core::policy::ApprovalMode;
+use gemini_rs_core::session::{OpSender, Session, SessionConfig, SessionInfo, SessionKind};
+use gemini_rs_core::tools::{Tool, ToolErrorKind, ToolResult};
 use serde_json::{Map, Value, json};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex};
+use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 /// Protocol versions we speak, newest first.
 pub(crate) const PROTOCOL_VERSIONS: &[&str] =
     &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
-/// Tools left out: they need a model client, which `serve` has not.
-const NEEDS_MODEL: &[&str] = &["google_web_search"];
-
-/// The server: tools, policy and the calls in flight.
+/// The server: a tool-server session and the calls in flight.
 pub(crate) struct McpServer {
-    registry: ToolRegistry,
-    ctx: ToolContext,
-    policy: PolicyEngine,
+    ops: OpSender,
+    info: Arc<SessionInfo>,
     mode: ApprovalMode,
+    /// Who waits for which call's result.
+    waiters: Arc<Mutex<HashMap<String, oneshot::Sender<CallOutcome>>>>,
+    /// One call at a time goes to the session, so cancelling a call that
+    /// still waits its turn never touches another.
+    turn: tokio::sync::Mutex<()>,
     running: Mutex<HashMap<String, CancellationToken>>,
+    next_call: AtomicU64,
 }
+
+/// A finished call: its result, and whether it was refused because it
+/// needed a confirmation nobody can give here.
+type CallOutcome = (ToolResult, bool);
 
 /// A JSON-RPC error response.
 fn rpc_error(id: Value, code: i64, message: &str) -> Value {
@@ -81,61 +89,47 @@ pub(crate) fn to_mcp_result(result: &ToolResult) -> Value {
 }
 
 impl McpServer {
-    /// Builds the server for `cwd` as a session would: settings, trust,
-    /// workspace (with its project temp dir), `tools.core`/`tools.exclude`,
-    /// and the policy (defaults, settings rules, user policy files).
-    pub(crate) fn new(env: &Env, mode: ApprovalMode) -> Result<McpServer, String> {
-        let (settings, _trusted) = super::list::load_settings(env)?;
-        let workspace = Workspace::new(
-            env.cwd.clone(),
-            settings
-                .include_directories()
-                .into_iter()
-                .map(std::path::PathBuf::from)
-                .collect(),
-            env.paths.project_temp_dir(&env.cwd),
-        )
-        .with_filter_options(builtin::filter_options_from_settings(&settings));
-        let model = settings
-            .model_name()
-            .unwrap_or_else(|| "gemini-2.5-pro".to_string());
-        let mut registry = ToolRegistry::new();
-        let core = settings.tools_core();
-        for tool in builtin::builtin_tools() {
-            let keep = core.as_ref().is_none_or(|core| {
-                core.iter()
-                    .any(|c| c == tool.name() || c.starts_with(&format!("{}(", tool.name())))
-            });
-            if keep && !NEEDS_MODEL.contains(&tool.name()) {
-                registry.register(tool);
-            }
+    /// Starts a tool-server session for `cwd` (settings, trust, workspace,
+    /// `tools.core`/`tools.exclude`, policy files, hooks and sandbox as a
+    /// session has them) and the task that routes its events.
+    pub(crate) async fn new(env: &Env, mode: ApprovalMode) -> Result<McpServer, String> {
+        let (settings, trusted) = super::list::load_settings(env)?;
+        let mut config = SessionConfig::new(settings, env.paths.clone(), env.cwd.clone());
+        config.kind = SessionKind::ToolServer;
+        config.trusted = trusted;
+        config.interactive = true;
+        config.approval_mode = mode;
+        let handle = Session::start(config).await.map_err(|e| e.message)?;
+        for note in &handle.notes {
+            eprintln!("{}", note.text);
         }
-        registry.exclude(settings.tools_exclude());
-        let policy = PolicyEngine::new(true);
-        policy.add_settings_rules(&settings.tools_allowed(), &settings.tools_exclude());
-        match load_policy_dir(&env.paths.gemini_dir.join("policies"), 2) {
-            Ok(rules) => policy.add_rules(rules),
-            Err(e) => eprintln!("Warning: {e}"),
-        }
-        let settings: Arc<Settings> = Arc::new(settings);
-        let mut ctx = ToolContext::new(Arc::new(workspace), settings, model);
-        ctx.gemini_dir = env.paths.gemini_dir.clone();
+        let (ops, events, info, _task) = handle.into_parts();
+        let waiters: Arc<Mutex<HashMap<String, oneshot::Sender<CallOutcome>>>> = Arc::default();
+        tokio::spawn(route_events(events, ops.clone(), waiters.clone()));
         Ok(McpServer {
-            registry,
-            ctx,
-            policy,
+            ops,
+            info,
             mode,
+            waiters,
+            turn: tokio::sync::Mutex::new(()),
             running: Mutex::new(HashMap::new()),
+            next_call: AtomicU64::new(0),
         })
+    }
+
+    /// Ends the session (SessionEnd hooks, MCP clients).
+    pub(crate) fn shutdown(&self) {
+        self.ops.submit(Op::Cancel);
+        self.ops.submit(Op::Shutdown);
     }
 
     /// `tools/list`: every active tool, its declaration as an MCP tool.
     fn tools_list(&self) -> Value {
-        let tools: Vec<Value> = self
-            .registry
+        let registry = &self.info.tools;
+        let tools: Vec<Value> = registry
             .active_names()
             .iter()
-            .filter_map(|name| self.registry.get(name))
+            .filter_map(|name| registry.get(name))
             .map(|entry| {
                 let tool: &Arc<dyn Tool> = &entry.tool;
                 let decl = tool.declaration();
@@ -167,32 +161,54 @@ impl McpServer {
             .get("arguments")
             .cloned()
             .unwrap_or_else(|| Value::Object(Map::new()));
-        if self.registry.get(name).is_none() {
+        if self.info.tools.get(name).is_none() {
             return Err((-32602, format!("Unknown tool: {name}")));
         }
-        let built = match self.registry.build(name, &args, &self.ctx) {
-            Ok(b) => b,
-            Err(e) => return Ok(to_mcp_result(&ToolResult::from_error(e))),
+        let cancelled = || {
+            to_mcp_result(&ToolResult::error(
+                ToolErrorKind::ExecutionFailed,
+                "[Operation Cancelled] The client cancelled the request.",
+                "Cancelled.",
+            ))
         };
-        let args_value = Value::Object(built.args.clone());
-        let refuse = |message: String| {
-            let e = gemini_rs_core::tools::ToolError::new(ToolErrorKind::PolicyViolation, message);
-            Ok(to_mcp_result(&ToolResult::from_error(e)))
+        let _turn = tokio::select! {
+            guard = self.turn.lock() => guard,
+            _ = cancel.cancelled() => return Ok(cancelled()),
         };
-        match self
-            .policy
-            .check(&built.tool.policy_name(), &args_value, self.mode)
-        {
-            Decision::Allow => {}
-            Decision::Deny => return refuse("Tool execution denied by policy.".to_string()),
-            Decision::AskUser => {
-                if built.invocation.confirmation(&self.ctx).await.is_some() {
-                    return refuse(confirmation_refusal(name, self.mode));
-                }
-            }
+        let call_id = format!(
+            "mcp-{}",
+            self.next_call.fetch_add(1, AtomicOrdering::Relaxed) + 1
+        );
+        let (tx, mut rx) = oneshot::channel();
+        if let Ok(mut w) = self.waiters.lock() {
+            w.insert(call_id.clone(), tx);
         }
-        let result = built.invocation.execute(&self.ctx, cancel).await;
-        Ok(to_mcp_result(&result))
+        let op = Op::RunTool {
+            call_id,
+            name: name.to_string(),
+            args,
+        };
+        if !self.ops.submit(op) {
+            return Err((-32603, "The tool session has ended.".to_string()));
+        }
+        let outcome = tokio::select! {
+            outcome = &mut rx => outcome,
+            _ = cancel.cancelled() => {
+                self.ops.submit(Op::Cancel);
+                rx.await
+            }
+        };
+        match outcome {
+            Ok((_, true)) => {
+                let e = gemini_rs_core::tools::ToolError::new(
+                    ToolErrorKind::PolicyViolation,
+                    confirmation_refusal(name, self.mode),
+                );
+                Ok(to_mcp_result(&ToolResult::from_error(e)))
+            }
+            Ok((result, false)) => Ok(to_mcp_result(&result)),
+            Err(_) => Err((-32603, "The tool session has ended.".to_string())),
+        }
     }
 
     /// Handles one JSON-RPC message; `scope` keeps request ids of different
@@ -284,10 +300,59 @@ fn initialize_result(params: &Value) -> Value {
     })
 }
 
+/// Routes the session's events: results to the waiting calls; a call
+/// that asks for a confirmation is refused (nobody can answer here);
+/// messages for the user go to stderr (stdout may be the protocol).
+async fn route_events(
+    mut events: mpsc::UnboundedReceiver<AgentEvent>,
+    ops: OpSender,
+    waiters: Arc<Mutex<HashMap<String, oneshot::Sender<CallOutcome>>>>,
+) {
+    let mut refused = HashSet::new();
+    while let Some(event) = events.recv().await {
+        match event {
+            AgentEvent::ToolAwaitingApproval { call_id, .. } => {
+                let answer =
+                    ConfirmationResponse::new(call_id.clone(), ConfirmationOutcome::Cancel);
+                ops.submit(Op::Confirm(answer));
+                refused.insert(call_id);
+            }
+            AgentEvent::Finished(Finished::Tool {
+                call_id, result, ..
+            }) => {
+                let refused = refused.remove(&call_id);
+                let waiter = waiters.lock().ok().and_then(|mut w| w.remove(&call_id));
+                if let Some(tx) = waiter {
+                    let _ = tx.send((*result, refused));
+                }
+            }
+            AgentEvent::Warning(text) | AgentEvent::Error(text) => eprintln!("{text}"),
+            AgentEvent::HookMessage { text, .. } => eprintln!("{text}"),
+            AgentEvent::SessionEnded => break,
+            AgentEvent::Content(_)
+            | AgentEvent::Thought(_)
+            | AgentEvent::ToolCallRequested { .. }
+            | AgentEvent::ToolRunning { .. }
+            | AgentEvent::ToolOutput { .. }
+            | AgentEvent::ToolFinished(_)
+            | AgentEvent::Usage { .. }
+            | AgentEvent::Info(_)
+            | AgentEvent::ModelTurnFinished
+            | AgentEvent::Stats(_)
+            | AgentEvent::SessionStarted { .. }
+            | AgentEvent::PromptStarted { .. }
+            | AgentEvent::ApprovalModeChanged(_)
+            | AgentEvent::ModelChanged(_)
+            | AgentEvent::HistoryReplaced { .. }
+            | AgentEvent::Finished(_) => {}
+        }
+    }
+}
+
 /// `mcp serve`.
 pub(super) async fn run(env: &Env, args: &ServeArgs) -> i32 {
     let mode = ApprovalMode::parse(&args.approval_mode).unwrap_or(ApprovalMode::Default);
-    let server = match McpServer::new(env, mode) {
+    let server = match McpServer::new(env, mode).await {
         Ok(s) => Arc::new(s),
         Err(e) => {
             eprintln!("Error: {e}");
@@ -295,9 +360,10 @@ pub(super) async fn run(env: &Env, args: &ServeArgs) -> i32 {
         }
     };
     let outcome = match args.port {
-        Some(port) => http::serve(server, port).await,
-        None => stdio::serve(server).await,
+        Some(port) => http::serve(server.clone(), port).await,
+        None => stdio::serve(server.clone()).await,
     };
+    server.shutdown();
     match outcome {
         Ok(()) => 0,
         Err(e) => {
