@@ -95,29 +95,6 @@ pub fn default_generation_config(model: &str) -> GenerationConfig {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
-    use super::*;
-
-    fn json(model: &str) -> String {
-        serde_json::to_string(&default_generation_config(model)).unwrap()
-    }
-
-    #[test]
-    fn generation_configs_match_gemini_cli() {
-        assert_eq!(
-            json("gemini-3-flash-preview"),
-            r#"{"temperature":1,"topP":0.95,"topK":64,"thinkingConfig":{"includeThoughts":true,"thinkingLevel":"HIGH"}}"#
-        );
-        assert_eq!(
-            json("gemini-2.5-flash"),
-            r#"{"temperature":1,"topP":0.95,"topK":64,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":8192}}"#
-        );
-        assert_eq!(json("gemma-3-27b-it"), r#"{"temperature":0,"topP":1}"#);
-    }
-}
-
 /// The model of a session that has none (`mcp serve`): every call fails
 /// with a clear error instead of reaching a network.
 pub struct NoModel;
@@ -153,5 +130,28 @@ impl ContentGenerator for NoModel {
         _request: &'a CountTokensRequest,
     ) -> BoxFuture<'a, Result<CountTokensResponse, ModelError>> {
         Box::pin(async { Err(NoModel::error()) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn json(model: &str) -> String {
+        serde_json::to_string(&default_generation_config(model)).unwrap()
+    }
+
+    #[test]
+    fn generation_configs_match_gemini_cli() {
+        assert_eq!(
+            json("gemini-3-flash-preview"),
+            r#"{"temperature":1,"topP":0.95,"topK":64,"thinkingConfig":{"includeThoughts":true,"thinkingLevel":"HIGH"}}"#
+        );
+        assert_eq!(
+            json("gemini-2.5-flash"),
+            r#"{"temperature":1,"topP":0.95,"topK":64,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":8192}}"#
+        );
+        assert_eq!(json("gemma-3-27b-it"), r#"{"temperature":0,"topP":1}"#);
     }
 }
