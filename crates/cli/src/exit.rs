@@ -22,8 +22,12 @@ pub enum ExitCode {
     TurnLimit,
     /// A tool failed in a way that ends the session (disk full).
     FatalTool,
-    /// The user cancelled (Ctrl-C).
+    /// The user cancelled (Ctrl-C, SIGINT).
     Cancelled,
+    /// SIGTERM ended the run.
+    Terminated,
+    /// SIGHUP ended the run (the terminal closed).
+    HungUp,
 }
 
 impl ExitCode {
@@ -39,6 +43,8 @@ impl ExitCode {
             ExitCode::TurnLimit => 53,
             ExitCode::FatalTool => 54,
             ExitCode::Cancelled => 130,
+            ExitCode::Terminated => 143,
+            ExitCode::HungUp => 129,
         }
     }
 

@@ -6,6 +6,7 @@ mod exit;
 mod headless;
 mod hooks_cmd;
 mod mcp_cmd;
+mod signals;
 mod ui;
 
 use anyhow::Result;
@@ -140,6 +141,7 @@ fn real_main() -> Result<i32> {
         args.raw_output,
     ));
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    gemini_rs_core::process::terminate_all(signals::GRACE);
     Ok(code.code())
 }
 

@@ -9,6 +9,7 @@ mod fs_tools;
 mod hooks;
 mod mcp;
 mod sessions;
+mod signals;
 mod support;
 mod tui;
 mod web;

@@ -67,8 +67,30 @@ impl Sandbox {
         self.home.join(".gemini/tmp").join(hex)
     }
 
+    /// Starts the binary in `work` with a clean environment, its output
+    /// discarded (for tests that signal it).
+    pub fn spawn(&self, args: &[&str], env: &[(&str, &str)]) -> std::process::Child {
+        let mut cmd = self.command(args, env);
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        cmd.spawn().expect("spawn gemini-rs")
+    }
+
     /// Runs the binary in `work` with a clean environment.
     pub fn run(&self, args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Output {
+        let mut cmd = self.command(args, env);
+        cmd.stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+        run_with_timeout(cmd, stdin, Duration::from_secs(120))
+    }
+
+    fn command(&self, args: &[&str], env: &[(&str, &str)]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_gemini-rs"));
         cmd.current_dir(&self.work)
             .env_clear()
@@ -80,14 +102,7 @@ impl Sandbox {
                 "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
                 self.home.join("no-system-settings.json"),
             )
-            .args(args)
-            .stdin(if stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .args(args);
         for (k, v) in env {
             if v.is_empty() {
                 cmd.env_remove(k);
@@ -95,7 +110,7 @@ impl Sandbox {
                 cmd.env(k, v);
             }
         }
-        run_with_timeout(cmd, stdin, Duration::from_secs(120))
+        cmd
     }
 }
 

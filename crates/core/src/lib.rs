@@ -14,6 +14,7 @@ pub mod events;
 pub mod hooks;
 pub mod model;
 pub mod policy;
+pub mod process;
 pub mod recording;
 pub mod sandbox;
 pub mod scheduler;

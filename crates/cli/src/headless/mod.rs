@@ -22,7 +22,12 @@ pub async fn run(
     format: OutputFormat,
     raw_output: bool,
 ) -> ExitCode {
-    let handle = match Session::start(config.clone()).await {
+    let mut signal = tokio::spawn(crate::signals::first());
+    let started = tokio::select! {
+        started = Session::start(config.clone()) => started,
+        code = &mut signal => return code.unwrap_or(ExitCode::Cancelled),
+    };
+    let handle = match started {
         Ok(h) => h,
         Err(e) => {
             for note in &e.notes {
@@ -38,18 +43,28 @@ pub async fn run(
     }
     handle.submit(Op::prompt(prompt));
     handle.submit(Op::Shutdown);
-    let ops = handle.sender();
-    let ctrl_c = tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            ops.submit(Op::Cancel);
-        }
-    });
-    let (_ops, mut events, info, task) = handle.into_parts();
+    let (ops, mut events, info, task) = handle.into_parts();
     let started = Instant::now();
     let mut printer = Printer::new(format, raw_output);
     let mut outcome = None;
     let mut stats = SessionStats::default();
-    while let Some(event) = events.recv().await {
+    let mut signalled: Option<ExitCode> = None;
+    let mut deadline = None;
+    loop {
+        let event = tokio::select! {
+            event = events.recv() => event,
+            code = &mut signal, if signalled.is_none() => {
+                // Cancel what runs; the session ends its children and
+                // reports SessionEnd. If it cannot within the grace, the
+                // process ends them itself on the way out.
+                signalled = Some(code.unwrap_or(ExitCode::Cancelled));
+                ops.submit(Op::Cancel);
+                deadline = Some(tokio::time::Instant::now() + crate::signals::GRACE);
+                continue;
+            }
+            () = sleep_until(deadline) => break,
+        };
+        let Some(event) = event else { break };
         match event {
             AgentEvent::SessionStarted {
                 session_id, model, ..
@@ -66,8 +81,13 @@ pub async fn run(
             other => printer.handle(other),
         }
     }
-    ctrl_c.abort();
-    let _ = task.await;
+    signal.abort();
+    if deadline.is_none() {
+        let _ = task.await;
+    }
+    if signalled.is_some() {
+        outcome = Some(Err(AgentError::Cancelled));
+    }
     let session_id = info.session_id.as_str();
     let duration_ms = started.elapsed().as_millis() as u64;
     match outcome.unwrap_or(Err(AgentError::Cancelled)) {
@@ -91,10 +111,17 @@ pub async fn run(
             ExitCode::Ok
         }
         Err(err) => {
-            let code = ExitCode::of_agent_error(&err);
+            let code = signalled.unwrap_or(ExitCode::of_agent_error(&err));
             report_error(&err, code, format, session_id, printer, &stats);
             code
         }
+    }
+}
+
+async fn sleep_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
 }
 

@@ -5,14 +5,10 @@ use super::config::{CommandHook, HookEvent};
 use super::output::{HookOutput, parse_command_output};
 use futures::future::join_all;
 use serde_json::{Map, Value};
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-/// Grace period between SIGTERM and SIGKILL on timeout.
-const KILL_GRACE: Duration = Duration::from_secs(5);
 
 /// What the runner needs to know about the session.
 #[derive(Debug, Clone, Default)]
@@ -81,7 +77,7 @@ pub async fn run_hook(hook: &CommandHook, input: &[u8], env: &HookEnv) -> HookRu
         .env("GEMINI_SESSION_ID", &env.session_id)
         .envs(hook.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .kill_on_drop(true);
-    cmd.as_std_mut().process_group(0);
+    crate::process::new_group(cmd.as_std_mut());
     let mut result = HookRunResult {
         hook: hook.clone(),
         success: false,
@@ -100,7 +96,7 @@ pub async fn run_hook(hook: &CommandHook, input: &[u8], env: &HookEnv) -> HookRu
             return result;
         }
     };
-    let pgid = child.id().and_then(|p| i32::try_from(p).ok());
+    let mut group = child.id().map(crate::process::Group::new);
     let stdin = child.stdin.take();
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
@@ -135,9 +131,19 @@ pub async fn run_hook(hook: &CommandHook, input: &[u8], env: &HookEnv) -> HookRu
         }
         Ok(Err(e)) => result.error = Some(format!("Failed to wait for hook: {e}")),
         Err(_) => {
-            kill_group(pgid, &mut child).await;
+            match group.as_mut() {
+                Some(g) => g.terminate().await,
+                None => {
+                    let _ = child.kill().await;
+                }
+            }
+            let _ = child.wait().await;
             result.error = Some(format!("Hook timed out after {}ms", hook.timeout_ms));
         }
+    }
+    // The hook is over; what it started in the background is its own.
+    if let Some(mut g) = group {
+        g.disarm();
     }
     result.stdout = String::from_utf8_lossy(&out_buf).into_owned();
     result.stderr = String::from_utf8_lossy(&err_buf).into_owned();
@@ -146,34 +152,6 @@ pub async fn run_hook(hook: &CommandHook, input: &[u8], env: &HookEnv) -> HookRu
     }
     result.duration = start.elapsed();
     result
-}
-
-/// SIGTERM to the process group, SIGKILL after [`KILL_GRACE`].
-async fn kill_group(pgid: Option<i32>, child: &mut tokio::process::Child) {
-    let Some(pgid) = pgid.filter(|p| *p > 0) else {
-        let _ = child.kill().await;
-        return;
-    };
-    // SAFETY: plain syscall on a process group we created.
-    unsafe {
-        libc::kill(-pgid, libc::SIGTERM);
-    }
-    if tokio::time::timeout(KILL_GRACE, child.wait())
-        .await
-        .is_err()
-    {
-        // SAFETY: as above.
-        unsafe {
-            libc::kill(-pgid, libc::SIGKILL);
-        }
-        let _ = child.wait().await;
-    } else {
-        // The leader is gone; make sure no member of its group survives.
-        // SAFETY: as above.
-        unsafe {
-            libc::kill(-pgid, libc::SIGKILL);
-        }
-    }
 }
 
 /// Runs hooks concurrently with the same input.

@@ -141,14 +141,17 @@ fn run_discovery(command: &str, cwd: &Path) -> Result<String, DiscoveryError> {
     let Some((program, args)) = parts.split_first() else {
         return Err(DiscoveryError::Empty);
     };
-    let mut child = Command::new(program)
-        .args(args)
+    let mut cmd = Command::new(program);
+    cmd.args(args)
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::piped());
+    crate::process::new_group(&mut cmd);
+    let mut child = cmd
         .spawn()
         .map_err(|e| DiscoveryError::Spawn(spawn_error_text(program, &e)))?;
+    let _group = crate::process::Group::new(child.id());
     let readers = [
         child.stdout.take().map(capped_reader),
         child.stderr.take().map(capped_reader),
@@ -353,8 +356,7 @@ async fn run_call(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    #[cfg(unix)]
-    cmd.process_group(0);
+    crate::process::new_group(cmd.as_std_mut());
     if let Some(sandbox) = sandbox {
         crate::sandbox::install(cmd.as_std_mut(), sandbox.clone());
     }
@@ -396,19 +398,21 @@ async fn run_call(
             .take()
             .map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
     );
-    let pid = child.id();
+    let group = child.id().map(crate::process::Group::new);
     let status = tokio::select! {
         s = child.wait() => s,
         _ = cancel.cancelled() => {
-            #[cfg(unix)]
-            if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) {
-                // SAFETY: kill(2) on the child's own process group.
-                unsafe { libc::kill(-pid, libc::SIGKILL) };
+            // Gemini CLI kills a cancelled call outright (`Signal: SIGKILL`).
+            if let Some(g) = group.as_ref() {
+                g.signal(libc::SIGKILL);
             }
             let _ = child.start_kill();
             child.wait().await
         }
     };
+    if let Some(mut g) = group {
+        g.disarm();
+    }
     let mut run = CallRun {
         stdout: out.await.unwrap_or_default(),
         stderr: err.await.unwrap_or_default(),

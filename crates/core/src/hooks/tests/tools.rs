@@ -11,7 +11,7 @@ async fn exit_code_rows() {
     assert_eq!(before(&fx, "deny_json").await, block("nope"));
     assert_eq!(before(&fx, "block_json").await, block("r"));
     assert_eq!(before(&fx, "json_string").await, block("twice"));
-    assert!(fx.texts().is_empty());
+    assert!(fx.texts().is_empty(), "{:?}", fx.texts());
 
     assert_eq!(before(&fx, "exit2_stderr").await, block("nope-stderr"));
     assert_eq!(
@@ -51,7 +51,7 @@ async fn exit_code_rows() {
     for mode in ["stderr0", "ask", "allow"] {
         assert_eq!(before(&fx, mode).await, PROCEED);
     }
-    assert!(fx.texts().is_empty());
+    assert!(fx.texts().is_empty(), "{:?}", fx.texts());
 
     let changed = json!({"content": "changed"}).as_object().unwrap().clone();
     assert_eq!(

@@ -402,6 +402,9 @@ fn finish(
                     "Command was automatically cancelled because it exceeded the total timeout of {} minutes.",
                     minutes(settings.total)
                 ),
+                Abort::Stopped => {
+                    "Command was stopped (it received a stop signal) and was ended, since it could not go on by itself.".to_string()
+                }
             };
             let llm = if empty {
                 capture.finish(

@@ -191,10 +191,14 @@ async fn serve_stdio(
     if let Some(cwd) = cwd {
         cmd.current_dir(cwd);
     }
+    crate::process::new_group(cmd.as_std_mut());
     let (transport, stderr) = TokioChildProcess::builder(cmd)
         .stderr(std::process::Stdio::piped())
         .spawn()
         .map_err(|e| format!("failed to start {command}: {e}"))?;
+    if let Some(pid) = transport.id() {
+        crate::process::watch(pid);
+    }
     if let Some(stderr) = stderr {
         let server = handler.server.clone();
         tokio::spawn(async move {

@@ -18,8 +18,10 @@ use tokio::process::{Child, Command};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-/// How long the group gets between SIGTERM and SIGKILL.
-const KILL_GRACE: Duration = Duration::from_secs(1);
+use crate::process::{Group, KILL_GRACE, members, signal_group};
+
+/// How often a quiet run checks whether bash was stopped.
+const STOP_CHECK: Duration = Duration::from_millis(500);
 /// Most output read after bash exited (background jobs may keep writing).
 const DRAIN_LIMIT: usize = 8 * 1024 * 1024;
 
@@ -52,6 +54,9 @@ pub(crate) enum Abort {
     Inactive,
     /// The total timeout passed.
     TimedOut,
+    /// bash was stopped (SIGSTOP, SIGTSTP, a terminal read) and would
+    /// never go on by itself.
+    Stopped,
 }
 
 /// How a run ended.
@@ -81,46 +86,6 @@ pub(crate) struct Outcome {
     pub ending: Ending,
 }
 
-/// Stops the whole group if the run is dropped half-way (the caller
-/// stopped polling us): SIGTERM now, SIGKILL after [`KILL_GRACE`] from a
-/// helper thread, since a destructor cannot wait.
-struct GroupGuard {
-    pgid: i32,
-    armed: bool,
-}
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        if !self.armed || !signal_group(self.pgid, libc::SIGTERM) {
-            return;
-        }
-        let pgid = self.pgid;
-        let spawned = std::thread::Builder::new()
-            .name("shell-kill".into())
-            .spawn(move || {
-                let deadline = std::time::Instant::now() + KILL_GRACE;
-                while std::time::Instant::now() < deadline {
-                    if !group_alive(pgid) {
-                        return;
-                    }
-                    std::thread::sleep(Duration::from_millis(20));
-                }
-                signal_group(pgid, libc::SIGKILL);
-            });
-        if spawned.is_err() {
-            signal_group(pgid, libc::SIGKILL);
-        }
-    }
-}
-
-fn signal_group(pgid: i32, sig: i32) -> bool {
-    if pgid <= 0 {
-        return false;
-    }
-    // SAFETY: a plain syscall on a process group we created.
-    unsafe { libc::kill(-pgid, sig) == 0 }
-}
-
 /// Spawns bash and streams its output into `sink` until it ends, is
 /// aborted or goes to the background.
 pub(crate) async fn run(
@@ -138,18 +103,7 @@ pub(crate) async fn run(
         .stdout(Stdio::from(writer))
         .stderr(Stdio::from(writer2))
         .kill_on_drop(false);
-    // A session of its own: a new process group (pgid = pid) and no
-    // controlling terminal, so nothing (git, ssh, sudo) can prompt on the
-    // user's terminal and hang until the timeout.
-    // SAFETY: `setsid` is async-signal-safe and touches no memory.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::setsid() == -1 {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    crate::process::new_session(cmd.as_std_mut());
     if let Some(sandbox) = spec.sandbox {
         crate::sandbox::install(cmd.as_std_mut(), sandbox.clone());
     }
@@ -161,8 +115,8 @@ pub(crate) async fn run(
     drop(cmd);
     let mut child = spawned?;
     let pid = child.id().unwrap_or(0);
-    let pgid = i32::try_from(pid).unwrap_or(0);
-    let mut guard = GroupGuard { pgid, armed: true };
+    let mut guard = Group::new(pid);
+    let pgid = guard.pgid();
     let mut rx = pipe::Receiver::from_owned_fd(OwnedFd::from(reader))?;
     let mut renderer = Renderer::new();
     let mut buf = vec![0u8; 64 * 1024];
@@ -173,6 +127,8 @@ pub(crate) async fn run(
     let ticking = sink.wants_ticks();
     let mut ticker = tokio::time::interval(super::live::LIVE_INTERVAL);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut stop_check = tokio::time::interval(STOP_CHECK);
+    stop_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
 
     let status = loop {
         let inactive_at = spec.inactivity.map(|d| last_output + d);
@@ -206,9 +162,15 @@ pub(crate) async fn run(
                 Err(_) => pipe_open = false,
             },
             _ = ticker.tick(), if ticking => sink.tick(),
+            _ = stop_check.tick() => {
+                if guard.leader_stopped() {
+                    return abort(child, pid, guard, &mut renderer, sink, Abort::Stopped).await;
+                }
+            }
             () = sleep_until(bg_deadline) => {
                 if let Some((_, log_dir)) = spec.background {
-                    guard.armed = false;
+                    // A background job outlives this call (and gemini-rs).
+                    guard.disarm();
                     renderer.finish(sink);
                     hand_off(child, rx, renderer, log_dir.join(format!("background-{pid}.log")));
                     return Ok(Outcome { pid, ending: Ending::Backgrounded });
@@ -220,8 +182,8 @@ pub(crate) async fn run(
         drain(&rx, &mut buf, &mut renderer, sink);
     }
     renderer.finish(sink);
-    guard.armed = false;
-    let background_pids = group_members(pgid);
+    guard.disarm();
+    let background_pids = members(pgid);
     Ok(Outcome {
         pid,
         ending: exited(status, background_pids),
@@ -271,20 +233,21 @@ fn drain(rx: &pipe::Receiver, buf: &mut [u8], renderer: &mut Renderer, sink: &mu
 async fn abort(
     mut child: Child,
     pid: u32,
-    mut guard: GroupGuard,
+    mut guard: Group,
     renderer: &mut Renderer,
     sink: &mut (dyn LineSink + Send),
     why: Abort,
 ) -> io::Result<Outcome> {
-    let pgid = guard.pgid;
+    let pgid = guard.pgid();
     signal_group(pgid, libc::SIGTERM);
+    signal_group(pgid, libc::SIGCONT);
     let deadline = Instant::now() + KILL_GRACE;
     let mut reaped = false;
     loop {
         if !reaped {
             reaped = matches!(child.try_wait(), Ok(Some(_)));
         }
-        if reaped && !group_alive(pgid) {
+        if reaped && members(pgid).is_empty() {
             break;
         }
         if Instant::now() >= deadline {
@@ -296,42 +259,12 @@ async fn abort(
     if !reaped {
         let _ = child.wait().await;
     }
-    guard.armed = false;
+    guard.disarm();
     renderer.finish(sink);
     Ok(Outcome {
         pid,
         ending: Ending::Aborted(why),
     })
-}
-
-fn group_alive(pgid: i32) -> bool {
-    !group_members(pgid).is_empty()
-}
-
-/// Pids of the live (non-zombie) processes whose process group is `pgid`,
-/// ascending, from `/proc`.
-pub(crate) fn group_members(pgid: i32) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let mut pids: Vec<u32> = entries
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                return false;
-            };
-            // `pid (comm) state ppid pgrp …`; comm may contain anything.
-            let Some(rest) = stat.rfind(')').and_then(|i| stat.get(i + 1..)) else {
-                return false;
-            };
-            let mut fields = rest.split_whitespace();
-            let state = fields.next();
-            let pgrp = fields.nth(1).and_then(|p| p.parse::<i32>().ok());
-            pgrp == Some(pgid) && state != Some("Z") && state != Some("X")
-        })
-        .collect();
-    pids.sort_unstable();
-    pids
 }
 
 /// Writes rendered lines to a log file.

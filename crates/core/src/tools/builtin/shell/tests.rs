@@ -2,8 +2,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::ShellTool;
-use super::run::group_members;
 use crate::config::Settings;
+use crate::process::members as group_members;
 use crate::tools::{ConfirmationDetails, Tool, ToolContext, ToolRegistry, ToolResult};
 use crate::workspace::Workspace;
 use serde_json::{Value, json};

@@ -1,0 +1,26 @@
+//! SIGINT, SIGTERM and SIGHUP: each cancels the session the same way, and
+//! the process exits with 128 + the signal's number (130, 143, 129).
+
+use crate::exit::ExitCode;
+use tokio::signal::unix::{SignalKind, signal};
+
+/// How long a session gets to end after a signal before the process
+/// ends its children itself and exits.
+pub const GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Waits for the first of SIGINT, SIGTERM and SIGHUP; its exit code.
+/// Without a way to listen (no signal support), never returns.
+pub async fn first() -> ExitCode {
+    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = int.recv() => ExitCode::Cancelled,
+        _ = term.recv() => ExitCode::Terminated,
+        _ = hup.recv() => ExitCode::HungUp,
+    }
+}
