@@ -79,20 +79,34 @@ pub struct InvalidSetting {
     pub key: String,
     /// serde's reason, e.g. `invalid type: string "x", expected f64`.
     pub message: String,
-    /// The file that set the value and its 1-based line and column there;
-    /// `None` for settings built from a value ([`Settings::from_value`]).
-    /// Line and column are 0 when the position could not be found.
-    pub location: Option<(PathBuf, usize, usize)>,
+    /// Where the value was set; `None` for settings built from a value
+    /// ([`Settings::from_value`]).
+    pub location: Option<SettingLocation>,
+}
+
+/// Where in which settings file a value was set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingLocation {
+    /// The settings file.
+    pub file: PathBuf,
+    /// 1-based line of the value (0 when it could not be found).
+    pub line: usize,
+    /// 1-based column of the value (0 when it could not be found).
+    pub column: usize,
 }
 
 impl std::fmt::Display for InvalidSetting {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Invalid value for setting '{}'", self.key)?;
         match &self.location {
-            Some((path, line, column)) if *line > 0 => {
-                write!(f, " in {} at line {line}, column {column}", path.display())?
-            }
-            Some((path, _, _)) => write!(f, " in {}", path.display())?,
+            Some(at) if at.line > 0 => write!(
+                f,
+                " in {} at line {}, column {}",
+                at.file.display(),
+                at.line,
+                at.column
+            )?,
+            Some(at) => write!(f, " in {}", at.file.display())?,
             None => {}
         }
         write!(f, ": {}; the setting is ignored.", self.message)
@@ -130,7 +144,9 @@ impl Settings {
             .into_iter()
             .map(|(path, message)| {
                 let target = value_at(&merged, &path);
-                let location = target.and_then(|t| lenient::locate(&files, &path, t));
+                let location = target
+                    .and_then(|t| lenient::locate(&files, &path, t))
+                    .map(|(file, line, column)| SettingLocation { file, line, column });
                 let invalid = InvalidSetting {
                     key: lenient::dotted(&path),
                     message,

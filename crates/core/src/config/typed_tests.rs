@@ -105,20 +105,18 @@ fn invalid_value_names_the_file_line_and_column() {
         .unwrap()
         .settings;
     assert_eq!(s.tools_exclude(), ["a", "b"]);
-    let found: Vec<(String, Option<(PathBuf, usize, usize)>)> = s
+    let found: Vec<(&str, usize, usize)> = s
         .invalid_settings()
         .iter()
-        .map(|i| (i.key.clone(), i.location.clone()))
+        .map(|i| {
+            let at = i.location.as_ref().unwrap();
+            assert_eq!(at.file, user);
+            (i.key.as_str(), at.line, at.column)
+        })
         .collect();
     assert_eq!(
         found,
-        [
-            ("tools.exclude[1]".to_string(), Some((user.clone(), 4, 22))),
-            (
-                "tools.shell.timeout".to_string(),
-                Some((user.clone(), 5, 26))
-            ),
-        ]
+        [("tools.exclude[1]", 4, 22), ("tools.shell.timeout", 5, 26)]
     );
     let text = s.invalid_settings()[1].to_string();
     assert!(
