@@ -1,7 +1,7 @@
 //! `list_directory` (ReadFolder): the entries of one directory, directories
 //! first, minus ignored ones (counted) and `ignore` globs (not counted).
 
-use super::common::{Aliases, locale_compare, move_aliases, node_message, parse_params};
+use super::common::{Aliases, lenient, locale_compare, move_aliases, node_message, parse_params};
 use super::shorten_path;
 use crate::tools::{
     Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
@@ -28,6 +28,36 @@ struct Params {
     dir_path: String,
     ignore: Vec<String>,
     file_filtering_options: FileFilteringParams,
+    /// The flags as top-level parameters (an older form; `normalize_args`
+    /// moves them into `file_filtering_options`, which wins).
+    #[serde(flatten)]
+    top_level: LenientFiltering,
+}
+
+/// Top-level `respect_*` flags: outside the schema, so a value of another
+/// type reads as absent.
+#[derive(Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+struct LenientFiltering {
+    #[serde(deserialize_with = "lenient")]
+    respect_git_ignore: Option<bool>,
+    #[serde(deserialize_with = "lenient")]
+    respect_gemini_ignore: Option<bool>,
+}
+
+impl Params {
+    /// The per-call overrides, `file_filtering_options` first.
+    fn filtering(&self) -> FileFilteringParams {
+        let nested = self.file_filtering_options;
+        FileFilteringParams {
+            respect_git_ignore: nested
+                .respect_git_ignore
+                .or(self.top_level.respect_git_ignore),
+            respect_gemini_ignore: nested
+                .respect_gemini_ignore
+                .or(self.top_level.respect_gemini_ignore),
+        }
+    }
 }
 
 /// `file_filtering_options`: per-call overrides of the session's ignore
@@ -139,11 +169,12 @@ impl Tool for ListDirectoryTool {
             .check_access(&abs)
             .map_err(ToolError::invalid_params)?;
         let shown = shorten_path(&ctx.workspace.relative(&abs));
+        let filtering = params.filtering();
         Ok(Box::new(ListDirectoryInvocation {
             shown,
             abs,
             ignore: params.ignore,
-            filtering: params.file_filtering_options,
+            filtering,
         }))
     }
 }

@@ -138,6 +138,12 @@ fn params_accept_aliases_and_the_canonical_name_wins() {
     assert_eq!(p.file_filtering_options.respect_git_ignore, Some(false));
     assert_eq!(p.file_filtering_options.respect_gemini_ignore, None);
     assert_eq!(params(json!({"path": "a", "dir_path": "b"})).dir_path, "b");
+    let p = params(json!({"dir_path": ".", "respect_gemini_ignore": false,
+        "respect_git_ignore": "no", "file_filtering_options": {"respect_gemini_ignore": true}}));
+    assert_eq!(p.filtering().respect_gemini_ignore, Some(true));
+    assert_eq!(p.filtering().respect_git_ignore, None);
+    let p = params(json!({"dir_path": ".", "respect_git_ignore": false}));
+    assert_eq!(p.filtering().respect_git_ignore, Some(false));
 }
 
 #[test]
