@@ -140,27 +140,33 @@ fn prune<T: DeserializeOwned>(
 /// In the layers (lowest precedence first, values after `$VAR` expansion),
 /// the file that supplied the bad value `target` at `path`, and that
 /// value's line and column in the file. A list element is looked up by its
-/// value, since merged lists join several layers.
+/// value, since merged lists join several layers. The last layer holding
+/// exactly the bad value wins; failing that (objects merged from several
+/// layers), the last layer setting the key at all.
 pub fn locate(
     layers: &[(PathBuf, &Value)],
     path: &[Segment],
     target: &Value,
 ) -> Option<(PathBuf, usize, usize)> {
-    for (file, layer) in layers.iter().rev() {
-        let Some(in_layer) = path_in_layer(layer, path, target) else {
-            continue;
-        };
-        let position = position_in_file(file, &in_layer);
-        return Some(match position {
-            Some((line, column)) => (file.clone(), line, column),
-            None => (file.clone(), 0, 0),
-        });
-    }
-    None
+    let found = |exact: bool| {
+        layers
+            .iter()
+            .rev()
+            .find_map(|(file, layer)| path_in_layer(layer, path, target, exact).map(|p| (file, p)))
+    };
+    let (file, in_layer) = found(true).or_else(|| found(false))?;
+    let (line, column) = position_in_file(file, &in_layer).unwrap_or((0, 0));
+    Some((file.clone(), line, column))
 }
 
-/// `path` as it is in `layer`, or `None` when the layer does not set it.
-fn path_in_layer(layer: &Value, path: &[Segment], target: &Value) -> Option<Vec<Segment>> {
+/// `path` as it is in `layer` (holding `target` itself when `exact`), or
+/// `None` when the layer does not set it.
+fn path_in_layer(
+    layer: &Value,
+    path: &[Segment],
+    target: &Value,
+    exact: bool,
+) -> Option<Vec<Segment>> {
     let mut here = layer;
     let mut out = Vec::with_capacity(path.len());
     for (i, seg) in path.iter().enumerate() {
@@ -170,19 +176,22 @@ fn path_in_layer(layer: &Value, path: &[Segment], target: &Value) -> Option<Vec<
                 out.push(seg.clone());
             }
             Segment::Index(_) => {
-                let items = here.as_array()?;
-                let last = i + 1 == path.len();
-                let pos = if last {
-                    items.iter().position(|v| v == target)?
-                } else {
+                // Only list elements are checked one by one (see `prune`),
+                // so an index is always the last step.
+                if i + 1 != path.len() {
                     return None;
-                };
-                here = &items[pos];
+                }
+                let (pos, item) = here
+                    .as_array()?
+                    .iter()
+                    .enumerate()
+                    .find(|(_, v)| *v == target)?;
+                here = item;
                 out.push(Segment::Index(pos));
             }
         }
     }
-    (here == target).then_some(out)
+    (!exact || here == target).then_some(out)
 }
 
 /// Line and column (1-based) of the value at `path` in a settings file.

@@ -124,3 +124,30 @@ fn invalid_value_names_the_file_line_and_column() {
         "{text}"
     );
 }
+
+#[test]
+fn a_bad_object_merged_from_two_layers_names_the_later_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let root = dir.path().join("work");
+    std::fs::create_dir_all(home.join(".gemini")).unwrap();
+    std::fs::create_dir_all(root.join(".gemini")).unwrap();
+    std::fs::write(
+        home.join(".gemini/settings.json"),
+        r#"{"model": {"name": {"a": 1}}}"#,
+    )
+    .unwrap();
+    let workspace = root.join(".gemini/settings.json");
+    std::fs::write(&workspace, "{\n\"model\": {\"name\": {\"b\": 2}}}").unwrap();
+    let paths = GeminiPaths::new(home, dir.path().join("sys.json"), dir.path().join("d.json"));
+    let s = Settings::load(&root, &paths, true, &|_| None)
+        .unwrap()
+        .settings;
+    let bad = &s.invalid_settings()[0];
+    assert_eq!(bad.key, "model.name");
+    let at = bad.location.as_ref().unwrap();
+    assert_eq!(
+        (at.file.as_path(), at.line, at.column),
+        (workspace.as_path(), 2, 19)
+    );
+}
