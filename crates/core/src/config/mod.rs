@@ -4,12 +4,21 @@
 
 pub mod dotenv;
 mod jsonc;
+mod lenient;
 mod merge;
 mod paths;
 pub mod trust;
+mod typed;
 
 pub use jsonc::expand_str;
 pub use paths::{GeminiPaths, project_hash};
+pub use typed::{
+    AdminMcpSettings, AdminSettings, AdvancedSettings, AuthSettings, BoolOrText,
+    CheckpointingSettings, ContextSettings, FileFilteringSettings, FolderTrustSettings,
+    GeneralSettings, HooksConfigSettings, McpSettings, ModelSettings, RetrySettings,
+    SandboxSetting, SecuritySettings, SessionRetentionSettings, ShellSettings, ToolsSettings,
+    TypedSettings,
+};
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -58,11 +67,59 @@ pub enum Scope {
     System,
 }
 
+/// A settings value of the wrong type for its key. The value is left out
+/// of [`Settings::typed`] (the key reads as unset, so its default applies)
+/// and every other key is read as usual: one typo must not cost the user
+/// the rest of their settings, nor stop the run. Front ends show these as
+/// warnings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidSetting {
+    /// The dotted path of the value, e.g. `tools.shell.timeout` or
+    /// `tools.exclude[1]` for a list element.
+    pub key: String,
+    /// serde's reason, e.g. `invalid type: string "x", expected f64`.
+    pub message: String,
+    /// Where the value was set; `None` for settings built from a value
+    /// ([`Settings::from_value`]).
+    pub location: Option<SettingLocation>,
+}
+
+/// Where in which settings file a value was set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingLocation {
+    /// The settings file.
+    pub file: PathBuf,
+    /// 1-based line of the value (0 when it could not be found).
+    pub line: usize,
+    /// 1-based column of the value (0 when it could not be found).
+    pub column: usize,
+}
+
+impl std::fmt::Display for InvalidSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Invalid value for setting '{}'", self.key)?;
+        match &self.location {
+            Some(at) if at.line > 0 => write!(
+                f,
+                " in {} at line {}, column {}",
+                at.file.display(),
+                at.line,
+                at.column
+            )?,
+            Some(at) => write!(f, " in {}", at.file.display())?,
+            None => {}
+        }
+        write!(f, ": {}; the setting is ignored.", self.message)
+    }
+}
+
 /// The merged settings of a run, plus the layers they came from.
 #[derive(Debug, Clone, Default)]
 pub struct Settings {
     merged: Value,
     layers: Vec<(Scope, PathBuf, Value)>,
+    typed: TypedSettings,
+    invalid: Vec<InvalidSetting>,
 }
 
 /// The result of [`Settings::load`].
@@ -75,9 +132,35 @@ pub struct LoadedSettings {
 impl Settings {
     /// Settings from one JSON value (tests, embedding).
     pub fn from_value(value: Value) -> Self {
+        Settings::from_parts(value, Vec::new())
+    }
+
+    /// Reads the typed tree from `merged` once, noting each value of the
+    /// wrong type with the file that set it.
+    fn from_parts(merged: Value, layers: Vec<(Scope, PathBuf, Value)>) -> Self {
+        let (typed, errors) = lenient::parse::<TypedSettings>(&merged);
+        let files: Vec<(PathBuf, &Value)> = layers.iter().map(|(_, p, v)| (p.clone(), v)).collect();
+        let invalid = errors
+            .into_iter()
+            .map(|(path, message)| {
+                let target = value_at(&merged, &path);
+                let location = target
+                    .and_then(|t| lenient::locate(&files, &path, t))
+                    .map(|(file, line, column)| SettingLocation { file, line, column });
+                let invalid = InvalidSetting {
+                    key: lenient::dotted(&path),
+                    message,
+                    location,
+                };
+                tracing::warn!("{invalid}");
+                invalid
+            })
+            .collect();
         Settings {
-            merged: value,
-            layers: Vec::new(),
+            merged,
+            layers,
+            typed,
+            invalid,
         }
     }
 
@@ -110,8 +193,20 @@ impl Settings {
             layers.push((scope, path, value));
         }
         Ok(LoadedSettings {
-            settings: Settings { merged, layers },
+            settings: Settings::from_parts(merged, layers),
         })
+    }
+
+    /// The settings as typed structs (read once, when the settings were
+    /// loaded). Prefer this to [`Settings::get`].
+    pub fn typed(&self) -> &TypedSettings {
+        &self.typed
+    }
+
+    /// The values left out of [`Settings::typed`] because their type was
+    /// wrong, in the order met.
+    pub fn invalid_settings(&self) -> &[InvalidSetting] {
+        &self.invalid
     }
 
     /// The merged settings as one JSON value.
@@ -135,18 +230,8 @@ impl Settings {
             .filter(|v| !v.is_null())
     }
 
-    fn bool_or(&self, dotted: &str, default: bool) -> bool {
-        self.get(dotted).and_then(Value::as_bool).unwrap_or(default)
-    }
-
-    fn string(&self, dotted: &str) -> Option<String> {
-        self.get(dotted)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    }
-
-    /// A list of strings (non-strings skipped); empty when absent.
+    /// A list of strings (non-strings skipped); empty when absent. For
+    /// keys of [`TypedSettings`], use its fields instead.
     pub fn strings(&self, dotted: &str) -> Vec<String> {
         self.get(dotted)
             .and_then(Value::as_array)
@@ -161,57 +246,65 @@ impl Settings {
 
     /// `security.folderTrust.enabled` (default false).
     pub fn folder_trust_enabled(&self) -> bool {
-        self.bool_or("security.folderTrust.enabled", false)
+        self.typed.security.folder_trust.enabled.unwrap_or(false)
     }
 
-    /// `model.name`.
+    /// `model.name` (empty counts as unset).
     pub fn model_name(&self) -> Option<String> {
-        self.string("model.name")
+        self.typed.model.name.clone().filter(|s| !s.is_empty())
     }
 
     /// `model.maxSessionTurns` (-1 = unlimited).
     pub fn max_session_turns(&self) -> i64 {
-        self.get("model.maxSessionTurns")
-            .and_then(Value::as_i64)
-            .unwrap_or(-1)
+        self.typed.model.max_session_turns.unwrap_or(-1)
     }
 
     /// `model.retry.initialDelayMs`: the first retry delay of model calls.
     pub fn retry_initial_delay_ms(&self) -> Option<u64> {
-        self.get("model.retry.initialDelayMs")
-            .and_then(Value::as_u64)
+        self.typed.model.retry.initial_delay_ms
     }
 
     /// `context.includeDirectories`.
     pub fn include_directories(&self) -> Vec<String> {
-        self.strings("context.includeDirectories")
+        self.typed.context.include_directories.clone()
     }
 
     /// `context.fileFiltering.respectGitIgnore` (default true).
     pub fn respect_git_ignore(&self) -> bool {
-        self.bool_or("context.fileFiltering.respectGitIgnore", true)
+        self.typed
+            .context
+            .file_filtering
+            .respect_git_ignore
+            .unwrap_or(true)
     }
 
     /// `context.fileFiltering.respectGeminiIgnore` (default true).
     pub fn respect_gemini_ignore(&self) -> bool {
-        self.bool_or("context.fileFiltering.respectGeminiIgnore", true)
+        self.typed
+            .context
+            .file_filtering
+            .respect_gemini_ignore
+            .unwrap_or(true)
     }
 
     /// `context.fileFiltering.customIgnoreFilePaths`.
     pub fn custom_ignore_file_paths(&self) -> Vec<String> {
-        self.strings("context.fileFiltering.customIgnoreFilePaths")
+        self.typed
+            .context
+            .file_filtering
+            .custom_ignore_file_paths
+            .clone()
     }
 
     /// `context.fileName` (a string or a list, trimmed, empties dropped);
     /// `GEMINI.md` when unset or empty.
     pub fn context_file_names(&self) -> Vec<String> {
-        let names: Vec<String> = match self.get("context.fileName") {
-            Some(Value::String(s)) => vec![s.clone()],
-            Some(Value::Array(_)) => self.strings("context.fileName"),
-            _ => Vec::new(),
-        };
-        let names: Vec<String> = names
-            .into_iter()
+        let names: Vec<String> = self
+            .typed
+            .context
+            .file_name
+            .iter()
+            .flatten()
             .map(|n| n.trim().to_string())
             .filter(|n| !n.is_empty())
             .collect();
@@ -225,27 +318,34 @@ impl Settings {
     /// `context.discoveryMaxDirs`: how many directories below the project
     /// root are searched for context files.
     pub fn context_discovery_max_dirs(&self) -> Option<usize> {
-        self.get("context.discoveryMaxDirs")
-            .and_then(Value::as_u64)
-            .map(|n| n as usize)
+        self.typed
+            .context
+            .discovery_max_dirs
+            .and_then(|n| usize::try_from(n).ok())
     }
 
     /// `tools.allowed`: tools that run without asking.
     pub fn tools_allowed(&self) -> Vec<String> {
-        self.strings("tools.allowed")
+        self.typed.tools.allowed.clone()
     }
 
     /// `tools.exclude`: tools neither declared nor callable.
     pub fn tools_exclude(&self) -> Vec<String> {
-        self.strings("tools.exclude")
+        self.typed.tools.exclude.clone()
     }
 
     /// `tools.core`: when set, only these built-ins are registered.
     pub fn tools_core(&self) -> Option<Vec<String>> {
-        self.get("tools.core")
-            .and_then(Value::as_array)
-            .map(|_| self.strings("tools.core"))
+        self.typed.tools.core.clone()
     }
+}
+
+/// The value at `path` in `root`.
+fn value_at<'a>(root: &'a Value, path: &[lenient::Segment]) -> Option<&'a Value> {
+    path.iter().try_fold(root, |v, seg| match seg {
+        lenient::Segment::Key(k) => v.get(k),
+        lenient::Segment::Index(i) => v.get(i),
+    })
 }
 
 /// Reads one layer; `None` when the file does not exist.
@@ -334,3 +434,6 @@ mod tests {
         assert_eq!(s.context_file_names(), ["AGENTS.md"]);
     }
 }
+
+#[cfg(test)]
+mod typed_tests;

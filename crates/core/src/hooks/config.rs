@@ -1,7 +1,7 @@
 //! The `hooks` section of the settings (§9.1): events, definitions, command
 //! hooks, the on/off switches and the disabled list.
 
-use crate::config::Settings;
+use crate::config::{Settings, TypedSettings};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -152,44 +152,30 @@ impl HookConfig {
     /// and the folder untrusted) drops every hook, as Gemini CLI tags all
     /// settings hooks *project* and refuses them there.
     pub fn from_settings(settings: &Settings, folder_trusted: bool) -> HookConfig {
-        let mut config = HookConfig::from_value(settings.as_value(), "project");
+        let mut config = HookConfig::from_typed(settings.typed(), "project");
         if !folder_trusted {
             config.events.clear();
         }
         config
     }
 
-    /// Parses a settings object (`hooks`, `hooksConfig`, `tools.enableHooks`);
-    /// `source` names it in warnings.
+    /// Parses a settings object (`hooks`, `hooksConfig`, `tools.enableHooks`),
+    /// e.g. one layer; `source` names it in warnings.
     pub fn from_value(settings: &Value, source: &str) -> HookConfig {
-        let flag = |a: &str, b: &str| {
-            settings
-                .get(a)
-                .and_then(|v| v.get(b))
-                .and_then(Value::as_bool)
-        };
-        let enabled = flag("hooksConfig", "enabled").unwrap_or(true)
-            && flag("tools", "enableHooks").unwrap_or(true);
-        let disabled = settings
-            .get("hooksConfig")
-            .and_then(|v| v.get("disabled"))
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
+        HookConfig::from_typed(Settings::from_value(settings.clone()).typed(), source)
+    }
+
+    /// Parses the typed settings; `source` names them in warnings.
+    pub fn from_typed(settings: &TypedSettings, source: &str) -> HookConfig {
+        let enabled = settings.hooks_config.enabled.unwrap_or(true)
+            && settings.tools.enable_hooks.unwrap_or(true);
         let mut config = HookConfig {
             enabled,
             events: BTreeMap::new(),
-            disabled,
+            disabled: settings.hooks_config.disabled.clone(),
             warnings: Vec::new(),
         };
-        if let Some(hooks) = settings.get("hooks").and_then(Value::as_object) {
-            config.add_hooks(hooks, source);
-        }
+        config.add_hooks(&settings.hooks, source);
         config
     }
 

@@ -13,8 +13,7 @@
 #[cfg(target_os = "linux")]
 mod linux;
 
-use crate::config::Settings;
-use serde_json::Value;
+use crate::config::{BoolOrText, SandboxSetting, Settings};
 use std::fmt;
 use std::io;
 use std::path::PathBuf;
@@ -103,11 +102,13 @@ pub fn from_settings(
     let value = match (from_env, cli_flag) {
         (Some(v), _) => v,
         (None, Some(flag)) => flag.trim().to_lowercase(),
-        (None, None) => match settings.get("tools.sandbox") {
+        (None, None) => match &settings.typed().tools.sandbox {
             None => return Ok(None),
-            Some(Value::Bool(b)) => b.to_string(),
-            Some(Value::String(s)) => s.trim().to_lowercase(),
-            Some(other) => return Err(SandboxError::Invalid(other.to_string())),
+            Some(SandboxSetting::Flag(b)) => b.to_string(),
+            Some(SandboxSetting::Name(s)) => s.trim().to_lowercase(),
+            Some(SandboxSetting::Other(other)) => {
+                return Err(SandboxError::Invalid(other.to_string()));
+            }
         },
     };
     match value.as_str() {
@@ -129,8 +130,11 @@ pub fn from_settings(
         }
     }
     let allow_network = settings
-        .get("tools.sandboxNetwork")
-        .is_some_and(|v| v.as_bool() == Some(true) || v.as_str() == Some("true"));
+        .typed()
+        .tools
+        .sandbox_network
+        .as_ref()
+        .is_some_and(BoolOrText::is_true);
     let force_unsupported =
         env(FORCE_UNSUPPORTED_ENV).is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
     Ok(Some(SandboxPolicy {

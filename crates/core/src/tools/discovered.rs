@@ -67,16 +67,11 @@ pub fn discover_tools(
     settings: &Settings,
     project_root: &Path,
 ) -> Result<Vec<Arc<dyn Tool>>, DiscoveryError> {
-    let Some(discovery) = settings
-        .get("tools.discoveryCommand")
-        .and_then(Value::as_str)
-    else {
+    let tools = &settings.typed().tools;
+    let Some(discovery) = tools.discovery_command.as_deref() else {
         return Ok(Vec::new());
     };
-    let call_command = settings
-        .get("tools.callCommand")
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let call_command = tools.call_command.clone();
     let stdout = run_discovery(discovery, project_root)?;
     let parsed: Value =
         serde_json::from_str(stdout.trim()).map_err(|e| DiscoveryError::Parse(e.to_string()))?;

@@ -1,9 +1,10 @@
 //! `glob` (FindFiles): files matching a glob pattern, recently modified ones
 //! first. Also the file-globbing walker `read_many_files` shares.
 
+use super::common::{Aliases, locale_compare, move_aliases, parse_params};
 use super::grep::HARD_EXCLUDED_DIRS;
-use super::list_directory::{locale_compare, move_alias, str_arg};
-use super::{filter_options_from_settings, shorten_path};
+use super::list_directory::FileFilteringParams;
+use super::shorten_path;
 use crate::tools::{
     Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
 };
@@ -11,6 +12,7 @@ use crate::workspace::FilterOptions;
 use futures::future::BoxFuture;
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::{WalkBuilder, WalkState};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
@@ -19,6 +21,21 @@ use tokio_util::sync::CancellationToken;
 
 /// The `glob` tool.
 pub struct GlobTool;
+
+/// `path` is the later name of `dir_path`.
+const ALIASES: Aliases = &[("path", "dir_path")];
+
+/// The arguments of one call, after schema validation.
+#[derive(Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+struct Params {
+    pattern: String,
+    #[serde(alias = "path")]
+    dir_path: Option<String>,
+    case_sensitive: Option<bool>,
+    #[serde(flatten)]
+    filtering: FileFilteringParams,
+}
 
 fn schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
@@ -74,7 +91,7 @@ impl Tool for GlobTool {
     }
 
     fn normalize_args(&self, args: &mut Map<String, Value>) {
-        move_alias(args, "path", "dir_path");
+        move_aliases(args, ALIASES);
     }
 
     fn build(
@@ -83,8 +100,8 @@ impl Tool for GlobTool {
         ctx: &ToolContext,
     ) -> Result<Box<dyn ToolInvocation>, ToolError> {
         let ws = &ctx.workspace;
-        let dir_path = str_arg(args, "dir_path");
-        let abs = ws.resolve(dir_path.as_deref().unwrap_or("."));
+        let params: Params = parse_params(args, ALIASES)?;
+        let abs = ws.resolve(params.dir_path.as_deref().unwrap_or("."));
         ws.check_access(&abs).map_err(ToolError::invalid_params)?;
         match std::fs::metadata(&abs) {
             Err(_) => {
@@ -101,24 +118,16 @@ impl Tool for GlobTool {
             }
             Ok(_) => {}
         }
-        let pattern = str_arg(args, "pattern").unwrap_or_default();
-        if pattern.trim().is_empty() {
+        if params.pattern.trim().is_empty() {
             return Err(ToolError::invalid_params(
                 "The 'pattern' parameter cannot be empty.",
             ));
         }
-        let flag = |k: &str| args.get(k).and_then(Value::as_bool);
-        let base = filter_options_from_settings(&ctx.settings);
         Ok(Box::new(GlobInvocation {
-            pattern,
-            dir: dir_path.map(|_| abs),
-            case_sensitive: flag("case_sensitive").unwrap_or(false),
-            filter: FilterOptions {
-                respect_git_ignore: flag("respect_git_ignore").unwrap_or(base.respect_git_ignore),
-                respect_gemini_ignore: flag("respect_gemini_ignore")
-                    .unwrap_or(base.respect_gemini_ignore),
-                custom_ignore_files: base.custom_ignore_files.clone(),
-            },
+            dir: params.dir_path.map(|_| abs),
+            pattern: params.pattern,
+            case_sensitive: params.case_sensitive.unwrap_or(false),
+            filter: params.filtering.apply(ws.filter_options()),
         }))
     }
 }

@@ -7,14 +7,14 @@ mod search;
 #[cfg(test)]
 mod tests;
 
-use super::filter_options_from_settings;
-use super::list_directory::{move_alias, node_message, str_arg};
+use super::common::{Aliases, move_aliases, node_message, parse_params};
 use crate::tools::{
     Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
 };
 use futures::future::BoxFuture;
 use jsregex::Translation;
 use search::{FileMatches, Query, Stop};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -23,6 +23,20 @@ use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use search::HARD_EXCLUDED_DIRS;
+
+/// Later names: `path` for `dir_path`, `include_pattern` for `include`.
+const ALIASES: Aliases = &[("path", "dir_path"), ("include_pattern", "include")];
+
+/// The arguments of one call, after schema validation.
+#[derive(Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+struct Params {
+    pattern: String,
+    #[serde(alias = "path")]
+    dir_path: Option<String>,
+    #[serde(alias = "include_pattern")]
+    include: Option<String>,
+}
 
 /// `DEFAULT_TOTAL_MAX_MATCHES`.
 const MAX_MATCHES: usize = 20_000;
@@ -78,8 +92,7 @@ impl Tool for GrepTool {
     }
 
     fn normalize_args(&self, args: &mut Map<String, Value>) {
-        move_alias(args, "path", "dir_path");
-        move_alias(args, "include_pattern", "include");
+        move_aliases(args, ALIASES);
     }
 
     fn build(
@@ -87,14 +100,16 @@ impl Tool for GrepTool {
         args: &Map<String, Value>,
         ctx: &ToolContext,
     ) -> Result<Box<dyn ToolInvocation>, ToolError> {
-        let pattern = str_arg(args, "pattern").unwrap_or_default();
+        let Params {
+            pattern,
+            dir_path,
+            include,
+        } = parse_params(args, ALIASES)?;
         let translation = jsregex::translate(&pattern).map_err(|msg| {
             ToolError::invalid_params(format!(
                 "Invalid regular expression pattern provided: {pattern}. Error: {msg}"
             ))
         })?;
-        let dir_path = str_arg(args, "dir_path");
-        let include = str_arg(args, "include");
         let mut dir = None;
         if let Some(p) = &dir_path {
             let abs = ctx.workspace.resolve(p);
@@ -197,7 +212,7 @@ impl GrepInvocation {
             },
             None => None,
         };
-        let filter = filter_options_from_settings(&ctx.settings);
+        let filter = ctx.workspace.filter_options();
         let query = Query {
             pattern: &rust_pattern,
             include: include.as_ref(),
@@ -205,7 +220,7 @@ impl GrepInvocation {
             cap: MAX_MATCHES,
             deadline: Instant::now() + Duration::from_millis(TIMEOUT_MS),
             cancel,
-            filter: &filter,
+            filter,
         };
         let counter = AtomicUsize::new(0);
         let multi = roots.len() > 1;

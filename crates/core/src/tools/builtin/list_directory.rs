@@ -1,23 +1,88 @@
 //! `list_directory` (ReadFolder): the entries of one directory, directories
 //! first, minus ignored ones (counted) and `ignore` globs (not counted).
-//!
-//! Also home of small helpers the other file-system tools of this family
-//! share: argument access and `localeCompare`.
 
-use super::{filter_options_from_settings, shorten_path};
+use super::common::{Aliases, lenient, locale_compare, move_aliases, node_message, parse_params};
+use super::shorten_path;
 use crate::tools::{
     Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
 };
 use crate::workspace::FilterOptions;
 use futures::future::BoxFuture;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
-use std::cmp::Ordering;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 use tokio_util::sync::CancellationToken;
 
 /// The `list_directory` tool.
 pub struct ListDirectoryTool;
+
+/// `path` is the later name of `dir_path`.
+const ALIASES: Aliases = &[("path", "dir_path")];
+
+/// The arguments of one call, after schema validation.
+#[derive(Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+struct Params {
+    #[serde(alias = "path")]
+    dir_path: String,
+    ignore: Vec<String>,
+    file_filtering_options: FileFilteringParams,
+    /// The flags as top-level parameters (an older form; `normalize_args`
+    /// moves them into `file_filtering_options`, which wins).
+    #[serde(flatten)]
+    top_level: LenientFiltering,
+}
+
+/// Top-level `respect_*` flags: outside the schema, so a value of another
+/// type reads as absent.
+#[derive(Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+struct LenientFiltering {
+    #[serde(deserialize_with = "lenient")]
+    respect_git_ignore: Option<bool>,
+    #[serde(deserialize_with = "lenient")]
+    respect_gemini_ignore: Option<bool>,
+}
+
+impl Params {
+    /// The per-call overrides, `file_filtering_options` first.
+    fn filtering(&self) -> FileFilteringParams {
+        let nested = self.file_filtering_options;
+        FileFilteringParams {
+            respect_git_ignore: nested
+                .respect_git_ignore
+                .or(self.top_level.respect_git_ignore),
+            respect_gemini_ignore: nested
+                .respect_gemini_ignore
+                .or(self.top_level.respect_gemini_ignore),
+        }
+    }
+}
+
+/// `file_filtering_options`: per-call overrides of the session's ignore
+/// options (also shared by `read_many_files`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Deserialize)]
+#[serde(default)]
+pub(super) struct FileFilteringParams {
+    /// Overrides `context.fileFiltering.respectGitIgnore`.
+    pub respect_git_ignore: Option<bool>,
+    /// Overrides `context.fileFiltering.respectGeminiIgnore`.
+    pub respect_gemini_ignore: Option<bool>,
+}
+
+impl FileFilteringParams {
+    /// The session's options with these overrides applied.
+    pub fn apply(self, base: &FilterOptions) -> FilterOptions {
+        FilterOptions {
+            respect_git_ignore: self.respect_git_ignore.unwrap_or(base.respect_git_ignore),
+            respect_gemini_ignore: self
+                .respect_gemini_ignore
+                .unwrap_or(base.respect_gemini_ignore),
+            custom_ignore_files: base.custom_ignore_files.clone(),
+        }
+    }
+}
 
 fn schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
@@ -76,7 +141,7 @@ impl Tool for ListDirectoryTool {
     }
 
     fn normalize_args(&self, args: &mut Map<String, Value>) {
-        move_alias(args, "path", "dir_path");
+        move_aliases(args, ALIASES);
         for key in ["respect_git_ignore", "respect_gemini_ignore"] {
             let Some(v) = args.get(key).cloned() else {
                 continue;
@@ -98,30 +163,18 @@ impl Tool for ListDirectoryTool {
         args: &Map<String, Value>,
         ctx: &ToolContext,
     ) -> Result<Box<dyn ToolInvocation>, ToolError> {
-        let dir_path = str_arg(args, "dir_path").unwrap_or_default();
-        let abs = ctx.workspace.resolve(&dir_path);
+        let params: Params = parse_params(args, ALIASES)?;
+        let abs = ctx.workspace.resolve(&params.dir_path);
         ctx.workspace
             .check_access(&abs)
             .map_err(ToolError::invalid_params)?;
-        let ignore = args
-            .get("ignore")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
-        let fo = args.get("file_filtering_options");
-        let flag = |k: &str| fo.and_then(|o| o.get(k)).and_then(Value::as_bool);
         let shown = shorten_path(&ctx.workspace.relative(&abs));
+        let filtering = params.filtering();
         Ok(Box::new(ListDirectoryInvocation {
             shown,
             abs,
-            ignore,
-            respect_git_ignore: flag("respect_git_ignore"),
-            respect_gemini_ignore: flag("respect_gemini_ignore"),
+            ignore: params.ignore,
+            filtering,
         }))
     }
 }
@@ -130,8 +183,7 @@ struct ListDirectoryInvocation {
     shown: String,
     abs: PathBuf,
     ignore: Vec<String>,
-    respect_git_ignore: Option<bool>,
-    respect_gemini_ignore: Option<bool>,
+    filtering: FileFilteringParams,
 }
 
 struct Entry {
@@ -179,14 +231,7 @@ impl ListDirectoryInvocation {
                 "Directory is empty.",
             );
         }
-        let base = filter_options_from_settings(&ctx.settings);
-        let opts = FilterOptions {
-            respect_git_ignore: self.respect_git_ignore.unwrap_or(base.respect_git_ignore),
-            respect_gemini_ignore: self
-                .respect_gemini_ignore
-                .unwrap_or(base.respect_gemini_ignore),
-            custom_ignore_files: base.custom_ignore_files.clone(),
-        };
+        let opts = self.filtering.apply(ctx.workspace.filter_options());
         let patterns: Vec<regex::Regex> = self
             .ignore
             .iter()
@@ -276,60 +321,6 @@ fn basename_glob(pattern: &str) -> Option<regex::Regex> {
     }
     re.push('$');
     regex::Regex::new(&re).ok()
-}
-
-/// Moves `args[alias]` to `args[canonical]` when the canonical name is
-/// absent (later Gemini CLI parameter names).
-pub(super) fn move_alias(args: &mut Map<String, Value>, alias: &str, canonical: &str) {
-    if !args.contains_key(canonical)
-        && let Some(v) = args.remove(alias)
-    {
-        args.insert(canonical.to_string(), v);
-    }
-}
-
-/// A string argument (absent or not a string: `None`).
-pub(super) fn str_arg(args: &Map<String, Value>, key: &str) -> Option<String> {
-    args.get(key).and_then(Value::as_str).map(str::to_string)
-}
-
-/// Node's message for an I/O error of `syscall` on `path`.
-pub(super) fn node_message(e: &std::io::Error, syscall: &str, path: &Path) -> String {
-    super::node_error(e, syscall, path).map_or_else(|| e.to_string(), |(_, m)| m)
-}
-
-/// ICU root-collation order of ASCII punctuation and symbols (they sort
-/// before digits, which sort before letters).
-const PUNCT_ORDER: &str = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$";
-
-/// Primary weight of one character: (class, value), case folded.
-fn primary(c: char) -> (u8, u32) {
-    if c.is_whitespace() {
-        (0, c as u32)
-    } else if let Some(i) = PUNCT_ORDER.find(c) {
-        (1, i as u32)
-    } else if c.is_ascii_digit() {
-        (2, c as u32)
-    } else if c.is_alphabetic() {
-        (3, c.to_lowercase().next().map_or(c as u32, |l| l as u32))
-    } else {
-        (1, 100 + c as u32)
-    }
-}
-
-/// An approximation of JavaScript's `a.localeCompare(b)` (ICU root
-/// collation): punctuation < digits < letters, letters case-insensitive
-/// first, then lower case before upper case.
-pub(super) fn locale_compare(a: &str, b: &str) -> Ordering {
-    let pa = a.chars().map(primary);
-    let pb = b.chars().map(primary);
-    pa.cmp(pb)
-        .then_with(|| {
-            let ta = a.chars().map(|c| !c.is_lowercase());
-            let tb = b.chars().map(|c| !c.is_lowercase());
-            ta.cmp(tb)
-        })
-        .then_with(|| a.cmp(b))
 }
 
 /// A temporary workspace and a tool context over it, for tests.

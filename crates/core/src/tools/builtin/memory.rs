@@ -1,6 +1,7 @@
 //! `save_memory`: appends a fact under `## Gemini Added Memories` in the
 //! global context file (`~/.gemini/GEMINI.md`), as Gemini CLI v0.27.4 does.
 
+use super::common::{lenient, parse_params};
 use crate::tools::diff::unified_diff;
 use crate::tools::{
     ConfirmationDetails, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind,
@@ -8,6 +9,7 @@ use crate::tools::{
 };
 use crate::workspace::write_atomic;
 use futures::future::BoxFuture;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -76,26 +78,36 @@ impl Tool for MemoryTool {
         args: &Map<String, Value>,
         ctx: &ToolContext,
     ) -> Result<Box<dyn ToolInvocation>, ToolError> {
-        let fact = args.get("fact").and_then(Value::as_str).unwrap_or_default();
-        if fact.trim().is_empty() {
+        let params: Params = parse_params(args, &[])?;
+        if params.fact.trim().is_empty() {
             return Err(ToolError::invalid_params(
                 "Parameter \"fact\" must be a non-empty string.",
             ));
         }
-        // Internal parameters set after the user edited the proposal.
-        let modified_by_user = args.get("modified_by_user").and_then(Value::as_bool) == Some(true);
-        let modified_content = args
-            .get("modified_content")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .filter(|_| modified_by_user);
+        let modified_content = params
+            .modified_content
+            .filter(|_| params.modified_by_user == Some(true));
         Ok(Box::new(MemoryInvocation {
-            fact: fact.to_string(),
+            fact: params.fact,
             modified_content,
             path: memory_file_path(ctx),
             home: ctx.gemini_dir.parent().map(Path::to_path_buf),
         }))
     }
+}
+
+/// The arguments of one call, after schema validation.
+#[derive(Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+struct Params {
+    /// The fact to remember.
+    fact: String,
+    /// Internal: set after the user edited the proposal.
+    #[serde(deserialize_with = "lenient")]
+    modified_by_user: Option<bool>,
+    /// Internal: the edited memory file, used when `modified_by_user`.
+    #[serde(deserialize_with = "lenient")]
+    modified_content: Option<String>,
 }
 
 /// The first configured context file name (`context.fileName`: a string or

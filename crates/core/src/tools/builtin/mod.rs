@@ -2,6 +2,7 @@
 //! options, Node-style I/O error texts, Gemini CLI's `shortenPath`).
 
 // Other built-in tool modules (declared by their authors; one line each).
+mod common;
 mod glob;
 mod grep;
 mod grounding;
@@ -31,7 +32,6 @@ pub use write_file::WriteFileTool;
 use super::Tool;
 use crate::config::Settings;
 use crate::workspace::FilterOptions;
-use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -58,27 +58,18 @@ pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
 /// The session's ignore options from `context.fileFiltering.*`
 /// (`respectGitIgnore`, `respectGeminiIgnore`: default true;
 /// `customIgnoreFilePaths`: default none).
+/// Built once per session into the [`crate::workspace::Workspace`]
+/// (`with_filter_options`); tools read them from there.
 pub fn filter_options_from_settings(settings: &Settings) -> FilterOptions {
-    let flag = |key: &str| {
-        settings
-            .get(&format!("context.fileFiltering.{key}"))
-            .and_then(Value::as_bool)
-            .unwrap_or(true)
-    };
-    let custom_ignore_files = settings
-        .get("context.fileFiltering.customIgnoreFilePaths")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(PathBuf::from)
-                .collect()
-        })
-        .unwrap_or_default();
+    let filtering = &settings.typed().context.file_filtering;
     FilterOptions {
-        respect_git_ignore: flag("respectGitIgnore"),
-        respect_gemini_ignore: flag("respectGeminiIgnore"),
-        custom_ignore_files,
+        respect_git_ignore: filtering.respect_git_ignore.unwrap_or(true),
+        respect_gemini_ignore: filtering.respect_gemini_ignore.unwrap_or(true),
+        custom_ignore_files: filtering
+            .custom_ignore_file_paths
+            .iter()
+            .map(PathBuf::from)
+            .collect(),
     }
 }
 

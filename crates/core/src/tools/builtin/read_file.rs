@@ -2,7 +2,8 @@
 //! image/PDF/audio/video file as inline data, with Gemini CLI v0.27.4's
 //! texts.
 
-use super::{filter_options_from_settings, node_error, shorten_path};
+use super::common::{Aliases, move_aliases, parse_params};
+use super::{node_error, shorten_path};
 use crate::tools::{
     Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
 };
@@ -10,6 +11,7 @@ use crate::workspace::{FileKind, decode_text, detect_kind};
 use base64::Engine;
 use futures::future::BoxFuture;
 use gemini_rs_protocol::Part;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -29,6 +31,21 @@ as raw text (no line numbers); large files are cut to 2000 lines and lines longe
 with a note explaining how to read further. Use 'offset' (0-based line) and 'limit' (number of lines) to read a \
 range of a large file. Images (PNG, JPG, GIF, WEBP, SVG, BMP), PDF, audio and video files are returned as inline \
 data; other binary files are skipped.";
+
+/// Later names of `file_path`.
+const ALIASES: Aliases = &[("path", "file_path"), ("absolute_path", "file_path")];
+
+/// The arguments of one call, after schema validation. The 1-based
+/// `start_line`/`end_line` of later versions are not aliases but a
+/// different range convention: `normalize_args` converts them first.
+#[derive(Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+struct Params {
+    #[serde(alias = "path", alias = "absolute_path")]
+    file_path: String,
+    offset: Option<f64>,
+    limit: Option<f64>,
+}
 
 /// The `read_file` tool.
 pub struct ReadFileTool {
@@ -86,13 +103,7 @@ impl Tool for ReadFileTool {
     /// `path`/`absolute_path` become `file_path`; 1-based inclusive
     /// `start_line`/`end_line` become `offset`/`limit`.
     fn normalize_args(&self, args: &mut Map<String, Value>) {
-        for alias in ["path", "absolute_path"] {
-            if !args.contains_key("file_path")
-                && let Some(v) = args.remove(alias)
-            {
-                args.insert("file_path".into(), v);
-            }
-        }
+        move_aliases(args, ALIASES);
         let start = args.get("start_line").and_then(Value::as_f64);
         let end = args.get("end_line").and_then(Value::as_f64);
         if start.is_some() && !args.contains_key("offset") {
@@ -116,18 +127,20 @@ impl Tool for ReadFileTool {
         args: &Map<String, Value>,
         ctx: &ToolContext,
     ) -> Result<Box<dyn ToolInvocation>, ToolError> {
-        let file_path = args.get("file_path").and_then(Value::as_str).unwrap_or("");
+        let Params {
+            file_path,
+            offset,
+            limit,
+        } = parse_params(args, ALIASES)?;
         if file_path.trim().is_empty() {
             return Err(ToolError::invalid_params(
                 "The 'file_path' parameter must be non-empty.",
             ));
         }
-        let abs = ctx.workspace.resolve(file_path);
+        let abs = ctx.workspace.resolve(&file_path);
         ctx.workspace
             .check_access(&abs)
             .map_err(ToolError::invalid_params)?;
-        let offset = args.get("offset").and_then(Value::as_f64);
-        let limit = args.get("limit").and_then(Value::as_f64);
         if offset.is_some_and(|o| o < 0.0) {
             return Err(ToolError::invalid_params(
                 "Offset must be a non-negative number",
@@ -136,8 +149,10 @@ impl Tool for ReadFileTool {
         if limit.is_some_and(|l| l <= 0.0) {
             return Err(ToolError::invalid_params("Limit must be a positive number"));
         }
-        let opts = filter_options_from_settings(&ctx.settings);
-        if ctx.workspace.is_ignored(&abs, &opts) {
+        if ctx
+            .workspace
+            .is_ignored(&abs, ctx.workspace.filter_options())
+        {
             return Err(ToolError::invalid_params(format!(
                 "File path '{}' is ignored by configured ignore patterns.",
                 abs.display()

@@ -5,9 +5,9 @@
 //! Deliberate difference from v0.27.4: it is a model tool (v0.27.4 used it
 //! only for `@path` expansion).
 
-use super::filter_options_from_settings;
+use super::common::{Aliases, move_aliases, parse_params};
 use super::glob::FileGlob;
-use super::list_directory::move_alias;
+use super::list_directory::FileFilteringParams;
 use crate::tools::{
     Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
 };
@@ -15,6 +15,7 @@ use crate::workspace::{FileKind, FilterOptions, decode_text, detect_kind};
 use base64::Engine;
 use futures::future::BoxFuture;
 use gemini_rs_protocol::Part;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 use std::io::Read;
@@ -144,16 +145,31 @@ fn schema() -> &'static Value {
     })
 }
 
-fn strings(args: &Map<String, Value>, key: &str) -> Vec<String> {
-    args.get(key)
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
+/// `paths` is the later name of `include`.
+const ALIASES: Aliases = &[("paths", "include")];
+
+/// The arguments of one call, after schema validation (`recursive` is
+/// accepted but `**` in the patterns decides, as in Gemini CLI).
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(default)]
+struct Params {
+    #[serde(alias = "paths")]
+    include: Vec<String>,
+    exclude: Vec<String>,
+    #[serde(rename = "useDefaultExcludes")]
+    use_default_excludes: bool,
+    file_filtering_options: FileFilteringParams,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            include: Vec::new(),
+            exclude: Vec::new(),
+            use_default_excludes: true,
+            file_filtering_options: FileFilteringParams::default(),
+        }
+    }
 }
 
 impl Tool for ReadManyFilesTool {
@@ -178,7 +194,7 @@ impl Tool for ReadManyFilesTool {
     }
 
     fn normalize_args(&self, args: &mut Map<String, Value>) {
-        move_alias(args, "paths", "include");
+        move_aliases(args, ALIASES);
     }
 
     fn build(
@@ -186,22 +202,14 @@ impl Tool for ReadManyFilesTool {
         args: &Map<String, Value>,
         ctx: &ToolContext,
     ) -> Result<Box<dyn ToolInvocation>, ToolError> {
-        let base = filter_options_from_settings(&ctx.settings);
-        let fo = args.get("file_filtering_options");
-        let flag = |k: &str| fo.and_then(|o| o.get(k)).and_then(Value::as_bool);
+        let params: Params = parse_params(args, ALIASES)?;
         Ok(Box::new(ReadManyFilesInvocation {
-            include: strings(args, "include"),
-            exclude: strings(args, "exclude"),
-            use_default_excludes: args
-                .get("useDefaultExcludes")
-                .and_then(Value::as_bool)
-                .unwrap_or(true),
-            filter: FilterOptions {
-                respect_git_ignore: flag("respect_git_ignore").unwrap_or(base.respect_git_ignore),
-                respect_gemini_ignore: flag("respect_gemini_ignore")
-                    .unwrap_or(base.respect_gemini_ignore),
-                custom_ignore_files: base.custom_ignore_files,
-            },
+            include: params.include,
+            exclude: params.exclude,
+            use_default_excludes: params.use_default_excludes,
+            filter: params
+                .file_filtering_options
+                .apply(ctx.workspace.filter_options()),
         }))
     }
 }

@@ -13,8 +13,8 @@ mod strategies;
 #[cfg(test)]
 mod tests;
 
-use super::list_directory::{node_message, str_arg};
-use super::{filter_options_from_settings, shorten_path};
+use super::common::{lenient, node_message, parse_params};
+use super::shorten_path;
 use crate::tools::diff::unified_diff;
 use crate::tools::{
     ConfirmationDetails, FileDiff, Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind,
@@ -24,6 +24,7 @@ use crate::workspace::{CheckedWriteError, write_atomic_checked};
 use futures::future::BoxFuture;
 use gemini_rs_protocol::Part;
 use path::correct_path;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -105,39 +106,51 @@ impl Tool for ReplaceTool {
         args: &Map<String, Value>,
         ctx: &ToolContext,
     ) -> Result<Box<dyn ToolInvocation>, ToolError> {
-        let file_path = str_arg(args, "file_path").unwrap_or_default();
+        let params: Params = parse_params(args, &[])?;
+        let file_path = params.file_path;
         if file_path.is_empty() {
             return Err(ToolError::invalid_params(
                 "The 'file_path' parameter must be non-empty.",
             ));
         }
-        let filter = filter_options_from_settings(&ctx.settings);
+        let filter = ctx.workspace.filter_options();
         let abs =
-            correct_path(&ctx.workspace, &file_path, &filter).map_err(ToolError::invalid_params)?;
+            correct_path(&ctx.workspace, &file_path, filter).map_err(ToolError::invalid_params)?;
         ctx.workspace
             .check_access(&abs)
             .map_err(ToolError::invalid_params)?;
         // `allow_multiple` (later versions): true = any count from 1.
-        let expected = match (
-            args.get("expected_replacements").and_then(Value::as_f64),
-            args.get("allow_multiple"),
-        ) {
+        let expected = match (params.expected_replacements, params.allow_multiple) {
             (Some(n), _) => Expected::Exactly(n.max(1.0) as u64),
-            (None, Some(Value::Bool(true))) => Expected::AnyAtLeastOne,
+            (None, Some(true)) => Expected::AnyAtLeastOne,
             (None, _) => Expected::Exactly(1),
         };
         Ok(Box::new(ReplaceInvocation {
             rel: ctx.workspace.relative(&abs),
             abs,
-            old_string: str_arg(args, "old_string").unwrap_or_default(),
-            new_string: str_arg(args, "new_string").unwrap_or_default(),
+            old_string: params.old_string,
+            new_string: params.new_string,
             expected,
-            modified_by_user: args
-                .get("modified_by_user")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
+            modified_by_user: params.modified_by_user.unwrap_or(false),
         }))
     }
+}
+
+/// The arguments of one call, after schema validation (`instruction` is
+/// only for the model's benefit and is not read).
+#[derive(Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+struct Params {
+    file_path: String,
+    old_string: String,
+    new_string: String,
+    expected_replacements: Option<f64>,
+    /// Later versions: `true` accepts any number of matches from 1.
+    #[serde(deserialize_with = "lenient")]
+    allow_multiple: Option<bool>,
+    /// Set by the scheduler after the user edited the proposal.
+    #[serde(deserialize_with = "lenient")]
+    modified_by_user: Option<bool>,
 }
 
 #[derive(Clone)]

@@ -20,6 +20,7 @@ mod text_tests;
 
 pub use crate::policy::shell_parse::{root_commands, split_commands, strip_shell_wrapper};
 
+use super::common::{Aliases, lenient, move_aliases, parse_params};
 use crate::tools::{
     ConfirmationDetails, OutputSink, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation,
     ToolKind, ToolResult,
@@ -28,6 +29,7 @@ use capture::{Capture, Limits};
 use futures::future::BoxFuture;
 use live::{Live, Tee};
 use run::{Abort, Ending, Outcome, Spec};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -45,6 +47,24 @@ const DEFAULT_LINES: usize = 1000;
 
 /// The `run_shell_command` tool.
 pub struct ShellTool;
+
+/// `directory` is the later name of `dir_path`.
+const ALIASES: Aliases = &[("directory", "dir_path")];
+
+/// The arguments of one call, after schema validation.
+#[derive(Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+struct Params {
+    command: String,
+    description: Option<String>,
+    #[serde(alias = "directory")]
+    dir_path: Option<String>,
+    is_background: Option<bool>,
+    /// Internal (tests): how long a background command runs before it is
+    /// handed off, in milliseconds.
+    #[serde(deserialize_with = "lenient")]
+    delay_ms: Option<f64>,
+}
 
 const DESCRIPTION: &str = "This tool executes a given shell command as `bash -c <command>`. Command can start background processes using `&`. To run a long-lived command (a server, a watcher) in the background, set `is_background` to true. Command is executed as a subprocess that leads its own process group. Command process group can be terminated as `kill -- -PGID` or signaled as `kill -s SIGNAL -- -PGID`.
 
@@ -107,11 +127,7 @@ impl Tool for ShellTool {
     }
 
     fn normalize_args(&self, args: &mut Map<String, Value>) {
-        if !args.contains_key("dir_path")
-            && let Some(v) = args.remove("directory")
-        {
-            args.insert("dir_path".to_string(), v);
-        }
+        move_aliases(args, ALIASES);
     }
 
     fn build(
@@ -119,12 +135,12 @@ impl Tool for ShellTool {
         args: &Map<String, Value>,
         ctx: &ToolContext,
     ) -> Result<Box<dyn ToolInvocation>, ToolError> {
-        let text = |k: &str| args.get(k).and_then(Value::as_str).map(str::to_string);
-        let command = text("command").unwrap_or_default();
+        let params: Params = parse_params(args, ALIASES)?;
+        let command = params.command;
         if command.trim().is_empty() {
             return Err(ToolError::invalid_params("Command cannot be empty."));
         }
-        let dir_path = text("dir_path");
+        let dir_path = params.dir_path;
         let cwd = match &dir_path {
             Some(d) => {
                 let abs = ctx.workspace.resolve(d);
@@ -135,20 +151,16 @@ impl Tool for ShellTool {
             }
             None => ctx.workspace.target_dir().to_path_buf(),
         };
-        let delay = args
-            .get("delay_ms")
-            .and_then(Value::as_f64)
+        let delay = params
+            .delay_ms
             .filter(|ms| ms.is_finite() && *ms >= 0.0)
             .map_or(BACKGROUND_DELAY, |ms| Duration::from_millis(ms as u64));
         Ok(Box::new(ShellInvocation {
             command,
-            description: text("description"),
+            description: params.description,
             dir_path,
             cwd,
-            background: args
-                .get("is_background")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
+            background: params.is_background.unwrap_or(false),
             delay,
         }))
     }
@@ -226,10 +238,6 @@ struct ShellSettings {
     limits: Limits,
 }
 
-fn seconds(ctx: &ToolContext, key: &str) -> Option<f64> {
-    ctx.settings.get(key).and_then(Value::as_f64)
-}
-
 fn positive_duration(secs: Option<f64>) -> Option<Duration> {
     secs.filter(|s| s.is_finite() && *s > 0.0)
         .and_then(|s| Duration::try_from_secs_f64(s).ok())
@@ -237,30 +245,24 @@ fn positive_duration(secs: Option<f64>) -> Option<Duration> {
 
 impl ShellSettings {
     fn read(ctx: &ToolContext) -> Self {
-        let count = |key: &str, default: usize| match ctx.settings.get(key).and_then(Value::as_f64)
-        {
+        let tools = &ctx.settings.typed().tools;
+        let count = |value: Option<f64>, default: usize| match value {
             Some(v) if v.is_finite() => v.max(0.0) as usize,
             _ => default,
         };
-        let enabled = ctx
-            .settings
-            .get("tools.enableToolOutputTruncation")
-            .and_then(Value::as_bool)
-            .unwrap_or(true);
-        let threshold = count("tools.truncateToolOutputThreshold", DEFAULT_THRESHOLD);
-        let lines = count("tools.truncateToolOutputLines", DEFAULT_LINES);
+        let enabled = tools.enable_tool_output_truncation.unwrap_or(true);
+        let threshold = count(tools.truncate_tool_output_threshold, DEFAULT_THRESHOLD);
+        let lines = count(tools.truncate_tool_output_lines, DEFAULT_LINES);
         let on = enabled && threshold > 0 && lines > 0;
         ShellSettings {
             inactivity: positive_duration(Some(
-                seconds(ctx, "tools.shell.inactivityTimeout").unwrap_or(DEFAULT_INACTIVITY_SECS),
+                tools
+                    .shell
+                    .inactivity_timeout
+                    .unwrap_or(DEFAULT_INACTIVITY_SECS),
             )),
-            total: positive_duration(seconds(ctx, "tools.shell.timeout")),
-            pager: ctx
-                .settings
-                .get("tools.shell.pager")
-                .and_then(Value::as_str)
-                .unwrap_or("cat")
-                .to_string(),
+            total: positive_duration(tools.shell.timeout),
+            pager: tools.shell.pager.as_deref().unwrap_or("cat").to_string(),
             limits: Limits {
                 threshold: on.then_some(threshold),
                 lines: if on { lines } else { DEFAULT_LINES },

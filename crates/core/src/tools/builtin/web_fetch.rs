@@ -9,6 +9,7 @@ pub(crate) mod test_support;
 #[cfg(test)]
 mod tests;
 
+use super::common::parse_params;
 use super::grounding::{Offsets, cite, has_sources};
 use crate::model::{ContentGenerator, ModelError};
 use crate::tools::{
@@ -21,6 +22,7 @@ use gemini_rs_protocol::{
     Content, GenerateContentRequest, GenerateContentResponse, GenerationConfig, Tool as ApiTool,
 };
 use reqwest::Url;
+use serde::Deserialize;
 use serde_json::{Map, Number, Value, json};
 use std::sync::{Arc, LazyLock};
 use tokio_util::sync::CancellationToken;
@@ -121,17 +123,22 @@ impl Tool for WebFetchTool {
         args: &Map<String, Value>,
         _ctx: &ToolContext,
     ) -> Result<Box<dyn ToolInvocation>, ToolError> {
-        let prompt = args
-            .get("prompt")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let urls = validate(prompt).map_err(ToolError::invalid_params)?;
+        let Params { prompt } = parse_params(args, &[])?;
+        let urls = validate(&prompt).map_err(ToolError::invalid_params)?;
         Ok(Box::new(WebFetchInvocation::new(
-            prompt,
+            &prompt,
             urls,
             FetchLimits::default(),
         )))
     }
+}
+
+/// The arguments of one call, after schema validation.
+#[derive(Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+struct Params {
+    /// Instructions with the URLs to fetch.
+    prompt: String,
 }
 
 /// `{"temperature":0,"topP":1}`, the utility model config.

@@ -2,12 +2,14 @@
 //! tool; the answer with `[n]` citation markers and a `Sources:` list, as
 //! Gemini CLI v0.27.4 formats it.
 
+use super::common::parse_params;
 use super::grounding::{Offsets, cite};
 use crate::tools::{
     Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
 };
 use futures::future::BoxFuture;
 use gemini_rs_protocol::{Content, GenerateContentRequest, GenerationConfig, Tool as ApiTool};
+use serde::Deserialize;
 use serde_json::{Map, Number, Value, json};
 use std::sync::LazyLock;
 use tokio_util::sync::CancellationToken;
@@ -54,19 +56,22 @@ impl Tool for WebSearchTool {
         args: &Map<String, Value>,
         _ctx: &ToolContext,
     ) -> Result<Box<dyn ToolInvocation>, ToolError> {
-        let query = args
-            .get("query")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+        let Params { query } = parse_params(args, &[])?;
         if query.trim().is_empty() {
             return Err(ToolError::invalid_params(
                 "The 'query' parameter cannot be empty.",
             ));
         }
-        Ok(Box::new(WebSearchInvocation {
-            query: query.to_string(),
-        }))
+        Ok(Box::new(WebSearchInvocation { query }))
     }
+}
+
+/// The arguments of one call, after schema validation.
+#[derive(Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+struct Params {
+    /// What to search for.
+    query: String,
 }
 
 struct WebSearchInvocation {

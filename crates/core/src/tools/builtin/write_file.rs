@@ -6,6 +6,7 @@
 //! `\n` sequences for new files), and the write is atomic (temp file +
 //! rename).
 
+use super::common::{lenient, node_message, parse_params};
 use super::{node_error, shorten_path};
 use crate::tools::diff::unified_diff;
 use crate::tools::{
@@ -14,6 +15,7 @@ use crate::tools::{
 };
 use crate::workspace::write_atomic;
 use futures::future::BoxFuture;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -77,11 +79,11 @@ impl Tool for WriteFileTool {
         args: &Map<String, Value>,
         ctx: &ToolContext,
     ) -> Result<Box<dyn ToolInvocation>, ToolError> {
-        let file_path = args.get("file_path").and_then(Value::as_str).unwrap_or("");
-        if file_path.is_empty() {
+        let params: Params = parse_params(args, &[])?;
+        if params.file_path.is_empty() {
             return Err(ToolError::invalid_params("Missing or empty \"file_path\""));
         }
-        let abs = ctx.workspace.resolve(file_path);
+        let abs = ctx.workspace.resolve(&params.file_path);
         ctx.workspace
             .check_access(&abs)
             .map_err(ToolError::invalid_params)?;
@@ -95,30 +97,32 @@ impl Tool for WriteFileTool {
             Ok(_) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => {
-                let msg = node_error(&e, "lstat", &abs).map_or_else(|| e.to_string(), |(_, m)| m);
+                let msg = node_message(&e, "lstat", &abs);
                 return Err(ToolError::invalid_params(format!(
                     "Error accessing path properties for validation: {}. Reason: {msg}",
                     abs.display()
                 )));
             }
         }
-        let content = args
-            .get("content")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        let modified_by_user = args
-            .get("modified_by_user")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
         let rel = ctx.workspace.relative(&abs);
         Ok(Box::new(WriteFileInvocation {
             abs,
             rel,
-            content,
-            modified_by_user,
+            content: params.content,
+            modified_by_user: params.modified_by_user.unwrap_or(false),
         }))
     }
+}
+
+/// The arguments of one call, after schema validation.
+#[derive(Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+struct Params {
+    file_path: String,
+    content: String,
+    /// Set by the scheduler after the user edited the proposal.
+    #[serde(deserialize_with = "lenient")]
+    modified_by_user: Option<bool>,
 }
 
 /// One validated `write_file` call.

@@ -157,8 +157,8 @@ impl ServerFilter {
     pub fn new(settings: &Settings, allowed_server_names: &[String]) -> Self {
         if allowed_server_names.is_empty() {
             ServerFilter {
-                allowed: settings.strings("mcp.allowed"),
-                excluded: settings.strings("mcp.excluded"),
+                allowed: settings.typed().mcp.allowed.clone(),
+                excluded: settings.typed().mcp.excluded.clone(),
             }
         } else {
             ServerFilter {
@@ -178,24 +178,17 @@ impl ServerFilter {
 /// All `mcpServers` entries, in settings order (no filtering).
 pub fn configured_servers(settings: &Settings) -> Vec<McpServerConfig> {
     settings
-        .as_value()
-        .get("mcpServers")
-        .and_then(Value::as_object)
-        .map(|o| {
-            o.iter()
-                .filter(|(_, v)| v.is_object())
-                .map(|(k, v)| McpServerConfig::from_value(k, v))
-                .collect()
-        })
-        .unwrap_or_default()
+        .typed()
+        .mcp_servers
+        .iter()
+        .filter(|(_, v)| v.is_object())
+        .map(|(k, v)| McpServerConfig::from_value(k, v))
+        .collect()
 }
 
 /// `admin.mcp.enabled` (default true).
 pub fn mcp_enabled(settings: &Settings) -> bool {
-    settings
-        .get("admin.mcp.enabled")
-        .and_then(Value::as_bool)
-        .unwrap_or(true)
+    settings.typed().admin.mcp.enabled.unwrap_or(true)
 }
 
 #[cfg(test)]

@@ -141,3 +141,13 @@ fn glob_multi_root() {
         "No files found matching pattern \"*.zz\" within 2 workspace directories"
     );
 }
+
+#[test]
+fn params_accept_path_and_top_level_filter_flags() {
+    let args = serde_json::json!({"pattern": "*.rs", "path": "src", "respect_git_ignore": false});
+    let p: Params =
+        crate::tools::builtin::common::parse_params(args.as_object().unwrap(), ALIASES).unwrap();
+    assert_eq!(p.dir_path.as_deref(), Some("src"));
+    assert_eq!(p.filtering.respect_git_ignore, Some(false));
+    assert_eq!(p.case_sensitive, None);
+}

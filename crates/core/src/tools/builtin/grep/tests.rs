@@ -287,3 +287,18 @@ fn grep_bench() {
         println!("{pattern}: {:?} {head}", t.elapsed());
     }
 }
+
+#[test]
+fn params_accept_later_names() {
+    let args = json!({"pattern": "x", "path": "src", "include_pattern": "*.rs"});
+    let p: Params =
+        crate::tools::builtin::common::parse_params(args.as_object().unwrap(), ALIASES).unwrap();
+    assert_eq!(
+        p,
+        Params {
+            pattern: "x".into(),
+            dir_path: Some("src".into()),
+            include: Some("*.rs".into()),
+        }
+    );
+}

@@ -123,3 +123,60 @@ fn ordering_and_helpers() {
     assert!(!basename_glob("*.log").unwrap().is_match("x.logs"));
     assert!(basename_glob("a?c").unwrap().is_match("abc"));
 }
+
+/// Parses `args` (no alias normalisation) into the typed params.
+fn params(args: Value) -> Params {
+    crate::tools::builtin::common::parse_params(args.as_object().unwrap(), ALIASES).unwrap()
+}
+
+#[test]
+fn params_accept_aliases_and_the_canonical_name_wins() {
+    let p = params(json!({"path": "src", "ignore": ["*.md"],
+        "file_filtering_options": {"respect_git_ignore": false}}));
+    assert_eq!(p.dir_path, "src");
+    assert_eq!(p.ignore, ["*.md"]);
+    assert_eq!(p.file_filtering_options.respect_git_ignore, Some(false));
+    assert_eq!(p.file_filtering_options.respect_gemini_ignore, None);
+    assert_eq!(params(json!({"path": "a", "dir_path": "b"})).dir_path, "b");
+    let p = params(json!({"dir_path": ".", "respect_gemini_ignore": false,
+        "respect_git_ignore": "no", "file_filtering_options": {"respect_gemini_ignore": true}}));
+    assert_eq!(p.filtering().respect_gemini_ignore, Some(true));
+    assert_eq!(p.filtering().respect_git_ignore, None);
+    let p = params(json!({"dir_path": ".", "respect_git_ignore": false}));
+    assert_eq!(p.filtering().respect_git_ignore, Some(false));
+}
+
+#[test]
+fn build_without_normalisation_reads_the_alias() {
+    let env = Env::new();
+    env.file("src/x.py", "x");
+    let args = json!({"path": "src"});
+    let inv = ListDirectoryTool
+        .build(args.as_object().unwrap(), &env.ctx)
+        .unwrap();
+    assert_eq!(inv.locations(), [env.root.join("src")]);
+}
+
+#[test]
+fn session_filter_options_come_from_the_workspace() {
+    let mut env = Env::new();
+    env.git();
+    env.file(".gitignore", "ign.txt\n");
+    env.file("ign.txt", "x");
+    let ws = (*env.ctx.workspace)
+        .clone()
+        .with_filter_options(FilterOptions {
+            respect_git_ignore: false,
+            ..FilterOptions::default()
+        });
+    env.ctx.workspace = Arc::new(ws);
+    let out = ls(&env, json!({"dir_path": "."})).unwrap();
+    assert!(
+        out.contains("ign.txt") && !out.contains("ignored)"),
+        "{out}"
+    );
+    // A per-call option still wins over the session's.
+    let args = json!({"dir_path": ".", "file_filtering_options": {"respect_git_ignore": true}});
+    let out = ls(&env, args).unwrap();
+    assert!(out.ends_with(".gitignore\n\n(2 ignored)"), "{out}");
+}

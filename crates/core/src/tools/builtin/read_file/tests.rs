@@ -288,3 +288,20 @@ fn too_large_text() {
         )
     );
 }
+
+#[test]
+fn params_accept_later_names_of_file_path() {
+    use crate::tools::builtin::common::parse_params;
+    for alias in ["path", "absolute_path"] {
+        let args = serde_json::json!({alias: "/w/a.txt", "offset": 2, "limit": 3});
+        let p: Params = parse_params(args.as_object().unwrap(), ALIASES).unwrap();
+        assert_eq!(
+            p,
+            Params {
+                file_path: "/w/a.txt".into(),
+                offset: Some(2.0),
+                limit: Some(3.0),
+            }
+        );
+    }
+}

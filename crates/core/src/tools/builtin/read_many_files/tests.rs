@@ -117,3 +117,13 @@ fn excludes_ignores_media_and_truncation() {
         .unwrap();
     assert!(texts(&r)[0].ends_with("/dist/out.txt ---\n\nx\n\n"));
 }
+
+#[test]
+fn params_accept_paths_and_default_to_default_excludes() {
+    let args = serde_json::json!({"paths": ["a.txt"], "file_filtering_options": {"respect_gemini_ignore": false}});
+    let p: Params =
+        crate::tools::builtin::common::parse_params(args.as_object().unwrap(), ALIASES).unwrap();
+    assert_eq!(p.include, ["a.txt"]);
+    assert!(p.use_default_excludes);
+    assert_eq!(p.file_filtering_options.respect_gemini_ignore, Some(false));
+}

@@ -489,3 +489,14 @@ pub(super) async fn wait_gone(pgid: i32, within: Duration) -> bool {
     }
     group_members(pgid).is_empty()
 }
+
+#[test]
+fn params_accept_directory_and_ignore_bad_internal_values() {
+    let args = json!({"command": "ls", "directory": "sub", "delay_ms": "soon"});
+    let p: super::Params =
+        crate::tools::builtin::common::parse_params(args.as_object().unwrap(), super::ALIASES)
+            .unwrap();
+    assert_eq!(p.command, "ls");
+    assert_eq!(p.dir_path.as_deref(), Some("sub"));
+    assert_eq!(p.delay_ms, None);
+}

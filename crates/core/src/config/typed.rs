@@ -1,0 +1,375 @@
+//! The settings as typed structs, read once from the merged layers.
+//!
+//! Every key the engine reads has a field here, named as in Gemini CLI's
+//! `settings.json` (camelCase). Every struct has `#[serde(default)]` (a
+//! missing key is its default, `None` for optional values) and keeps the
+//! keys it does not know in `extra`, so settings of newer Gemini CLI
+//! versions and extensions survive. A value of the wrong type for a known
+//! key is dropped and reported (see [`super::InvalidSetting`]); it never
+//! stops the other keys from being read.
+//!
+//! `hooks` and `mcpServers` stay JSON objects here: their entries are read
+//! by `hooks::config` and `tools::mcp::config`, which report their own
+//! problems entry by entry.
+
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
+
+/// The whole settings tree.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct TypedSettings {
+    /// `general.*`.
+    pub general: GeneralSettings,
+    /// `model.*`.
+    pub model: ModelSettings,
+    /// `context.*`.
+    pub context: ContextSettings,
+    /// `tools.*`.
+    pub tools: ToolsSettings,
+    /// `security.*`.
+    pub security: SecuritySettings,
+    /// `mcp.*`.
+    pub mcp: McpSettings,
+    /// `mcpServers`: server name -> its configuration object.
+    pub mcp_servers: Map<String, Value>,
+    /// `admin.*`.
+    pub admin: AdminSettings,
+    /// `hooks`: event name -> hook definitions (plus `enabled`,
+    /// `disabled`, `notifications` switches of some versions).
+    pub hooks: Map<String, Value>,
+    /// `hooksConfig.*`.
+    pub hooks_config: HooksConfigSettings,
+    /// `advanced.*`.
+    pub advanced: AdvancedSettings,
+    /// Top-level keys not listed above, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `general.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct GeneralSettings {
+    /// `general.checkpointing`.
+    pub checkpointing: CheckpointingSettings,
+    /// `general.sessionRetention`.
+    pub session_retention: Option<SessionRetentionSettings>,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `general.checkpointing.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct CheckpointingSettings {
+    /// `general.checkpointing.enabled`.
+    pub enabled: Option<bool>,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `general.sessionRetention.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct SessionRetentionSettings {
+    /// `enabled`.
+    pub enabled: Option<bool>,
+    /// `maxAge`, e.g. `30d`.
+    pub max_age: Option<String>,
+    /// `maxCount`.
+    pub max_count: Option<i64>,
+    /// `minRetention`, e.g. `1d`.
+    pub min_retention: Option<String>,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `model.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ModelSettings {
+    /// `model.name`.
+    pub name: Option<String>,
+    /// `model.maxSessionTurns` (-1 = unlimited).
+    pub max_session_turns: Option<i64>,
+    /// `model.retry`.
+    pub retry: RetrySettings,
+    /// `model.disableLoopDetection`.
+    pub disable_loop_detection: Option<bool>,
+    /// `model.compressionThreshold` (fraction of the context window).
+    pub compression_threshold: Option<f64>,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `model.retry.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct RetrySettings {
+    /// `model.retry.initialDelayMs`.
+    pub initial_delay_ms: Option<u64>,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `context.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ContextSettings {
+    /// `context.fileName`: one name or a list of names.
+    #[serde(deserialize_with = "one_or_many")]
+    pub file_name: Option<Vec<String>>,
+    /// `context.includeDirectories`.
+    pub include_directories: Vec<String>,
+    /// `context.discoveryMaxDirs`.
+    pub discovery_max_dirs: Option<u64>,
+    /// `context.fileFiltering`.
+    pub file_filtering: FileFilteringSettings,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `context.fileFiltering.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct FileFilteringSettings {
+    /// `respectGitIgnore` (default true).
+    pub respect_git_ignore: Option<bool>,
+    /// `respectGeminiIgnore` (default true).
+    pub respect_gemini_ignore: Option<bool>,
+    /// `customIgnoreFilePaths`.
+    pub custom_ignore_file_paths: Vec<String>,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `tools.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ToolsSettings {
+    /// `tools.allowed`: tools that run without asking.
+    pub allowed: Vec<String>,
+    /// `tools.exclude`: tools neither declared nor callable.
+    pub exclude: Vec<String>,
+    /// `tools.core`: when set, only these built-ins are registered.
+    pub core: Option<Vec<String>>,
+    /// `tools.sandbox`: `true`/`false` or a sandbox name; any other JSON
+    /// value is kept so the sandbox set-up can refuse it.
+    pub sandbox: Option<SandboxSetting>,
+    /// `tools.sandboxNetwork`: `true` (or `"true"`) lets sandboxed
+    /// commands use the network.
+    pub sandbox_network: Option<BoolOrText>,
+    /// `tools.discoveryCommand`.
+    pub discovery_command: Option<String>,
+    /// `tools.callCommand`.
+    pub call_command: Option<String>,
+    /// `tools.enableHooks` (default true).
+    pub enable_hooks: Option<bool>,
+    /// `tools.enableToolOutputTruncation` (default true).
+    pub enable_tool_output_truncation: Option<bool>,
+    /// `tools.truncateToolOutputThreshold` (characters).
+    pub truncate_tool_output_threshold: Option<f64>,
+    /// `tools.truncateToolOutputLines`.
+    pub truncate_tool_output_lines: Option<f64>,
+    /// `tools.shell`.
+    pub shell: ShellSettings,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `tools.shell.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ShellSettings {
+    /// `tools.shell.inactivityTimeout` (seconds).
+    pub inactivity_timeout: Option<f64>,
+    /// `tools.shell.timeout` (seconds).
+    pub timeout: Option<f64>,
+    /// `tools.shell.pager` (default `cat`).
+    pub pager: Option<String>,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `tools.sandbox` as written.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum SandboxSetting {
+    /// `true` / `false`.
+    Flag(bool),
+    /// A name: `native`, `docker`, ...
+    Name(String),
+    /// Anything else (refused when the sandbox is set up).
+    Other(Value),
+}
+
+/// A switch written as a boolean or as the text `"true"`/`"false"`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BoolOrText {
+    /// A JSON boolean.
+    Bool(bool),
+    /// A JSON string.
+    Text(String),
+}
+
+impl BoolOrText {
+    /// True for `true` and `"true"`.
+    pub fn is_true(&self) -> bool {
+        match self {
+            BoolOrText::Bool(b) => *b,
+            BoolOrText::Text(t) => t == "true",
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for BoolOrText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match Value::deserialize(d)? {
+            Value::Bool(b) => Ok(BoolOrText::Bool(b)),
+            Value::String(s) => Ok(BoolOrText::Text(s)),
+            other => Err(invalid_type(&other, "a boolean or a string")),
+        }
+    }
+}
+
+/// `security.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct SecuritySettings {
+    /// `security.folderTrust`.
+    pub folder_trust: FolderTrustSettings,
+    /// `security.auth`.
+    pub auth: AuthSettings,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `security.folderTrust.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct FolderTrustSettings {
+    /// `security.folderTrust.enabled` (default false).
+    pub enabled: Option<bool>,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `security.auth.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AuthSettings {
+    /// `security.auth.selectedType`.
+    pub selected_type: Option<String>,
+    /// `security.auth.enforcedType`.
+    pub enforced_type: Option<String>,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `mcp.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct McpSettings {
+    /// `mcp.allowed`: when non-empty, only these servers.
+    pub allowed: Vec<String>,
+    /// `mcp.excluded`: never these servers.
+    pub excluded: Vec<String>,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `admin.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AdminSettings {
+    /// `admin.mcp`.
+    pub mcp: AdminMcpSettings,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `admin.mcp.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AdminMcpSettings {
+    /// `admin.mcp.enabled` (default true).
+    pub enabled: Option<bool>,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `hooksConfig.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct HooksConfigSettings {
+    /// `hooksConfig.enabled` (default true).
+    pub enabled: Option<bool>,
+    /// `hooksConfig.disabled`: hook names, or commands of unnamed hooks.
+    pub disabled: Vec<String>,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `advanced.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AdvancedSettings {
+    /// `advanced.excludedEnvVars`: variables `.env` files may not set.
+    pub excluded_env_vars: Vec<String>,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `"a"` or `["a", "b"]` as a list.
+fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Null => Ok(None),
+        Value::String(s) => Ok(Some(vec![s])),
+        Value::Array(items) => items
+            .into_iter()
+            .map(|v| match v {
+                Value::String(s) => Ok(s),
+                other => Err(invalid_type(&other, "a string")),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        other => Err(invalid_type(&other, "a string or a list of strings")),
+    }
+}
+
+/// serde's "invalid type: X, expected Y" for a JSON value.
+fn invalid_type<E: serde::de::Error>(value: &Value, expected: &str) -> E {
+    use serde::de::Unexpected;
+    let unexpected = match value {
+        Value::Null => Unexpected::Unit,
+        Value::Bool(b) => Unexpected::Bool(*b),
+        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => Unexpected::Signed(i),
+            (_, Some(u), _) => Unexpected::Unsigned(u),
+            (_, _, Some(f)) => Unexpected::Float(f),
+            _ => Unexpected::Other("number"),
+        },
+        Value::String(s) => Unexpected::Str(s),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
+    };
+    E::invalid_type(unexpected, &expected)
+}
