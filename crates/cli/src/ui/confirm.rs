@@ -39,7 +39,7 @@ impl ConfirmDialog {
                         O::ProceedAlways,
                     ),
                 ];
-                if super::editor::MODIFIABLE.contains(&name.as_str()) {
+                if details.modifiable().is_some() {
                     o.push(("Modify with external editor".into(), O::ModifyWithEditor));
                 }
                 o.push(("No, suggest changes (esc)".into(), O::Cancel));

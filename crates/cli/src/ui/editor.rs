@@ -8,15 +8,10 @@ use super::confirm::ConfirmDialog;
 use super::term::Tui;
 use gemini_rs_core::events::{ConfirmationResponse, Op};
 use gemini_rs_core::tools::ConfirmationDetails;
-use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-/// Tools whose proposal can be edited (their arguments are rebuilt from
-/// the edited text).
-pub const MODIFIABLE: [&str; 3] = ["write_file", "replace", "save_memory"];
 
 /// Lets the key reader thread stand aside while another program owns the
 /// terminal.
@@ -49,39 +44,6 @@ impl KeyGate {
     pub fn resume(&self) {
         self.paused.store(false, Ordering::SeqCst);
     }
-}
-
-/// The arguments that replace the call's after the user edited the
-/// proposed content into `edited` (None for tools that cannot be edited).
-pub fn modified_args(
-    tool: &str,
-    details: &ConfirmationDetails,
-    edited: String,
-) -> Option<Map<String, Value>> {
-    let ConfirmationDetails::Edit {
-        original_content, ..
-    } = details
-    else {
-        return None;
-    };
-    let mut args = Map::new();
-    match tool {
-        "write_file" => {
-            args.insert("content".into(), Value::String(edited));
-        }
-        "replace" => {
-            // As Gemini CLI: the whole current file becomes old_string.
-            let old = original_content.clone().unwrap_or_default();
-            args.insert("old_string".into(), Value::String(old));
-            args.insert("new_string".into(), Value::String(edited));
-            args.insert("expected_replacements".into(), Value::from(1));
-        }
-        "save_memory" => {
-            args.insert("modified_content".into(), Value::String(edited));
-        }
-        _ => return None,
-    }
-    Some(args)
 }
 
 /// The editor command: `$VISUAL`, else `$EDITOR`, else `vi`, split on
@@ -162,7 +124,7 @@ impl App {
         gate.resume();
         *tui = restarted?;
         self.clear_requested = false;
-        match edited.map(|text| modified_args(&dialog.name, &dialog.details, text)) {
+        match edited.map(|text| dialog.details.modified_args(text)) {
             Ok(Some(args)) => {
                 self.ctx
                     .ops
@@ -193,32 +155,6 @@ impl App {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use serde_json::json;
-
-    fn details(original: Option<&str>) -> ConfirmationDetails {
-        ConfirmationDetails::Edit {
-            title: "t".into(),
-            file_name: "a.txt".into(),
-            file_path: "/w/a.txt".into(),
-            file_diff: String::new(),
-            original_content: original.map(str::to_string),
-            new_content: "proposed".into(),
-        }
-    }
-
-    #[test]
-    fn modified_args_per_tool() {
-        let w = modified_args("write_file", &details(None), "mine".into()).unwrap();
-        assert_eq!(Value::Object(w), json!({"content": "mine"}));
-        let r = modified_args("replace", &details(Some("old all")), "new all".into()).unwrap();
-        assert_eq!(
-            Value::Object(r),
-            json!({"old_string": "old all", "new_string": "new all", "expected_replacements": 1})
-        );
-        let m = modified_args("save_memory", &details(Some("x")), "facts".into()).unwrap();
-        assert_eq!(Value::Object(m), json!({"modified_content": "facts"}));
-        assert!(modified_args("mcp_tool", &details(None), "x".into()).is_none());
-    }
 
     #[test]
     fn the_gate_waits_for_the_reader() {

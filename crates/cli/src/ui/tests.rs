@@ -8,7 +8,7 @@ use super::state::UiState;
 use super::{markdown, render};
 use gemini_rs_core::events::{AgentEvent, ConfirmationOutcome, ToolCallFinished, ToolCallStatus};
 use gemini_rs_core::policy::ApprovalMode;
-use gemini_rs_core::tools::{ConfirmationDetails, ToolDisplay};
+use gemini_rs_core::tools::{ConfirmationDetails, Modifiable, ToolDisplay};
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -68,6 +68,7 @@ fn edit_details() -> ConfirmationDetails {
         file_diff: DIFF.into(),
         original_content: Some("first line\nsecond line\nthird line\n".into()),
         new_content: "first line\nsecond line, edited\nthird line\n".into(),
+        modifiable: Some(Modifiable::new("new_string")),
     }
 }
 
