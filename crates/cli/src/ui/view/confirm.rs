@@ -1,8 +1,8 @@
 //! The confirmation dialog: what the call will do (a diff, a command, an
 //! MCP tool, URLs) and the choices, "allow once" highlighted first.
 
-use super::cards::diff_lines;
-use super::wrap::{sanitize, wrap_prefixed};
+use crate::ui::view::cards::diff_lines;
+use crate::ui::view::wrap::{sanitize, wrap_prefixed};
 use gemini_rs_core::events::ConfirmationOutcome;
 use gemini_rs_core::tools::ConfirmationDetails;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

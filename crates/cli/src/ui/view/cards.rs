@@ -2,7 +2,7 @@
 //! spinner and the elapsed time while it runs) and what it displayed: text,
 //! or a coloured unified diff for file changes.
 
-use super::wrap::{hard_wrap, sanitize, truncate, wrap_prefixed};
+use crate::ui::view::wrap::{hard_wrap, sanitize, truncate, wrap_prefixed};
 use gemini_rs_core::tools::ToolDisplay;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
