@@ -85,7 +85,25 @@ fn on_event(app: &mut App, ev: AgentEvent) -> bool {
     match ev {
         AgentEvent::Finished(finished) => on_finished(app, finished),
         AgentEvent::SessionEnded => return true,
-        ev => app.state.on_agent_event(ev, Instant::now()),
+        ev @ (AgentEvent::Content(_)
+        | AgentEvent::Thought(_)
+        | AgentEvent::ToolCallRequested { .. }
+        | AgentEvent::ToolAwaitingApproval { .. }
+        | AgentEvent::ToolRunning { .. }
+        | AgentEvent::ToolOutput { .. }
+        | AgentEvent::ToolFinished(_)
+        | AgentEvent::Usage { .. }
+        | AgentEvent::Warning(_)
+        | AgentEvent::Info(_)
+        | AgentEvent::Error(_)
+        | AgentEvent::HookMessage { .. }
+        | AgentEvent::Stats(_)
+        | AgentEvent::ModelTurnFinished
+        | AgentEvent::SessionStarted { .. }
+        | AgentEvent::PromptStarted { .. }
+        | AgentEvent::ApprovalModeChanged(_)
+        | AgentEvent::ModelChanged(_)
+        | AgentEvent::HistoryReplaced { .. }) => app.state.on_agent_event(ev, Instant::now()),
     }
     false
 }

@@ -103,17 +103,33 @@ impl Command {
     /// True for commands that work on the conversation, so they wait for a
     /// running request to end (like a prompt typed meanwhile).
     pub fn needs_agent(&self) -> bool {
-        matches!(
-            self,
+        match self {
             Command::ChatSave(_)
-                | Command::ChatResume(_)
-                | Command::Clear
-                | Command::Compress
-                | Command::Init
-                | Command::MemoryAdd(_)
-                | Command::MemoryRefresh
-                | Command::Restore(_)
-        )
+            | Command::ChatResume(_)
+            | Command::Clear
+            | Command::Compress
+            | Command::Init
+            | Command::MemoryAdd(_)
+            | Command::MemoryRefresh
+            | Command::Restore(_) => true,
+            Command::Help
+            | Command::About
+            | Command::ChatList
+            | Command::ChatDelete(_)
+            | Command::Copy
+            | Command::DirectoryShow
+            | Command::DirectoryAdd(_)
+            | Command::Hooks
+            | Command::Mcp
+            | Command::MemoryShow
+            | Command::Model
+            | Command::Quit
+            | Command::Stats
+            | Command::Tools
+            | Command::Shortcuts
+            | Command::Usage(_)
+            | Command::Unknown(_) => false,
+        }
     }
 }
 

@@ -101,10 +101,10 @@ impl ToolCard {
 
     /// True once the call ended.
     pub fn finished(&self) -> bool {
-        matches!(
-            self.status,
-            CardStatus::Done(_) | CardStatus::Failed(_) | CardStatus::Cancelled
-        )
+        match self.status {
+            CardStatus::Done(_) | CardStatus::Failed(_) | CardStatus::Cancelled => true,
+            CardStatus::Pending | CardStatus::AwaitingApproval | CardStatus::Running(_) => false,
+        }
     }
 
     fn icon(&self, now: Instant) -> Span<'static> {
