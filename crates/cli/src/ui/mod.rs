@@ -1,25 +1,28 @@
 //! The interactive terminal UI: an inline ratatui viewport under the
 //! terminal's own scrollback, where finished answers, tool cards and notes
 //! are pushed as they complete.
+//!
+//! Modules import only downwards (no cycles):
+//! - `app`: the loop; dispatches keys and events to the ones below.
+//! - `handlers`: what keys, an entered line, slash commands and "modify
+//!   with editor" do, as free functions over `control::App`.
+//! - `control`: `App` (screen state, op sender, flags) and shared actions.
+//! - `render` (the live area from `state`), `term` (the terminal).
+//! - `state`: the screen state, updated by session events.
+//! - `input` (line editor, history, completion), `commands` (slash command
+//!   table, parser and screens), `view` (wrapping, Markdown, cards, the
+//!   confirmation dialog), `key_gate`: plain data and drawing.
 
 mod app;
-mod cards;
-mod chat;
 mod commands;
-mod complete;
-mod confirm;
-mod editor;
-mod highlight;
-mod history;
+mod control;
+mod handlers;
 mod input;
-mod keys;
-mod markdown;
-mod panels;
+mod key_gate;
 mod render;
-mod slash;
 mod state;
 mod term;
-mod wrap;
+mod view;
 
 #[cfg(test)]
 mod panel_tests;
@@ -85,7 +88,7 @@ async fn run(
         .map(std::path::PathBuf::from)
         .unwrap_or_default();
     let label = home_relative(info.workspace.target_dir(), &home);
-    let history = history::History::load(
+    let history = input::history::History::load(
         info.workspace
             .project_temp_dir()
             .join("input_history.jsonl"),
@@ -95,7 +98,7 @@ async fn run(
         .mcp
         .as_ref()
         .map(|m| (m.connections().len(), m.failures().len()));
-    let keys = std::sync::Arc::new(editor::KeyGate::default());
+    let keys = std::sync::Arc::new(key_gate::KeyGate::default());
     state.push_lines(banner(&info.model, info.resumed, &info.session_id));
     for n in notes {
         if n.warning {
@@ -104,7 +107,7 @@ async fn run(
             state.info(&n.text);
         }
     }
-    let ctx = app::Ctx {
+    let ctx = control::Ctx {
         info,
         paths,
         ops,
@@ -149,8 +152,8 @@ async fn run(
             }
         }
     });
-    let app = app::App::new(state, ctx);
-    let result = app.run(&mut tui, events, key_rx, initial).await;
+    let app = control::App::new(state, ctx);
+    let result = app::run(app, &mut tui, events, key_rx, initial).await;
     tui.finish();
     let _ = tokio::time::timeout(std::time::Duration::from_secs(5), task).await;
     match result {

@@ -2,10 +2,10 @@
 //! `/restore`) and of a running shell card's live output.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use super::chat::{self, RecordedSession, SavedChat};
-use super::panels::{self, McpServerView};
-use super::render;
 use super::tests::{screen, state};
+use crate::ui::commands::chat::{self, RecordedSession, SavedChat};
+use crate::ui::commands::panels::{self, McpServerView};
+use crate::ui::render;
 use gemini_rs_core::checkpoint::CheckpointInfo;
 use gemini_rs_core::events::AgentEvent;
 use gemini_rs_core::hooks::HookConfig;

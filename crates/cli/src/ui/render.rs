@@ -2,15 +2,12 @@
 //! answer, running tool cards, the confirmation dialog, the status line,
 //! the editor, suggestions and the footer.
 
-use super::cards::spinner_frame;
-use super::state::UiState;
-use super::wrap::{str_width, truncate};
+use crate::ui::state::UiState;
+use crate::ui::view::cards::spinner_frame;
+use crate::ui::view::wrap::{str_width, truncate};
 use gemini_rs_core::policy::ApprovalMode;
-use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Widget};
 use std::time::Instant;
 
 /// Suggestions shown at once.
@@ -188,9 +185,4 @@ pub fn footer(s: &UiState, w: usize) -> Line<'static> {
         Span::raw(" ".repeat(g2)),
         Span::styled(right, dim),
     ])
-}
-
-/// Draws `lines` into `area` of `buf`.
-pub fn draw_lines(lines: Vec<Line<'static>>, area: Rect, buf: &mut Buffer) {
-    Paragraph::new(lines).render(area, buf);
 }

@@ -2,13 +2,13 @@
 //! scrollback, the streaming answer, the tool cards, the confirmation
 //! dialog, the editor and the footer data. Agent events update it.
 
-use super::cards::{CardStatus, ToolCard};
-use super::complete::Completion;
-use super::confirm::ConfirmDialog;
-use super::history::History;
-use super::input::Editor;
-use super::markdown;
-use super::wrap::{sanitize, wrap_prefixed};
+use crate::ui::input::complete::Completion;
+use crate::ui::input::history::History;
+use crate::ui::input::line_editor::Editor;
+use crate::ui::view::cards::{CardStatus, ToolCard};
+use crate::ui::view::confirm::ConfirmDialog;
+use crate::ui::view::markdown;
+use crate::ui::view::wrap::{sanitize, wrap_prefixed};
 use gemini_rs_core::events::stats::SessionStats;
 use gemini_rs_core::events::{AgentEvent, HookMessageKind, ToolCallStatus};
 use gemini_rs_core::policy::ApprovalMode;

@@ -2,6 +2,7 @@
 //! an inline viewport that grows and shrinks with its content, and lines
 //! pushed into the scrollback above it.
 
+use crate::ui::view::wrap::wrap_spans;
 use ratatui::backend::{Backend, ClearType, CrosstermBackend, WindowSize};
 use ratatui::buffer::Cell;
 use ratatui::crossterm::event::{
@@ -212,7 +213,7 @@ impl Tui {
             } else {
                 let style = line.style;
                 wrapped.extend(
-                    super::wrap::wrap_spans(&line.spans, width)
+                    wrap_spans(&line.spans, width)
                         .into_iter()
                         .map(|spans| Line::from(spans).style(style)),
                 );
@@ -241,7 +242,7 @@ impl Tui {
         }
         self.terminal.draw(|f| {
             let area = f.area();
-            super::render::draw_lines(lines, area, f.buffer_mut());
+            Paragraph::new(lines).render(area, f.buffer_mut());
             if let Some((x, y)) = cursor
                 && y < area.height
             {

@@ -2,18 +2,20 @@
 //! compared as text.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use super::cards::{CardStatus, ToolCard};
-use super::history::History;
-use super::state::UiState;
-use super::{markdown, render};
+use crate::ui::input::history::History;
+use crate::ui::render;
+use crate::ui::state::UiState;
+use crate::ui::view::cards::{CardStatus, ToolCard};
+use crate::ui::view::markdown;
 use gemini_rs_core::events::{AgentEvent, ConfirmationOutcome, ToolCallFinished, ToolCallStatus};
 use gemini_rs_core::policy::ApprovalMode;
-use gemini_rs_core::tools::{ConfirmationDetails, ToolDisplay};
+use gemini_rs_core::tools::{ConfirmationDetails, Modifiable, ToolDisplay};
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 use ratatui::text::Line;
+use ratatui::widgets::{Paragraph, Widget};
 use ratatui::{Terminal, TerminalOptions, Viewport};
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -41,7 +43,7 @@ pub(super) fn screen(lines: Vec<Line<'static>>, w: u16, h: u16) -> String {
         },
     )
     .unwrap();
-    t.draw(|f| render::draw_lines(lines, f.area(), f.buffer_mut()))
+    t.draw(|f| Paragraph::new(lines).render(f.area(), f.buffer_mut()))
         .unwrap();
     rows(t.backend().buffer()).join("\n")
 }
@@ -68,6 +70,7 @@ fn edit_details() -> ConfirmationDetails {
         file_diff: DIFF.into(),
         original_content: Some("first line\nsecond line\nthird line\n".into()),
         new_content: "first line\nsecond line, edited\nthird line\n".into(),
+        modifiable: Some(Modifiable::new("new_string")),
     }
 }
 
@@ -156,7 +159,7 @@ fn edit_confirmation_with_diff_80x24() {
 #[test]
 fn diff_colours() {
     use ratatui::style::Color;
-    let lines = super::cards::diff_lines(DIFF, 80, &[]);
+    let lines = crate::ui::view::cards::diff_lines(DIFF, 80, &[]);
     let fg = |i: usize| lines[i].spans[0].style.fg;
     assert_eq!(fg(0), Some(Color::Cyan));
     assert_eq!(fg(2), Some(Color::Red));
@@ -214,7 +217,7 @@ Title
   1. nested";
     assert_eq!(got.trim_end(), expected, "{got}");
     assert!(
-        super::highlight::loaded(),
+        crate::ui::view::highlight::loaded(),
         "the first code block loads syntect"
     );
     let code = &lines[2];
@@ -259,7 +262,7 @@ fn every_tool_card_status() {
         .flat_map(|c| c.lines(80, now, None))
         .collect();
     let got = screen(lines, 80, 9);
-    let spinner = super::cards::spinner_frame(now, now - Duration::from_secs(3));
+    let spinner = crate::ui::view::cards::spinner_frame(now, now - Duration::from_secs(3));
     let expected = [
         " o run_shell_command step 0  pending".to_string(),
         " ? run_shell_command step 1  awaiting approval".to_string(),
@@ -281,7 +284,7 @@ fn streamed_answer_commits_finished_blocks() {
     let now = Instant::now();
     s.start_busy("Thinking", now);
     s.on_agent_event(AgentEvent::Content("# Plan\n\nFirst par".into()), now);
-    let committed: Vec<String> = s.out.iter().map(super::wrap::line_text).collect();
+    let committed: Vec<String> = s.out.iter().map(crate::ui::view::wrap::line_text).collect();
     assert_eq!(committed, vec!["", "✦ Plan"]);
     assert_eq!(s.stream, "First par");
     let (lines, _) = render::live_lines(&s, 80, 24, now);
@@ -302,7 +305,7 @@ fn streamed_answer_commits_finished_blocks() {
         now,
     );
     s.end_busy(now);
-    let all: Vec<String> = s.out.iter().map(super::wrap::line_text).collect();
+    let all: Vec<String> = s.out.iter().map(crate::ui::view::wrap::line_text).collect();
     assert!(all.contains(&"  First paragraph.".to_string()), "{all:?}");
     assert!(
         all.contains(&" ✓ write_file a.txt  done 5ms".to_string()),
@@ -315,12 +318,12 @@ fn streamed_answer_commits_finished_blocks() {
 fn footer_shows_mode_and_notice() {
     let mut s = state();
     s.mode = ApprovalMode::Yolo;
-    let f = super::wrap::line_text(&render::footer(&s, 80));
+    let f = crate::ui::view::wrap::line_text(&render::footer(&s, 80));
     assert!(f.starts_with("~/src/demo"), "{f}");
     assert!(f.contains("mode: YOLO"), "{f}");
     assert!(f.ends_with("gemini-2.5-pro (100% context left)"), "{f}");
     s.notice = Some(("Press Ctrl-C again to exit.".into(), Instant::now()));
-    let f = super::wrap::line_text(&render::footer(&s, 80));
+    let f = crate::ui::view::wrap::line_text(&render::footer(&s, 80));
     assert!(f.starts_with("Press Ctrl-C again to exit."), "{f}");
 }
 
@@ -328,7 +331,7 @@ fn footer_shows_mode_and_notice() {
 fn footer_counts_mcp_servers() {
     let mut s = state();
     s.mcp_status = Some((2, 1));
-    let f = super::wrap::line_text(&render::footer(&s, 120));
+    let f = crate::ui::view::wrap::line_text(&render::footer(&s, 120));
     assert!(
         f.ends_with("(100% context left) · MCP 2 ready, 1 failed"),
         "{f}"

@@ -6,11 +6,13 @@ pub mod diff;
 pub mod discovered;
 mod error;
 pub mod mcp;
+mod modifiable;
 pub mod registry;
 mod result;
 pub mod validate;
 
 pub use error::{ToolError, ToolErrorKind};
+pub use modifiable::Modifiable;
 pub use registry::{BuiltCall, RegisteredTool, ToolRegistry};
 pub use result::{FileDiff, ToolDisplay, ToolResult};
 
@@ -141,6 +143,9 @@ pub enum ConfirmationDetails {
         original_content: Option<String>,
         /// Content after.
         new_content: String,
+        /// Which arguments take the user's rewrite of `new_content` ("modify
+        /// with editor"); None when the tool offers no modification.
+        modifiable: Option<Modifiable>,
     },
     /// A shell command.
     Exec {
@@ -206,6 +211,7 @@ impl ConfirmationDetails {
                 file_diff,
                 original_content,
                 new_content,
+                modifiable: _,
             } => serde_json::json!({"type": "edit", "title": title, "fileName": file_name,
                 "filePath": file_path, "fileDiff": file_diff, "originalContent": original_content,
                 "newContent": new_content, "isModifying": false}),

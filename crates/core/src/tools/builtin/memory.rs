@@ -273,6 +273,7 @@ impl ToolInvocation for MemoryInvocation {
                 file_diff: unified_diff(old, &new_content, "Current", "Proposed", &file_name),
                 original_content: current,
                 new_content,
+                modifiable: Some(crate::tools::Modifiable::new("modified_content")),
             })
         })
     }

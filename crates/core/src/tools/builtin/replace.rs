@@ -458,6 +458,10 @@ impl ToolInvocation for ReplaceInvocation {
                 "Proposed",
                 &name,
             );
+            // As Gemini CLI: the whole current file becomes old_string.
+            let modifiable = crate::tools::Modifiable::new("new_string")
+                .with("old_string", plan.original.clone().unwrap_or_default())
+                .with("expected_replacements", 1);
             Some(ConfirmationDetails::Edit {
                 title: format!("Confirm Edit: {}", shorten_path(&self.rel)),
                 file_name: name,
@@ -465,6 +469,7 @@ impl ToolInvocation for ReplaceInvocation {
                 file_diff,
                 original_content: plan.original,
                 new_content: plan.new_content,
+                modifiable: Some(modifiable),
             })
         })
     }

@@ -215,6 +215,7 @@ impl ToolInvocation for WriteFileInvocation {
                 file_diff,
                 original_content: original,
                 new_content: self.content.clone(),
+                modifiable: Some(crate::tools::Modifiable::new("content")),
             })
         })
     }

@@ -1,8 +1,8 @@
 //! Completion of `/commands` and `@paths` (workspace entries, respecting
 //! the ignore files).
 
-use super::commands::COMMANDS;
-use super::input::Editor;
+use crate::ui::commands::parse::COMMANDS;
+use crate::ui::input::line_editor::Editor;
 use gemini_rs_core::workspace::Workspace;
 
 /// One suggestion.

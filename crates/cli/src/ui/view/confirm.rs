@@ -1,8 +1,8 @@
 //! The confirmation dialog: what the call will do (a diff, a command, an
 //! MCP tool, URLs) and the choices, "allow once" highlighted first.
 
-use super::cards::diff_lines;
-use super::wrap::{sanitize, wrap_prefixed};
+use crate::ui::view::cards::diff_lines;
+use crate::ui::view::wrap::{sanitize, wrap_prefixed};
 use gemini_rs_core::events::ConfirmationOutcome;
 use gemini_rs_core::tools::ConfirmationDetails;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -39,7 +39,7 @@ impl ConfirmDialog {
                         O::ProceedAlways,
                     ),
                 ];
-                if super::editor::MODIFIABLE.contains(&name.as_str()) {
+                if details.modifiable().is_some() {
                     o.push(("Modify with external editor".into(), O::ModifyWithEditor));
                 }
                 o.push(("No, suggest changes (esc)".into(), O::Cancel));

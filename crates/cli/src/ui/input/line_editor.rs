@@ -1,7 +1,7 @@
 //! The prompt editor: multi-line text with a cursor, word and line editing,
 //! and its wrapped rendering with the cursor position.
 
-use super::wrap::char_width;
+use crate::ui::view::wrap::char_width;
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 

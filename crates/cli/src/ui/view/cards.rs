@@ -2,7 +2,7 @@
 //! spinner and the elapsed time while it runs) and what it displayed: text,
 //! or a coloured unified diff for file changes.
 
-use super::wrap::{hard_wrap, sanitize, truncate, wrap_prefixed};
+use crate::ui::view::wrap::{hard_wrap, sanitize, truncate, wrap_prefixed};
 use gemini_rs_core::tools::ToolDisplay;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -101,10 +101,10 @@ impl ToolCard {
 
     /// True once the call ended.
     pub fn finished(&self) -> bool {
-        matches!(
-            self.status,
-            CardStatus::Done(_) | CardStatus::Failed(_) | CardStatus::Cancelled
-        )
+        match self.status {
+            CardStatus::Done(_) | CardStatus::Failed(_) | CardStatus::Cancelled => true,
+            CardStatus::Pending | CardStatus::AwaitingApproval | CardStatus::Running(_) => false,
+        }
     }
 
     fn icon(&self, now: Instant) -> Span<'static> {

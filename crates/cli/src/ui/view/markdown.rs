@@ -2,8 +2,8 @@
 //! block quotes, code blocks (highlighted with syntect), tables, rules,
 //! emphasis, inline code and links, wrapped to a width.
 
-use super::highlight;
-use super::wrap::{hard_wrap, str_width, wrap_prefixed, wrap_spans};
+use crate::ui::view::highlight;
+use crate::ui::view::wrap::{hard_wrap, sanitize, str_width, wrap_prefixed, wrap_spans};
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -137,7 +137,7 @@ impl Renderer {
             table.cell.push_str(t);
             return;
         }
-        let t = super::wrap::sanitize(t).replace('\n', " ");
+        let t = sanitize(t).replace('\n', " ");
         self.inline.push(Span::styled(t, self.style()));
     }
 
@@ -151,8 +151,7 @@ impl Renderer {
                     table.cell.push_str(&t);
                 } else {
                     let st = self.style().fg(Color::Yellow);
-                    self.inline
-                        .push(Span::styled(super::wrap::sanitize(&t), st));
+                    self.inline.push(Span::styled(sanitize(&t), st));
                 }
             }
             Event::SoftBreak => self.text(" "),
@@ -184,7 +183,7 @@ impl Renderer {
             }
             Event::Html(t) | Event::InlineHtml(t) => {
                 let st = Style::new().fg(Color::DarkGray);
-                let t = super::wrap::sanitize(&t);
+                let t = sanitize(&t);
                 let t = t.trim_end_matches('\n');
                 if !t.is_empty() {
                     self.inline.push(Span::styled(t.to_string(), st));
@@ -316,7 +315,7 @@ impl Renderer {
                 if let Some(t) = &mut self.table {
                     let cell = std::mem::take(&mut t.cell);
                     if let Some(row) = t.rows.last_mut() {
-                        row.push(super::wrap::sanitize(cell.trim()));
+                        row.push(sanitize(cell.trim()));
                     }
                 }
             }
@@ -355,7 +354,7 @@ impl Renderer {
     }
 
     fn code_block(&mut self, lang: &str, code: &str) {
-        let code = super::wrap::sanitize(code);
+        let code = sanitize(code);
         let code = code.trim_end_matches('\n');
         let lines = if self.highlight {
             highlight::highlight(code, lang)

@@ -1,0 +1,185 @@
+//! What the informational slash commands print: `/help`, `/shortcuts`,
+//! `/tools`, `/stats`, `/about` and `/memory show`.
+
+use crate::ui::commands::parse::COMMANDS;
+use crate::ui::view::cards::fmt_duration;
+use crate::ui::view::wrap::sanitize;
+use gemini_rs_core::agent::memory;
+use gemini_rs_core::config::GeminiPaths;
+use gemini_rs_core::events::stats::SessionStats;
+use gemini_rs_core::tools::ToolRegistry;
+use gemini_rs_core::workspace::Workspace;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use serde_json::Value;
+use std::time::Duration;
+
+fn heading(text: &str) -> Line<'static> {
+    Line::from(Span::styled(
+        text.to_string(),
+        Style::new().add_modifier(Modifier::BOLD).fg(Color::Cyan),
+    ))
+}
+
+fn kv(k: &str, v: impl Into<String>) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("  {k:<22}"), Style::new().fg(Color::DarkGray)),
+        Span::raw(v.into()),
+    ])
+}
+
+/// `/help`.
+pub fn help_lines() -> Vec<Line<'static>> {
+    let mut out = vec![heading("Commands")];
+    for (name, detail) in COMMANDS {
+        out.push(kv(&format!("/{name}"), detail));
+    }
+    out.push(kv("!<command>", "Run a shell command"));
+    out.push(kv("@<path>", "Include a file or directory in the prompt"));
+    out.push(Line::default());
+    out.extend(shortcut_lines());
+    out
+}
+
+/// `/shortcuts`.
+pub fn shortcut_lines() -> Vec<Line<'static>> {
+    vec![
+        heading("Keyboard shortcuts"),
+        kv("Enter", "Send the prompt"),
+        kv(
+            "Alt-Enter, Shift-Enter",
+            "New line (or end the line with \\)",
+        ),
+        kv("Ctrl-J", "New line"),
+        kv("Up / Down", "Browse the input history"),
+        kv("Tab", "Complete a /command or @path"),
+        kv("Esc", "Cancel the running request; close suggestions"),
+        kv("Ctrl-C", "Cancel; clear the input; twice to exit"),
+        kv("Ctrl-D", "Exit on an empty prompt"),
+        kv("Shift-Tab", "Cycle the approval mode"),
+        kv("Ctrl-L", "Clear the screen"),
+    ]
+}
+
+/// `/tools`.
+pub fn tools_lines(registry: Option<&ToolRegistry>) -> Vec<Line<'static>> {
+    let Some(reg) = registry else {
+        return vec![Line::from("The tool list is not available in this build.")];
+    };
+    let mut out = vec![heading("Available tools")];
+    for name in reg.active_names() {
+        let Some(t) = reg.get(&name) else { continue };
+        let desc = t
+            .tool
+            .description()
+            .lines()
+            .next()
+            .unwrap_or("")
+            .to_string();
+        out.push(Line::from(vec![Span::styled(
+            format!("  {} ({name})", t.tool.display_name()),
+            Style::new().add_modifier(Modifier::BOLD),
+        )]));
+        out.push(Line::from(Span::styled(
+            format!("      {desc}"),
+            Style::new().fg(Color::DarkGray),
+        )));
+    }
+    out
+}
+
+fn n(v: &Value, ptr: &str) -> u64 {
+    v.pointer(ptr).and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// `/stats`.
+pub fn stats_lines(stats: &SessionStats, wall: Duration, session_id: &str) -> Vec<Line<'static>> {
+    let j = stats.to_json();
+    let mut out = vec![heading("Session stats")];
+    out.push(kv("Session ID", session_id));
+    out.push(kv("Wall time", fmt_duration(wall)));
+    let calls = n(&j, "/tools/totalCalls");
+    let ok = n(&j, "/tools/totalSuccess");
+    let fail = n(&j, "/tools/totalFail");
+    out.push(kv("Tool calls", format!("{calls} ( ✓ {ok} x {fail} )")));
+    out.push(kv(
+        "Tool time",
+        fmt_duration(Duration::from_millis(n(&j, "/tools/totalDurationMs"))),
+    ));
+    out.push(kv(
+        "Code changes",
+        format!(
+            "+{} -{}",
+            n(&j, "/files/totalLinesAdded"),
+            n(&j, "/files/totalLinesRemoved")
+        ),
+    ));
+    if let Some(models) = j.get("models").and_then(Value::as_object) {
+        for (name, m) in models {
+            out.push(Line::default());
+            out.push(heading(&format!("Model {name}")));
+            out.push(kv("Requests", n(m, "/api/totalRequests").to_string()));
+            out.push(kv("Errors", n(m, "/api/totalErrors").to_string()));
+            out.push(kv(
+                "API time",
+                fmt_duration(Duration::from_millis(n(m, "/api/totalLatencyMs"))),
+            ));
+            out.push(kv("Prompt tokens", n(m, "/tokens/prompt").to_string()));
+            out.push(kv("Cached tokens", n(m, "/tokens/cached").to_string()));
+            out.push(kv("Output tokens", n(m, "/tokens/candidates").to_string()));
+            out.push(kv("Thought tokens", n(m, "/tokens/thoughts").to_string()));
+            out.push(kv("Total tokens", n(m, "/tokens/total").to_string()));
+        }
+    }
+    out
+}
+
+/// `/about`.
+pub fn about_lines(model: &str, session_id: &str, workspace: &str) -> Vec<Line<'static>> {
+    vec![
+        heading("About gemini-rs"),
+        kv("Version", env!("CARGO_PKG_VERSION")),
+        kv("Model", model),
+        kv(
+            "OS",
+            format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+        ),
+        kv("Session ID", session_id),
+        kv("Workspace", workspace),
+    ]
+}
+
+/// `/memory show`: the context files found now.
+pub fn memory_lines(
+    workspace: &Workspace,
+    paths: &GeminiPaths,
+    names: &[String],
+    max_dirs: usize,
+) -> Vec<Line<'static>> {
+    let opts = memory::MemoryOptions {
+        file_names: names,
+        gemini_dir: &paths.gemini_dir,
+        home: &paths.home,
+        max_dirs,
+    };
+    let files = memory::load_context_files(workspace, &opts);
+    if files.is_empty() {
+        return vec![Line::from(
+            "Memory is empty: no GEMINI.md context files were found.",
+        )];
+    }
+    let mut out = vec![heading(&format!(
+        "Current memory content from {} file(s)",
+        files.len()
+    ))];
+    for f in files {
+        out.push(Line::from(Span::styled(
+            format!("--- {} ---", f.path.display()),
+            Style::new().fg(Color::DarkGray),
+        )));
+        for l in sanitize(&f.content).lines() {
+            out.push(Line::from(l.to_string()));
+        }
+    }
+    out
+}

@@ -1,0 +1,227 @@
+//! The slash commands' table (names and help, also used by completion)
+//! and parsing a typed line into a [`Command`].
+
+/// Command names and their help, in `/help` order.
+pub const COMMANDS: [(&str, &str); 19] = [
+    ("help", "Show help"),
+    ("about", "Show version info"),
+    (
+        "chat",
+        "Manage conversations: /chat save|resume|delete <tag>, /chat list",
+    ),
+    ("clear", "Clear the screen and the conversation"),
+    (
+        "compress",
+        "Compress the context by replacing it with a summary",
+    ),
+    ("copy", "Copy the last answer to the clipboard"),
+    (
+        "directory",
+        "Workspace directories: /directory show|add <path>",
+    ),
+    ("hooks", "List the configured hooks"),
+    ("init", "Analyse the project and write a starter GEMINI.md"),
+    ("mcp", "List the MCP servers and their tools"),
+    ("memory", "Context files: /memory show|add <fact>|refresh"),
+    ("model", "Show the model in use"),
+    ("restore", "Restore files and conversation: /restore [id]"),
+    ("quit", "Exit the CLI"),
+    ("exit", "Exit the CLI"),
+    ("stats", "Show session statistics"),
+    ("tools", "List the available tools and their descriptions"),
+    ("shortcuts", "Show keyboard shortcuts"),
+    ("summarize", "Same as /compress"),
+];
+
+/// A parsed slash command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// `/help`.
+    Help,
+    /// `/about`.
+    About,
+    /// `/chat list`.
+    ChatList,
+    /// `/chat save <tag>`.
+    ChatSave(String),
+    /// `/chat resume <tag>` (also `load`).
+    ChatResume(String),
+    /// `/chat delete <tag>`.
+    ChatDelete(String),
+    /// `/clear`.
+    Clear,
+    /// `/compress`.
+    Compress,
+    /// `/copy`.
+    Copy,
+    /// `/directory show`.
+    DirectoryShow,
+    /// `/directory add <paths>`.
+    DirectoryAdd(String),
+    /// `/hooks`.
+    Hooks,
+    /// `/init`.
+    Init,
+    /// `/mcp`.
+    Mcp,
+    /// `/memory show`.
+    MemoryShow,
+    /// `/memory add <fact>`.
+    MemoryAdd(String),
+    /// `/memory refresh`.
+    MemoryRefresh,
+    /// `/model`.
+    Model,
+    /// `/restore [id]`.
+    Restore(Option<String>),
+    /// `/quit`, `/exit`.
+    Quit,
+    /// `/stats`.
+    Stats,
+    /// `/tools`.
+    Tools,
+    /// `/shortcuts`.
+    Shortcuts,
+    /// Recognised but not usable like this: the message.
+    Usage(String),
+    /// Not a command.
+    Unknown(String),
+}
+
+/// The text after the first `n` words of `body`, trimmed.
+fn rest_after(body: &str, n: usize) -> String {
+    let mut rest = body.trim_start();
+    for _ in 0..n {
+        rest = rest.trim_start();
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        rest = &rest[end..];
+    }
+    rest.trim().to_string()
+}
+
+impl Command {
+    /// True for commands that work on the conversation, so they wait for a
+    /// running request to end (like a prompt typed meanwhile).
+    pub fn needs_agent(&self) -> bool {
+        match self {
+            Command::ChatSave(_)
+            | Command::ChatResume(_)
+            | Command::Clear
+            | Command::Compress
+            | Command::Init
+            | Command::MemoryAdd(_)
+            | Command::MemoryRefresh
+            | Command::Restore(_) => true,
+            Command::Help
+            | Command::About
+            | Command::ChatList
+            | Command::ChatDelete(_)
+            | Command::Copy
+            | Command::DirectoryShow
+            | Command::DirectoryAdd(_)
+            | Command::Hooks
+            | Command::Mcp
+            | Command::MemoryShow
+            | Command::Model
+            | Command::Quit
+            | Command::Stats
+            | Command::Tools
+            | Command::Shortcuts
+            | Command::Usage(_)
+            | Command::Unknown(_) => false,
+        }
+    }
+}
+
+/// Parses `/name args`.
+pub fn parse(line: &str) -> Command {
+    let body = line.trim().trim_start_matches('/');
+    let mut words = body.split_whitespace();
+    let name = words.next().unwrap_or("");
+    let sub = words.next();
+    let arg = rest_after(body, 2);
+    let need = |usage: &str, make: fn(String) -> Command| {
+        if arg.is_empty() {
+            Command::Usage(usage.to_string())
+        } else {
+            make(arg.clone())
+        }
+    };
+    match (name, sub) {
+        ("help" | "?", _) => Command::Help,
+        ("about", _) => Command::About,
+        ("chat", Some("list")) => Command::ChatList,
+        ("chat", Some("save")) => need("Missing tag. Usage: /chat save <tag>", Command::ChatSave),
+        ("chat", Some("resume" | "load")) => need(
+            "Missing tag. Usage: /chat resume <tag>",
+            Command::ChatResume,
+        ),
+        ("chat", Some("delete")) => need(
+            "Missing tag. Usage: /chat delete <tag>",
+            Command::ChatDelete,
+        ),
+        ("chat", _) => {
+            Command::Usage("Usage: /chat list | save <tag> | resume <tag> | delete <tag>".into())
+        }
+        ("clear", _) => Command::Clear,
+        ("compress" | "summarize", _) => Command::Compress,
+        ("copy", _) => Command::Copy,
+        ("directory" | "dir", Some("show") | None) => Command::DirectoryShow,
+        ("directory" | "dir", Some("add")) => need(
+            "Please provide at least one path to add.",
+            Command::DirectoryAdd,
+        ),
+        ("directory" | "dir", Some(_)) => {
+            Command::Usage("Usage: /directory show | add <path>[,<path>...]".into())
+        }
+        ("hooks", _) => Command::Hooks,
+        ("init", _) => Command::Init,
+        ("mcp", _) => Command::Mcp,
+        ("memory", Some("show") | None) => Command::MemoryShow,
+        ("memory", Some("add")) => {
+            need("Usage: /memory add <text to remember>", Command::MemoryAdd)
+        }
+        ("memory", Some("refresh")) => Command::MemoryRefresh,
+        ("memory", Some(_)) => Command::Usage("Usage: /memory show | add <fact> | refresh".into()),
+        ("model", _) => Command::Model,
+        ("restore", _) => Command::Restore(sub.map(str::to_string)),
+        ("quit" | "exit", _) => Command::Quit,
+        ("stats", _) => Command::Stats,
+        ("tools", _) => Command::Tools,
+        ("shortcuts", _) => Command::Shortcuts,
+        _ => Command::Unknown(name.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn parses_commands() {
+        assert_eq!(parse("/help"), Command::Help);
+        assert_eq!(parse("/chat list"), Command::ChatList);
+        assert_eq!(parse("/memory"), Command::MemoryShow);
+        assert_eq!(parse("/nope"), Command::Unknown("nope".into()));
+        assert_eq!(
+            parse("/chat save my tag"),
+            Command::ChatSave("my tag".into())
+        );
+        assert_eq!(parse("/chat load x"), Command::ChatResume("x".into()));
+        assert!(matches!(parse("/chat save"), Command::Usage(_)));
+        assert_eq!(
+            parse("/memory add  I like  tea "),
+            Command::MemoryAdd("I like  tea".into())
+        );
+        assert_eq!(parse("/memory refresh"), Command::MemoryRefresh);
+        assert_eq!(parse("/restore"), Command::Restore(None));
+        assert_eq!(parse("/restore abc"), Command::Restore(Some("abc".into())));
+        assert_eq!(
+            parse("/directory add ../x"),
+            Command::DirectoryAdd("../x".into())
+        );
+        assert_eq!(parse("/directory"), Command::DirectoryShow);
+        assert_eq!(parse("/mcp"), Command::Mcp);
+    }
+}

@@ -1,0 +1,124 @@
+//! The running UI's data, [`App`]: the screen state, the session's op
+//! sender and the loop's flags, with the few actions every handler shares
+//! (start an op, cancel, answer the open dialog). It calls no handler and
+//! not the loop, so handlers and the loop can both build on it.
+
+use crate::ui::key_gate::KeyGate;
+use crate::ui::state::UiState;
+use crate::ui::view::cards::CardStatus;
+use crate::ui::view::confirm::ConfirmDialog;
+use gemini_rs_core::config::GeminiPaths;
+use gemini_rs_core::events::{ConfirmationOutcome, ConfirmationResponse, Op};
+use gemini_rs_core::policy::ApprovalMode;
+use gemini_rs_core::session::{OpSender, SessionInfo};
+use gemini_rs_core::tools::ConfirmationDetails;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Everything the loop works with besides the screen state.
+pub struct Ctx {
+    /// What the session is made of.
+    pub info: Arc<SessionInfo>,
+    /// Home paths.
+    pub paths: GeminiPaths,
+    /// Where ops go.
+    pub ops: OpSender,
+    /// When the session started.
+    pub started: Instant,
+    /// Pauses the key reader while an editor runs.
+    pub keys: Arc<KeyGate>,
+}
+
+/// The running session as the UI sees it.
+pub struct App {
+    /// Screen state.
+    pub state: UiState,
+    /// The session and what it is made of.
+    pub ctx: Ctx,
+    /// Ops submitted that wait for their `Finished` event.
+    pub pending: usize,
+    /// When Ctrl-C was last pressed on an empty prompt (twice quits).
+    pub last_ctrl_c: Option<Instant>,
+    /// Set when the user asked to quit.
+    pub quit: bool,
+    /// Set when the next frame must clear the screen first.
+    pub clear_requested: bool,
+    /// An escape sequence (OSC 52 copy) to write with the next frame.
+    pub osc: Option<String>,
+    /// A dialog whose proposal the loop opens in the external editor.
+    pub editor_request: Option<ConfirmDialog>,
+}
+
+impl App {
+    /// A new session loop.
+    pub fn new(state: UiState, ctx: Ctx) -> Self {
+        App {
+            state,
+            ctx,
+            pending: 0,
+            last_ctrl_c: None,
+            quit: false,
+            clear_requested: false,
+            osc: None,
+            editor_request: None,
+        }
+    }
+
+    /// True while an op that has the conversation to itself runs.
+    pub fn busy(&self) -> bool {
+        self.pending > 0
+    }
+
+    /// Cancels what runs and drops the prompts queued behind it.
+    pub fn cancel_running(&mut self) {
+        self.ctx.ops.submit(Op::Cancel);
+        self.state.queued.clear();
+    }
+
+    /// Answers the open dialog (the editor choice is left to the loop,
+    /// which hands the terminal over) and opens the next one.
+    pub fn answer(&mut self, outcome: ConfirmationOutcome) {
+        let Some(dialog) = self.state.confirm.take() else {
+            return;
+        };
+        if outcome == ConfirmationOutcome::ModifyWithEditor {
+            self.editor_request = Some(dialog);
+            return;
+        }
+        self.ctx.ops.submit(Op::Confirm(ConfirmationResponse::new(
+            dialog.call_id.clone(),
+            outcome,
+        )));
+        let edits = match dialog.details {
+            ConfirmationDetails::Edit { .. } => true,
+            ConfirmationDetails::Exec { .. }
+            | ConfirmationDetails::Mcp { .. }
+            | ConfirmationDetails::Info { .. } => false,
+        };
+        if outcome == ConfirmationOutcome::ProceedAlways && edits {
+            self.state.mode = ApprovalMode::AutoEdit;
+        }
+        if let Some(card) = self
+            .state
+            .cards
+            .iter_mut()
+            .find(|c| c.call_id == dialog.call_id)
+            && card.status == CardStatus::AwaitingApproval
+        {
+            card.status = CardStatus::Pending;
+        }
+        self.state.confirm = self.state.confirm_queue.pop_front();
+    }
+
+    /// Submits an op that has the conversation to itself, with a busy label.
+    pub fn start_op(&mut self, op: Op, label: &str) {
+        self.pending += 1;
+        self.state.start_busy(label, Instant::now());
+        self.ctx.ops.submit(op);
+    }
+
+    /// Sends a prompt without echoing it (`/init`'s).
+    pub fn send_prompt(&mut self, text: String) {
+        self.start_op(Op::prompt(text), "Thinking");
+    }
+}

@@ -1,0 +1,110 @@
+//! "Modify with external editor" for edit confirmations: the proposed
+//! content goes to a temp file, the terminal UI steps aside while
+//! `$VISUAL` / `$EDITOR` (default `vi`) runs, and the edited text goes back
+//! to the scheduler as the call's modified arguments.
+
+use crate::ui::control::App;
+use crate::ui::term::Tui;
+use crate::ui::view::confirm::ConfirmDialog;
+use gemini_rs_core::events::{ConfirmationResponse, Op};
+use gemini_rs_core::tools::ConfirmationDetails;
+use std::path::{Path, PathBuf};
+
+/// The editor command: `$VISUAL`, else `$EDITOR`, else `vi`, split on
+/// whitespace (`code --wait` works).
+pub fn editor_command() -> Vec<String> {
+    ["VISUAL", "EDITOR"]
+        .iter()
+        .filter_map(|k| std::env::var(k).ok())
+        .find(|v| !v.trim().is_empty())
+        .unwrap_or_else(|| "vi".to_string())
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+/// A temp file path keeping `file_path`'s extension (for highlighting).
+fn temp_path(file_path: &Path) -> PathBuf {
+    let name = file_path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| "proposal.txt".to_string());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    std::env::temp_dir().join(format!(
+        "gemini-rs-edit-{}-{nanos}-{name}",
+        std::process::id()
+    ))
+}
+
+/// Writes `content`, runs the editor on it, returns the edited text.
+fn edit_text(file_path: &Path, content: &str) -> Result<String, String> {
+    let path = temp_path(file_path);
+    std::fs::write(&path, content).map_err(|e| format!("{}: {e}", path.display()))?;
+    let cmd = editor_command();
+    let result = match cmd.split_first() {
+        Some((prog, args)) => std::process::Command::new(prog)
+            .args(args)
+            .arg(&path)
+            .status()
+            .map_err(|e| format!("Cannot start the editor {prog}: {e}"))
+            .and_then(|st| {
+                if st.success() {
+                    std::fs::read_to_string(&path).map_err(|e| e.to_string())
+                } else {
+                    Err(format!("The editor {prog} exited with {st}."))
+                }
+            }),
+        None => Err("No editor configured.".to_string()),
+    };
+    let _ = std::fs::remove_file(&path);
+    result
+}
+
+/// Runs the editor on `dialog`'s proposal with the terminal handed over,
+/// then sends the modified arguments (or reopens the dialog).
+pub fn run_editor(app: &mut App, tui: &mut Tui, dialog: ConfirmDialog) -> std::io::Result<()> {
+    let ConfirmationDetails::Edit {
+        file_path,
+        new_content,
+        ..
+    } = &dialog.details
+    else {
+        app.state.confirm = Some(dialog);
+        return Ok(());
+    };
+    let gate = app.ctx.keys.clone();
+    gate.pause();
+    tui.finish();
+    let edited = edit_text(file_path, new_content);
+    let restarted = Tui::start();
+    gate.resume();
+    *tui = restarted?;
+    app.clear_requested = false;
+    match edited.map(|text| dialog.details.modified_args(text)) {
+        Ok(Some(args)) => {
+            app.ctx
+                .ops
+                .submit(Op::Confirm(ConfirmationResponse::modified(
+                    dialog.call_id.clone(),
+                    args,
+                )));
+            app.state.info(&format!(
+                "Modified the proposed change to {}.",
+                file_path.display()
+            ));
+        }
+        Ok(None) => {
+            app.state
+                .warn(&format!("{} cannot be modified in an editor.", dialog.name));
+            app.state.confirm = Some(dialog);
+        }
+        Err(e) => {
+            app.state.error(&e);
+            app.state.confirm = Some(dialog);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,9 @@
+//! What the user's actions do to the running [`App`](crate::ui::control::App):
+//! keys, an entered line (prompt, `!shell`, `/command`), slash commands and
+//! "modify with editor". Free functions over the app, called by the loop
+//! (`ui::app`); none of them calls back into the loop.
+
+pub mod external_editor;
+pub mod keys;
+pub mod slash;
+pub mod submit;

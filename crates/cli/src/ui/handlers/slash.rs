@@ -1,0 +1,233 @@
+//! Running slash commands: the informational ones print, the ones that
+//! touch the conversation (`/chat`, `/restore`, `/memory`, `/init`,
+//! `/clear`, `/compress`) send their op to the session while no request
+//! runs.
+
+use crate::ui::commands::parse::{Command, parse};
+use crate::ui::commands::{chat, info, panels};
+use crate::ui::control::App;
+use gemini_rs_core::agent::memory;
+use gemini_rs_core::events::Op;
+
+/// The prompt `/init` sends (ours; Gemini CLI's asks the same).
+pub const INIT_PROMPT: &str = "You are setting up instructional context for future sessions in this project. \
+Analyse the current directory and write a GEMINI.md file at the project root that helps an AI coding agent work here.
+
+1. Explore first: list the top-level files and directories, then read the key files (README, build manifests such as \
+package.json, Cargo.toml, pyproject.toml, go.mod or Makefile, the main entry points and configuration). Read at most \
+about ten files; do not guess what you have not seen.
+2. Decide what kind of project it is (a code project, or documentation, notes, data).
+3. Write GEMINI.md with the write_file tool. For a code project include: a project overview (purpose, main \
+technologies, architecture), how to build, run and test it (exact commands, marked TODO where you could not find \
+them), and the development conventions you observed (style, testing, contribution rules). For any other project \
+describe its purpose, layout and how its contents are used.
+
+Keep it concise and factual, in Markdown. GEMINI.md exists and is empty: overwrite it.";
+
+/// Runs a slash command line.
+pub fn command(app: &mut App, line: &str) {
+    let s = &mut app.state;
+    match parse(line) {
+        Command::Help => s.push_lines(info::help_lines()),
+        Command::Shortcuts => s.push_lines(info::shortcut_lines()),
+        Command::About => {
+            let lines =
+                info::about_lines(&s.model, &app.ctx.info.session_id, &s.workspace_label);
+            s.push_lines(lines);
+        }
+        Command::ChatList => {
+            let dir = app.ctx.info.workspace.project_temp_dir();
+            let lines =
+                chat::list_lines(&chat::list(dir), &chat::recorded_sessions(&dir.join("chats")));
+            s.push_lines(lines);
+        }
+        Command::ChatSave(tag) => chat_save(app, &tag),
+        Command::ChatResume(tag) => chat_resume(app, &tag),
+        Command::ChatDelete(tag) => {
+            match chat::delete(app.ctx.info.workspace.project_temp_dir(), &tag) {
+                Ok(true) => s.info(&format!("Conversation checkpoint '{tag}' has been deleted.")),
+                Ok(false) => s.error(&format!("Error: No checkpoint found with tag '{tag}'.")),
+                Err(e) => s.error(&format!("Could not delete checkpoint '{tag}': {e}")),
+            }
+        }
+        Command::Clear => {
+            if !agent_busy(app) {
+                app.clear_requested = true;
+                app.start_op(Op::Clear, "Clearing the conversation");
+            }
+        }
+        Command::Compress => {
+            if !agent_busy(app) {
+                app.start_op(Op::Compress, "Compressing the conversation");
+            }
+        }
+        Command::Copy => {
+            if s.last_answer.is_empty() {
+                s.info("No output in history to copy.");
+            } else {
+                let b64 = base64(s.last_answer.as_bytes());
+                app.osc = Some(format!("\x1b]52;c;{b64}\x07"));
+                s.info("Last answer copied to the clipboard (OSC 52).");
+            }
+        }
+        Command::DirectoryShow => s.push_lines(panels::directory_lines(app.ctx.info.workspace.dirs())),
+        Command::DirectoryAdd(paths) => s.warn(&format!(
+            "Cannot add {paths} now: the workspace directories are fixed when the session starts \
+             (every tool, the sandbox and the MCP servers' roots share them). Start gemini-rs with \
+             --include-directories {paths}, or list it under context.includeDirectories in settings.json."
+        )),
+        Command::Hooks => {
+            s.push_lines(panels::hooks_lines(app.ctx.info.hooks.as_ref()));
+        }
+        Command::Init => init(app),
+        Command::Mcp => {
+            let (servers, failures) = panels::mcp_view(app.ctx.info.mcp.as_deref());
+            s.push_lines(panels::mcp_lines(&servers, &failures));
+        }
+        Command::MemoryShow => {
+            let settings = &app.ctx.info.settings;
+            let names = settings.context_file_names();
+            let max_dirs = settings
+                .context_discovery_max_dirs()
+                .unwrap_or(memory::DEFAULT_MAX_DIRS);
+            let lines =
+                info::memory_lines(&app.ctx.info.workspace, &app.ctx.paths, &names, max_dirs);
+            s.push_lines(lines);
+        }
+        Command::MemoryAdd(fact) => start_memory(app, Some(fact)),
+        Command::MemoryRefresh => start_memory(app, None),
+        Command::Model => {
+            let m = s.model.clone();
+            s.info(&format!("Model: {m}"));
+        }
+        Command::Restore(id) => restore(app, id.as_deref()),
+        Command::Quit => app.quit = true,
+        Command::Stats => {
+            let lines = info::stats_lines(
+                &s.stats,
+                app.ctx.started.elapsed(),
+                &app.ctx.info.session_id,
+            );
+            s.push_lines(lines);
+        }
+        Command::Tools => s.push_lines(info::tools_lines(Some(&app.ctx.info.tools))),
+        Command::Usage(msg) => s.info(&msg),
+        Command::Unknown(name) => s.warn(&format!("Unknown command: /{name}. Type /help.")),
+    }
+}
+
+/// True (after saying so) when a request runs.
+fn agent_busy(app: &mut App) -> bool {
+    if app.busy() {
+        app.state.info("Wait for the current request to end.");
+        return true;
+    }
+    false
+}
+
+fn chat_save(app: &mut App, tag: &str) {
+    if !agent_busy(app) {
+        app.start_op(
+            Op::SaveChat {
+                tag: tag.to_string(),
+            },
+            "Saving the conversation",
+        );
+    }
+}
+
+fn chat_resume(app: &mut App, tag: &str) {
+    if !agent_busy(app) {
+        app.start_op(
+            Op::ResumeChat {
+                tag: tag.to_string(),
+            },
+            "Resuming the conversation",
+        );
+    }
+}
+
+fn restore(app: &mut App, id: Option<&str>) {
+    let Some(cp) = app.ctx.info.checkpointer.clone() else {
+        app.state.info(
+            "Checkpointing is off: set general.checkpointing.enabled to true in settings.json and restart to use /restore.",
+        );
+        return;
+    };
+    let Some(id) = id else {
+        app.state.push_lines(panels::restore_list_lines(&cp.list()));
+        return;
+    };
+    if !agent_busy(app) {
+        app.start_op(
+            Op::Restore { id: id.to_string() },
+            "Restoring the checkpoint",
+        );
+    }
+}
+
+fn start_memory(app: &mut App, fact: Option<String>) {
+    if agent_busy(app) {
+        return;
+    }
+    let label = if fact.is_some() {
+        "Saving to memory"
+    } else {
+        "Refreshing memory"
+    };
+    app.start_op(Op::RefreshMemory { fact }, label);
+}
+
+fn init(app: &mut App) {
+    if agent_busy(app) {
+        return;
+    }
+    let path = app.ctx.info.workspace.target_dir().join("GEMINI.md");
+    if path.exists() {
+        app.state
+            .info("A GEMINI.md file already exists in this directory. No changes were made.");
+        return;
+    }
+    if let Err(e) = std::fs::write(&path, "") {
+        app.state
+            .error(&format!("Could not create {}: {e}", path.display()));
+        return;
+    }
+    app.state
+        .info("Empty GEMINI.md created. Now analyzing the project to populate it.");
+    app.send_prompt(INIT_PROMPT.to_string());
+}
+
+/// Base64 (standard alphabet, padded), for OSC 52.
+pub fn base64(data: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let v = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(A[((v >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches() {
+        assert_eq!(base64(b"hello"), "aGVsbG8=");
+        assert_eq!(base64(b"hi!"), "aGkh");
+        assert_eq!(base64(b"a"), "YQ==");
+    }
+}
