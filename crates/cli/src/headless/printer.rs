@@ -2,7 +2,7 @@
 
 use crate::args::OutputFormat;
 use gemini_rs_core::events::stats::SessionStats;
-use gemini_rs_core::events::{AgentEvent, HookMessageKind, ToolCallStatus};
+use gemini_rs_core::events::{AgentEvent, HookMessageKind, ToolCallFinished, ToolCallStatus};
 use gemini_rs_core::tools::ToolDisplay;
 use serde_json::{Value, json};
 use std::io::Write;
@@ -76,54 +76,92 @@ impl Printer {
 
     /// Writes one event as the format shows it.
     pub fn handle(&mut self, event: AgentEvent) {
-        match (self.format, event) {
-            (OutputFormat::Text, AgentEvent::Content(t)) => self.text(&t),
-            (OutputFormat::Text, AgentEvent::ToolCallRequested { .. }) => self.ensure_newline(),
-            (OutputFormat::StreamJson, AgentEvent::Content(t)) => self.json_line(json!({
-                "type": "message", "timestamp": iso_now(), "role": "assistant", "content": t, "delta": true})),
-            (OutputFormat::StreamJson, AgentEvent::ToolCallRequested { call_id, name, args }) => {
-                self.json_line(json!({"type": "tool_use", "timestamp": iso_now(), "tool_name": name,
-                    "tool_id": call_id, "parameters": args}))
-            }
-            (format, AgentEvent::ToolFinished(done)) => {
-                let display = match &done.display {
-                    ToolDisplay::Text(t) => Some(t.clone()),
-                    ToolDisplay::FileDiff(_) => None,
-                };
-                if let Some(err) = &done.error {
-                    let shown = display.clone().filter(|d| !d.is_empty()).unwrap_or_else(|| err.message.clone());
-                    eprintln!("Error executing tool {}: {shown}", done.name);
-                }
-                if format == OutputFormat::StreamJson {
-                    let mut event = json!({"type": "tool_result", "timestamp": iso_now(), "tool_id": done.call_id,
-                        "status": match done.status { ToolCallStatus::Success => "success", _ => "error" }});
-                    let output = match &done.error {
-                        Some(err) => Some(display.filter(|d| !d.is_empty()).unwrap_or_else(|| err.message.clone())),
-                        None => display,
-                    };
-                    if let Some(output) = output {
-                        event["output"] = Value::String(output);
-                    }
-                    if let Some(err) = &done.error {
-                        event["error"] = json!({"type": err.kind.as_str(), "message": err.message});
-                    }
-                    self.json_line(event);
-                }
-            }
-            (format, AgentEvent::Warning(w)) => {
+        let stream = self.format == OutputFormat::StreamJson;
+        match event {
+            AgentEvent::Content(t) => match self.format {
+                OutputFormat::Text => self.text(&t),
+                OutputFormat::StreamJson => self.json_line(json!({
+                    "type": "message", "timestamp": iso_now(), "role": "assistant", "content": t, "delta": true})),
+                OutputFormat::Json => {}
+            },
+            AgentEvent::ToolCallRequested {
+                call_id,
+                name,
+                args,
+            } => match self.format {
+                OutputFormat::Text => self.ensure_newline(),
+                OutputFormat::StreamJson => self.json_line(json!({"type": "tool_use",
+                    "timestamp": iso_now(), "tool_name": name, "tool_id": call_id, "parameters": args})),
+                OutputFormat::Json => {}
+            },
+            AgentEvent::ToolFinished(done) => self.tool_finished(&done),
+            AgentEvent::Warning(w) => {
                 eprintln!("[WARNING] {w}");
-                if format == OutputFormat::StreamJson {
+                if stream {
                     self.json_line(json!({"type": "error", "timestamp": iso_now(), "severity": "warning", "message": w}));
                 }
             }
-            (_, AgentEvent::Info(note)) => tracing::info!("{note}"),
-            (_, AgentEvent::Error(e)) => eprintln!("{e}"),
-            (_, AgentEvent::HookMessage { kind, text }) => match kind {
+            AgentEvent::Info(note) => tracing::info!("{note}"),
+            AgentEvent::Error(e) => eprintln!("{e}"),
+            AgentEvent::HookMessage { kind, text } => match kind {
                 HookMessageKind::Warning => eprintln!("[WARNING] {text}"),
                 HookMessageKind::SystemMessage | HookMessageKind::Info => eprintln!("{text}"),
             },
-            (_, _) => {}
+            // Shown by the caller (init, the user message, the result), or
+            // not part of headless output.
+            AgentEvent::Thought(_)
+            | AgentEvent::ToolAwaitingApproval { .. }
+            | AgentEvent::ToolRunning { .. }
+            | AgentEvent::ToolOutput { .. }
+            | AgentEvent::Usage { .. }
+            | AgentEvent::ModelTurnFinished
+            | AgentEvent::Stats(_)
+            | AgentEvent::SessionStarted { .. }
+            | AgentEvent::PromptStarted { .. }
+            | AgentEvent::ApprovalModeChanged(_)
+            | AgentEvent::ModelChanged(_)
+            | AgentEvent::HistoryReplaced { .. }
+            | AgentEvent::Finished(_)
+            | AgentEvent::SessionEnded => {}
         }
+    }
+
+    fn tool_finished(&mut self, done: &ToolCallFinished) {
+        let display = match &done.display {
+            ToolDisplay::Text(t) => Some(t.clone()),
+            ToolDisplay::FileDiff(_) => None,
+        };
+        if let Some(err) = &done.error {
+            let shown = display
+                .clone()
+                .filter(|d| !d.is_empty())
+                .unwrap_or_else(|| err.message.clone());
+            eprintln!("Error executing tool {}: {shown}", done.name);
+        }
+        if self.format != OutputFormat::StreamJson {
+            return;
+        }
+        let status = match done.status {
+            ToolCallStatus::Success => "success",
+            ToolCallStatus::Error | ToolCallStatus::Cancelled => "error",
+        };
+        let mut event = json!({"type": "tool_result", "timestamp": iso_now(),
+            "tool_id": done.call_id, "status": status});
+        let output = match &done.error {
+            Some(err) => Some(
+                display
+                    .filter(|d| !d.is_empty())
+                    .unwrap_or_else(|| err.message.clone()),
+            ),
+            None => display,
+        };
+        if let Some(output) = output {
+            event["output"] = Value::String(output);
+        }
+        if let Some(err) = &done.error {
+            event["error"] = json!({"type": err.kind.as_str(), "message": err.message});
+        }
+        self.json_line(event);
     }
 }
 

@@ -36,16 +36,11 @@ struct Entry {
 
 /// Every hook of every layer, grouped by event (settings order within).
 fn entries(loaded: &Loaded) -> (Vec<Entry>, Vec<String>) {
-    let runtime = HookConfig::from_value(loaded.runtime.as_value(), "project");
-    let flag = |a: &str, b: &str| {
-        loaded
-            .runtime
-            .get(&format!("{a}.{b}"))
-            .and_then(Value::as_bool)
-    };
-    let switched_off = if flag("hooksConfig", "enabled") == Some(false) {
+    let typed = loaded.runtime.typed();
+    let runtime = HookConfig::from_typed(typed, "project");
+    let switched_off = if typed.hooks_config.enabled == Some(false) {
         Some("hooksConfig.enabled is false")
-    } else if flag("tools", "enableHooks") == Some(false) {
+    } else if typed.tools.enable_hooks == Some(false) {
         Some("tools.enableHooks is false")
     } else {
         None

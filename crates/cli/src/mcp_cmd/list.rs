@@ -94,9 +94,5 @@ pub(super) async fn run(env: &Env) -> i32 {
 }
 
 fn is_in_settings(settings: &Settings, name: &str) -> bool {
-    settings
-        .as_value()
-        .get("mcpServers")
-        .and_then(|v| v.get(name))
-        .is_some()
+    settings.typed().mcp_servers.contains_key(name)
 }

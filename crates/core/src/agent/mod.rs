@@ -166,7 +166,9 @@ impl Agent {
                         clear_context,
                         ..
                     } => (reason.clone(), *clear_context),
-                    _ => (String::new(), false),
+                    AgentHookOutcome::Proceed { .. } | AgentHookOutcome::Stop { .. } => {
+                        (String::new(), false)
+                    }
                 };
                 if clear {
                     self.history = self.initial_history.clone();

@@ -215,6 +215,14 @@ fn apply_to_input(event: HookEvent, input: &mut Map<String, Value>, out: &HookOu
                 input.insert("prompt".into(), Value::String(joined));
             }
         }
-        _ => {}
+        // Only these events chain their outputs into the next hook's input.
+        HookEvent::AfterTool
+        | HookEvent::Notification
+        | HookEvent::AfterAgent
+        | HookEvent::SessionStart
+        | HookEvent::SessionEnd
+        | HookEvent::PreCompress
+        | HookEvent::AfterModel
+        | HookEvent::BeforeToolSelection => {}
     }
 }

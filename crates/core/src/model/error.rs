@@ -122,7 +122,14 @@ impl ModelError {
             ModelError::ModelNotFound { .. } => Some(404),
             ModelError::RateLimited { .. } => Some(429),
             ModelError::RetriesExhausted { last, .. } => last.status(),
-            _ => None,
+            ModelError::Cancelled
+            | ModelError::Connection { .. }
+            | ModelError::StreamCut { .. }
+            | ModelError::MalformedChunk { .. }
+            | ModelError::Setup(_)
+            | ModelError::ResponsesFile { .. }
+            | ModelError::ResponsesLine { .. }
+            | ModelError::Replay(_) => None,
         }
     }
 
@@ -133,7 +140,16 @@ impl ModelError {
             | ModelError::Connection { .. }
             | ModelError::StreamCut { .. } => true,
             ModelError::Api { status, .. } => *status >= 500,
-            _ => false,
+            ModelError::Cancelled
+            | ModelError::BadRequest { .. }
+            | ModelError::Auth { .. }
+            | ModelError::ModelNotFound { .. }
+            | ModelError::MalformedChunk { .. }
+            | ModelError::RetriesExhausted { .. }
+            | ModelError::Setup(_)
+            | ModelError::ResponsesFile { .. }
+            | ModelError::ResponsesLine { .. }
+            | ModelError::Replay(_) => false,
         }
     }
 }

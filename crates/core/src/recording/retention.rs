@@ -74,25 +74,24 @@ pub fn parse_period(period: &str) -> Result<chrono::Duration, RetentionError> {
 
 /// The policy from settings: `Ok(None)` when retention is disabled.
 pub fn policy(settings: &Settings) -> Result<Option<RetentionPolicy>, RetentionError> {
-    let Some(cfg) = settings.get("general.sessionRetention") else {
+    let Some(cfg) = &settings.typed().general.session_retention else {
         return Ok(None);
     };
-    if !cfg["enabled"].as_bool().unwrap_or(false) {
+    if !cfg.enabled.unwrap_or(false) {
         return Ok(None);
     }
-    let max_age = cfg["maxAge"].as_str().map(parse_period).transpose()?;
-    let max_count = match cfg.get("maxCount").filter(|v| !v.is_null()) {
+    let max_age = cfg.max_age.as_deref().map(parse_period).transpose()?;
+    let max_count = match cfg.max_count {
         None => None,
-        Some(v) => match v.as_i64() {
-            Some(n) if n >= 1 => Some(usize::try_from(n).map_err(|_| RetentionError::BadCount)?),
-            _ => return Err(RetentionError::BadCount),
-        },
+        Some(n) if n >= 1 => Some(usize::try_from(n).map_err(|_| RetentionError::BadCount)?),
+        Some(_) => return Err(RetentionError::BadCount),
     };
     if max_age.is_none() && max_count.is_none() {
         return Err(RetentionError::NoLimit);
     }
-    let min_text = cfg["minRetention"]
-        .as_str()
+    let min_text = cfg
+        .min_retention
+        .as_deref()
         .unwrap_or(DEFAULT_MIN_RETENTION);
     let min = parse_period(min_text)?;
     if max_age.is_some_and(|age| age < min) {

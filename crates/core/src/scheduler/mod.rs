@@ -420,6 +420,9 @@ fn always_rules(
         {
             vec![allow(&format!("{server_name}__*"))]
         }
-        _ => vec![allow(tool_name)],
+        ConfirmationDetails::Exec { .. }
+        | ConfirmationDetails::Mcp { .. }
+        | ConfirmationDetails::Edit { .. }
+        | ConfirmationDetails::Info { .. } => vec![allow(tool_name)],
     }
 }

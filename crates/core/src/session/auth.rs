@@ -20,11 +20,8 @@ pub fn check_auth(
 ) -> Result<Option<String>, StartError> {
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     let truthy = |k: &str| env(k).is_some_and(|v| v.eq_ignore_ascii_case("true"));
-    let selected = settings
-        .get("security.auth.selectedType")
-        .and_then(|v| v.as_str())
-        .filter(|s| !s.is_empty())
-        .map(str::to_string);
+    let auth = &settings.typed().security.auth;
+    let selected = auth.selected_type.clone().filter(|s| !s.is_empty());
     let from_env = if truthy("GOOGLE_GENAI_USE_GCA") {
         Some("oauth-personal")
     } else if truthy("GOOGLE_GENAI_USE_VERTEXAI") {
@@ -35,10 +32,7 @@ pub fn check_auth(
         None
     };
     let current = selected.clone().or(from_env.map(str::to_string));
-    if let Some(enforced) = settings
-        .get("security.auth.enforcedType")
-        .and_then(|v| v.as_str())
-        .filter(|s| !s.is_empty())
+    if let Some(enforced) = auth.enforced_type.as_deref().filter(|s| !s.is_empty())
         && current.as_deref() != Some(enforced)
     {
         return Err(auth_error(

@@ -62,8 +62,15 @@ fn config_error(message: impl Into<String>) -> StartError {
 /// Builds every part; `events` is where the agent, the scheduler and the
 /// hooks report.
 pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<Parts, StartError> {
-    let mut notes = Vec::new();
     let settings = &config.settings;
+    let mut notes: Vec<StartupNote> = settings
+        .invalid_settings()
+        .iter()
+        .map(|invalid| StartupNote {
+            text: invalid.to_string(),
+            warning: true,
+        })
+        .collect();
     let paths = &config.paths;
     let root = config.root.as_path();
     let model = resolve_model(
@@ -188,12 +195,14 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
             generation_config: default_generation_config(&model),
             max_session_turns: settings.max_session_turns(),
             loop_detection: !settings
-                .get("model.disableLoopDetection")
-                .and_then(serde_json::Value::as_bool)
+                .typed()
+                .model
+                .disable_loop_detection
                 .unwrap_or(false),
             compression_threshold: settings
-                .get("model.compressionThreshold")
-                .and_then(serde_json::Value::as_f64)
+                .typed()
+                .model
+                .compression_threshold
                 .unwrap_or(compress::DEFAULT_THRESHOLD),
         },
         history,
@@ -379,11 +388,13 @@ fn checkpointer(
     workspace: &Workspace,
     notes: &mut Vec<StartupNote>,
 ) -> Option<Checkpointer> {
-    let enabled = settings
-        .get("general.checkpointing.enabled")
-        .and_then(serde_json::Value::as_bool)
-        .unwrap_or(false);
-    if !enabled {
+    if !settings
+        .typed()
+        .general
+        .checkpointing
+        .enabled
+        .unwrap_or(false)
+    {
         return None;
     }
     match Checkpointer::new(root, workspace.project_temp_dir()) {

@@ -150,7 +150,9 @@ impl Engine {
             }
             note = match result.display {
                 ToolDisplay::Text(t) if !t.trim().is_empty() => t,
-                _ => format!("Okay, I've remembered that: \"{fact}\""),
+                ToolDisplay::Text(_) | ToolDisplay::FileDiff(_) => {
+                    format!("Okay, I've remembered that: \"{fact}\"")
+                }
             };
             note.push('\n');
         }

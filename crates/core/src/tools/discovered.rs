@@ -55,7 +55,11 @@ impl DiscoveryError {
             DiscoveryError::Failed(code) => {
                 Some(format!("Tool discovery command failed with code {code}."))
             }
-            _ => None,
+            DiscoveryError::Empty
+            | DiscoveryError::OutputTooLarge
+            | DiscoveryError::NotArray
+            | DiscoveryError::Parse(_)
+            | DiscoveryError::Spawn(_) => None,
         }
     }
 }
