@@ -443,3 +443,52 @@ fn esc_during_a_tool_answers_every_call_in_the_next_request() {
     t.keys(&["C-d"]);
     t.wait_for("EXIT=0", 10);
 }
+
+/// SIGTERM to the UI while a shell command runs: the command's group is
+/// ended, the terminal is restored, and the exit code is 143.
+#[test]
+fn sigterm_ends_the_ui_and_its_commands() {
+    let Some(sb) = ui_sandbox() else {
+        return;
+    };
+    let marker = "43.25";
+    let responses = lines(&[
+        call(
+            "run_shell_command",
+            json!({"command": format!("sleep {marker}; true")}),
+        ),
+        turn(json!([{"text": "unused"}])),
+    ]);
+    let fake = FakeGemini::start(&responses);
+    let t = Tmux::start(&sb, &fake.base_url, &["--approval-mode=yolo"], 100, 30);
+    t.wait_for("mode: YOLO", 20);
+    t.type_text("sleep for a while");
+    t.keys(&["Enter"]);
+    t.wait_for("running", 20);
+    let pgrep = || {
+        Command::new("pgrep")
+            .args(["-f", &format!("^sleep {marker}")])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default()
+    };
+    let ppid = |pid: &str| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        let rest = &stat[stat.rfind(')').unwrap() + 2..];
+        rest.split_whitespace().nth(1).unwrap().to_string()
+    };
+    let sleep = pgrep();
+    assert!(!sleep.is_empty());
+    // sleep <- bash -c (the shell tool) <- gemini-rs
+    let gemini = ppid(&ppid(sleep.lines().next().unwrap()));
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &gemini])
+            .status()
+            .unwrap()
+            .success()
+    );
+    t.wait_for("EXIT=143", 10);
+    assert_eq!(pgrep(), "", "the shell command survived SIGTERM");
+    t.wait_for("COOKED", 5);
+}

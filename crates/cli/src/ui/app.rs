@@ -4,6 +4,7 @@
 //! next queued prompt go. The session (core) owns the conversation; the
 //! UI only submits ops and shows events.
 
+use crate::exit::ExitCode;
 use crate::ui::control::App;
 use crate::ui::handlers::external_editor::run_editor;
 use crate::ui::handlers::keys::on_term_event;
@@ -16,14 +17,15 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 /// Runs until the user quits or a signal arrives, then shuts the
-/// session down (cancelling what runs) and waits for its end.
+/// session down (cancelling what runs) and waits for its end. Returns the
+/// exit code of the signal that ended it, if one did.
 pub async fn run(
     mut app: App,
     tui: &mut Tui,
     mut events: mpsc::UnboundedReceiver<AgentEvent>,
     mut keys: mpsc::UnboundedReceiver<Event>,
     initial: Option<String>,
-) -> std::io::Result<()> {
+) -> std::io::Result<Option<ExitCode>> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut term = signal(SignalKind::terminate())?;
     let mut hup = signal(SignalKind::hangup())?;
@@ -33,6 +35,7 @@ pub async fn run(
         submit(&mut app, p);
     }
     let mut ended = false;
+    let mut signalled = None;
     loop {
         if let Some(dialog) = app.editor_request.take() {
             run_editor(&mut app, tui, dialog)?;
@@ -61,8 +64,14 @@ pub async fn run(
                 }
             }
             _ = tick.tick(), if app.state.animating() => {}
-            _ = term.recv() => break,
-            _ = hup.recv() => break,
+            _ = term.recv() => {
+                signalled = Some(ExitCode::Terminated);
+                break;
+            }
+            _ = hup.recv() => {
+                signalled = Some(ExitCode::HungUp);
+                break;
+            }
         }
     }
     app.ctx.ops.submit(Op::Cancel);
@@ -75,9 +84,9 @@ pub async fn run(
                 }
             }
         };
-        let _ = tokio::time::timeout(Duration::from_secs(5), drain).await;
+        let _ = tokio::time::timeout(crate::signals::GRACE, drain).await;
     }
-    Ok(())
+    Ok(signalled)
 }
 
 /// Applies one session event; true when the session ended.

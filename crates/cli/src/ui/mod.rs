@@ -155,9 +155,9 @@ async fn run(
     let app = control::App::new(state, ctx);
     let result = app::run(app, &mut tui, events, key_rx, initial).await;
     tui.finish();
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), task).await;
+    let _ = tokio::time::timeout(crate::signals::GRACE, task).await;
     match result {
-        Ok(()) => ExitCode::Ok,
+        Ok(signalled) => signalled.unwrap_or(ExitCode::Ok),
         Err(e) => {
             eprintln!("Terminal error: {e}");
             ExitCode::Error
