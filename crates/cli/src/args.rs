@@ -61,7 +61,7 @@ pub struct Args {
         value_delimiter = ',',
         value_name = "DIRS"
     )]
-    pub include_directories: Vec<String>,
+    pub include_directories: Vec<PathBuf>,
     /// Replay model answers from a recorded JSONL file, in order.
     #[arg(long = "fake-responses", value_name = "FILE")]
     pub fake_responses: Option<PathBuf>,

@@ -20,19 +20,26 @@ use std::path::{Path, PathBuf};
 const NO_INPUT: &str = "No input provided via stdin. Input can be provided by piping data into gemini or using the --prompt option.";
 
 fn main() {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    if argv.first().map(String::as_str) == Some("hooks") {
-        // `gemini-rs hooks list`.
-        std::process::exit(hooks_cmd::run(argv[1..].to_vec()));
-    }
-    if argv.first().map(String::as_str) == Some("mcp") {
+    // Arguments are read as they are: a prompt or a path that is not UTF-8
+    // must give an error (or be used as a path), never a panic.
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let sub = argv.first().and_then(|a| a.to_str());
+    if matches!(sub, Some("hooks" | "mcp")) {
+        let Some(rest) = utf8_args(&argv[1..]) else {
+            eprintln!("Invalid argument: the arguments of this command must be valid UTF-8.");
+            std::process::exit(ExitCode::Input.code());
+        };
+        if sub == Some("hooks") {
+            // `gemini-rs hooks list`.
+            std::process::exit(hooks_cmd::run(rest));
+        }
         // `gemini-rs mcp ...`: server management and `mcp serve` (stdout is
         // the protocol there, so nothing else may print on it).
         let code = match tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
         {
-            Ok(rt) => rt.block_on(mcp_cmd::run(argv[1..].to_vec())),
+            Ok(rt) => rt.block_on(mcp_cmd::run(rest)),
             Err(e) => {
                 eprintln!("{e}");
                 1
@@ -47,6 +54,13 @@ fn main() {
             1
         }
     });
+}
+
+/// The arguments as strings, or `None` when one is not valid UTF-8.
+fn utf8_args(args: &[std::ffi::OsString]) -> Option<Vec<String>> {
+    args.iter()
+        .map(|a| a.to_str().map(str::to_string))
+        .collect()
 }
 
 fn real_main() -> Result<i32> {

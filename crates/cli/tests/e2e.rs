@@ -515,3 +515,58 @@ fn stdin_and_prompt_are_combined() {
     let last = contents.as_array().unwrap().last().unwrap();
     assert_eq!(last["parts"][0]["text"], "from stdin\n\nfrom arg");
 }
+
+/// Arguments that are not UTF-8: a prompt is a clear input error (exit
+/// 42, not a panic); a path is used as it is.
+#[test]
+fn arguments_that_are_not_utf8_never_panic() {
+    use std::os::unix::ffi::OsStrExt;
+    let sb = Sandbox::new();
+    settings(&sb, "gemini-2.5-flash");
+    let bad = std::ffi::OsStr::from_bytes(b"caf\xff");
+    let run = |args: &[&std::ffi::OsStr]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_gemini-rs"))
+            .current_dir(&sb.work)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", &sb.home)
+            .env("GEMINI_CLI_HOME", &sb.home)
+            .env("GEMINI_API_KEY", "dummy")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["-p".as_ref(), bad]);
+    assert_eq!(out.status.code(), Some(42), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("UTF-8"));
+    let out = run(&["mcp".as_ref(), "list".as_ref(), bad]);
+    assert_eq!(out.status.code(), Some(42), "{out:?}");
+
+    let dir = sb.work.join(std::ffi::OsStr::from_bytes(b"dir-\xff"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("inside.txt"), "found me").unwrap();
+    let responses = lines(&[
+        call("read_file", json!({"file_path": "inside.txt"})),
+        text("done"),
+    ]);
+    let fake = FakeGemini::start(&responses);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gemini-rs"))
+        .current_dir(&dir)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", &sb.home)
+        .env("GEMINI_CLI_HOME", &sb.home)
+        .env("GEMINI_API_KEY", "dummy")
+        .env("GOOGLE_GEMINI_BASE_URL", &fake.base_url)
+        .args([
+            "--approval-mode=yolo".as_ref(),
+            "--include-directories".as_ref(),
+            dir.as_os_str(),
+            "-p".as_ref(),
+            "go".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(single_response(&fake)["output"], "found me");
+}

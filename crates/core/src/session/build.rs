@@ -240,7 +240,7 @@ fn workspace(config: &SessionConfig) -> Workspace {
         .into_iter()
         .map(PathBuf::from)
         .collect();
-    extra.extend(config.include_directories.iter().map(PathBuf::from));
+    extra.extend(config.include_directories.iter().cloned());
     let extra = extra
         .into_iter()
         .map(|p| expand_home(&p, &paths.home))

@@ -42,7 +42,7 @@ pub struct SessionConfig {
     /// `--allowed-mcp-server-names`.
     pub allowed_mcp_server_names: Vec<String>,
     /// `--include-directories`.
-    pub include_directories: Vec<String>,
+    pub include_directories: Vec<PathBuf>,
     /// `--policy` files.
     pub policy_files: Vec<PathBuf>,
     /// `--resume`: `latest`, an index or a session id.
