@@ -8,6 +8,7 @@ mod fake_gemini;
 mod fs_tools;
 mod hooks;
 mod mcp;
+mod sandbox;
 mod sessions;
 mod signals;
 mod support;

@@ -19,6 +19,12 @@ pub struct HookEnv {
     pub session_id: String,
     /// `transcript_path` (empty until chats are recorded).
     pub transcript_path: String,
+    /// The sandbox hooks of the workspace's settings run under (`-s`):
+    /// a sandboxed command may have written them.
+    pub sandbox: Option<std::sync::Arc<crate::sandbox::PreparedSandbox>>,
+    /// The keys ([`super::CommandHook::key`]) of the hooks that come from
+    /// the workspace's settings.
+    pub workspace_hooks: std::collections::BTreeSet<String>,
 }
 
 /// The result of one hook run.
@@ -78,6 +84,11 @@ pub async fn run_hook(hook: &CommandHook, input: &[u8], env: &HookEnv) -> HookRu
         .envs(hook.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .kill_on_drop(true);
     crate::process::new_group(cmd.as_std_mut());
+    if let Some(sandbox) = &env.sandbox
+        && env.workspace_hooks.contains(&hook.key())
+    {
+        crate::sandbox::install(cmd.as_std_mut(), sandbox.clone());
+    }
     let mut result = HookRunResult {
         hook: hook.clone(),
         success: false,

@@ -1,8 +1,9 @@
 //! Landlock and seccomp: built in the parent, installed in the child.
 
+use super::mounts::{self, MountPlan};
 use super::{FORCE_UNSUPPORTED_ENV, SandboxError, SandboxPolicy};
 use landlock::{
-    ABI, AccessFs, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr,
+    ABI, AccessFs, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
     make_bitflags,
 };
 use seccompiler::{
@@ -14,6 +15,7 @@ use std::fmt::Display;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Device files every sandboxed command may still write.
 const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
@@ -34,6 +36,11 @@ pub(super) struct Prepared {
     pub(super) filter: Option<BpfProgram>,
     /// The kernel's Landlock ABI version.
     pub(super) abi: i32,
+    /// The read-only mounts; `None` where namespaces are not available
+    /// (then `isolation_error` says why).
+    pub(super) mounts: Option<Arc<MountPlan>>,
+    /// Why there is no mount isolation.
+    pub(super) isolation_error: Option<String>,
 }
 
 /// Builds the ruleset and the filter (see [`SandboxPolicy::prepare`]).
@@ -52,10 +59,20 @@ pub(super) fn prepare(policy: &SandboxPolicy) -> Result<Prepared, SandboxError> 
     } else {
         Some(network_filter()?)
     };
+    let plan = Arc::new(MountPlan::new(&policy.writable));
+    let (mounts, isolation_error) = match mounts::supported(&plan) {
+        Ok(()) => (Some(plan), None),
+        Err(why) => {
+            tracing::warn!("sandbox: no mount isolation ({why})");
+            (None, Some(why))
+        }
+    };
     Ok(Prepared {
         ruleset,
         filter,
         abi,
+        mounts,
+        isolation_error,
     })
 }
 
@@ -92,8 +109,11 @@ fn write_access() -> BitFlags<AccessFs> {
 /// Missing or unopenable writable paths are skipped (writes there fail).
 fn ruleset(writable: &[PathBuf]) -> Result<Option<OwnedFd>, SandboxError> {
     let access = write_access();
+    // Signals and abstract UNIX sockets only reach processes of the same
+    // sandbox (ABI 6; ignored by older kernels).
     let mut created = Ruleset::default()
         .handle_access(access)
+        .and_then(|r| r.scope(make_bitflags!(Scope::{Signal | AbstractUnixSocket})))
         .and_then(Ruleset::create)
         .map_err(setup_error)?;
     for dir in writable {
@@ -160,6 +180,10 @@ impl Prepared {
     /// `PR_SET_NO_NEW_PRIVS`, `landlock_restrict_self`, then the seccomp
     /// filter. Syscalls only: async-signal-safe.
     pub(super) fn apply(&self) -> io::Result<()> {
+        // Mounts first: once restricted, Landlock refuses mount changes.
+        if let Some(plan) = &self.mounts {
+            plan.apply()?;
+        }
         // SAFETY: prctl with constant arguments.
         if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) } != 0 {
             return Err(io::Error::last_os_error());

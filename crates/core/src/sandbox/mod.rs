@@ -12,8 +12,11 @@
 
 #[cfg(target_os = "linux")]
 mod linux;
+#[cfg(target_os = "linux")]
+mod mounts;
 
-use crate::config::{BoolOrText, SandboxSetting, Settings};
+use crate::config::{SandboxSetting, Scope, Settings};
+use serde_json::Value;
 use std::fmt;
 use std::io;
 use std::path::PathBuf;
@@ -81,6 +84,58 @@ pub struct SandboxPolicy {
     /// Behave as on a kernel without Landlock (see
     /// [`FORCE_UNSUPPORTED_ENV`]).
     pub force_unsupported: bool,
+    /// Variables matching a secret's name (`*_API_KEY`, `*_TOKEN`,
+    /// `*_SECRET`) that sandboxed commands still get
+    /// (`tools.sandboxAllowedEnv`).
+    pub allowed_env: Vec<String>,
+}
+
+/// True for names of variables that hold credentials.
+pub fn is_secret_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    upper.ends_with("_API_KEY")
+        || upper.ends_with("_TOKEN")
+        || upper.ends_with("_SECRET")
+        || upper == "API_KEY"
+}
+
+/// Where a sandbox setting may come from: the user's and the system's
+/// files decide; the workspace's (which a sandboxed command could have
+/// written) may only tighten them.
+struct Layers<'a> {
+    outside: Vec<&'a Value>,
+    workspace: Option<&'a Value>,
+}
+
+impl<'a> Layers<'a> {
+    fn of(settings: &'a Settings) -> Layers<'a> {
+        let layer = |scope| settings.layer(scope).map(|(_, v)| v);
+        Layers {
+            // Lowest precedence first.
+            outside: [Scope::SystemDefaults, Scope::User, Scope::System]
+                .into_iter()
+                .filter_map(layer)
+                .collect(),
+            workspace: layer(Scope::Workspace),
+        }
+    }
+
+    /// The value outside the workspace (the highest layer that sets it).
+    fn outside(&self, pointer: &str) -> Option<&'a Value> {
+        self.outside.iter().rev().find_map(|v| v.pointer(pointer))
+    }
+
+    fn workspace(&self, pointer: &str) -> Option<&'a Value> {
+        self.workspace.and_then(|v| v.pointer(pointer))
+    }
+}
+
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Bool(b) => *b,
+        Value::String(s) => matches!(s.trim().to_lowercase().as_str(), "true" | "1" | "native"),
+        _ => false,
+    }
 }
 
 /// Decides the sandbox mode as Gemini CLI does: a non-empty
@@ -96,6 +151,7 @@ pub fn from_settings(
     env: &dyn Fn(&str) -> Option<String>,
     writable: Vec<PathBuf>,
 ) -> Result<Option<SandboxPolicy>, SandboxError> {
+    let layers = Layers::of(settings);
     let from_env = env("GEMINI_SANDBOX")
         .map(|v| v.trim().to_lowercase())
         .filter(|v| !v.is_empty());
@@ -103,6 +159,9 @@ pub fn from_settings(
         (Some(v), _) => v,
         (None, Some(flag)) => flag.trim().to_lowercase(),
         (None, None) => match &settings.typed().tools.sandbox {
+            // A workspace `false` does not switch off what the user's or
+            // the system's settings switched on.
+            _ if layers.outside("/tools/sandbox").is_some_and(truthy) => "true".to_string(),
             None => return Ok(None),
             Some(SandboxSetting::Flag(b)) => b.to_string(),
             Some(SandboxSetting::Name(s)) => s.trim().to_lowercase(),
@@ -129,18 +188,39 @@ pub fn from_settings(
             dirs.push(extra);
         }
     }
-    let allow_network = settings
-        .typed()
-        .tools
-        .sandbox_network
-        .as_ref()
-        .is_some_and(BoolOrText::is_true);
+    // Network only when the user or the system allows it and the
+    // workspace does not forbid it; without layers (settings built in
+    // memory), the merged value.
+    let allow_network = if layers.outside.is_empty() && layers.workspace.is_none() {
+        settings
+            .as_value()
+            .pointer("/tools/sandboxNetwork")
+            .is_some_and(truthy)
+    } else {
+        layers.outside("/tools/sandboxNetwork").is_some_and(truthy)
+            && layers.workspace("/tools/sandboxNetwork").is_none_or(truthy)
+    };
+    let allowed_env = if layers.outside.is_empty() && layers.workspace.is_none() {
+        settings.as_value().pointer("/tools/sandboxAllowedEnv")
+    } else {
+        layers.outside("/tools/sandboxAllowedEnv")
+    }
+    .and_then(Value::as_array)
+    .map(|names| {
+        names
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    })
+    .unwrap_or_default();
     let force_unsupported =
         env(FORCE_UNSUPPORTED_ENV).is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
     Ok(Some(SandboxPolicy {
         writable: dirs,
         allow_network,
         force_unsupported,
+        allowed_env,
     }))
 }
 
@@ -151,7 +231,10 @@ impl SandboxPolicy {
     pub fn prepare(&self) -> Result<PreparedSandbox, SandboxError> {
         #[cfg(target_os = "linux")]
         {
-            linux::prepare(self).map(|inner| PreparedSandbox { inner })
+            linux::prepare(self).map(|inner| PreparedSandbox {
+                inner,
+                allowed_env: self.allowed_env.clone(),
+            })
         }
         #[cfg(not(target_os = "linux"))]
         {
@@ -166,6 +249,7 @@ impl SandboxPolicy {
 pub struct PreparedSandbox {
     #[cfg(target_os = "linux")]
     inner: linux::Prepared,
+    allowed_env: Vec<String>,
 }
 
 impl PreparedSandbox {
@@ -195,6 +279,19 @@ impl PreparedSandbox {
         }
     }
 
+    /// Why commands run without the read-only mounts (no user or mount
+    /// namespaces here), or `None` when they have them.
+    pub fn isolation_error(&self) -> Option<&str> {
+        #[cfg(target_os = "linux")]
+        {
+            self.inner.isolation_error.as_deref()
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            Some("not Linux")
+        }
+    }
+
     /// Whether internet sockets stay allowed.
     pub fn allows_network(&self) -> bool {
         #[cfg(target_os = "linux")]
@@ -213,6 +310,19 @@ impl PreparedSandbox {
 /// `cmd.as_std_mut()`.
 pub fn install(cmd: &mut std::process::Command, prepared: Arc<PreparedSandbox>) {
     use std::os::unix::process::CommandExt;
+    // Credentials stay with gemini-rs: a sandboxed command gets none of
+    // the provider keys, unless the user's settings list them.
+    let inherited = std::env::vars_os().map(|(k, _)| k);
+    let set = cmd
+        .get_envs()
+        .map(|(k, _)| k.to_os_string())
+        .collect::<Vec<_>>();
+    for name in inherited.chain(set) {
+        let Some(text) = name.to_str() else { continue };
+        if is_secret_name(text) && !prepared.allowed_env.iter().any(|a| a == text) {
+            cmd.env_remove(&name);
+        }
+    }
     // SAFETY: the hook only reads `prepared` (built before the fork) and
     // makes raw syscalls; it allocates nothing and takes no locks.
     unsafe {

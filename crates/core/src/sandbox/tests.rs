@@ -25,6 +25,12 @@ fn landlock_or_skip(test: &str) -> bool {
     }
 }
 
+/// A write was refused: by Landlock (EACCES) or by the read-only mounts
+/// (EROFS), whichever the kernel checks first.
+fn refused(text: &str) -> bool {
+    text.contains("Permission denied") || text.contains("Read-only file system")
+}
+
 fn canon(dir: &tempfile::TempDir) -> PathBuf {
     std::fs::canonicalize(dir.path()).unwrap()
 }
@@ -34,6 +40,7 @@ fn policy(writable: &[&Path], allow_network: bool) -> SandboxPolicy {
         writable: writable.iter().map(|p| p.to_path_buf()).collect(),
         allow_network,
         force_unsupported: false,
+        allowed_env: Vec::new(),
     }
 }
 
@@ -107,10 +114,11 @@ fn writes_only_inside_the_writable_dirs() {
     let t = text(&out);
     assert!(t.contains("touch-rc=1"), "{t}");
     assert!(t.contains("etc-rc=1"), "{t}");
-    assert!(t.contains("Permission denied"), "{t}");
+    assert!(refused(&t), "{t}");
     assert!(!other.join("x").exists(), "{t}");
     assert!(!other.join("via-link").exists(), "{t}");
-    assert!(!ws.join("stolen").exists(), "{t}");
+    // Across the mounts `mv` falls back to copy + unlink: the copy of a
+    // readable file may land, the outside original must stay (below).
     assert_eq!(
         std::fs::read_to_string(other.join("existing")).unwrap(),
         "keep"
@@ -160,7 +168,7 @@ fn temp_dirs_from_settings_are_writable() {
     assert!(t.contains("tmp-ok"), "{t}");
     assert!(ptmp.join("a").exists());
     assert!(!etc_written, "{t}");
-    assert!(t.contains("Permission denied"), "{t}");
+    assert!(refused(&t), "{t}");
 }
 
 const CONNECT: &str = r#"
@@ -380,7 +388,7 @@ async fn shell_tool_runs_sandboxed() {
         .unwrap();
     let r = inv.execute(&env.ctx, CancellationToken::new()).await;
     let t = llm(&r);
-    assert!(t.contains("Permission denied"), "{t}");
+    assert!(refused(&t), "{t}");
     assert!(
         t.contains("PermissionError: [Errno 1] Operation not permitted"),
         "{t}"
@@ -422,7 +430,7 @@ async fn discovered_tool_call_runs_sandboxed() {
     let r = inv.execute(&env.ctx, CancellationToken::new()).await;
     let t = llm(&r);
     assert!(r.error.is_some(), "{t}");
-    assert!(t.contains("Permission denied"), "{t}");
+    assert!(refused(&t), "{t}");
     assert!(!env.other.join("x").exists());
     assert!(env.ws.join("out.txt").exists());
 }

@@ -143,8 +143,13 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     recording::cleanup_sessions(&chats_dir, settings, &session_id);
     let (hooks, hook_config) = hook_system(
         &config,
-        &session_id,
-        recorder.path(),
+        HookEnv {
+            project_dir: config.root.clone(),
+            session_id: session_id.clone(),
+            transcript_path: recorder.path().display().to_string(),
+            sandbox: sandbox.clone(),
+            workspace_hooks: Default::default(),
+        },
         events.clone(),
         &mut notes,
     );
@@ -155,8 +160,18 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         model: model.clone(),
         generator: (!tool_server).then(|| generator.clone()),
         gemini_dir: paths.gemini_dir.clone(),
-        sandbox,
+        sandbox: sandbox.clone(),
     };
+    if let Some(prepared) = &sandbox
+        && let Some(why) = prepared.isolation_error()
+    {
+        notes.push(StartupNote {
+            text: format!(
+                "The sandbox runs without its read-only mounts here ({why}): .gemini/, .git/hooks and .env stay writable to commands, and files outside the workspace can have their owner or mode changed by root."
+            ),
+            warning: true,
+        });
+    }
     let (confirm_tx, confirm_rx) = mpsc::unbounded_channel();
     let stats = Arc::new(Mutex::new(SessionStats::default()));
     let registry = Arc::new(registry);
@@ -414,8 +429,7 @@ fn checkpointer(
 /// warning for project hooks become start-up notes.
 fn hook_system(
     config: &SessionConfig,
-    session_id: &str,
-    transcript: &Path,
+    mut env: HookEnv,
     events: EventSender,
     notes: &mut Vec<StartupNote>,
 ) -> (Option<Arc<dyn Hooks>>, Option<HookConfig>) {
@@ -442,11 +456,17 @@ fn hook_system(
             warning: false,
         });
     }
-    let env = HookEnv {
-        project_dir: root.to_path_buf(),
-        session_id: session_id.to_string(),
-        transcript_path: transcript.display().to_string(),
-    };
+    if env.sandbox.is_some()
+        && let Some((_, layer)) = settings.layer(Scope::Workspace)
+    {
+        let workspace = HookConfig::from_value(layer, "project");
+        env.workspace_hooks = workspace
+            .events
+            .values()
+            .flatten()
+            .flat_map(|definition| definition.hooks.iter().map(|h| h.key()))
+            .collect();
+    }
     let sink = Arc::new(move |msg: HookMessage| {
         let _ = events.send(AgentEvent::HookMessage {
             kind: msg.kind,

@@ -86,6 +86,7 @@ impl Fixture {
             project_dir: self.dir.clone(),
             session_id: "sid-1".into(),
             transcript_path: String::new(),
+            ..HookEnv::default()
         };
         let store = self.messages.clone();
         let sink: HookMessageSink = Arc::new(move |m| store.lock().unwrap().push(m));
