@@ -101,6 +101,10 @@ impl Agent {
     pub fn with_extras(mut self, extras: AgentExtras) -> Self {
         self.hooks = extras.hooks;
         self.recorder = extras.recorder;
+        // Hooks get the transcript's path and may read it at any event.
+        if let Some(rec) = self.recorder.as_mut() {
+            rec.set_synchronous(self.hooks.is_some());
+        }
         self
     }
 

@@ -35,13 +35,50 @@ pub enum SessionError {
     },
 }
 
-/// Writes one session's messages to disk as they happen.
+/// Writes one session's messages to disk as they happen. The writing
+/// (JSON layout and the file) runs on a thread of its own, so the agent
+/// loop only hands each message over; [`ChatRecorder::set_synchronous`]
+/// makes every record wait until it is on disk (hooks read the transcript).
 pub struct ChatRecorder {
     path: PathBuf,
-    record: ConversationRecord,
-    writer: writer::SessionWriter,
-    /// `GEMINI_RS_NO_RECORDING` set (benchmarks): nothing is written.
-    disabled: bool,
+    session_id: String,
+    worker: Option<Worker>,
+    synchronous: bool,
+}
+
+/// The writing thread and the way to it.
+struct Worker {
+    tx: std::sync::mpsc::Sender<Job>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+enum Job {
+    /// Append a message, stamped.
+    Push(Box<MessageRecord>, String),
+    /// Answer once everything before is written, with the record so far.
+    Sync(std::sync::mpsc::Sender<ConversationRecord>),
+}
+
+/// Owns the record and the file.
+fn write_loop(path: PathBuf, mut record: ConversationRecord, rx: std::sync::mpsc::Receiver<Job>) {
+    let mut writer = writer::SessionWriter::default();
+    while let Ok(job) = rx.recv() {
+        match job {
+            Job::Push(msg, stamp) => {
+                record.last_updated = stamp;
+                record.messages.push(*msg);
+                let Some(last) = record.messages.last() else {
+                    continue;
+                };
+                if let Err(e) = writer.append(&path, &record, last) {
+                    tracing::warn!("could not write session file {}: {e}", path.display());
+                }
+            }
+            Job::Sync(reply) => {
+                let _ = reply.send(record.clone());
+            }
+        }
+    }
 }
 
 /// True when `GEMINI_RS_NO_RECORDING` is set to a non-empty value.
@@ -62,29 +99,56 @@ impl ChatRecorder {
         let short: String = session_id.chars().take(8).collect();
         let path = chats_dir.join(format!("session-{stamp}-{short}.json"));
         let time = now();
+        let record = ConversationRecord {
+            session_id: session_id.to_string(),
+            project_hash: project_hash.to_string(),
+            start_time: time.clone(),
+            last_updated: time,
+            messages: Vec::new(),
+            extra: Default::default(),
+        };
+        ChatRecorder::start(path, record)
+    }
+
+    fn start(path: PathBuf, record: ConversationRecord) -> Self {
+        let session_id = record.session_id.clone();
+        let worker = (!recording_disabled())
+            .then(|| {
+                let (tx, rx) = std::sync::mpsc::channel();
+                let file = path.clone();
+                std::thread::Builder::new()
+                    .name("session-writer".into())
+                    .spawn(move || write_loop(file, record, rx))
+                    .map(|thread| Worker { tx, thread })
+                    .map_err(|e| tracing::warn!("chat recording is off: {e}"))
+                    .ok()
+            })
+            .flatten();
         ChatRecorder {
             path,
-            record: ConversationRecord {
-                session_id: session_id.to_string(),
-                project_hash: project_hash.to_string(),
-                start_time: time.clone(),
-                last_updated: time,
-                messages: Vec::new(),
-                extra: Default::default(),
-            },
-            writer: writer::SessionWriter::default(),
-            disabled: recording_disabled(),
+            session_id,
+            worker,
+            synchronous: false,
         }
+    }
+
+    /// Makes every record wait until it is written (for readers of the
+    /// file during the session, such as hooks).
+    pub fn set_synchronous(&mut self, synchronous: bool) {
+        self.synchronous = synchronous;
+    }
+
+    /// Waits until every message so far is written; the record as written.
+    pub fn sync(&self) -> Option<ConversationRecord> {
+        let worker = self.worker.as_ref()?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        worker.tx.send(Job::Sync(tx)).ok()?;
+        rx.recv().ok()
     }
 
     /// Continues a resumed session in its own file.
     pub fn resume(path: PathBuf, record: ConversationRecord) -> Self {
-        ChatRecorder {
-            path,
-            record,
-            writer: writer::SessionWriter::default(),
-            disabled: recording_disabled(),
-        }
+        ChatRecorder::start(path, record)
     }
 
     /// The file (the hooks' `transcript_path`).
@@ -94,7 +158,7 @@ impl ChatRecorder {
 
     /// The session id.
     pub fn session_id(&self) -> &str {
-        &self.record.session_id
+        &self.session_id
     }
 
     /// Records a user message.
@@ -150,19 +214,21 @@ impl ChatRecorder {
     }
 
     fn push(&mut self, msg: MessageRecord) {
-        self.record.last_updated = now();
-        self.record.messages.push(msg);
-        self.flush();
-    }
-
-    /// Writes the new message (the whole file the first time); failures
-    /// are logged, never fatal.
-    fn flush(&mut self) {
-        let Some(last) = self.record.messages.last().filter(|_| !self.disabled) else {
+        let Some(worker) = &self.worker else {
             return;
         };
-        if let Err(e) = self.writer.append(&self.path, &self.record, last) {
-            tracing::warn!("could not write session file {}: {e}", self.path.display());
+        if worker.tx.send(Job::Push(Box::new(msg), now())).is_ok() && self.synchronous {
+            self.sync();
+        }
+    }
+}
+
+impl Drop for ChatRecorder {
+    /// Everything handed over is written before the recorder goes.
+    fn drop(&mut self) {
+        if let Some(Worker { tx, thread }) = self.worker.take() {
+            drop(tx);
+            let _ = thread.join();
         }
     }
 }

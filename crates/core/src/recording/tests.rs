@@ -43,6 +43,7 @@ fn records_resumes_and_rebuilds_history() {
         "gemini-2.5-flash",
     );
     rec.record_model(&[Part::text("done")], vec![], None, "gemini-2.5-flash");
+    rec.sync();
     let name = rec
         .path()
         .file_name()
@@ -113,9 +114,10 @@ fn appends_keep_the_file_equal_to_the_record_and_survive_a_torn_write() {
             "m",
         );
     }
+    let written = rec.sync().unwrap();
     let text = std::fs::read_to_string(rec.path()).unwrap();
     let on_disk: ConversationRecord = serde_json::from_str(&text).unwrap();
-    assert_eq!(on_disk, rec.record);
+    assert_eq!(on_disk, written);
 
     // A kill mid-append leaves a torn last message: the others survive.
     let cut = text.rfind("\"turn 4\"").unwrap();
@@ -128,9 +130,10 @@ fn appends_keep_the_file_equal_to_the_record_and_survive_a_torn_write() {
     let mut resumed = ChatRecorder::resume(found.path.clone(), found.record);
     resumed.record_user(&[Part::text("again")]);
     resumed.record_note("info", "note");
+    let resumed_record = resumed.sync().unwrap();
     let back: ConversationRecord =
         serde_json::from_str(&std::fs::read_to_string(&found.path).unwrap()).unwrap();
-    assert_eq!(back, resumed.record);
+    assert_eq!(back, resumed_record);
     assert_eq!(back.messages.len(), 7);
 }
 
@@ -150,6 +153,7 @@ fn an_upstream_layout_file_is_resumed_and_extended() {
     let mut rec = ChatRecorder::resume(found.path, found.record);
     rec.record_model(&[Part::text("hello")], vec![], None, "m");
     rec.record_user(&[Part::text("more")]);
+    rec.sync();
     let back: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(back["kind"], "main");
     assert_eq!(back["messages"].as_array().unwrap().len(), 3);
