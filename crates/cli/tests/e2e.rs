@@ -524,18 +524,7 @@ fn arguments_that_are_not_utf8_never_panic() {
     let sb = Sandbox::new();
     settings(&sb, "gemini-2.5-flash");
     let bad = std::ffi::OsStr::from_bytes(b"caf\xff");
-    let run = |args: &[&std::ffi::OsStr]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_gemini-rs"))
-            .current_dir(&sb.work)
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", &sb.home)
-            .env("GEMINI_CLI_HOME", &sb.home)
-            .env("GEMINI_API_KEY", "dummy")
-            .args(args)
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&std::ffi::OsStr]| sb.command(args, &[]).output().unwrap();
     let out = run(&["-p".as_ref(), bad]);
     assert_eq!(out.status.code(), Some(42), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("UTF-8"));
@@ -550,21 +539,16 @@ fn arguments_that_are_not_utf8_never_panic() {
         text("done"),
     ]);
     let fake = FakeGemini::start(&responses);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gemini-rs"))
+    let dir_args: [&std::ffi::OsStr; 5] = [
+        "--approval-mode=yolo".as_ref(),
+        "--include-directories".as_ref(),
+        dir.as_os_str(),
+        "-p".as_ref(),
+        "go".as_ref(),
+    ];
+    let out = sb
+        .command(&dir_args, &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)])
         .current_dir(&dir)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", &sb.home)
-        .env("GEMINI_CLI_HOME", &sb.home)
-        .env("GEMINI_API_KEY", "dummy")
-        .env("GOOGLE_GEMINI_BASE_URL", &fake.base_url)
-        .args([
-            "--approval-mode=yolo".as_ref(),
-            "--include-directories".as_ref(),
-            dir.as_os_str(),
-            "-p".as_ref(),
-            "go".as_ref(),
-        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");

@@ -90,7 +90,8 @@ impl Sandbox {
         run_with_timeout(cmd, stdin, Duration::from_secs(120))
     }
 
-    fn command(&self, args: &[&str], env: &[(&str, &str)]) -> Command {
+    /// The binary in `work` with a clean environment, not started yet.
+    pub fn command<A: AsRef<std::ffi::OsStr>>(&self, args: &[A], env: &[(&str, &str)]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_gemini-rs"));
         cmd.current_dir(&self.work)
             .env_clear()

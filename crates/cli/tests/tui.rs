@@ -130,6 +130,23 @@ impl Drop for Tmux {
     }
 }
 
+/// Pids of the processes whose command line matches `pattern`.
+fn pgrep(pattern: &str) -> String {
+    Command::new("pgrep")
+        .args(["-f", pattern])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
+}
+
+/// Waits up to 5 s for `pgrep` to find nothing.
+fn wait_gone(pgrep: &dyn Fn() -> String) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !pgrep().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 fn settings(sb: &Sandbox) {
     sb.settings(
         &json!({"model": {"name": "gemini-2.5-flash", "retry": {"initialDelayMs": 1}},
@@ -215,19 +232,10 @@ fn ctrl_c_cancels_a_long_shell_command_and_leaves_no_process() {
     t.type_text("sleep for a while");
     t.keys(&["Enter"]);
     t.wait_for("running", 20);
-    let pgrep = || {
-        Command::new("pgrep")
-            .args(["-f", &format!("sleep {marker}")])
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            .unwrap_or_default()
-    };
+    let pgrep = || pgrep(&format!("sleep {marker}"));
     t.keys(&["C-c"]);
     t.wait_for("Request cancelled.", 20);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !pgrep().is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_gone(&pgrep);
     assert_eq!(pgrep(), "", "the shell command survived the cancel");
     t.keys(&["C-d"]);
     t.wait_for("EXIT=0", 10);
@@ -404,17 +412,8 @@ fn esc_during_a_tool_answers_every_call_in_the_next_request() {
     t.wait_for("running", 20);
     t.keys(&["Escape"]);
     t.wait_for("Request cancelled.", 20);
-    let pgrep = || {
-        Command::new("pgrep")
-            .args(["-f", &format!("sleep {marker}")])
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            .unwrap_or_default()
-    };
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !pgrep().is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let pgrep = || pgrep(&format!("sleep {marker}"));
+    wait_gone(&pgrep);
     assert_eq!(pgrep(), "", "the shell command survived Esc");
     assert!(!sb.work.join("later.txt").exists(), "the second call ran");
     t.type_text("what happened?");
@@ -465,13 +464,7 @@ fn sigterm_ends_the_ui_and_its_commands() {
     t.type_text("sleep for a while");
     t.keys(&["Enter"]);
     t.wait_for("running", 20);
-    let pgrep = || {
-        Command::new("pgrep")
-            .args(["-f", &format!("^sleep {marker}")])
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            .unwrap_or_default()
-    };
+    let pgrep = || pgrep(&format!("^sleep {marker}"));
     let ppid = |pid: &str| {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
         let rest = &stat[stat.rfind(')').unwrap() + 2..];
