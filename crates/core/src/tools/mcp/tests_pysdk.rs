@@ -27,6 +27,11 @@ def add(a: int, b: int) -> str:
     return f"{a} + {b} = {a + b}"
 
 @srv.tool()
+def big(mib: int) -> str:
+    """Returns mib MiB of text."""
+    return "x" * (mib * 1024 * 1024)
+
+@srv.tool()
 def boom() -> str:
     """Always fails."""
     raise ValueError("it broke")
@@ -141,4 +146,65 @@ async fn python_sdk_sse() {
         dir.path(),
     )
     .await;
+}
+
+/// A reply over the stdio line limit (16 MiB) fails the call at once with
+/// the server and the size, and the server stays usable.
+#[tokio::test]
+async fn python_sdk_stdio_oversized_reply_fails_at_once() {
+    let Some(py) = python() else { return };
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("srv.py");
+    std::fs::write(&script, SERVER_PY).unwrap();
+    let server = json!({"command": py.display().to_string(), "args": [script.display().to_string(), "stdio"], "timeout": 600000});
+    let settings = Settings::from_value(json!({"mcpServers": {"py": server}}));
+    let mgr = McpManager::start(&settings, &[dir.path().to_path_buf()], &[], true).await;
+    assert!(mgr.failures().is_empty(), "{:?}", mgr.failures());
+    let tools = mgr.tools(&|_| false);
+    let c = ctx(dir.path());
+    let run = |name: &str, args: Value| {
+        let tool = tools.iter().find(|t| t.name() == name).cloned().unwrap();
+        let c = c.clone();
+        async move {
+            let args: Map<String, Value> = args.as_object().unwrap().clone();
+            tool.build(&args, &c)
+                .unwrap()
+                .execute(&c, CancellationToken::new())
+                .await
+        }
+    };
+    let started = std::time::Instant::now();
+    let r = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        run("big", json!({"mib": 17})),
+    )
+    .await
+    .expect("the oversized reply must fail the call, not wait for the timeout");
+    let e = r.error.as_ref().expect("an error result");
+    // The SDK sends the text twice (content and structuredContent).
+    let size: usize = e
+        .message
+        .split("MCP server 'py' sent a message of ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no size in {}", e.message));
+    assert!(size > 17 * 1024 * 1024, "{}", e.message);
+    assert!(
+        e.message
+            .contains("over the stdio transport's limit of 16777216 bytes (16 MiB)"),
+        "{}",
+        e.message
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "took {:?}",
+        started.elapsed()
+    );
+    // The connection is still good.
+    let r = run("add", json!({"a": 1, "b": 1})).await;
+    assert!(r.error.is_none(), "{r:?}");
+    assert_eq!(r.llm_text(), "1 + 1 = 2");
+    mgr.shutdown().await;
 }
