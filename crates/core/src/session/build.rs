@@ -62,8 +62,15 @@ fn config_error(message: impl Into<String>) -> StartError {
 /// Builds every part; `events` is where the agent, the scheduler and the
 /// hooks report.
 pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<Parts, StartError> {
-    let mut notes = Vec::new();
     let settings = &config.settings;
+    let mut notes: Vec<StartupNote> = settings
+        .migrated_settings()
+        .iter()
+        .map(|m| StartupNote {
+            text: m.to_string(),
+            warning: true,
+        })
+        .collect();
     let paths = &config.paths;
     let root = config.root.as_path();
     let model = resolve_model(
