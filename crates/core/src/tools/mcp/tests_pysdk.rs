@@ -1,7 +1,8 @@
 //! Tests against a server written with the official Python SDK (`mcp` from
 //! PyPI; `MCPServer` in 2.x, `FastMCP` in 1.x) over stdio and legacy SSE.
-//! The interpreter is `GEMINI_RS_MCP_PYTHON`, else `python3` when it can
-//! `import mcp`; without it the tests are skipped with a note.
+//! The interpreter is `GEMINI_RS_MCP_PYTHON`, else `target/mcp-py` or
+//! `python3` when it can `import mcp`; without it the tests are skipped
+//! with a note, or fail on CI (`crate::test_peers`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::tests::ctx;
@@ -54,7 +55,6 @@ fn python() -> Option<PathBuf> {
         .into_iter()
         .chain([
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/mcp-py/bin/python"),
-            PathBuf::from("/tmp/pyvenv-mcp/bin/python"),
             PathBuf::from("python3"),
         ]);
     for p in candidates {
@@ -68,8 +68,9 @@ fn python() -> Option<PathBuf> {
             return Some(p);
         }
     }
-    eprintln!(
-        "skipped: the Python MCP SDK is not installed (python3 -m venv target/mcp-py && target/mcp-py/bin/pip install mcp)"
+    crate::test_peers::missing(
+        "the Python MCP SDK",
+        "python3 -m venv target/mcp-py && target/mcp-py/bin/pip install mcp, or set GEMINI_RS_MCP_PYTHON",
     );
     None
 }
