@@ -233,7 +233,7 @@ fn wait_for_ci(tmux: &Tmux, needle: &str, secs: u64) -> Result<(), String> {
 #[test]
 fn every_interactive_upstream_scenario_passes() {
     if !tui_available() {
-        eprintln!("note: tmux is not installed; skipping the interactive upstream scenarios");
+        crate::support::peer_missing("tmux", "apt-get install tmux");
         return;
     }
     let catalogue = catalogue();

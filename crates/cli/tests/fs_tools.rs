@@ -340,6 +340,10 @@ fn write_file_cases_of_a7() {
     let w = w(&sb);
     sb.write("o.txt", "old\n");
     sb.write("sub/k", "");
+    // Outside the workspace: a scratch dir of its own, not a fixed path.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let outside_file = elsewhere.path().join("outside.txt");
+    let outside_path = outside_file.display().to_string();
     let cases = [
         (
             json!({"file_path": "n.txt", "content": "a\nb"}),
@@ -362,8 +366,8 @@ fn write_file_cases_of_a7() {
             err(format!("Path is a directory, not a file: {w}/sub")),
         ),
         (
-            json!({"file_path": "/tmp/outside.txt", "content": "x"}),
-            outside(&sb, "/tmp/outside.txt"),
+            json!({"file_path": outside_path, "content": "x"}),
+            outside(&sb, &outside_path),
         ),
         (
             json!({"file_path": "x.txt"}),
@@ -377,7 +381,8 @@ fn write_file_cases_of_a7() {
     assert_eq!(sb.read("n.txt").unwrap(), "a\nb");
     assert_eq!(sb.read("o.txt").unwrap(), "new\n");
     assert_eq!(sb.read("d1/d2/f.txt").unwrap(), "deep");
-    assert!(!std::path::Path::new("/tmp/outside.txt").exists() || sb.read("x.txt").is_none());
+    assert!(!outside_file.exists());
+    assert!(sb.read("x.txt").is_none());
 }
 
 #[test]

@@ -417,6 +417,40 @@ fn sequential_hooks_each_see_the_previous_rewrite() {
     );
 }
 
+/// A BeforeModel hook's `llm_request.toolConfig` (the seeds' LLMRequest
+/// field) becomes the request's `toolConfig.functionCallingConfig`, and the
+/// other fields of the request stay.
+#[test]
+fn a_before_model_hook_sets_the_tool_config() {
+    let sb = Sandbox::new();
+    let py = sb.write(
+        "tc.py",
+        "import json, sys\njson.load(sys.stdin)\nprint(json.dumps({'hookSpecificOutput': {'hookEventName': 'BeforeModel', 'llm_request': {'toolConfig': {'mode': 'ANY', 'allowedFunctionNames': ['read_file']}}}}))\n",
+    );
+    settings(
+        &sb,
+        on(
+            "BeforeModel",
+            None,
+            vec![hook("tc", &format!("python3 \"{}\"", py.display()))],
+        ),
+    );
+    let (fake, out) = run(&sb, &lines(&[text("fine")]));
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout, "fine\n");
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 1);
+    let body = &requests[0].body;
+    assert_eq!(
+        body["toolConfig"],
+        json!({"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["read_file"]}}),
+        "{body}"
+    );
+    let last = body["contents"].as_array().unwrap().last().unwrap();
+    assert_eq!(last["parts"][0]["text"], json!("go"), "{body}");
+    assert!(body["tools"].is_array(), "{body}");
+}
+
 #[test]
 fn a_hook_reads_its_stdin_and_environment() {
     let sb = Sandbox::new();

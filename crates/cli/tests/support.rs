@@ -157,3 +157,15 @@ fn run_with_timeout(mut cmd: Command, stdin: Option<&str>, timeout: Duration) ->
         stderr: err_thread.join().unwrap(),
     }
 }
+
+/// Reports that test peer `peer` (an MCP server from npm, the conformance
+/// suite, tmux) is missing; `install` says how to get it. On CI
+/// (`CI=true`) this fails the test, so a CI run cannot pass with its peer
+/// tests silently skipped; elsewhere it prints a note and the caller skips.
+pub fn peer_missing(peer: &str, install: &str) {
+    let ci = std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1");
+    if ci {
+        panic!("{peer} is not installed, and CI=true forbids skipping its tests ({install})");
+    }
+    eprintln!("skipped: {peer} is not installed ({install})");
+}

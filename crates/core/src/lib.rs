@@ -19,5 +19,7 @@ pub mod recording;
 pub mod sandbox;
 pub mod scheduler;
 pub mod session;
+#[cfg(test)]
+mod test_peers;
 pub mod tools;
 pub mod workspace;

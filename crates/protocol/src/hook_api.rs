@@ -20,7 +20,9 @@ pub const DEFAULT_HOOK_MODEL: &str = "gemini-2.5-flash";
 
 /// `LLMRequest`: `{model, messages, config, toolConfig}`. Every field is
 /// optional because a hook may return a partial request; the conversion
-/// from Gemini fills `model`, `messages` and `config` (never `toolConfig`).
+/// from Gemini fills `model`, `messages` and `config`, and `toolConfig` when
+/// the request has a function-calling config (the seeds list it; v0.27.4
+/// never produced it).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LLMRequest {
@@ -33,7 +35,7 @@ pub struct LLMRequest {
     /// The sampling parameters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub config: Option<LLMConfig>,
-    /// The documented (but, in v0.27.4, never produced) tool config.
+    /// The function-calling config (`{mode, allowedFunctionNames}`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_config: Option<HookToolConfig>,
 }
@@ -304,7 +306,9 @@ impl<'de> Deserialize<'de> for LLMContent {
 
 /// `toHookLLMRequest`: `model` (`model`, else the default), one message per
 /// content with text (roles `model`, `system`, else `user`; text parts
-/// concatenated) and the four sampling numbers. No `toolConfig`.
+/// concatenated), the four sampling numbers, and `toolConfig` from the
+/// request's `functionCallingConfig` when it has one (a gemini-rs addition:
+/// the seeds list it, v0.27.4 left it out).
 pub fn to_hook_llm_request(request: &GenerateContentRequest, model: Option<&str>) -> LLMRequest {
     let messages = request
         .contents
@@ -338,11 +342,20 @@ pub fn to_hook_llm_request(request: &GenerateContentRequest, model: Option<&str>
     let model = model
         .filter(|m| !m.is_empty())
         .unwrap_or(DEFAULT_HOOK_MODEL);
+    let tool_config = request
+        .tool_config
+        .as_ref()
+        .and_then(|t| t.function_calling_config.as_ref())
+        .map(|f| HookToolConfig {
+            mode: f.mode.clone(),
+            allowed_function_names: f.allowed_function_names.clone(),
+        })
+        .filter(|t| t.mode.is_some() || t.allowed_function_names.is_some());
     LLMRequest {
         model: Some(model.into()),
         messages: Some(messages),
         config: Some(config),
-        tool_config: None,
+        tool_config,
     }
 }
 
@@ -406,8 +419,10 @@ fn sdk_text(response: &GenerateContentResponse) -> Option<String> {
 
 /// `fromHookLLMRequest` applied to `base`: given `messages` replace all
 /// contents (one text part each); a given `config` sets temperature,
-/// maxOutputTokens, topP and topK (absent keys are cleared); the rest of
-/// `base` is kept. Returns the new request and the hook's `model`, if any.
+/// maxOutputTokens, topP and topK (absent keys are cleared); a given
+/// `toolConfig` sets the functionCallingConfig's mode and
+/// allowedFunctionNames the same way. The rest of `base` is kept. Returns
+/// the new request and the hook's `model`, if any.
 pub fn from_hook_llm_request(
     hook: &LLMRequest,
     base: &GenerateContentRequest,
@@ -431,6 +446,20 @@ pub fn from_hook_llm_request(
         g.max_output_tokens = cfg.max_output_tokens.clone();
         g.top_p = cfg.top_p.clone();
         g.top_k = cfg.top_k.clone();
+    }
+    if let Some(tc) = &hook.tool_config {
+        let mut tool_config = req.tool_config.take().unwrap_or_default();
+        let mut fcc = tool_config
+            .function_calling_config
+            .take()
+            .unwrap_or_default();
+        fcc.mode = tc.mode.clone();
+        fcc.allowed_function_names = tc.allowed_function_names.clone();
+        let fcc_empty = fcc.mode.is_none() && fcc.allowed_function_names.is_none();
+        tool_config.function_calling_config = (!fcc_empty || !fcc.extra.is_empty()).then_some(fcc);
+        req.tool_config = (tool_config.function_calling_config.is_some()
+            || !tool_config.extra.is_empty())
+        .then_some(tool_config);
     }
     (req, hook.model.clone())
 }

@@ -46,9 +46,23 @@ fn request_golden_a19() {
     let mut first = a19_gemini_request();
     first.contents.truncate(2);
     let hook = to_hook_llm_request(&first, Some("gemini-3-flash-preview"));
+    // v0.27.4 produced no toolConfig key; the seeds list it in LLMRequest,
+    // so gemini-rs adds the request's function-calling config after A.19's
+    // keys.
+    let golden_with_tool_config = A19_REQUEST.replace(
+        r#""topK":64}}"#,
+        r#""topK":64},"toolConfig":{"mode":"AUTO"}}"#,
+    );
+    assert_eq!(
+        serde_json::to_string(&hook).unwrap(),
+        golden_with_tool_config
+    );
+    // Without a toolConfig in the request, the output is A.19's exactly.
+    first.tool_config = None;
+    let hook = to_hook_llm_request(&first, Some("gemini-3-flash-preview"));
     assert_eq!(serde_json::to_string(&hook).unwrap(), A19_REQUEST);
     // The second round adds the model text; the functionResponse turn has
-    // no text and is absent; no toolConfig key is produced.
+    // no text and is absent; the toolConfig comes along.
     let hook = to_hook_llm_request(&a19_gemini_request(), Some("gemini-3-flash-preview"));
     let v = serde_json::to_value(&hook).unwrap();
     assert_eq!(v["messages"].as_array().unwrap().len(), 3);
@@ -56,7 +70,7 @@ fn request_golden_a19() {
         v["messages"][2],
         json!({"role": "model", "content": "thinking "})
     );
-    assert!(v.get("toolConfig").is_none());
+    assert_eq!(v["toolConfig"], json!({"mode": "AUTO"}));
     // Parsing the golden gives the same value back.
     let parsed: LLMRequest = serde_json::from_str(A19_REQUEST).unwrap();
     assert_eq!(serde_json::to_string(&parsed).unwrap(), A19_REQUEST);
@@ -235,4 +249,66 @@ fn tool_config_from_hook() {
         serde_json::to_value(&req).unwrap(),
         json!({"toolConfig": {"mode": "NONE", "allowedFunctionNames": []}})
     );
+}
+
+#[test]
+fn tool_config_goes_to_the_hook_and_back() {
+    let original = req(json!({
+        "contents": [{"role": "user", "parts": [{"text": "go"}]}],
+        "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["read_file", "glob"]},
+            "retrievalConfig": {"languageCode": "en"}},
+        "generationConfig": {"temperature": 1}
+    }));
+    let hook = to_hook_llm_request(&original, Some("m"));
+    let json = serde_json::to_value(&hook).unwrap();
+    assert_eq!(
+        json["toolConfig"],
+        json!({"mode": "ANY", "allowedFunctionNames": ["read_file", "glob"]})
+    );
+    // Echoed through JSON, as a hook would: the request comes back whole.
+    let echoed: LLMRequest = serde_json::from_value(json).unwrap();
+    assert_eq!(echoed, hook);
+    let (back, _) = from_hook_llm_request(&echoed, &original);
+    assert_eq!(back, original);
+    // Onto a request without one, only the function-calling config comes.
+    let (back, _) = from_hook_llm_request(&echoed, &GenerateContentRequest::default());
+    assert_eq!(
+        serde_json::to_value(back.tool_config).unwrap(),
+        json!({"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["read_file", "glob"]}})
+    );
+}
+
+#[test]
+fn a_request_without_tool_config_has_no_tool_config_key() {
+    let r = req(
+        json!({"contents": [{"role": "user", "parts": [{"text": "go"}]}],
+        "toolConfig": {"retrievalConfig": {"languageCode": "en"}}}),
+    );
+    let json = serde_json::to_value(to_hook_llm_request(&r, None)).unwrap();
+    assert!(json.get("toolConfig").is_none(), "{json}");
+}
+
+#[test]
+fn hook_tool_config_replaces_the_function_calling_config() {
+    let base = req(json!({
+        "contents": [{"role": "user", "parts": [{"text": "go"}]}],
+        "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["a"]},
+            "retrievalConfig": {"languageCode": "en"}}
+    }));
+    let hook: LLMRequest = serde_json::from_value(json!({"toolConfig": {"mode": "NONE"}})).unwrap();
+    let (r, _) = from_hook_llm_request(&hook, &base);
+    assert_eq!(r.contents, base.contents);
+    assert_eq!(
+        serde_json::to_value(r.tool_config).unwrap(),
+        json!({"functionCallingConfig": {"mode": "NONE"}, "retrievalConfig": {"languageCode": "en"}})
+    );
+    // An empty toolConfig clears it; nothing else is left, so none is sent.
+    let only_fcc = req(json!({"contents": [],
+        "toolConfig": {"functionCallingConfig": {"mode": "ANY"}}}));
+    let hook: LLMRequest = serde_json::from_value(json!({"toolConfig": {}})).unwrap();
+    let (r, _) = from_hook_llm_request(&hook, &only_fcc);
+    assert_eq!(r.tool_config, None);
+    // No toolConfig given: the request's stays.
+    let (r, _) = from_hook_llm_request(&LLMRequest::default(), &base);
+    assert_eq!(r.tool_config, base.tool_config);
 }

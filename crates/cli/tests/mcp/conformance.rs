@@ -3,7 +3,7 @@
 //! --port`, client scenarios against `mcp list` and a whole headless
 //! session. Found through `GEMINI_RS_MCP_CONFORMANCE` (a directory with
 //! `node_modules/.bin/conformance` and `node_modules/node/bin/node`),
-//! `target/mcp-conformance` or `/tmp/mcpconf`; skipped when absent.
+//! or `target/mcp-conformance`; skipped when absent, failed on CI.
 
 use super::serve_http;
 use crate::support::Sandbox;
@@ -16,16 +16,16 @@ fn conformance_dir() -> Option<PathBuf> {
     let found = std::env::var_os("GEMINI_RS_MCP_CONFORMANCE")
         .map(PathBuf::from)
         .into_iter()
-        .chain([
-            root.join("target/mcp-conformance"),
-            PathBuf::from("/tmp/mcpconf"),
-        ])
+        .chain([root.join("target/mcp-conformance")])
         .find(|d| {
             d.join("node_modules/.bin/conformance").exists()
                 && d.join("node_modules/node/bin/node").exists()
         });
     if found.is_none() {
-        eprintln!("skipped: @modelcontextprotocol/conformance with node 22 is not installed");
+        crate::support::peer_missing(
+            "@modelcontextprotocol/conformance with node 22",
+            "npm install --prefix target/mcp-conformance node@22 @modelcontextprotocol/conformance, or set GEMINI_RS_MCP_CONFORMANCE",
+        );
     }
     found
 }

@@ -1,10 +1,10 @@
 //! `gemini-rs mcp add|remove|list|serve`, run for real. Peers that are not
 //! installed (server-everything, the conformance suite) skip their tests
-//! with a note.
+//! with a note, or fail them on CI (`support::peer_missing`).
 
 mod conformance;
 
-use crate::support::Sandbox;
+use crate::support::{Sandbox, peer_missing};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -16,13 +16,13 @@ fn everything_bin() -> Option<PathBuf> {
     let found = std::env::var_os("GEMINI_RS_MCP_EVERYTHING")
         .map(PathBuf::from)
         .into_iter()
-        .chain([
-            root.join("target/mcp-peer").join(rel),
-            PathBuf::from("/tmp/mcpeer").join(rel),
-        ])
+        .chain([root.join("target/mcp-peer").join(rel)])
         .find(|p| p.exists());
     if found.is_none() {
-        eprintln!("skipped: @modelcontextprotocol/server-everything is not installed");
+        peer_missing(
+            "@modelcontextprotocol/server-everything",
+            "npm install --prefix target/mcp-peer @modelcontextprotocol/server-everything, or set GEMINI_RS_MCP_EVERYTHING",
+        );
     }
     found
 }
@@ -150,7 +150,8 @@ fn list_reports_status_and_tools() {
     assert_eq!(out.stdout.trim(), "No MCP servers configured.");
 
     let mut servers = json!({"broken": {"command": "/nonexistent/server"}});
-    if let Some(bin) = everything_bin() {
+    let everything = everything_bin();
+    if let Some(bin) = &everything {
         servers["everything"] = json!({"command": bin.display().to_string(), "args": ["stdio"]});
     }
     sb.write(
@@ -174,7 +175,7 @@ fn list_reports_status_and_tools() {
             .contains("✗ extsrv (from ext): /nonexistent/ext  (stdio) - Disconnected"),
         "{out:?}"
     );
-    if let Some(bin) = everything_bin() {
+    if let Some(bin) = &everything {
         let line = format!("✓ everything: {} stdio (stdio) - Connected", bin.display());
         assert!(out.stdout.contains(&line), "{out:?}");
         assert!(

@@ -127,4 +127,71 @@ mod tests {
         expand_env(&mut v, &env);
         assert_eq!(v, json!({"a": ["/h"], "b": {"c": "/h"}}));
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// JSON values whose strings hold comment markers, quotes,
+        /// backslashes and non-ASCII text.
+        fn json_value() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::Bool),
+                any::<i64>().prop_map(Value::from),
+                r#"[a/*" \\é\n]{0,12}"#.prop_map(Value::String),
+            ];
+            leaf.prop_recursive(3, 24, 4, |inner| {
+                prop_oneof![
+                    proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                    proptest::collection::btree_map("[a-z/*]{1,4}", inner, 0..4)
+                        .prop_map(|m| Value::Object(m.into_iter().collect())),
+                ]
+            })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(64))]
+
+            /// Comments added between the lines of valid JSON are stripped
+            /// and it parses to the same value, on the same lines.
+            #[test]
+            fn stripped_comments_keep_the_json(
+                value in json_value(),
+                comments in proptest::collection::vec(
+                    (proptest::option::of("[a-z \"/]{0,8}"), proptest::option::of("[a-z \"/é]{0,8}")),
+                    64,
+                ),
+            ) {
+                let pretty = serde_json::to_string_pretty(&value).unwrap();
+                let mut text = String::new();
+                for (line, (block, tail)) in pretty.lines().zip(comments.iter().cycle()) {
+                    if let Some(b) = block {
+                        text.push_str(&format!("/* {b} */"));
+                    }
+                    text.push_str(line);
+                    if let Some(t) = tail {
+                        text.push_str(&format!(" // {t}"));
+                    }
+                    text.push('\n');
+                }
+                let stripped = strip_comments(&text);
+                prop_assert_eq!(stripped.lines().count(), text.lines().count());
+                let back: Value = serde_json::from_str(&stripped).unwrap();
+                prop_assert_eq!(back, value.clone());
+                // JSON without comments comes through unchanged.
+                let compact = value.to_string();
+                prop_assert_eq!(strip_comments(&compact), compact);
+            }
+
+            /// Any text keeps its byte length and line count (comments
+            /// become spaces), never a panic.
+            #[test]
+            fn any_text_keeps_its_shape(text in "\\PC{0,40}|[/*\"\\\\\na é]{0,40}") {
+                let stripped = strip_comments(&text);
+                prop_assert_eq!(stripped.len(), text.len());
+                prop_assert_eq!(stripped.matches('\n').count(), text.matches('\n').count());
+            }
+        }
+    }
 }

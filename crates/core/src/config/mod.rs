@@ -4,6 +4,7 @@
 
 pub mod dotenv;
 mod jsonc;
+mod legacy;
 mod lenient;
 mod merge;
 mod paths;
@@ -11,6 +12,7 @@ pub mod trust;
 mod typed;
 
 pub use jsonc::expand_str;
+pub use legacy::{LEGACY_MCP_SERVER, MigratedSetting};
 pub use paths::{GeminiPaths, project_hash};
 pub use typed::{
     AdminMcpSettings, AdminSettings, AdvancedSettings, AuthSettings, BoolOrText,
@@ -120,6 +122,7 @@ pub struct Settings {
     layers: Vec<(Scope, PathBuf, Value)>,
     typed: TypedSettings,
     invalid: Vec<InvalidSetting>,
+    migrated: Vec<MigratedSetting>,
 }
 
 /// The result of [`Settings::load`].
@@ -131,13 +134,21 @@ pub struct LoadedSettings {
 
 impl Settings {
     /// Settings from one JSON value (tests, embedding).
-    pub fn from_value(value: Value) -> Self {
-        Settings::from_parts(value, Vec::new())
+    pub fn from_value(mut value: Value) -> Self {
+        let migrated = legacy::migrate(&mut value, None);
+        Settings::from_parts(value, Vec::new(), migrated)
     }
 
     /// Reads the typed tree from `merged` once, noting each value of the
     /// wrong type with the file that set it.
-    fn from_parts(merged: Value, layers: Vec<(Scope, PathBuf, Value)>) -> Self {
+    fn from_parts(
+        merged: Value,
+        layers: Vec<(Scope, PathBuf, Value)>,
+        migrated: Vec<MigratedSetting>,
+    ) -> Self {
+        for m in &migrated {
+            tracing::warn!("{m}");
+        }
         let (typed, errors) = lenient::parse::<TypedSettings>(&merged);
         let files: Vec<(PathBuf, &Value)> = layers.iter().map(|(_, p, v)| (p.clone(), v)).collect();
         let invalid = errors
@@ -161,6 +172,7 @@ impl Settings {
             layers,
             typed,
             invalid,
+            migrated,
         }
     }
 
@@ -184,16 +196,21 @@ impl Settings {
         files.push((Scope::System, paths.system_settings.clone()));
         let mut merged = Value::Object(Default::default());
         let mut layers = Vec::new();
+        let mut migrated = Vec::new();
         for (scope, path) in files {
             let Some(mut value) = read_layer(&path)? else {
                 continue;
             };
             jsonc::expand_env(&mut value, env);
-            merge::merge_into(&mut merged, &value, "");
+            // Legacy keys move within their own file, so a newer key in a
+            // later layer still wins; the layer keeps the file's own shape.
+            let mut current = value.clone();
+            migrated.extend(legacy::migrate(&mut current, Some(&path)));
+            merge::merge_into(&mut merged, &current, "");
             layers.push((scope, path, value));
         }
         Ok(LoadedSettings {
-            settings: Settings::from_parts(merged, layers),
+            settings: Settings::from_parts(merged, layers, migrated),
         })
     }
 
@@ -207,6 +224,13 @@ impl Settings {
     /// wrong, in the order met.
     pub fn invalid_settings(&self) -> &[InvalidSetting] {
         &self.invalid
+    }
+
+    /// The legacy keys (`toolDiscoveryCommand`, `toolCallCommand`,
+    /// `mcpServerCommand`) read at their new places, one per key and file,
+    /// in load order. Front ends show them as warnings.
+    pub fn migrated_settings(&self) -> &[MigratedSetting] {
+        &self.migrated
     }
 
     /// The merged settings as one JSON value.
@@ -420,6 +444,59 @@ mod tests {
         let err = Settings::load(&root, &paths, true, &|_| None).unwrap_err();
         let text = err.to_string();
         assert!(text.contains("settings.json at line 3, column 3"), "{text}");
+    }
+
+    #[test]
+    fn legacy_keys_are_read_at_their_new_places_per_file() {
+        let (_d, paths, root) = setup(
+            r#"{"toolDiscoveryCommand": "d-user", "toolCallCommand": "c-user", "mcpServerCommand": "srv --x"}"#,
+            r#"{"tools": {"discoveryCommand": "d-work"}}"#,
+        );
+        let s = Settings::load(&root, &paths, true, &|_| None)
+            .unwrap()
+            .settings;
+        let tools = &s.typed().tools;
+        // The workspace's new key beats the user's legacy one.
+        assert_eq!(tools.discovery_command.as_deref(), Some("d-work"));
+        assert_eq!(tools.call_command.as_deref(), Some("c-user"));
+        assert_eq!(
+            s.get("mcpServers.mcp"),
+            Some(&json!({"command": "srv", "args": ["--x"]}))
+        );
+        let user = paths.user_settings();
+        let warnings: Vec<String> = s
+            .migrated_settings()
+            .iter()
+            .map(|m| m.to_string())
+            .collect();
+        assert_eq!(
+            warnings,
+            [
+                format!(
+                    "Setting 'toolDiscoveryCommand' in {} is deprecated; it is read as 'tools.discoveryCommand'. Move it there.",
+                    user.display()
+                ),
+                format!(
+                    "Setting 'toolCallCommand' in {} is deprecated; it is read as 'tools.callCommand'. Move it there.",
+                    user.display()
+                ),
+                format!(
+                    "Setting 'mcpServerCommand' in {} is deprecated; it is read as 'mcpServers.mcp'. Move it there.",
+                    user.display()
+                ),
+            ]
+        );
+        // The layer keeps the file's own shape (`gemini mcp add` rewrites it).
+        let (_, layer) = s.layer(Scope::User).unwrap();
+        assert_eq!(layer["toolCallCommand"], json!("c-user"));
+        let s = Settings::from_value(json!({"toolCallCommand": "c"}));
+        assert_eq!(s.typed().tools.call_command.as_deref(), Some("c"));
+        assert_eq!(s.migrated_settings().len(), 1);
+        assert!(
+            Settings::from_value(json!({}))
+                .migrated_settings()
+                .is_empty()
+        );
     }
 
     #[test]

@@ -146,4 +146,59 @@ mod tests {
         assert!(e.is_retryable());
         assert!(e.to_string().contains("overloaded"));
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+        use serde_json::json;
+
+        /// The texts of the chunks `body` yields when it arrives in pieces
+        /// cut at `cuts` (byte offsets, any order, duplicates allowed).
+        fn texts(body: &[u8], cuts: &[usize]) -> Vec<Result<String, String>> {
+            let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (body.len() + 1)).collect();
+            cuts.sort_unstable();
+            let mut pieces = Vec::new();
+            let mut from = 0;
+            for cut in cuts.into_iter().chain([body.len()]) {
+                pieces.push(Ok::<_, std::io::Error>(Bytes::copy_from_slice(
+                    &body[from..cut],
+                )));
+                from = cut;
+            }
+            let stream = chunk_stream(futures::stream::iter(pieces), "m".into());
+            futures::executor::block_on(stream.collect::<Vec<_>>())
+                .into_iter()
+                .map(|r| r.map(|c| c.text()).map_err(|e| e.to_string()))
+                .collect()
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(64))]
+
+            /// Cutting a stream at arbitrary byte boundaries (inside lines,
+            /// inside UTF-8 characters, between CR and LF) yields the same
+            /// events as reading it whole.
+            #[test]
+            fn splitting_anywhere_yields_the_same_events(
+                events in proptest::collection::vec(("\\PC{0,12}", any::<bool>(), any::<bool>()), 1..6),
+                cuts in proptest::collection::vec(any::<usize>(), 0..12),
+            ) {
+                let mut body = String::new();
+                let mut want = Vec::new();
+                for (text, crlf, keep_alive) in &events {
+                    let nl = if *crlf { "\r\n" } else { "\n" };
+                    if *keep_alive {
+                        body.push_str(&format!(": keep-alive{nl}{nl}"));
+                    }
+                    let chunk = json!({"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}}]});
+                    body.push_str(&format!("data: {chunk}{nl}{nl}"));
+                    want.push(Ok(text.clone()));
+                }
+                body.push_str("data: [DONE]\n\n");
+                let whole = texts(body.as_bytes(), &[]);
+                prop_assert_eq!(&whole, &want);
+                prop_assert_eq!(texts(body.as_bytes(), &cuts), want);
+            }
+        }
+    }
 }

@@ -451,3 +451,7 @@ impl Parser<'_, '_> {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "shell_parse_tests.rs"]
+mod tests;

@@ -63,11 +63,14 @@ fn config_error(message: impl Into<String>) -> StartError {
 /// hooks report.
 pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<Parts, StartError> {
     let settings = &config.settings;
-    let mut notes: Vec<StartupNote> = settings
-        .invalid_settings()
-        .iter()
-        .map(|invalid| StartupNote {
-            text: invalid.to_string(),
+    // Settings of the wrong type, and legacy keys read under their new
+    // names: warnings shown before anything else.
+    let invalid = settings.invalid_settings().iter().map(|i| i.to_string());
+    let migrated = settings.migrated_settings().iter().map(|m| m.to_string());
+    let mut notes: Vec<StartupNote> = invalid
+        .chain(migrated)
+        .map(|text| StartupNote {
+            text,
             warning: true,
         })
         .collect();

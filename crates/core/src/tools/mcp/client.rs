@@ -5,15 +5,17 @@
 
 use super::config::{INVALID_CONFIG_MESSAGE, McpServerConfig, TransportSpec};
 use super::convert::transport_error_response;
+use super::line_guard::Overflow;
 use super::sse::SseClientTransport;
+use super::stdio::StdioTransport;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ListRootsResult,
     ProtocolVersion, Root, RootsCapabilities, Tool as RmcpTool,
 };
 use rmcp::service::{NotificationContext, RequestContext, RunningService, ServiceError};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, ServiceExt};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -34,6 +36,8 @@ pub(crate) struct Handler {
     roots: Arc<Vec<Root>>,
     tools: Arc<RwLock<Vec<RmcpTool>>>,
     changed: Arc<watch::Sender<u64>>,
+    /// Why the stdio guard last ended the stream (a reply over the limit).
+    overflow: Overflow,
 }
 
 impl ClientHandler for Handler {
@@ -191,14 +195,8 @@ async fn serve_stdio(
     if let Some(cwd) = cwd {
         cmd.current_dir(cwd);
     }
-    crate::process::new_group(cmd.as_std_mut());
-    let (transport, stderr) = TokioChildProcess::builder(cmd)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
+    let (transport, stderr) = StdioTransport::spawn(cmd, &handler.server, handler.overflow.clone())
         .map_err(|e| format!("failed to start {command}: {e}"))?;
-    if let Some(pid) = transport.id() {
-        crate::process::watch(pid);
-    }
     if let Some(stderr) = stderr {
         let server = handler.server.clone();
         tokio::spawn(async move {
@@ -282,6 +280,7 @@ impl McpConnection {
             roots,
             tools: tools.clone(),
             changed,
+            overflow: Overflow::default(),
         };
         let (peer, service) = open(&config, &handler).await?;
         Ok(McpConnection {
@@ -317,6 +316,7 @@ impl McpConnection {
             .map(|t| t.name.to_string())
             .collect();
         tracing::info!(server = %self.config.name, "MCP server connection closed; restarting it");
+        self.handler.overflow.take();
         let (peer, fresh) = open(&self.config, &self.handler).await?;
         if let Ok(mut guard) = self.peer.write() {
             *guard = peer;
@@ -414,7 +414,17 @@ impl McpConnection {
                     e,
                     ServiceError::TransportClosed | ServiceError::TransportSend(_)
                 ) || peer.is_transport_closed();
-                transport_error_response(&service_error_text(&e))
+                match self.handler.overflow.take() {
+                    // The server sent more than the transport takes; a
+                    // retry would only do it again. The next call restarts.
+                    Some(reason) if closed => {
+                        return (
+                            CallOutcome::Response(transport_error_response(&reason)),
+                            false,
+                        );
+                    }
+                    _ => transport_error_response(&service_error_text(&e)),
+                }
             }
             Err(_) => transport_error_response("MCP error -32001: Request timed out"),
         };

@@ -7,8 +7,10 @@ pub mod client;
 pub mod config;
 pub mod convert;
 pub mod extensions;
+mod line_guard;
 pub mod naming;
 pub mod sse;
+mod stdio;
 pub mod tool;
 
 #[cfg(test)]

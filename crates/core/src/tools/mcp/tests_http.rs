@@ -155,7 +155,10 @@ fn http_ready() -> bool {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let ok = client::http_client().is_ok();
     if !ok {
-        eprintln!("skipped: no rustls crypto provider is installed in this test binary");
+        crate::test_peers::missing(
+            "a rustls crypto provider",
+            "the ring provider should install itself",
+        );
     }
     ok
 }

@@ -1,8 +1,9 @@
 //! Tests against `@modelcontextprotocol/server-everything` over stdio. The
 //! server is found through `GEMINI_RS_MCP_EVERYTHING` (the path of its
-//! `mcp-server-everything` bin), else under `node_modules/.bin` of the
-//! workspace root or `/tmp/mcpeer`; without it the tests are skipped with a
-//! note. Covers stdio, streamable HTTP and the legacy SSE transport.
+//! `mcp-server-everything` bin), else under `target/mcp-peer` or
+//! `node_modules/.bin` of the workspace root; without it the tests are
+//! skipped with a note, or fail on CI (`crate::test_peers`). Covers stdio,
+//! streamable HTTP and the legacy SSE transport.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::tests::ctx;
@@ -18,11 +19,7 @@ pub(super) fn everything_bin() -> Option<PathBuf> {
     std::env::var_os("GEMINI_RS_MCP_EVERYTHING")
         .map(PathBuf::from)
         .into_iter()
-        .chain([
-            root.join("target/mcp-peer").join(rel),
-            root.join(rel),
-            PathBuf::from("/tmp/mcpeer").join(rel),
-        ])
+        .chain([root.join("target/mcp-peer").join(rel), root.join(rel)])
         .find(|p| p.exists())
 }
 
@@ -60,9 +57,11 @@ impl Drop for Child {
     }
 }
 
+/// Skips (or, on CI, fails) a test whose server is missing.
 fn skip_everything() {
-    eprintln!(
-        "skipped: @modelcontextprotocol/server-everything is not installed (npm install --prefix /tmp/mcpeer @modelcontextprotocol/server-everything)"
+    crate::test_peers::missing(
+        "@modelcontextprotocol/server-everything",
+        "npm install --prefix target/mcp-peer @modelcontextprotocol/server-everything, or set GEMINI_RS_MCP_EVERYTHING",
     );
 }
 

@@ -1,7 +1,8 @@
 //! Tests against a server written with the official Python SDK (`mcp` from
 //! PyPI; `MCPServer` in 2.x, `FastMCP` in 1.x) over stdio and legacy SSE.
-//! The interpreter is `GEMINI_RS_MCP_PYTHON`, else `python3` when it can
-//! `import mcp`; without it the tests are skipped with a note.
+//! The interpreter is `GEMINI_RS_MCP_PYTHON`, else `target/mcp-py` or
+//! `python3` when it can `import mcp`; without it the tests are skipped
+//! with a note, or fail on CI (`crate::test_peers`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::tests::ctx;
@@ -27,6 +28,11 @@ def add(a: int, b: int) -> str:
     return f"{a} + {b} = {a + b}"
 
 @srv.tool()
+def big(mib: int) -> str:
+    """Returns mib MiB of text."""
+    return "x" * (mib * 1024 * 1024)
+
+@srv.tool()
 def boom() -> str:
     """Always fails."""
     raise ValueError("it broke")
@@ -49,7 +55,6 @@ fn python() -> Option<PathBuf> {
         .into_iter()
         .chain([
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/mcp-py/bin/python"),
-            PathBuf::from("/tmp/pyvenv-mcp/bin/python"),
             PathBuf::from("python3"),
         ]);
     for p in candidates {
@@ -63,8 +68,9 @@ fn python() -> Option<PathBuf> {
             return Some(p);
         }
     }
-    eprintln!(
-        "skipped: the Python MCP SDK is not installed (python3 -m venv target/mcp-py && target/mcp-py/bin/pip install mcp)"
+    crate::test_peers::missing(
+        "the Python MCP SDK",
+        "python3 -m venv target/mcp-py && target/mcp-py/bin/pip install mcp, or set GEMINI_RS_MCP_PYTHON",
     );
     None
 }
@@ -141,4 +147,65 @@ async fn python_sdk_sse() {
         dir.path(),
     )
     .await;
+}
+
+/// A reply over the stdio line limit (16 MiB) fails the call at once with
+/// the server and the size, and the server stays usable.
+#[tokio::test]
+async fn python_sdk_stdio_oversized_reply_fails_at_once() {
+    let Some(py) = python() else { return };
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("srv.py");
+    std::fs::write(&script, SERVER_PY).unwrap();
+    let server = json!({"command": py.display().to_string(), "args": [script.display().to_string(), "stdio"], "timeout": 600000});
+    let settings = Settings::from_value(json!({"mcpServers": {"py": server}}));
+    let mgr = McpManager::start(&settings, &[dir.path().to_path_buf()], &[], true).await;
+    assert!(mgr.failures().is_empty(), "{:?}", mgr.failures());
+    let tools = mgr.tools(&|_| false);
+    let c = ctx(dir.path());
+    let run = |name: &str, args: Value| {
+        let tool = tools.iter().find(|t| t.name() == name).cloned().unwrap();
+        let c = c.clone();
+        async move {
+            let args: Map<String, Value> = args.as_object().unwrap().clone();
+            tool.build(&args, &c)
+                .unwrap()
+                .execute(&c, CancellationToken::new())
+                .await
+        }
+    };
+    let started = std::time::Instant::now();
+    let r = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        run("big", json!({"mib": 17})),
+    )
+    .await
+    .expect("the oversized reply must fail the call, not wait for the timeout");
+    let e = r.error.as_ref().expect("an error result");
+    // The SDK sends the text twice (content and structuredContent).
+    let size: usize = e
+        .message
+        .split("MCP server 'py' sent a message of ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no size in {}", e.message));
+    assert!(size > 17 * 1024 * 1024, "{}", e.message);
+    assert!(
+        e.message
+            .contains("over the stdio transport's limit of 16777216 bytes (16 MiB)"),
+        "{}",
+        e.message
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "took {:?}",
+        started.elapsed()
+    );
+    // The connection is still good.
+    let r = run("add", json!({"a": 1, "b": 1})).await;
+    assert!(r.error.is_none(), "{r:?}");
+    assert_eq!(r.llm_text(), "1 + 1 = 2");
+    mgr.shutdown().await;
 }

@@ -104,3 +104,46 @@ fn unsupported_constructs() {
         Translation::Unsupported(_)
     ));
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Patterns dense in regex syntax, so most paths of the parser run.
+    fn pattern() -> impl Strategy<Value = String> {
+        proptest::string::string_regex(r"[ab01()\[\]{}|*+?.^$\\dDwWsSbBnuxck,:=!<>/-]{0,24}")
+            .unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Any pattern is accepted or refused with V8's prefix, never a
+        /// panic; an accepted one compiles in the `regex` crate.
+        #[test]
+        fn never_panics_and_translations_compile(p in pattern()) {
+            match translate(&p) {
+                Ok(Translation::Rust(r)) => {
+                    prop_assert!(regex::Regex::new(&r).is_ok(), "{p:?} -> {r:?}");
+                }
+                Ok(Translation::Unsupported(_)) => {}
+                Err(m) => {
+                    let prefix = format!("Invalid regular expression: /{p}/: ");
+                    prop_assert!(m.starts_with(&prefix), "{m}");
+                }
+            }
+        }
+
+        /// Arbitrary Unicode never panics.
+        #[test]
+        fn never_panics_on_any_unicode(p in "\\PC{0,24}") {
+            let _ = translate(&p);
+        }
+
+        /// A plain word matches itself.
+        #[test]
+        fn a_plain_word_matches_itself(w in "[A-Za-z0-9_ é]{1,16}") {
+            prop_assert!(matches(&w, &w), "{w:?}");
+        }
+    }
+}

@@ -204,3 +204,67 @@ fn trailing_newline_state_is_kept() {
     assert_eq!(calculate("a\nb", "b", "c\n", ONE).content, "a\nc");
     assert_eq!(calculate("a\nb\n", "b\n", "c", ONE).content, "a\nc\n");
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Short text over a small alphabet (so matches happen), with newlines,
+    /// indentation, CR-less line ends and a few multi-byte characters.
+    fn text() -> impl Strategy<Value = String> {
+        proptest::string::string_regex("[ab \\n\\t(){};xé→]{0,60}").unwrap()
+    }
+
+    fn expected() -> impl Strategy<Value = Expected> {
+        prop_oneof![
+            (0u64..4).prop_map(Expected::Exactly),
+            Just(Expected::AnyAtLeastOne),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// A substring that occurs exactly once is replaced exactly there.
+        #[test]
+        fn a_unique_substring_is_replaced_exactly(
+            prefix in text(),
+            old in "[a-z→]{1,12}",
+            suffix in text(),
+            new in text(),
+        ) {
+            let content = format!("{prefix}{old}{suffix}");
+            prop_assume!(content.matches(old.as_str()).count() == 1);
+            let r = calculate(&content, &old, &new, ONE);
+            prop_assert_eq!(r.occurrences, 1);
+            prop_assert_eq!(r.content, format!("{prefix}{new}{suffix}"));
+            prop_assert!(r.fuzzy_ranges.is_empty());
+        }
+
+        /// Any input gives an answer, never a panic; no match leaves the
+        /// content as it was.
+        #[test]
+        fn never_panics(
+            content in text(),
+            old in text(),
+            new in text(),
+            expected in expected(),
+        ) {
+            let r = calculate(&content, &old, &new, expected);
+            if r.occurrences == 0 {
+                prop_assert_eq!(r.content, content);
+            }
+            let _ = fuzzy_note(&r.fuzzy_ranges);
+        }
+
+        /// Arbitrary Unicode too (char boundaries in every strategy).
+        #[test]
+        fn never_panics_on_any_unicode(
+            content in "\\PC{0,40}",
+            old in "\\PC{0,20}",
+            new in "\\PC{0,10}",
+        ) {
+            let _ = calculate(&content, &old, &new, ONE);
+        }
+    }
+}

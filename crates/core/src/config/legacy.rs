@@ -1,0 +1,197 @@
+//! Top-level keys of older Gemini CLI settings files that the seeds still
+//! name, moved to where the current settings read them, as Gemini CLI's
+//! own migration does: `toolDiscoveryCommand` -> `tools.discoveryCommand`,
+//! `toolCallCommand` -> `tools.callCommand`, and `mcpServerCommand` (a
+//! command line) -> the `mcpServers.mcp` entry `{command, args}` (the
+//! generic name Gemini CLI gives it). Each move is reported once, as a
+//! [`MigratedSetting`]; the file itself is left as it is.
+
+use serde_json::{Map, Value, json};
+use std::path::{Path, PathBuf};
+
+/// A legacy key that was read at its new place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MigratedSetting {
+    /// The legacy key, e.g. `toolDiscoveryCommand`.
+    pub old_key: String,
+    /// Where its value went, e.g. `tools.discoveryCommand`.
+    pub new_key: String,
+    /// Why the value was not used, when it was not (the new key was
+    /// already set in the same file, or the value was unusable).
+    pub ignored: Option<String>,
+    /// The settings file; `None` for settings built from a value.
+    pub file: Option<PathBuf>,
+}
+
+impl std::fmt::Display for MigratedSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Setting '{}'", self.old_key)?;
+        if let Some(file) = &self.file {
+            write!(f, " in {}", file.display())?;
+        }
+        match &self.ignored {
+            None => write!(
+                f,
+                " is deprecated; it is read as '{}'. Move it there.",
+                self.new_key
+            ),
+            Some(why) => write!(
+                f,
+                " is deprecated and was ignored: {why}. Use '{}' instead.",
+                self.new_key
+            ),
+        }
+    }
+}
+
+/// The generic server name Gemini CLI gives `mcpServerCommand`.
+pub const LEGACY_MCP_SERVER: &str = "mcp";
+
+/// Moves the legacy keys of one settings file (`layer`, an object) to
+/// their new places, removing them, and returns one note per key found.
+pub(crate) fn migrate(layer: &mut Value, file: Option<&Path>) -> Vec<MigratedSetting> {
+    let Some(obj) = layer.as_object_mut() else {
+        return Vec::new();
+    };
+    let mut notes = Vec::new();
+    let mut note = |old: &str, new: &str, ignored: Option<String>| {
+        notes.push(MigratedSetting {
+            old_key: old.into(),
+            new_key: new.into(),
+            ignored,
+            file: file.map(Path::to_path_buf),
+        });
+    };
+    for (old, new) in [
+        ("toolDiscoveryCommand", "discoveryCommand"),
+        ("toolCallCommand", "callCommand"),
+    ] {
+        let Some(value) = obj.remove(old) else {
+            continue;
+        };
+        let dotted = format!("tools.{new}");
+        let tools = obj
+            .entry("tools")
+            .or_insert_with(|| Value::Object(Map::new()));
+        match tools.as_object_mut() {
+            Some(tools) if tools.get(new).is_some_and(|v| !v.is_null()) => {
+                note(old, &dotted, Some(format!("'{dotted}' is set too")));
+            }
+            Some(tools) => {
+                tools.insert(new.into(), value);
+                note(old, &dotted, None);
+            }
+            None => note(old, &dotted, Some("'tools' is not an object".into())),
+        }
+    }
+    if let Some(value) = obj.remove("mcpServerCommand") {
+        let new = format!("mcpServers.{LEGACY_MCP_SERVER}");
+        match server_entry(&value) {
+            Err(why) => note("mcpServerCommand", &new, Some(why)),
+            Ok(entry) => {
+                let servers = obj
+                    .entry("mcpServers")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                match servers.as_object_mut() {
+                    Some(servers) => {
+                        // Gemini CLI sets the entry over any of that name.
+                        servers.insert(LEGACY_MCP_SERVER.into(), entry);
+                        note("mcpServerCommand", &new, None);
+                    }
+                    None => note(
+                        "mcpServerCommand",
+                        &new,
+                        Some("'mcpServers' is not an object".into()),
+                    ),
+                }
+            }
+        }
+    }
+    notes
+}
+
+/// `{command, args}` from a command line split as a shell would.
+fn server_entry(value: &Value) -> Result<Value, String> {
+    let Some(line) = value.as_str() else {
+        return Err("the value is not a string".into());
+    };
+    let words = shlex::split(line).ok_or_else(|| format!("cannot parse the command {line:?}"))?;
+    let Some((command, args)) = words.split_first() else {
+        return Err("the command is empty".into());
+    };
+    Ok(json!({"command": command, "args": args}))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn each_legacy_key_moves_with_a_note() {
+        let mut v = json!({
+            "toolDiscoveryCommand": "bin/discover",
+            "toolCallCommand": "bin/call",
+            "mcpServerCommand": "python3 -m 'my server' --port 3",
+            "tools": {"exclude": ["x"]},
+            "mcpServers": {"other": {"command": "o"}}
+        });
+        let notes = migrate(&mut v, Some(Path::new("/h/.gemini/settings.json")));
+        assert_eq!(
+            v,
+            json!({
+                "tools": {"exclude": ["x"], "discoveryCommand": "bin/discover", "callCommand": "bin/call"},
+                "mcpServers": {"other": {"command": "o"},
+                    "mcp": {"command": "python3", "args": ["-m", "my server", "--port", "3"]}}
+            })
+        );
+        let texts: Vec<String> = notes.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            texts,
+            [
+                "Setting 'toolDiscoveryCommand' in /h/.gemini/settings.json is deprecated; it is read as 'tools.discoveryCommand'. Move it there.",
+                "Setting 'toolCallCommand' in /h/.gemini/settings.json is deprecated; it is read as 'tools.callCommand'. Move it there.",
+                "Setting 'mcpServerCommand' in /h/.gemini/settings.json is deprecated; it is read as 'mcpServers.mcp'. Move it there.",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_new_key_in_the_same_file_wins() {
+        let mut v = json!({"toolCallCommand": "old", "tools": {"callCommand": "new"}});
+        let notes = migrate(&mut v, None);
+        assert_eq!(v, json!({"tools": {"callCommand": "new"}}));
+        assert_eq!(
+            notes[0].to_string(),
+            "Setting 'toolCallCommand' is deprecated and was ignored: 'tools.callCommand' is set too. Use 'tools.callCommand' instead."
+        );
+    }
+
+    #[test]
+    fn unusable_values_are_reported() {
+        for (value, why) in [
+            (json!(3), "the value is not a string"),
+            (json!("  "), "the command is empty"),
+            (json!("a 'b"), "cannot parse the command \"a 'b\""),
+        ] {
+            let mut v = json!({"mcpServerCommand": value});
+            let notes = migrate(&mut v, None);
+            assert_eq!(v, json!({}));
+            assert_eq!(notes[0].ignored.as_deref(), Some(why));
+        }
+        let mut v = json!({"toolDiscoveryCommand": "d", "tools": 5});
+        let notes = migrate(&mut v, None);
+        assert_eq!(v, json!({"tools": 5}));
+        assert_eq!(
+            notes[0].ignored.as_deref(),
+            Some("'tools' is not an object")
+        );
+    }
+
+    #[test]
+    fn nothing_legacy_nothing_noted() {
+        let mut v = json!({"tools": {"discoveryCommand": "d"}});
+        assert!(migrate(&mut v, None).is_empty());
+        assert_eq!(v, json!({"tools": {"discoveryCommand": "d"}}));
+    }
+}
