@@ -262,7 +262,10 @@ fn sweep_stale(dir: &OwnedFd, dir_path: &Path) {
         let Ok(st) = stat_at(dir, name) else {
             continue;
         };
-        if st.st_mode & libc::S_IFMT == libc::S_IFREG && (st.st_mtime as i64) < cutoff {
+        // `time_t` is 32 bits on some targets.
+        #[allow(clippy::unnecessary_cast)]
+        let mtime = st.st_mtime as i64;
+        if st.st_mode & libc::S_IFMT == libc::S_IFREG && mtime < cutoff {
             unlink_at(dir, name);
         }
     }

@@ -44,6 +44,13 @@ impl Beneath {
         let flags = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY;
         open_beneath(&root, &self.rel, flags, 0).map(File::from)
     }
+
+    /// The file's metadata, looked up the same way (`O_PATH`, so it works
+    /// for sockets, which cannot be opened).
+    pub fn metadata(&self) -> io::Result<Metadata> {
+        let root = open_dir(&self.root)?;
+        File::from(open_beneath(&root, &self.rel, libc::O_PATH, 0)?).metadata()
+    }
 }
 
 /// Opens a directory by path (a trusted root) as a file descriptor to

@@ -261,10 +261,15 @@ pub fn open_regular_beneath(
 ) -> Result<(File, Metadata), OpenFailure> {
     let file = path.open_read().map_err(|e| {
         if escaped(&e) {
-            OpenFailure::Outside
-        } else {
-            OpenFailure::Io(e)
+            return OpenFailure::Outside;
         }
+        // A socket cannot be opened (ENXIO): name it instead.
+        if let Ok(meta) = path.metadata()
+            && let Some(kind) = special_kind(&meta)
+        {
+            return OpenFailure::Special(kind);
+        }
+        OpenFailure::Io(e)
     })?;
     let meta = file.metadata().map_err(OpenFailure::Io)?;
     if meta.is_dir() {
