@@ -4,6 +4,7 @@
 //! Bad input (escapes, wrong kinds, odd files) is in `bad_input`.
 
 mod bad_input;
+mod hostile;
 mod replace;
 
 use crate::e2e::{call, lines, text};

@@ -2,9 +2,13 @@
 //! every file below it) is appended to the prompt as Gemini CLI's
 //! `@`-processor does; missing, ignored or outside paths stay plain text.
 
-use crate::workspace::{FileKind, Workspace, decode_text, detect_file_kind, mime_type};
+use crate::workspace::{
+    FileKind, MAX_FILE_BYTES, OpenFailure, Workspace, decode_text, detect_kind, mime_type,
+    not_regular_message, too_large_message,
+};
 use base64::Engine;
 use gemini_rs_protocol::Part;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Most files one prompt pulls in.
@@ -90,7 +94,7 @@ pub fn expand(prompt: &str, workspace: &Workspace) -> Expanded {
     let mut parts = vec![Part::text(prompt)];
     let mut read_any = false;
     for (label, path) in files {
-        match file_part(&path) {
+        match file_part(workspace, &path) {
             Ok(Some(part)) => {
                 if !read_any {
                     parts.push(Part::text("\n--- Content from referenced files ---"));
@@ -133,15 +137,34 @@ fn files_below(dir: &Path, workspace: &Workspace) -> Vec<PathBuf> {
 }
 
 /// The part for one file: trimmed text, inline media, or `None` for a
-/// binary file.
-fn file_part(path: &Path) -> std::io::Result<Option<Part>> {
-    match detect_file_kind(path)? {
-        FileKind::Text | FileKind::Svg => {
-            let text = decode_text(&std::fs::read(path)?);
-            Ok(Some(Part::text(text.trim())))
-        }
+/// binary file. The file is opened once, beneath its workspace directory;
+/// FIFOs, sockets, devices and files over the size limit are refused
+/// before reading (a FIFO would hang the prompt).
+fn file_part(workspace: &Workspace, path: &Path) -> Result<Option<Part>, String> {
+    let (file, _) = workspace
+        .open_regular(path, Some(MAX_FILE_BYTES))
+        .map_err(|f| match f {
+            OpenFailure::Io(e) => e.to_string(),
+            OpenFailure::Outside => workspace.outside_message(path),
+            OpenFailure::Directory => format!("{} is a directory", path.display()),
+            OpenFailure::Special(kind) => not_regular_message(path, kind),
+            OpenFailure::TooLarge(len) => too_large_message(path, len),
+        })?;
+    let mut bytes = Vec::new();
+    let mut file = file;
+    (&mut file)
+        .take(4096)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    let kind = detect_kind(path, &bytes);
+    if kind == FileKind::Binary {
+        return Ok(None);
+    }
+    file.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    match kind {
+        FileKind::Text | FileKind::Svg => Ok(Some(Part::text(decode_text(&bytes).trim()))),
         FileKind::Image | FileKind::Pdf | FileKind::Audio | FileKind::Video => {
-            let data = base64::engine::general_purpose::STANDARD.encode(std::fs::read(path)?);
+            let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
             let mime = mime_type(path).unwrap_or_else(|| "application/octet-stream".to_string());
             Ok(Some(Part::inline_data(mime, data)))
         }
@@ -197,5 +220,24 @@ mod tests {
         );
         let out = expand("see @/etc/hostname", &ws);
         assert_eq!(out.parts.len(), 1);
+    }
+
+    #[test]
+    fn a_fifo_reference_is_skipped_with_a_note_instead_of_hanging() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let fifo = root.join("pipe");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let ws = Workspace::new(root.clone(), vec![], root.join(".tmp"));
+        let out = expand("read @pipe", &ws);
+        assert_eq!(out.parts.len(), 1);
+        assert_eq!(
+            out.notes,
+            [format!(
+                "Skipped @pipe: Path is not a regular file (a FIFO): {}",
+                fifo.display()
+            )]
+        );
     }
 }

@@ -2,9 +2,21 @@
 //! the global file, the files from the project root's git root (or home)
 //! down to the working directory, and those below it, each framed and
 //! appended to the system instruction. `@file.md` lines import other files.
+//!
+//! A context file is project input, so it may be hostile: an import (and a
+//! context file that is a symlink) must resolve, symlinks followed, inside
+//! a workspace directory, the git root above it or `~/.gemini`, be a
+//! regular file (a FIFO would hang, `/dev/zero` never ends) and be at most
+//! [`MAX_CONTEXT_FILE_BYTES`]. A refused import becomes Gemini CLI's
+//! `<!-- Import failed: ... -->` comment and a warning naming the file and
+//! line.
 
-use crate::workspace::{FilterOptions, Workspace};
+use crate::workspace::{
+    Beneath, FilterOptions, MAX_FILE_BYTES, OpenFailure, Workspace, open_regular_beneath,
+    realpath_lenient,
+};
 use std::collections::{HashSet, VecDeque};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Most directories searched below the project root
@@ -12,6 +24,8 @@ use std::path::{Path, PathBuf};
 pub const DEFAULT_MAX_DIRS: usize = 200;
 /// Deepest chain of `@file` imports followed.
 const MAX_IMPORT_DEPTH: usize = 5;
+/// Largest context file or import read (`read_file`'s limit).
+pub const MAX_CONTEXT_FILE_BYTES: u64 = MAX_FILE_BYTES;
 /// Folders never searched for context files.
 const SKIPPED: [&str; 6] = [
     ".git",
@@ -43,9 +57,24 @@ pub struct MemoryOptions<'a> {
     pub max_dirs: usize,
 }
 
+/// The context files read, and warnings about what was refused.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadedContext {
+    /// The files, in the order they are given to the model.
+    pub files: Vec<ContextFile>,
+    /// One line per refused import or context file, naming the file (and
+    /// line) and the reason.
+    pub warnings: Vec<String>,
+}
+
 /// Finds and reads the context files, in the order they are given to the
 /// model: global, then upward (outermost first), then downward.
 pub fn load_context_files(workspace: &Workspace, opts: &MemoryOptions<'_>) -> Vec<ContextFile> {
+    load_context(workspace, opts).files
+}
+
+/// [`load_context_files`] with the warnings about refused imports.
+pub fn load_context(workspace: &Workspace, opts: &MemoryOptions<'_>) -> LoadedContext {
     let mut paths: Vec<PathBuf> = Vec::new();
     let push = |p: PathBuf, paths: &mut Vec<PathBuf>| {
         if p.is_file() && !paths.contains(&p) {
@@ -56,7 +85,8 @@ pub fn load_context_files(workspace: &Workspace, opts: &MemoryOptions<'_>) -> Ve
         push(opts.gemini_dir.join(name), &mut paths);
     }
     let root = workspace.target_dir();
-    for dir in upward_dirs(root, opts.home) {
+    let upward = upward_dirs(root, opts.home);
+    for dir in &upward {
         for name in opts.file_names {
             push(dir.join(name), &mut paths);
         }
@@ -66,15 +96,113 @@ pub fn load_context_files(workspace: &Workspace, opts: &MemoryOptions<'_>) -> Ve
             push(dir.join(name), &mut paths);
         }
     }
-    paths
-        .into_iter()
-        .filter_map(|path| {
-            let text = std::fs::read_to_string(&path).ok()?;
-            let mut seen = HashSet::from([path.clone()]);
-            let content = resolve_imports(&text, path.parent().unwrap_or(root), &mut seen, 0);
-            Some(ContextFile { path, content })
-        })
-        .collect()
+    // Where imports may lead: the workspace, the git root above it (Gemini
+    // CLI's project root) and ~/.gemini.
+    let git_root = upward.first().filter(|d| d.join(".git").exists());
+    let mut allowed: Vec<PathBuf> = workspace.dirs().to_vec();
+    allowed.extend(git_root.cloned());
+    allowed.push(opts.gemini_dir.to_path_buf());
+    let allowed: Vec<PathBuf> = allowed.iter().map(|d| realpath_lenient(d)).collect();
+    let mut out = LoadedContext::default();
+    for path in paths {
+        // A context file may sit where it was found, or lead (as a
+        // symlink) where an import may.
+        let dir = path.parent().unwrap_or(root);
+        let mut own = allowed.clone();
+        own.push(realpath_lenient(dir));
+        let text = match read_allowed(&path, &own) {
+            Ok(text) => text,
+            Err(Refusal::Io(_)) => continue,
+            Err(refusal) => {
+                out.warnings.push(format!(
+                    "Context file {} skipped: {}",
+                    path.display(),
+                    refusal.reason()
+                ));
+                continue;
+            }
+        };
+        let mut seen = HashSet::from([std::fs::canonicalize(&path).unwrap_or(path.clone())]);
+        let mut imports = Imports {
+            allowed: &allowed,
+            warnings: &mut out.warnings,
+        };
+        let content = imports.resolve(&text, &path, dir, &mut seen, 0);
+        out.files.push(ContextFile { path, content });
+    }
+    out
+}
+
+/// Why a file was not read as context.
+#[derive(Debug)]
+enum Refusal {
+    /// It resolves outside every allowed directory.
+    Outside,
+    /// A FIFO, socket or device.
+    Special(&'static str),
+    /// Over [`MAX_CONTEXT_FILE_BYTES`]; its size.
+    TooLarge(u64),
+    /// Missing or unreadable: as before, the line stays as written.
+    Io(std::io::Error),
+}
+
+impl Refusal {
+    /// The reason in words, for the warning.
+    fn reason(&self) -> String {
+        match self {
+            Refusal::Outside => {
+                "it resolves outside the workspace directories and ~/.gemini".to_string()
+            }
+            Refusal::Special(kind) => format!("it is not a regular file ({kind})"),
+            Refusal::TooLarge(len) => format!(
+                "it is {:.2}MB, over the {}MB limit",
+                *len as f64 / (1024.0 * 1024.0),
+                MAX_CONTEXT_FILE_BYTES / (1024 * 1024)
+            ),
+            Refusal::Io(e) => e.to_string(),
+        }
+    }
+
+    /// The reason in Gemini CLI's import comment.
+    fn comment_reason(&self) -> String {
+        match self {
+            Refusal::Outside => "Path traversal attempt".to_string(),
+            other => other.reason(),
+        }
+    }
+}
+
+/// Reads `path` if, symlinks resolved, it lies inside one of `allowed`
+/// (opened beneath that directory) and is a regular file within the limit.
+fn read_allowed(path: &Path, allowed: &[PathBuf]) -> Result<String, Refusal> {
+    let real = std::fs::canonicalize(path).map_err(Refusal::Io)?;
+    let root = allowed
+        .iter()
+        .filter(|d| real.starts_with(d))
+        .max_by_key(|d| d.as_os_str().len())
+        .ok_or(Refusal::Outside)?;
+    let rel = real
+        .strip_prefix(root)
+        .map_err(|_| Refusal::Outside)?
+        .to_path_buf();
+    let beneath = Beneath {
+        root: root.clone(),
+        rel,
+    };
+    let (file, _) =
+        open_regular_beneath(&beneath, Some(MAX_CONTEXT_FILE_BYTES)).map_err(|f| match f {
+            OpenFailure::Io(e) => Refusal::Io(e),
+            OpenFailure::Outside => Refusal::Outside,
+            OpenFailure::Directory => Refusal::Io(std::io::Error::from_raw_os_error(libc::EISDIR)),
+            OpenFailure::Special(kind) => Refusal::Special(kind),
+            OpenFailure::TooLarge(len) => Refusal::TooLarge(len),
+        })?;
+    let mut bytes = Vec::new();
+    // The limit again, should the file grow after the check.
+    file.take(MAX_CONTEXT_FILE_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(Refusal::Io)?;
+    String::from_utf8(bytes).map_err(|e| Refusal::Io(std::io::Error::other(e)))
 }
 
 /// Directories from the git root containing `root` (or `home`, or `/`)
@@ -127,55 +255,96 @@ fn downward_dirs(workspace: &Workspace, root: &Path, max_dirs: usize) -> Vec<Pat
     out
 }
 
-/// Replaces lines `@path` (a relative or absolute file) by that file's
-/// content, framed, recursively up to the depth limit; cycles are cut.
-fn resolve_imports(text: &str, base: &Path, seen: &mut HashSet<PathBuf>, depth: usize) -> String {
-    let mut out = Vec::new();
-    let mut in_code = false;
-    for line in text.split('\n') {
-        if line.trim_start().starts_with("```") {
-            in_code = !in_code;
-        }
-        let target = line.trim().strip_prefix('@').filter(|t| {
-            !in_code
-                && !t.is_empty()
-                && !t.contains(char::is_whitespace)
-                && (t.contains('/') || t.contains('.'))
-        });
-        let Some(target) = target else {
-            out.push(line.to_string());
-            continue;
-        };
-        let path = base.join(target);
-        let path = std::fs::canonicalize(&path).unwrap_or(path);
-        if depth >= MAX_IMPORT_DEPTH || seen.contains(&path) {
-            out.push(format!(
-                "<!-- Import skipped (cycle or depth limit): {target} -->"
-            ));
-            continue;
-        }
-        match std::fs::read_to_string(&path) {
-            Ok(imported) => {
-                seen.insert(path.clone());
-                let inner =
-                    resolve_imports(&imported, path.parent().unwrap_or(base), seen, depth + 1);
-                seen.remove(&path);
-                out.push(format!("<!-- Imported from: {target} -->\n{inner}\n<!-- End of import from: {target} -->"));
+/// Import resolution: where imports may lead, and the warnings so far.
+struct Imports<'a> {
+    allowed: &'a [PathBuf],
+    warnings: &'a mut Vec<String>,
+}
+
+impl Imports<'_> {
+    /// Replaces lines `@path` (a relative or absolute file) of `text` (the
+    /// content of `file`, in `base`) by that file's content, framed,
+    /// recursively up to the depth limit; cycles are cut, refused imports
+    /// become a comment and a warning.
+    fn resolve(
+        &mut self,
+        text: &str,
+        file: &Path,
+        base: &Path,
+        seen: &mut HashSet<PathBuf>,
+        depth: usize,
+    ) -> String {
+        let mut out = Vec::new();
+        let mut in_code = false;
+        for (n, line) in text.split('\n').enumerate() {
+            if line.trim_start().starts_with("```") {
+                in_code = !in_code;
             }
-            Err(_) => out.push(line.to_string()),
+            let target = line.trim().strip_prefix('@').filter(|t| {
+                !in_code
+                    && !t.is_empty()
+                    && !t.contains(char::is_whitespace)
+                    && (t.contains('/') || t.contains('.'))
+            });
+            let Some(target) = target else {
+                out.push(line.to_string());
+                continue;
+            };
+            let path = base.join(target);
+            let path = std::fs::canonicalize(&path).unwrap_or(path);
+            if depth >= MAX_IMPORT_DEPTH || seen.contains(&path) {
+                out.push(format!(
+                    "<!-- Import skipped (cycle or depth limit): {target} -->"
+                ));
+                continue;
+            }
+            match read_allowed(&path, self.allowed) {
+                Ok(imported) => {
+                    seen.insert(path.clone());
+                    let dir = path.parent().unwrap_or(base);
+                    let inner = self.resolve(&imported, &path, dir, seen, depth + 1);
+                    seen.remove(&path);
+                    out.push(format!("<!-- Imported from: {target} -->\n{inner}\n<!-- End of import from: {target} -->"));
+                }
+                Err(Refusal::Io(_)) => out.push(line.to_string()),
+                Err(refusal) => {
+                    self.warnings.push(format!(
+                        "{}:{}: import @{target} refused: {}",
+                        file.display(),
+                        n + 1,
+                        refusal.reason()
+                    ));
+                    out.push(format!(
+                        "<!-- Import failed: {target} - {} -->",
+                        refusal.comment_reason()
+                    ));
+                }
+            }
         }
+        out.join("\n")
     }
-    out.join("\n")
+}
+
+/// The context the settings ask for: how many files, their formatted text
+/// and the warnings about refused imports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SettingsContext {
+    /// Context files read.
+    pub file_count: usize,
+    /// The text for the system instruction ([`format_context`]).
+    pub text: String,
+    /// Refused imports and context files, one line each.
+    pub warnings: Vec<String>,
 }
 
 /// The context files the settings name, found from the workspace, loaded
-/// and formatted: `(file count, text)`.
+/// and formatted.
 pub fn context_from_settings(
     workspace: &Workspace,
     settings: &crate::config::Settings,
     gemini_dir: &Path,
     home: &Path,
-) -> (usize, String) {
+) -> SettingsContext {
     let names = settings.context_file_names();
     let opts = MemoryOptions {
         file_names: &names,
@@ -185,9 +354,12 @@ pub fn context_from_settings(
             .context_discovery_max_dirs()
             .unwrap_or(DEFAULT_MAX_DIRS),
     };
-    let files = load_context_files(workspace, &opts);
-    let text = format_context(&files, workspace.target_dir());
-    (files.len(), text)
+    let loaded = load_context(workspace, &opts);
+    SettingsContext {
+        file_count: loaded.files.len(),
+        text: format_context(&loaded.files, workspace.target_dir()),
+        warnings: loaded.warnings,
+    }
 }
 
 /// The text appended to the system instruction: each file framed by
@@ -268,6 +440,108 @@ mod tests {
         assert_eq!(
             text,
             "--- Context from: GEMINI.md ---\nAPP\n--- End of Context from: GEMINI.md ---"
+        );
+    }
+
+    #[test]
+    fn imports_leaving_the_workspace_or_not_regular_files_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let home = base.join("home");
+        let root = base.join("proj");
+        std::fs::create_dir_all(home.join(".gemini")).unwrap();
+        std::fs::create_dir_all(root.join("docs")).unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::write(base.join("outside.md"), "OUTSIDE").unwrap();
+        std::fs::write(home.join(".gemini/shared.md"), "SHARED").unwrap();
+        std::fs::write(root.join("docs/ok.md"), "OK").unwrap();
+        std::os::unix::fs::symlink(base.join("outside.md"), root.join("docs/link.md")).unwrap();
+        let fifo = std::ffi::CString::new(root.join("pipe.md").to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        let big = std::fs::File::create(root.join("big.md")).unwrap();
+        big.set_len(MAX_CONTEXT_FILE_BYTES + 1).unwrap();
+        let gemini_md = format!(
+            "TOP\n@docs/ok.md\n@/proc/self/environ\n@../outside.md\n@{}\n@docs/link.md\n@pipe.md\n@/dev/zero\n@big.md\n@{}\n@missing.md",
+            base.join("outside.md").display(),
+            home.join(".gemini/shared.md").display()
+        );
+        std::fs::write(root.join("GEMINI.md"), &gemini_md).unwrap();
+        let ws = Workspace::new(root.clone(), vec![], base.join("tmp"));
+        let names = vec!["GEMINI.md".to_string()];
+        let opts = MemoryOptions {
+            file_names: &names,
+            gemini_dir: &home.join(".gemini"),
+            home: &home,
+            max_dirs: 200,
+        };
+        let loaded = load_context(&ws, &opts);
+        assert_eq!(loaded.files.len(), 1);
+        let outside = base.join("outside.md").display().to_string();
+        let shared = home.join(".gemini/shared.md").display().to_string();
+        let traversal = |t: &str| format!("<!-- Import failed: {t} - Path traversal attempt -->");
+        let expected = [
+            "TOP".to_string(),
+            "<!-- Imported from: docs/ok.md -->\nOK\n<!-- End of import from: docs/ok.md -->"
+                .to_string(),
+            traversal("/proc/self/environ"),
+            traversal("../outside.md"),
+            traversal(&outside),
+            traversal("docs/link.md"),
+            "<!-- Import failed: pipe.md - it is not a regular file (a FIFO) -->".to_string(),
+            traversal("/dev/zero"),
+            "<!-- Import failed: big.md - it is 20.00MB, over the 20MB limit -->".to_string(),
+            format!(
+                "<!-- Imported from: {shared} -->\nSHARED\n<!-- End of import from: {shared} -->"
+            ),
+            "@missing.md".to_string(),
+        ]
+        .join("\n");
+        assert_eq!(loaded.files[0].content, expected);
+        let file = root.join("GEMINI.md").display().to_string();
+        let outside_reason = "it resolves outside the workspace directories and ~/.gemini";
+        assert_eq!(
+            loaded.warnings,
+            [
+                format!("{file}:3: import @/proc/self/environ refused: {outside_reason}"),
+                format!("{file}:4: import @../outside.md refused: {outside_reason}"),
+                format!("{file}:5: import @{outside} refused: {outside_reason}"),
+                format!("{file}:6: import @docs/link.md refused: {outside_reason}"),
+                format!("{file}:7: import @pipe.md refused: it is not a regular file (a FIFO)"),
+                format!("{file}:8: import @/dev/zero refused: {outside_reason}"),
+                format!("{file}:9: import @big.md refused: it is 20.00MB, over the 20MB limit"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_context_file_linking_out_of_its_place_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let home = base.join("home");
+        let root = base.join("proj");
+        std::fs::create_dir_all(home.join(".gemini")).unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::os::unix::fs::symlink("/proc/self/environ", root.join("GEMINI.md")).unwrap();
+        std::fs::write(root.join("AGENTS.md"), "AGENTS").unwrap();
+        std::os::unix::fs::symlink("../AGENTS.md", root.join("sub/GEMINI.md")).unwrap();
+        let ws = Workspace::new(root.clone(), vec![], base.join("tmp"));
+        let names = vec!["GEMINI.md".to_string()];
+        let opts = MemoryOptions {
+            file_names: &names,
+            gemini_dir: &home.join(".gemini"),
+            home: &home,
+            max_dirs: 200,
+        };
+        let loaded = load_context(&ws, &opts);
+        let contents: Vec<&str> = loaded.files.iter().map(|f| f.content.as_str()).collect();
+        assert_eq!(contents, ["AGENTS"]);
+        assert_eq!(
+            loaded.warnings,
+            [format!(
+                "Context file {} skipped: it resolves outside the workspace directories and ~/.gemini",
+                root.join("GEMINI.md").display()
+            )]
         );
     }
 }

@@ -199,7 +199,8 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         Some(Err(e)) => return Err(config_error(e)),
         None => system_prompt(),
     };
-    let system_instruction = with_context_files(base_prompt, &settings, &workspace, paths);
+    let system_instruction =
+        with_context_files(base_prompt, &settings, &workspace, paths, &mut notes);
     let today = chrono::Local::now().format("%A, %B %-d, %Y").to_string();
     let mut history = vec![Content::user_text(environment_context(&workspace, &today))];
     let resumed = resumed_history.is_some();
@@ -480,15 +481,22 @@ fn hook_system(
     (Some(Arc::new(system)), Some(hook_config))
 }
 
-/// The system instruction plus the project's context files.
+/// The system instruction plus the project's context files; refused
+/// imports become start-up warnings.
 fn with_context_files(
     base: String,
     settings: &Settings,
     workspace: &Workspace,
     paths: &GeminiPaths,
+    notes: &mut Vec<StartupNote>,
 ) -> String {
-    let (_, text) =
+    let context =
         memory::context_from_settings(workspace, settings, &paths.gemini_dir, &paths.home);
+    notes.extend(context.warnings.into_iter().map(|text| StartupNote {
+        text,
+        warning: true,
+    }));
+    let text = context.text;
     if text.is_empty() {
         base
     } else {

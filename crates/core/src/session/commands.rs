@@ -157,12 +157,16 @@ impl Engine {
             note.push('\n');
         }
         let paths = &self.info.paths;
-        let (count, text) = memory::context_from_settings(
+        let context = memory::context_from_settings(
             &self.info.workspace,
             &self.info.settings,
             &paths.gemini_dir,
             &paths.home,
         );
+        let (count, text) = (context.file_count, context.text);
+        for warning in &context.warnings {
+            note.push_str(&format!("Warning: {warning}\n"));
+        }
         self.agent.set_context(&text);
         note.push_str(&if count == 0 {
             "Memory refreshed successfully. No memory content found.".to_string()

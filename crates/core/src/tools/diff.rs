@@ -2,9 +2,18 @@
 //! shows for file edits), computed with `similar`.
 
 use similar::{Algorithm, DiffOp, DiffableStr, TextDiff};
+use std::time::Duration;
 
 /// Lines of context around a change, as jsdiff's default.
 const CONTEXT: usize = 3;
+/// Largest changed region (old plus new bytes, after the common head and
+/// tail are split off) that gets a line diff. Above it the diff is a
+/// summary: a line diff of two unrelated 50 MB files took 38 s and would
+/// be a 100 MB text nobody reads.
+pub const MAX_DIFF_BYTES: usize = 4 * 1024 * 1024;
+/// Longest the line diff may search for a minimal diff; past it `similar`
+/// settles for a coarser (still correct) one.
+const DIFF_TIMEOUT: Duration = Duration::from_secs(1);
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -24,6 +33,7 @@ fn blocks<'a>(old: &'a str, new: &'a str) -> Vec<(Kind, Vec<&'a str>)> {
     let (old_mid, new_mid) = (&old[head..old.len() - tail], &new[head..new.len() - tail]);
     let diff = TextDiff::configure()
         .algorithm(Algorithm::Myers)
+        .timeout(DIFF_TIMEOUT)
         .diff_lines(old_mid, new_mid);
     let old_lines = diff.old_slices();
     let new_lines = diff.new_slices();
@@ -66,6 +76,32 @@ fn blocks<'a>(old: &'a str, new: &'a str) -> Vec<(Kind, Vec<&'a str>)> {
         push(Kind::Same, &old[old.len() - tail..].tokenize_lines());
     }
     out
+}
+
+/// Lines of `s` as `similar` counts them (a last line without `\n`
+/// counts).
+fn count_lines(s: &str) -> usize {
+    let newlines = s.bytes().filter(|&b| b == b'\n').count();
+    newlines + usize::from(!s.is_empty() && !s.ends_with('\n'))
+}
+
+/// When the changed region of `old` -> `new` is over [`MAX_DIFF_BYTES`]:
+/// its first line number and line count in old and in new, and its size.
+fn oversized(old: &str, new: &str) -> Option<(usize, usize, usize, usize, usize)> {
+    let (head, tail) = common_lines(old, new);
+    let (old_mid, new_mid) = (&old[head..old.len() - tail], &new[head..new.len() - tail]);
+    let size = old_mid.len() + new_mid.len();
+    if size <= MAX_DIFF_BYTES {
+        return None;
+    }
+    let start = count_lines(&old[..head]) + 1;
+    Some((
+        start,
+        count_lines(old_mid),
+        start,
+        count_lines(new_mid),
+        size,
+    ))
 }
 
 /// Byte lengths of the longest common head and tail of `old` and `new`
@@ -184,6 +220,19 @@ pub fn unified_diff(
         format!("--- {file_name}\t{old_header}"),
         format!("+++ {file_name}\t{new_header}"),
     ];
+    if let Some((old_start, old_lines, new_start, new_lines, size)) = oversized(old, new) {
+        let mb = size as f64 / (1024.0 * 1024.0);
+        out.push(format!(
+            "@@ -{old_start},{old_lines} +{new_start},{new_lines} @@"
+        ));
+        out.push(format!(
+            "\\ Diff not shown: the changed region is {mb:.2}MB, over the {}MB limit.",
+            MAX_DIFF_BYTES / (1024 * 1024)
+        ));
+        let mut text = out.join("\n");
+        text.push('\n');
+        return text;
+    }
     for hunk in hunks(old, new) {
         // Unified diff quirk: an empty range starts one line earlier.
         let old_start = if hunk.old_lines == 0 {
@@ -215,8 +264,20 @@ pub fn unified_diff(
     text
 }
 
-/// Lines added and removed between `old` and `new` (a line diff).
+/// A diff that only says why there is none: the headers of
+/// [`unified_diff`] and a `\ Diff not shown: <reason>` line.
+pub fn summary_diff(file_name: &str, old_header: &str, new_header: &str, reason: &str) -> String {
+    format!(
+        "Index: {file_name}\n===================================================================\n--- {file_name}\t{old_header}\n+++ {file_name}\t{new_header}\n\\ Diff not shown: {reason}\n"
+    )
+}
+
+/// Lines added and removed between `old` and `new` (a line diff; above
+/// [`MAX_DIFF_BYTES`] every line of the changed region counts).
 pub fn line_changes(old: &str, new: &str) -> (u64, u64) {
+    if let Some((_, removed, _, added, _)) = oversized(old, new) {
+        return (added as u64, removed as u64);
+    }
     let mut added = 0u64;
     let mut removed = 0u64;
     for (kind, lines) in blocks(old, new) {
@@ -361,6 +422,31 @@ mod tests {
         assert!(
             p.contains("\n--- d/x.rs\tOriginal\n+++ d/x.rs\tWritten\n@@ -1,1 +1,1 @@\n-a\n+b\n")
         );
+    }
+
+    #[test]
+    fn a_large_changed_region_gets_a_summary_fast() {
+        let old: String = (0..400_000).map(|i| format!("old line {i}\n")).collect();
+        let new: String = (0..400_000).map(|i| format!("new line {i}\n")).collect();
+        let (old, new) = (format!("a\nb\n{old}z\n"), format!("a\nb\n{new}z\n"));
+        assert!(old.len() + new.len() > MAX_DIFF_BYTES);
+        let started = std::time::Instant::now();
+        let p = patch(&old, &new);
+        let mb = (old.len() + new.len() - 12) as f64 / (1024.0 * 1024.0);
+        assert_eq!(
+            p,
+            format!(
+                "{HEAD}@@ -3,400000 +3,400000 @@\n\\ Diff not shown: the changed region is {mb:.2}MB, over the 4MB limit.\n"
+            )
+        );
+        assert_eq!(line_changes(&old, &new), (400_000, 400_000));
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        // Below the limit, unrelated texts still diff within the timeout.
+        let old: String = (0..40_000).map(|i| format!("o{i}\n")).collect();
+        let new: String = (0..40_000).map(|i| format!("n{i}\n")).collect();
+        let started = std::time::Instant::now();
+        assert_eq!(line_changes(&old, &new), (40_000, 40_000));
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]

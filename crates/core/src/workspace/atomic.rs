@@ -1,12 +1,32 @@
-//! Atomic file writes: a temp file in the same directory, fsync, rename.
-//! A failure never leaves a half-written target.
+//! Atomic file writes: the bytes go to a temp file in the target's
+//! directory, are fsynced and renamed over the target, so a failure never
+//! leaves a half-written target.
+//!
+//! The directory is opened once and everything after happens relative to
+//! that fd (`openat`, `renameat`), so the write lands in the directory that
+//! was checked even if a path component is swapped meanwhile. The temp file
+//! is an unnamed `O_TMPFILE` where the file system allows it: a crash while
+//! writing then leaves nothing behind; it gets a name (`.name.XXXXXX.tmp`)
+//! only for the instant between `linkat` and `renameat`. Elsewhere the temp
+//! file is named from the start, and a write sweeps the stale temp files of
+//! that pattern (older than [`STALE_TEMP_AGE`]) from its directory.
 
-use std::fs;
+use super::beneath::{Beneath, cstr, open_beneath, open_dir, owned};
+use std::ffi::OsStr;
+use std::fs::{self, File};
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Component, Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+/// Temp files of the `.name.XXXXXX.tmp` pattern older than this are
+/// leftovers of a killed writer and are removed by the next write into
+/// their directory; younger ones may belong to a writer still at work.
+pub const STALE_TEMP_AGE: Duration = Duration::from_secs(5 * 60);
 
 /// The process umask, read from `/proc/self/status` (022 when unknown).
-#[cfg(unix)]
 fn umask() -> u32 {
     fs::read_to_string("/proc/self/status")
         .ok()
@@ -32,6 +52,8 @@ fn target_of(path: &Path) -> PathBuf {
 /// data goes to a temp file in the same directory, is fsynced and renamed
 /// over the target. An existing file keeps its permissions (and must be
 /// writable, as for a plain write); a new file gets `0666 & !umask`.
+/// For paths the program chose itself; tool paths go through
+/// [`write_beneath`].
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     match write_atomic_checked(path, bytes, |_| Ok(true)) {
         Ok(()) => Ok(()),
@@ -70,145 +92,358 @@ pub fn write_atomic_checked(
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    fs::create_dir_all(&dir)?;
-    let existing = match fs::metadata(&target) {
-        Ok(meta) if meta.is_dir() => {
-            return Err(io::Error::from_raw_os_error(libc::EISDIR).into());
-        }
-        Ok(meta) => {
-            // Same permission check a plain write would do.
-            fs::OpenOptions::new().write(true).open(&target)?;
-            Some(meta.permissions())
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e.into()),
+    let Some(name) = target.file_name() else {
+        return Err(io::Error::from_raw_os_error(libc::EISDIR).into());
     };
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".tmp")
-        .tempfile_in(&dir)?;
-    // Through the plain `File`, so errors carry the OS code and not the
-    // temp file's name.
-    tmp.as_file_mut().write_all(bytes)?;
-    tmp.as_file_mut().flush()?;
-    match existing {
-        Some(perms) => fs::set_permissions(tmp.path(), perms)?,
-        None => set_new_file_permissions(tmp.path())?,
+    fs::create_dir_all(&dir)?;
+    let dir_fd = open_dir(&dir)?;
+    write_in(&dir_fd, &dir, name, &target, bytes, unchanged)
+}
+
+/// [`write_atomic_checked`] for a path checked against a workspace root:
+/// the parent directories are found (and made) beneath the root, never
+/// through a symlink that leaves it, and the file is written in the
+/// directory so found.
+pub fn write_beneath(
+    path: &Beneath,
+    bytes: &[u8],
+    unchanged: impl FnOnce(&Path) -> io::Result<bool>,
+) -> Result<(), CheckedWriteError> {
+    let Some(name) = path.rel.file_name() else {
+        return Err(io::Error::from_raw_os_error(libc::EISDIR).into());
+    };
+    let parent = path.rel.parent().unwrap_or(Path::new(""));
+    let dir_fd = open_parent_beneath(&path.root, parent)?;
+    write_in(
+        &dir_fd,
+        &path.root.join(parent),
+        name,
+        &path.real(),
+        bytes,
+        unchanged,
+    )
+}
+
+/// Opens (creating what is missing) the directory `rel` beneath `root`.
+fn open_parent_beneath(root: &Path, rel: &Path) -> io::Result<OwnedFd> {
+    let root_fd = open_dir(root)?;
+    let flags = libc::O_RDONLY | libc::O_DIRECTORY;
+    match open_beneath(&root_fd, rel, flags, 0) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        other => return other,
     }
-    tmp.as_file().sync_all()?;
-    if !unchanged(&target)? {
-        return Err(CheckedWriteError::Changed);
+    let mut cur = root_fd;
+    for c in rel.components() {
+        let Component::Normal(name) = c else {
+            return Err(io::Error::from_raw_os_error(libc::EXDEV));
+        };
+        let next = match open_beneath(&cur, Path::new(name), flags, 0) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                let cname = cstr(name.as_bytes())?;
+                // SAFETY: valid dir fd and NUL-terminated name.
+                let r = unsafe { libc::mkdirat(cur.as_raw_fd(), cname.as_ptr(), 0o777) };
+                if r != 0 {
+                    let e = io::Error::last_os_error();
+                    if e.raw_os_error() != Some(libc::EEXIST) {
+                        return Err(e);
+                    }
+                }
+                open_beneath(&cur, Path::new(name), flags, 0)?
+            }
+            other => other?,
+        };
+        cur = next;
     }
-    tmp.persist(&target).map_err(|e| e.error)?;
+    Ok(cur)
+}
+
+/// `fstatat(dir, name, AT_SYMLINK_NOFOLLOW)`.
+fn stat_at(dir: &OwnedFd, name: &[u8]) -> io::Result<libc::stat> {
+    let cname = cstr(name)?;
+    // SAFETY: `stat` is plain data filled by the call.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: valid fd, NUL-terminated name, live out-pointer.
+    let r = unsafe {
+        libc::fstatat(
+            dir.as_raw_fd(),
+            cname.as_ptr(),
+            &mut st,
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(st)
+}
+
+/// `unlinkat(dir, name)`, errors ignored (cleanup only).
+fn unlink_at(dir: &OwnedFd, name: &[u8]) {
+    if let Ok(cname) = cstr(name) {
+        // SAFETY: valid fd and NUL-terminated name.
+        unsafe { libc::unlinkat(dir.as_raw_fd(), cname.as_ptr(), 0) };
+    }
+}
+
+/// The permissions the target keeps, or `None` for a new file. A directory
+/// is EISDIR; a FIFO, socket or device is refused (writing one would block
+/// or reach a device); a symlink in the last place (dangling, or swapped in
+/// after the check) is replaced, never followed.
+fn existing_mode(dir: &OwnedFd, name: &[u8]) -> io::Result<Option<u32>> {
+    let st = match stat_at(dir, name) {
+        Ok(st) => st,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    match st.st_mode & libc::S_IFMT {
+        libc::S_IFDIR => Err(io::Error::from_raw_os_error(libc::EISDIR)),
+        libc::S_IFLNK => Ok(None),
+        libc::S_IFREG => {
+            // Same permission check a plain write would do.
+            let flags = libc::O_WRONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK;
+            super::beneath::walk_nofollow(dir, Path::new(OsStr::from_bytes(name)), flags, 0)?;
+            Ok(Some(st.st_mode & 0o7777))
+        }
+        _ => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        )),
+    }
+}
+
+/// Six random alphanumerics for a temp name.
+fn random_suffix() -> String {
+    uuid::Uuid::new_v4().simple().to_string()[..6].to_string()
+}
+
+/// `.name.XXXXXX.tmp`.
+fn temp_name(name: &[u8]) -> Vec<u8> {
+    let mut out = b".".to_vec();
+    out.extend_from_slice(name);
+    out.push(b'.');
+    out.extend_from_slice(random_suffix().as_bytes());
+    out.extend_from_slice(b".tmp");
+    out
+}
+
+/// Whether `name` has the `.name.XXXXXX.tmp` pattern of our temp files
+/// (and of the `tempfile` names earlier versions used).
+pub(crate) fn is_temp_name(name: &[u8]) -> bool {
+    let Some(stem) = name
+        .strip_prefix(b".")
+        .and_then(|n| n.strip_suffix(b".tmp"))
+    else {
+        return false;
+    };
+    stem.len() >= 8
+        && stem[stem.len() - 7] == b'.'
+        && stem[stem.len() - 6..].iter().all(u8::is_ascii_alphanumeric)
+}
+
+/// Removes the stale temp files (see [`STALE_TEMP_AGE`]) of `dir`, listed
+/// by `dir_path` but checked and removed through the fd, so only entries
+/// of the directory being written can go.
+fn sweep_stale(dir: &OwnedFd, dir_path: &Path) {
+    let Ok(entries) = fs::read_dir(dir_path) else {
+        return;
+    };
+    let Some(cutoff) = SystemTime::now().checked_sub(STALE_TEMP_AGE) else {
+        return;
+    };
+    let cutoff = cutoff
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let name = name.as_bytes();
+        if !is_temp_name(name) {
+            continue;
+        }
+        let Ok(st) = stat_at(dir, name) else {
+            continue;
+        };
+        // `time_t` is 32 bits on some targets.
+        #[allow(clippy::unnecessary_cast)]
+        let mtime = st.st_mtime as i64;
+        if st.st_mode & libc::S_IFMT == libc::S_IFREG && mtime < cutoff {
+            unlink_at(dir, name);
+        }
+    }
+}
+
+/// A temp file in `dir`: unnamed (`O_TMPFILE`) when the file system
+/// supports it, else created under a fresh temp name (returned).
+fn create_temp(dir: &OwnedFd, name: &[u8]) -> io::Result<(File, Option<Vec<u8>>)> {
+    #[cfg(target_os = "linux")]
+    {
+        let cdot = cstr(b".")?;
+        // SAFETY: valid fd and NUL-terminated name.
+        let fd = unsafe {
+            libc::openat(
+                dir.as_raw_fd(),
+                cdot.as_ptr(),
+                libc::O_TMPFILE | libc::O_WRONLY | libc::O_CLOEXEC,
+                0o600 as libc::c_uint,
+            )
+        };
+        if let Ok(fd) = owned(fd) {
+            return Ok((File::from(fd), None));
+        }
+    }
+    create_named_temp(dir, name).map(|(f, n)| (f, Some(n)))
+}
+
+/// A new temp file `.name.XXXXXX.tmp` in `dir` (`O_EXCL`, mode 0600).
+fn create_named_temp(dir: &OwnedFd, name: &[u8]) -> io::Result<(File, Vec<u8>)> {
+    let mut last = io::Error::from_raw_os_error(libc::EEXIST);
+    for _ in 0..16 {
+        let tmp = temp_name(name);
+        let ctmp = cstr(&tmp)?;
+        let flags = libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_NOFOLLOW;
+        // SAFETY: valid fd and NUL-terminated name.
+        let fd = unsafe {
+            libc::openat(
+                dir.as_raw_fd(),
+                ctmp.as_ptr(),
+                flags | libc::O_CLOEXEC,
+                0o600 as libc::c_uint,
+            )
+        };
+        match owned(fd) {
+            Ok(fd) => return Ok((File::from(fd), tmp)),
+            Err(e) if e.raw_os_error() == Some(libc::EEXIST) => last = e,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last)
+}
+
+/// Gives the unnamed temp file `file` a temp name in `dir`: `linkat` with
+/// `AT_EMPTY_PATH` (needs CAP_DAC_READ_SEARCH), else through
+/// `/proc/self/fd`.
+#[cfg(target_os = "linux")]
+fn link_temp(file: &File, dir: &OwnedFd, name: &[u8]) -> io::Result<Vec<u8>> {
+    let empty = cstr(b"")?;
+    let proc_path = cstr(format!("/proc/self/fd/{}", file.as_raw_fd()).as_bytes())?;
+    let mut last = io::Error::from_raw_os_error(libc::EEXIST);
+    for _ in 0..16 {
+        let tmp = temp_name(name);
+        let ctmp = cstr(&tmp)?;
+        // SAFETY: valid fds and NUL-terminated names.
+        let r = unsafe {
+            libc::linkat(
+                file.as_raw_fd(),
+                empty.as_ptr(),
+                dir.as_raw_fd(),
+                ctmp.as_ptr(),
+                libc::AT_EMPTY_PATH,
+            )
+        };
+        if r == 0 {
+            return Ok(tmp);
+        }
+        // SAFETY: as above.
+        let r = unsafe {
+            libc::linkat(
+                libc::AT_FDCWD,
+                proc_path.as_ptr(),
+                dir.as_raw_fd(),
+                ctmp.as_ptr(),
+                libc::AT_SYMLINK_FOLLOW,
+            )
+        };
+        if r == 0 {
+            return Ok(tmp);
+        }
+        last = io::Error::last_os_error();
+        if last.raw_os_error() != Some(libc::EEXIST) {
+            break;
+        }
+    }
+    Err(last)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn link_temp(_file: &File, _dir: &OwnedFd, _name: &[u8]) -> io::Result<Vec<u8>> {
+    Err(io::Error::from_raw_os_error(libc::ENOSYS))
+}
+
+/// Writes, fsyncs and gives `file` its mode.
+fn fill(file: &mut File, bytes: &[u8], mode: u32) -> io::Result<()> {
+    file.write_all(bytes)?;
+    file.flush()?;
+    file.set_permissions(fs::Permissions::from_mode(mode))?;
+    file.sync_all()
+}
+
+/// The atomic write into the open directory `dir` (listed as `dir_path`)
+/// under `name`; `target` is the full path the precondition reads.
+fn write_in(
+    dir: &OwnedFd,
+    dir_path: &Path,
+    name: &OsStr,
+    target: &Path,
+    bytes: &[u8],
+    unchanged: impl FnOnce(&Path) -> io::Result<bool>,
+) -> Result<(), CheckedWriteError> {
+    let name = name.as_bytes();
+    let mode = existing_mode(dir, name)?.unwrap_or(0o666 & !umask());
+    sweep_stale(dir, dir_path);
+    let (mut file, mut tmp) = create_temp(dir, name)?;
+    let filled = fill(&mut file, bytes, mode);
+    if let Err(e) = filled {
+        if let Some(t) = &tmp {
+            unlink_at(dir, t);
+        }
+        return Err(e.into());
+    }
+    let proceed = unchanged(target);
+    if !matches!(proceed, Ok(true)) {
+        if let Some(t) = &tmp {
+            unlink_at(dir, t);
+        }
+        return Err(match proceed {
+            Err(e) => e.into(),
+            Ok(_) => CheckedWriteError::Changed,
+        });
+    }
+    if tmp.is_none() {
+        match link_temp(&file, dir, name) {
+            Ok(t) => tmp = Some(t),
+            Err(_) => {
+                // No way to name the unnamed file: write a named one.
+                let (mut named, t) = create_named_temp(dir, name)?;
+                if let Err(e) = fill(&mut named, bytes, mode) {
+                    unlink_at(dir, &t);
+                    return Err(e.into());
+                }
+                tmp = Some(t);
+            }
+        }
+    }
+    let Some(tmp) = tmp else {
+        return Err(io::Error::other("temp file has no name").into());
+    };
+    let (ctmp, cname) = (cstr(&tmp)?, cstr(name)?);
+    // SAFETY: valid fds and NUL-terminated names.
+    let r = unsafe {
+        libc::renameat(
+            dir.as_raw_fd(),
+            ctmp.as_ptr(),
+            dir.as_raw_fd(),
+            cname.as_ptr(),
+        )
+    };
+    if r != 0 {
+        let e = io::Error::last_os_error();
+        unlink_at(dir, &tmp);
+        return Err(e.into());
+    }
     // Make the rename durable; failure here is not a failed write.
-    if let Ok(d) = fs::File::open(&dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
-}
-
-/// Gives a new file the mode a plain create would: `0666 & !umask`.
-#[cfg(unix)]
-fn set_new_file_permissions(path: &Path) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(path, fs::Permissions::from_mode(0o666 & !umask()))
-}
-
-#[cfg(not(unix))]
-fn set_new_file_permissions(_path: &Path) -> io::Result<()> {
+    // SAFETY: valid fd.
+    unsafe { libc::fsync(dir.as_raw_fd()) };
     Ok(())
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
-    use super::*;
-    use std::os::unix::fs::PermissionsExt;
-
-    #[test]
-    fn creates_parents_and_writes_exact_bytes() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("a/b/c.txt");
-        write_atomic(&p, b"x\ny\n").unwrap();
-        assert_eq!(fs::read(&p).unwrap(), b"x\ny\n");
-        let mode = fs::metadata(&p).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o666 & !umask());
-        // No temp files left behind.
-        assert_eq!(fs::read_dir(dir.path().join("a/b")).unwrap().count(), 1);
-    }
-
-    #[test]
-    fn keeps_permissions_and_follows_symlinks() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("s.sh");
-        fs::write(&p, "old").unwrap();
-        fs::set_permissions(&p, fs::Permissions::from_mode(0o751)).unwrap();
-        write_atomic(&p, b"new").unwrap();
-        assert_eq!(fs::read_to_string(&p).unwrap(), "new");
-        assert_eq!(
-            fs::metadata(&p).unwrap().permissions().mode() & 0o777,
-            0o751
-        );
-        let link = dir.path().join("link");
-        std::os::unix::fs::symlink(&p, &link).unwrap();
-        write_atomic(&link, b"via link").unwrap();
-        assert!(
-            fs::symlink_metadata(&link)
-                .unwrap()
-                .file_type()
-                .is_symlink()
-        );
-        assert_eq!(fs::read_to_string(&p).unwrap(), "via link");
-    }
-
-    #[test]
-    fn a_failed_precondition_keeps_the_target_and_leaves_no_temp_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("f.txt");
-        fs::write(&p, "theirs").unwrap();
-        let r = write_atomic_checked(&p, b"ours", |t| {
-            assert_eq!(t, p.as_path());
-            Ok(false)
-        });
-        assert!(matches!(r, Err(CheckedWriteError::Changed)));
-        assert_eq!(fs::read_to_string(&p).unwrap(), "theirs");
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
-        let r = write_atomic_checked(&p, b"ours", |_| Err(io::Error::other("boom")));
-        assert!(matches!(r, Err(CheckedWriteError::Io(_))));
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
-    }
-
-    /// A full file system (`/dev/full` cannot hold a directory, so a tiny
-    /// tmpfs would be needed) is not available in the test sandbox; a
-    /// read-only directory stands in for it, which only refuses writes
-    /// when not running as root.
-    #[test]
-    fn a_refused_write_keeps_the_original_and_leaves_no_temp_file() {
-        if unsafe { libc::geteuid() } == 0 {
-            eprintln!("skipped: root ignores directory permissions");
-            return;
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let sub = dir.path().join("ro");
-        fs::create_dir(&sub).unwrap();
-        let p = sub.join("f.txt");
-        fs::write(&p, "original").unwrap();
-        fs::set_permissions(&sub, fs::Permissions::from_mode(0o555)).unwrap();
-        let err = write_atomic(&p, b"new").unwrap_err();
-        fs::set_permissions(&sub, fs::Permissions::from_mode(0o755)).unwrap();
-        assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
-        assert_eq!(fs::read_to_string(&p).unwrap(), "original");
-        assert_eq!(fs::read_dir(&sub).unwrap().count(), 1);
-    }
-
-    #[test]
-    fn directory_target_is_eisdir() {
-        let dir = tempfile::tempdir().unwrap();
-        let err = write_atomic(dir.path(), b"x").unwrap_err();
-        assert_eq!(err.raw_os_error(), Some(libc::EISDIR));
-    }
-}
+mod tests;

@@ -2,17 +2,53 @@
 //! stay inside, ignore rules and file-kind detection.
 
 mod atomic;
+mod beneath;
 mod boundary;
 mod filekind;
 mod ignore;
 
-pub use atomic::{CheckedWriteError, write_atomic, write_atomic_checked};
+pub use atomic::{
+    CheckedWriteError, STALE_TEMP_AGE, write_atomic, write_atomic_checked, write_beneath,
+};
+pub use beneath::{Beneath, escaped, not_regular_message, special_kind};
 pub use boundary::realpath_lenient;
 pub use filekind::{FileKind, decode_text, detect_file_kind, detect_kind, looks_binary, mime_type};
 
 use ignore::IgnoreCache;
+use std::fs::{File, Metadata};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// Files above this size are not read whole (`read_file`'s limit, also
+/// used by `read_many_files`, `replace`, `@` references and context-file
+/// imports): reading a multi-gigabyte file into memory would abort.
+pub const MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
+
+/// The refusal text for a file over [`MAX_FILE_BYTES`]:
+/// `File size exceeds the 20MB limit: /w/big (25.00MB)`.
+pub fn too_large_message(path: &Path, len: u64) -> String {
+    let mb = len as f64 / (1024.0 * 1024.0);
+    format!(
+        "File size exceeds the 20MB limit: {} ({mb:.2}MB)",
+        path.display()
+    )
+}
+
+/// Why [`Workspace::open_regular`] gave no file.
+#[derive(Debug)]
+pub enum OpenFailure {
+    /// The open failed (not found, permission, ...).
+    Io(io::Error),
+    /// The path resolves outside the workspace (at check or at open).
+    Outside,
+    /// The path is a directory.
+    Directory,
+    /// A FIFO, socket or device, named in words (see [`special_kind`]).
+    Special(&'static str),
+    /// A regular file over the size limit asked for; its size.
+    TooLarge(u64),
+}
 
 /// Which ignore files to honour (`context.fileFiltering.*`, or a tool's
 /// per-call overrides).
@@ -142,13 +178,69 @@ impl Workspace {
         if self.is_allowed(abs) {
             return Ok(());
         }
+        Err(self.outside_message(abs))
+    }
+
+    /// The refusal text for a path outside every workspace directory.
+    pub fn outside_message(&self, abs: &Path) -> String {
         let dirs: Vec<String> = self.dirs.iter().map(|d| d.display().to_string()).collect();
-        Err(format!(
+        format!(
             "Path not in workspace: Attempted path \"{}\" resolves outside the allowed workspace directories: {} or the project temp directory: {}",
             abs.display(),
             dirs.join(", "),
             self.project_temp_dir.display()
-        ))
+        )
+    }
+
+    /// `abs` resolved (symlinks followed) and split into the innermost
+    /// workspace directory (or the project temp dir) holding it and the
+    /// symlink-free path below it; `None` when it is outside them all.
+    /// Opening through the result never leaves that directory (see
+    /// [`Beneath`]).
+    pub fn beneath(&self, abs: &Path) -> Option<Beneath> {
+        let real = realpath_lenient(abs);
+        self.real_dirs
+            .iter()
+            .chain(std::iter::once(&self.real_temp_dir))
+            .filter(|d| real.starts_with(d))
+            .max_by_key(|d| d.as_os_str().len())
+            .and_then(|root| {
+                let rel = real.strip_prefix(root).ok()?.to_path_buf();
+                Some(Beneath {
+                    root: root.clone(),
+                    rel,
+                })
+            })
+    }
+
+    /// Opens `abs` for reading beneath its workspace directory, refusing
+    /// directories, FIFOs, sockets and devices (without blocking on them)
+    /// and, with `max_bytes`, files larger than that.
+    pub fn open_regular(
+        &self,
+        abs: &Path,
+        max_bytes: Option<u64>,
+    ) -> Result<(File, Metadata), OpenFailure> {
+        let Some(path) = self.beneath(abs) else {
+            return Err(OpenFailure::Outside);
+        };
+        open_regular_beneath(&path, max_bytes)
+    }
+
+    /// [`write_beneath`] for `abs`, checked against the workspace: the
+    /// write never lands outside the directory `abs` resolved into.
+    pub fn write_checked(
+        &self,
+        abs: &Path,
+        bytes: &[u8],
+        unchanged: impl FnOnce(&Path) -> io::Result<bool>,
+    ) -> Result<(), CheckedWriteError> {
+        match self.beneath(abs) {
+            Some(path) => write_beneath(&path, bytes, unchanged),
+            None => Err(CheckedWriteError::Io(io::Error::from_raw_os_error(
+                libc::EXDEV,
+            ))),
+        }
     }
 
     /// `abs` relative to the root with `/` separators (the path itself when
@@ -160,4 +252,36 @@ impl Workspace {
             Err(_) => abs.display().to_string(),
         }
     }
+}
+
+/// [`Workspace::open_regular`] for an already split path.
+pub fn open_regular_beneath(
+    path: &Beneath,
+    max_bytes: Option<u64>,
+) -> Result<(File, Metadata), OpenFailure> {
+    let file = path.open_read().map_err(|e| {
+        if escaped(&e) {
+            return OpenFailure::Outside;
+        }
+        // A socket cannot be opened (ENXIO): name it instead.
+        if let Ok(meta) = path.metadata()
+            && let Some(kind) = special_kind(&meta)
+        {
+            return OpenFailure::Special(kind);
+        }
+        OpenFailure::Io(e)
+    })?;
+    let meta = file.metadata().map_err(OpenFailure::Io)?;
+    if meta.is_dir() {
+        return Err(OpenFailure::Directory);
+    }
+    if let Some(kind) = special_kind(&meta) {
+        return Err(OpenFailure::Special(kind));
+    }
+    if let Some(max) = max_bytes
+        && meta.len() > max
+    {
+        return Err(OpenFailure::TooLarge(meta.len()));
+    }
+    Ok((file, meta))
 }

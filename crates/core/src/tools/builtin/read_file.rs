@@ -7,7 +7,10 @@ use super::{node_error, shorten_path};
 use crate::tools::{
     Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
 };
-use crate::workspace::{FileKind, decode_text, detect_kind};
+use crate::workspace::{
+    FileKind, MAX_FILE_BYTES, OpenFailure, Workspace, decode_text, detect_kind,
+    not_regular_message, too_large_message,
+};
 use base64::Engine;
 use futures::future::BoxFuture;
 use gemini_rs_protocol::Part;
@@ -21,8 +24,6 @@ use tokio_util::sync::CancellationToken;
 const DEFAULT_MAX_LINES: f64 = 2000.0;
 /// Longer lines are cut to this many UTF-16 units.
 const MAX_LINE_LENGTH: usize = 2000;
-/// Files above this size are refused.
-const MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
 /// SVG files above this size are not read.
 const SVG_MAX_BYTES: u64 = 1024 * 1024;
 
@@ -209,7 +210,8 @@ impl ToolInvocation for ReadFileInvocation {
             let abs = self.abs.clone();
             let rel = self.rel.clone();
             let (offset, limit) = (self.offset, self.limit);
-            tokio::task::spawn_blocking(move || read(&abs, &rel, offset, limit))
+            let ws = ctx.workspace.clone();
+            tokio::task::spawn_blocking(move || read(&ws, &abs, &rel, offset, limit))
                 .await
                 .unwrap_or_else(|e| {
                     ToolResult::error(
@@ -324,34 +326,49 @@ fn read_error(abs: &Path, rel: &str, err: &std::io::Error) -> ToolResult {
     )
 }
 
-/// Reads the file (blocking).
-fn read(abs: &Path, rel: &str, offset: Option<f64>, limit: Option<f64>) -> ToolResult {
-    let meta = match std::fs::metadata(abs) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+/// Reads the file (blocking), opened beneath its workspace directory:
+/// directories, FIFOs, sockets, devices and files over the size limit are
+/// refused before any byte is read.
+fn read(
+    ws: &Workspace,
+    abs: &Path,
+    rel: &str,
+    offset: Option<f64>,
+    limit: Option<f64>,
+) -> ToolResult {
+    let (file, meta) = match ws.open_regular(abs, Some(MAX_FILE_BYTES)) {
+        Ok(opened) => opened,
+        Err(OpenFailure::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
             let message = format!("File not found: {}", abs.display());
             return ToolResult::error(ToolErrorKind::FileNotFound, message.clone(), message);
         }
-        Err(e) => return read_error(abs, rel, &e),
+        Err(OpenFailure::Io(e)) => return read_error(abs, rel, &e),
+        Err(OpenFailure::Outside) => {
+            return ToolResult::error(
+                ToolErrorKind::PathNotInWorkspace,
+                ws.outside_message(abs),
+                "Path not in workspace.",
+            );
+        }
+        Err(OpenFailure::Directory) => {
+            let message = format!("Path is a directory, not a file: {}", abs.display());
+            return ToolResult::error(ToolErrorKind::TargetIsDirectory, message.clone(), message);
+        }
+        Err(OpenFailure::Special(kind)) => {
+            let message = not_regular_message(abs, kind);
+            return ToolResult::error(ToolErrorKind::ReadContentFailure, message.clone(), message);
+        }
+        Err(OpenFailure::TooLarge(len)) => {
+            return ToolResult::error(
+                ToolErrorKind::FileTooLarge,
+                too_large_message(abs, len),
+                "File size exceeds the 20MB limit.",
+            );
+        }
     };
-    if meta.is_dir() {
-        let message = format!("Path is a directory, not a file: {}", abs.display());
-        return ToolResult::error(ToolErrorKind::TargetIsDirectory, message.clone(), message);
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        let mb = meta.len() as f64 / (1024.0 * 1024.0);
-        return ToolResult::error(
-            ToolErrorKind::FileTooLarge,
-            format!(
-                "File size exceeds the 20MB limit: {} ({mb:.2}MB)",
-                abs.display()
-            ),
-            "File size exceeds the 20MB limit.",
-        );
-    }
     let mut head = Vec::with_capacity(4096);
-    let opened = std::fs::File::open(abs).and_then(|f| f.take(4096).read_to_end(&mut head));
-    if let Err(e) = opened {
+    let mut file = file;
+    if let Err(e) = (&mut file).take(4096).read_to_end(&mut head) {
         return read_error(abs, rel, &e);
     }
     let kind = detect_kind(abs, &head);
@@ -367,10 +384,11 @@ fn read(abs: &Path, rel: &str, offset: Option<f64>, limit: Option<f64>) -> ToolR
             format!("Skipped large SVG file (>1MB): {rel}"),
         );
     }
-    let bytes = match std::fs::read(abs) {
-        Ok(b) => b,
-        Err(e) => return read_error(abs, rel, &e),
-    };
+    // The rest of the same open file: no second lookup by path.
+    let mut bytes = head;
+    if let Err(e) = file.read_to_end(&mut bytes) {
+        return read_error(abs, rel, &e);
+    }
     match kind {
         FileKind::Text => text_result(&decode_text(&bytes), rel, offset, limit),
         FileKind::Svg => ToolResult::text(decode_text(&bytes), format!("Read SVG as text: {rel}")),

@@ -11,7 +11,10 @@ use super::list_directory::FileFilteringParams;
 use crate::tools::{
     Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
 };
-use crate::workspace::{FileKind, FilterOptions, decode_text, detect_kind};
+use crate::workspace::{
+    FileKind, FilterOptions, MAX_FILE_BYTES, OpenFailure, Workspace, decode_text, detect_kind,
+    not_regular_message, too_large_message,
+};
 use base64::Engine;
 use futures::future::BoxFuture;
 use gemini_rs_protocol::Part;
@@ -27,8 +30,6 @@ use tokio_util::sync::CancellationToken;
 const MAX_LINES: usize = 2000;
 /// Longer lines are cut (UTF-16 units, as JS counts).
 const MAX_LINE_LENGTH: usize = 2000;
-/// Files above this size are skipped.
-const MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
 /// SVG files above this size are not read.
 const SVG_MAX_BYTES: u64 = 1024 * 1024;
 const TRUNCATED_WARNING: &str = "[WARNING: This file was truncated. To view the full content, use the 'read_file' tool on this specific file.]\n\n";
@@ -344,7 +345,7 @@ impl ReadManyFilesInvocation {
                 break;
             }
             let rel = ws.relative(path);
-            match self.read_one(path, &rel) {
+            match self.read_one(ws, path, &rel) {
                 Ok(part) => {
                     parts.push(part);
                     processed.push(rel);
@@ -361,20 +362,39 @@ impl ReadManyFilesInvocation {
         ToolResult::parts(parts, ToolDisplay::Text(display))
     }
 
-    /// One file as a part, or why it was skipped.
-    fn read_one(&self, path: &Path, rel: &str) -> Result<Part, String> {
-        let meta = std::fs::metadata(path).map_err(|e| format!("Read error: {e}"))?;
-        if meta.len() > MAX_FILE_BYTES {
-            let mb = meta.len() as f64 / (1024.0 * 1024.0);
-            return Err(format!(
-                "Read error: File size exceeds the 20MB limit: {} ({mb:.2}MB)",
-                path.display()
-            ));
-        }
+    /// One file as a part, or why it was skipped. The file is opened once,
+    /// beneath its workspace directory; special files and files over the
+    /// size limit are skipped before reading.
+    fn read_one(&self, ws: &Workspace, path: &Path, rel: &str) -> Result<Part, String> {
+        let (mut file, meta) =
+            ws.open_regular(path, Some(MAX_FILE_BYTES))
+                .map_err(|f| match f {
+                    OpenFailure::Io(e) => format!("Read error: {e}"),
+                    OpenFailure::TooLarge(len) => {
+                        format!("Read error: {}", too_large_message(path, len))
+                    }
+                    OpenFailure::Special(kind) => {
+                        format!("Read error: {}", not_regular_message(path, kind))
+                    }
+                    OpenFailure::Directory => {
+                        format!("Read error: {} is a directory", path.display())
+                    }
+                    OpenFailure::Outside => format!(
+                        "Security: path resolves outside the workspace. Path: {}",
+                        path.display()
+                    ),
+                })?;
         let mut head = Vec::with_capacity(4096);
-        std::fs::File::open(path)
-            .and_then(|f| f.take(4096).read_to_end(&mut head))
+        (&mut file)
+            .take(4096)
+            .read_to_end(&mut head)
             .map_err(|e| format!("Read error: {e}"))?;
+        // The rest of the same open file, read only when needed.
+        let mut rest = |mut bytes: Vec<u8>| {
+            file.read_to_end(&mut bytes)
+                .map(|_| bytes)
+                .map_err(|e| format!("Read error: {e}"))
+        };
         let kind = detect_kind(path, &head);
         let frame = |body: &str| Part::text(format!("--- {} ---\n\n{body}\n\n", path.display()));
         match kind {
@@ -382,7 +402,7 @@ impl ReadManyFilesInvocation {
                 if !self.requested(path) {
                     return Err("asset file (image/pdf/audio) was not explicitly requested by name or extension".into());
                 }
-                let bytes = std::fs::read(path).map_err(|e| format!("Read error: {e}"))?;
+                let bytes = rest(head)?;
                 let mime = crate::workspace::mime_type(path)
                     .unwrap_or_else(|| "application/octet-stream".into());
                 Ok(Part::inline_data(
@@ -397,7 +417,7 @@ impl ReadManyFilesInvocation {
                 "Cannot display content of SVG file larger than 1MB: {rel}"
             ))),
             FileKind::Svg | FileKind::Text => {
-                let bytes = std::fs::read(path).map_err(|e| format!("Read error: {e}"))?;
+                let bytes = rest(head)?;
                 let text = decode_text(&bytes);
                 let (content, truncated) = if kind == FileKind::Svg {
                     (text, false)

@@ -20,12 +20,16 @@ use crate::tools::{
     ConfirmationDetails, FileDiff, Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind,
     ToolInvocation, ToolKind, ToolResult,
 };
-use crate::workspace::{CheckedWriteError, write_atomic_checked};
+use crate::workspace::{
+    CheckedWriteError, MAX_FILE_BYTES, OpenFailure, Workspace, escaped, not_regular_message,
+    too_large_message,
+};
 use futures::future::BoxFuture;
 use gemini_rs_protocol::Part;
 use path::correct_path;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use strategies::Expected;
@@ -207,11 +211,13 @@ impl Failure {
 }
 
 impl ReplaceInvocation {
-    /// Gemini CLI's `calculateEdit`.
-    fn plan(&self) -> Result<Plan, Failure> {
+    /// Gemini CLI's `calculateEdit`, reading the file beneath its
+    /// workspace directory (special files and files over the size limit
+    /// are refused before reading).
+    fn plan(&self, ws: &Workspace) -> Result<Plan, Failure> {
         let abs = &self.abs;
-        let (current, read_bytes) = match std::fs::read(abs) {
-            Ok(bytes) => match String::from_utf8(bytes) {
+        let (current, read_bytes) = match read_current(ws, abs) {
+            Ok(Some(bytes)) => match String::from_utf8(bytes) {
                 Ok(s) => {
                     let copy = s.as_bytes().to_vec();
                     (Some(s), Some(copy))
@@ -229,16 +235,8 @@ impl ReplaceInvocation {
                     });
                 }
             },
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, None),
-            Err(e) => {
-                let msg = node_message(&e, "open", abs);
-                return Err(Failure {
-                    kind: ToolErrorKind::EditPreparationFailure,
-                    llm: Some(format!("Error preparing edit: {msg}")),
-                    display: format!("Error preparing edit: {msg}"),
-                    raw: msg,
-                });
-            }
+            Ok(None) => (None, None),
+            Err(f) => return Err(f),
         };
         let Some(raw_content) = current else {
             if self.old_string.is_empty() {
@@ -332,31 +330,39 @@ impl ReplaceInvocation {
                 "Error: Path not in workspace.",
             );
         }
-        match self.plan() {
-            Ok(plan) => self.write(plan),
+        match self.plan(&ctx.workspace) {
+            Ok(plan) => self.write(&ctx.workspace, plan),
             Err(f) => f.into_result(),
         }
     }
 
     /// Writes a computed edit, unless the file changed since it was read,
     /// and reports it.
-    fn write(&self, plan: Plan) -> ToolResult {
+    fn write(&self, ws: &Workspace, plan: Plan) -> ToolResult {
         let bytes = if plan.crlf {
             plan.new_content.replace('\n', "\r\n")
         } else {
             plan.new_content.clone()
         };
-        let unchanged = |target: &Path| match std::fs::read(target) {
-            Ok(now) => Ok(plan.read_bytes.as_deref() == Some(now.as_slice())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(plan.read_bytes.is_none()),
-            Err(e) => Err(e),
+        let unchanged = |target: &Path| match ws.open_regular(target, Some(MAX_FILE_BYTES)) {
+            Ok((mut file, _)) => {
+                let mut now = Vec::new();
+                file.read_to_end(&mut now)?;
+                Ok(plan.read_bytes.as_deref() == Some(now.as_slice()))
+            }
+            Err(OpenFailure::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                Ok(plan.read_bytes.is_none())
+            }
+            Err(OpenFailure::Io(e)) => Err(e),
+            Err(_) => Ok(false),
         };
-        if let Err(e) = write_atomic_checked(&self.abs, bytes.as_bytes(), unchanged) {
+        if let Err(e) = ws.write_checked(&self.abs, bytes.as_bytes(), unchanged) {
             let msg = match e {
                 CheckedWriteError::Changed => format!(
                     "File {} was modified by another process while the edit was being prepared; read it again and retry.",
                     self.abs.display()
                 ),
+                CheckedWriteError::Io(e) if escaped(&e) => ws.outside_message(&self.abs),
                 CheckedWriteError::Io(e) => node_message(&e, "open", &self.abs),
             };
             return Failure {
@@ -408,6 +414,44 @@ impl ReplaceInvocation {
     }
 }
 
+/// The file's bytes read beneath the workspace (`None`: it does not
+/// exist), or why the edit cannot be prepared.
+fn read_current(ws: &Workspace, abs: &Path) -> Result<Option<Vec<u8>>, Failure> {
+    let preparation = |msg: String| Failure {
+        kind: ToolErrorKind::EditPreparationFailure,
+        llm: Some(format!("Error preparing edit: {msg}")),
+        display: format!("Error preparing edit: {msg}"),
+        raw: msg,
+    };
+    match ws.open_regular(abs, Some(MAX_FILE_BYTES)) {
+        Ok((mut file, meta)) => {
+            let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+            match file.read_to_end(&mut bytes) {
+                Ok(_) => Ok(Some(bytes)),
+                Err(e) => Err(preparation(node_message(&e, "read", abs))),
+            }
+        }
+        Err(OpenFailure::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(OpenFailure::Io(e)) => Err(preparation(node_message(&e, "open", abs))),
+        Err(OpenFailure::Directory) => Err(preparation(node_message(
+            &std::io::Error::from_raw_os_error(libc::EISDIR),
+            "open",
+            abs,
+        ))),
+        Err(OpenFailure::Special(kind)) => Err(preparation(not_regular_message(abs, kind))),
+        Err(OpenFailure::TooLarge(len)) => Err(Failure::new(
+            ToolErrorKind::FileTooLarge,
+            too_large_message(abs, len),
+            "File size exceeds the 20MB limit.",
+        )),
+        Err(OpenFailure::Outside) => Err(Failure::new(
+            ToolErrorKind::PathNotInWorkspace,
+            ws.outside_message(abs),
+            "Path not in workspace.",
+        )),
+    }
+}
+
 /// The first line of `s`, at most 30 characters, `...` when `s` is longer.
 fn snippet(s: &str) -> String {
     let first: String = s
@@ -446,10 +490,10 @@ impl ToolInvocation for ReplaceInvocation {
 
     fn confirmation<'a>(
         &'a self,
-        _ctx: &'a ToolContext,
+        ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Option<ConfirmationDetails>> {
         Box::pin(async move {
-            let plan = self.plan().ok()?;
+            let plan = self.plan(&ctx.workspace).ok()?;
             let name = self.file_name();
             let file_diff = unified_diff(
                 plan.original.as_deref().unwrap_or(""),

@@ -8,16 +8,20 @@
 
 use super::common::{lenient, node_message, parse_params};
 use super::{node_error, shorten_path};
-use crate::tools::diff::unified_diff;
+use crate::tools::diff::{summary_diff, unified_diff};
 use crate::tools::{
     ConfirmationDetails, FileDiff, Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind,
     ToolInvocation, ToolKind, ToolResult,
 };
-use crate::workspace::write_atomic;
+use crate::workspace::{
+    CheckedWriteError, MAX_FILE_BYTES, OpenFailure, Workspace, escaped, not_regular_message,
+    special_kind,
+};
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::io;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use tokio_util::sync::CancellationToken;
 
@@ -94,7 +98,14 @@ impl Tool for WriteFileTool {
                     abs.display()
                 )));
             }
-            Ok(_) => {}
+            Ok(_) => {
+                // A FIFO would block the write, a device would take it.
+                if let Ok(meta) = std::fs::metadata(&abs)
+                    && let Some(kind) = special_kind(&meta)
+                {
+                    return Err(ToolError::invalid_params(not_regular_message(&abs, kind)));
+                }
+            }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => {
                 let msg = node_message(&e, "lstat", &abs);
@@ -133,18 +144,77 @@ struct WriteFileInvocation {
     modified_by_user: bool,
 }
 
-/// The current content: `None` when the file does not exist.
-fn current_content(abs: &Path) -> Result<Option<String>, String> {
-    match std::fs::read(abs) {
-        Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(match node_error(&e, "open", abs) {
-            Some((code, msg)) => format!(
-                "Error checking existing file '{}': {msg} ({code})",
+/// A file that is there before the write.
+struct Existing {
+    /// Its text; `None` when it is over [`MAX_FILE_BYTES`] and was not read.
+    text: Option<String>,
+    /// Its size in bytes.
+    size: u64,
+}
+
+/// The current content, read beneath the workspace: `None` when the file
+/// does not exist. An error comes with its kind and text.
+fn current_content(
+    ws: &Workspace,
+    abs: &Path,
+) -> Result<Option<Existing>, (ToolErrorKind, String)> {
+    let io_error = |e: &io::Error| match node_error(e, "open", abs) {
+        Some((code, msg)) => format!(
+            "Error checking existing file '{}': {msg} ({code})",
+            abs.display()
+        ),
+        None => format!("Error checking existing file: {e}"),
+    };
+    match ws.open_regular(abs, Some(MAX_FILE_BYTES)) {
+        Ok((mut file, meta)) => {
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes)
+                .map_err(|e| (ToolErrorKind::FileWriteFailure, io_error(&e)))?;
+            Ok(Some(Existing {
+                text: Some(String::from_utf8_lossy(&bytes).into_owned()),
+                size: meta.len(),
+            }))
+        }
+        Err(OpenFailure::TooLarge(size)) => Ok(Some(Existing { text: None, size })),
+        Err(OpenFailure::Io(e)) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(OpenFailure::Io(e)) => Err((ToolErrorKind::FileWriteFailure, io_error(&e))),
+        Err(OpenFailure::Outside) => {
+            Err((ToolErrorKind::PathNotInWorkspace, ws.outside_message(abs)))
+        }
+        Err(OpenFailure::Directory) => Err((
+            ToolErrorKind::TargetIsDirectory,
+            format!(
+                "Target is a directory, not a file: {} (EISDIR)",
                 abs.display()
             ),
-            None => format!("Error checking existing file: {e}"),
-        }),
+        )),
+        Err(OpenFailure::Special(kind)) => Err((
+            ToolErrorKind::FileWriteFailure,
+            not_regular_message(abs, kind),
+        )),
+    }
+}
+
+/// The diff shown for a write over `existing` (or a new file).
+fn write_diff(
+    existing: Option<&Existing>,
+    new: &str,
+    old_header: &str,
+    new_header: &str,
+    name: &str,
+) -> String {
+    match existing {
+        Some(Existing { text: None, size }) => summary_diff(
+            name,
+            old_header,
+            new_header,
+            &format!(
+                "the current file is {:.2}MB, over the 20MB limit for reading it.",
+                *size as f64 / (1024.0 * 1024.0)
+            ),
+        ),
+        Some(Existing { text: Some(t), .. }) => unified_diff(t, new, old_header, new_header, name),
+        None => unified_diff("", new, old_header, new_header, name),
     }
 }
 
@@ -195,14 +265,14 @@ impl ToolInvocation for WriteFileInvocation {
 
     fn confirmation<'a>(
         &'a self,
-        _ctx: &'a ToolContext,
+        ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Option<ConfirmationDetails>> {
         Box::pin(async move {
             // An unreadable file fails in execute; show it as new here.
-            let original = current_content(&self.abs).ok().flatten();
+            let existing = current_content(&ctx.workspace, &self.abs).ok().flatten();
             let name = file_name(&self.abs);
-            let file_diff = unified_diff(
-                original.as_deref().unwrap_or(""),
+            let file_diff = write_diff(
+                existing.as_ref(),
                 &self.content,
                 "Current",
                 "Proposed",
@@ -213,7 +283,7 @@ impl ToolInvocation for WriteFileInvocation {
                 file_name: name,
                 file_path: self.abs.clone(),
                 file_diff,
-                original_content: original,
+                original_content: existing.and_then(|e| e.text),
                 new_content: self.content.clone(),
                 modifiable: Some(crate::tools::Modifiable::new("content")),
             })
@@ -236,7 +306,8 @@ impl ToolInvocation for WriteFileInvocation {
             let abs = self.abs.clone();
             let content = self.content.clone();
             let modified = self.modified_by_user;
-            tokio::task::spawn_blocking(move || write(&abs, &content, modified))
+            let ws = ctx.workspace.clone();
+            tokio::task::spawn_blocking(move || write(&ws, &abs, &content, modified))
                 .await
                 .unwrap_or_else(|e| {
                     let message = format!("Error writing to file: {e}");
@@ -246,18 +317,27 @@ impl ToolInvocation for WriteFileInvocation {
     }
 }
 
-/// Writes the file (blocking) and builds the result.
-fn write(abs: &Path, content: &str, modified_by_user: bool) -> ToolResult {
-    let original = match current_content(abs) {
+/// Writes the file (blocking), beneath its workspace directory, and
+/// builds the result.
+fn write(ws: &Workspace, abs: &Path, content: &str, modified_by_user: bool) -> ToolResult {
+    let existing = match current_content(ws, abs) {
         Ok(o) => o,
-        Err(message) => {
-            return ToolResult::error(ToolErrorKind::FileWriteFailure, message.clone(), message);
+        Err((kind, message)) => {
+            return ToolResult::error(kind, message.clone(), message);
         }
     };
-    if let Err(e) = write_atomic(abs, content.as_bytes()) {
-        return write_error(abs, &e);
+    match ws.write_checked(abs, content.as_bytes(), |_| Ok(true)) {
+        Ok(()) => {}
+        Err(CheckedWriteError::Io(e)) if escaped(&e) => {
+            let message = ws.outside_message(abs);
+            return ToolResult::error(ToolErrorKind::PathNotInWorkspace, message.clone(), message);
+        }
+        Err(CheckedWriteError::Io(e)) => return write_error(abs, &e),
+        Err(CheckedWriteError::Changed) => {
+            return write_error(abs, &io::Error::other("target changed"));
+        }
     }
-    let mut llm = match original {
+    let mut llm = match existing {
         None => format!(
             "Successfully created and wrote to new file: {}.",
             abs.display()
@@ -269,16 +349,10 @@ fn write(abs: &Path, content: &str, modified_by_user: bool) -> ToolResult {
     }
     let name = file_name(abs);
     let diff = FileDiff {
-        file_diff: unified_diff(
-            original.as_deref().unwrap_or(""),
-            content,
-            "Original",
-            "Written",
-            &name,
-        ),
+        file_diff: write_diff(existing.as_ref(), content, "Original", "Written", &name),
         file_name: name,
         file_path: abs.display().to_string(),
-        original_content: original,
+        original_content: existing.and_then(|e| e.text),
         new_content: content.to_string(),
     };
     ToolResult::parts(

@@ -274,10 +274,12 @@ fn description_and_declaration() {
 #[test]
 fn too_large_text() {
     let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("huge.txt");
+    let root = fs::canonicalize(dir.path()).unwrap();
+    let ws = Workspace::new(root.clone(), vec![], root.join(".tmp"));
+    let p = root.join("huge.txt");
     let f = fs::File::create(&p).unwrap();
     f.set_len(21 * 1024 * 1024).unwrap();
-    let r = read(&p, "huge.txt", None, None);
+    let r = read(&ws, &p, "huge.txt", None, None);
     let e = r.error.unwrap();
     assert_eq!(e.kind, ToolErrorKind::FileTooLarge);
     assert_eq!(
@@ -287,6 +289,26 @@ fn too_large_text() {
             p.display()
         )
     );
+}
+
+#[test]
+fn fifos_and_sockets_are_refused_without_blocking() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(dir.path()).unwrap();
+    let ws = Workspace::new(root.clone(), vec![], root.join(".tmp"));
+    let fifo = root.join("pipe");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let sock = root.join("sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    for (p, kind) in [(&fifo, "a FIFO"), (&sock, "a socket")] {
+        let e = read(&ws, p, "x", None, None).error.unwrap();
+        assert_eq!(e.kind, ToolErrorKind::ReadContentFailure);
+        assert_eq!(
+            e.message,
+            format!("Path is not a regular file ({kind}): {}", p.display())
+        );
+    }
 }
 
 #[test]

@@ -340,10 +340,10 @@ fn a_change_by_someone_else_before_the_write_is_kept_and_reported() {
     let env = Env::new();
     let abs = env.file("f.txt", "alpha\nbeta\n");
     let inv = invocation(&env, "f.txt", "beta", "BETA");
-    let plan = inv.plan().map_err(|f| f.raw).unwrap();
+    let plan = inv.plan(&env.ctx.workspace).map_err(|f| f.raw).unwrap();
     // Same length, so only the content tells the change apart.
     std::fs::write(&abs, "ALPHA\nbeta\n").unwrap();
-    let r = inv.write(plan);
+    let r = inv.write(&env.ctx.workspace, plan);
     let err = r.error.unwrap();
     assert_eq!(err.kind, ToolErrorKind::FileWriteFailure);
     assert_eq!(
@@ -358,15 +358,48 @@ fn a_change_by_someone_else_before_the_write_is_kept_and_reported() {
     assert_eq!(std::fs::read_dir(&env.root).unwrap().count(), 1);
     // Creating a file someone else created meanwhile is refused too.
     let inv = invocation(&env, "new.txt", "", "mine\n");
-    let plan = inv.plan().map_err(|f| f.raw).unwrap();
+    let plan = inv.plan(&env.ctx.workspace).map_err(|f| f.raw).unwrap();
     std::fs::write(env.root.join("new.txt"), "theirs\n").unwrap();
-    assert!(inv.write(plan).error.is_some());
+    assert!(inv.write(&env.ctx.workspace, plan).error.is_some());
     assert_eq!(read(&env, "new.txt"), "theirs\n");
     // Unchanged: the edit goes through.
     let inv = invocation(&env, "f.txt", "beta", "BETA");
-    let plan = inv.plan().map_err(|f| f.raw).unwrap();
-    assert!(inv.write(plan).error.is_none());
+    let plan = inv.plan(&env.ctx.workspace).map_err(|f| f.raw).unwrap();
+    assert!(inv.write(&env.ctx.workspace, plan).error.is_none());
     assert_eq!(read(&env, "f.txt"), "ALPHA\nBETA\n");
+}
+
+#[test]
+fn files_over_the_read_limit_and_fifos_are_refused_before_reading() {
+    let env = Env::new();
+    let big = env.root.join("big.txt");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(2 * 1024 * 1024 * 1024)
+        .unwrap();
+    let fifo = env.root.join("pipe");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let f = invocation(&env, "big.txt", "a", "b")
+        .plan(&env.ctx.workspace)
+        .err()
+        .unwrap();
+    assert_eq!(f.kind, ToolErrorKind::FileTooLarge);
+    assert_eq!(
+        f.raw,
+        format!(
+            "File size exceeds the 20MB limit: {} (2048.00MB)",
+            big.display()
+        )
+    );
+    let f = invocation(&env, "pipe", "a", "b")
+        .plan(&env.ctx.workspace)
+        .err()
+        .unwrap();
+    assert_eq!(
+        f.raw,
+        format!("Path is not a regular file (a FIFO): {}", fifo.display())
+    );
 }
 
 #[test]
