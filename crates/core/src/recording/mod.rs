@@ -59,24 +59,30 @@ enum Job {
     Sync(std::sync::mpsc::Sender<ConversationRecord>),
 }
 
-/// Owns the record and the file.
+/// Owns the record and the file. Messages that arrived while it was
+/// writing go out together, in one write.
 fn write_loop(path: PathBuf, mut record: ConversationRecord, rx: std::sync::mpsc::Receiver<Job>) {
     let mut writer = writer::SessionWriter::default();
-    while let Ok(job) = rx.recv() {
-        match job {
-            Job::Push(msg, stamp) => {
-                record.last_updated = stamp;
-                record.messages.push(*msg);
-                let Some(last) = record.messages.last() else {
-                    continue;
-                };
-                if let Err(e) = writer.append(&path, &record, last) {
-                    tracing::warn!("could not write session file {}: {e}", path.display());
+    while let Ok(first) = rx.recv() {
+        let mut new = 0;
+        let mut replies = Vec::new();
+        for job in std::iter::once(first).chain(rx.try_iter()) {
+            match job {
+                Job::Push(msg, stamp) => {
+                    record.last_updated = stamp;
+                    record.messages.push(*msg);
+                    new += 1;
                 }
+                Job::Sync(reply) => replies.push(reply),
             }
-            Job::Sync(reply) => {
-                let _ = reply.send(record.clone());
-            }
+        }
+        if new > 0
+            && let Err(e) = writer.append(&path, &record, new)
+        {
+            tracing::warn!("could not write session file {}: {e}", path.display());
+        }
+        for reply in replies {
+            let _ = reply.send(record.clone());
         }
     }
 }

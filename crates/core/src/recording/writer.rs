@@ -20,7 +20,7 @@
 //! plus a new tail, in one positioned write. A process killed mid-write can
 //! leave a torn last message; [`repair`] drops it when the file is read.
 
-use super::record::{ConversationRecord, MessageRecord};
+use super::record::ConversationRecord;
 use crate::workspace::write_atomic;
 use serde_json::Value;
 use std::io;
@@ -35,12 +35,45 @@ pub(super) struct SessionWriter {
     file: Option<std::fs::File>,
 }
 
+/// Writes through to `out`, putting `pad` after every newline: JSON strings
+/// escape their newlines, so every literal one is layout.
+struct PadWriter<'a> {
+    out: &'a mut Vec<u8>,
+    pad: &'a [u8],
+}
+
+impl io::Write for PadWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut rest = buf;
+        while let Some(i) = rest.iter().position(|&b| b == b'\n') {
+            self.out.extend_from_slice(&rest[..=i]);
+            self.out.extend_from_slice(self.pad);
+            rest = &rest[i + 1..];
+        }
+        self.out.extend_from_slice(rest);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Appends `value` pretty-printed and indented by `levels` two-space steps.
+fn push_pretty(out: &mut Vec<u8>, value: &impl serde::Serialize, levels: usize) -> io::Result<()> {
+    let pad = "  ".repeat(levels);
+    let writer = PadWriter {
+        out,
+        pad: pad.as_bytes(),
+    };
+    serde_json::to_writer_pretty(writer, value).map_err(io::Error::other)
+}
+
 /// A value pretty-printed and indented by `levels` two-space steps.
 fn pretty_at(value: &impl serde::Serialize, levels: usize) -> io::Result<String> {
-    let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
-    let pad = "  ".repeat(levels);
-    // Strings escape their newlines, so every literal one is layout.
-    Ok(text.replace('\n', &format!("\n{pad}")))
+    let mut out = Vec::new();
+    push_pretty(&mut out, value, levels)?;
+    String::from_utf8(out).map_err(io::Error::other)
 }
 
 fn tail(last_updated: &str) -> io::Result<String> {
@@ -49,29 +82,35 @@ fn tail(last_updated: &str) -> io::Result<String> {
 }
 
 impl SessionWriter {
-    /// Writes `record` after `msg` (its last message) was pushed.
+    /// Writes `record` after its last `new` messages were pushed.
     pub(super) fn append(
         &mut self,
         path: &Path,
         record: &ConversationRecord,
-        msg: &MessageRecord,
+        new: usize,
     ) -> io::Result<()> {
         match self.tail_at {
-            Some(at) if record.messages.len() > 1 => self.append_at(path, at, record, msg),
+            Some(at) if record.messages.len() > new => self.append_at(path, at, record, new),
             _ => self.rewrite(path, record),
         }
     }
 
+    /// Overwrites the tail with the new messages and a new tail, in one
+    /// positioned write.
     fn append_at(
         &mut self,
         path: &Path,
         at: u64,
         record: &ConversationRecord,
-        msg: &MessageRecord,
+        new: usize,
     ) -> io::Result<()> {
         use std::os::unix::fs::FileExt;
-        let body = format!(",\n    {}", pretty_at(msg, 2)?);
-        let mut bytes = body.clone().into_bytes();
+        let mut bytes = Vec::with_capacity(1024 * new);
+        for msg in &record.messages[record.messages.len() - new..] {
+            bytes.extend_from_slice(b",\n    ");
+            push_pretty(&mut bytes, msg, 2)?;
+        }
+        let body_len = bytes.len() as u64;
         bytes.extend_from_slice(tail(&record.last_updated)?.as_bytes());
         if self.file.is_none() {
             self.file = Some(std::fs::OpenOptions::new().write(true).open(path)?);
@@ -85,7 +124,7 @@ impl SessionWriter {
             return self.rewrite(path, record);
         }
         file.write_all_at(&bytes, at)?;
-        self.tail_at = Some(at + body.len() as u64);
+        self.tail_at = Some(at + body_len);
         Ok(())
     }
 
