@@ -140,6 +140,22 @@ fn pgrep(pattern: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The UI in yolo mode with the model's `run_shell_command` of `command`
+/// running (its card says so).
+fn running_shell(sb: &Sandbox, command: &str) -> (FakeGemini, Tmux) {
+    let responses = lines(&[
+        call("run_shell_command", json!({"command": command})),
+        turn(json!([{"text": "unused"}])),
+    ]);
+    let fake = FakeGemini::start(&responses);
+    let t = Tmux::start(sb, &fake.base_url, &["--approval-mode=yolo"], 100, 30);
+    t.wait_for("mode: YOLO", 20);
+    t.type_text("sleep for a while");
+    t.keys(&["Enter"]);
+    t.wait_for("running", 20);
+    (fake, t)
+}
+
 /// Waits up to 5 s for `pgrep` to find nothing.
 fn wait_gone(pgrep: &dyn Fn() -> String) {
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -220,19 +236,7 @@ fn ctrl_c_cancels_a_long_shell_command_and_leaves_no_process() {
         return;
     };
     let marker = "37.25";
-    let responses = lines(&[
-        call(
-            "run_shell_command",
-            json!({"command": format!("sleep {marker}")}),
-        ),
-        turn(json!([{"text": "unused"}])),
-    ]);
-    let fake = FakeGemini::start(&responses);
-    let t = Tmux::start(&sb, &fake.base_url, &["--approval-mode=yolo"], 100, 30);
-    t.wait_for("mode: YOLO", 20);
-    t.type_text("sleep for a while");
-    t.keys(&["Enter"]);
-    t.wait_for("running", 20);
+    let (_fake, t) = running_shell(&sb, &format!("sleep {marker}"));
     let pgrep = || pgrep(&format!("sleep {marker}"));
     t.keys(&["C-c"]);
     t.wait_for("Request cancelled.", 20);
@@ -452,19 +456,7 @@ fn sigterm_ends_the_ui_and_its_commands() {
         return;
     };
     let marker = "43.25";
-    let responses = lines(&[
-        call(
-            "run_shell_command",
-            json!({"command": format!("sleep {marker}; true")}),
-        ),
-        turn(json!([{"text": "unused"}])),
-    ]);
-    let fake = FakeGemini::start(&responses);
-    let t = Tmux::start(&sb, &fake.base_url, &["--approval-mode=yolo"], 100, 30);
-    t.wait_for("mode: YOLO", 20);
-    t.type_text("sleep for a while");
-    t.keys(&["Enter"]);
-    t.wait_for("running", 20);
+    let (_fake, t) = running_shell(&sb, &format!("sleep {marker}; true"));
     let pgrep = || pgrep(&format!("^sleep {marker}"));
     let ppid = |pid: &str| {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();

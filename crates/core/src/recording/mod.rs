@@ -248,12 +248,11 @@ pub struct SessionInfo {
     pub record: ConversationRecord,
 }
 
-/// The recorded sessions of a project, oldest first (by start time).
-pub fn list_sessions(chats_dir: &Path) -> Vec<SessionInfo> {
-    let Ok(entries) = std::fs::read_dir(chats_dir) else {
-        return Vec::new();
-    };
-    let mut out: Vec<SessionInfo> = entries
+/// The session files (`session-*.json`) in `chats_dir`, in no order.
+pub(crate) fn session_files(chats_dir: &Path) -> impl Iterator<Item = PathBuf> {
+    std::fs::read_dir(chats_dir)
+        .into_iter()
+        .flatten()
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| {
@@ -261,6 +260,11 @@ pub fn list_sessions(chats_dir: &Path) -> Vec<SessionInfo> {
                 .and_then(|n| n.to_str())
                 .is_some_and(|n| n.starts_with("session-") && n.ends_with(".json"))
         })
+}
+
+/// The recorded sessions of a project, oldest first (by start time).
+pub fn list_sessions(chats_dir: &Path) -> Vec<SessionInfo> {
+    let mut out: Vec<SessionInfo> = session_files(chats_dir)
         .filter_map(|path| {
             let text = std::fs::read_to_string(&path).ok()?;
             let record = writer::parse(&text)?;

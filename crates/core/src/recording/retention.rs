@@ -136,17 +136,7 @@ pub fn apply(
     current_session_id: &str,
     now: chrono::DateTime<chrono::Utc>,
 ) -> usize {
-    let Ok(entries) = std::fs::read_dir(chats_dir) else {
-        return 0;
-    };
-    let found: Vec<Found> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("session-") && n.ends_with(".json"))
-        })
+    let found: Vec<Found> = super::session_files(chats_dir)
         .map(|path| {
             let header = std::fs::read_to_string(&path).ok().and_then(|t| {
                 serde_json::from_str::<Header>(&t).ok().or_else(|| {

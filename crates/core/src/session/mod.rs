@@ -91,16 +91,6 @@ impl SessionHandle {
         self.ops.submit(op)
     }
 
-    /// A sender for other tasks.
-    pub fn sender(&self) -> OpSender {
-        self.ops.clone()
-    }
-
-    /// Waits for the session task to end (after [`Op::Shutdown`]).
-    pub async fn join(self) {
-        let _ = self.task.await;
-    }
-
     /// Splits the handle into its sender, its event stream, its info and
     /// the task (for front ends that keep them in different places).
     pub fn into_parts(
