@@ -245,10 +245,11 @@ pub(super) fn regex_syntax_meta(c: char) -> bool {
     )
 }
 
-/// A literal inside a class: every ASCII punctuation is escaped, so `[`,
-/// `&&`, `--` and `~~` keep JS's meaning.
+/// A literal inside a class: ASCII punctuation is escaped, so `[`, `&&`,
+/// `--` and `~~` keep JS's meaning; but not `<` and `>`, whose escapes are
+/// word boundaries to `regex` and refused inside a class.
 pub(super) fn push_class_char(out: &mut String, c: char) {
-    if c.is_ascii_punctuation() {
+    if c.is_ascii_punctuation() && c != '<' && c != '>' {
         out.push('\\');
     }
     out.push(c);

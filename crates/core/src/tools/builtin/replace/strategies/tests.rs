@@ -234,10 +234,21 @@ mod properties {
             new in text(),
         ) {
             let content = format!("{prefix}{old}{suffix}");
-            prop_assume!(content.matches(old.as_str()).count() == 1);
+            // Unique also counting overlapping places ("→→" in "→→→").
+            let places = (0..content.len())
+                .filter(|&i| content.is_char_boundary(i) && content[i..].starts_with(old.as_str()))
+                .count();
+            prop_assume!(places == 1);
             let r = calculate(&content, &old, &new, ONE);
             prop_assert_eq!(r.occurrences, 1);
-            prop_assert_eq!(r.content, format!("{prefix}{new}{suffix}"));
+            // The original's trailing-newline state wins (as Gemini CLI keeps it).
+            let mut want = format!("{prefix}{new}{suffix}");
+            if content.ends_with('\n') && !want.ends_with('\n') {
+                want.push('\n');
+            } else if !content.ends_with('\n') && want.ends_with('\n') {
+                want.pop();
+            }
+            prop_assert_eq!(r.content, want);
             prop_assert!(r.fuzzy_ranges.is_empty());
         }
 
