@@ -16,6 +16,12 @@ pub enum RecordedMethod {
     CountTokens,
     /// An embedding.
     EmbedContent,
+    /// A streamed OpenAI-compatible chat completion (raw stream events).
+    #[serde(rename = "openai.chat.completions.stream")]
+    OpenAiChatStream,
+    /// A streamed Anthropic Messages answer (raw stream events).
+    #[serde(rename = "anthropic.messages.stream")]
+    AnthropicMessagesStream,
 }
 
 impl RecordedMethod {
@@ -26,6 +32,20 @@ impl RecordedMethod {
             RecordedMethod::GenerateContent => "generateContent",
             RecordedMethod::CountTokens => "countTokens",
             RecordedMethod::EmbedContent => "embedContent",
+            RecordedMethod::OpenAiChatStream => "openai.chat.completions.stream",
+            RecordedMethod::AnthropicMessagesStream => "anthropic.messages.stream",
+        }
+    }
+
+    /// Whether this line answers a streamed turn, on any provider's wire.
+    pub fn is_stream(self) -> bool {
+        match self {
+            RecordedMethod::GenerateContentStream
+            | RecordedMethod::OpenAiChatStream
+            | RecordedMethod::AnthropicMessagesStream => true,
+            RecordedMethod::GenerateContent
+            | RecordedMethod::CountTokens
+            | RecordedMethod::EmbedContent => false,
         }
     }
 }
@@ -42,6 +62,13 @@ pub enum RecordedResponse {
     CountTokens(CountTokensResponse),
     /// An embedding, kept raw.
     EmbedContent(Value),
+    /// The parsed events of an OpenAI-compatible chat completion stream,
+    /// replayed through the same translator as a live stream.
+    #[serde(rename = "openai.chat.completions.stream")]
+    OpenAiChatStream(Vec<Value>),
+    /// The parsed events of an Anthropic Messages stream.
+    #[serde(rename = "anthropic.messages.stream")]
+    AnthropicMessagesStream(Vec<Value>),
 }
 
 impl RecordedResponse {
@@ -52,6 +79,8 @@ impl RecordedResponse {
             RecordedResponse::GenerateContent(_) => RecordedMethod::GenerateContent,
             RecordedResponse::CountTokens(_) => RecordedMethod::CountTokens,
             RecordedResponse::EmbedContent(_) => RecordedMethod::EmbedContent,
+            RecordedResponse::OpenAiChatStream(_) => RecordedMethod::OpenAiChatStream,
+            RecordedResponse::AnthropicMessagesStream(_) => RecordedMethod::AnthropicMessagesStream,
         }
     }
 }

@@ -11,7 +11,7 @@ mod sse;
 
 pub use error::ModelError;
 pub use gemini::{GeminiClient, GeminiConfig};
-pub use recorder::RecordingGenerator;
+pub use recorder::{RecordingGenerator, ResponseSink};
 pub use replay::{ReplayGenerator, ReplayMode};
 pub use retry::RetryConfig;
 

@@ -16,18 +16,27 @@ use tokio_util::sync::CancellationToken;
 /// the format [`super::ReplayGenerator`] reads.
 pub struct RecordingGenerator {
     inner: Arc<dyn ContentGenerator>,
-    sink: Arc<Sink>,
+    sink: Arc<ResponseSink>,
 }
 
-/// The output file; the mutex keeps concurrent lines whole.
-struct Sink {
+/// A `--record-responses` file; the mutex keeps concurrent lines whole.
+/// Provider wires that record their raw stream events append here directly.
+pub struct ResponseSink {
     path: PathBuf,
     lock: Mutex<()>,
 }
 
-impl Sink {
+impl ResponseSink {
+    /// A sink appending to `path` (created on the first line).
+    pub fn new(path: PathBuf) -> ResponseSink {
+        ResponseSink {
+            path,
+            lock: Mutex::new(()),
+        }
+    }
+
     /// Appends one compact JSON line. Failures are logged, never returned.
-    fn append(&self, record: &RecordedResponse) {
+    pub fn append(&self, record: &RecordedResponse) {
         let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
         if let Err(e) = write_line(&self.path, record) {
             tracing::warn!(
@@ -54,17 +63,14 @@ impl RecordingGenerator {
     pub fn new(inner: Arc<dyn ContentGenerator>, path: PathBuf) -> RecordingGenerator {
         RecordingGenerator {
             inner,
-            sink: Arc::new(Sink {
-                path,
-                lock: Mutex::new(()),
-            }),
+            sink: Arc::new(ResponseSink::new(path)),
         }
     }
 }
 
 /// Passes `stream` through, collecting its chunks; writes them once it ends
 /// without an error.
-fn recording_stream(stream: ChunkStream, sink: Arc<Sink>) -> ChunkStream {
+fn recording_stream(stream: ChunkStream, sink: Arc<ResponseSink>) -> ChunkStream {
     let state = Some((stream, Vec::new(), sink));
     futures::stream::unfold(state, |state| async move {
         let (mut stream, mut chunks, sink) = state?;
@@ -193,10 +199,7 @@ mod tests {
     async fn failed_stream_is_not_recorded() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("x.responses");
-        let sink = Arc::new(Sink {
-            path: out.clone(),
-            lock: Mutex::new(()),
-        });
+        let sink = Arc::new(ResponseSink::new(out.clone()));
         let inner: ChunkStream = futures::stream::iter(vec![
             Ok(GenerateContentResponse::default()),
             Err(ModelError::StreamCut {
