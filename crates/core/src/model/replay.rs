@@ -333,6 +333,10 @@ mod tests {
                         assert_eq!(got.await.unwrap(), r, "{name}");
                     }
                     RecordedResponse::EmbedContent(_) => {}
+                    RecordedResponse::OpenAiChatStream(_)
+                    | RecordedResponse::AnthropicMessagesStream(_) => {
+                        panic!("{name}: upstream recordings are Gemini-only")
+                    }
                 }
             }
         }
