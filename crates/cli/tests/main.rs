@@ -12,5 +12,6 @@ mod sandbox;
 mod sessions;
 mod signals;
 mod support;
+mod todos;
 mod tui;
 mod web;

@@ -129,7 +129,7 @@ impl Printer {
     fn tool_finished(&mut self, done: &ToolCallFinished) {
         let display = match &done.display {
             ToolDisplay::Text(t) => Some(t.clone()),
-            ToolDisplay::FileDiff(_) => None,
+            ToolDisplay::FileDiff(_) | ToolDisplay::Todos(_) => None,
         };
         if let Some(err) = &done.error {
             let shown = display

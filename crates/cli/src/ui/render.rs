@@ -4,6 +4,7 @@
 
 use crate::ui::state::UiState;
 use crate::ui::view::cards::spinner_frame;
+use crate::ui::view::todos::todo_panel;
 use crate::ui::view::wrap::{str_width, truncate};
 use gemini_rs_core::policy::ApprovalMode;
 use ratatui::style::{Color, Modifier, Style};
@@ -53,6 +54,7 @@ pub fn live_lines(
     }
     let mut cursor = None;
     if s.confirm.is_none() {
+        bottom.extend(todo_panel(&s.todos, w));
         let rule = Line::from(Span::styled("─".repeat(w), dim));
         bottom.push(rule.clone());
         let prompt = if s.input.text().starts_with('!') {

@@ -12,7 +12,7 @@ use crate::ui::view::wrap::{sanitize, wrap_prefixed};
 use gemini_rs_core::events::stats::SessionStats;
 use gemini_rs_core::events::{AgentEvent, HookMessageKind, ToolCallStatus};
 use gemini_rs_core::policy::ApprovalMode;
-use gemini_rs_core::tools::ConfirmationDetails;
+use gemini_rs_core::tools::{ConfirmationDetails, TodoItem, ToolDisplay};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use std::collections::VecDeque;
@@ -67,6 +67,8 @@ pub struct UiState {
     pub queued: VecDeque<String>,
     /// The session's metrics, as last reported.
     pub stats: SessionStats,
+    /// The model's latest todo list (`write_todos`).
+    pub todos: Vec<TodoItem>,
 }
 
 impl UiState {
@@ -100,6 +102,7 @@ impl UiState {
             height: 24,
             queued: VecDeque::new(),
             stats: SessionStats::default(),
+            todos: Vec::new(),
         }
     }
 
@@ -272,6 +275,9 @@ impl UiState {
                     ToolCallStatus::Error => CardStatus::Failed(f.duration),
                     ToolCallStatus::Cancelled => CardStatus::Cancelled,
                 };
+                if let ToolDisplay::Todos(todos) = &f.display {
+                    self.todos = todos.clone();
+                }
                 card.display = Some(f.display);
                 if f.status == ToolCallStatus::Error {
                     card.error = f.error.map(|e| e.message);

@@ -10,8 +10,23 @@ const TREE_LIMIT: usize = 200;
 /// Folders never worth listing.
 const SKIPPED_DIRS: [&str; 5] = [".git", "node_modules", "target", "bower_components", ".svn"];
 
+/// What the system prompt mentions beyond the always-present tools.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PromptFeatures {
+    /// `write_todos` is declared.
+    pub write_todos: bool,
+}
+
 /// gemini-rs's own system prompt: tools, workspace, safety, style.
-pub fn system_prompt() -> String {
+pub fn system_prompt(features: PromptFeatures) -> String {
+    let mut prompt = base_prompt();
+    if features.write_todos {
+        prompt.push_str("\n\n# Planning\n- For a request with several distinct steps, list its subtasks with write_todos first, keep exactly one in progress while you work, and update the list whenever a subtask starts, finishes or is dropped. Skip it for simple requests.");
+    }
+    prompt
+}
+
+fn base_prompt() -> String {
     "You are an interactive command-line agent that helps with software engineering work.
 
 # How to work

@@ -13,7 +13,7 @@ pub mod memory;
 mod turn;
 
 pub use at_path::{Expanded, expand as expand_at_paths, references as at_references};
-pub use context::{environment_context, system_prompt};
+pub use context::{PromptFeatures, environment_context, system_prompt};
 pub use loop_guard::{LoopGuard, LoopKind};
 
 pub use crate::events::{AgentError, PromptOutcome};
@@ -408,6 +408,7 @@ impl Agent {
                     ToolDisplay::FileDiff(d) => {
                         Some(serde_json::json!({"fileDiff": d.file_diff, "fileName": d.file_name}))
                     }
+                    ToolDisplay::Todos(_) => Some(c.result.display.to_json()),
                 },
                 extra: Default::default(),
             })

@@ -42,6 +42,8 @@ pub struct TypedSettings {
     pub hooks_config: HooksConfigSettings,
     /// `advanced.*`.
     pub advanced: AdvancedSettings,
+    /// `useWriteTodos`: declare `write_todos` (default true).
+    pub use_write_todos: Option<bool>,
     /// Top-level keys not listed above, kept as they are.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

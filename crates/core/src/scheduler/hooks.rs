@@ -1,7 +1,7 @@
 //! What the scheduler hands to hooks: a tool result as AfterTool's
 //! `tool_response` JSON.
 
-use crate::tools::{ToolDisplay, ToolResult};
+use crate::tools::ToolResult;
 use serde_json::{Map, Value, json};
 
 /// `tool_response` of AfterTool: `{llmContent, returnDisplay, error?}`.
@@ -12,13 +12,7 @@ pub fn tool_response_json(result: &ToolResult) -> Value {
         }
         parts => serde_json::to_value(parts).unwrap_or(Value::Null),
     };
-    let display = match &result.display {
-        ToolDisplay::Text(t) => Value::String(t.clone()),
-        ToolDisplay::FileDiff(d) => json!({
-            "fileDiff": d.file_diff, "fileName": d.file_name, "filePath": d.file_path,
-            "originalContent": d.original_content, "newContent": d.new_content,
-        }),
-    };
+    let display = result.display.to_json();
     let mut m = Map::new();
     m.insert("llmContent".into(), llm);
     m.insert("returnDisplay".into(), display);

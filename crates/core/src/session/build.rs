@@ -7,7 +7,8 @@ use super::config::{
     SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote, resolve_model,
 };
 use crate::agent::{
-    Agent, AgentConfig, AgentExtras, compress, environment_context, memory, system_prompt,
+    Agent, AgentConfig, AgentExtras, PromptFeatures, compress, environment_context, memory,
+    system_prompt,
 };
 use crate::checkpoint::Checkpointer;
 use crate::config::{GeminiPaths, Scope, Settings, project_hash};
@@ -123,6 +124,9 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     if tool_server {
         registry.exclude(NEEDS_MODEL.iter().map(|s| s.to_string()));
     }
+    if !write_todos_enabled(settings, &model) {
+        registry.exclude(["write_todos".to_string()]);
+    }
 
     let chats_dir = workspace.project_temp_dir().join("chats");
     let (session_id, recorder, resumed_history) = match &config.resume {
@@ -197,7 +201,9 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let base_prompt = match system_md(paths, root) {
         Some(Ok(text)) => text,
         Some(Err(e)) => return Err(config_error(e)),
-        None => system_prompt(),
+        None => system_prompt(PromptFeatures {
+            write_todos: registry.get("write_todos").is_some(),
+        }),
     };
     let system_instruction =
         with_context_files(base_prompt, &settings, &workspace, paths, &mut notes);
@@ -342,6 +348,16 @@ async fn discovered(settings: &Settings, root: &Path) -> Result<Vec<Arc<dyn Tool
             format!("Tool discovery failed: {e}"),
         )),
     }
+}
+
+/// Whether `write_todos` is declared: `useWriteTodos` (default true), never
+/// for the preview models, as in Gemini CLI v0.27.4.
+fn write_todos_enabled(settings: &Settings, model: &str) -> bool {
+    let preview = matches!(
+        model.strip_prefix("models/").unwrap_or(model),
+        "gemini-3-pro-preview" | "gemini-3-flash-preview" | "auto-gemini-3"
+    );
+    !preview && settings.typed().use_write_todos.unwrap_or(true)
 }
 
 /// The registry: built-ins (as `tools.core` allows), discovered tools, then

@@ -150,7 +150,7 @@ impl Engine {
             }
             note = match result.display {
                 ToolDisplay::Text(t) if !t.trim().is_empty() => t,
-                ToolDisplay::Text(_) | ToolDisplay::FileDiff(_) => {
+                ToolDisplay::Text(_) | ToolDisplay::FileDiff(_) | ToolDisplay::Todos(_) => {
                     format!("Okay, I've remembered that: \"{fact}\"")
                 }
             };

@@ -14,7 +14,7 @@ pub mod validate;
 pub use error::{ToolError, ToolErrorKind};
 pub use modifiable::Modifiable;
 pub use registry::{BuiltCall, RegisteredTool, ToolRegistry};
-pub use result::{FileDiff, ToolDisplay, ToolResult};
+pub use result::{FileDiff, TodoItem, TodoStatus, ToolDisplay, ToolResult};
 
 use crate::config::Settings;
 use crate::model::ContentGenerator;

@@ -3,6 +3,7 @@
 
 use super::{ToolError, ToolErrorKind};
 use gemini_rs_protocol::Part;
+use serde::{Deserialize, Serialize};
 
 /// A file change for display: the diff and both versions.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,6 +20,52 @@ pub struct FileDiff {
     pub new_content: String,
 }
 
+/// Where one item of the model's todo list stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TodoStatus {
+    /// Not started.
+    Pending,
+    /// Being worked on (at most one at a time).
+    InProgress,
+    /// Done.
+    Completed,
+    /// No longer needed.
+    Cancelled,
+}
+
+impl TodoStatus {
+    /// The wire name (`pending`, `in_progress`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TodoStatus::Pending => "pending",
+            TodoStatus::InProgress => "in_progress",
+            TodoStatus::Completed => "completed",
+            TodoStatus::Cancelled => "cancelled",
+        }
+    }
+
+    /// The status of a wire name.
+    pub fn parse(name: &str) -> Option<TodoStatus> {
+        match name {
+            "pending" => Some(TodoStatus::Pending),
+            "in_progress" => Some(TodoStatus::InProgress),
+            "completed" => Some(TodoStatus::Completed),
+            "cancelled" => Some(TodoStatus::Cancelled),
+            _ => None,
+        }
+    }
+}
+
+/// One item of the model's todo list (`write_todos`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TodoItem {
+    /// What the subtask is.
+    pub description: String,
+    /// Where it stands.
+    pub status: TodoStatus,
+}
+
 /// What the user sees of a result.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolDisplay {
@@ -26,6 +73,8 @@ pub enum ToolDisplay {
     Text(String),
     /// A file change.
     FileDiff(FileDiff),
+    /// The model's whole todo list after a `write_todos` call.
+    Todos(Vec<TodoItem>),
 }
 
 impl ToolDisplay {
@@ -33,7 +82,20 @@ impl ToolDisplay {
     pub fn as_text(&self) -> Option<&str> {
         match self {
             ToolDisplay::Text(t) => Some(t),
-            ToolDisplay::FileDiff(_) => None,
+            ToolDisplay::FileDiff(_) | ToolDisplay::Todos(_) => None,
+        }
+    }
+
+    /// The JSON form hooks and chat recordings see as `returnDisplay`:
+    /// a string, `{fileDiff, fileName, ...}` or `{todos: [...]}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            ToolDisplay::Text(t) => serde_json::Value::String(t.clone()),
+            ToolDisplay::FileDiff(d) => serde_json::json!({
+                "fileDiff": d.file_diff, "fileName": d.file_name, "filePath": d.file_path,
+                "originalContent": d.original_content, "newContent": d.new_content,
+            }),
+            ToolDisplay::Todos(todos) => serde_json::json!({ "todos": todos }),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! spinner and the elapsed time while it runs) and what it displayed: text,
 //! or a coloured unified diff for file changes.
 
+use crate::ui::view::todos::todo_lines;
 use crate::ui::view::wrap::{hard_wrap, sanitize, truncate, wrap_prefixed};
 use gemini_rs_core::tools::ToolDisplay;
 use ratatui::style::{Color, Modifier, Style};
@@ -171,6 +172,11 @@ impl ToolCard {
             match &self.display {
                 Some(ToolDisplay::FileDiff(d)) => {
                     body.extend(diff_lines(&d.file_diff, width.saturating_sub(5), &rest));
+                }
+                Some(ToolDisplay::Todos(todos)) => {
+                    for line in todo_lines(todos, None) {
+                        body.extend(wrap_prefixed(&line, width, &rest, &rest));
+                    }
                 }
                 Some(ToolDisplay::Text(t)) => {
                     for l in sanitize(t).lines() {

@@ -13,6 +13,7 @@ mod replace;
 pub mod shell;
 mod web_fetch;
 mod web_search;
+mod write_todos;
 
 mod read_file;
 mod write_file;
@@ -28,6 +29,7 @@ pub use shell::ShellTool;
 pub use web_fetch::WebFetchTool;
 pub use web_search::WebSearchTool;
 pub use write_file::WriteFileTool;
+pub use write_todos::WriteTodosTool;
 
 use super::Tool;
 use crate::config::Settings;
@@ -51,6 +53,7 @@ pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
         Arc::new(ShellTool),
         Arc::new(MemoryTool),
         Arc::new(WebSearchTool),
+        Arc::new(WriteTodosTool),
         Arc::new(ReadManyFilesTool),
     ]
 }
@@ -188,6 +191,7 @@ mod tests {
                 "run_shell_command",
                 "save_memory",
                 "google_web_search",
+                "write_todos",
                 "read_many_files"
             ]
         );
