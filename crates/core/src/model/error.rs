@@ -111,6 +111,28 @@ pub enum ModelError {
     /// Replay ran out of lines or hit a line for another method (exact upstream texts).
     #[error("{0}")]
     Replay(String),
+    /// An error answer from another provider's API (OpenAI-compatible,
+    /// Anthropic); `message` says what to do where that is known.
+    #[error("{provider} answered HTTP {status}: {message}")]
+    Provider {
+        /// The API, e.g. `The OpenAI-compatible API at http://...`.
+        provider: String,
+        /// The HTTP status (or the code of an error event in a stream).
+        status: u16,
+        /// The API's message, with advice.
+        message: String,
+    },
+    /// The request no longer fits the model's context window.
+    #[error(
+        "The conversation is too long for the model's context window ({provider}): {message}. \
+         Run /compress or /clear, or choose a model with a larger context window."
+    )]
+    ContextTooLong {
+        /// The API.
+        provider: String,
+        /// The API's message.
+        message: String,
+    },
 }
 
 impl ModelError {
@@ -122,6 +144,8 @@ impl ModelError {
             ModelError::ModelNotFound { .. } => Some(404),
             ModelError::RateLimited { .. } => Some(429),
             ModelError::RetriesExhausted { last, .. } => last.status(),
+            ModelError::Provider { status, .. } => Some(*status),
+            ModelError::ContextTooLong { .. } => Some(400),
             ModelError::Cancelled
             | ModelError::Connection { .. }
             | ModelError::StreamCut { .. }
@@ -140,6 +164,10 @@ impl ModelError {
             | ModelError::Connection { .. }
             | ModelError::StreamCut { .. } => true,
             ModelError::Api { status, .. } => *status >= 500,
+            ModelError::Provider { status, .. } => {
+                matches!(*status, 408 | 409 | 429) || *status >= 500
+            }
+            ModelError::ContextTooLong { .. } => false,
             ModelError::Cancelled
             | ModelError::BadRequest { .. }
             | ModelError::Auth { .. }

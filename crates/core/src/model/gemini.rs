@@ -2,7 +2,8 @@
 //! and `countTokens`, with retries and cancellation.
 
 use super::error::{Failure, ModelError, error_chain, snippet};
-use super::retry::{RetryConfig, parse_delay, status_failure};
+use super::http::{cancellable, http_client, send, with_retry};
+use super::retry::{RetryConfig, status_failure};
 use super::{ChunkStream, ContentGenerator, sse};
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
@@ -12,8 +13,6 @@ use gemini_rs_protocol::{
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
-use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// Settings of a [`GeminiClient`].
@@ -51,25 +50,7 @@ impl GeminiClient {
     /// Builds the HTTP client once. Fails on a bad proxy URL or a missing TLS
     /// crypto provider (the binary installs one at start).
     pub fn new(config: GeminiConfig) -> Result<GeminiClient, ModelError> {
-        let mut builder = reqwest::Client::builder()
-            .user_agent(concat!("gemini-rs/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(Duration::from_secs(30));
-        if let Some(proxy) = config.proxy.as_deref().filter(|p| !p.trim().is_empty()) {
-            let proxy = reqwest::Proxy::all(proxy).map_err(|e| {
-                ModelError::Setup(format!("invalid proxy URL `{proxy}`: {}", error_chain(&e)))
-            })?;
-            builder = builder.proxy(proxy);
-        }
-        // reqwest panics when no rustls crypto provider is installed.
-        let http = std::panic::catch_unwind(AssertUnwindSafe(|| builder.build()))
-            .map_err(|_| {
-                ModelError::Setup(
-                    "no TLS crypto provider is installed (install rustls' ring provider before \
-                     creating the client)"
-                        .to_string(),
-                )
-            })?
-            .map_err(|e| ModelError::Setup(error_chain(&e)))?;
+        let http = http_client(config.proxy.as_deref())?;
         Ok(GeminiClient { http, config })
     }
 
@@ -87,34 +68,15 @@ impl GeminiClient {
         body: &B,
         model: &str,
     ) -> Result<reqwest::Response, Failure> {
-        let response = self
+        let request = self
             .http
             .post(url)
             .header("x-goog-api-key", &self.config.api_key)
-            .json(body)
-            .send()
-            .await
-            .map_err(|e| {
-                if e.is_builder() {
-                    ModelError::Setup(error_chain(&e))
-                } else {
-                    ModelError::Connection {
-                        url: url.to_string(),
-                        message: error_chain(&e),
-                    }
-                }
-            })?;
-        let status = response.status();
-        if status.is_success() {
-            return Ok(response);
-        }
-        let hint = response
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(parse_delay);
-        let body = response.text().await.unwrap_or_default();
-        Err(status_failure(status.as_u16(), &body, model, hint))
+            .json(body);
+        send(request, url, |status, body, hint| {
+            status_failure(status, body, model, hint)
+        })
+        .await
     }
 
     /// POST and parse a whole JSON answer.
@@ -155,66 +117,18 @@ impl GeminiClient {
         }
     }
 
-    /// Runs `attempt` until it succeeds, fails for good, or `cancel` fires.
+    /// Runs `attempt` under this client's retry policy.
     async fn with_retry<T, F, Fut>(
         &self,
         cancel: &CancellationToken,
-        mut attempt: F,
+        attempt: F,
     ) -> Result<T, ModelError>
     where
         F: FnMut() -> Fut,
         Fut: Future<Output = Result<T, Failure>>,
     {
-        let mut number = 0u32;
-        loop {
-            number += 1;
-            if cancel.is_cancelled() {
-                return Err(ModelError::Cancelled);
-            }
-            let failure = tokio::select! {
-                biased;
-                _ = cancel.cancelled() => return Err(ModelError::Cancelled),
-                result = attempt() => match result {
-                    Ok(value) => return Ok(value),
-                    Err(failure) => failure,
-                },
-            };
-            let Some(delay) = self.config.retry.next_delay(number, &failure) else {
-                return Err(if number > 1 {
-                    ModelError::RetriesExhausted {
-                        attempts: number,
-                        last: Box::new(failure.error),
-                    }
-                } else {
-                    failure.error
-                });
-            };
-            tracing::warn!(
-                attempt = number,
-                delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-                "model request failed, retrying: {}",
-                failure.error
-            );
-            tokio::select! {
-                biased;
-                _ = cancel.cancelled() => return Err(ModelError::Cancelled),
-                _ = tokio::time::sleep(delay) => {}
-            }
-        }
+        with_retry(&self.config.retry, cancel, attempt).await
     }
-}
-
-/// Ends `stream` with [`ModelError::Cancelled`] as soon as `cancel` fires.
-fn cancellable(stream: ChunkStream, cancel: CancellationToken) -> ChunkStream {
-    futures::stream::unfold(Some((stream, cancel)), |state| async move {
-        let (mut stream, cancel) = state?;
-        tokio::select! {
-            biased;
-            _ = cancel.cancelled() => Some((Err(ModelError::Cancelled), None)),
-            item = stream.next() => item.map(|item| (item, Some((stream, cancel)))),
-        }
-    })
-    .boxed()
 }
 
 impl ContentGenerator for GeminiClient {

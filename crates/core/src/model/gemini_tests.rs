@@ -4,6 +4,7 @@
 use super::*;
 use gemini_rs_protocol::Content;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 

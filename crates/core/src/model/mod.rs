@@ -4,13 +4,20 @@
 
 mod error;
 mod gemini;
+mod http;
+mod openai_chat;
 mod recorder;
 mod replay;
 mod retry;
+mod schema;
 mod sse;
+#[cfg(test)]
+mod test_server;
+mod wire;
 
 pub use error::ModelError;
 pub use gemini::{GeminiClient, GeminiConfig};
+pub use openai_chat::{OpenAiChatClient, OpenAiChatConfig};
 pub use recorder::{RecordingGenerator, ResponseSink};
 pub use replay::{ReplayGenerator, ReplayMode};
 pub use retry::RetryConfig;

@@ -149,6 +149,9 @@ impl ContentGenerator for ReplayGenerator {
                 RecordedResponse::GenerateContentStream(chunks) => {
                     Ok(futures::stream::iter(chunks.into_iter().map(Ok)).boxed())
                 }
+                RecordedResponse::OpenAiChatStream(events) => {
+                    Ok(super::openai_chat::replay(events))
+                }
                 other => Err(wrong_line(other.method())),
             }
         }
@@ -167,6 +170,9 @@ impl ContentGenerator for ReplayGenerator {
             }
             match self.take(RecordedMethod::GenerateContent, request)? {
                 RecordedResponse::GenerateContent(response) => Ok(*response),
+                RecordedResponse::OpenAiChatStream(events) => {
+                    super::wire::collect(super::openai_chat::replay(events)).await
+                }
                 other => Err(wrong_line(other.method())),
             }
         }
@@ -189,9 +195,17 @@ impl ContentGenerator for ReplayGenerator {
 }
 
 /// Whether a recorded line of method `recorded` answers a call of `asked`:
-/// a streamed call takes a stream recorded on any provider's wire.
+/// a streamed call takes a stream recorded on any provider's wire; a
+/// one-shot call takes a provider's stream too (those wires answer one-shot
+/// calls by collecting a stream, and record it as such).
 fn answers(recorded: RecordedMethod, asked: RecordedMethod) -> bool {
-    recorded == asked || (asked.is_stream() && recorded.is_stream())
+    let provider_stream = matches!(
+        recorded,
+        RecordedMethod::OpenAiChatStream | RecordedMethod::AnthropicMessagesStream
+    );
+    recorded == asked
+        || (asked.is_stream() && recorded.is_stream())
+        || (asked == RecordedMethod::GenerateContent && provider_stream)
 }
 
 /// Unreachable in practice: `take` only returns lines of the asked method.

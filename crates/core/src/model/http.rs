@@ -1,0 +1,127 @@
+//! What every model wire shares: one HTTP client set-up, sending a request
+//! and turning an error status into a [`Failure`], the retry loop, and
+//! cancellation of an open stream.
+
+use super::ChunkStream;
+use super::error::{Failure, ModelError, error_chain};
+use super::retry::{RetryConfig, parse_delay};
+use futures::StreamExt;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// Builds the HTTP client once. Fails on a bad proxy URL or a missing TLS
+/// crypto provider (the binary installs one at start).
+pub(crate) fn http_client(proxy: Option<&str>) -> Result<reqwest::Client, ModelError> {
+    let mut builder = reqwest::Client::builder()
+        .user_agent(concat!("gemini-rs/", env!("CARGO_PKG_VERSION")))
+        .connect_timeout(Duration::from_secs(30));
+    if let Some(proxy) = proxy.filter(|p| !p.trim().is_empty()) {
+        let proxy = reqwest::Proxy::all(proxy).map_err(|e| {
+            ModelError::Setup(format!("invalid proxy URL `{proxy}`: {}", error_chain(&e)))
+        })?;
+        builder = builder.proxy(proxy);
+    }
+    // reqwest panics when no rustls crypto provider is installed.
+    std::panic::catch_unwind(AssertUnwindSafe(|| builder.build()))
+        .map_err(|_| {
+            ModelError::Setup(
+                "no TLS crypto provider is installed (install rustls' ring provider before \
+                 creating the client)"
+                    .to_string(),
+            )
+        })?
+        .map_err(|e| ModelError::Setup(error_chain(&e)))
+}
+
+/// Sends `request`; a non-2xx status becomes a [`Failure`] through
+/// `on_status(status, body, retry-after hint)`.
+pub(crate) async fn send(
+    request: reqwest::RequestBuilder,
+    url: &str,
+    on_status: impl FnOnce(u16, &str, Option<Duration>) -> Failure,
+) -> Result<reqwest::Response, Failure> {
+    let response = request.send().await.map_err(|e| {
+        if e.is_builder() {
+            ModelError::Setup(error_chain(&e))
+        } else {
+            ModelError::Connection {
+                url: url.to_string(),
+                message: error_chain(&e),
+            }
+        }
+    })?;
+    let status = response.status();
+    if status.is_success() {
+        return Ok(response);
+    }
+    let hint = response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(parse_delay);
+    let body = response.text().await.unwrap_or_default();
+    Err(on_status(status.as_u16(), &body, hint))
+}
+
+/// Runs `attempt` until it succeeds, fails for good, or `cancel` fires.
+pub(crate) async fn with_retry<T, F, Fut>(
+    retry: &RetryConfig,
+    cancel: &CancellationToken,
+    mut attempt: F,
+) -> Result<T, ModelError>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, Failure>>,
+{
+    let mut number = 0u32;
+    loop {
+        number += 1;
+        if cancel.is_cancelled() {
+            return Err(ModelError::Cancelled);
+        }
+        let failure = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Err(ModelError::Cancelled),
+            result = attempt() => match result {
+                Ok(value) => return Ok(value),
+                Err(failure) => failure,
+            },
+        };
+        let Some(delay) = retry.next_delay(number, &failure) else {
+            return Err(if number > 1 {
+                ModelError::RetriesExhausted {
+                    attempts: number,
+                    last: Box::new(failure.error),
+                }
+            } else {
+                failure.error
+            });
+        };
+        tracing::warn!(
+            attempt = number,
+            delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+            "model request failed, retrying: {}",
+            failure.error
+        );
+        tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Err(ModelError::Cancelled),
+            _ = tokio::time::sleep(delay) => {}
+        }
+    }
+}
+
+/// Ends `stream` with [`ModelError::Cancelled`] as soon as `cancel` fires.
+pub(crate) fn cancellable(stream: ChunkStream, cancel: CancellationToken) -> ChunkStream {
+    futures::stream::unfold(Some((stream, cancel)), |state| async move {
+        let (mut stream, cancel) = state?;
+        tokio::select! {
+            biased;
+            _ = cancel.cancelled() => Some((Err(ModelError::Cancelled), None)),
+            item = stream.next() => item.map(|item| (item, Some((stream, cancel)))),
+        }
+    })
+    .boxed()
+}

@@ -1,0 +1,233 @@
+//! A Gemini request as an OpenAI chat-completions body: the system
+//! instruction as a system message, model turns as assistant messages with
+//! `tool_calls`, function responses as `tool` messages answering them by
+//! id, images as data URLs.
+
+use crate::model::schema;
+use gemini_rs_protocol::{Content, FunctionCallingConfig, GenerateContentRequest, Part};
+use serde_json::{Map, Value, json};
+use std::collections::VecDeque;
+
+/// The body for `POST {base}/chat/completions`.
+pub(crate) fn body(
+    model: &str,
+    request: &GenerateContentRequest,
+    max_output_tokens: Option<u64>,
+) -> Value {
+    let mut messages = Vec::new();
+    if let Some(system) = &request.system_instruction {
+        let text = plain_text(&system.parts);
+        if !text.is_empty() {
+            messages.push(json!({"role": "system", "content": text}));
+        }
+    }
+    let mut ids = CallIds::default();
+    for (turn, content) in request.contents.iter().enumerate() {
+        if content.is_model() {
+            messages.extend(assistant_message(turn, content, &mut ids));
+        } else {
+            messages.extend(user_messages(content, &mut ids));
+        }
+    }
+    let mut body = Map::new();
+    body.insert("model".into(), json!(model));
+    body.insert("messages".into(), Value::Array(messages));
+    body.insert("stream".into(), json!(true));
+    body.insert("stream_options".into(), json!({"include_usage": true}));
+    let tools: Vec<Value> = request
+        .tools
+        .iter()
+        .flatten()
+        .flat_map(|t| t.function_declarations.iter().flatten())
+        .map(|d| {
+            let mut function = Map::new();
+            function.insert("name".into(), json!(d.name));
+            if let Some(desc) = d.description.as_deref().filter(|s| !s.is_empty()) {
+                function.insert("description".into(), json!(desc));
+            }
+            function.insert("parameters".into(), schema::parameters(d));
+            json!({"type": "function", "function": function})
+        })
+        .collect();
+    if !tools.is_empty() {
+        let choice = request
+            .tool_config
+            .as_ref()
+            .and_then(|c| c.function_calling_config.as_ref())
+            .and_then(tool_choice);
+        body.insert("tools".into(), Value::Array(tools));
+        if let Some(choice) = choice {
+            body.insert("tool_choice".into(), choice);
+        }
+    }
+    if let Some(config) = &request.generation_config {
+        if let Some(t) = &config.temperature {
+            body.insert("temperature".into(), Value::Number(t.clone()));
+        }
+        if let Some(p) = &config.top_p {
+            body.insert("top_p".into(), Value::Number(p.clone()));
+        }
+        if let Some(schema) = config.extra.get("responseJsonSchema") {
+            body.insert(
+                "response_format".into(),
+                json!({"type": "json_schema", "json_schema": {"name": "response", "schema": schema}}),
+            );
+        } else if config.extra.get("responseMimeType") == Some(&json!("application/json")) {
+            body.insert("response_format".into(), json!({"type": "json_object"}));
+        }
+    }
+    let max = request
+        .generation_config
+        .as_ref()
+        .and_then(|c| c.max_output_tokens.as_ref())
+        .and_then(serde_json::Number::as_u64)
+        .or(max_output_tokens);
+    if let Some(max) = max {
+        body.insert("max_tokens".into(), json!(max));
+    }
+    Value::Object(body)
+}
+
+/// Gemini's function-calling mode as `tool_choice`: `ANY` with one allowed
+/// name forces that function, `ANY` forces some call, `NONE` forbids calls.
+fn tool_choice(config: &FunctionCallingConfig) -> Option<Value> {
+    let mode = config.mode.as_deref()?.to_ascii_uppercase();
+    let allowed = config.allowed_function_names.as_deref().unwrap_or_default();
+    match mode.as_str() {
+        "ANY" | "VALIDATED" if allowed.len() == 1 => {
+            Some(json!({"type": "function", "function": {"name": allowed[0]}}))
+        }
+        "ANY" | "VALIDATED" => Some(json!("required")),
+        "NONE" => Some(json!("none")),
+        _ => None,
+    }
+}
+
+/// Ids for calls that arrived without one (a Gemini recording, a resumed
+/// session): generated per call, and handed to the responses in order.
+#[derive(Default)]
+struct CallIds {
+    /// (name, id) of the last assistant turn's calls not answered yet.
+    pending: VecDeque<(String, String)>,
+}
+
+impl CallIds {
+    /// The id a response to `name` (with the id it carries) answers.
+    fn answer(&mut self, name: &str, id: Option<&str>) -> String {
+        if let Some(id) = id.filter(|id| !id.is_empty())
+            && let Some(i) = self.pending.iter().position(|(_, p)| p == id)
+        {
+            self.pending.remove(i);
+            return id.to_string();
+        }
+        match self.pending.iter().position(|(n, _)| n == name) {
+            Some(i) => self.pending.remove(i).map(|(_, id)| id).unwrap_or_default(),
+            None => id.map_or_else(|| format!("call_{name}"), str::to_string),
+        }
+    }
+}
+
+/// The assistant message of a model turn (none when it holds only thoughts).
+fn assistant_message(turn: usize, content: &Content, ids: &mut CallIds) -> Option<Value> {
+    ids.pending.clear();
+    let text = plain_text(&content.parts);
+    let calls: Vec<Value> = content
+        .parts
+        .iter()
+        .filter_map(|p| p.function_call.as_ref())
+        .enumerate()
+        .map(|(i, call)| {
+            let id = call
+                .id
+                .clone()
+                .filter(|id| !id.is_empty())
+                .unwrap_or_else(|| format!("call_{turn}_{i}"));
+            ids.pending.push_back((call.name.clone(), id.clone()));
+            let args = call.args.clone().unwrap_or_else(|| json!({}));
+            json!({"id": id, "type": "function",
+                "function": {"name": call.name, "arguments": args.to_string()}})
+        })
+        .collect();
+    if text.is_empty() && calls.is_empty() {
+        return None;
+    }
+    let mut msg = Map::new();
+    msg.insert("role".into(), json!("assistant"));
+    msg.insert(
+        "content".into(),
+        if text.is_empty() {
+            Value::Null
+        } else {
+            json!(text)
+        },
+    );
+    if !calls.is_empty() {
+        msg.insert("tool_calls".into(), Value::Array(calls));
+    }
+    Some(Value::Object(msg))
+}
+
+/// A user turn: first one `tool` message per function response (they must
+/// follow the assistant's calls), then the rest as one user message.
+fn user_messages(content: &Content, ids: &mut CallIds) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut pieces: Vec<Value> = Vec::new();
+    for part in &content.parts {
+        if let Some(fr) = &part.function_response {
+            let id = ids.answer(&fr.name, fr.id.as_deref());
+            out.push(
+                json!({"role": "tool", "tool_call_id": id, "content": fr.response.to_string()}),
+            );
+            for nested in fr.parts.iter().flatten() {
+                pieces.extend(user_piece(nested));
+            }
+        } else {
+            pieces.extend(user_piece(part));
+        }
+    }
+    if !pieces.is_empty() {
+        let only_text = pieces.iter().all(|p| p["type"] == "text");
+        let content = if only_text {
+            let texts: Vec<&str> = pieces.iter().filter_map(|p| p["text"].as_str()).collect();
+            json!(texts.join("\n"))
+        } else {
+            Value::Array(pieces)
+        };
+        out.push(json!({"role": "user", "content": content}));
+    }
+    out
+}
+
+/// One content piece of a user message, or nothing for parts with no
+/// meaning here (thoughts).
+fn user_piece(part: &Part) -> Option<Value> {
+    if part.is_thought() {
+        return None;
+    }
+    if let Some(text) = &part.text {
+        return Some(json!({"type": "text", "text": text}));
+    }
+    if let Some(blob) = &part.inline_data {
+        if blob.mime_type.starts_with("image/") {
+            let url = format!("data:{};base64,{}", blob.mime_type, blob.data);
+            return Some(json!({"type": "image_url", "image_url": {"url": url}}));
+        }
+        return Some(json!({"type": "text", "text": format!(
+            "[A {} attachment was left out: this provider's chat API accepts only text and images.]",
+            blob.mime_type
+        )}));
+    }
+    if let Some(file) = &part.file_data {
+        return Some(json!({"type": "text", "text": format!("[File: {}]", file.file_uri)}));
+    }
+    None
+}
+
+/// The non-thought text parts, joined.
+fn plain_text(parts: &[Part]) -> String {
+    parts
+        .iter()
+        .filter(|p| !p.is_thought())
+        .filter_map(|p| p.text.as_deref())
+        .collect()
+}

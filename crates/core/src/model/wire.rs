@@ -1,0 +1,330 @@
+//! The shape every non-Gemini wire shares: SSE events parsed to JSON, a
+//! translator turning them into Gemini response chunks, the raw events
+//! recorded (`--record-responses`) and replayed through the same
+//! translator (`--fake-responses`), and a whole answer collected from a
+//! stream for one-shot calls.
+
+use super::error::{Failure, ModelError, error_chain, snippet};
+use super::{ChunkStream, ResponseSink};
+use bytes::Bytes;
+use eventsource_stream::{EventStreamError, Eventsource};
+use futures::stream::{BoxStream, Stream, StreamExt};
+use gemini_rs_protocol::{
+    Candidate, Content, GenerateContentResponse, Part, RecordedResponse, UsageMetadata,
+};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Turns one wire's stream events into Gemini response chunks.
+pub(crate) trait StreamTranslator: Send + 'static {
+    /// The chunks one event yields (often none: a tool call still arriving).
+    fn push(&mut self, event: &Value) -> Result<Vec<GenerateContentResponse>, ModelError>;
+    /// The chunks still held when the stream ends.
+    fn finish(&mut self) -> Result<Vec<GenerateContentResponse>, ModelError>;
+}
+
+/// The parsed JSON events of an SSE body: each event's `data`, with its
+/// `event` name (when it has one) added as `"type"` if the data lacks it.
+/// Keep-alives and `[DONE]` are skipped; the stream ends after an error.
+pub(crate) fn sse_events<S, E>(bytes: S) -> BoxStream<'static, Result<Value, ModelError>>
+where
+    S: Stream<Item = Result<Bytes, E>> + Send + 'static,
+    E: std::error::Error + Send + 'static,
+{
+    let events = bytes.eventsource().boxed();
+    futures::stream::unfold(Some(events), |state| async move {
+        let mut events = state?;
+        loop {
+            let item = match events.next().await? {
+                Ok(event) => {
+                    let data = event.data.trim();
+                    if data.is_empty() || data == "[DONE]" {
+                        continue;
+                    }
+                    match serde_json::from_str::<Value>(data) {
+                        Ok(mut value) => {
+                            if let Some(obj) = value.as_object_mut()
+                                && !obj.contains_key("type")
+                                && !event.event.is_empty()
+                                && event.event != "message"
+                            {
+                                obj.insert("type".into(), Value::String(event.event));
+                            }
+                            Ok(value)
+                        }
+                        Err(e) => Err(ModelError::MalformedChunk {
+                            message: e.to_string(),
+                            snippet: snippet(data, 200),
+                        }),
+                    }
+                }
+                Err(EventStreamError::Transport(e)) => Err(ModelError::StreamCut {
+                    message: error_chain(&e),
+                }),
+                Err(e) => Err(ModelError::MalformedChunk {
+                    message: "the event stream is not valid SSE".to_string(),
+                    snippet: snippet(&e.to_string(), 200),
+                }),
+            };
+            let next = if item.is_ok() { Some(events) } else { None };
+            return Some((item, next));
+        }
+    })
+    .boxed()
+}
+
+/// Where the raw events of a stream are recorded, and as which method.
+pub(crate) struct EventRecorder {
+    /// The `--record-responses` file.
+    pub sink: Arc<ResponseSink>,
+    /// Wraps the events into the line for this wire's method.
+    pub line: fn(Vec<Value>) -> RecordedResponse,
+}
+
+/// Runs `events` through `translator`. When `record` is given, the events
+/// are appended as one line once the stream ends without an error.
+pub(crate) fn translate<T: StreamTranslator>(
+    events: BoxStream<'static, Result<Value, ModelError>>,
+    translator: T,
+    record: Option<EventRecorder>,
+) -> ChunkStream {
+    struct State<T> {
+        events: BoxStream<'static, Result<Value, ModelError>>,
+        translator: T,
+        record: Option<(EventRecorder, Vec<Value>)>,
+        ready: std::collections::VecDeque<GenerateContentResponse>,
+        done: bool,
+    }
+    let state = State {
+        events,
+        translator,
+        record: record.map(|r| (r, Vec::new())),
+        ready: Default::default(),
+        done: false,
+    };
+    futures::stream::unfold(Some(state), |state| async move {
+        let mut st = state?;
+        loop {
+            if let Some(chunk) = st.ready.pop_front() {
+                return Some((Ok(chunk), Some(st)));
+            }
+            if st.done {
+                return None;
+            }
+            match st.events.next().await {
+                Some(Ok(event)) => {
+                    let pushed = st.translator.push(&event);
+                    if let Some((_, seen)) = &mut st.record {
+                        seen.push(event);
+                    }
+                    match pushed {
+                        Ok(chunks) => st.ready.extend(chunks),
+                        Err(e) => return Some((Err(e), None)),
+                    }
+                }
+                Some(Err(e)) => return Some((Err(e), None)),
+                None => {
+                    st.done = true;
+                    match st.translator.finish() {
+                        Ok(chunks) => st.ready.extend(chunks),
+                        Err(e) => return Some((Err(e), None)),
+                    }
+                    if let Some((rec, seen)) = st.record.take() {
+                        rec.sink.append(&(rec.line)(seen));
+                    }
+                }
+            }
+        }
+    })
+    .boxed()
+}
+
+/// Replays recorded `events` through `translator`.
+pub(crate) fn replay<T: StreamTranslator>(events: Vec<Value>, translator: T) -> ChunkStream {
+    translate(
+        futures::stream::iter(events.into_iter().map(Ok)).boxed(),
+        translator,
+        None,
+    )
+}
+
+/// One whole answer from a stream of chunks: text and thoughts joined,
+/// calls in order, the last finish reason and usage.
+pub(crate) async fn collect(
+    mut stream: ChunkStream,
+) -> Result<GenerateContentResponse, ModelError> {
+    let mut parts: Vec<Part> = Vec::new();
+    let mut finish = None;
+    let mut usage: Option<UsageMetadata> = None;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk?;
+        if let Some(u) = chunk.usage_metadata {
+            usage = Some(u);
+        }
+        for candidate in chunk.candidates.unwrap_or_default() {
+            if candidate.finish_reason.is_some() {
+                finish = candidate.finish_reason;
+            }
+            for part in candidate.content.map(|c| c.parts).unwrap_or_default() {
+                match (parts.last_mut(), &part.text) {
+                    (Some(last), Some(text))
+                        if last.text.is_some()
+                            && last.function_call.is_none()
+                            && last.thought == part.thought
+                            && part.thought_signature.is_none() =>
+                    {
+                        if let Some(t) = last.text.as_mut() {
+                            t.push_str(text);
+                        }
+                    }
+                    _ => parts.push(part),
+                }
+            }
+        }
+    }
+    Ok(GenerateContentResponse {
+        candidates: Some(vec![Candidate {
+            content: Some(Content {
+                role: Some("model".to_string()),
+                parts,
+                ..Content::default()
+            }),
+            finish_reason: finish,
+            index: Some(0),
+            ..Candidate::default()
+        }]),
+        usage_metadata: usage,
+        ..GenerateContentResponse::default()
+    })
+}
+
+/// A chunk holding `parts` from the model, with an optional finish reason.
+pub(crate) fn chunk(parts: Vec<Part>, finish_reason: Option<&str>) -> GenerateContentResponse {
+    GenerateContentResponse {
+        candidates: Some(vec![Candidate {
+            content: Some(Content {
+                role: Some("model".to_string()),
+                parts,
+                ..Content::default()
+            }),
+            finish_reason: finish_reason.map(str::to_string),
+            index: Some(0),
+            ..Candidate::default()
+        }]),
+        ..GenerateContentResponse::default()
+    }
+}
+
+/// A rough token count for wires without a counting endpoint: 4 bytes of
+/// the request's JSON a token.
+pub(crate) fn estimate_tokens<T: serde::Serialize>(request: &T) -> u64 {
+    serde_json::to_string(request).map_or(0, |s| s.len() as u64 / 4)
+}
+
+/// An HTTP error answer of a non-Gemini API as a [`Failure`]: the API's
+/// own message (`error.message` in both OpenAI's and Anthropic's bodies),
+/// advice for the statuses a user can fix, context-length errors named.
+pub(crate) fn provider_failure(
+    provider: &str,
+    key_env: Option<&str>,
+    model: &str,
+    status: u16,
+    body: &str,
+    hint: Option<std::time::Duration>,
+) -> Failure {
+    let json: Option<Value> = serde_json::from_str(body).ok();
+    let message = json
+        .as_ref()
+        .and_then(|v| v.pointer("/error/message").or_else(|| v.get("message")))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| {
+            if body.trim().is_empty() {
+                "no details".to_string()
+            } else {
+                snippet(body, 500)
+            }
+        });
+    let code = json
+        .as_ref()
+        .and_then(|v| {
+            v.pointer("/error/code")
+                .or_else(|| v.pointer("/error/type"))
+        })
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let lower = message.to_ascii_lowercase();
+    let too_long = code == "context_length_exceeded"
+        || lower.contains("context length")
+        || lower.contains("context window")
+        || lower.contains("prompt is too long")
+        || lower.contains("maximum context");
+    let error = if (400..500).contains(&status) && too_long {
+        ModelError::ContextTooLong {
+            provider: provider.to_string(),
+            message,
+        }
+    } else {
+        let advice = match (status, key_env) {
+            (401 | 403, Some(env)) => format!(" Check the API key in {env}."),
+            (401 | 403, None) => " The server wants credentials: declare them with apiKeyEnv or headers in model.providers.".to_string(),
+            (404, _) => format!(" Check the model name `{model}` (-m, GEMINI_MODEL or model.name)."),
+            (429, _) => " The rate limit or quota was exceeded; wait a moment and try again.".to_string(),
+            _ => String::new(),
+        };
+        ModelError::Provider {
+            provider: provider.to_string(),
+            status,
+            message: format!("{message}{advice}"),
+        }
+    };
+    Failure {
+        error,
+        retry_after: hint,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[tokio::test]
+    async fn named_events_get_their_type() {
+        let body = "event: ping\ndata: {}\n\ndata: {\"a\":1}\n\ndata: [DONE]\n\n";
+        let bytes = futures::stream::iter([Ok::<_, std::io::Error>(Bytes::from(body))]);
+        let events: Vec<_> = sse_events(bytes).collect().await;
+        let events: Vec<Value> = events.into_iter().map(Result::unwrap).collect();
+        assert_eq!(
+            events,
+            [
+                serde_json::json!({"type": "ping"}),
+                serde_json::json!({"a": 1})
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn collect_joins_text_and_keeps_calls() {
+        let call = Part {
+            function_call: Some(gemini_rs_protocol::FunctionCall {
+                name: "f".into(),
+                ..Default::default()
+            }),
+            ..Part::default()
+        };
+        let chunks = vec![
+            Ok(chunk(vec![Part::text("a")], None)),
+            Ok(chunk(vec![Part::text("b")], None)),
+            Ok(chunk(vec![call], Some("STOP"))),
+        ];
+        let whole = collect(futures::stream::iter(chunks).boxed())
+            .await
+            .unwrap();
+        let candidates = whole.candidates.unwrap();
+        let parts = &candidates[0].content.as_ref().unwrap().parts;
+        assert_eq!(parts.len(), 2);
+        assert_eq!(parts[0].text.as_deref(), Some("ab"));
+    }
+}
