@@ -5,9 +5,11 @@
 mod conformance;
 mod e2e;
 mod fake_gemini;
+mod fake_sse;
 mod fs_tools;
 mod hooks;
 mod mcp;
+mod providers;
 mod sandbox;
 mod sessions;
 mod signals;

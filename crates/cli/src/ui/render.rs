@@ -6,6 +6,7 @@ use crate::ui::state::UiState;
 use crate::ui::view::cards::spinner_frame;
 use crate::ui::view::todos::todo_panel;
 use crate::ui::view::wrap::{str_width, truncate};
+use gemini_rs_core::model::provider::ContextWindows;
 use gemini_rs_core::policy::ApprovalMode;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -15,8 +16,6 @@ use std::time::Instant;
 const SUGGESTIONS: usize = 6;
 /// Editor lines shown at most.
 const INPUT_LINES: usize = 10;
-/// Context window of the Gemini 2.5 models.
-const CONTEXT_WINDOW: u64 = 1_048_576;
 
 /// The live area's lines for a terminal `width` wide and at most
 /// `max_height` tall, and the cursor position in them (None: hidden).
@@ -149,7 +148,8 @@ pub fn footer(s: &UiState, w: usize) -> Line<'static> {
         ),
         ApprovalMode::Plan => ("plan", Style::new().fg(Color::Blue)),
     };
-    let left_pct = 100u64.saturating_sub(s.context_tokens * 100 / CONTEXT_WINDOW);
+    let window = ContextWindows::default().get(&s.model).max(1);
+    let left_pct = 100u64.saturating_sub(s.context_tokens * 100 / window);
     let mcp = match s.mcp_status {
         Some((ready, 0)) => format!(" · MCP {ready} ready"),
         Some((ready, failed)) => format!(" · MCP {ready} ready, {failed} failed"),

@@ -25,15 +25,6 @@ pub enum CompressError {
     EmptySummary,
 }
 
-/// The context window of `model`, in tokens.
-pub fn token_limit(model: &str) -> u64 {
-    match model {
-        m if m.starts_with("gemini-1.5-pro") => 2_097_152,
-        m if m.starts_with("gemini-2.0-flash-preview-image") => 32_000,
-        _ => 1_048_576,
-    }
-}
-
 /// A rough token count of some contents (4 characters a token).
 pub fn estimate_tokens(contents: &[Content]) -> u64 {
     let chars: usize = contents
@@ -44,9 +35,9 @@ pub fn estimate_tokens(contents: &[Content]) -> u64 {
     (chars / 4) as u64
 }
 
-/// True when `tokens` has reached `threshold` of the model's window.
-pub fn should_compress(tokens: u64, model: &str, threshold: f64) -> bool {
-    threshold > 0.0 && tokens as f64 >= threshold * token_limit(model) as f64
+/// True when `tokens` has reached `threshold` of a `window`-token context.
+pub fn should_compress(tokens: u64, window: u64, threshold: f64) -> bool {
+    threshold > 0.0 && tokens as f64 >= threshold * window as f64
 }
 
 /// Where the kept part starts: the first user turn holding a plain prompt
@@ -122,8 +113,9 @@ mod tests {
 
     #[test]
     fn thresholds_and_split() {
-        assert!(should_compress(600_000, "gemini-2.5-flash", 0.5));
-        assert!(!should_compress(100, "gemini-2.5-flash", 0.5));
+        assert!(should_compress(600_000, 1_048_576, 0.5));
+        assert!(!should_compress(100, 1_048_576, 0.5));
+        assert!(!should_compress(600_000, 1_048_576, 0.0));
         let turn = |role: Role, t: &str| Content::new(role, vec![Part::text(t)]);
         let big = "x".repeat(1000);
         let history = vec![

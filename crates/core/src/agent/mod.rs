@@ -43,6 +43,8 @@ pub struct AgentConfig {
     pub loop_detection: bool,
     /// `model.compressionThreshold` (share of the context window).
     pub compression_threshold: f64,
+    /// The context window of each model (the model can change).
+    pub context_windows: crate::model::provider::ContextWindows,
 }
 
 /// The optional parts of an agent: hooks and chat recording.
@@ -331,11 +333,8 @@ impl Agent {
             }
             _ => compress::estimate_tokens(&self.history),
         };
-        if !compress::should_compress(
-            estimate,
-            &self.config.model,
-            self.config.compression_threshold,
-        ) {
+        let window = self.config.context_windows.get(&self.config.model);
+        if !compress::should_compress(estimate, window, self.config.compression_threshold) {
             return;
         }
         self.compress_with(cancel, "auto").await;

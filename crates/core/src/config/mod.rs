@@ -17,9 +17,9 @@ pub use paths::{GeminiPaths, project_hash};
 pub use typed::{
     AdminMcpSettings, AdminSettings, AdvancedSettings, AuthSettings, BoolOrText,
     CheckpointingSettings, ContextSettings, FileFilteringSettings, FolderTrustSettings,
-    GeneralSettings, HooksConfigSettings, McpSettings, ModelSettings, RetrySettings,
-    SandboxSetting, SecuritySettings, SessionRetentionSettings, ShellSettings, ToolsSettings,
-    TypedSettings,
+    GeneralSettings, HooksConfigSettings, McpSettings, ModelLimitSettings, ModelSettings,
+    ProviderSettings, RetrySettings, SandboxSetting, SecuritySettings, SessionRetentionSettings,
+    ShellSettings, ToolsSettings, TypedSettings,
 };
 
 use serde_json::Value;

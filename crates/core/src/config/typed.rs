@@ -104,9 +104,39 @@ pub struct ModelSettings {
     pub disable_loop_detection: Option<bool>,
     /// `model.compressionThreshold` (fraction of the context window).
     pub compression_threshold: Option<f64>,
+    /// `model.providers`: provider id -> how to reach it (`-m <id>/<model>`).
+    pub providers: std::collections::BTreeMap<String, ProviderSettings>,
     /// Keys not listed above.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// `model.providers.<id>`: a model provider the user declares.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ProviderSettings {
+    /// `type`: the wire, `openai`, `anthropic` or `gemini`.
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// `baseUrl`: the API root (with `/v1` for `openai`, without for
+    /// `anthropic`).
+    pub base_url: Option<String>,
+    /// `apiKeyEnv`: the environment variable holding the key.
+    pub api_key_env: Option<String>,
+    /// `headers`: sent with every request.
+    pub headers: std::collections::BTreeMap<String, String>,
+    /// `models`: per-model limits.
+    pub models: std::collections::BTreeMap<String, ModelLimitSettings>,
+}
+
+/// `model.providers.<id>.models.<model>`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ModelLimitSettings {
+    /// `contextWindow`, in tokens.
+    pub context_window: Option<u64>,
+    /// `maxOutputTokens`.
+    pub max_output_tokens: Option<u64>,
 }
 
 /// `model.retry.*`.

@@ -6,9 +6,11 @@ mod error;
 mod gemini;
 mod http;
 mod openai_chat;
+pub mod provider;
 mod recorder;
 mod replay;
 mod retry;
+pub mod router;
 mod schema;
 mod sse;
 #[cfg(test)]

@@ -66,6 +66,12 @@ impl RecordingGenerator {
             sink: Arc::new(ResponseSink::new(path)),
         }
     }
+
+    /// Records the answers of `inner` to an open sink (shared with the
+    /// other wires of a session).
+    pub fn with_sink(inner: Arc<dyn ContentGenerator>, sink: Arc<ResponseSink>) -> Self {
+        RecordingGenerator { inner, sink }
+    }
 }
 
 /// Passes `stream` through, collecting its chunks; writes them once it ends

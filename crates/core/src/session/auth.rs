@@ -3,9 +3,13 @@
 
 use super::config::{SessionConfig, StartError, StartErrorKind};
 use crate::config::{GeminiPaths, Settings};
+use crate::model::provider::{ModelLimits, Provider, ProviderDecl, ProviderError, Providers, Wire};
+use crate::model::router::{ClientFactory, ProviderRouter};
 use crate::model::{
-    ContentGenerator, GeminiClient, GeminiConfig, RecordingGenerator, ReplayGenerator, RetryConfig,
+    ContentGenerator, GeminiClient, GeminiConfig, ModelError, OpenAiChatClient, OpenAiChatConfig,
+    RecordingGenerator, ReplayGenerator, ResponseSink, RetryConfig,
 };
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 fn auth_error(class: &'static str, message: String) -> StartError {
@@ -74,37 +78,153 @@ pub fn check_auth(
     Ok(key)
 }
 
-/// The model client: a replay of recorded responses, or the Gemini API;
-/// wrapped in the recorder when `--record-responses` is given.
-pub fn generator(config: &SessionConfig) -> Result<Arc<dyn ContentGenerator>, StartError> {
-    let key = check_auth(&config.settings, &config.paths, config.replay.is_none())?;
-    let other = |e: crate::model::ModelError| {
-        StartError::new(StartErrorKind::Other, "Error", e.to_string())
-    };
-    let inner: Arc<dyn ContentGenerator> = match &config.replay {
-        Some((file, mode)) => Arc::new(ReplayGenerator::from_file(file, *mode).map_err(other)?),
-        None => {
-            let mut retry = RetryConfig::default();
-            if let Some(ms) = config.settings.retry_initial_delay_ms() {
-                retry.initial_delay_ms = ms;
-            }
-            let base_url = std::env::var("GOOGLE_GEMINI_BASE_URL")
-                .ok()
-                .filter(|s| !s.is_empty())
-                .unwrap_or_else(|| "https://generativelanguage.googleapis.com".to_string());
-            Arc::new(
-                GeminiClient::new(GeminiConfig {
-                    api_key: key.unwrap_or_default(),
-                    base_url,
-                    retry,
-                    proxy: None,
-                })
-                .map_err(other)?,
-            )
+/// The providers of a session: the built-ins plus `model.providers`.
+pub fn providers(settings: &Settings) -> Result<Arc<Providers>, StartError> {
+    let declared: BTreeMap<String, ProviderDecl> = settings
+        .typed()
+        .model
+        .providers
+        .iter()
+        .map(|(id, p)| {
+            let decl = ProviderDecl {
+                kind: p.kind.clone(),
+                base_url: p.base_url.clone().filter(|u| !u.is_empty()),
+                api_key_env: p.api_key_env.clone(),
+                headers: p.headers.clone(),
+                models: p
+                    .models
+                    .iter()
+                    .map(|(m, l)| {
+                        let limits = ModelLimits {
+                            context_window: l.context_window,
+                            max_output_tokens: l.max_output_tokens,
+                        };
+                        (m.clone(), limits)
+                    })
+                    .collect(),
+            };
+            (id.clone(), decl)
+        })
+        .collect();
+    Providers::new(&declared, env)
+        .map(Arc::new)
+        .map_err(|e| StartError::new(StartErrorKind::Config, "FatalConfigError", e.to_string()))
+}
+
+/// A non-empty environment variable.
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// The model client: a replay of recorded responses, or a router to each
+/// provider's API; answers are recorded when `--record-responses` is given.
+/// Auth is checked for the provider of `model` (the session's first model).
+pub fn generator(
+    config: &SessionConfig,
+    model: &str,
+    providers: &Arc<Providers>,
+) -> Result<Arc<dyn ContentGenerator>, StartError> {
+    let resolved = providers
+        .resolve(model)
+        .map_err(|e| StartError::new(StartErrorKind::Config, "FatalConfigError", e.to_string()))?;
+    let builtin_gemini = resolved.provider.wire == Wire::Gemini && resolved.provider.id == "gemini";
+    let needs_key = config.replay.is_none();
+    check_auth(&config.settings, &config.paths, needs_key && builtin_gemini)?;
+    if needs_key
+        && !builtin_gemini
+        && let Some(var) = &resolved.provider.api_key_env
+        && env(var).is_none()
+    {
+        let missing = ProviderError::MissingKey {
+            id: resolved.provider.id.clone(),
+            var: var.clone(),
+            model: model.to_string(),
+        };
+        return Err(auth_error("FatalAuthenticationError", missing.to_string()));
+    }
+    let sink = config
+        .record_responses
+        .clone()
+        .map(|path| Arc::new(ResponseSink::new(path)));
+    if let Some((file, mode)) = &config.replay {
+        let replay = ReplayGenerator::from_file(file, *mode)
+            .map_err(|e| StartError::new(StartErrorKind::Other, "Error", e.to_string()))?;
+        return Ok(match sink {
+            Some(sink) => Arc::new(RecordingGenerator::with_sink(Arc::new(replay), sink)),
+            None => Arc::new(replay),
+        });
+    }
+    let mut retry = RetryConfig::default();
+    if let Some(ms) = config.settings.retry_initial_delay_ms() {
+        retry.initial_delay_ms = ms;
+    }
+    let settings = config.settings.clone();
+    let paths = config.paths.clone();
+    let factory: ClientFactory =
+        Box::new(move |provider| client(provider, &settings, &paths, &retry, sink.clone()));
+    Ok(Arc::new(ProviderRouter::new(providers.clone(), factory)))
+}
+
+/// Builds the client of one provider; a missing key is an error naming the
+/// variable to set.
+fn client(
+    provider: &Provider,
+    settings: &Settings,
+    paths: &GeminiPaths,
+    retry: &RetryConfig,
+    sink: Option<Arc<ResponseSink>>,
+) -> Result<Arc<dyn ContentGenerator>, ModelError> {
+    let key = match &provider.api_key_env {
+        Some(var) if provider.id == "gemini" && provider.wire == Wire::Gemini => {
+            check_auth(settings, paths, true).map_err(|e| ModelError::Setup(e.message.clone()))?;
+            env(var)
         }
+        Some(var) => Some(env(var).ok_or_else(|| {
+            ModelError::Setup(format!(
+                "{var} is not set: the `{}` provider needs an API key. Set {var}.",
+                provider.id
+            ))
+        })?),
+        None => None,
     };
-    Ok(match &config.record_responses {
-        Some(path) => Arc::new(RecordingGenerator::new(inner, path.clone())),
-        None => inner,
+    let headers = provider.headers.clone();
+    let max_output_tokens = provider
+        .models
+        .iter()
+        .filter_map(|(m, l)| Some((m.clone(), l.max_output_tokens?)))
+        .collect();
+    Ok(match provider.wire {
+        Wire::Gemini => {
+            let base_url = provider
+                .base_url
+                .clone()
+                .or_else(|| env("GOOGLE_GEMINI_BASE_URL"))
+                .unwrap_or_else(|| "https://generativelanguage.googleapis.com".to_string());
+            let gemini = Arc::new(GeminiClient::new(GeminiConfig {
+                api_key: key.unwrap_or_default(),
+                base_url,
+                retry: retry.clone(),
+                proxy: None,
+            })?);
+            match sink {
+                Some(sink) => Arc::new(RecordingGenerator::with_sink(gemini, sink)),
+                None => gemini,
+            }
+        }
+        Wire::OpenAiChat => Arc::new(OpenAiChatClient::new(OpenAiChatConfig {
+            base_url: provider.base_url.clone().unwrap_or_default(),
+            api_key: key,
+            api_key_env: provider.api_key_env.clone(),
+            headers,
+            retry: retry.clone(),
+            max_output_tokens,
+            recorder: sink,
+        })?),
+        Wire::Anthropic => {
+            return Err(ModelError::Setup(format!(
+                "the `{}` provider speaks the Anthropic Messages API, which this build cannot reach yet",
+                provider.id
+            )));
+        }
     })
 }

@@ -83,10 +83,11 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         settings.model_name(),
     );
     let tool_server = config.kind == SessionKind::ToolServer;
+    let providers = auth::providers(settings)?;
     let generator: Arc<dyn crate::model::ContentGenerator> = if tool_server {
         Arc::new(crate::model::NoModel)
     } else {
-        auth::generator(&config)?
+        auth::generator(&config, &model, &providers)?
     };
     let mode = if config.trusted {
         config.approval_mode
@@ -229,6 +230,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
                 .model
                 .compression_threshold
                 .unwrap_or(compress::DEFAULT_THRESHOLD),
+            context_windows: providers.context_windows(),
         },
         history,
         events,

@@ -17,6 +17,7 @@ use gemini_rs_protocol::{
     RecordedResponse,
 };
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use stream::OpenAiTranslator;
 use tokio_util::sync::CancellationToken;
@@ -34,8 +35,9 @@ pub struct OpenAiChatConfig {
     pub headers: Vec<(String, String)>,
     /// Retry policy.
     pub retry: RetryConfig,
-    /// `max_tokens` when the request sets none.
-    pub max_output_tokens: Option<u64>,
+    /// `max_tokens` by model, when the request sets none (the models'
+    /// `maxOutputTokens` in settings).
+    pub max_output_tokens: BTreeMap<String, u64>,
     /// Where raw stream events are recorded (`--record-responses`).
     pub recorder: Option<Arc<ResponseSink>>,
 }
@@ -111,7 +113,8 @@ impl ContentGenerator for OpenAiChatClient {
         cancel: CancellationToken,
     ) -> BoxFuture<'a, Result<ChunkStream, ModelError>> {
         async move {
-            let body = request::body(model, request, self.config.max_output_tokens);
+            let max = self.config.max_output_tokens.get(model).copied();
+            let body = request::body(model, request, max);
             let response =
                 with_retry(&self.config.retry, &cancel, || self.open(&body, model)).await?;
             let record = self.config.recorder.clone().map(|sink| EventRecorder {

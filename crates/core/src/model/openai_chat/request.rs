@@ -153,14 +153,9 @@ fn assistant_message(turn: usize, content: &Content, ids: &mut CallIds) -> Optio
     }
     let mut msg = Map::new();
     msg.insert("role".into(), json!("assistant"));
-    msg.insert(
-        "content".into(),
-        if text.is_empty() {
-            Value::Null
-        } else {
-            json!(text)
-        },
-    );
+    // An empty string rather than null: some servers (llama.cpp's Python
+    // server) take only strings here, and OpenAI takes both.
+    msg.insert("content".into(), json!(text));
     if !calls.is_empty() {
         msg.insert("tool_calls".into(), Value::Array(calls));
     }

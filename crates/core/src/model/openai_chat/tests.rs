@@ -19,7 +19,7 @@ fn config(base_url: &str) -> OpenAiChatConfig {
             initial_delay_ms: 1,
             max_delay_ms: 5,
         },
-        max_output_tokens: None,
+        max_output_tokens: Default::default(),
         recorder: None,
     }
 }
