@@ -13,6 +13,7 @@ mod providers;
 mod sandbox;
 mod sessions;
 mod signals;
+mod small_model;
 mod support;
 mod todos;
 mod tui;

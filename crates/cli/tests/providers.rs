@@ -189,3 +189,63 @@ fn missing_keys_and_unknown_providers_are_clear() {
         out.stderr
     );
 }
+
+#[test]
+fn anthropic_runs_a_whole_tool_round_trip() {
+    let sb = sandbox();
+    let tool_use = Reply::Sse(vec![
+        json!({"type": "message_start", "message": {"usage": {"input_tokens": 40, "output_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use",
+            "id": "toolu_9", "name": "read_file", "input": {}}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta",
+            "partial_json": "{\"file_path\":"}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta",
+            "partial_json": " \"a.txt\"}"}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 9}}),
+        json!({"type": "message_stop"}),
+    ]);
+    let text = Reply::Sse(vec![
+        json!({"type": "message_start", "message": {"usage": {"input_tokens": 60, "output_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "alpha"}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}}),
+        json!({"type": "message_stop"}),
+    ]);
+    let fake = FakeSse::start(vec![tool_use, text]);
+    let out = sb.run(
+        &[
+            "-m",
+            "anthropic/claude-sonnet-4-5",
+            "--approval-mode",
+            "yolo",
+            "-p",
+            "read a.txt",
+        ],
+        None,
+        &[
+            ("ANTHROPIC_BASE_URL", &fake.base_url),
+            ("ANTHROPIC_API_KEY", "sk-ant"),
+            ("GEMINI_API_KEY", ""),
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout.trim(), "alpha");
+    let reqs = fake.requests();
+    assert_eq!(reqs[0].path, "/v1/messages");
+    assert_eq!(reqs[0].header("x-api-key"), Some("sk-ant"));
+    assert_eq!(reqs[0].body["model"], "claude-sonnet-4-5");
+    let last = reqs[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["role"], "user");
+    assert_eq!(
+        last["content"][0],
+        json!({"type": "tool_result", "tool_use_id": "toolu_9",
+            "content": [{"type": "text", "text": "{\"output\":\"alpha\\n\"}"}]})
+    );
+}

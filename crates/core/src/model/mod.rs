@@ -2,6 +2,7 @@
 //! recorded responses (`--fake-responses`) and a recorder
 //! (`--record-responses`).
 
+mod anthropic;
 mod error;
 mod gemini;
 mod http;
@@ -17,6 +18,7 @@ mod sse;
 mod test_server;
 mod wire;
 
+pub use anthropic::{AnthropicClient, AnthropicConfig};
 pub use error::ModelError;
 pub use gemini::{GeminiClient, GeminiConfig};
 pub use openai_chat::{OpenAiChatClient, OpenAiChatConfig};

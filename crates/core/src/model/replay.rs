@@ -173,6 +173,9 @@ impl ContentGenerator for ReplayGenerator {
                 RecordedResponse::OpenAiChatStream(events) => {
                     super::wire::collect(super::openai_chat::replay(events)).await
                 }
+                RecordedResponse::AnthropicMessagesStream(events) => {
+                    super::wire::collect(super::anthropic::replay(events)).await
+                }
                 other => Err(wrong_line(other.method())),
             }
         }

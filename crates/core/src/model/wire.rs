@@ -13,6 +13,7 @@ use gemini_rs_protocol::{
     Candidate, Content, GenerateContentResponse, Part, RecordedResponse, UsageMetadata,
 };
 use serde_json::Value;
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// Turns one wire's stream events into Gemini response chunks.
@@ -219,6 +220,40 @@ pub(crate) fn chunk(parts: Vec<Part>, finish_reason: Option<&str>) -> GenerateCo
 /// the request's JSON a token.
 pub(crate) fn estimate_tokens<T: serde::Serialize>(request: &T) -> u64 {
     serde_json::to_string(request).map_or(0, |s| s.len() as u64 / 4)
+}
+
+/// Ids for calls that arrived without one (a Gemini recording, a resumed
+/// session): generated per call, and handed to the responses in order.
+#[derive(Debug, Default)]
+pub(crate) struct CallIds {
+    /// (name, id) of the last assistant turn's calls not answered yet.
+    pending: VecDeque<(String, String)>,
+}
+
+impl CallIds {
+    /// A new assistant turn: earlier calls can no longer be answered.
+    pub(crate) fn start_turn(&mut self) {
+        self.pending.clear();
+    }
+
+    /// The assistant turn calls `name` as `id`.
+    pub(crate) fn called(&mut self, name: &str, id: &str) {
+        self.pending.push_back((name.to_string(), id.to_string()));
+    }
+
+    /// The id a response to `name` (with the id it carries) answers.
+    pub(crate) fn answer(&mut self, name: &str, id: Option<&str>) -> String {
+        if let Some(id) = id.filter(|id| !id.is_empty())
+            && let Some(i) = self.pending.iter().position(|(_, p)| p == id)
+        {
+            self.pending.remove(i);
+            return id.to_string();
+        }
+        match self.pending.iter().position(|(n, _)| n == name) {
+            Some(i) => self.pending.remove(i).map(|(_, id)| id).unwrap_or_default(),
+            None => id.map_or_else(|| format!("call_{name}"), str::to_string),
+        }
+    }
 }
 
 /// An HTTP error answer of a non-Gemini API as a [`Failure`]: the API's

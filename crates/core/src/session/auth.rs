@@ -6,8 +6,9 @@ use crate::config::{GeminiPaths, Settings};
 use crate::model::provider::{ModelLimits, Provider, ProviderDecl, ProviderError, Providers, Wire};
 use crate::model::router::{ClientFactory, ProviderRouter};
 use crate::model::{
-    ContentGenerator, GeminiClient, GeminiConfig, ModelError, OpenAiChatClient, OpenAiChatConfig,
-    RecordingGenerator, ReplayGenerator, ResponseSink, RetryConfig,
+    AnthropicClient, AnthropicConfig, ContentGenerator, GeminiClient, GeminiConfig, ModelError,
+    OpenAiChatClient, OpenAiChatConfig, RecordingGenerator, ReplayGenerator, ResponseSink,
+    RetryConfig,
 };
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -220,11 +221,14 @@ fn client(
             max_output_tokens,
             recorder: sink,
         })?),
-        Wire::Anthropic => {
-            return Err(ModelError::Setup(format!(
-                "the `{}` provider speaks the Anthropic Messages API, which this build cannot reach yet",
-                provider.id
-            )));
-        }
+        Wire::Anthropic => Arc::new(AnthropicClient::new(AnthropicConfig {
+            base_url: provider.base_url.clone().unwrap_or_default(),
+            api_key: key,
+            api_key_env: provider.api_key_env.clone(),
+            headers,
+            retry: retry.clone(),
+            max_output_tokens,
+            recorder: sink,
+        })?),
     })
 }

@@ -4,9 +4,9 @@
 //! id, images as data URLs.
 
 use crate::model::schema;
+use crate::model::wire::CallIds;
 use gemini_rs_protocol::{Content, FunctionCallingConfig, GenerateContentRequest, Part};
 use serde_json::{Map, Value, json};
-use std::collections::VecDeque;
 
 /// The body for `POST {base}/chat/completions`.
 pub(crate) fn body(
@@ -103,33 +103,9 @@ fn tool_choice(config: &FunctionCallingConfig) -> Option<Value> {
     }
 }
 
-/// Ids for calls that arrived without one (a Gemini recording, a resumed
-/// session): generated per call, and handed to the responses in order.
-#[derive(Default)]
-struct CallIds {
-    /// (name, id) of the last assistant turn's calls not answered yet.
-    pending: VecDeque<(String, String)>,
-}
-
-impl CallIds {
-    /// The id a response to `name` (with the id it carries) answers.
-    fn answer(&mut self, name: &str, id: Option<&str>) -> String {
-        if let Some(id) = id.filter(|id| !id.is_empty())
-            && let Some(i) = self.pending.iter().position(|(_, p)| p == id)
-        {
-            self.pending.remove(i);
-            return id.to_string();
-        }
-        match self.pending.iter().position(|(n, _)| n == name) {
-            Some(i) => self.pending.remove(i).map(|(_, id)| id).unwrap_or_default(),
-            None => id.map_or_else(|| format!("call_{name}"), str::to_string),
-        }
-    }
-}
-
 /// The assistant message of a model turn (none when it holds only thoughts).
 fn assistant_message(turn: usize, content: &Content, ids: &mut CallIds) -> Option<Value> {
-    ids.pending.clear();
+    ids.start_turn();
     let text = plain_text(&content.parts);
     let calls: Vec<Value> = content
         .parts
@@ -142,7 +118,7 @@ fn assistant_message(turn: usize, content: &Content, ids: &mut CallIds) -> Optio
                 .clone()
                 .filter(|id| !id.is_empty())
                 .unwrap_or_else(|| format!("call_{turn}_{i}"));
-            ids.pending.push_back((call.name.clone(), id.clone()));
+            ids.called(&call.name, &id);
             let args = call.args.clone().unwrap_or_else(|| json!({}));
             json!({"id": id, "type": "function",
                 "function": {"name": call.name, "arguments": args.to_string()}})
