@@ -249,3 +249,62 @@ fn anthropic_runs_a_whole_tool_round_trip() {
             "content": [{"type": "text", "text": "{\"output\":\"alpha\\n\"}"}]})
     );
 }
+
+#[test]
+fn vertex_ai_runs_with_a_service_account() {
+    let sb = sandbox();
+    let pem = std::process::Command::new("openssl")
+        .args([
+            "genpkey",
+            "-algorithm",
+            "RSA",
+            "-pkeyopt",
+            "rsa_keygen_bits:2048",
+        ])
+        .output()
+        .expect("openssl makes the test key");
+    let token = Reply::Status(200, json!({"access_token": "ya29.t", "expires_in": 3600}));
+    let chunk = json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "from vertex"}]},
+        "finishReason": "STOP"}]});
+    let fake = FakeSse::start(vec![token, Reply::Sse(vec![chunk])]);
+    let key = sb.write(
+        "sa.json",
+        &json!({"type": "service_account", "client_email": "bot@p.iam.gserviceaccount.com",
+            "private_key": String::from_utf8(pem.stdout).unwrap(),
+            "token_uri": format!("{}/token", fake.base_url)})
+        .to_string(),
+    );
+    let vertex_env = [
+        ("GOOGLE_GENAI_USE_VERTEXAI", "true"),
+        ("GOOGLE_CLOUD_PROJECT", "proj-1"),
+        ("GOOGLE_CLOUD_LOCATION", "europe-west4"),
+        ("GOOGLE_APPLICATION_CREDENTIALS", key.to_str().unwrap()),
+        ("GOOGLE_VERTEX_BASE_URL", fake.base_url.as_str()),
+        ("GEMINI_API_KEY", ""),
+    ];
+    let out = sb.run(&["-m", "gemini-2.5-flash", "-p", "hi"], None, &vertex_env);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout.trim(), "from vertex");
+    let reqs = fake.requests();
+    assert_eq!(reqs[0].path, "/token");
+    assert_eq!(
+        reqs[1].path,
+        "/v1beta1/projects/proj-1/locations/europe-west4/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+    );
+    assert_eq!(reqs[1].header("authorization"), Some("Bearer ya29.t"));
+    // Neither a project and location nor an express-mode key: exit 41.
+    let out = sb.run(
+        &["-p", "hi"],
+        None,
+        &[
+            ("GOOGLE_GENAI_USE_VERTEXAI", "true"),
+            ("GEMINI_API_KEY", ""),
+        ],
+    );
+    assert_eq!(out.code, 41, "{out:?}");
+    assert!(
+        out.stderr.contains("GOOGLE_CLOUD_PROJECT"),
+        "{}",
+        out.stderr
+    );
+}

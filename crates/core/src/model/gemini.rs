@@ -2,6 +2,7 @@
 //! and `countTokens`, with retries and cancellation.
 
 use super::error::{Failure, ModelError, error_chain, snippet};
+use super::google_auth::GoogleCredentials;
 use super::http::{cancellable, http_client, send, with_retry};
 use super::retry::{RetryConfig, status_failure};
 use super::{ChunkStream, ContentGenerator, sse};
@@ -13,13 +14,26 @@ use gemini_rs_protocol::{
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::future::Future;
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
+
+/// Vertex AI: the Gemini wire under Vertex's URLs, authorized by OAuth2
+/// tokens (a project and location) or by an API key (express mode).
+#[derive(Clone, Debug)]
+pub struct VertexTarget {
+    /// `(project, location)`; `None` in express mode.
+    pub project_location: Option<(String, String)>,
+    /// Where the Bearer tokens come from; `None` in express mode.
+    pub credentials: Option<Arc<GoogleCredentials>>,
+}
 
 /// Settings of a [`GeminiClient`].
 #[derive(Clone)]
 pub struct GeminiConfig {
-    /// Sent as `x-goog-api-key`.
+    /// Sent as `x-goog-api-key` (unless Vertex AI uses OAuth2).
     pub api_key: String,
+    /// Set for Vertex AI.
+    pub vertex: Option<VertexTarget>,
     /// API root, e.g. `https://generativelanguage.googleapis.com`.
     pub base_url: String,
     /// Retry policy.
@@ -33,6 +47,7 @@ impl std::fmt::Debug for GeminiConfig {
         f.debug_struct("GeminiConfig")
             .field("api_key", &"<redacted>")
             .field("base_url", &self.base_url)
+            .field("vertex", &self.vertex)
             .field("retry", &self.retry)
             .field("proxy", &self.proxy)
             .finish()
@@ -54,11 +69,24 @@ impl GeminiClient {
         Ok(GeminiClient { http, config })
     }
 
-    /// `{base}/v1beta/models/{model}:{method}`.
+    /// `{base}/v1beta/models/{model}:{method}`; on Vertex AI
+    /// `{base}/v1beta1/[projects/{p}/locations/{l}/]publishers/google/models/{model}:{method}`.
     fn url(&self, model: &str, method: &str) -> String {
         let model = model.strip_prefix("models/").unwrap_or(model);
         let base = self.config.base_url.trim_end_matches('/');
-        format!("{base}/v1beta/models/{model}:{method}")
+        match &self.config.vertex {
+            None => format!("{base}/v1beta/models/{model}:{method}"),
+            Some(VertexTarget {
+                project_location: Some((project, location)),
+                ..
+            }) => format!(
+                "{base}/v1beta1/projects/{project}/locations/{location}/publishers/google/models/{model}:{method}"
+            ),
+            Some(VertexTarget {
+                project_location: None,
+                ..
+            }) => format!("{base}/v1beta1/publishers/google/models/{model}:{method}"),
+        }
     }
 
     /// One POST; a non-2xx status becomes a [`Failure`] with its retry hint.
@@ -68,11 +96,22 @@ impl GeminiClient {
         body: &B,
         model: &str,
     ) -> Result<reqwest::Response, Failure> {
-        let request = self
-            .http
-            .post(url)
-            .header("x-goog-api-key", &self.config.api_key)
-            .json(body);
+        let credentials = self
+            .config
+            .vertex
+            .as_ref()
+            .and_then(|v| v.credentials.as_ref());
+        let request = match credentials {
+            Some(credentials) => {
+                let token = credentials.token(&self.http).await?;
+                self.http.post(url).bearer_auth(token)
+            }
+            None => self
+                .http
+                .post(url)
+                .header("x-goog-api-key", &self.config.api_key),
+        }
+        .json(body);
         send(request, url, |status, body, hint| {
             status_failure(status, body, model, hint)
         })
@@ -180,3 +219,7 @@ impl ContentGenerator for GeminiClient {
 #[cfg(test)]
 #[path = "gemini_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "vertex_tests.rs"]
+mod vertex_tests;

@@ -91,6 +91,7 @@ fn client(base: &str) -> GeminiClient {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let config = GeminiConfig {
         api_key: "test-key".into(),
+        vertex: None,
         base_url: format!("{base}/"),
         retry: RetryConfig {
             max_attempts: 3,
@@ -262,6 +263,7 @@ async fn unreachable_server_is_a_connection_error() {
 fn a_bad_proxy_url_is_a_setup_error() {
     let err = GeminiClient::new(GeminiConfig {
         api_key: "k".into(),
+        vertex: None,
         base_url: "http://127.0.0.1:1".into(),
         retry: RetryConfig::default(),
         proxy: Some("http://[::1".into()),

@@ -5,6 +5,7 @@
 mod anthropic;
 mod error;
 mod gemini;
+pub mod google_auth;
 mod http;
 mod openai_chat;
 pub mod provider;
@@ -20,7 +21,7 @@ mod wire;
 
 pub use anthropic::{AnthropicClient, AnthropicConfig};
 pub use error::ModelError;
-pub use gemini::{GeminiClient, GeminiConfig};
+pub use gemini::{GeminiClient, GeminiConfig, VertexTarget};
 pub use openai_chat::{OpenAiChatClient, OpenAiChatConfig};
 pub use recorder::{RecordingGenerator, ResponseSink};
 pub use replay::{ReplayGenerator, ReplayMode};

@@ -52,6 +52,8 @@ pub(crate) struct Received {
     /// Header names lower-cased.
     pub headers: Vec<(String, String)>,
     pub body: serde_json::Value,
+    /// The body as text (form bodies are not JSON).
+    pub raw: String,
 }
 
 impl Received {
@@ -151,10 +153,12 @@ async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<Received> {
         }
         buf.extend_from_slice(&tmp[..n]);
     }
-    let body = serde_json::from_slice(&buf[head_end..]).unwrap_or(serde_json::Value::Null);
+    let raw = String::from_utf8_lossy(&buf[head_end..]).to_string();
+    let body = serde_json::from_str(&raw).unwrap_or(serde_json::Value::Null);
     Some(Received {
         path,
         headers,
         body,
+        raw,
     })
 }

@@ -3,27 +3,46 @@
 
 use super::config::{SessionConfig, StartError, StartErrorKind};
 use crate::config::{GeminiPaths, Settings};
+use crate::model::google_auth::GoogleCredentials;
 use crate::model::provider::{ModelLimits, Provider, ProviderDecl, ProviderError, Providers, Wire};
 use crate::model::router::{ClientFactory, ProviderRouter};
 use crate::model::{
     AnthropicClient, AnthropicConfig, ContentGenerator, GeminiClient, GeminiConfig, ModelError,
     OpenAiChatClient, OpenAiChatConfig, RecordingGenerator, ReplayGenerator, ResponseSink,
-    RetryConfig,
+    RetryConfig, VertexTarget,
 };
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::Arc;
 
 fn auth_error(class: &'static str, message: String) -> StartError {
     StartError::new(StartErrorKind::Auth, class, message)
 }
 
-/// The API key, after checking the selected and enforced auth types.
+/// How the built-in Gemini provider authenticates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GeminiAuth {
+    /// The Gemini API with `GEMINI_API_KEY` (none when replaying).
+    ApiKey(Option<String>),
+    /// Vertex AI with a project and location (OAuth2 credentials).
+    Vertex {
+        /// `GOOGLE_CLOUD_PROJECT`.
+        project: String,
+        /// `GOOGLE_CLOUD_LOCATION`.
+        location: String,
+    },
+    /// Vertex AI express mode with `GOOGLE_API_KEY`.
+    VertexExpress(String),
+}
+
+/// How to authenticate, after checking the selected and enforced auth
+/// types (`needs_key`: fail when the credentials a live call needs are
+/// missing).
 pub fn check_auth(
     settings: &Settings,
     paths: &GeminiPaths,
     needs_key: bool,
-) -> Result<Option<String>, StartError> {
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+) -> Result<GeminiAuth, StartError> {
     let truthy = |k: &str| env(k).is_some_and(|v| v.eq_ignore_ascii_case("true"));
     let auth = &settings.typed().security.auth;
     let selected = auth.selected_type.clone().filter(|s| !s.is_empty());
@@ -48,17 +67,33 @@ pub fn check_auth(
             ),
         ));
     }
+    if current.as_deref() == Some("vertex-ai") {
+        return match (
+            env("GOOGLE_CLOUD_PROJECT"),
+            env("GOOGLE_CLOUD_LOCATION"),
+            env("GOOGLE_API_KEY"),
+        ) {
+            (Some(project), Some(location), _) => Ok(GeminiAuth::Vertex { project, location }),
+            (_, _, Some(key)) => Ok(GeminiAuth::VertexExpress(key)),
+            _ if !needs_key => Ok(GeminiAuth::ApiKey(None)),
+            _ => Err(auth_error(
+                "FatalAuthenticationError",
+                "When using Vertex AI, you must specify either:\n\
+                 • GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION environment variables.\n\
+                 • GOOGLE_API_KEY environment variable (if using express mode).\n\
+                 Update your environment and try again."
+                    .to_string(),
+            )),
+        };
+    }
     let key = env("GEMINI_API_KEY");
     if needs_key {
         match current.as_deref() {
-            Some("oauth-personal")
-            | Some("vertex-ai")
-            | Some("cloud-shell")
-            | Some("compute-default-credentials") => {
+            Some("oauth-personal") | Some("cloud-shell") | Some("compute-default-credentials") => {
                 return Err(auth_error(
                     "FatalAuthenticationError",
                     format!(
-                        "Authentication type '{}' is not supported by gemini-rs yet. Set GEMINI_API_KEY (an API key from Google AI Studio) and select \"gemini-api-key\" in {}.",
+                        "Authentication type '{}' is not supported by gemini-rs: Google's login is only for Gemini CLI itself. Use an API key (GEMINI_API_KEY, selectedType \"gemini-api-key\") or Vertex AI (GOOGLE_GENAI_USE_VERTEXAI=true) in {}.",
                         current.as_deref().unwrap_or(""),
                         paths.user_settings().display()
                     ),
@@ -68,7 +103,7 @@ pub fn check_auth(
                 return Err(auth_error(
                     "FatalAuthenticationError",
                     format!(
-                        "Please set an Auth method in your {} or specify one of the following environment variables before running: GEMINI_API_KEY",
+                        "Please set an Auth method in your {} or specify one of the following environment variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI",
                         paths.user_settings().display()
                     ),
                 ));
@@ -76,7 +111,7 @@ pub fn check_auth(
             _ => {}
         }
     }
-    Ok(key)
+    Ok(GeminiAuth::ApiKey(key))
 }
 
 /// The providers of a session: the built-ins plus `model.providers`.
@@ -166,6 +201,53 @@ pub fn generator(
     Ok(Arc::new(ProviderRouter::new(providers.clone(), factory)))
 }
 
+/// The built-in Gemini provider's client settings: the Gemini API
+/// (`GOOGLE_GEMINI_BASE_URL` overrides its URL) or Vertex AI
+/// (`GOOGLE_VERTEX_BASE_URL` overrides its URL; else the location's).
+fn builtin_gemini_config(
+    auth: GeminiAuth,
+    home: &Path,
+    retry: &RetryConfig,
+) -> Result<GeminiConfig, ModelError> {
+    let vertex_url = |location: Option<&str>| {
+        env("GOOGLE_VERTEX_BASE_URL").unwrap_or_else(|| match location {
+            Some(l) if l != "global" => format!("https://{l}-aiplatform.googleapis.com"),
+            _ => "https://aiplatform.googleapis.com".to_string(),
+        })
+    };
+    let (api_key, base_url, vertex) = match auth {
+        GeminiAuth::ApiKey(key) => (
+            key.unwrap_or_default(),
+            env("GOOGLE_GEMINI_BASE_URL")
+                .unwrap_or_else(|| "https://generativelanguage.googleapis.com".to_string()),
+            None,
+        ),
+        GeminiAuth::Vertex { project, location } => {
+            let credentials = GoogleCredentials::find(env, home)?;
+            let base = vertex_url(Some(&location));
+            let target = VertexTarget {
+                project_location: Some((project, location)),
+                credentials: Some(Arc::new(credentials)),
+            };
+            (String::new(), base, Some(target))
+        }
+        GeminiAuth::VertexExpress(key) => {
+            let target = VertexTarget {
+                project_location: None,
+                credentials: None,
+            };
+            (key, vertex_url(None), Some(target))
+        }
+    };
+    Ok(GeminiConfig {
+        api_key,
+        vertex,
+        base_url,
+        retry: retry.clone(),
+        proxy: None,
+    })
+}
+
 /// Builds the client of one provider; a missing key is an error naming the
 /// variable to set.
 fn client(
@@ -175,11 +257,18 @@ fn client(
     retry: &RetryConfig,
     sink: Option<Arc<ResponseSink>>,
 ) -> Result<Arc<dyn ContentGenerator>, ModelError> {
-    let key = match &provider.api_key_env {
-        Some(var) if provider.id == "gemini" && provider.wire == Wire::Gemini => {
+    if provider.id == "gemini" && provider.wire == Wire::Gemini {
+        let auth =
             check_auth(settings, paths, true).map_err(|e| ModelError::Setup(e.message.clone()))?;
-            env(var)
-        }
+        let gemini: Arc<dyn ContentGenerator> = Arc::new(GeminiClient::new(
+            builtin_gemini_config(auth, &paths.home, retry)?,
+        )?);
+        return Ok(match sink {
+            Some(sink) => Arc::new(RecordingGenerator::with_sink(gemini, sink)),
+            None => gemini,
+        });
+    }
+    let key = match &provider.api_key_env {
         Some(var) => Some(env(var).ok_or_else(|| {
             ModelError::Setup(format!(
                 "{var} is not set: the `{}` provider needs an API key. Set {var}.",
@@ -203,6 +292,7 @@ fn client(
                 .unwrap_or_else(|| "https://generativelanguage.googleapis.com".to_string());
             let gemini = Arc::new(GeminiClient::new(GeminiConfig {
                 api_key: key.unwrap_or_default(),
+                vertex: None,
                 base_url,
                 retry: retry.clone(),
                 proxy: None,
