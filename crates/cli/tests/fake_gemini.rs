@@ -34,6 +34,8 @@ pub enum Fault {
     /// Serve `after` requests normally, then hold the next one open for
     /// 30 s without answering (a process can be killed mid-request).
     Hang { after: usize },
+    /// Serve this request normally (to fail later ones).
+    Pass,
 }
 
 #[derive(Default)]
@@ -164,7 +166,7 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
                 *after -= 1;
                 None
             }
-            _ => s.faults.pop_front(),
+            _ => s.faults.pop_front().filter(|f| !matches!(f, Fault::Pass)),
         };
         let wanted = if method == "streamGenerateContent" {
             "generateContentStream"

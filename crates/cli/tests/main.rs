@@ -10,6 +10,7 @@ mod fs_tools;
 mod hooks;
 mod mcp;
 mod providers;
+mod routing;
 mod sandbox;
 mod sessions;
 mod signals;

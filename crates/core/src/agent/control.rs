@@ -3,6 +3,8 @@
 //! instruction's context-file part (`/memory refresh`).
 
 use super::Agent;
+use super::routing::{AutoRouting, is_persistent_quota_error};
+use crate::events::AgentEvent;
 use crate::hooks::Hooks;
 use gemini_rs_protocol::Content;
 use std::sync::Arc;
@@ -64,11 +66,33 @@ impl Agent {
     }
 
     /// Talks to `model` from the next request on, with its default
-    /// generation settings.
+    /// generation settings; `auto` names route each prompt (starting with
+    /// their pro model).
     pub fn set_model(&mut self, model: String) {
-        self.config.generation_config = crate::model::default_generation_config(&model);
-        self.config.model = model;
+        self.routing = AutoRouting::for_model(&model, self.config.auto_classify);
+        let concrete = self.routing.as_ref().map_or(model, |r| r.pro.clone());
+        self.config.generation_config = crate::model::default_generation_config(&concrete);
+        self.config.model = concrete;
         self.last_prompt_tokens = None;
+    }
+
+    /// Uses `model`, chosen by `auto` routing, and tells the front end.
+    pub(super) fn use_routed_model(&mut self, model: String) {
+        if model == self.config.model {
+            return;
+        }
+        self.config.generation_config = crate::model::default_generation_config(&model);
+        self.config.model = model.clone();
+        self.last_prompt_tokens = None;
+        self.emit(AgentEvent::ModelChanged(model));
+    }
+
+    /// Whether a failed request should move `auto` to its flash model.
+    pub(super) fn should_fall_back(&self, error: &crate::model::ModelError) -> bool {
+        self.routing
+            .as_ref()
+            .is_some_and(|r| r.flash != self.config.model)
+            && is_persistent_quota_error(error)
     }
 
     /// Runs one call through the scheduler without touching the history

@@ -9,6 +9,7 @@ mod control;
 
 mod loop_guard;
 pub mod memory;
+pub mod routing;
 
 mod turn;
 
@@ -45,6 +46,8 @@ pub struct AgentConfig {
     pub compression_threshold: f64,
     /// The context window of each model (the model can change).
     pub context_windows: crate::model::provider::ContextWindows,
+    /// Whether `auto` may make classifier calls (not when replaying).
+    pub auto_classify: bool,
 }
 
 /// The optional parts of an agent: hooks and chat recording.
@@ -70,6 +73,8 @@ pub struct Agent {
     recorder: Option<ChatRecorder>,
     loop_guard: LoopGuard,
     last_prompt_tokens: Option<(u64, usize)>,
+    /// Set while the model is `auto`.
+    routing: Option<routing::AutoRouting>,
 }
 
 impl Agent {
@@ -95,6 +100,7 @@ impl Agent {
             hooks: None,
             recorder: None,
             loop_guard: LoopGuard::new(),
+            routing: None,
             last_prompt_tokens: None,
         }
     }
@@ -145,6 +151,12 @@ impl Agent {
                     });
                 }
             }
+        }
+        if let Some(routing) = self.routing.clone() {
+            let chosen = routing
+                .choose(self.generator.as_ref(), &self.history, &prompt_text, cancel)
+                .await;
+            self.use_routed_model(chosen);
         }
         let mut responses = Vec::new();
         let outcome = self.run_turns(parts, &mut responses, cancel).await?;
@@ -220,7 +232,20 @@ impl Agent {
             self.turns += 1;
             self.history.push(next);
             self.maybe_compress(cancel).await;
-            let mut turn = self.model_turn(cancel).await?;
+            let mut turn = match self.model_turn(cancel).await {
+                Err(AgentError::Model(e)) if self.should_fall_back(&e) => {
+                    let flash = self.routing.as_ref().map(|r| r.flash.clone());
+                    let flash = flash.unwrap_or_default();
+                    self.emit(AgentEvent::Warning(format!(
+                        "{} is over its quota ({e}); switching to {flash} for this session.",
+                        self.config.model
+                    )));
+                    self.routing = None;
+                    self.use_routed_model(flash);
+                    self.model_turn(cancel).await?
+                }
+                other => other?,
+            };
             if turn.invalid.is_some() {
                 // An answer with nothing in it is asked for once more.
                 turn = self.model_turn(cancel).await?;

@@ -6,6 +6,7 @@ use super::auth;
 use super::config::{
     SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote, resolve_model,
 };
+use crate::agent::routing::AutoRouting;
 use crate::agent::{
     Agent, AgentConfig, AgentExtras, PromptFeatures, compress, environment_context, memory,
     system_prompt,
@@ -212,7 +213,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let mut history = vec![Content::user_text(environment_context(&workspace, &today))];
     let resumed = resumed_history.is_some();
     history.extend(resumed_history.unwrap_or_default());
-    let agent = Agent::new(
+    let mut agent = Agent::new(
         generator,
         scheduler,
         AgentConfig {
@@ -231,6 +232,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
                 .compression_threshold
                 .unwrap_or(compress::DEFAULT_THRESHOLD),
             context_windows: providers.context_windows(),
+            auto_classify: config.replay.is_none(),
         },
         history,
         events,
@@ -240,6 +242,15 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         hooks: hooks.clone(),
         recorder: Some(recorder),
     });
+    // `auto` asked for by name routes each prompt; the default does not.
+    let asked = config
+        .model
+        .clone()
+        .or_else(|| std::env::var("GEMINI_MODEL").ok().filter(|m| !m.is_empty()))
+        .or_else(|| settings.model_name());
+    if let Some(name) = asked.filter(|n| AutoRouting::for_model(n, false).is_some()) {
+        agent.set_model(name);
+    }
     Ok(Parts {
         agent,
         hooks,

@@ -332,7 +332,8 @@ impl Engine {
                 Finished::Command
             }
             Op::SetModel(model) => {
-                self.agent.set_model(model.clone());
+                self.agent.set_model(model);
+                let model = self.agent.model().to_string();
                 self.ctx.model = model.clone();
                 self.emit(AgentEvent::ModelChanged(model));
                 Finished::Command
