@@ -27,9 +27,18 @@ impl Drop for LlamaServer {
 
 /// Starts the server, or `None` (after [`peer_missing`]) without its peer.
 fn start() -> Option<LlamaServer> {
-    let (Ok(python), Ok(model)) = (
-        std::env::var("GEMINI_RS_LLAMA_PYTHON"),
-        std::env::var("GEMINI_RS_LLAMA_MODEL"),
+    let installed = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/llama");
+    let found = |var: &str, default: std::path::PathBuf| {
+        std::env::var(var)
+            .ok()
+            .or_else(|| default.exists().then(|| default.display().to_string()))
+    };
+    let (Some(python), Some(model)) = (
+        found("GEMINI_RS_LLAMA_PYTHON", installed.join("venv/bin/python")),
+        found(
+            "GEMINI_RS_LLAMA_MODEL",
+            installed.join("gemma-3-270m-q4_k_m.gguf"),
+        ),
     ) else {
         peer_missing(
             "llama-cpp-python with Gemma 3 270M",
