@@ -16,7 +16,7 @@ pub enum OutputFormat {
 }
 
 /// gemini-rs: a fast, drop-in compatible Gemini CLI agent.
-#[derive(Debug, Parser)]
+#[derive(Debug, Clone, Parser)]
 #[command(name = "gemini-rs", version, disable_version_flag = true)]
 pub struct Args {
     /// The prompt (runs headless when stdin is not a terminal).
@@ -103,6 +103,9 @@ pub struct Args {
     /// Debug logging (stderr in headless mode).
     #[arg(short = 'd', long)]
     pub debug: bool,
+    /// Run as an Agent Client Protocol agent on stdio (for editors).
+    #[arg(long = "acp", visible_alias = "experimental-acp")]
+    pub acp: bool,
     /// Print the version.
     #[arg(short = 'v', long = "version", action = ArgAction::Version)]
     pub version: (),

@@ -1,6 +1,7 @@
 //! `gemini-rs`: the binary. Parses arguments, loads settings and runs the
 //! agent headless (the terminal UI comes later).
 
+mod acp;
 mod args;
 mod exit;
 mod headless;
@@ -82,6 +83,17 @@ fn real_main() -> Result<i32> {
     let root = project_root()?;
     let paths = GeminiPaths::from_env();
     load_dotenv(&root, &paths.home);
+    if args.acp {
+        // stdout is the protocol: logs go to stderr only.
+        init_tracing(args.debug, None);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?;
+        let code = runtime.block_on(acp::run(args.clone(), paths));
+        runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+        gemini_rs_core::process::terminate_all(signals::GRACE);
+        return Ok(code);
+    }
     let stdin_is_tty = std::io::stdin().is_terminal();
     // A positional prompt on a terminal opens the UI with that prompt, as
     // in Gemini CLI; -p always runs headless.

@@ -2,6 +2,7 @@
 //! recorded sessions and a fake Gemini endpoint on 127.0.0.1.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod acp;
 mod conformance;
 mod e2e;
 mod fake_gemini;

@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
-fn everything_bin() -> Option<PathBuf> {
+pub fn everything_bin() -> Option<PathBuf> {
     let rel = "node_modules/.bin/mcp-server-everything";
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let found = std::env::var_os("GEMINI_RS_MCP_EVERYTHING")

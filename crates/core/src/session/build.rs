@@ -103,12 +103,15 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     } else {
         discovered(settings, root).await?
     };
-    let mcp = if !tool_server && !extensions::all_servers(settings, paths, root).is_empty() {
-        let mgr = McpManager::start(
+    let has_servers = !config.mcp_servers.is_empty()
+        || !extensions::all_servers(settings, paths, root).is_empty();
+    let mcp = if !tool_server && has_servers {
+        let mgr = McpManager::start_with(
             settings,
             workspace.dirs(),
             &config.allowed_mcp_server_names,
             config.trusted,
+            &config.mcp_servers,
         )
         .await;
         notes.extend(mgr.failures().iter().map(|f| StartupNote {

@@ -53,6 +53,10 @@ pub struct SessionConfig {
     pub replay: Option<(PathBuf, ReplayMode)>,
     /// `--record-responses`.
     pub record_responses: Option<PathBuf>,
+    /// MCP servers a front end adds (an ACP client's), in the form of
+    /// settings' `mcpServers` entries; they win over settings' servers of
+    /// the same name.
+    pub mcp_servers: Vec<(String, serde_json::Value)>,
 }
 
 impl SessionConfig {
@@ -76,6 +80,7 @@ impl SessionConfig {
             sandbox: None,
             replay: None,
             record_responses: None,
+            mcp_servers: Vec::new(),
         }
     }
 }

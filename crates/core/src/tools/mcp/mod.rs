@@ -61,10 +61,34 @@ impl McpManager {
         allowed_server_names: &[String],
         project_trusted: bool,
     ) -> McpManager {
-        let configs = match workspace_dirs.first() {
+        Self::start_with(
+            settings,
+            workspace_dirs,
+            allowed_server_names,
+            project_trusted,
+            &[],
+        )
+        .await
+    }
+
+    /// As [`McpManager::start`], with `extra` servers (a front end's, in
+    /// settings' `mcpServers` form) that win over configured ones of the
+    /// same name.
+    pub async fn start_with(
+        settings: &Settings,
+        workspace_dirs: &[PathBuf],
+        allowed_server_names: &[String],
+        project_trusted: bool,
+        extra: &[(String, serde_json::Value)],
+    ) -> McpManager {
+        let mut configs = match workspace_dirs.first() {
             Some(root) => extensions::all_servers(settings, &GeminiPaths::from_env(), root),
             None => config::configured_servers(settings),
         };
+        for (name, value) in extra {
+            configs.retain(|c| c.name != *name);
+            configs.push(McpServerConfig::from_value(name, value));
+        }
         let filter = ServerFilter::new(settings, allowed_server_names);
         let (tx, _rx) = watch::channel(0u64);
         let changed = Arc::new(tx);

@@ -1,0 +1,286 @@
+//! `gemini-rs --acp` driven by a real ACP client: the official TypeScript
+//! SDK (`@agentclientprotocol/sdk` from npm) running `tests/acp/client.mjs`
+//! over recorded model sessions.
+
+use crate::e2e::{call, lines, text};
+use crate::support::{Sandbox, peer_missing};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The folder holding the SDK (`node_modules/@agentclientprotocol/sdk`).
+fn client_dir() -> Option<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let found = std::env::var_os("GEMINI_RS_ACP_CLIENT")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([root.join("target/acp-client")])
+        .find(|d| d.join("node_modules/@agentclientprotocol/sdk").exists());
+    if found.is_none() {
+        peer_missing(
+            "@agentclientprotocol/sdk",
+            "npm install --prefix target/acp-client @agentclientprotocol/sdk, or set GEMINI_RS_ACP_CLIENT",
+        );
+    }
+    found
+}
+
+fn sandbox() -> Sandbox {
+    let sb = Sandbox::new();
+    sb.settings(&json!({"model": {"name": "gemini-2.5-flash"},
+        "security": {"auth": {"selectedType": "gemini-api-key"}}}));
+    sb
+}
+
+/// Runs the client on `scenario` (its `command` filled in) against the
+/// binary replaying `responses`; the client's log.
+fn run(sb: &Sandbox, name: &str, responses: &str, mut scenario: Value) -> Option<Value> {
+    let dir = client_dir()?;
+    let script = dir.join(format!("gemini-rs-client-{name}.mjs"));
+    std::fs::write(&script, include_str!("acp/client.mjs")).unwrap();
+    let file = sb.write(&format!("{name}.responses"), responses);
+    let home = |k: &str, v: &std::path::Path| format!("{k}={}", v.display());
+    scenario["command"] = json!([
+        "env",
+        "-i",
+        format!("PATH={}", std::env::var("PATH").unwrap_or_default()),
+        home("HOME", &sb.home),
+        home("GEMINI_CLI_HOME", &sb.home),
+        home(
+            "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+            &sb.home.join("none.json")
+        ),
+        "GEMINI_API_KEY=dummy",
+        env!("CARGO_BIN_EXE_gemini-rs"),
+        "--acp",
+        "--fake-responses",
+        file,
+    ]);
+    scenario["cwd"] = json!(sb.work);
+    let scenario_file = sb.write(&format!("{name}.scenario.json"), &scenario.to_string());
+    let out = Command::new("node")
+        .arg(&script)
+        .arg(&scenario_file)
+        .current_dir(&dir)
+        .output()
+        .expect("node runs the ACP client");
+    let _ = std::fs::remove_file(&script);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let log: Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
+    assert!(log.get("error").is_none(), "{log:#}");
+    assert_eq!(
+        log["exitCode"], 0,
+        "the agent exits cleanly when stdin closes"
+    );
+    Some(log)
+}
+
+fn updates<'a>(log: &'a Value, kind: &str) -> Vec<&'a Value> {
+    log["updates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["sessionUpdate"] == kind)
+        .collect()
+}
+
+/// A thought and text, then a write_file call; then "Done.".
+fn write_session() -> String {
+    let first = json!({"method": "generateContentStream", "response": [{"candidates": [{"content": {
+        "role": "model", "parts": [{"text": "**Planning**", "thought": true}, {"text": "Writing it."},
+        {"functionCall": {"name": "write_file", "args": {"file_path": "n.txt", "content": "new\n"}}}]},
+        "finishReason": "STOP"}]}]});
+    lines(&[first.to_string(), text("Done.")])
+}
+
+#[test]
+fn a_prompt_streams_thoughts_text_and_an_allowed_write() {
+    let sb = sandbox();
+    let Some(log) = run(
+        &sb,
+        "allow",
+        &write_session(),
+        json!({"permission": "allow_once", "prompts": ["write n.txt"]}),
+    ) else {
+        return;
+    };
+    let init = &log["answers"]["initialize"];
+    assert_eq!(init["protocolVersion"], 1);
+    assert_eq!(init["agentCapabilities"]["loadSession"], true);
+    assert_eq!(log["answers"]["new"]["modes"]["currentModeId"], "default");
+    assert_eq!(
+        log["answers"]["prompts"],
+        json!([{"stopReason": "end_turn"}])
+    );
+    assert_eq!(
+        updates(&log, "agent_thought_chunk")[0]["content"]["text"],
+        "**Planning**"
+    );
+    let said: String = updates(&log, "agent_message_chunk")
+        .iter()
+        .map(|u| u["content"]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(said, "Writing it.Done.");
+    let calls = updates(&log, "tool_call");
+    assert_eq!(calls[0]["kind"], "edit");
+    assert_eq!(calls[0]["title"], "WriteFile: n.txt");
+    let perms = log["permissions"].as_array().unwrap();
+    assert_eq!(perms.len(), 1);
+    let kinds: Vec<&str> = perms[0]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["allow_once", "allow_always", "reject_once"]);
+    assert_eq!(perms[0]["toolCall"]["content"][0]["type"], "diff");
+    assert_eq!(perms[0]["toolCall"]["content"][0]["newText"], "new\n");
+    let done = updates(&log, "tool_call_update");
+    let last = done.last().unwrap();
+    assert_eq!(last["status"], "completed");
+    assert_eq!(last["content"][0]["type"], "diff");
+    assert_eq!(sb.read("n.txt").as_deref(), Some("new\n"));
+    assert!(!updates(&log, "available_commands_update").is_empty());
+    assert_eq!(log["answers"]["unknownMethod"]["code"], -32601);
+}
+
+#[test]
+fn a_rejected_write_changes_nothing() {
+    let sb = sandbox();
+    let Some(log) = run(
+        &sb,
+        "reject",
+        &write_session(),
+        json!({"permission": "reject_once", "prompts": ["write n.txt"]}),
+    ) else {
+        return;
+    };
+    assert_eq!(log["answers"]["prompts"][0]["stopReason"], "end_turn");
+    let done = updates(&log, "tool_call_update");
+    assert_eq!(done.last().unwrap()["status"], "failed");
+    assert!(sb.read("n.txt").is_none());
+}
+
+#[test]
+fn allow_always_asks_once() {
+    let sb = sandbox();
+    let write = |path: &str| call("write_file", json!({"file_path": path, "content": "x"}));
+    let responses = lines(&[write("a.txt"), write("b.txt"), text("Both written.")]);
+    let Some(log) = run(
+        &sb,
+        "always",
+        &responses,
+        json!({"permission": "allow_always", "prompts": ["write both"]}),
+    ) else {
+        return;
+    };
+    assert_eq!(log["permissions"].as_array().unwrap().len(), 1);
+    assert_eq!(sb.read("a.txt").as_deref(), Some("x"));
+    assert_eq!(sb.read("b.txt").as_deref(), Some("x"));
+}
+
+#[test]
+fn cancel_mid_tool_ends_the_prompt_as_cancelled() {
+    let sb = sandbox();
+    let responses = lines(&[call("run_shell_command", json!({"command": "sleep 30"}))]);
+    let started = std::time::Instant::now();
+    let Some(log) = run(
+        &sb,
+        "cancel",
+        &responses,
+        json!({"permission": "allow_once", "cancelOnRun": true, "prompts": ["wait"]}),
+    ) else {
+        return;
+    };
+    assert_eq!(log["answers"]["prompts"][0]["stopReason"], "cancelled");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "the sleep was killed"
+    );
+    let done = updates(&log, "tool_call_update");
+    assert_eq!(done.last().unwrap()["status"], "failed");
+}
+
+#[test]
+fn modes_and_loading_a_recorded_session() {
+    let sb = sandbox();
+    let responses = lines(&[
+        call("write_file", json!({"file_path": "m.txt", "content": "m"})),
+        text("Written without asking."),
+    ]);
+    let Some(log) = run(
+        &sb,
+        "mode",
+        &responses,
+        json!({"mode": "yolo", "prompts": ["write m.txt"]}),
+    ) else {
+        return;
+    };
+    assert!(log["permissions"].as_array().unwrap().is_empty());
+    let mode = updates(&log, "current_mode_update");
+    assert_eq!(mode[0]["currentModeId"], "yolo");
+    assert_eq!(sb.read("m.txt").as_deref(), Some("m"));
+    // Load it again: the history comes back as updates.
+    let id = log["sessionId"].as_str().unwrap().to_string();
+    let Some(loaded) = run(&sb, "load", "", json!({"load": id})) else {
+        return;
+    };
+    let users = updates(&loaded, "user_message_chunk");
+    assert!(
+        users.iter().any(|u| u["content"]["text"] == "write m.txt"),
+        "{loaded:#}"
+    );
+    let said = updates(&loaded, "agent_message_chunk");
+    assert!(
+        said.iter()
+            .any(|u| u["content"]["text"] == "Written without asking.")
+    );
+    assert_eq!(updates(&loaded, "tool_call")[0]["kind"], "edit");
+}
+
+#[test]
+fn mcp_servers_from_the_client_are_used() {
+    let Some(everything) = crate::mcp::everything_bin() else {
+        return;
+    };
+    let sb = sandbox();
+    let responses = lines(&[call("echo", json!({"message": "hi there"})), text("echoed")]);
+    let servers =
+        json!([{"name": "everything", "command": everything, "args": ["stdio"], "env": []}]);
+    let Some(log) = run(
+        &sb,
+        "mcp",
+        &responses,
+        json!({"mode": "yolo", "mcpServers": servers, "prompts": ["echo"]}),
+    ) else {
+        return;
+    };
+    let done = updates(&log, "tool_call_update");
+    let last = done.last().unwrap();
+    assert_eq!(last["status"], "completed", "{log:#}");
+    assert!(
+        last["content"][0]["content"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("hi there")
+    );
+}
+
+#[test]
+fn the_upstream_say_hello_scenario() {
+    let sb = sandbox();
+    let dir =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/upstream");
+    let responses =
+        std::fs::read_to_string(dir.join("hooks-system.session-startup.responses")).unwrap();
+    let Some(log) = run(&sb, "hello", &responses, json!({"prompts": ["Say hello"]})) else {
+        return;
+    };
+    let said: String = updates(&log, "agent_message_chunk")
+        .iter()
+        .map(|u| u["content"]["text"].as_str().unwrap())
+        .collect();
+    assert!(said.contains("Hello"), "{said}");
+    assert_eq!(log["answers"]["prompts"][0]["stopReason"], "end_turn");
+}
