@@ -284,3 +284,42 @@ fn the_upstream_say_hello_scenario() {
     assert!(said.contains("Hello"), "{said}");
     assert_eq!(log["answers"]["prompts"][0]["stopReason"], "end_turn");
 }
+
+#[test]
+fn files_go_through_a_client_that_offers_them() {
+    let sb = sandbox();
+    let old = sb.work.join("old.txt");
+    std::fs::write(&old, "on disk\n").unwrap();
+    let write = |path: &str, content: &str| {
+        call("write_file", json!({"file_path": path, "content": content}))
+    };
+    let responses = lines(&[
+        write("n.txt", "new\n"),
+        write("old.txt", "edited\n"),
+        text("ok"),
+    ]);
+    let buffers = json!({old.to_str().unwrap(): "unsaved buffer\n"});
+    let scenario =
+        json!({"fs": true, "files": buffers, "permission": "allow_once", "prompts": ["write"]});
+    let Some(log) = run(&sb, "fs", &responses, scenario) else {
+        return;
+    };
+    let writes = log["writes"].as_array().unwrap();
+    assert_eq!(writes.len(), 2, "{log:#}");
+    assert_eq!(writes[0]["path"], json!(sb.work.join("n.txt")));
+    assert_eq!(writes[0]["content"], "new\n");
+    // Nothing on disk: the editor owns the files.
+    assert!(sb.read("n.txt").is_none());
+    assert_eq!(sb.read("old.txt").as_deref(), Some("on disk\n"));
+    // The proposal shows the editor's buffer, not the disk.
+    let perms = log["permissions"].as_array().unwrap();
+    assert_eq!(
+        perms[1]["toolCall"]["content"][0]["oldText"],
+        "unsaved buffer\n"
+    );
+    let done: Vec<&Value> = updates(&log, "tool_call_update")
+        .into_iter()
+        .filter(|u| u["status"] == "completed")
+        .collect();
+    assert_eq!(done.len(), 2);
+}

@@ -3,6 +3,7 @@
 //! started with the terminal UI's tool set and confirmations; stdout
 //! carries only protocol messages.
 
+mod fs;
 mod rpc;
 mod session;
 mod updates;
@@ -14,6 +15,7 @@ use rpc::{Incoming, Peer, RpcError, code};
 use serde_json::{Map, Value, json};
 use session::AcpSession;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::io::AsyncBufReadExt;
 
@@ -27,6 +29,8 @@ struct Agent {
     args: Arc<Args>,
     paths: GeminiPaths,
     sessions: Arc<Mutex<HashMap<String, Arc<AcpSession>>>>,
+    /// Set when the client offers reading and writing text files.
+    client_fs: Arc<AtomicBool>,
 }
 
 /// Serves ACP on stdin/stdout until stdin closes; the exit code.
@@ -37,6 +41,7 @@ pub async fn run(args: Args, paths: GeminiPaths) -> i32 {
         args: Arc::new(args),
         paths,
         sessions: Arc::default(),
+        client_fs: Arc::default(),
     };
     let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     while let Ok(Some(line)) = lines.next_line().await {
@@ -85,7 +90,17 @@ impl Agent {
         id: Value,
     ) -> Option<Result<Value, RpcError>> {
         Some(match method {
-            "initialize" => Ok(initialize()),
+            "initialize" => {
+                let fs = |k: &str| {
+                    params
+                        .pointer(&format!("/clientCapabilities/fs/{k}"))
+                        .and_then(Value::as_bool)
+                        == Some(true)
+                };
+                let both = fs("readTextFile") && fs("writeTextFile");
+                self.client_fs.store(both, Ordering::SeqCst);
+                Ok(initialize())
+            }
             "authenticate" => Ok(json!({})),
             "session/new" => self.new_session(&params, None).await,
             "session/load" => self.load_session(&params).await,
@@ -145,16 +160,24 @@ impl Agent {
         let env = |k: &str| std::env::var(k).ok();
         let (settings, trusted) = crate::load_settings(&root, &self.paths, &env)
             .map_err(|e| RpcError::new(code::INTERNAL_ERROR, e.to_string()))?;
-        let session_id = uuid::Uuid::new_v4().to_string();
+        let session_id = resume
+            .clone()
+            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         let mut config = self.args.session_config(
             settings,
             self.paths.clone(),
             root,
             trusted,
             true,
-            session_id,
+            session_id.clone(),
         );
         config.resume = resume;
+        if self.client_fs.load(Ordering::SeqCst) {
+            config.client_fs = Some(Arc::new(fs::AcpFs {
+                peer: self.peer.clone(),
+                session_id,
+            }));
+        }
         config.mcp_servers = mcp_servers(params.get("mcpServers"));
         let handle = Session::start(config)
             .await
@@ -194,7 +217,8 @@ impl Agent {
         let chats = session.info.workspace.project_temp_dir().join("chats");
         if let Ok(found) = gemini_rs_core::recording::find_session(&chats, &id) {
             let history = gemini_rs_core::recording::history_of(&found.record);
-            for update in updates::history(&session.info.tools, &history) {
+            let root = session.info.workspace.target_dir();
+            for update in updates::history(&session.info.tools, root, &history) {
                 self.peer
                     .notify("session/update", json!({"sessionId": id, "update": update}));
             }

@@ -137,7 +137,13 @@ impl Pump {
                     call_id,
                     name,
                     args,
-                } => self.update(updates::tool_call(&self.info.tools, &call_id, &name, &args)),
+                } => self.update(updates::tool_call(
+                    &self.info.tools,
+                    self.info.workspace.target_dir(),
+                    &call_id,
+                    &name,
+                    &args,
+                )),
                 AgentEvent::ToolAwaitingApproval {
                     call_id,
                     name,
@@ -210,7 +216,9 @@ impl Pump {
     /// the prompt is cancelled) goes back to the session.
     fn ask(&self, call_id: String, name: String, details: ConfirmationDetails) {
         let content = updates::confirmation_content(&details);
-        let mut tool_call = updates::tool_call(&self.info.tools, &call_id, &name, &Value::Null);
+        let root = self.info.workspace.target_dir();
+        let mut tool_call =
+            updates::tool_call(&self.info.tools, root, &call_id, &name, &Value::Null);
         tool_call["content"] = Value::Array(content);
         tool_call["title"] = json!(details.title());
         if let Some(obj) = tool_call.as_object_mut() {

@@ -8,6 +8,7 @@ use gemini_rs_core::tools::{
 };
 use gemini_rs_protocol::{Content, Part};
 use serde_json::{Value, json};
+use std::path::Path;
 
 /// An ACP prompt as parts: text, resource links as `@path` references
 /// (expanded like typed ones), embedded resources as framed text, images
@@ -91,8 +92,15 @@ const SUBJECT_ARGS: [&str; 9] = [
     "fact",
 ];
 
-/// `tool_call`: a new call with its title, kind and locations.
-pub fn tool_call(tools: &ToolRegistry, call_id: &str, name: &str, args: &Value) -> Value {
+/// `tool_call`: a new call with its title, kind and locations (absolute,
+/// relative ones taken from `root`).
+pub fn tool_call(
+    tools: &ToolRegistry,
+    root: &Path,
+    call_id: &str,
+    name: &str,
+    args: &Value,
+) -> Value {
     let tool = tools.get(name);
     let display = tool.map_or(name, |t| t.tool.display_name());
     let subject = SUBJECT_ARGS
@@ -106,7 +114,7 @@ pub fn tool_call(tools: &ToolRegistry, call_id: &str, name: &str, args: &Value) 
     let locations: Vec<Value> = ["file_path", "absolute_path", "dir_path", "path"]
         .iter()
         .filter_map(|k| args.get(*k).and_then(Value::as_str))
-        .map(|p| json!({"path": p}))
+        .map(|p| json!({"path": root.join(p)}))
         .collect();
     json!({"sessionUpdate": "tool_call", "toolCallId": call_id, "title": title, "kind": kind,
         "status": "pending", "locations": locations, "rawInput": args})
@@ -176,7 +184,7 @@ pub fn plan(todos: &[TodoItem]) -> Value {
 /// A recorded conversation as the updates that show it again
 /// (`session/load`): user and agent text, thoughts, and each call with its
 /// result.
-pub fn history(tools: &ToolRegistry, contents: &[Content]) -> Vec<Value> {
+pub fn history(tools: &ToolRegistry, root: &Path, contents: &[Content]) -> Vec<Value> {
     let mut out = Vec::new();
     for content in contents {
         let user = !content.is_model();
@@ -193,7 +201,7 @@ pub fn history(tools: &ToolRegistry, contents: &[Content]) -> Vec<Value> {
             if let Some(call) = &part.function_call {
                 let id = call.id.clone().unwrap_or_else(|| call.name.clone());
                 let args = call.args.clone().unwrap_or(Value::Null);
-                out.push(tool_call(tools, &id, &call.name, &args));
+                out.push(tool_call(tools, root, &id, &call.name, &args));
             }
             if let Some(fr) = &part.function_response {
                 let id = fr.id.clone().unwrap_or_else(|| fr.name.clone());

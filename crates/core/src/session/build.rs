@@ -173,6 +173,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         generator: (!tool_server).then(|| generator.clone()),
         gemini_dir: paths.gemini_dir.clone(),
         sandbox: sandbox.clone(),
+        client_fs: config.client_fs.clone(),
     };
     if let Some(prepared) = &sandbox
         && let Some(why) = prepared.isolation_error()

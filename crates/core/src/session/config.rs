@@ -57,6 +57,9 @@ pub struct SessionConfig {
     /// settings' `mcpServers` entries; they win over settings' servers of
     /// the same name.
     pub mcp_servers: Vec<(String, serde_json::Value)>,
+    /// The front end's client file system (an ACP editor's): text files
+    /// are read and written through it.
+    pub client_fs: Option<std::sync::Arc<dyn crate::tools::ClientFs>>,
 }
 
 impl SessionConfig {
@@ -81,6 +84,7 @@ impl SessionConfig {
             replay: None,
             record_responses: None,
             mcp_servers: Vec::new(),
+            client_fs: None,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! the scheduler, and what it returns.
 
 pub mod builtin;
+mod client_fs;
 pub mod diff;
 pub mod discovered;
 mod error;
@@ -11,6 +12,7 @@ pub mod registry;
 mod result;
 pub mod validate;
 
+pub use client_fs::ClientFs;
 pub use error::{ToolError, ToolErrorKind};
 pub use modifiable::Modifiable;
 pub use registry::{BuiltCall, RegisteredTool, ToolRegistry};
@@ -103,6 +105,9 @@ pub struct ToolContext {
     /// The native sandbox every command a tool starts runs under; `None`
     /// when sandboxing is off.
     pub sandbox: Option<Arc<crate::sandbox::PreparedSandbox>>,
+    /// The front end's client file system (an ACP editor's), used for text
+    /// reads and writes when set.
+    pub client_fs: Option<Arc<dyn ClientFs>>,
 }
 
 impl ToolContext {
@@ -122,6 +127,7 @@ impl ToolContext {
             generator: None,
             gemini_dir,
             sandbox: None,
+            client_fs: None,
         }
     }
 }

@@ -10,8 +10,8 @@ use super::common::{lenient, node_message, parse_params};
 use super::{node_error, shorten_path};
 use crate::tools::diff::{summary_diff, unified_diff};
 use crate::tools::{
-    ConfirmationDetails, FileDiff, Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind,
-    ToolInvocation, ToolKind, ToolResult,
+    ClientFs, ConfirmationDetails, FileDiff, Tool, ToolContext, ToolDisplay, ToolError,
+    ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
 };
 use crate::workspace::{
     CheckedWriteError, MAX_FILE_BYTES, OpenFailure, Workspace, escaped, not_regular_message,
@@ -269,7 +269,13 @@ impl ToolInvocation for WriteFileInvocation {
     ) -> BoxFuture<'a, Option<ConfirmationDetails>> {
         Box::pin(async move {
             // An unreadable file fails in execute; show it as new here.
-            let existing = current_content(&ctx.workspace, &self.abs).ok().flatten();
+            let existing = match &ctx.client_fs {
+                Some(client) => client_content(client.as_ref(), &self.abs)
+                    .await
+                    .ok()
+                    .flatten(),
+                None => current_content(&ctx.workspace, &self.abs).ok().flatten(),
+            };
             let name = file_name(&self.abs);
             let file_diff = write_diff(
                 existing.as_ref(),
@@ -302,6 +308,15 @@ impl ToolInvocation for WriteFileInvocation {
                     message,
                     "Error: Path not in workspace.",
                 );
+            }
+            if let Some(client) = &ctx.client_fs {
+                return write_through(
+                    client.as_ref(),
+                    &self.abs,
+                    &self.content,
+                    self.modified_by_user,
+                )
+                .await;
             }
             let abs = self.abs.clone();
             let content = self.content.clone();
@@ -337,6 +352,45 @@ fn write(ws: &Workspace, abs: &Path, content: &str, modified_by_user: bool) -> T
             return write_error(abs, &io::Error::other("target changed"));
         }
     }
+    written(abs, content, existing, modified_by_user)
+}
+
+/// The current content as the client has it.
+async fn client_content(client: &dyn ClientFs, abs: &Path) -> Result<Option<Existing>, String> {
+    Ok(client.read_text_file(abs).await?.map(|text| Existing {
+        size: text.len() as u64,
+        text: Some(text),
+    }))
+}
+
+/// Writes through the client (an editor over ACP) and builds the result.
+async fn write_through(
+    client: &dyn ClientFs,
+    abs: &Path,
+    content: &str,
+    modified_by_user: bool,
+) -> ToolResult {
+    let existing = match client_content(client, abs).await {
+        Ok(existing) => existing,
+        Err(e) => {
+            let message = format!("Error checking existing file: {e}");
+            return ToolResult::error(ToolErrorKind::FileWriteFailure, message.clone(), message);
+        }
+    };
+    if let Err(e) = client.write_text_file(abs, content).await {
+        let message = format!("Error writing to file: {e}");
+        return ToolResult::error(ToolErrorKind::FileWriteFailure, message.clone(), message);
+    }
+    written(abs, content, existing, modified_by_user)
+}
+
+/// The result of a write that happened.
+fn written(
+    abs: &Path,
+    content: &str,
+    existing: Option<Existing>,
+    modified_by_user: bool,
+) -> ToolResult {
     let mut llm = match existing {
         None => format!(
             "Successfully created and wrote to new file: {}.",

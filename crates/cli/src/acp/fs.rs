@@ -1,0 +1,73 @@
+//! The editor's file system, for clients that offer `fs/read_text_file`
+//! and `fs/write_text_file`: tools read its buffers and write through it.
+
+use super::rpc::{Peer, code};
+use futures::future::BoxFuture;
+use gemini_rs_core::tools::ClientFs;
+use serde_json::{Value, json};
+use std::path::Path;
+
+/// File access through one session's client.
+#[derive(Clone)]
+pub struct AcpFs {
+    /// The connection.
+    pub peer: Peer,
+    /// The session the calls are made for.
+    pub session_id: String,
+}
+
+impl std::fmt::Debug for AcpFs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AcpFs")
+            .field("session_id", &self.session_id)
+            .finish()
+    }
+}
+
+impl ClientFs for AcpFs {
+    fn read_text_file<'a>(
+        &'a self,
+        path: &'a Path,
+    ) -> BoxFuture<'a, Result<Option<String>, String>> {
+        Box::pin(async move {
+            let params = json!({"sessionId": self.session_id, "path": path});
+            match self.peer.request("fs/read_text_file", params).await {
+                Ok(answer) => Ok(Some(
+                    answer
+                        .get("content")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
+                )),
+                // "Resource not found": the file does not exist yet.
+                Err(e) if e.code == code::RESOURCE_NOT_FOUND => Ok(None),
+                Err(e) => Err(format!(
+                    "the editor could not read {}: {}",
+                    path.display(),
+                    e.message
+                )),
+            }
+        })
+    }
+
+    fn write_text_file<'a>(
+        &'a self,
+        path: &'a Path,
+        content: &'a str,
+    ) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(async move {
+            let params = json!({"sessionId": self.session_id, "path": path, "content": content});
+            self.peer
+                .request("fs/write_text_file", params)
+                .await
+                .map(|_| ())
+                .map_err(|e| {
+                    format!(
+                        "the editor could not write {}: {}",
+                        path.display(),
+                        e.message
+                    )
+                })
+        })
+    }
+}
