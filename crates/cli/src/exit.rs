@@ -55,6 +55,7 @@ impl ExitCode {
             AgentError::Model(_) => ExitCode::Error,
             AgentError::Cancelled => ExitCode::Cancelled,
             AgentError::FatalTool(_) => ExitCode::FatalTool,
+            AgentError::Command(_) => ExitCode::Error,
         }
     }
 

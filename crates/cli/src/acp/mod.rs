@@ -11,6 +11,7 @@ mod updates;
 use crate::args::Args;
 use gemini_rs_core::config::GeminiPaths;
 use gemini_rs_core::session::Session;
+use gemini_rs_core::session::custom_commands::CustomCommand;
 use rpc::{Incoming, Peer, RpcError, code};
 use serde_json::{Map, Value, json};
 use session::AcpSession;
@@ -184,6 +185,7 @@ impl Agent {
             .map_err(|e| RpcError::new(code::INTERNAL_ERROR, e.message))?;
         let (ops, events, info, _task) = handle.into_parts();
         let mode = info.approval_mode;
+        let commands = available_commands(&info.custom_commands);
         let id = info.session_id.clone();
         let session = Arc::new(AcpSession::new(self.peer.clone(), ops, events, info));
         self.sessions
@@ -199,7 +201,7 @@ impl Agent {
                 "session/update",
                 json!({"sessionId": commands_for,
                 "update": {"sessionUpdate": "available_commands_update",
-                    "availableCommands": available_commands()}}),
+                    "availableCommands": commands}}),
             );
         });
         Ok(json!({"sessionId": id, "modes": session::modes(mode)}))
@@ -246,15 +248,18 @@ fn initialize() -> Value {
     })
 }
 
-/// The slash commands a client can offer.
-fn available_commands() -> Value {
-    json!([
-        {"name": "compress", "description": "Summarise the conversation to save context"},
-        {"name": "clear", "description": "Start the conversation over"},
-        {"name": "memory", "description": "Show or refresh the loaded context files",
-         "input": {"hint": "show | refresh | add <fact>"}},
-        {"name": "stats", "description": "Token and tool statistics of this session"}
-    ])
+/// The slash commands a client can offer: the user's custom commands
+/// (sent as prompts, which the session expands).
+fn available_commands(custom: &[CustomCommand]) -> Value {
+    Value::Array(
+        custom
+            .iter()
+            .map(|c| {
+                json!({"name": c.name, "description": c.description,
+                    "input": {"hint": "arguments"}})
+            })
+            .collect(),
+    )
 }
 
 /// The client's MCP servers (`session/new`) as settings' `mcpServers`

@@ -139,6 +139,7 @@ fn error_type(err: &AgentError) -> &'static str {
         AgentError::TurnLimit => "FatalTurnLimitedError",
         AgentError::Cancelled => "FatalCancellationError",
         AgentError::FatalTool(_) => "FatalToolExecutionError",
+        AgentError::Command(_) => "FatalCommandError",
         AgentError::Model(_) => "ApiError",
     }
 }

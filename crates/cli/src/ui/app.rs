@@ -165,9 +165,9 @@ fn on_finished(app: &mut App, finished: Finished) {
         Finished::Prompt(Err(AgentError::Model(e))) => app
             .state
             .error(&format!("Error when talking to Gemini API: {e}")),
-        Finished::Prompt(Err(e @ (AgentError::TurnLimit | AgentError::FatalTool(_)))) => {
-            app.state.error(&e.to_string())
-        }
+        Finished::Prompt(Err(
+            e @ (AgentError::TurnLimit | AgentError::FatalTool(_) | AgentError::Command(_)),
+        )) => app.state.error(&e.to_string()),
         Finished::Compress(false) => app.state.warn("The conversation was not compressed."),
         Finished::Compress(true) | Finished::Clear | Finished::Command | Finished::Tool { .. } => {}
     }

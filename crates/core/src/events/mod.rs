@@ -102,6 +102,10 @@ pub enum AgentError {
     /// A tool failed in a way that ends the session (disk full).
     #[error("{0}")]
     FatalTool(String),
+    /// A custom slash command could not be expanded (a refused `!{...}`,
+    /// an unreadable `@{...}`); nothing was sent to the model.
+    #[error("{0}")]
+    Command(String),
 }
 
 /// How a prompt ended.

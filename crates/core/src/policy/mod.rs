@@ -165,7 +165,16 @@ impl PolicyEngine {
     /// decided per sub-command: any DENY wins, and it is allowed only when
     /// every part is.
     pub fn check(&self, tool_name: &str, args: &Value, mode: ApprovalMode) -> Decision {
-        let decision = match shell_parts(tool_name, args) {
+        match (self.decide(tool_name, args, mode), self.interactive) {
+            (Decision::AskUser, false) => Decision::Deny,
+            (d, _) => d,
+        }
+    }
+
+    /// As [`PolicyEngine::check`], but `AskUser` stays `AskUser` without a
+    /// user to ask (for callers that explain a refusal themselves).
+    pub fn decide(&self, tool_name: &str, args: &Value, mode: ApprovalMode) -> Decision {
+        match shell_parts(tool_name, args) {
             Some(parts) if parts.len() > 1 => {
                 let decisions: Vec<Decision> = parts
                     .iter()
@@ -184,10 +193,6 @@ impl PolicyEngine {
                 }
             }
             _ => self.check_one(tool_name, args, mode),
-        };
-        match (decision, self.interactive) {
-            (Decision::AskUser, false) => Decision::Deny,
-            (d, _) => d,
         }
     }
 

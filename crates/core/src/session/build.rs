@@ -50,6 +50,7 @@ pub(super) struct Parts {
     pub ctx: ToolContext,
     pub tools: Arc<ToolRegistry>,
     pub mcp: Option<Arc<McpManager>>,
+    pub custom_commands: Vec<super::custom_commands::CustomCommand>,
     pub checkpointer: Option<Checkpointer>,
     pub session_id: String,
     pub model: String,
@@ -255,8 +256,18 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     if let Some(name) = asked.filter(|n| AutoRouting::for_model(n, false).is_some()) {
         agent.set_model(name);
     }
+    let project_commands = root.join(".gemini").join("commands");
+    let (custom_commands, command_warnings) = super::custom_commands::load(
+        &paths.gemini_dir.join("commands"),
+        config.trusted.then_some(project_commands.as_path()),
+    );
+    notes.extend(command_warnings.into_iter().map(|text| StartupNote {
+        text,
+        warning: true,
+    }));
     Ok(Parts {
         agent,
+        custom_commands,
         hooks,
         hook_config,
         confirmations: confirm_tx,

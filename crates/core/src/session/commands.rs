@@ -1,7 +1,7 @@
 //! The ops besides the model turns: a prompt's preparation, `/clear`,
 //! `/restore`, `/chat save|resume`, `/memory add|refresh` and `!cmd`.
 
-use super::Engine;
+use super::{Engine, custom_commands};
 use crate::agent::{AgentError, PromptOutcome, expand_at_paths, memory};
 use crate::events::{AgentEvent, ToolCallFinished, ToolCallStatus};
 use crate::policy::{ApprovalMode, Decision};
@@ -30,6 +30,36 @@ impl Engine {
         mut parts: Vec<Part>,
         cancel: &CancellationToken,
     ) -> Result<PromptOutcome, AgentError> {
+        if let [only] = parts.as_slice()
+            && let Some(text) = only.text.as_deref()
+            && let Some((cmd, args)) = custom_commands::invoked(&self.info.custom_commands, text)
+        {
+            let mode = self
+                .mode
+                .read()
+                .map(|m| *m)
+                .unwrap_or(ApprovalMode::Default);
+            let env = custom_commands::Expansion {
+                ctx: &self.ctx,
+                policy: &self.policy,
+                mode,
+                cancel,
+            };
+            let invocation = text.trim().to_string();
+            parts = custom_commands::expand(cmd, args, &invocation, &env)
+                .await
+                .map_err(AgentError::Command)?;
+            self.emit(AgentEvent::PromptStarted {
+                text: parts.iter().filter_map(|p| p.text.as_deref()).collect(),
+            });
+            if let Some(ctx) = self.hook_context.take() {
+                parts.insert(
+                    0,
+                    Part::text(format!("<hook_context>{ctx}</hook_context>\n\n")),
+                );
+            }
+            return self.agent.run_prompt(parts, cancel).await;
+        }
         if let Some(ctx) = self.hook_context.take() {
             let prefix = format!("<hook_context>{ctx}</hook_context>\n\n");
             match parts.iter_mut().find_map(|p| p.text.as_mut()) {

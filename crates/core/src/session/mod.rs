@@ -12,6 +12,7 @@ mod auth;
 mod build;
 mod commands;
 pub mod config;
+pub mod custom_commands;
 
 pub use auth::check_auth;
 pub use config::{
@@ -59,6 +60,8 @@ pub struct SessionInfo {
     pub hooks: Option<HookConfig>,
     /// The checkpoints, when checkpointing is on.
     pub checkpointer: Option<Checkpointer>,
+    /// The custom slash commands (`.gemini/commands/**/*.toml`).
+    pub custom_commands: Vec<custom_commands::CustomCommand>,
 }
 
 /// Submits ops to a session; cheap to clone (signal handlers keep one).
@@ -132,6 +135,7 @@ impl Session {
             mcp: parts.mcp.clone(),
             hooks: parts.hook_config.clone(),
             checkpointer: parts.checkpointer.clone(),
+            custom_commands: parts.custom_commands.clone(),
         });
         let notes = parts.notes;
         let engine = Engine {

@@ -7,6 +7,7 @@ use crate::ui::view::wrap::sanitize;
 use gemini_rs_core::agent::memory;
 use gemini_rs_core::config::GeminiPaths;
 use gemini_rs_core::events::stats::SessionStats;
+use gemini_rs_core::session::custom_commands::CustomCommand;
 use gemini_rs_core::tools::ToolRegistry;
 use gemini_rs_core::workspace::Workspace;
 use ratatui::style::{Color, Modifier, Style};
@@ -29,10 +30,18 @@ fn kv(k: &str, v: impl Into<String>) -> Line<'static> {
 }
 
 /// `/help`.
-pub fn help_lines() -> Vec<Line<'static>> {
+pub fn help_lines(custom: &[CustomCommand]) -> Vec<Line<'static>> {
     let mut out = vec![heading("Commands")];
     for (name, detail) in COMMANDS {
         out.push(kv(&format!("/{name}"), detail));
+    }
+    if !custom.is_empty() {
+        out.push(Line::default());
+        out.push(heading("Custom commands"));
+        for c in custom {
+            out.push(kv(&format!("/{}", c.name), &c.description));
+        }
+        out.push(Line::default());
     }
     out.push(kv("!<command>", "Run a shell command"));
     out.push(kv("@<path>", "Include a file or directory in the prompt"));

@@ -119,7 +119,11 @@ fn on_key(app: &mut App, key: KeyEvent) {
 
 fn refresh_completion(app: &mut App) {
     let prev = app.state.completion.take();
-    let mut next = complete::compute(&app.state.input, Some(&app.ctx.info.workspace));
+    let mut next = complete::compute(
+        &app.state.input,
+        Some(&app.ctx.info.workspace),
+        &app.ctx.info.custom_commands,
+    );
     if let (Some(p), Some(n)) = (&prev, &mut next)
         && p.token == n.token
     {

@@ -28,7 +28,7 @@ Keep it concise and factual, in Markdown. GEMINI.md exists and is empty: overwri
 pub fn command(app: &mut App, line: &str) {
     let s = &mut app.state;
     match parse(line) {
-        Command::Help => s.push_lines(info::help_lines()),
+        Command::Help => s.push_lines(info::help_lines(&app.ctx.info.custom_commands)),
         Command::Shortcuts => s.push_lines(info::shortcut_lines()),
         Command::About => {
             let lines =
@@ -112,7 +112,14 @@ pub fn command(app: &mut App, line: &str) {
         }
         Command::Tools => s.push_lines(info::tools_lines(Some(&app.ctx.info.tools))),
         Command::Usage(msg) => s.info(&msg),
-        Command::Unknown(name) => s.warn(&format!("Unknown command: /{name}. Type /help.")),
+        Command::Unknown(name) => {
+            // A custom command: the session expands it.
+            if app.ctx.info.custom_commands.iter().any(|c| c.name == name) {
+                app.send_prompt(line.to_string());
+            } else {
+                s.warn(&format!("Unknown command: /{name}. Type /help."));
+            }
+        }
     }
 }
 

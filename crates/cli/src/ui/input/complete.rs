@@ -3,6 +3,7 @@
 
 use crate::ui::commands::parse::COMMANDS;
 use crate::ui::input::line_editor::Editor;
+use gemini_rs_core::session::custom_commands::CustomCommand;
 use gemini_rs_core::workspace::Workspace;
 
 /// One suggestion.
@@ -45,16 +46,25 @@ impl Completion {
 }
 
 /// Computes suggestions for the editor's state.
-pub fn compute(input: &Editor, workspace: Option<&Workspace>) -> Option<Completion> {
+pub fn compute(
+    input: &Editor,
+    workspace: Option<&Workspace>,
+    custom: &[CustomCommand],
+) -> Option<Completion> {
     let (start, token) = input.token_at_cursor();
     if start == 0 && token.starts_with('/') && !input.text()[..input.cursor()].contains('\n') {
         let typed = &token[1..];
-        let items: Vec<Suggestion> = COMMANDS
+        let builtin = COMMANDS.iter().map(|(name, detail)| (*name, *detail));
+        let custom = custom
             .iter()
+            .filter(|c| !COMMANDS.iter().any(|(name, _)| *name == c.name))
+            .map(|c| (c.name.as_str(), c.description.as_str()));
+        let items: Vec<Suggestion> = builtin
+            .chain(custom)
             .filter(|(name, _)| name.starts_with(typed))
             .map(|(name, detail)| Suggestion {
                 value: format!("/{name}"),
-                detail: (*detail).to_string(),
+                detail: detail.to_string(),
             })
             .collect();
         if items.is_empty() || (items.len() == 1 && items[0].value == token) {
@@ -144,7 +154,7 @@ mod tests {
     fn completes_commands_and_paths() {
         let mut e = Editor::default();
         e.set("/he");
-        let c = compute(&e, None).unwrap();
+        let c = compute(&e, None, &[]).unwrap();
         assert_eq!(c.items[0].value, "/help");
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
@@ -153,10 +163,10 @@ mod tests {
         std::fs::write(root.join("README.md"), "").unwrap();
         let ws = Workspace::new(root.clone(), Vec::new(), root.join(".tmp"));
         e.set("look at @sr");
-        let c = compute(&e, Some(&ws)).unwrap();
+        let c = compute(&e, Some(&ws), &[]).unwrap();
         assert_eq!(c.items[0].value, "@src/");
         e.set("look at @src/m");
-        let c = compute(&e, Some(&ws)).unwrap();
+        let c = compute(&e, Some(&ws), &[]).unwrap();
         assert_eq!(c.items[0].value, "@src/main.rs");
     }
 }

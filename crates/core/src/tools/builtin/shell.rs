@@ -10,6 +10,7 @@
 #[cfg(test)]
 mod abort_tests;
 mod capture;
+mod inline;
 mod live;
 mod render;
 mod run;
@@ -19,6 +20,7 @@ mod tests;
 mod text_tests;
 
 pub use crate::policy::shell_parse::{root_commands, split_commands, strip_shell_wrapper};
+pub use inline::{InlineRun, run_inline};
 
 use super::common::{Aliases, lenient, move_aliases, parse_params};
 use crate::tools::{

@@ -1,0 +1,144 @@
+//! Custom slash commands (`.gemini/commands/**/*.toml`) through the binary:
+//! what the model receives for each form of prompt.
+
+use crate::e2e::{lines, text};
+use crate::fake_gemini::FakeGemini;
+use crate::support::{Output, Sandbox};
+use serde_json::{Value, json};
+
+fn sandbox() -> Sandbox {
+    let sb = Sandbox::new();
+    sb.settings(&json!({"model": {"name": "gemini-2.5-flash"},
+        "security": {"auth": {"selectedType": "gemini-api-key"}}}));
+    sb
+}
+
+/// Runs `-p prompt` (plus `extra` flags) and returns the output and the
+/// parts of the user turn the model received.
+fn run(sb: &Sandbox, prompt: &str, extra: &[&str]) -> (Output, Vec<Value>) {
+    let fake = FakeGemini::start(&lines(&[text("ok")]));
+    let mut args = extra.to_vec();
+    args.extend(["-p", prompt]);
+    let out = sb.run(&args, None, &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)]);
+    let parts = fake
+        .requests()
+        .first()
+        .and_then(|r| {
+            r.body["contents"]
+                .as_array()
+                .and_then(|c| c.last())
+                .cloned()
+        })
+        .map(|c| c["parts"].as_array().cloned().unwrap_or_default())
+        .unwrap_or_default();
+    (out, parts)
+}
+
+fn texts(parts: &[Value]) -> Vec<&str> {
+    parts.iter().map(|p| p["text"].as_str().unwrap()).collect()
+}
+
+#[test]
+fn args_namespaces_and_the_default_argument_rule() {
+    let sb = sandbox();
+    sb.write_home(
+        ".gemini/commands/git/commit.toml",
+        "description = \"Commit message\"\nprompt = \"Write a commit message for: {{args}}\"\n",
+    );
+    sb.write_home(
+        ".gemini/commands/review.toml",
+        "prompt = \"Review the code.\"\n",
+    );
+    sb.write_home(
+        ".gemini/commands/clash.toml",
+        "prompt = \"from the user\"\n",
+    );
+    sb.write(
+        ".gemini/commands/clash.toml",
+        "prompt = \"from the project\"\n",
+    );
+    let (out, parts) = run(&sb, "/git:commit fix the typo", &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(texts(&parts), ["Write a commit message for: fix the typo"]);
+    let (_, parts) = run(&sb, "/review src/main.rs", &[]);
+    assert_eq!(texts(&parts), ["Review the code.\n\n/review src/main.rs"]);
+    let (_, parts) = run(&sb, "/review", &[]);
+    assert_eq!(texts(&parts), ["Review the code."]);
+    let (_, parts) = run(&sb, "/clash", &[]);
+    assert_eq!(texts(&parts), ["from the project"]);
+    // Not a command: the text goes to the model as it is.
+    let (_, parts) = run(&sb, "/nothing here", &[]);
+    assert_eq!(texts(&parts), ["/nothing here"]);
+}
+
+#[test]
+fn files_are_inlined_as_their_own_parts() {
+    let sb = sandbox();
+    sb.write("notes.txt", "alpha\nbeta\n");
+    sb.write("docs/a.md", "doc a\n");
+    sb.write_home(
+        ".gemini/commands/sum.toml",
+        "prompt = \"\"\"Summarise:\n@{notes.txt}\nThanks.\"\"\"\n",
+    );
+    sb.write_home(".gemini/commands/docs.toml", "prompt = \"Docs: @{docs}\"\n");
+    sb.write_home(
+        ".gemini/commands/out.toml",
+        "prompt = \"@{../outside.txt}\"\n",
+    );
+    let (out, parts) = run(&sb, "/sum", &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        texts(&parts),
+        ["Summarise:\n", "alpha\nbeta\n", "\nThanks."]
+    );
+    let (_, parts) = run(&sb, "/docs", &[]);
+    assert!(texts(&parts)[1].contains("doc a"), "{parts:?}");
+    let (out, _) = run(&sb, "/out", &[]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stderr.contains("@{../outside.txt}"), "{}", out.stderr);
+}
+
+#[test]
+fn shell_injections_follow_the_policy() {
+    let sb = sandbox();
+    sb.write_home(
+        ".gemini/commands/st.toml",
+        "prompt = \"Status: !{echo hi {{args}}} and !{exit 3}\"\n",
+    );
+    let (out, parts) = run(&sb, "/st it's me", &["--approval-mode", "yolo"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        texts(&parts),
+        ["Status: hi it's me and \n[Shell command 'exit 3' exited with code 3]"]
+    );
+    // Headless without yolo nobody can approve: refused, nothing sent.
+    let (out, parts) = run(&sb, "/st x", &[]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stderr.contains("needs your approval"), "{}", out.stderr);
+    assert!(parts.is_empty());
+    // A policy that allows the command lets it run.
+    let (out, parts) = run(
+        &sb,
+        "/st",
+        &[
+            "--allowed-tools",
+            "run_shell_command(echo),run_shell_command(exit)",
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(texts(&parts)[0].starts_with("Status: hi"), "{parts:?}");
+}
+
+#[test]
+fn a_malformed_file_is_named_and_skipped() {
+    let sb = sandbox();
+    sb.write_home(
+        ".gemini/commands/bad.toml",
+        "prompt = \"x\"\nprompt = = 2\n",
+    );
+    sb.write_home(".gemini/commands/good.toml", "prompt = \"fine\"\n");
+    let (out, parts) = run(&sb, "/good", &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(texts(&parts), ["fine"]);
+    assert!(out.stderr.contains("bad.toml (line 2)"), "{}", out.stderr);
+}

@@ -1,0 +1,207 @@
+//! Custom slash commands: TOML files under `~/.gemini/commands/` and
+//! `<project>/.gemini/commands/` (the project's win on a clash), a folder
+//! making a namespace (`git/commit.toml` is `/git:commit`), with a required
+//! `prompt` and an optional `description`, as Gemini CLI reads them.
+
+mod expand;
+
+pub use expand::{Expansion, expand};
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// One command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CustomCommand {
+    /// The name typed after `/` (`git:commit`).
+    pub name: String,
+    /// What `/help` and completion show.
+    pub description: String,
+    /// The prompt template.
+    pub prompt: String,
+    /// The file it came from.
+    pub path: PathBuf,
+}
+
+/// The fields of a command file.
+#[derive(Debug, Deserialize)]
+struct CommandFile {
+    prompt: String,
+    description: Option<String>,
+}
+
+/// The commands of the user's and the project's folders (the project's
+/// only when the folder is trusted), sorted by name, and a warning for each
+/// file that could not be used.
+pub fn load(user_dir: &Path, project_dir: Option<&Path>) -> (Vec<CustomCommand>, Vec<String>) {
+    let mut commands: Vec<CustomCommand> = Vec::new();
+    let mut warnings = Vec::new();
+    for dir in std::iter::once(user_dir).chain(project_dir) {
+        let mut files = Vec::new();
+        collect_toml(dir, &mut files);
+        files.sort();
+        for file in files {
+            match read_command(dir, &file) {
+                Ok(cmd) => {
+                    commands.retain(|c| c.name != cmd.name);
+                    commands.push(cmd);
+                }
+                Err(warning) => warnings.push(warning),
+            }
+        }
+    }
+    commands.sort_by(|a, b| a.name.cmp(&b.name));
+    (commands, warnings)
+}
+
+/// The `.toml` files beneath `dir`, at any depth.
+fn collect_toml(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => collect_toml(&path, out),
+            Ok(t) if t.is_file() && path.extension().is_some_and(|e| e == "toml") => out.push(path),
+            _ => {}
+        }
+    }
+}
+
+/// One file as a command, or the warning that names what is wrong.
+fn read_command(base: &Path, file: &Path) -> Result<CustomCommand, String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("Skipping custom command {}: {e}", file.display()))?;
+    let parsed: CommandFile = toml::from_str(&text).map_err(|e| {
+        let line = e.span().map_or(1, |span| {
+            text[..span.start.min(text.len())].lines().count().max(1)
+        });
+        format!(
+            "Skipping custom command {} (line {line}): {}",
+            file.display(),
+            e.message()
+        )
+    })?;
+    let relative = file.strip_prefix(base).unwrap_or(file).with_extension("");
+    let name = relative
+        .components()
+        .map(|c| sanitize(&c.as_os_str().to_string_lossy()))
+        .collect::<Vec<_>>()
+        .join(":");
+    let file_name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let description = parsed
+        .description
+        .filter(|d| !d.trim().is_empty())
+        .unwrap_or_else(|| format!("Custom command from {file_name}"));
+    Ok(CustomCommand {
+        name,
+        description: one_line(&description, 100),
+        prompt: parsed.prompt,
+        path: file.to_path_buf(),
+    })
+}
+
+/// A name segment with characters other than letters, digits, `_`, `-`
+/// and `.` replaced by `_` (so `:` stays the namespace separator).
+fn sanitize(segment: &str) -> String {
+    let clean: String = segment
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if clean.chars().count() > 50 {
+        format!("{}...", clean.chars().take(47).collect::<String>())
+    } else {
+        clean
+    }
+}
+
+/// `text` on one line, cut to `max` characters.
+fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if flat.chars().count() > max {
+        format!("{}...", flat.chars().take(max - 3).collect::<String>())
+    } else {
+        flat
+    }
+}
+
+/// The command a prompt invokes: `/name args` with `name` a known command.
+pub fn invoked<'a>(
+    commands: &'a [CustomCommand],
+    text: &'a str,
+) -> Option<(&'a CustomCommand, &'a str)> {
+    let rest = text.trim_start().strip_prefix('/')?;
+    let (name, args) = match rest.split_once(char::is_whitespace) {
+        Some((name, args)) => (name, args.trim()),
+        None => (rest.trim_end(), ""),
+    };
+    commands.iter().find(|c| c.name == name).map(|c| (c, args))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn write(dir: &Path, rel: &str, text: &str) {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    #[test]
+    fn folders_make_namespaces_and_the_project_wins() {
+        let user = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        write(user.path(), "git/commit.toml", "prompt = \"user commit\"");
+        write(
+            user.path(),
+            "hi.toml",
+            "prompt = \"hello\"\ndescription = \"Says hi\"",
+        );
+        write(
+            project.path(),
+            "git/commit.toml",
+            "prompt = \"project commit\"",
+        );
+        write(project.path(), "bad.toml", "description = \"no prompt\"\n");
+        write(
+            project.path(),
+            "broken.toml",
+            "prompt = \"x\"\n\nprompt = = 3\n",
+        );
+        let (cmds, warnings) = load(user.path(), Some(project.path()));
+        let names: Vec<&str> = cmds.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["git:commit", "hi"]);
+        assert_eq!(cmds[0].prompt, "project commit");
+        assert_eq!(cmds[0].description, "Custom command from commit.toml");
+        assert_eq!(cmds[1].description, "Says hi");
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("bad.toml") && w.contains("prompt"))
+        );
+        assert!(
+            warnings.iter().any(|w| w.contains("broken.toml (line 3)")),
+            "{warnings:?}"
+        );
+        let (cmd, args) = invoked(&cmds, "/git:commit fix the typo").unwrap();
+        assert_eq!((cmd.name.as_str(), args), ("git:commit", "fix the typo"));
+        assert!(invoked(&cmds, "/nope").is_none());
+        assert!(invoked(&cmds, "hi").is_none());
+    }
+}
