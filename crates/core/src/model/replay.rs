@@ -152,6 +152,9 @@ impl ContentGenerator for ReplayGenerator {
                 RecordedResponse::OpenAiChatStream(events) => {
                     Ok(super::openai_chat::replay(events))
                 }
+                RecordedResponse::AnthropicMessagesStream(events) => {
+                    Ok(super::anthropic::replay(events))
+                }
                 other => Err(wrong_line(other.method())),
             }
         }
