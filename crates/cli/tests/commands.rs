@@ -142,3 +142,28 @@ fn a_malformed_file_is_named_and_skipped() {
     assert_eq!(texts(&parts), ["fine"]);
     assert!(out.stderr.contains("bad.toml (line 2)"), "{}", out.stderr);
 }
+
+#[test]
+fn mcp_prompts_are_slash_commands() {
+    let Some(bin) = crate::mcp::everything_bin() else {
+        return;
+    };
+    let sb = Sandbox::new();
+    sb.settings(&json!({"model": {"name": "gemini-2.5-flash"},
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "mcpServers": {"everything": {"command": bin.display().to_string(), "args": ["stdio"]}}}));
+    let (out, parts) = run(&sb, r#"/args-prompt --state="New York" Buffalo"#, &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(texts(&parts), ["What's weather in Buffalo, New York?"]);
+    let (_, parts) = run(&sb, "/simple-prompt", &[]);
+    assert_eq!(
+        texts(&parts),
+        ["This is a simple prompt without arguments."]
+    );
+    let (out, parts) = run(&sb, "/args-prompt", &[]);
+    assert_eq!(
+        out.code, 0,
+        "one required argument takes every word, none here"
+    );
+    assert_eq!(texts(&parts), ["What's weather in ?"]);
+}

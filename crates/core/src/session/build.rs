@@ -257,10 +257,17 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         agent.set_model(name);
     }
     let project_commands = root.join(".gemini").join("commands");
-    let (custom_commands, command_warnings) = super::custom_commands::load(
+    let (mut custom_commands, command_warnings) = super::custom_commands::load(
         &paths.gemini_dir.join("commands"),
         config.trusted.then_some(project_commands.as_path()),
     );
+    if let Some(mcp) = &mcp {
+        for prompt in super::custom_commands::mcp_prompt_commands(mcp).await {
+            if !custom_commands.iter().any(|c| c.name == prompt.name) {
+                custom_commands.push(prompt);
+            }
+        }
+    }
     notes.extend(command_warnings.into_iter().map(|text| StartupNote {
         text,
         warning: true,

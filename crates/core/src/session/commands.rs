@@ -46,9 +46,18 @@ impl Engine {
                 cancel,
             };
             let invocation = text.trim().to_string();
-            parts = custom_commands::expand(cmd, args, &invocation, &env)
-                .await
-                .map_err(AgentError::Command)?;
+            parts = match (&cmd.source, &self.info.mcp) {
+                (custom_commands::CommandSource::File { prompt, .. }, _) => {
+                    custom_commands::expand(cmd, prompt, args, &invocation, &env).await
+                }
+                (custom_commands::CommandSource::McpPrompt { .. }, Some(mcp)) => {
+                    custom_commands::prompt_turn(mcp, cmd, args).await
+                }
+                (custom_commands::CommandSource::McpPrompt { server, .. }, None) => {
+                    Err(format!("MCP server config not found for '{server}'."))
+                }
+            }
+            .map_err(AgentError::Command)?;
             self.emit(AgentEvent::PromptStarted {
                 text: parts.iter().filter_map(|p| p.text.as_deref()).collect(),
             });

@@ -28,16 +28,18 @@ pub struct Expansion<'a> {
     pub cancel: &'a CancellationToken,
 }
 
-/// The user turn of `/name args` (`invocation` is what was typed).
+/// The user turn of `/name args` (`invocation` is what was typed) for a
+/// command file's `prompt` template.
 pub async fn expand(
     cmd: &CustomCommand,
+    prompt: &str,
     args: &str,
     invocation: &str,
     env: &Expansion<'_>,
 ) -> Result<Vec<Part>, String> {
-    let uses_args = cmd.prompt.contains(ARGS);
+    let uses_args = prompt.contains(ARGS);
     let mut parts = Vec::new();
-    for piece in at_files(cmd, &cmd.prompt, env).await? {
+    for piece in at_files(cmd, prompt, env).await? {
         match piece {
             Piece::Text(text) => {
                 parts.push(Part::text(shell_and_args(cmd, &text, args, env).await?))

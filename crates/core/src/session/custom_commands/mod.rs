@@ -4,8 +4,10 @@
 //! `prompt` and an optional `description`, as Gemini CLI reads them.
 
 mod expand;
+mod mcp_prompts;
 
 pub use expand::{Expansion, expand};
+pub use mcp_prompts::{mcp_prompt_commands, prompt_turn};
 
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -17,10 +19,36 @@ pub struct CustomCommand {
     pub name: String,
     /// What `/help` and completion show.
     pub description: String,
-    /// The prompt template.
-    pub prompt: String,
-    /// The file it came from.
-    pub path: PathBuf,
+    /// Where its prompt comes from.
+    pub source: CommandSource,
+}
+
+/// Where a command's prompt comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandSource {
+    /// A TOML file's template.
+    File {
+        /// The template.
+        prompt: String,
+        /// The file.
+        path: PathBuf,
+    },
+    /// A prompt of a connected MCP server.
+    McpPrompt {
+        /// The server.
+        server: String,
+        /// The prompt's arguments in order.
+        arguments: Vec<PromptArgument>,
+    },
+}
+
+/// One argument of an MCP prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptArgument {
+    /// Its name (`--name=value`).
+    pub name: String,
+    /// Whether it must be given.
+    pub required: bool,
 }
 
 /// The fields of a command file.
@@ -100,8 +128,10 @@ fn read_command(base: &Path, file: &Path) -> Result<CustomCommand, String> {
     Ok(CustomCommand {
         name,
         description: one_line(&description, 100),
-        prompt: parsed.prompt,
-        path: file.to_path_buf(),
+        source: CommandSource::File {
+            prompt: parsed.prompt,
+            path: file.to_path_buf(),
+        },
     })
 }
 
@@ -186,7 +216,9 @@ mod tests {
         let (cmds, warnings) = load(user.path(), Some(project.path()));
         let names: Vec<&str> = cmds.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["git:commit", "hi"]);
-        assert_eq!(cmds[0].prompt, "project commit");
+        assert!(
+            matches!(&cmds[0].source, CommandSource::File { prompt, .. } if prompt == "project commit")
+        );
         assert_eq!(cmds[0].description, "Custom command from commit.toml");
         assert_eq!(cmds[1].description, "Says hi");
         assert_eq!(warnings.len(), 2, "{warnings:?}");

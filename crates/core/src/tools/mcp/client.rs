@@ -294,7 +294,7 @@ impl McpConnection {
         })
     }
 
-    fn peer(&self) -> Option<Peer<RoleClient>> {
+    pub(super) fn peer(&self) -> Option<Peer<RoleClient>> {
         self.peer.read().ok().map(|p| p.clone())
     }
 

@@ -9,6 +9,7 @@ pub mod convert;
 pub mod extensions;
 mod line_guard;
 pub mod naming;
+mod prompts;
 pub mod sse;
 mod stdio;
 pub mod tool;
