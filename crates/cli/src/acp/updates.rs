@@ -64,18 +64,19 @@ pub fn prompt_parts(blocks: &[Value]) -> Result<Vec<Part>, RpcError> {
     Ok(parts)
 }
 
-/// ACP's tool kind for one of ours.
+/// ACP's tool kind for one of ours (ACP has no "communicate").
 pub fn kind(kind: ToolKind) -> &'static str {
     match kind {
-        ToolKind::Read => "read",
-        ToolKind::Edit => "edit",
-        ToolKind::Delete => "delete",
-        ToolKind::Move => "move",
-        ToolKind::Search => "search",
-        ToolKind::Execute => "execute",
-        ToolKind::Think => "think",
-        ToolKind::Fetch => "fetch",
-        ToolKind::Communicate | ToolKind::Other => "other",
+        ToolKind::Communicate => "other",
+        ToolKind::Read
+        | ToolKind::Edit
+        | ToolKind::Delete
+        | ToolKind::Move
+        | ToolKind::Search
+        | ToolKind::Execute
+        | ToolKind::Think
+        | ToolKind::Fetch
+        | ToolKind::Other => kind.as_str(),
     }
 }
 

@@ -19,13 +19,14 @@ mod sse;
 mod test_server;
 mod wire;
 
-pub use anthropic::{AnthropicClient, AnthropicConfig};
+pub use anthropic::AnthropicClient;
 pub use error::ModelError;
 pub use gemini::{GeminiClient, GeminiConfig, VertexTarget};
-pub use openai_chat::{OpenAiChatClient, OpenAiChatConfig};
+pub use openai_chat::OpenAiChatClient;
 pub use recorder::{RecordingGenerator, ResponseSink};
 pub use replay::{ReplayGenerator, ReplayMode};
 pub use retry::RetryConfig;
+pub use wire::WireConfig;
 
 use futures::future::BoxFuture;
 use gemini_rs_protocol::{

@@ -1,30 +1,15 @@
 //! Server-sent events of `streamGenerateContent?alt=sse` to response chunks.
 
-use super::error::{ModelError, error_chain, snippet};
+use super::error::{ModelError, snippet};
 use super::retry::error_for_status;
 use bytes::Bytes;
-use eventsource_stream::{EventStreamError, Eventsource};
 use futures::stream::{BoxStream, Stream, StreamExt};
 use gemini_rs_protocol::GenerateContentResponse;
 use serde_json::Value;
 
-/// Parses the `data` of one SSE event. `None` for keep-alives and `[DONE]`.
-pub(crate) fn parse_event_data(
-    data: &str,
-    model: &str,
-) -> Option<Result<GenerateContentResponse, ModelError>> {
-    let data = data.trim();
-    if data.is_empty() || data == "[DONE]" {
-        return None;
-    }
-    let malformed = |e: serde_json::Error| ModelError::MalformedChunk {
-        message: e.to_string(),
-        snippet: snippet(data, 200),
-    };
-    let value: Value = match serde_json::from_str(data) {
-        Ok(v) => v,
-        Err(e) => return Some(Err(malformed(e))),
-    };
+/// One parsed event as a response chunk; an `{"error": ...}` event is
+/// the error it reports.
+pub(crate) fn chunk_of(value: Value, model: &str) -> Result<GenerateContentResponse, ModelError> {
     if let Some(err) = value.get("error").filter(|e| e.is_object()) {
         let status = err
             .get("code")
@@ -36,9 +21,13 @@ pub(crate) fn parse_event_data(
             .and_then(Value::as_str)
             .unwrap_or("error reported inside the response stream")
             .to_string();
-        return Some(Err(error_for_status(status, message, model)));
+        return Err(error_for_status(status, message, model));
     }
-    Some(serde_json::from_value(value).map_err(malformed))
+    let text = value.to_string();
+    serde_json::from_value(value).map_err(|e| ModelError::MalformedChunk {
+        message: e.to_string(),
+        snippet: snippet(&text, 200),
+    })
 }
 
 /// Turns a byte stream of SSE into response chunks. The stream ends after the
@@ -51,28 +40,14 @@ where
     S: Stream<Item = Result<Bytes, E>> + Send + 'static,
     E: std::error::Error + Send + 'static,
 {
-    let events = bytes.eventsource().boxed();
+    let events = super::wire::sse_events(bytes);
     futures::stream::unfold(Some(events), move |state| {
         let model = model.clone();
         async move {
             let mut events = state?;
-            loop {
-                let item = match events.next().await? {
-                    Ok(event) => match parse_event_data(&event.data, &model) {
-                        Some(item) => item,
-                        None => continue,
-                    },
-                    Err(EventStreamError::Transport(e)) => Err(ModelError::StreamCut {
-                        message: error_chain(&e),
-                    }),
-                    Err(e) => Err(ModelError::MalformedChunk {
-                        message: "the event stream is not valid SSE".to_string(),
-                        snippet: snippet(&e.to_string(), 200),
-                    }),
-                };
-                let next = if item.is_ok() { Some(events) } else { None };
-                return Some((item, next));
-            }
+            let item = events.next().await?.and_then(|v| chunk_of(v, &model));
+            let next = if item.is_ok() { Some(events) } else { None };
+            Some((item, next))
         }
     })
     .boxed()
@@ -140,9 +115,11 @@ mod tests {
 
     #[test]
     fn error_objects_in_stream_map_to_statuses() {
-        let e = parse_event_data(r#"{"error":{"code":503,"message":"overloaded"}}"#, "m")
-            .unwrap()
-            .unwrap_err();
+        let e = chunk_of(
+            serde_json::json!({"error": {"code": 503, "message": "overloaded"}}),
+            "m",
+        )
+        .unwrap_err();
         assert!(e.is_retryable());
         assert!(e.to_string().contains("overloaded"));
     }

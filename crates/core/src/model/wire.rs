@@ -16,6 +16,39 @@ use serde_json::Value;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+/// Where and how to reach one non-Gemini API (an OpenAI-compatible server
+/// or the Anthropic API); the URL and the key's header follow the wire.
+#[derive(Clone)]
+pub struct WireConfig {
+    /// The API root: with its version for OpenAI-compatible servers
+    /// (`https://api.openai.com/v1`), without for Anthropic.
+    pub base_url: String,
+    /// The key (`Authorization: Bearer` or `x-api-key`); `None` for
+    /// servers without keys.
+    pub api_key: Option<String>,
+    /// The variable the key came from, named in authentication errors.
+    pub api_key_env: Option<String>,
+    /// Extra headers for every request.
+    pub headers: Vec<(String, String)>,
+    /// Retry policy.
+    pub retry: super::RetryConfig,
+    /// Output-token limits by model (the models' `maxOutputTokens` in
+    /// settings), sent when the request sets none.
+    pub max_output_tokens: std::collections::BTreeMap<String, u64>,
+    /// Where raw stream events are recorded (`--record-responses`).
+    pub recorder: Option<Arc<ResponseSink>>,
+}
+
+impl std::fmt::Debug for WireConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WireConfig")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("headers", &self.headers.len())
+            .finish()
+    }
+}
+
 /// Turns one wire's stream events into Gemini response chunks.
 pub(crate) trait StreamTranslator: Send + 'static {
     /// The chunks one event yields (often none: a tool call still arriving).

@@ -7,9 +7,8 @@ use crate::model::google_auth::GoogleCredentials;
 use crate::model::provider::{ModelLimits, Provider, ProviderDecl, ProviderError, Providers, Wire};
 use crate::model::router::{ClientFactory, ProviderRouter};
 use crate::model::{
-    AnthropicClient, AnthropicConfig, ContentGenerator, GeminiClient, GeminiConfig, ModelError,
-    OpenAiChatClient, OpenAiChatConfig, RecordingGenerator, ReplayGenerator, ResponseSink,
-    RetryConfig, VertexTarget,
+    AnthropicClient, ContentGenerator, GeminiClient, GeminiConfig, ModelError, OpenAiChatClient,
+    RecordingGenerator, ReplayGenerator, ResponseSink, RetryConfig, VertexTarget, WireConfig,
 };
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -248,6 +247,18 @@ fn builtin_gemini_config(
     })
 }
 
+/// A Gemini-wire client, recording its answers when `sink` is given (the
+/// other wires record their own raw events).
+fn recorded(
+    gemini: Arc<dyn ContentGenerator>,
+    sink: Option<Arc<ResponseSink>>,
+) -> Arc<dyn ContentGenerator> {
+    match sink {
+        Some(sink) => Arc::new(RecordingGenerator::with_sink(gemini, sink)),
+        None => gemini,
+    }
+}
+
 /// Builds the client of one provider; a missing key is an error naming the
 /// variable to set.
 fn client(
@@ -260,13 +271,8 @@ fn client(
     if provider.id == "gemini" && provider.wire == Wire::Gemini {
         let auth =
             check_auth(settings, paths, true).map_err(|e| ModelError::Setup(e.message.clone()))?;
-        let gemini: Arc<dyn ContentGenerator> = Arc::new(GeminiClient::new(
-            builtin_gemini_config(auth, &paths.home, retry)?,
-        )?);
-        return Ok(match sink {
-            Some(sink) => Arc::new(RecordingGenerator::with_sink(gemini, sink)),
-            None => gemini,
-        });
+        let gemini = GeminiClient::new(builtin_gemini_config(auth, &paths.home, retry)?)?;
+        return Ok(recorded(Arc::new(gemini), sink));
     }
     let key = match &provider.api_key_env {
         Some(var) => Some(env(var).ok_or_else(|| {
@@ -277,12 +283,19 @@ fn client(
         })?),
         None => None,
     };
-    let headers = provider.headers.clone();
-    let max_output_tokens = provider
-        .models
-        .iter()
-        .filter_map(|(m, l)| Some((m.clone(), l.max_output_tokens?)))
-        .collect();
+    let wire_config = WireConfig {
+        base_url: provider.base_url.clone().unwrap_or_default(),
+        api_key: key.clone(),
+        api_key_env: provider.api_key_env.clone(),
+        headers: provider.headers.clone(),
+        retry: retry.clone(),
+        max_output_tokens: provider
+            .models
+            .iter()
+            .filter_map(|(m, l)| Some((m.clone(), l.max_output_tokens?)))
+            .collect(),
+        recorder: sink.clone(),
+    };
     Ok(match provider.wire {
         Wire::Gemini => {
             let base_url = provider
@@ -290,35 +303,16 @@ fn client(
                 .clone()
                 .or_else(|| env("GOOGLE_GEMINI_BASE_URL"))
                 .unwrap_or_else(|| "https://generativelanguage.googleapis.com".to_string());
-            let gemini = Arc::new(GeminiClient::new(GeminiConfig {
+            let gemini = GeminiClient::new(GeminiConfig {
                 api_key: key.unwrap_or_default(),
                 vertex: None,
                 base_url,
                 retry: retry.clone(),
                 proxy: None,
-            })?);
-            match sink {
-                Some(sink) => Arc::new(RecordingGenerator::with_sink(gemini, sink)),
-                None => gemini,
-            }
+            })?;
+            recorded(Arc::new(gemini), sink)
         }
-        Wire::OpenAiChat => Arc::new(OpenAiChatClient::new(OpenAiChatConfig {
-            base_url: provider.base_url.clone().unwrap_or_default(),
-            api_key: key,
-            api_key_env: provider.api_key_env.clone(),
-            headers,
-            retry: retry.clone(),
-            max_output_tokens,
-            recorder: sink,
-        })?),
-        Wire::Anthropic => Arc::new(AnthropicClient::new(AnthropicConfig {
-            base_url: provider.base_url.clone().unwrap_or_default(),
-            api_key: key,
-            api_key_env: provider.api_key_env.clone(),
-            headers,
-            retry: retry.clone(),
-            max_output_tokens,
-            recorder: sink,
-        })?),
+        Wire::OpenAiChat => Arc::new(OpenAiChatClient::new(wire_config)?),
+        Wire::Anthropic => Arc::new(AnthropicClient::new(wire_config)?),
     })
 }

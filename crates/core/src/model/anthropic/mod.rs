@@ -8,9 +8,8 @@ mod stream;
 use super::error::{Failure, ModelError};
 use super::http::{cancellable, http_client, send, with_retry};
 use super::provider::known_limits;
-use super::retry::RetryConfig;
-use super::wire::{self, EventRecorder, provider_failure, sse_events, translate};
-use super::{ChunkStream, ContentGenerator, ResponseSink};
+use super::wire::{self, EventRecorder, WireConfig, provider_failure, sse_events, translate};
+use super::{ChunkStream, ContentGenerator};
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use gemini_rs_protocol::{
@@ -18,54 +17,22 @@ use gemini_rs_protocol::{
     RecordedResponse,
 };
 use serde_json::Value;
-use std::collections::BTreeMap;
-use std::sync::Arc;
 use stream::AnthropicTranslator;
 use tokio_util::sync::CancellationToken;
 
 /// The `anthropic-version` header.
 const API_VERSION: &str = "2023-06-01";
 
-/// Where and how to reach the Anthropic API (or a compatible server).
-#[derive(Clone)]
-pub struct AnthropicConfig {
-    /// The API root without `/v1`, e.g. `https://api.anthropic.com`.
-    pub base_url: String,
-    /// Sent as `x-api-key`; `None` for servers without keys.
-    pub api_key: Option<String>,
-    /// The variable the key came from, named in authentication errors.
-    pub api_key_env: Option<String>,
-    /// Extra headers for every request.
-    pub headers: Vec<(String, String)>,
-    /// Retry policy.
-    pub retry: RetryConfig,
-    /// `max_tokens` by model when the request sets none (the models'
-    /// `maxOutputTokens` in settings; else the model's known limit).
-    pub max_output_tokens: BTreeMap<String, u64>,
-    /// Where raw stream events are recorded (`--record-responses`).
-    pub recorder: Option<Arc<ResponseSink>>,
-}
-
-impl std::fmt::Debug for AnthropicConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AnthropicConfig")
-            .field("base_url", &self.base_url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
-            .field("headers", &self.headers.len())
-            .finish()
-    }
-}
-
 /// A [`ContentGenerator`] speaking Anthropic Messages.
 pub struct AnthropicClient {
     http: reqwest::Client,
-    config: AnthropicConfig,
+    config: WireConfig,
     label: String,
 }
 
 impl AnthropicClient {
     /// Builds the HTTP client once.
-    pub fn new(config: AnthropicConfig) -> Result<AnthropicClient, ModelError> {
+    pub fn new(config: WireConfig) -> Result<AnthropicClient, ModelError> {
         let http = http_client(None)?;
         let label = format!(
             "The Anthropic API at {}",

@@ -1,16 +1,18 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 use super::*;
 use crate::model::test_server::{Reply, TestServer};
+use crate::model::{ResponseSink, RetryConfig};
 use futures::StreamExt;
 use gemini_rs_protocol::{
     Content, FunctionCall, FunctionDeclaration, FunctionResponse, GenerationConfig, Part, Role,
     ThinkingConfig, Tool,
 };
 use serde_json::json;
+use std::sync::Arc;
 
-fn config(base_url: &str) -> AnthropicConfig {
+fn config(base_url: &str) -> WireConfig {
     let _ = rustls::crypto::ring::default_provider().install_default();
-    AnthropicConfig {
+    WireConfig {
         base_url: base_url.to_string(),
         api_key: Some("sk-ant".into()),
         api_key_env: Some("ANTHROPIC_API_KEY".into()),

@@ -7,9 +7,8 @@ mod stream;
 
 use super::error::{Failure, ModelError};
 use super::http::{cancellable, http_client, send, with_retry};
-use super::retry::RetryConfig;
-use super::wire::{self, EventRecorder, provider_failure, sse_events, translate};
-use super::{ChunkStream, ContentGenerator, ResponseSink};
+use super::wire::{self, EventRecorder, WireConfig, provider_failure, sse_events, translate};
+use super::{ChunkStream, ContentGenerator};
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use gemini_rs_protocol::{
@@ -17,51 +16,19 @@ use gemini_rs_protocol::{
     RecordedResponse,
 };
 use serde_json::Value;
-use std::collections::BTreeMap;
-use std::sync::Arc;
 use stream::OpenAiTranslator;
 use tokio_util::sync::CancellationToken;
-
-/// Where and how to reach one OpenAI-compatible server.
-#[derive(Clone)]
-pub struct OpenAiChatConfig {
-    /// The API root including its version, e.g. `https://api.openai.com/v1`.
-    pub base_url: String,
-    /// Sent as `Authorization: Bearer`; `None` for servers without keys.
-    pub api_key: Option<String>,
-    /// The variable the key came from, named in authentication errors.
-    pub api_key_env: Option<String>,
-    /// Extra headers for every request.
-    pub headers: Vec<(String, String)>,
-    /// Retry policy.
-    pub retry: RetryConfig,
-    /// `max_tokens` by model, when the request sets none (the models'
-    /// `maxOutputTokens` in settings).
-    pub max_output_tokens: BTreeMap<String, u64>,
-    /// Where raw stream events are recorded (`--record-responses`).
-    pub recorder: Option<Arc<ResponseSink>>,
-}
-
-impl std::fmt::Debug for OpenAiChatConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OpenAiChatConfig")
-            .field("base_url", &self.base_url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
-            .field("headers", &self.headers.len())
-            .finish()
-    }
-}
 
 /// A [`ContentGenerator`] speaking OpenAI chat completions.
 pub struct OpenAiChatClient {
     http: reqwest::Client,
-    config: OpenAiChatConfig,
+    config: WireConfig,
     label: String,
 }
 
 impl OpenAiChatClient {
     /// Builds the HTTP client once.
-    pub fn new(config: OpenAiChatConfig) -> Result<OpenAiChatClient, ModelError> {
+    pub fn new(config: WireConfig) -> Result<OpenAiChatClient, ModelError> {
         let http = http_client(None)?;
         let label = format!(
             "The OpenAI-compatible API at {}",

@@ -1,15 +1,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 use super::*;
 use crate::model::test_server::{Reply, TestServer};
+use crate::model::{ResponseSink, RetryConfig};
 use futures::StreamExt;
 use gemini_rs_protocol::{
     Content, FunctionCall, FunctionDeclaration, FunctionResponse, Part, Role, Tool,
 };
 use serde_json::json;
+use std::sync::Arc;
 
-fn config(base_url: &str) -> OpenAiChatConfig {
+fn config(base_url: &str) -> WireConfig {
     let _ = rustls::crypto::ring::default_provider().install_default();
-    OpenAiChatConfig {
+    WireConfig {
         base_url: format!("{base_url}/v1"),
         api_key: Some("sk-test".into()),
         api_key_env: Some("OPENAI_API_KEY".into()),
