@@ -290,36 +290,48 @@ fn files_go_through_a_client_that_offers_them() {
     let sb = sandbox();
     let old = sb.work.join("old.txt");
     std::fs::write(&old, "on disk\n").unwrap();
-    let write = |path: &str, content: &str| {
-        call("write_file", json!({"file_path": path, "content": content}))
-    };
     let responses = lines(&[
-        write("n.txt", "new\n"),
-        write("old.txt", "edited\n"),
+        call("read_file", json!({"file_path": "old.txt"})),
+        call(
+            "replace",
+            json!({"file_path": "old.txt", "instruction": "Mark it saved.",
+                "old_string": "unsaved", "new_string": "saved"}),
+        ),
+        call(
+            "write_file",
+            json!({"file_path": "n.txt", "content": "new\n"}),
+        ),
         text("ok"),
     ]);
     let buffers = json!({old.to_str().unwrap(): "unsaved buffer\n"});
     let scenario =
-        json!({"fs": true, "files": buffers, "permission": "allow_once", "prompts": ["write"]});
+        json!({"fs": true, "files": buffers, "permission": "allow_once", "prompts": ["edit"]});
     let Some(log) = run(&sb, "fs", &responses, scenario) else {
         return;
     };
+    // read_file and replace saw the editor's buffer, not the disk.
+    assert!(
+        log["reads"].as_array().unwrap().contains(&json!(old)),
+        "{log:#}"
+    );
+    let perms = log["permissions"].as_array().unwrap();
+    assert_eq!(
+        perms[0]["toolCall"]["content"][0]["oldText"], "unsaved buffer\n",
+        "{perms:#?}"
+    );
     let writes = log["writes"].as_array().unwrap();
     assert_eq!(writes.len(), 2, "{log:#}");
-    assert_eq!(writes[0]["path"], json!(sb.work.join("n.txt")));
-    assert_eq!(writes[0]["content"], "new\n");
+    assert_eq!(writes[0]["path"], json!(old));
+    assert_eq!(writes[0]["content"], "saved buffer\n");
+    // A file the editor does not know is created through it.
+    assert_eq!(writes[1]["path"], json!(sb.work.join("n.txt")));
+    assert_eq!(writes[1]["content"], "new\n");
     // Nothing on disk: the editor owns the files.
     assert!(sb.read("n.txt").is_none());
     assert_eq!(sb.read("old.txt").as_deref(), Some("on disk\n"));
-    // The proposal shows the editor's buffer, not the disk.
-    let perms = log["permissions"].as_array().unwrap();
-    assert_eq!(
-        perms[1]["toolCall"]["content"][0]["oldText"],
-        "unsaved buffer\n"
-    );
     let done: Vec<&Value> = updates(&log, "tool_call_update")
         .into_iter()
         .filter(|u| u["status"] == "completed")
         .collect();
-    assert_eq!(done.len(), 2);
+    assert_eq!(done.len(), 3, "{log:#}");
 }

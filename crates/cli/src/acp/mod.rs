@@ -54,7 +54,7 @@ pub async fn run(args: Args, paths: GeminiPaths) -> i32 {
                 let agent = agent.clone();
                 tokio::spawn(async move {
                     if let Some(result) = agent.handle(&method, params, id.clone()).await {
-                        agent.peer.respond(id, result);
+                        agent.respond(id, result);
                     }
                 });
             }
@@ -125,6 +125,27 @@ impl Agent {
         })
     }
 
+    /// Sends an answer; a new session's commands follow it, so the client
+    /// already knows the session they are for.
+    fn respond(&self, id: Value, mut result: Result<Value, RpcError>) {
+        let announce = result.as_mut().ok().and_then(|r| {
+            let hidden = r.as_object_mut()?.remove("_announce")?;
+            Some((
+                hidden.get("sessionId")?.clone(),
+                hidden.get("commands")?.clone(),
+            ))
+        });
+        self.peer.respond(id, result);
+        if let Some((session, commands)) = announce {
+            self.peer.notify(
+                "session/update",
+                json!({"sessionId": session, "update": {
+                    "sessionUpdate": "available_commands_update",
+                    "availableCommands": commands}}),
+            );
+        }
+    }
+
     fn notification(&self, method: &str, params: &Value) {
         if method == "session/cancel"
             && let Ok(s) = self.session(params)
@@ -192,19 +213,8 @@ impl Agent {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(id.clone(), session);
-        let agent = self.clone();
-        let commands_for = id.clone();
-        tokio::spawn(async move {
-            // After the answer, so the client knows the session.
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-            agent.peer.notify(
-                "session/update",
-                json!({"sessionId": commands_for,
-                "update": {"sessionUpdate": "available_commands_update",
-                    "availableCommands": commands}}),
-            );
-        });
-        Ok(json!({"sessionId": id, "modes": session::modes(mode)}))
+        Ok(json!({"sessionId": id, "modes": session::modes(mode),
+            "_announce": {"sessionId": id, "commands": commands}}))
     }
 
     /// `session/load`: resumes a recorded session and shows its history.
@@ -225,7 +235,7 @@ impl Agent {
                     .notify("session/update", json!({"sessionId": id, "update": update}));
             }
         }
-        Ok(json!({"modes": started["modes"]}))
+        Ok(json!({"modes": started["modes"], "_announce": started["_announce"]}))
     }
 }
 

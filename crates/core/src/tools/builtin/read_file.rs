@@ -207,6 +207,27 @@ impl ToolInvocation for ReadFileInvocation {
                     "Path not in workspace.",
                 );
             }
+            // A text file of an editor (ACP) is read as its buffer holds it.
+            if let Some(client) = &ctx.client_fs
+                && !is_media(&self.abs)
+            {
+                match client.read_text_file(&self.abs).await {
+                    Ok(Some(text)) => {
+                        return text_result(&text, &self.rel, self.offset, self.limit);
+                    }
+                    Ok(None) => {
+                        let message = format!("File not found: {}", self.abs.display());
+                        return ToolResult::error(
+                            ToolErrorKind::FileNotFound,
+                            message.clone(),
+                            message,
+                        );
+                    }
+                    Err(e) => {
+                        tracing::debug!("reading through the client failed ({e}); reading the disk")
+                    }
+                }
+            }
             let abs = self.abs.clone();
             let rel = self.rel.clone();
             let (offset, limit) = (self.offset, self.limit);
@@ -222,6 +243,16 @@ impl ToolInvocation for ReadFileInvocation {
                 })
         })
     }
+}
+
+/// Whether `path` names an image, PDF, audio or video file (read from the
+/// disk as inline data even when a client offers its buffers).
+fn is_media(path: &Path) -> bool {
+    crate::workspace::mime_type(path).is_some_and(|m| {
+        ["image/", "audio/", "video/", "application/pdf"]
+            .iter()
+            .any(|p| m.starts_with(p))
+    })
 }
 
 /// A JavaScript number's text.

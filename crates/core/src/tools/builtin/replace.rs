@@ -8,6 +8,7 @@
 //! [`strategies`]), `allow_multiple` is accepted, non-UTF-8 files are
 //! refused instead of being rewritten lossily, and writes are atomic.
 
+mod client;
 mod path;
 mod strategies;
 #[cfg(test)]
@@ -215,9 +216,15 @@ impl ReplaceInvocation {
     /// workspace directory (special files and files over the size limit
     /// are refused before reading).
     fn plan(&self, ws: &Workspace) -> Result<Plan, Failure> {
+        self.plan_bytes(read_current(ws, &self.abs)?)
+    }
+
+    /// The edit of a file whose bytes are `current` (`None`: it does not
+    /// exist).
+    fn plan_bytes(&self, current: Option<Vec<u8>>) -> Result<Plan, Failure> {
         let abs = &self.abs;
-        let (current, read_bytes) = match read_current(ws, abs) {
-            Ok(Some(bytes)) => match String::from_utf8(bytes) {
+        let (current, read_bytes) = match current {
+            Some(bytes) => match String::from_utf8(bytes) {
                 Ok(s) => {
                     let copy = s.as_bytes().to_vec();
                     (Some(s), Some(copy))
@@ -235,8 +242,7 @@ impl ReplaceInvocation {
                     });
                 }
             },
-            Ok(None) => (None, None),
-            Err(f) => return Err(f),
+            None => (None, None),
         };
         let Some(raw_content) = current else {
             if self.old_string.is_empty() {
@@ -373,6 +379,11 @@ impl ReplaceInvocation {
             }
             .into_result();
         }
+        self.report(&plan)
+    }
+
+    /// The result of an edit that was written.
+    fn report(&self, plan: &Plan) -> ToolResult {
         let mut parts = vec![match &plan.original {
             None => format!(
                 "Created new file: {} with provided content.",
@@ -493,7 +504,10 @@ impl ToolInvocation for ReplaceInvocation {
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Option<ConfirmationDetails>> {
         Box::pin(async move {
-            let plan = self.plan(&ctx.workspace).ok()?;
+            let plan = match &ctx.client_fs {
+                Some(client) => self.plan_through(client.as_ref()).await.ok()?,
+                None => self.plan(&ctx.workspace).ok()?,
+            };
             let name = self.file_name();
             let file_diff = unified_diff(
                 plan.original.as_deref().unwrap_or(""),
@@ -524,6 +538,9 @@ impl ToolInvocation for ReplaceInvocation {
         _cancel: CancellationToken,
     ) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
+            if let Some(client) = &ctx.client_fs {
+                return self.run_through(ctx, client.as_ref()).await;
+            }
             let (this, ctx) = (self.clone(), ctx.clone());
             tokio::task::spawn_blocking(move || this.run(&ctx))
                 .await
