@@ -203,6 +203,21 @@ fn cancel_mid_tool_ends_the_prompt_as_cancelled() {
 }
 
 #[test]
+fn cancelling_while_a_permission_is_unanswered_ends_cleanly() {
+    let sb = sandbox();
+    let Some(log) = run(
+        &sb,
+        "never",
+        &write_session(),
+        json!({"permission": "never", "prompts": ["write n.txt"]}),
+    ) else {
+        return;
+    };
+    assert_eq!(log["answers"]["prompts"][0]["stopReason"], "cancelled");
+    assert!(sb.read("n.txt").is_none());
+}
+
+#[test]
 fn modes_and_loading_a_recorded_session() {
     let sb = sandbox();
     let responses = lines(&[

@@ -18,12 +18,18 @@ const stream = acp.ndJsonStream(Writable.toWeb(agentProcess.stdin), Readable.toW
 const log = { updates: [], permissions: [], reads: [], writes: [], answers: {} };
 const files = new Map(Object.entries(scenario.files ?? {}));
 let onRunning = null;
+let onPermission = null;
 
 const app = acp
   .client({ name: "gemini-rs-test" })
   .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
     log.permissions.push(params);
     if (scenario.permission === "never") {
+      // Never answer; cancel the prompt instead.
+      if (onPermission) {
+        onPermission();
+        onPermission = null;
+      }
       return new Promise(() => {});
     }
     const option = params.options.find((o) => o.kind === scenario.permission);
@@ -89,6 +95,9 @@ try {
     for (const text of scenario.prompts ?? []) {
       if (scenario.cancelOnRun) {
         onRunning = () => ctx.notify(acp.methods.agent.session.cancel, { sessionId });
+      }
+      if (scenario.permission === "never") {
+        onPermission = () => ctx.notify(acp.methods.agent.session.cancel, { sessionId });
       }
       const answer = await ctx.request(acp.methods.agent.session.prompt, {
         sessionId,
