@@ -25,6 +25,19 @@ fn client_dir() -> Option<PathBuf> {
     found
 }
 
+/// Node 22 from the conformance suite's install when there is one (the
+/// system's Node may be older), else `node` on PATH.
+fn node() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    std::env::var_os("GEMINI_RS_MCP_CONFORMANCE")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([root.join("target/mcp-conformance")])
+        .map(|d| d.join("node_modules/.bin/node"))
+        .find(|p| p.exists())
+        .unwrap_or_else(|| PathBuf::from("node"))
+}
+
 fn sandbox() -> Sandbox {
     let sb = Sandbox::new();
     sb.settings(&json!({"model": {"name": "gemini-2.5-flash"},
@@ -58,7 +71,7 @@ fn run(sb: &Sandbox, name: &str, responses: &str, mut scenario: Value) -> Option
     ]);
     scenario["cwd"] = json!(sb.work);
     let scenario_file = sb.write(&format!("{name}.scenario.json"), &scenario.to_string());
-    let out = Command::new("node")
+    let out = Command::new(node())
         .arg(&script)
         .arg(&scenario_file)
         .current_dir(&dir)
