@@ -152,16 +152,23 @@ fn a_recorded_provider_session_replays_offline() {
 fn declared_providers_send_their_key_and_headers() {
     let sb = sandbox();
     let busy = Reply::Status(503, json!({"error": {"message": "overloaded"}}));
-    let fake = FakeSse::start(vec![busy, answer("hi")]);
+    let fake = FakeSse::start(vec![busy, call_read_file(), answer("hi")]);
     sb.settings(
         &json!({"model": {"name": "local/meta/llama-3", "providers": {"local": {
         "type": "openai", "baseUrl": format!("{}/api/v1", fake.base_url),
         "apiKeyEnv": "LOCAL_KEY", "headers": {"x-team": "blue"},
         "models": {"meta/llama-3": {"maxOutputTokens": 512}}}}}}),
     );
-    let out = sb.run(&["-p", "hello"], None, &[("LOCAL_KEY", "k-9")]);
+    let out = sb.run(
+        &["--approval-mode", "yolo", "-p", "hello"],
+        None,
+        &[("LOCAL_KEY", "k-9")],
+    );
     assert_eq!(out.code, 0, "{out:?}");
-    assert_eq!(out.stdout.trim(), "hi");
+    assert_eq!(out.stdout.trim(), "Reading.\nhi");
+    // The tool's result went back with the call's id.
+    let tool = tool_message(&fake.requests()[2].body);
+    assert_eq!(tool["tool_call_id"], "call_7");
     // The 503 was retried.
     let req = &fake.requests()[1];
     assert_eq!(req.path, "/api/v1/chat/completions");

@@ -94,6 +94,7 @@ async fn run(
             .join("input_history.jsonl"),
     );
     let mut state = state::UiState::new(info.model.clone(), label, info.approval_mode, history);
+    state.context_windows = info.context_windows.clone();
     state.mcp_status = info
         .mcp
         .as_ref()

@@ -11,6 +11,7 @@ use crate::ui::view::markdown;
 use crate::ui::view::wrap::{sanitize, wrap_prefixed};
 use gemini_rs_core::events::stats::SessionStats;
 use gemini_rs_core::events::{AgentEvent, HookMessageKind, ToolCallStatus};
+use gemini_rs_core::model::provider::ContextWindows;
 use gemini_rs_core::policy::ApprovalMode;
 use gemini_rs_core::tools::{ConfirmationDetails, TodoItem, ToolDisplay};
 use ratatui::style::{Color, Modifier, Style};
@@ -69,6 +70,8 @@ pub struct UiState {
     pub stats: SessionStats,
     /// The model's latest todo list (`write_todos`).
     pub todos: Vec<TodoItem>,
+    /// Each model's context window, for the footer.
+    pub context_windows: ContextWindows,
 }
 
 impl UiState {
@@ -103,6 +106,7 @@ impl UiState {
             queued: VecDeque::new(),
             stats: SessionStats::default(),
             todos: Vec::new(),
+            context_windows: ContextWindows::default(),
         }
     }
 

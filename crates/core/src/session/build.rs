@@ -51,6 +51,7 @@ pub(super) struct Parts {
     pub tools: Arc<ToolRegistry>,
     pub mcp: Option<Arc<McpManager>>,
     pub custom_commands: Vec<super::custom_commands::CustomCommand>,
+    pub context_windows: crate::model::provider::ContextWindows,
     pub checkpointer: Option<Checkpointer>,
     pub session_id: String,
     pub model: String,
@@ -275,6 +276,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     Ok(Parts {
         agent,
         custom_commands,
+        context_windows: providers.context_windows(),
         hooks,
         hook_config,
         confirmations: confirm_tx,

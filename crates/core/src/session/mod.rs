@@ -62,6 +62,8 @@ pub struct SessionInfo {
     pub checkpointer: Option<Checkpointer>,
     /// The custom slash commands (`.gemini/commands/**/*.toml`).
     pub custom_commands: Vec<custom_commands::CustomCommand>,
+    /// The context window of each model (settings' `models` included).
+    pub context_windows: crate::model::provider::ContextWindows,
 }
 
 /// Submits ops to a session; cheap to clone (signal handlers keep one).
@@ -136,6 +138,7 @@ impl Session {
             hooks: parts.hook_config.clone(),
             checkpointer: parts.checkpointer.clone(),
             custom_commands: parts.custom_commands.clone(),
+            context_windows: parts.context_windows.clone(),
         });
         let notes = parts.notes;
         let engine = Engine {
