@@ -16,6 +16,7 @@ mod routing;
 mod sandbox;
 mod sessions;
 mod signals;
+mod skills;
 mod small_model;
 mod support;
 mod todos;

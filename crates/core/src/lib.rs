@@ -19,6 +19,7 @@ pub mod recording;
 pub mod sandbox;
 pub mod scheduler;
 pub mod session;
+pub mod skills;
 #[cfg(test)]
 mod test_peers;
 pub mod tools;

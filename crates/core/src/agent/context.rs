@@ -11,10 +11,13 @@ const TREE_LIMIT: usize = 200;
 const SKIPPED_DIRS: [&str; 5] = [".git", "node_modules", "target", "bower_components", ".svn"];
 
 /// What the system prompt mentions beyond the always-present tools.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct PromptFeatures {
     /// `write_todos` is declared.
     pub write_todos: bool,
+    /// The skills `activate_skill` offers: name, description, `SKILL.md`
+    /// path (none for built-ins).
+    pub skills: Vec<(String, String, Option<String>)>,
 }
 
 /// gemini-rs's own system prompt: tools, workspace, safety, style.
@@ -22,6 +25,19 @@ pub fn system_prompt(features: PromptFeatures) -> String {
     let mut prompt = base_prompt();
     if features.write_todos {
         prompt.push_str("\n\n# Planning\n- For a request with several distinct steps, list its subtasks with write_todos first, keep exactly one in progress while you work, and update the list whenever a subtask starts, finishes or is dropped. Skip it for simple requests.");
+    }
+    if !features.skills.is_empty() {
+        prompt.push_str("\n\n# Agent skills\nThese skills hold specialised instructions. When a task matches a skill's description, call `activate_skill` with its name to load them before you start.\n\n<available_skills>");
+        for (name, description, location) in &features.skills {
+            prompt.push_str(&format!(
+                "\n  <skill>\n    <name>{name}</name>\n    <description>{description}</description>"
+            ));
+            if let Some(location) = location {
+                prompt.push_str(&format!("\n    <location>{location}</location>"));
+            }
+            prompt.push_str("\n  </skill>");
+        }
+        prompt.push_str("\n</available_skills>");
     }
     prompt
 }

@@ -19,7 +19,7 @@ pub use typed::{
     CheckpointingSettings, ContextSettings, FileFilteringSettings, FolderTrustSettings,
     GeneralSettings, HooksConfigSettings, McpSettings, ModelLimitSettings, ModelSettings,
     ProviderSettings, RetrySettings, SandboxSetting, SecuritySettings, SessionRetentionSettings,
-    ShellSettings, ToolsSettings, TypedSettings,
+    ShellSettings, SkillsSettings, ToolsSettings, TypedSettings,
 };
 
 use serde_json::Value;

@@ -44,6 +44,8 @@ pub struct TypedSettings {
     pub advanced: AdvancedSettings,
     /// `useWriteTodos`: declare `write_todos` (default true).
     pub use_write_todos: Option<bool>,
+    /// `skills.*`.
+    pub skills: SkillsSettings,
     /// Top-level keys not listed above, kept as they are.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -106,6 +108,17 @@ pub struct ModelSettings {
     pub compression_threshold: Option<f64>,
     /// `model.providers`: provider id -> how to reach it (`-m <id>/<model>`).
     pub providers: std::collections::BTreeMap<String, ProviderSettings>,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `skills.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct SkillsSettings {
+    /// `skills.disabled`: skill names switched off.
+    pub disabled: Vec<String>,
     /// Keys not listed above.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

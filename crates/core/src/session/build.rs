@@ -6,6 +6,7 @@ use super::auth;
 use super::config::{
     SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote, resolve_model,
 };
+use super::tool_set::{discovered, registry, write_todos_enabled};
 use crate::agent::routing::AutoRouting;
 use crate::agent::{
     Agent, AgentConfig, AgentExtras, PromptFeatures, compress, environment_context, memory,
@@ -17,15 +18,12 @@ use crate::events::stats::SessionStats;
 use crate::events::{AgentEvent, ConfirmationResponse, EventSender};
 use crate::hooks::{HookConfig, HookEnv, HookMessage, HookSystem, Hooks, project_hooks_warning};
 use crate::model::default_generation_config;
-use crate::policy::{
-    ApprovalMode, PolicyEngine, headless_excluded_tools, load_policy_dir, load_policy_file,
-};
+use crate::policy::{ApprovalMode, PolicyEngine, load_policy_dir, load_policy_file};
 use crate::recording::{self, ChatRecorder};
 use crate::sandbox;
 use crate::scheduler::{Scheduler, SchedulerParts};
-use crate::tools::discovered::discover_tools;
 use crate::tools::mcp::{McpManager, extensions};
-use crate::tools::{Tool, ToolContext, ToolRegistry, builtin};
+use crate::tools::{ToolContext, ToolRegistry, builtin};
 use crate::workspace::Workspace;
 use gemini_rs_protocol::Content;
 use std::path::{Path, PathBuf};
@@ -124,7 +122,21 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     } else {
         None
     };
-    let mut registry = registry(&config, &policy, mode, discovered, mcp.as_deref());
+    let (skills, skill_warnings) = if tool_server {
+        (Vec::new(), Vec::new())
+    } else {
+        crate::skills::discover(
+            &paths.gemini_dir,
+            config.trusted.then_some(root),
+            &settings.typed().skills.disabled,
+        )
+    };
+    notes.extend(skill_warnings.into_iter().map(|text| StartupNote {
+        text,
+        warning: true,
+    }));
+    let skills = Arc::new(skills);
+    let mut registry = registry(&config, &policy, mode, discovered, mcp.as_deref(), &skills);
     registry.exclude(extensions::excluded_tools(&extensions::load_extensions(
         paths, root,
     )));
@@ -211,6 +223,20 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         Some(Err(e)) => return Err(config_error(e)),
         None => system_prompt(PromptFeatures {
             write_todos: registry.get("write_todos").is_some(),
+            skills: if registry.get("activate_skill").is_some() {
+                skills
+                    .iter()
+                    .map(|s| {
+                        let location = s
+                            .dir
+                            .as_ref()
+                            .map(|d| d.join("SKILL.md").display().to_string());
+                        (s.name.clone(), s.description.clone(), location)
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
         }),
     };
     let system_instruction =
@@ -364,92 +390,6 @@ fn policy(config: &SessionConfig) -> Result<PolicyEngine, StartError> {
         engine.add_rules(load_policy_file(file, 2).map_err(file_error)?);
     }
     Ok(engine)
-}
-
-/// Runs `tools.discoveryCommand` (blocking, off the async threads). A
-/// failing command ends the start-up, as in Gemini CLI.
-async fn discovered(settings: &Settings, root: &Path) -> Result<Vec<Arc<dyn Tool>>, StartError> {
-    let settings = settings.clone();
-    let root = root.to_path_buf();
-    let joined = tokio::task::spawn_blocking(move || discover_tools(&settings, &root)).await;
-    match joined {
-        Ok(Ok(tools)) => Ok(tools),
-        Ok(Err(e)) => {
-            let mut err = StartError::new(StartErrorKind::Other, "Error", e.to_string());
-            err.notes.extend(e.feedback());
-            Err(err)
-        }
-        Err(e) => Err(StartError::new(
-            StartErrorKind::Other,
-            "Error",
-            format!("Tool discovery failed: {e}"),
-        )),
-    }
-}
-
-/// Whether `write_todos` is declared: `useWriteTodos` (default true), never
-/// for the preview models, as in Gemini CLI v0.27.4.
-fn write_todos_enabled(settings: &Settings, model: &str) -> bool {
-    let preview = matches!(
-        model.strip_prefix("models/").unwrap_or(model),
-        "gemini-3-pro-preview" | "gemini-3-flash-preview" | "auto-gemini-3"
-    );
-    !preview && settings.typed().use_write_todos.unwrap_or(true)
-}
-
-/// The registry: built-ins (as `tools.core` allows), discovered tools, then
-/// MCP tools (renamed `<server>__<tool>` on a clash), with `tools.exclude`,
-/// policy-wide denials and, when nobody can be asked, the headless
-/// exclusions applied.
-fn registry(
-    config: &SessionConfig,
-    policy: &PolicyEngine,
-    mode: ApprovalMode,
-    discovered: Vec<Arc<dyn Tool>>,
-    mcp: Option<&McpManager>,
-) -> ToolRegistry {
-    let settings = &config.settings;
-    let mut registry = ToolRegistry::new();
-    let core = settings.tools_core();
-    for tool in builtin::builtin_tools() {
-        let keep = core.as_ref().is_none_or(|core| {
-            core.iter()
-                .any(|c| c == tool.name() || c.starts_with(&format!("{}(", tool.name())))
-        });
-        if keep {
-            registry.register(tool);
-        }
-    }
-    // Later Gemini CLI releases call the search tool grep_search.
-    registry.add_aliases([("grep_search".to_string(), "search_file_content".to_string())]);
-    for tool in discovered {
-        registry.register(tool);
-    }
-    if let Some(mcp) = mcp {
-        for tool in mcp.tools(&|name| registry.is_registered(name)) {
-            registry.register(tool);
-        }
-        registry.add_aliases(mcp.qualified_aliases());
-        registry.add_aliases(mcp.mcp_prefixed_aliases());
-        policy.add_rules(mcp.policy_rules());
-    }
-    registry.exclude(settings.tools_exclude());
-    let denied: Vec<String> = registry
-        .active_names()
-        .into_iter()
-        .filter(|name| policy.denies_always(name, mode))
-        .collect();
-    registry.exclude(denied);
-    if !config.interactive {
-        let mut allowed = settings.tools_allowed();
-        allowed.extend(config.allowed_tools.iter().cloned());
-        let hidden: Vec<String> = headless_excluded_tools(mode, &allowed)
-            .into_iter()
-            .filter(|name| !policy.allows_somewhere(name))
-            .collect();
-        registry.exclude(hidden);
-    }
-    registry
 }
 
 /// The checkpointer, when `general.checkpointing.enabled` is set (a

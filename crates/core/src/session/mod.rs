@@ -13,6 +13,7 @@ mod build;
 mod commands;
 pub mod config;
 pub mod custom_commands;
+mod tool_set;
 
 pub use auth::check_auth;
 pub use config::{

@@ -2,6 +2,7 @@
 //! options, Node-style I/O error texts, Gemini CLI's `shortenPath`).
 
 // Other built-in tool modules (declared by their authors; one line each).
+mod activate_skill;
 mod common;
 mod glob;
 mod grep;
@@ -18,6 +19,7 @@ mod write_todos;
 mod read_file;
 mod write_file;
 
+pub use activate_skill::ActivateSkillTool;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
 pub use list_directory::ListDirectoryTool;

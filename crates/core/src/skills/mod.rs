@@ -1,0 +1,183 @@
+//! Agent skills: folders with a `SKILL.md` whose YAML front matter names
+//! and describes the skill and whose body is its instructions (the open
+//! format Gemini CLI, Codex and Claude Code read). Found in the built-in
+//! set, `~/.gemini/skills/` (and `~/.agents/skills/`), then the project's
+//! `.gemini/skills/` (and `.agents/skills/`); a later one of the same name
+//! wins. `skills.disabled` switches skills off by name.
+
+mod folder;
+
+pub use folder::folder_structure;
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// One skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skill {
+    /// Its name (what `activate_skill` takes).
+    pub name: String,
+    /// When to use it.
+    pub description: String,
+    /// The instructions (the file after its front matter).
+    pub body: String,
+    /// Its folder; `None` for a built-in skill.
+    pub dir: Option<PathBuf>,
+}
+
+/// The built-in skill that helps write skills (our own text).
+const SKILL_CREATOR: &str = include_str!("skill-creator.md");
+
+/// The front matter's fields.
+#[derive(Deserialize)]
+struct FrontMatter {
+    name: String,
+    description: String,
+}
+
+/// The enabled skills for a home (`gemini_dir` is `~/.gemini`) and a
+/// project (`None` when the folder is untrusted), and a warning for each
+/// `SKILL.md` that could not be used.
+pub fn discover(
+    gemini_dir: &Path,
+    project: Option<&Path>,
+    disabled: &[String],
+) -> (Vec<Skill>, Vec<String>) {
+    let mut skills: Vec<Skill> = Vec::new();
+    let mut warnings = Vec::new();
+    if let Ok(builtin) = parse(SKILL_CREATOR, None) {
+        skills.push(builtin);
+    }
+    let home = gemini_dir.parent().unwrap_or(gemini_dir);
+    let mut roots = vec![home.join(".agents/skills"), gemini_dir.join("skills")];
+    if let Some(project) = project {
+        roots.push(project.join(".agents/skills"));
+        roots.push(project.join(".gemini/skills"));
+    }
+    for root in roots {
+        for file in skill_files(&root) {
+            let text = match std::fs::read_to_string(&file) {
+                Ok(t) => t,
+                Err(e) => {
+                    warnings.push(format!("Skipping skill {}: {e}", file.display()));
+                    continue;
+                }
+            };
+            match parse(&text, file.parent().map(Path::to_path_buf)) {
+                Ok(skill) => {
+                    skills.retain(|s| s.name != skill.name);
+                    skills.push(skill);
+                }
+                Err(why) => warnings.push(format!("Skipping skill {}: {why}", file.display())),
+            }
+        }
+    }
+    skills.retain(|s| !disabled.iter().any(|d| d.eq_ignore_ascii_case(&s.name)));
+    (skills, warnings)
+}
+
+/// `root/SKILL.md` and `root/*/SKILL.md`, sorted.
+fn skill_files(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let direct = root.join("SKILL.md");
+    if direct.is_file() {
+        out.push(direct);
+    }
+    if let Ok(entries) = std::fs::read_dir(root) {
+        let mut nested: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path().join("SKILL.md"))
+            .filter(|p| p.is_file())
+            .collect();
+        nested.sort();
+        out.extend(nested);
+    }
+    out
+}
+
+/// A skill from its file's text.
+fn parse(text: &str, dir: Option<PathBuf>) -> Result<Skill, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let rest = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+        .ok_or("it does not start with YAML front matter (---)")?;
+    let end = rest
+        .find("\n---")
+        .ok_or("its front matter has no closing ---")?;
+    let yaml = &rest[..end];
+    let body = rest[end + 4..]
+        .trim_start_matches(['\r', '\n'])
+        .trim_start_matches('-')
+        .trim_start_matches(['\r', '\n'])
+        .to_string();
+    let meta: FrontMatter = serde_yaml_ng::from_str(yaml)
+        .map_err(|e| format!("its front matter needs `name` and `description` ({e})"))?;
+    if meta.name.trim().is_empty() {
+        return Err("its `name` is empty".to_string());
+    }
+    Ok(Skill {
+        name: meta.name.trim().to_string(),
+        description: meta.description.trim().to_string(),
+        body,
+        dir,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn write(dir: &Path, rel: &str, text: &str) {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    #[test]
+    fn discovery_precedence_and_bad_front_matter() {
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        let gemini = home.path().join(".gemini");
+        write(
+            &gemini,
+            "skills/pdf/SKILL.md",
+            "---\nname: pdf\ndescription: User PDF help\n---\nUse pdftotext.\n",
+        );
+        write(
+            project.path(),
+            ".gemini/skills/pdf/SKILL.md",
+            "---\nname: pdf\ndescription: >\n  Project PDF help\n---\n# PDF\nProject way.\n",
+        );
+        write(
+            project.path(),
+            ".agents/skills/db/SKILL.md",
+            "---\nname: db\ndescription: Databases\n---\nSQL.\n",
+        );
+        write(
+            project.path(),
+            ".gemini/skills/bad/SKILL.md",
+            "no front matter\n",
+        );
+        write(
+            project.path(),
+            ".gemini/skills/half/SKILL.md",
+            "---\nname: half\n---\nbody\n",
+        );
+        let (skills, warnings) = discover(&gemini, Some(project.path()), &[]);
+        let names: Vec<&str> = skills.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["skill-creator", "db", "pdf"]);
+        let pdf = &skills[2];
+        assert_eq!(pdf.description, "Project PDF help");
+        assert_eq!(pdf.body, "# PDF\nProject way.\n");
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("bad") && w.contains("front matter"))
+        );
+        let (skills, _) = discover(&gemini, None, &["PDF".to_string()]);
+        assert_eq!(skills.len(), 1);
+    }
+}
