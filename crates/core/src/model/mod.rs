@@ -18,6 +18,7 @@ mod sse;
 #[cfg(test)]
 mod test_server;
 mod wire;
+mod wire_client;
 
 pub use anthropic::AnthropicClient;
 pub use error::ModelError;

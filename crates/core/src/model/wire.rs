@@ -50,7 +50,7 @@ impl std::fmt::Debug for WireConfig {
 }
 
 /// Turns one wire's stream events into Gemini response chunks.
-pub(crate) trait StreamTranslator: Send + 'static {
+pub trait StreamTranslator: Send + 'static {
     /// The chunks one event yields (often none: a tool call still arriving).
     fn push(&mut self, event: &Value) -> Result<Vec<GenerateContentResponse>, ModelError>;
     /// The chunks still held when the stream ends.

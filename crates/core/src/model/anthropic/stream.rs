@@ -29,7 +29,7 @@ enum Block {
 
 /// The translator's state for one stream.
 #[derive(Debug, Default)]
-pub(crate) struct AnthropicTranslator {
+pub struct AnthropicTranslator {
     blocks: Vec<(u64, Block)>,
     /// Input tokens from `message_start` (cache reads and writes included).
     input_tokens: u64,

@@ -18,7 +18,7 @@ struct PendingCall {
 
 /// The translator's state for one stream.
 #[derive(Debug, Default)]
-pub(crate) struct OpenAiTranslator {
+pub struct OpenAiTranslator {
     /// Calls by their `index`, in order of first appearance.
     calls: Vec<(u64, PendingCall)>,
     /// Set once the choice reported its finish reason.

@@ -1,13 +1,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 use super::*;
 use crate::model::test_server::{Reply, TestServer};
-use crate::model::{ResponseSink, RetryConfig};
+use crate::model::wire::WireConfig;
+use crate::model::{ContentGenerator, ModelError, ResponseSink, RetryConfig};
 use futures::StreamExt;
 use gemini_rs_protocol::{
     Content, FunctionCall, FunctionDeclaration, FunctionResponse, Part, Role, Tool,
 };
+use gemini_rs_protocol::{GenerateContentRequest, GenerateContentResponse, RecordedResponse};
+use serde_json::Value;
 use serde_json::json;
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 fn config(base_url: &str) -> WireConfig {
     let _ = rustls::crypto::ring::default_provider().install_default();

@@ -1,0 +1,142 @@
+//! The client every non-Gemini wire uses: what differs between wires (the
+//! URL, how the key is sent, the body, the stream translator, the recorded
+//! method) is a [`WireSpec`]; opening the stream with retries, recording,
+//! one-shot calls and token estimates are written once here.
+
+use super::error::{Failure, ModelError};
+use super::http::{cancellable, http_client, send, with_retry};
+use super::wire::{
+    self, EventRecorder, StreamTranslator, WireConfig, provider_failure, sse_events, translate,
+};
+use super::{ChunkStream, ContentGenerator};
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use gemini_rs_protocol::{
+    CountTokensRequest, CountTokensResponse, GenerateContentRequest, GenerateContentResponse,
+    RecordedResponse,
+};
+use serde_json::Value;
+use std::marker::PhantomData;
+use tokio_util::sync::CancellationToken;
+
+/// What one wire does differently.
+pub trait WireSpec: Send + Sync + 'static {
+    /// Turns the wire's stream events into Gemini chunks.
+    type Translator: StreamTranslator + Default;
+    /// The API's name in error messages (followed by its URL).
+    const NAME: &'static str;
+    /// The streaming endpoint under `base`.
+    fn url(base: &str) -> String;
+    /// The request with the key (when there is one) and the wire's fixed
+    /// headers.
+    fn authorize(request: reqwest::RequestBuilder, key: Option<&str>) -> reqwest::RequestBuilder;
+    /// The body of a streamed request for `model`.
+    fn body(model: &str, request: &GenerateContentRequest, max_output_tokens: Option<u64>)
+    -> Value;
+    /// The output limit when neither the request nor settings set one.
+    fn default_max_output(model: &str) -> Option<u64>;
+    /// The recorded line of a stream's events.
+    fn recorded(events: Vec<Value>) -> RecordedResponse;
+}
+
+/// A [`ContentGenerator`] speaking the wire `W`.
+pub struct WireClient<W> {
+    http: reqwest::Client,
+    config: WireConfig,
+    label: String,
+    wire: PhantomData<W>,
+}
+
+impl<W: WireSpec> WireClient<W> {
+    /// Builds the HTTP client once.
+    pub fn new(config: WireConfig) -> Result<Self, ModelError> {
+        let http = http_client(None)?;
+        let label = format!("{} at {}", W::NAME, config.base_url.trim_end_matches('/'));
+        Ok(WireClient {
+            http,
+            config,
+            label,
+            wire: PhantomData,
+        })
+    }
+
+    /// Opens one stream: the POST and its status.
+    async fn open(&self, body: &Value, model: &str) -> Result<reqwest::Response, Failure> {
+        let url = W::url(self.config.base_url.trim_end_matches('/'));
+        let mut request = W::authorize(self.http.post(&url), self.config.api_key.as_deref());
+        for (name, value) in &self.config.headers {
+            request = request.header(name, value);
+        }
+        let key_env = self.config.api_key_env.as_deref();
+        send(request.json(body), &url, |status, text, hint| {
+            provider_failure(&self.label, key_env, model, status, text, hint)
+        })
+        .await
+    }
+}
+
+/// A recorded stream of wire `W` replayed through its translator.
+pub(crate) fn replay<W: WireSpec>(events: Vec<Value>) -> ChunkStream {
+    wire::replay(events, W::Translator::default())
+}
+
+impl<W: WireSpec> ContentGenerator for WireClient<W> {
+    fn generate_stream<'a>(
+        &'a self,
+        model: &'a str,
+        request: &'a GenerateContentRequest,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, Result<ChunkStream, ModelError>> {
+        async move {
+            let max = self
+                .config
+                .max_output_tokens
+                .get(model)
+                .copied()
+                .or_else(|| W::default_max_output(model));
+            let body = W::body(model, request, max);
+            let response =
+                with_retry(&self.config.retry, &cancel, || self.open(&body, model)).await?;
+            let record = self.config.recorder.clone().map(|sink| EventRecorder {
+                sink,
+                line: W::recorded,
+            });
+            let events = sse_events(response.bytes_stream());
+            Ok(cancellable(
+                translate(events, W::Translator::default(), record),
+                cancel,
+            ))
+        }
+        .boxed()
+    }
+
+    fn generate<'a>(
+        &'a self,
+        model: &'a str,
+        request: &'a GenerateContentRequest,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, Result<GenerateContentResponse, ModelError>> {
+        async move {
+            let stream = self.generate_stream(model, request, cancel).await?;
+            wire::collect(stream).await
+        }
+        .boxed()
+    }
+
+    fn count_tokens<'a>(
+        &'a self,
+        _model: &'a str,
+        request: &'a CountTokensRequest,
+    ) -> BoxFuture<'a, Result<CountTokensResponse, ModelError>> {
+        // A local estimate: these wires have no counting endpoint, or one
+        // that would cost a round trip per turn.
+        let total = wire::estimate_tokens(request);
+        async move {
+            Ok(CountTokensResponse {
+                total_tokens: Some(total),
+                ..CountTokensResponse::default()
+            })
+        }
+        .boxed()
+    }
+}
