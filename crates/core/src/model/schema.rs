@@ -3,8 +3,38 @@
 //! (JSON Schema) or `parameters` (the OpenAPI subset, with upper-case type
 //! names such as `STRING`); both become one lower-case JSON Schema object.
 
-use gemini_rs_protocol::FunctionDeclaration;
+use gemini_rs_protocol::{FunctionCallingConfig, FunctionDeclaration, GenerateContentRequest};
 use serde_json::{Map, Value, json};
+
+/// The function declarations of a request's tools.
+pub(crate) fn declarations(
+    request: &GenerateContentRequest,
+) -> impl Iterator<Item = &FunctionDeclaration> {
+    request
+        .tools
+        .iter()
+        .flatten()
+        .flat_map(|t| t.function_declarations.iter().flatten())
+}
+
+/// A request's function-calling mode, if it sets one.
+pub(crate) fn calling_config(request: &GenerateContentRequest) -> Option<&FunctionCallingConfig> {
+    request
+        .tool_config
+        .as_ref()
+        .and_then(|c| c.function_calling_config.as_ref())
+}
+
+/// A declaration as `{name, description, <schema_key>: parameters}`.
+pub(crate) fn function(decl: &FunctionDeclaration, schema_key: &str) -> Map<String, Value> {
+    let mut function = Map::new();
+    function.insert("name".into(), json!(decl.name));
+    if let Some(desc) = decl.description.as_deref().filter(|s| !s.is_empty()) {
+        function.insert("description".into(), json!(desc));
+    }
+    function.insert(schema_key.into(), parameters(decl));
+    function
+}
 
 /// Keys no provider's function schema needs; some reject them.
 const DROPPED: [&str; 3] = ["$schema", "$id", "$comment"];

@@ -57,27 +57,11 @@ pub(crate) fn body(
         .map(|(role, content)| json!({"role": role, "content": content}))
         .collect();
     body.insert("messages".into(), Value::Array(messages));
-    let tools: Vec<Value> = request
-        .tools
-        .iter()
-        .flatten()
-        .flat_map(|t| t.function_declarations.iter().flatten())
-        .map(|d| {
-            let mut tool = Map::new();
-            tool.insert("name".into(), json!(d.name));
-            if let Some(desc) = d.description.as_deref().filter(|s| !s.is_empty()) {
-                tool.insert("description".into(), json!(desc));
-            }
-            tool.insert("input_schema".into(), schema::parameters(d));
-            Value::Object(tool)
-        })
+    let tools: Vec<Value> = schema::declarations(request)
+        .map(|d| Value::Object(schema::function(d, "input_schema")))
         .collect();
     if !tools.is_empty() {
-        let choice = request
-            .tool_config
-            .as_ref()
-            .and_then(|c| c.function_calling_config.as_ref())
-            .and_then(tool_choice);
+        let choice = schema::calling_config(request).and_then(tool_choice);
         body.insert("tools".into(), Value::Array(tools));
         if let Some(choice) = choice {
             body.insert("tool_choice".into(), choice);

@@ -34,27 +34,11 @@ pub(crate) fn body(
     body.insert("messages".into(), Value::Array(messages));
     body.insert("stream".into(), json!(true));
     body.insert("stream_options".into(), json!({"include_usage": true}));
-    let tools: Vec<Value> = request
-        .tools
-        .iter()
-        .flatten()
-        .flat_map(|t| t.function_declarations.iter().flatten())
-        .map(|d| {
-            let mut function = Map::new();
-            function.insert("name".into(), json!(d.name));
-            if let Some(desc) = d.description.as_deref().filter(|s| !s.is_empty()) {
-                function.insert("description".into(), json!(desc));
-            }
-            function.insert("parameters".into(), schema::parameters(d));
-            json!({"type": "function", "function": function})
-        })
+    let tools: Vec<Value> = schema::declarations(request)
+        .map(|d| json!({"type": "function", "function": schema::function(d, "parameters")}))
         .collect();
     if !tools.is_empty() {
-        let choice = request
-            .tool_config
-            .as_ref()
-            .and_then(|c| c.function_calling_config.as_ref())
-            .and_then(tool_choice);
+        let choice = schema::calling_config(request).and_then(tool_choice);
         body.insert("tools".into(), Value::Array(tools));
         if let Some(choice) = choice {
             body.insert("tool_choice".into(), choice);
