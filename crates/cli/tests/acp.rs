@@ -363,3 +363,33 @@ fn files_go_through_a_client_that_offers_them() {
         .collect();
     assert_eq!(done.len(), 3, "{log:#}");
 }
+
+#[test]
+fn a_custom_command_asks_before_its_shell_command_runs() {
+    let sb = sandbox();
+    sb.write_home(
+        ".gemini/commands/st.toml",
+        "prompt = \"Status: !{echo hi}\"\n",
+    );
+    let Some(log) = run(
+        &sb,
+        "ask",
+        &lines(&[text("ok")]),
+        json!({"permission": "allow_once", "prompts": ["/st"]}),
+    ) else {
+        return;
+    };
+    assert_eq!(
+        log["answers"]["prompts"][0]["stopReason"], "end_turn",
+        "{log:#}"
+    );
+    let perms = log["permissions"].as_array().unwrap();
+    assert_eq!(perms.len(), 1, "{log:#}");
+    assert_eq!(perms[0]["toolCall"]["title"], "Confirm Shell Command");
+    assert_eq!(
+        perms[0]["toolCall"]["content"][0]["content"]["text"],
+        "echo hi"
+    );
+    let commands = &updates(&log, "available_commands_update")[0]["availableCommands"];
+    assert_eq!(commands[0]["name"], "st");
+}

@@ -109,6 +109,19 @@ impl Agent {
             .next()
     }
 
+    /// Asks the user about a shell command a prompt runs (see
+    /// [`crate::scheduler::Scheduler::confirm_command`]).
+    pub async fn confirm_command(
+        &self,
+        call_id: &str,
+        command: &str,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> bool {
+        self.scheduler
+            .confirm_command(call_id, command, cancel)
+            .await
+    }
+
     /// The tool registry the agent declares to the model.
     pub fn tools(&self) -> &Arc<crate::tools::ToolRegistry> {
         self.scheduler.registry()

@@ -85,6 +85,11 @@ pub struct PolicyEngine {
 }
 
 impl PolicyEngine {
+    /// Whether someone can be asked (the terminal UI, an ACP client).
+    pub fn interactive(&self) -> bool {
+        self.interactive
+    }
+
     /// An engine with Gemini CLI's default rules and no others.
     pub fn new(interactive: bool) -> Self {
         let engine = PolicyEngine {

@@ -78,3 +78,46 @@ impl Scheduler {
         Ok(())
     }
 }
+
+impl Scheduler {
+    /// Asks the user about a shell command that a prompt runs (a custom
+    /// command's `!{...}`), shown as a `run_shell_command` call that
+    /// `call_id` names; true when allowed. "Always" answers add the rules
+    /// they add for the shell tool.
+    pub async fn confirm_command(
+        &self,
+        call_id: &str,
+        command: &str,
+        cancel: &CancellationToken,
+    ) -> bool {
+        let details = crate::tools::ConfirmationDetails::Exec {
+            title: "Confirm Shell Command".to_string(),
+            command: command.to_string(),
+            root_commands: crate::tools::builtin::shell::root_commands(
+                &crate::tools::builtin::shell::strip_shell_wrapper(command),
+            ),
+        };
+        self.emit(AgentEvent::ToolAwaitingApproval {
+            call_id: call_id.to_string(),
+            name: "run_shell_command".to_string(),
+            details: details.clone(),
+        });
+        let answer = self.wait_for_answer(call_id, cancel).await;
+        match answer.outcome {
+            ConfirmationOutcome::Cancel | ConfirmationOutcome::ModifyWithEditor => false,
+            ConfirmationOutcome::ProceedOnce => true,
+            outcome @ (ConfirmationOutcome::ProceedAlways
+            | ConfirmationOutcome::ProceedAlwaysAndSave
+            | ConfirmationOutcome::ProceedAlwaysServer
+            | ConfirmationOutcome::ProceedAlwaysTool) => {
+                for rule in super::always_rules("run_shell_command", &details, &outcome) {
+                    if outcome == ConfirmationOutcome::ProceedAlwaysAndSave {
+                        self.policy.save_rule(&rule);
+                    }
+                    self.policy.add_rule(rule);
+                }
+                true
+            }
+        }
+    }
+}

@@ -10,11 +10,19 @@ use crate::policy::{ApprovalMode, Decision, PolicyEngine};
 use crate::tools::builtin::shell::run_inline;
 use crate::tools::builtin::{ReadManyFilesTool, ShellTool};
 use crate::tools::{Tool, ToolContext};
+use futures::future::BoxFuture;
 use gemini_rs_protocol::Part;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 const ARGS: &str = "{{args}}";
+
+/// Asks the user whether a prompt may run a shell command (the terminal
+/// UI, an ACP client); sessions nobody can ask have none.
+pub trait AskCommand: Sync {
+    /// True when the user allows `command`.
+    fn ask<'a>(&'a self, command: &'a str) -> BoxFuture<'a, bool>;
+}
 
 /// What an invocation needs from the session.
 pub struct Expansion<'a> {
@@ -26,6 +34,8 @@ pub struct Expansion<'a> {
     pub mode: ApprovalMode,
     /// Ends running commands.
     pub cancel: &'a CancellationToken,
+    /// Who approves commands the policy asks about.
+    pub ask: Option<&'a dyn AskCommand>,
 }
 
 /// The user turn of `/name args` (`invocation` is what was typed) for a
@@ -184,6 +194,15 @@ async fn shell_and_args(
                 ));
             }
             Decision::AskUser => {
+                if let Some(ask) = env.ask {
+                    if ask.ask(command).await {
+                        continue;
+                    }
+                    return Err(format!(
+                        "/{} was not run: the shell command \"{command}\" was not allowed.",
+                        cmd.name
+                    ));
+                }
                 return Err(format!(
                     "/{} needs your approval to run the shell command \"{command}\". Allow it with a policy rule or --allowed-tools \"run_shell_command({command})\", or use --approval-mode yolo.",
                     cmd.name

@@ -6,7 +6,7 @@
 mod expand;
 mod mcp_prompts;
 
-pub use expand::{Expansion, expand};
+pub use expand::{AskCommand, Expansion, expand};
 pub use mcp_prompts::{mcp_prompt_commands, prompt_turn};
 
 use serde::Deserialize;
