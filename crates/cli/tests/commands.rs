@@ -167,3 +167,34 @@ fn mcp_prompts_are_slash_commands() {
     );
     assert_eq!(texts(&parts), ["What's weather in ?"]);
 }
+
+#[test]
+fn extensions_bring_commands_and_skills() {
+    let sb = sandbox();
+    sb.write_home(
+        ".gemini/extensions/tools/gemini-extension.json",
+        r#"{"name": "tools", "version": "1.0.0"}"#,
+    );
+    sb.write_home(
+        ".gemini/extensions/tools/commands/deploy.toml",
+        "prompt = \"Deploy {{args}} now.\"\n",
+    );
+    sb.write_home(
+        ".gemini/extensions/tools/skills/ship/SKILL.md",
+        "---\nname: ship\ndescription: Ships releases.\n---\nTag, build, upload.\n",
+    );
+    let fake = FakeGemini::start(&lines(&[text("ok")]));
+    let out = sb.run(
+        &["-p", "/deploy staging"],
+        None,
+        &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let body = &fake.requests()[0].body;
+    let turn = body["contents"].as_array().unwrap().last().unwrap();
+    assert_eq!(turn["parts"][0]["text"], "Deploy staging now.");
+    let system = body["systemInstruction"]["parts"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(system.contains("<name>ship</name>"), "{system}");
+}

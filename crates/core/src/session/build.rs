@@ -125,7 +125,12 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let (skills, skill_warnings) = if tool_server {
         (Vec::new(), Vec::new())
     } else {
+        let extension_skills: Vec<PathBuf> = extensions::load_extensions(paths, root)
+            .iter()
+            .map(|e| e.path.join("skills"))
+            .collect();
         crate::skills::discover(
+            &extension_skills,
             &paths.gemini_dir,
             config.trusted.then_some(root),
             &settings.typed().skills.disabled,
@@ -284,7 +289,12 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         agent.set_model(name);
     }
     let project_commands = root.join(".gemini").join("commands");
+    let extension_commands: Vec<(String, PathBuf)> = extensions::load_extensions(paths, root)
+        .into_iter()
+        .map(|e| (e.name, e.path.join("commands")))
+        .collect();
     let (mut custom_commands, command_warnings) = super::custom_commands::load(
+        &extension_commands,
         &paths.gemini_dir.join("commands"),
         config.trusted.then_some(project_commands.as_path()),
     );

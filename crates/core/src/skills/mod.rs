@@ -3,7 +3,8 @@
 //! format Gemini CLI, Codex and Claude Code read). Found in the built-in
 //! set, `~/.gemini/skills/` (and `~/.agents/skills/`), then the project's
 //! `.gemini/skills/` (and `.agents/skills/`); a later one of the same name
-//! wins. `skills.disabled` switches skills off by name.
+//! wins; extensions' `skills/` folders come before the user's.
+//! `skills.disabled` switches skills off by name.
 
 mod folder;
 
@@ -39,6 +40,7 @@ struct FrontMatter {
 /// project (`None` when the folder is untrusted), and a warning for each
 /// `SKILL.md` that could not be used.
 pub fn discover(
+    extension_dirs: &[PathBuf],
     gemini_dir: &Path,
     project: Option<&Path>,
     disabled: &[String],
@@ -49,7 +51,11 @@ pub fn discover(
         skills.push(builtin);
     }
     let home = gemini_dir.parent().unwrap_or(gemini_dir);
-    let mut roots = vec![home.join(".agents/skills"), gemini_dir.join("skills")];
+    // Extensions' skills (lowest precedence after the built-ins), then the
+    // user's and the project's.
+    let mut roots: Vec<PathBuf> = extension_dirs.to_vec();
+    roots.push(home.join(".agents/skills"));
+    roots.push(gemini_dir.join("skills"));
     if let Some(project) = project {
         roots.push(project.join(".agents/skills"));
         roots.push(project.join(".gemini/skills"));
@@ -165,7 +171,7 @@ mod tests {
             ".gemini/skills/half/SKILL.md",
             "---\nname: half\n---\nbody\n",
         );
-        let (skills, warnings) = discover(&gemini, Some(project.path()), &[]);
+        let (skills, warnings) = discover(&[], &gemini, Some(project.path()), &[]);
         let names: Vec<&str> = skills.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["skill-creator", "db", "pdf"]);
         let pdf = &skills[2];
@@ -177,7 +183,7 @@ mod tests {
                 .iter()
                 .any(|w| w.contains("bad") && w.contains("front matter"))
         );
-        let (skills, _) = discover(&gemini, None, &["PDF".to_string()]);
+        let (skills, _) = discover(&[], &gemini, None, &["PDF".to_string()]);
         assert_eq!(skills.len(), 1);
     }
 }

@@ -58,12 +58,32 @@ struct CommandFile {
     description: Option<String>,
 }
 
-/// The commands of the user's and the project's folders (the project's
-/// only when the folder is trusted), sorted by name, and a warning for each
-/// file that could not be used.
-pub fn load(user_dir: &Path, project_dir: Option<&Path>) -> (Vec<CustomCommand>, Vec<String>) {
+/// The commands of the extensions' `commands/` folders (`(name, dir)`,
+/// lowest precedence, described as `[name] ...`), the user's and the
+/// project's folders (the project's only when the folder is trusted),
+/// sorted by name, and a warning for each file that could not be used.
+pub fn load(
+    extension_dirs: &[(String, PathBuf)],
+    user_dir: &Path,
+    project_dir: Option<&Path>,
+) -> (Vec<CustomCommand>, Vec<String>) {
     let mut commands: Vec<CustomCommand> = Vec::new();
     let mut warnings = Vec::new();
+    for (extension, dir) in extension_dirs {
+        let mut files = Vec::new();
+        collect_toml(dir, &mut files);
+        files.sort();
+        for file in files {
+            match read_command(dir, &file) {
+                Ok(mut cmd) => {
+                    cmd.description = format!("[{extension}] {}", cmd.description);
+                    commands.retain(|c| c.name != cmd.name);
+                    commands.push(cmd);
+                }
+                Err(warning) => warnings.push(warning),
+            }
+        }
+    }
     for dir in std::iter::once(user_dir).chain(project_dir) {
         let mut files = Vec::new();
         collect_toml(dir, &mut files);
@@ -213,14 +233,23 @@ mod tests {
             "broken.toml",
             "prompt = \"x\"\n\nprompt = = 3\n",
         );
-        let (cmds, warnings) = load(user.path(), Some(project.path()));
+        let ext = tempfile::tempdir().unwrap();
+        write(ext.path(), "deploy.toml", "prompt = \"ship it\"");
+        write(ext.path(), "hi.toml", "prompt = \"extension hello\"");
+        let exts = [("tools".to_string(), ext.path().to_path_buf())];
+        let (cmds, warnings) = load(&exts, user.path(), Some(project.path()));
         let names: Vec<&str> = cmds.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, ["git:commit", "hi"]);
-        assert!(
-            matches!(&cmds[0].source, CommandSource::File { prompt, .. } if prompt == "project commit")
+        assert_eq!(names, ["deploy", "git:commit", "hi"]);
+        assert_eq!(
+            cmds[0].description,
+            "[tools] Custom command from deploy.toml"
         );
-        assert_eq!(cmds[0].description, "Custom command from commit.toml");
-        assert_eq!(cmds[1].description, "Says hi");
+        assert!(
+            matches!(&cmds[1].source, CommandSource::File { prompt, .. } if prompt == "project commit")
+        );
+        assert_eq!(cmds[1].description, "Custom command from commit.toml");
+        // The user's command wins over the extension's.
+        assert_eq!(cmds[2].description, "Says hi");
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(
             warnings
