@@ -65,6 +65,8 @@ pub struct SessionInfo {
     pub custom_commands: Vec<custom_commands::CustomCommand>,
     /// The context window of each model (settings' `models` included).
     pub context_windows: crate::model::provider::ContextWindows,
+    /// The enabled agent skills.
+    pub skills: Arc<Vec<crate::skills::Skill>>,
 }
 
 /// Submits ops to a session; cheap to clone (signal handlers keep one).
@@ -140,6 +142,7 @@ impl Session {
             checkpointer: parts.checkpointer.clone(),
             custom_commands: parts.custom_commands.clone(),
             context_windows: parts.context_windows.clone(),
+            skills: parts.skills.clone(),
         });
         let notes = parts.notes;
         let engine = Engine {

@@ -70,6 +70,19 @@ pub fn shortcut_lines() -> Vec<Line<'static>> {
     ]
 }
 
+/// `/skills list`: the enabled skills and where they come from.
+pub fn skills_lines(skills: &[gemini_rs_core::skills::Skill]) -> Vec<Line<'static>> {
+    let mut out = vec![heading("Agent skills")];
+    for skill in skills {
+        let from = skill
+            .dir
+            .as_ref()
+            .map_or_else(|| "built-in".to_string(), |d| d.display().to_string());
+        out.push(kv(&skill.name, format!("{} ({from})", skill.description)));
+    }
+    out
+}
+
 /// `/tools`.
 pub fn tools_lines(registry: Option<&ToolRegistry>) -> Vec<Line<'static>> {
     let Some(reg) = registry else {

@@ -2,7 +2,7 @@
 //! and parsing a typed line into a [`Command`].
 
 /// Command names and their help, in `/help` order.
-pub const COMMANDS: [(&str, &str); 19] = [
+pub const COMMANDS: [(&str, &str); 20] = [
     ("help", "Show help"),
     ("about", "Show version info"),
     (
@@ -27,6 +27,7 @@ pub const COMMANDS: [(&str, &str); 19] = [
     ("restore", "Restore files and conversation: /restore [id]"),
     ("quit", "Exit the CLI"),
     ("exit", "Exit the CLI"),
+    ("skills", "List the agent skills: /skills list"),
     ("stats", "Show session statistics"),
     ("tools", "List the available tools and their descriptions"),
     ("shortcuts", "Show keyboard shortcuts"),
@@ -80,6 +81,8 @@ pub enum Command {
     Stats,
     /// `/tools`.
     Tools,
+    /// `/skills` (`list`).
+    Skills,
     /// `/shortcuts`.
     Shortcuts,
     /// Recognised but not usable like this: the message.
@@ -126,6 +129,7 @@ impl Command {
             | Command::Quit
             | Command::Stats
             | Command::Tools
+            | Command::Skills
             | Command::Shortcuts
             | Command::Usage(_)
             | Command::Unknown(_) => false,
@@ -188,6 +192,11 @@ pub fn parse(line: &str) -> Command {
         ("quit" | "exit", _) => Command::Quit,
         ("stats", _) => Command::Stats,
         ("tools", _) => Command::Tools,
+        ("skills", None | Some("list")) => Command::Skills,
+        ("skills", Some(_)) => Command::Usage(
+            "Usage: /skills list. Skills are switched off with skills.disabled in settings.json (a list of names), for new sessions."
+                .to_string(),
+        ),
         ("shortcuts", _) => Command::Shortcuts,
         _ => Command::Unknown(name.to_string()),
     }
@@ -223,5 +232,8 @@ mod tests {
         );
         assert_eq!(parse("/directory"), Command::DirectoryShow);
         assert_eq!(parse("/mcp"), Command::Mcp);
+        assert_eq!(parse("/skills"), Command::Skills);
+        assert_eq!(parse("/skills list"), Command::Skills);
+        assert!(matches!(parse("/skills disable x"), Command::Usage(_)));
     }
 }

@@ -111,6 +111,7 @@ pub fn command(app: &mut App, line: &str) {
             s.push_lines(lines);
         }
         Command::Tools => s.push_lines(info::tools_lines(Some(&app.ctx.info.tools))),
+        Command::Skills => s.push_lines(info::skills_lines(&app.ctx.info.skills)),
         Command::Usage(msg) => s.info(&msg),
         Command::Unknown(name) => {
             // A custom command: the session expands it.
