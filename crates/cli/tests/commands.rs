@@ -183,6 +183,10 @@ fn extensions_bring_commands_and_skills() {
         ".gemini/extensions/tools/skills/ship/SKILL.md",
         "---\nname: ship\ndescription: Ships releases.\n---\nTag, build, upload.\n",
     );
+    sb.write_home(
+        ".gemini/extensions/tools/GEMINI.md",
+        "Deployments go through the tools extension.\n",
+    );
     let fake = FakeGemini::start(&lines(&[text("ok")]));
     let out = sb.run(
         &["-p", "/deploy staging"],
@@ -197,4 +201,8 @@ fn extensions_bring_commands_and_skills() {
         .as_str()
         .unwrap();
     assert!(system.contains("<name>ship</name>"), "{system}");
+    assert!(
+        system.contains("Deployments go through the tools extension."),
+        "{system}"
+    );
 }

@@ -345,6 +345,13 @@ pub fn context_from_settings(
     gemini_dir: &Path,
     home: &Path,
 ) -> SettingsContext {
+    let extension_files: Vec<PathBuf> = crate::tools::mcp::extensions::load_extensions(
+        &crate::config::GeminiPaths::from_env(),
+        workspace.target_dir(),
+    )
+    .into_iter()
+    .flat_map(|e| e.context_files)
+    .collect();
     let names = settings.context_file_names();
     let opts = MemoryOptions {
         file_names: &names,
@@ -354,7 +361,19 @@ pub fn context_from_settings(
             .context_discovery_max_dirs()
             .unwrap_or(DEFAULT_MAX_DIRS),
     };
-    let loaded = load_context(workspace, &opts);
+    let mut loaded = load_context(workspace, &opts);
+    // The extensions' context files come after the others.
+    for path in extension_files {
+        if loaded.files.iter().any(|f| f.path == path) {
+            continue;
+        }
+        match std::fs::read_to_string(&path) {
+            Ok(content) => loaded.files.push(ContextFile { path, content }),
+            Err(e) => loaded
+                .warnings
+                .push(format!("Could not read {}: {e}", path.display())),
+        }
+    }
     SettingsContext {
         file_count: loaded.files.len(),
         text: format_context(&loaded.files, workspace.target_dir()),

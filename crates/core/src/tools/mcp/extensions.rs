@@ -29,6 +29,9 @@ pub struct Extension {
     pub servers: Vec<McpServerConfig>,
     /// Its `excludeTools`: tool names (or `name(args)`) to hide.
     pub exclude_tools: Vec<String>,
+    /// Its context files (`contextFileName`, a name or a list; default
+    /// `GEMINI.md`) that exist in its directory.
+    pub context_files: Vec<PathBuf>,
 }
 
 fn substitute(value: &mut Value, vars: &[(&str, String)]) {
@@ -94,8 +97,23 @@ pub fn load_extension(dir: &Path, workspace: &Path) -> Option<Extension> {
                 .collect()
         })
         .unwrap_or_default();
+    let context_names: Vec<String> = match manifest.get("contextFileName") {
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        _ => vec!["GEMINI.md".to_string()],
+    };
+    let context_files = context_names
+        .iter()
+        .map(|n| dir.join(n))
+        .filter(|p| p.is_file())
+        .collect();
     Some(Extension {
         name,
+        context_files,
         version: manifest
             .get("version")
             .and_then(Value::as_str)
