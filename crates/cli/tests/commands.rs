@@ -187,6 +187,11 @@ fn extensions_bring_commands_and_skills() {
         ".gemini/extensions/tools/GEMINI.md",
         "Deployments go through the tools extension.\n",
     );
+    sb.write_home(
+        ".gemini/extensions/tools/hooks/hooks.json",
+        r#"{"hooks": {"BeforeAgent": [{"hooks": [{"type": "command",
+            "command": "cat > /dev/null; echo ran > ${extensionPath}${/}ran.txt"}]}]}}"#,
+    );
     let fake = FakeGemini::start(&lines(&[text("ok")]));
     let out = sb.run(
         &["-p", "/deploy staging"],
@@ -205,4 +210,7 @@ fn extensions_bring_commands_and_skills() {
         system.contains("Deployments go through the tools extension."),
         "{system}"
     );
+    // The extension's hook ran, its variables substituted.
+    let ran = sb.home.join(".gemini/extensions/tools/ran.txt");
+    assert_eq!(std::fs::read_to_string(ran).unwrap(), "ran\n");
 }

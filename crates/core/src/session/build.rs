@@ -443,7 +443,14 @@ fn hook_system(
     notes: &mut Vec<StartupNote>,
 ) -> (Option<Arc<dyn Hooks>>, Option<HookConfig>) {
     let (settings, root, trusted) = (&config.settings, config.root.as_path(), config.trusted);
-    let hook_config = HookConfig::from_settings(settings, trusted);
+    let mut hook_config = HookConfig::from_settings(settings, trusted);
+    if trusted {
+        for extension in extensions::load_extensions(&config.paths, root) {
+            if let Some(hooks) = extensions::extension_hooks(&extension, root) {
+                hook_config.add_hooks(&hooks, "extension");
+            }
+        }
+    }
     notes.extend(hook_config.warnings.iter().map(|w| StartupNote {
         text: w.clone(),
         warning: true,

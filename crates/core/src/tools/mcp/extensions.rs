@@ -9,7 +9,7 @@
 
 use super::config::{McpServerConfig, configured_servers};
 use crate::config::{GeminiPaths, Settings};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -123,6 +123,40 @@ pub fn load_extension(dir: &Path, workspace: &Path) -> Option<Extension> {
         servers,
         exclude_tools,
     })
+}
+
+/// The `hooks` object of an extension's `hooks/hooks.json`, with
+/// `${extensionPath}`, `${workspacePath}` and `${/}` substituted; `None`
+/// when it has none (a malformed file is logged and skipped).
+pub fn extension_hooks(extension: &Extension, workspace: &Path) -> Option<Map<String, Value>> {
+    let file = extension.path.join("hooks").join("hooks.json");
+    let text = std::fs::read_to_string(&file).ok()?;
+    let mut parsed: Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            tracing::warn!("skipping the hooks of extension {}: {e}", extension.name);
+            return None;
+        }
+    };
+    let sep = std::path::MAIN_SEPARATOR.to_string();
+    let vars = [
+        ("extensionPath", extension.path.display().to_string()),
+        ("workspacePath", workspace.display().to_string()),
+        ("/", sep.clone()),
+        ("pathSeparator", sep),
+    ];
+    let hooks = parsed.get_mut("hooks")?;
+    substitute(hooks, &vars);
+    match hooks {
+        Value::Object(map) => Some(map.clone()),
+        _ => {
+            tracing::warn!(
+                "skipping the hooks of extension {}: \"hooks\" must be an object",
+                extension.name
+            );
+            None
+        }
+    }
 }
 
 fn extensions_in(base: &Path, workspace: &Path) -> Vec<Extension> {
