@@ -64,6 +64,7 @@ pub fn references(prompt: &str) -> Vec<String> {
 pub fn expand(prompt: &str, workspace: &Workspace) -> Expanded {
     let mut notes = Vec::new();
     let mut files: Vec<(String, PathBuf)> = Vec::new();
+    let mut dirs: Vec<String> = Vec::new();
     for reference in references(prompt) {
         let abs = workspace.resolve(&reference);
         if let Err(e) = workspace.check_access(&abs) {
@@ -82,6 +83,7 @@ pub fn expand(prompt: &str, workspace: &Workspace) -> Expanded {
             continue;
         }
         if abs.is_dir() {
+            dirs.push(reference.clone());
             for file in files_below(&abs, workspace) {
                 files.push((workspace.relative(&file), file));
             }
@@ -91,7 +93,7 @@ pub fn expand(prompt: &str, workspace: &Workspace) -> Expanded {
     }
     files.dedup_by(|a, b| a.1 == b.1);
     files.truncate(MAX_FILES);
-    let mut parts = vec![Part::text(prompt)];
+    let mut parts = vec![Part::text(with_globbed_dirs(prompt, &dirs))];
     let mut read_any = false;
     for (label, path) in files {
         match file_part(workspace, &path) {
@@ -111,6 +113,28 @@ pub fn expand(prompt: &str, workspace: &Workspace) -> Expanded {
         parts.push(Part::text("\n--- End of content ---"));
     }
     Expanded { parts, notes }
+}
+
+/// `prompt` with each `@dir` reference written `@dir/**`, as Gemini CLI
+/// echoes folder references to the model.
+fn with_globbed_dirs(prompt: &str, dirs: &[String]) -> String {
+    let mut out = prompt.to_string();
+    for dir in dirs {
+        let token = format!("@{dir}");
+        let globbed = format!("@{}/**", dir.trim_end_matches('/'));
+        let mut result = String::with_capacity(out.len() + 3);
+        let mut rest = out.as_str();
+        while let Some(at) = rest.find(&token) {
+            let end = at + token.len();
+            let whole = rest[end..].chars().next().is_none_or(char::is_whitespace);
+            result.push_str(&rest[..at]);
+            result.push_str(if whole { &globbed } else { &token });
+            rest = &rest[end..];
+        }
+        result.push_str(rest);
+        out = result;
+    }
+    out
 }
 
 /// Files below `dir`, sorted, ignore rules and the usual junk folders
@@ -177,6 +201,15 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn folder_references_are_echoed_as_globs() {
+        let dirs = vec!["src".to_string(), "docs/".to_string()];
+        assert_eq!(
+            with_globbed_dirs("look at @src and @docs/ but not @srcx", &dirs),
+            "look at @src/** and @docs/** but not @srcx"
+        );
+    }
 
     #[test]
     fn finds_references() {

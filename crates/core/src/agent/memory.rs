@@ -26,15 +26,10 @@ pub const DEFAULT_MAX_DIRS: usize = 200;
 const MAX_IMPORT_DEPTH: usize = 5;
 /// Largest context file or import read (`read_file`'s limit).
 pub const MAX_CONTEXT_FILE_BYTES: u64 = MAX_FILE_BYTES;
-/// Folders never searched for context files.
-const SKIPPED: [&str; 6] = [
-    ".git",
-    "node_modules",
-    "bower_components",
-    ".svn",
-    ".hg",
-    "target",
-];
+/// Folders never searched for context files (version-control data); the
+/// rest, `node_modules` included, is searched unless ignore rules exclude
+/// it, as Gemini CLI searches.
+const SKIPPED: [&str; 3] = [".git", ".svn", ".hg"];
 
 /// One context file found and read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,19 +76,20 @@ pub fn load_context(workspace: &Workspace, opts: &MemoryOptions<'_>) -> LoadedCo
             paths.push(p);
         }
     };
-    for name in opts.file_names {
-        push(opts.gemini_dir.join(name), &mut paths);
-    }
     let root = workspace.target_dir();
     let upward = upward_dirs(root, opts.home);
-    for dir in &upward {
-        for name in opts.file_names {
+    let downward = downward_dirs(workspace, root, opts.max_dirs);
+    // As Gemini CLI orders them: per name, the global file, then the
+    // upward ones (outermost first), then those below, sorted by path.
+    for name in opts.file_names {
+        push(opts.gemini_dir.join(name), &mut paths);
+        for dir in &upward {
             push(dir.join(name), &mut paths);
         }
-    }
-    for dir in downward_dirs(workspace, root, opts.max_dirs) {
-        for name in opts.file_names {
-            push(dir.join(name), &mut paths);
+        let mut below: Vec<PathBuf> = downward.iter().map(|d| d.join(name)).collect();
+        below.sort();
+        for path in below {
+            push(path, &mut paths);
         }
     }
     // Where imports may lead: the workspace, the git root above it (Gemini
@@ -445,7 +441,33 @@ mod tests {
             .iter()
             .map(|f| f.content.split('\n').next().unwrap())
             .collect();
-        assert_eq!(contents, vec!["GLOBAL", "REPO", "APP", "DEEP"]);
+        // node_modules is searched (unless ignored), as Gemini CLI does.
+        assert_eq!(contents, vec!["GLOBAL", "REPO", "APP", "NODE", "DEEP"]);
+        // Several names: each name's global, upward and lower files in turn.
+        std::fs::write(home.join(".gemini/AGENTS.md"), "GLOBAL-AGENTS").unwrap();
+        std::fs::write(root.join("AGENTS.md"), "APP-AGENTS").unwrap();
+        let names2 = vec!["AGENTS.md".to_string(), "GEMINI.md".to_string()];
+        let opts = MemoryOptions {
+            file_names: &names2,
+            ..opts
+        };
+        let both = load_context_files(&ws, &opts);
+        let contents: Vec<&str> = both
+            .iter()
+            .map(|f| f.content.split('\n').next().unwrap())
+            .collect();
+        assert_eq!(
+            contents,
+            vec![
+                "GLOBAL-AGENTS",
+                "APP-AGENTS",
+                "GLOBAL",
+                "REPO",
+                "APP",
+                "NODE",
+                "DEEP"
+            ]
+        );
         let repo_file = &files[1].content;
         assert!(
             repo_file.contains("<!-- Imported from: imp/x.md -->\nIMPORTED"),
