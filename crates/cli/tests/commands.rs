@@ -213,4 +213,12 @@ fn extensions_bring_commands_and_skills() {
     // The extension's hook ran, its variables substituted.
     let ran = sb.home.join(".gemini/extensions/tools/ran.txt");
     assert_eq!(std::fs::read_to_string(ran).unwrap(), "ran\n");
+    // Switched off for this folder in Gemini CLI's enablement file: gone.
+    let rule = format!("!{}/", sb.work.display());
+    sb.write_home(
+        ".gemini/extensions/extension-enablement.json",
+        &json!({"tools": {"overrides": [rule]}}).to_string(),
+    );
+    let (_, parts) = run(&sb, "/deploy staging", &[]);
+    assert_eq!(texts(&parts), ["/deploy staging"]);
 }

@@ -175,8 +175,9 @@ fn extensions_in(base: &Path, workspace: &Path) -> Vec<Extension> {
 }
 
 /// The extensions of the project (`<project>/.gemini/extensions`) and of
-/// the user (`~/.gemini/extensions`), project first, one per name. When
-/// the project is the home directory its extensions are read once.
+/// the user (`~/.gemini/extensions`), project first, one per name, without
+/// those switched off for the project. When the project is the home
+/// directory its extensions are read once.
 pub fn load_extensions(paths: &GeminiPaths, project: &Path) -> Vec<Extension> {
     let project_dir = project.join(".gemini").join("extensions");
     let user_dir = paths.gemini_dir.join("extensions");
@@ -186,6 +187,8 @@ pub fn load_extensions(paths: &GeminiPaths, project: &Path) -> Vec<Extension> {
     }
     let mut seen = HashSet::new();
     all.retain(|e| seen.insert(e.name.clone()));
+    // Extensions switched off for this folder (Gemini CLI's enablement file).
+    all.retain(|e| super::enablement::is_enabled(&paths.gemini_dir, &e.name, project));
     all
 }
 

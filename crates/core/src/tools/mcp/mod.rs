@@ -6,6 +6,7 @@
 pub mod client;
 pub mod config;
 pub mod convert;
+pub mod enablement;
 pub mod extensions;
 mod line_guard;
 pub mod naming;
