@@ -4,6 +4,7 @@
 mod acp;
 mod args;
 mod exit;
+mod extensions_cmd;
 mod headless;
 mod hooks_cmd;
 mod mcp_cmd;
@@ -25,7 +26,7 @@ fn main() {
     // must give an error (or be used as a path), never a panic.
     let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let sub = argv.first().and_then(|a| a.to_str());
-    if matches!(sub, Some("hooks" | "mcp")) {
+    if matches!(sub, Some("hooks" | "mcp" | "extensions")) {
         let Some(rest) = utf8_args(&argv[1..]) else {
             eprintln!("Invalid argument: the arguments of this command must be valid UTF-8.");
             std::process::exit(ExitCode::Input.code());
@@ -33,6 +34,9 @@ fn main() {
         if sub == Some("hooks") {
             // `gemini-rs hooks list`.
             std::process::exit(hooks_cmd::run(rest));
+        }
+        if sub == Some("extensions") {
+            std::process::exit(extensions_cmd::run(rest));
         }
         // `gemini-rs mcp ...`: server management and `mcp serve` (stdout is
         // the protocol there, so nothing else may print on it).

@@ -213,12 +213,42 @@ fn extensions_bring_commands_and_skills() {
     // The extension's hook ran, its variables substituted.
     let ran = sb.home.join(".gemini/extensions/tools/ran.txt");
     assert_eq!(std::fs::read_to_string(ran).unwrap(), "ran\n");
-    // Switched off for this folder in Gemini CLI's enablement file: gone.
-    let rule = format!("!{}/", sb.work.display());
-    sb.write_home(
-        ".gemini/extensions/extension-enablement.json",
-        &json!({"tools": {"overrides": [rule]}}).to_string(),
+    let listed = sb.run(&["extensions", "list"], None, &[]);
+    assert_eq!(listed.code, 0, "{listed:?}");
+    assert!(
+        listed.stdout.contains("✓ tools (1.0.0)"),
+        "{}",
+        listed.stdout
+    );
+    // Switched off for this folder (in Gemini CLI's enablement file): gone.
+    let off = sb.run(
+        &["extensions", "disable", "tools", "--scope", "workspace"],
+        None,
+        &[],
+    );
+    assert_eq!(off.code, 0, "{off:?}");
+    let file = sb.home.join(".gemini/extensions/extension-enablement.json");
+    let rules: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    assert_eq!(
+        rules["tools"]["overrides"][0],
+        format!("!{}/*", sb.work.display())
     );
     let (_, parts) = run(&sb, "/deploy staging", &[]);
     assert_eq!(texts(&parts), ["/deploy staging"]);
+    assert!(
+        sb.run(&["extensions", "list"], None, &[])
+            .stdout
+            .contains("✗ tools")
+    );
+    let on = sb.run(
+        &["extensions", "enable", "tools", "--scope", "workspace"],
+        None,
+        &[],
+    );
+    assert_eq!(on.code, 0, "{on:?}");
+    let (_, parts) = run(&sb, "/deploy staging", &[]);
+    assert_eq!(texts(&parts), ["Deploy staging now."]);
+    let missing = sb.run(&["extensions", "disable", "nope"], None, &[]);
+    assert_eq!(missing.code, 1);
 }

@@ -52,6 +52,48 @@ pub fn is_enabled(gemini_dir: &Path, name: &str, cwd: &Path) -> bool {
     enabled
 }
 
+/// Switches extension `name` on or off for `scope` and every folder below
+/// it (`~` for the user scope, the project for the workspace scope), as
+/// Gemini CLI's `extensions enable|disable` write it: rules that conflict
+/// with the new one, or that it covers, are dropped.
+pub fn set_enabled(
+    gemini_dir: &Path,
+    name: &str,
+    scope: &Path,
+    enable: bool,
+) -> std::io::Result<()> {
+    let dir = gemini_dir.join("extensions");
+    let file = dir.join("extension-enablement.json");
+    let mut config: serde_json::Map<String, Value> = std::fs::read_to_string(&file)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    let base = with_slashes(&scope.to_string_lossy());
+    let rule = format!("{}{base}*", if enable { "" } else { "!" });
+    let entry = config
+        .entry(name.to_string())
+        .or_insert_with(|| serde_json::json!({"overrides": []}));
+    let kept: Vec<Value> = entry
+        .get("overrides")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|old| {
+            let old_base = old.trim_start_matches('!').trim_end_matches('*');
+            // The same folder (either way), or a folder below the new rule.
+            with_slashes(old_base) != base && !with_slashes(old_base).starts_with(&base)
+        })
+        .map(|s| Value::String(s.to_string()))
+        .chain([Value::String(rule)])
+        .collect();
+    entry["overrides"] = Value::Array(kept);
+    std::fs::create_dir_all(&dir)?;
+    let text =
+        serde_json::to_string_pretty(&Value::Object(config)).map_err(std::io::Error::other)?;
+    crate::workspace::write_atomic(&file, text.as_bytes())
+}
+
 /// `p` with `/` separators, a leading and a trailing `/`.
 fn with_slashes(p: &str) -> String {
     let mut s = p.replace('\\', "/");
@@ -85,5 +127,15 @@ mod tests {
         assert!(is_enabled(&gemini, "tools", Path::new("/srv")));
         assert!(!is_enabled(&gemini, "off", Path::new("/anywhere")));
         assert!(is_enabled(&gemini, "other", Path::new("/anywhere")));
+        // Enabling for /home/u drops the rules it covers.
+        set_enabled(&gemini, "tools", Path::new("/home/u"), true).unwrap();
+        assert!(is_enabled(&gemini, "tools", Path::new("/home/u/play")));
+        let text =
+            std::fs::read_to_string(gemini.join("extensions/extension-enablement.json")).unwrap();
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["tools"]["overrides"], serde_json::json!(["/home/u/*"]));
+        set_enabled(&gemini, "tools", Path::new("/home/u/work"), false).unwrap();
+        assert!(!is_enabled(&gemini, "tools", Path::new("/home/u/work/x")));
+        assert!(is_enabled(&gemini, "tools", Path::new("/home/u/play")));
     }
 }

@@ -179,6 +179,14 @@ fn extensions_in(base: &Path, workspace: &Path) -> Vec<Extension> {
 /// those switched off for the project. When the project is the home
 /// directory its extensions are read once.
 pub fn load_extensions(paths: &GeminiPaths, project: &Path) -> Vec<Extension> {
+    let mut all = installed_extensions(paths, project);
+    // Extensions switched off for this folder (Gemini CLI's enablement file).
+    all.retain(|e| super::enablement::is_enabled(&paths.gemini_dir, &e.name, project));
+    all
+}
+
+/// Every installed extension, on or off (see [`load_extensions`]).
+pub fn installed_extensions(paths: &GeminiPaths, project: &Path) -> Vec<Extension> {
     let project_dir = project.join(".gemini").join("extensions");
     let user_dir = paths.gemini_dir.join("extensions");
     let mut all = extensions_in(&project_dir, project);
@@ -187,8 +195,6 @@ pub fn load_extensions(paths: &GeminiPaths, project: &Path) -> Vec<Extension> {
     }
     let mut seen = HashSet::new();
     all.retain(|e| seen.insert(e.name.clone()));
-    // Extensions switched off for this folder (Gemini CLI's enablement file).
-    all.retain(|e| super::enablement::is_enabled(&paths.gemini_dir, &e.name, project));
     all
 }
 

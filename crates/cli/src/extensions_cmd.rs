@@ -1,0 +1,116 @@
+//! `gemini-rs extensions list|enable|disable`: the installed extensions
+//! and whether they are on here, and switching them on or off for the user
+//! (every folder) or the workspace, in Gemini CLI's enablement file.
+
+use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
+use gemini_rs_core::config::GeminiPaths;
+use gemini_rs_core::tools::mcp::enablement::{is_enabled, set_enabled};
+use gemini_rs_core::tools::mcp::extensions::installed_extensions;
+use std::path::PathBuf;
+
+/// `gemini-rs extensions`.
+#[derive(Debug, Parser)]
+#[command(name = "gemini-rs extensions", about = "Manage extensions")]
+struct ExtensionsCli {
+    #[command(subcommand)]
+    command: ExtensionsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum ExtensionsCommand {
+    /// List the installed extensions.
+    List,
+    /// Switch an extension on.
+    Enable(Switch),
+    /// Switch an extension off.
+    Disable(Switch),
+}
+
+#[derive(Debug, ClapArgs)]
+struct Switch {
+    /// The extension's name.
+    name: String,
+    /// For every folder (user) or this one and below (workspace).
+    #[arg(long, value_enum, default_value = "user")]
+    scope: Scope,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Scope {
+    User,
+    Workspace,
+}
+
+/// Runs `gemini-rs extensions <argv…>` and returns the exit code.
+pub fn run(argv: Vec<String>) -> i32 {
+    let cli = match ExtensionsCli::try_parse_from(
+        std::iter::once("gemini-rs extensions".to_string()).chain(argv),
+    ) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 1 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let cwd = match std::env::current_dir() {
+        Ok(cwd) => std::fs::canonicalize(&cwd).unwrap_or(cwd),
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return 1;
+        }
+    };
+    let paths = GeminiPaths::from_env();
+    let installed = installed_extensions(&paths, &cwd);
+    match cli.command {
+        ExtensionsCommand::List => {
+            if installed.is_empty() {
+                println!("No extensions installed.");
+            }
+            for e in &installed {
+                let on = is_enabled(&paths.gemini_dir, &e.name, &cwd);
+                let servers: Vec<&str> = e.servers.iter().map(|s| s.name.as_str()).collect();
+                println!("{} {} ({})", if on { "✓" } else { "✗" }, e.name, e.version);
+                println!(" Path: {}", e.path.display());
+                println!(" Enabled here: {on}");
+                if !servers.is_empty() {
+                    println!(" MCP servers: {}", servers.join(", "));
+                }
+                for file in &e.context_files {
+                    println!(" Context file: {}", file.display());
+                }
+                println!();
+            }
+            0
+        }
+        ExtensionsCommand::Enable(s) | ExtensionsCommand::Disable(s)
+            if !installed.iter().any(|e| e.name == s.name) =>
+        {
+            eprintln!("Extension with name {} does not exist.", s.name);
+            1
+        }
+        ExtensionsCommand::Enable(s) => switch(&paths, &cwd, &s, true),
+        ExtensionsCommand::Disable(s) => switch(&paths, &cwd, &s, false),
+    }
+}
+
+fn switch(paths: &GeminiPaths, cwd: &std::path::Path, s: &Switch, on: bool) -> i32 {
+    let (scope_path, scope): (PathBuf, &str) = match s.scope {
+        Scope::User => (paths.home.clone(), "user"),
+        Scope::Workspace => (cwd.to_path_buf(), "workspace"),
+    };
+    match set_enabled(&paths.gemini_dir, &s.name, &scope_path, on) {
+        Ok(()) => {
+            let what = if on { "enabled" } else { "disabled" };
+            println!(
+                "Extension \"{}\" successfully {what} for scope \"{scope}\".",
+                s.name
+            );
+            0
+        }
+        Err(e) => {
+            eprintln!("Could not update the extension enablement file: {e}");
+            1
+        }
+    }
+}
