@@ -252,3 +252,51 @@ fn extensions_bring_commands_and_skills() {
     let missing = sb.run(&["extensions", "disable", "nope"], None, &[]);
     assert_eq!(missing.code, 1);
 }
+
+#[test]
+fn an_extension_installs_from_a_git_repository_and_uninstalls() {
+    let sb = sandbox();
+    let src = sb.work.join("ext-src");
+    sb.write(
+        "ext-src/gemini-extension.json",
+        r#"{"name": "greeter", "version": "0.2.0"}"#,
+    );
+    sb.write(
+        "ext-src/commands/hello.toml",
+        "prompt = \"Say hello to {{args}}.\"\n",
+    );
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+            .args(args)
+            .current_dir(&src)
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "{status:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "extension"]);
+    let url = format!("file://{}", src.display());
+    let out = sb.run(&["extensions", "install", &url], None, &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout.contains("\"greeter\" installed"),
+        "{}",
+        out.stdout
+    );
+    let installed = sb.home.join(".gemini/extensions/greeter");
+    assert!(installed.join("commands/hello.toml").is_file());
+    assert!(!installed.join(".git").exists());
+    let record = std::fs::read_to_string(installed.join(".gemini-extension-install.json")).unwrap();
+    assert!(record.contains("\"type\": \"git\""), "{record}");
+    let (_, parts) = run(&sb, "/hello world", &[]);
+    assert_eq!(texts(&parts), ["Say hello to world."]);
+    let again = sb.run(&["extensions", "install", &url], None, &[]);
+    assert_eq!(again.code, 1, "{again:?}");
+    let gone = sb.run(&["extensions", "uninstall", "greeter"], None, &[]);
+    assert_eq!(gone.code, 0, "{gone:?}");
+    assert!(!installed.exists());
+    let (_, parts) = run(&sb, "/hello world", &[]);
+    assert_eq!(texts(&parts), ["/hello world"]);
+}

@@ -8,6 +8,8 @@ use gemini_rs_core::tools::mcp::enablement::{is_enabled, set_enabled};
 use gemini_rs_core::tools::mcp::extensions::installed_extensions;
 use std::path::PathBuf;
 
+mod install;
+
 /// `gemini-rs extensions`.
 #[derive(Debug, Parser)]
 #[command(name = "gemini-rs extensions", about = "Manage extensions")]
@@ -24,6 +26,16 @@ enum ExtensionsCommand {
     Enable(Switch),
     /// Switch an extension off.
     Disable(Switch),
+    /// Install an extension from a local folder or a git repository.
+    Install {
+        /// A folder holding gemini-extension.json, or a git URL.
+        source: String,
+    },
+    /// Remove an installed extension.
+    Uninstall {
+        /// The extension's name.
+        name: String,
+    },
 }
 
 #[derive(Debug, ClapArgs)]
@@ -91,6 +103,26 @@ pub fn run(argv: Vec<String>) -> i32 {
         }
         ExtensionsCommand::Enable(s) => switch(&paths, &cwd, &s, true),
         ExtensionsCommand::Disable(s) => switch(&paths, &cwd, &s, false),
+        ExtensionsCommand::Install { source } => match install::install(&paths, &source) {
+            Ok(name) => {
+                println!("Extension \"{name}\" installed successfully and enabled.");
+                0
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                1
+            }
+        },
+        ExtensionsCommand::Uninstall { name } => match install::uninstall(&paths, &name) {
+            Ok(()) => {
+                println!("Extension \"{name}\" successfully uninstalled.");
+                0
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                1
+            }
+        },
     }
 }
 

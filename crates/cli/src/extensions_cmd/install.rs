@@ -1,0 +1,135 @@
+//! Installing an extension into `~/.gemini/extensions/<name>/` from a local
+//! folder or a git repository (cloned with the `git` binary), with Gemini
+//! CLI's `.gemini-extension-install.json` beside it; and removing one.
+
+use gemini_rs_core::config::GeminiPaths;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The install record Gemini CLI keeps in an extension's folder.
+const INSTALL_RECORD: &str = ".gemini-extension-install.json";
+
+/// Installs from `source`; the extension's name.
+pub fn install(paths: &GeminiPaths, source: &str) -> Result<String, String> {
+    let is_git = source.starts_with("http://")
+        || source.starts_with("https://")
+        || source.starts_with("git@")
+        || source.starts_with("file://")
+        || source.ends_with(".git");
+    // A clone goes beside the extensions first (removed when done).
+    let scratch = Scratch(
+        paths
+            .gemini_dir
+            .join("extensions")
+            .join(format!(".install-{}", uuid::Uuid::new_v4().simple())),
+    );
+    let from: PathBuf = if is_git {
+        let target = scratch.0.clone();
+        let status = Command::new("git")
+            .args(["clone", "--depth", "1", "--quiet", source])
+            .arg(&target)
+            .status()
+            .map_err(|e| format!("Could not run git to clone {source}: {e}"))?;
+        if !status.success() {
+            return Err(format!("git could not clone {source}."));
+        }
+        target
+    } else {
+        std::fs::canonicalize(source)
+            .map_err(|e| format!("Could not use {source} as an extension folder: {e}"))?
+    };
+    let manifest_path = from.join("gemini-extension.json");
+    let manifest: Value = std::fs::read_to_string(&manifest_path)
+        .map_err(|e| format!("{} has no gemini-extension.json: {e}", from.display()))
+        .and_then(|t| {
+            serde_json::from_str(&t)
+                .map_err(|e| format!("{} is not valid JSON: {e}", manifest_path.display()))
+        })?;
+    let name = manifest
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|n| valid_name(n))
+        .ok_or_else(|| {
+            format!(
+                "{} needs a \"name\" (letters, digits, dashes and underscores).",
+                manifest_path.display()
+            )
+        })?
+        .to_string();
+    let target = paths.gemini_dir.join("extensions").join(&name);
+    if target.exists() {
+        return Err(format!(
+            "Extension \"{name}\" is already installed. Uninstall it first."
+        ));
+    }
+    copy_dir(&from, &target).map_err(|e| {
+        let _ = std::fs::remove_dir_all(&target);
+        format!(
+            "Could not copy the extension into {}: {e}",
+            target.display()
+        )
+    })?;
+    let record = json!({"source": source, "type": if is_git { "git" } else { "local" }});
+    std::fs::write(target.join(INSTALL_RECORD), format!("{record:#}"))
+        .map_err(|e| format!("Could not write the install record: {e}"))?;
+    Ok(name)
+}
+
+/// Removes an installed extension and its enablement rules.
+pub fn uninstall(paths: &GeminiPaths, name: &str) -> Result<(), String> {
+    let dir = paths.gemini_dir.join("extensions");
+    let target = dir.join(name);
+    if !valid_name(name) || !target.join("gemini-extension.json").is_file() {
+        return Err(format!("Extension \"{name}\" is not installed."));
+    }
+    std::fs::remove_dir_all(&target)
+        .map_err(|e| format!("Could not remove {}: {e}", target.display()))?;
+    let file = dir.join("extension-enablement.json");
+    if let Ok(text) = std::fs::read_to_string(&file)
+        && let Ok(Value::Object(mut config)) = serde_json::from_str::<Value>(&text)
+        && config.remove(name).is_some()
+    {
+        let _ = std::fs::write(&file, format!("{:#}", Value::Object(config)));
+    }
+    Ok(())
+}
+
+/// A folder removed when dropped.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A name that is one plain folder name.
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+        && name != "."
+        && name != ".."
+}
+
+/// Copies `from` into a new `to`, leaving out `.git`.
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if name == ".git" {
+            continue;
+        }
+        let kind = entry.file_type()?;
+        let dest = to.join(&name);
+        if kind.is_dir() {
+            copy_dir(&entry.path(), &dest)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &dest)?;
+        }
+    }
+    Ok(())
+}
