@@ -300,3 +300,30 @@ fn an_extension_installs_from_a_git_repository_and_uninstalls() {
     let (_, parts) = run(&sb, "/hello world", &[]);
     assert_eq!(texts(&parts), ["/hello world"]);
 }
+
+#[test]
+fn a_linked_extension_is_used_in_place() {
+    let sb = sandbox();
+    sb.write(
+        "dev-ext/gemini-extension.json",
+        r#"{"name": "devext", "version": "0.0.1"}"#,
+    );
+    sb.write("dev-ext/commands/try.toml", "prompt = \"First draft.\"\n");
+    let src = sb.work.join("dev-ext");
+    let out = sb.run(&["extensions", "link", src.to_str().unwrap()], None, &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let (_, parts) = run(&sb, "/try", &[]);
+    assert_eq!(texts(&parts), ["First draft."]);
+    // Edits in the folder apply at once.
+    sb.write("dev-ext/commands/try.toml", "prompt = \"Second draft.\"\n");
+    let (_, parts) = run(&sb, "/try", &[]);
+    assert_eq!(texts(&parts), ["Second draft."]);
+    let gone = sb.run(&["extensions", "uninstall", "devext"], None, &[]);
+    assert_eq!(gone.code, 0, "{gone:?}");
+    assert!(
+        src.join("gemini-extension.json").is_file(),
+        "the source stays"
+    );
+    let (_, parts) = run(&sb, "/try", &[]);
+    assert_eq!(texts(&parts), ["/try"]);
+}

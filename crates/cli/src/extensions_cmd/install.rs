@@ -39,24 +39,7 @@ pub fn install(paths: &GeminiPaths, source: &str) -> Result<String, String> {
         std::fs::canonicalize(source)
             .map_err(|e| format!("Could not use {source} as an extension folder: {e}"))?
     };
-    let manifest_path = from.join("gemini-extension.json");
-    let manifest: Value = std::fs::read_to_string(&manifest_path)
-        .map_err(|e| format!("{} has no gemini-extension.json: {e}", from.display()))
-        .and_then(|t| {
-            serde_json::from_str(&t)
-                .map_err(|e| format!("{} is not valid JSON: {e}", manifest_path.display()))
-        })?;
-    let name = manifest
-        .get("name")
-        .and_then(Value::as_str)
-        .filter(|n| valid_name(n))
-        .ok_or_else(|| {
-            format!(
-                "{} needs a \"name\" (letters, digits, dashes and underscores).",
-                manifest_path.display()
-            )
-        })?
-        .to_string();
+    let name = manifest_name(&from)?;
     let target = paths.gemini_dir.join("extensions").join(&name);
     if target.exists() {
         return Err(format!(
@@ -76,11 +59,55 @@ pub fn install(paths: &GeminiPaths, source: &str) -> Result<String, String> {
     Ok(name)
 }
 
+/// Links the extension in folder `source`: only Gemini CLI's install record
+/// (type `link`) goes into `~/.gemini/extensions/<name>/`.
+pub fn link(paths: &GeminiPaths, source: &str) -> Result<String, String> {
+    let from = std::fs::canonicalize(source)
+        .map_err(|e| format!("Could not use {source} as an extension folder: {e}"))?;
+    let name = manifest_name(&from)?;
+    let target = paths.gemini_dir.join("extensions").join(&name);
+    if target.exists() {
+        return Err(format!(
+            "Extension \"{name}\" is already installed. Uninstall it first."
+        ));
+    }
+    std::fs::create_dir_all(&target)
+        .map_err(|e| format!("Could not create {}: {e}", target.display()))?;
+    let record = json!({"source": from, "type": "link"});
+    std::fs::write(target.join(INSTALL_RECORD), format!("{record:#}"))
+        .map_err(|e| format!("Could not write the install record: {e}"))?;
+    Ok(name)
+}
+
+/// The valid `name` of the manifest in `dir`.
+fn manifest_name(dir: &Path) -> Result<String, String> {
+    let manifest_path = dir.join("gemini-extension.json");
+    let manifest: Value = std::fs::read_to_string(&manifest_path)
+        .map_err(|e| format!("{} has no gemini-extension.json: {e}", dir.display()))
+        .and_then(|t| {
+            serde_json::from_str(&t)
+                .map_err(|e| format!("{} is not valid JSON: {e}", manifest_path.display()))
+        })?;
+    manifest
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|n| valid_name(n))
+        .map(str::to_string)
+        .ok_or_else(|| {
+            format!(
+                "{} needs a \"name\" (letters, digits, dashes and underscores).",
+                manifest_path.display()
+            )
+        })
+}
+
 /// Removes an installed extension and its enablement rules.
 pub fn uninstall(paths: &GeminiPaths, name: &str) -> Result<(), String> {
     let dir = paths.gemini_dir.join("extensions");
     let target = dir.join(name);
-    if !valid_name(name) || !target.join("gemini-extension.json").is_file() {
+    let installed =
+        target.join("gemini-extension.json").is_file() || target.join(INSTALL_RECORD).is_file();
+    if !valid_name(name) || !installed {
         return Err(format!("Extension \"{name}\" is not installed."));
     }
     std::fs::remove_dir_all(&target)

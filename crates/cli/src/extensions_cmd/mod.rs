@@ -31,6 +31,11 @@ enum ExtensionsCommand {
         /// A folder holding gemini-extension.json, or a git URL.
         source: String,
     },
+    /// Use an extension from a folder in place (changes apply at once).
+    Link {
+        /// A folder holding gemini-extension.json.
+        path: String,
+    },
     /// Remove an installed extension.
     Uninstall {
         /// The extension's name.
@@ -106,6 +111,16 @@ pub fn run(argv: Vec<String>) -> i32 {
         ExtensionsCommand::Install { source } => match install::install(&paths, &source) {
             Ok(name) => {
                 println!("Extension \"{name}\" installed successfully and enabled.");
+                0
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                1
+            }
+        },
+        ExtensionsCommand::Link { path } => match install::link(&paths, &path) {
+            Ok(name) => {
+                println!("Extension \"{name}\" linked successfully and enabled.");
                 0
             }
             Err(e) => {

@@ -47,9 +47,26 @@ fn substitute(value: &mut Value, vars: &[(&str, String)]) {
     }
 }
 
+/// Where an installed extension's files are: its own folder, or for a
+/// linked one (`gemini-rs extensions link`, type `link` in Gemini CLI's
+/// `.gemini-extension-install.json`) the folder it links to.
+fn effective_dir(dir: &Path) -> PathBuf {
+    let record = std::fs::read_to_string(dir.join(".gemini-extension-install.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok());
+    match record {
+        Some(r) if r.get("type").and_then(Value::as_str) == Some("link") => r
+            .get("source")
+            .and_then(Value::as_str)
+            .map_or_else(|| dir.to_path_buf(), PathBuf::from),
+        _ => dir.to_path_buf(),
+    }
+}
+
 /// Reads one extension directory; `None` when it has no valid manifest
 /// (reported in the debug log).
 pub fn load_extension(dir: &Path, workspace: &Path) -> Option<Extension> {
+    let dir = &effective_dir(dir);
     let file = dir.join(MANIFEST);
     let text = std::fs::read_to_string(&file).ok()?;
     let mut manifest: Value = match serde_json::from_str(text.trim_start_matches('\u{feff}')) {
