@@ -294,6 +294,16 @@ fn an_extension_installs_from_a_git_repository_and_uninstalls() {
     assert_eq!(texts(&parts), ["Say hello to world."]);
     let again = sb.run(&["extensions", "install", &url], None, &[]);
     assert_eq!(again.code, 1, "{again:?}");
+    // A new commit in the repository arrives with `update`.
+    sb.write(
+        "ext-src/commands/hello.toml",
+        "prompt = \"Greet {{args}} warmly.\"\n",
+    );
+    git(&["commit", "-q", "-am", "warmer"]);
+    let updated = sb.run(&["extensions", "update", "greeter"], None, &[]);
+    assert_eq!(updated.code, 0, "{updated:?}");
+    let (_, parts) = run(&sb, "/hello world", &[]);
+    assert_eq!(texts(&parts), ["Greet world warmly."]);
     let gone = sb.run(&["extensions", "uninstall", "greeter"], None, &[]);
     assert_eq!(gone.code, 0, "{gone:?}");
     assert!(!installed.exists());
@@ -304,18 +314,26 @@ fn an_extension_installs_from_a_git_repository_and_uninstalls() {
 #[test]
 fn a_linked_extension_is_used_in_place() {
     let sb = sandbox();
-    sb.write(
-        "dev-ext/gemini-extension.json",
-        r#"{"name": "devext", "version": "0.0.1"}"#,
+    let src = sb.work.join("devext");
+    let made = sb.run(
+        &[
+            "extensions",
+            "new",
+            src.to_str().unwrap(),
+            "custom-commands",
+        ],
+        None,
+        &[],
     );
-    sb.write("dev-ext/commands/try.toml", "prompt = \"First draft.\"\n");
-    let src = sb.work.join("dev-ext");
+    assert_eq!(made.code, 0, "{made:?}");
+    assert!(src.join("commands/hello.toml").is_file());
+    sb.write("devext/commands/try.toml", "prompt = \"First draft.\"\n");
     let out = sb.run(&["extensions", "link", src.to_str().unwrap()], None, &[]);
     assert_eq!(out.code, 0, "{out:?}");
     let (_, parts) = run(&sb, "/try", &[]);
     assert_eq!(texts(&parts), ["First draft."]);
     // Edits in the folder apply at once.
-    sb.write("dev-ext/commands/try.toml", "prompt = \"Second draft.\"\n");
+    sb.write("devext/commands/try.toml", "prompt = \"Second draft.\"\n");
     let (_, parts) = run(&sb, "/try", &[]);
     assert_eq!(texts(&parts), ["Second draft."]);
     let gone = sb.run(&["extensions", "uninstall", "devext"], None, &[]);

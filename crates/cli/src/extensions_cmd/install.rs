@@ -101,6 +101,94 @@ fn manifest_name(dir: &Path) -> Result<String, String> {
         })
 }
 
+/// Installs `name` again from the source its install record names (a
+/// linked extension needs nothing).
+pub fn update(paths: &GeminiPaths, name: &str) -> Result<(), String> {
+    let dir = paths.gemini_dir.join("extensions").join(name);
+    let record: Value = std::fs::read_to_string(dir.join(INSTALL_RECORD))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .ok_or_else(|| format!("Extension \"{name}\" has no install record to update from."))?;
+    if record.get("type").and_then(Value::as_str) == Some("link") {
+        return Ok(());
+    }
+    let source = record
+        .get("source")
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("The install record of \"{name}\" names no source."))?
+        .to_string();
+    // Keep the old copy until the new one is in place.
+    let backup = dir.with_extension(format!("old-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::rename(&dir, &backup).map_err(|e| format!("Could not move {}: {e}", dir.display()))?;
+    match install(paths, &source) {
+        Ok(_) => {
+            let _ = std::fs::remove_dir_all(&backup);
+            Ok(())
+        }
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            let _ = std::fs::rename(&backup, &dir);
+            Err(e)
+        }
+    }
+}
+
+/// The starting points of `extensions new`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Template {
+    /// A context file only.
+    Context,
+    /// A custom command.
+    CustomCommands,
+    /// An agent skill.
+    Skill,
+    /// An MCP server entry to fill in.
+    McpServer,
+}
+
+/// Creates a new extension folder at `path` from `template`.
+pub fn create(path: &Path, template: Template) -> Result<(), String> {
+    if path.exists() {
+        return Err(format!("{} already exists.", path.display()));
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| valid_name(n))
+        .ok_or_else(|| format!("{} must end in a plain folder name.", path.display()))?;
+    let mut manifest = json!({"name": name, "version": "1.0.0"});
+    let mut files: Vec<(&str, String)> = Vec::new();
+    match template {
+        Template::Context => files.push((
+            "GEMINI.md",
+            format!("# {name}\n\nInstructions the model reads in every session go here.\n"),
+        )),
+        Template::CustomCommands => files.push((
+            "commands/hello.toml",
+            "description = \"Greets someone\"\nprompt = \"Say hello to {{args}}.\"\n".to_string(),
+        )),
+        Template::Skill => files.push((
+            "skills/example/SKILL.md",
+            "---\nname: example\ndescription: Explains what this skill is for and when to use it.\n---\nThe steps to follow go here.\n".to_string(),
+        )),
+        Template::McpServer => {
+            manifest["mcpServers"] = json!({name.clone(): {
+                "command": "node", "args": ["${extensionPath}${/}server.js"]}});
+        }
+    }
+    files.push(("gemini-extension.json", format!("{manifest:#}\n")));
+    for (rel, text) in files {
+        let file = path.join(rel);
+        if let Some(parent) = file.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("Could not create {}: {e}", parent.display()))?;
+        }
+        std::fs::write(&file, text)
+            .map_err(|e| format!("Could not write {}: {e}", file.display()))?;
+    }
+    Ok(())
+}
+
 /// Removes an installed extension and its enablement rules.
 pub fn uninstall(paths: &GeminiPaths, name: &str) -> Result<(), String> {
     let dir = paths.gemini_dir.join("extensions");

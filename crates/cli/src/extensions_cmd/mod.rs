@@ -36,6 +36,19 @@ enum ExtensionsCommand {
         /// A folder holding gemini-extension.json.
         path: String,
     },
+    /// Install an extension again from where it came from.
+    Update {
+        /// The extension's name.
+        name: String,
+    },
+    /// Create a new extension folder from a template.
+    New {
+        /// The folder to create (its name is the extension's name).
+        path: PathBuf,
+        /// What to start from.
+        #[arg(value_enum, default_value = "context")]
+        template: install::Template,
+    },
     /// Remove an installed extension.
     Uninstall {
         /// The extension's name.
@@ -121,6 +134,26 @@ pub fn run(argv: Vec<String>) -> i32 {
         ExtensionsCommand::Link { path } => match install::link(&paths, &path) {
             Ok(name) => {
                 println!("Extension \"{name}\" linked successfully and enabled.");
+                0
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                1
+            }
+        },
+        ExtensionsCommand::Update { name } => match install::update(&paths, &name) {
+            Ok(()) => {
+                println!("Extension \"{name}\" updated.");
+                0
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                1
+            }
+        },
+        ExtensionsCommand::New { path, template } => match install::create(&path, template) {
+            Ok(()) => {
+                println!("Extension created at {}.", path.display());
                 0
             }
             Err(e) => {
