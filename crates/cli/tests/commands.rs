@@ -345,3 +345,38 @@ fn a_linked_extension_is_used_in_place() {
     let (_, parts) = run(&sb, "/try", &[]);
     assert_eq!(texts(&parts), ["/try"]);
 }
+
+#[test]
+fn extension_settings_are_asked_for_and_fill_its_servers() {
+    let sb = sandbox();
+    sb.write(
+        "cfg-ext/gemini-extension.json",
+        r#"{"name": "cfgext", "version": "1.0.0",
+            "settings": [{"name": "API token", "description": "The service's token", "envVar": "CFG_TOKEN"}],
+            "mcpServers": {"svc": {"command": "/nonexistent/svc-${CFG_TOKEN}"}}}"#,
+    );
+    let src = sb.work.join("cfg-ext");
+    let src = src.to_str().unwrap();
+    // Headless with nothing in the environment: refused, nothing installed.
+    let out = sb.run(&["extensions", "install", src], None, &[]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stderr.contains("CFG_TOKEN"), "{}", out.stderr);
+    assert!(!sb.home.join(".gemini/extensions/cfgext").exists());
+    let out = sb.run(
+        &["extensions", "install", src],
+        None,
+        &[("CFG_TOKEN", "t0k")],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let env_file = sb.home.join(".gemini/extensions/cfgext/.env");
+    assert_eq!(
+        std::fs::read_to_string(&env_file).unwrap(),
+        "CFG_TOKEN='t0k'\n"
+    );
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&env_file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    // The stored value fills the server's command (which then fails to start).
+    let (out, _) = run(&sb, "hi", &[]);
+    assert!(out.stderr.contains("svc-t0k"), "{}", out.stderr);
+}

@@ -53,10 +53,72 @@ pub fn install(paths: &GeminiPaths, source: &str) -> Result<String, String> {
             target.display()
         )
     })?;
+    if let Err(e) = ask_settings(&target) {
+        let _ = std::fs::remove_dir_all(&target);
+        return Err(e);
+    }
     let record = json!({"source": source, "type": if is_git { "git" } else { "local" }});
     std::fs::write(target.join(INSTALL_RECORD), format!("{record:#}"))
         .map_err(|e| format!("Could not write the install record: {e}"))?;
     Ok(name)
+}
+
+/// The values the extension's manifest asks for (`settings`: `name`,
+/// `description`, `envVar`), from the environment or, on a terminal, typed
+/// by the user; kept in the extension's `.env` (mode 0600).
+fn ask_settings(dir: &Path) -> Result<(), String> {
+    use std::io::{BufRead, IsTerminal, Write};
+    let manifest: Value = std::fs::read_to_string(dir.join("gemini-extension.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null);
+    let Some(settings) = manifest.get("settings").and_then(Value::as_array) else {
+        return Ok(());
+    };
+    let mut lines = Vec::new();
+    for setting in settings {
+        let Some(var) = setting.get("envVar").and_then(Value::as_str) else {
+            continue;
+        };
+        let label = setting.get("name").and_then(Value::as_str).unwrap_or(var);
+        let value = match std::env::var(var).ok().filter(|v| !v.is_empty()) {
+            Some(v) => v,
+            None if std::io::stdin().is_terminal() => {
+                let about = setting
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                print!("{label} ({about}): ");
+                let _ = std::io::stdout().flush();
+                let mut line = String::new();
+                std::io::stdin()
+                    .lock()
+                    .read_line(&mut line)
+                    .map_err(|e| format!("Could not read {label}: {e}"))?;
+                line.trim().to_string()
+            }
+            None => {
+                return Err(format!(
+                    "The extension needs {label}: set {var} in the environment (no terminal to ask on)."
+                ));
+            }
+        };
+        // Single quotes keep the value raw for the .env reader.
+        lines.push(if value.contains('\'') {
+            format!("{var}=\"{value}\"")
+        } else {
+            format!("{var}='{value}'")
+        });
+    }
+    if lines.is_empty() {
+        return Ok(());
+    }
+    let file = dir.join(".env");
+    std::fs::write(&file, lines.join("\n") + "\n")
+        .map_err(|e| format!("Could not write {}: {e}", file.display()))?;
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600));
+    Ok(())
 }
 
 /// Links the extension in folder `source`: only Gemini CLI's install record

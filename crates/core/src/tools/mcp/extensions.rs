@@ -85,12 +85,18 @@ pub fn load_extension(dir: &Path, workspace: &Path) -> Option<Extension> {
         return None;
     };
     let sep = std::path::MAIN_SEPARATOR.to_string();
-    let vars = [
+    let mut vars = vec![
         ("extensionPath", dir.display().to_string()),
         ("workspacePath", workspace.display().to_string()),
         ("/", sep.clone()),
         ("pathSeparator", sep),
     ];
+    // The values of the extension's `settings`, kept in its `.env` by
+    // `gemini-rs extensions install`, fill `${VAR}` in its servers.
+    let settings: Vec<(String, String)> = std::fs::read_to_string(dir.join(".env"))
+        .map(|t| crate::config::dotenv::parse(&t))
+        .unwrap_or_default();
+    vars.extend(settings.iter().map(|(k, v)| (k.as_str(), v.clone())));
     if let Some(servers) = manifest.get_mut("mcpServers") {
         substitute(servers, &vars);
     }
