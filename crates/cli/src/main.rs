@@ -8,6 +8,7 @@ mod extensions_cmd;
 mod headless;
 mod hooks_cmd;
 mod mcp_cmd;
+mod settings_file;
 mod signals;
 mod ui;
 

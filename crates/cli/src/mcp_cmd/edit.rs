@@ -2,15 +2,16 @@
 //! settings file, keeping the rest of the file.
 
 use super::{AddArgs, Env, RemoveArgs, Scope, Transport};
-use gemini_rs_core::config::{GeminiPaths, Scope as SettingsScope, Settings};
+use crate::settings_file::{FileScope, comments_note, read, write};
 use serde_json::{Map, Value, json};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-/// One settings file as read.
-struct SettingsFile {
-    path: PathBuf,
-    value: Map<String, Value>,
-    had_comments: bool,
+/// The settings file a scope names.
+fn file_scope(scope: Scope) -> FileScope {
+    match scope {
+        Scope::User => FileScope::User,
+        Scope::Project => FileScope::Project,
+    }
 }
 
 fn settings_path(env: &Env, scope: Scope) -> Result<PathBuf, String> {
@@ -26,79 +27,6 @@ fn settings_path(env: &Env, scope: Scope) -> Result<PathBuf, String> {
             Ok(env.paths.workspace_settings(&env.cwd))
         }
     }
-}
-
-/// Reads one file through the settings loader (comments allowed, `$VAR`s
-/// left as written).
-fn read(path: &Path, scope: Scope) -> Result<SettingsFile, String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-    };
-    if text.trim().is_empty() {
-        return Ok(SettingsFile {
-            path: path.to_path_buf(),
-            value: Map::new(),
-            had_comments: false,
-        });
-    }
-    let had_comments = serde_json::from_str::<Value>(text.trim_start_matches('\u{feff}')).is_err();
-    // Load only this file: the other layers point at nothing.
-    let missing = path.with_file_name(".gemini-rs-no-such-file");
-    let (paths, root, layer) = match scope {
-        Scope::User => {
-            let home = path
-                .parent()
-                .and_then(Path::parent)
-                .unwrap_or(Path::new("/"))
-                .to_path_buf();
-            let paths = GeminiPaths::new(home, missing.clone(), missing);
-            (
-                paths,
-                PathBuf::from("/nonexistent-gemini-rs-root"),
-                SettingsScope::User,
-            )
-        }
-        Scope::Project => {
-            let root = path
-                .parent()
-                .and_then(Path::parent)
-                .unwrap_or(Path::new("/"))
-                .to_path_buf();
-            let paths = GeminiPaths::new(missing.clone(), missing.clone(), missing);
-            (paths, root, SettingsScope::Workspace)
-        }
-    };
-    let loaded = Settings::load(&root, &paths, true, &|_| None).map_err(|e| e.to_string())?;
-    let value = loaded
-        .settings
-        .layer(layer)
-        .and_then(|(_, v)| v.as_object().cloned())
-        .unwrap_or_default();
-    Ok(SettingsFile {
-        path: path.to_path_buf(),
-        value,
-        had_comments,
-    })
-}
-
-fn write(file: &SettingsFile) -> Result<(), String> {
-    if let Some(dir) = file.path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    }
-    let text = serde_json::to_string_pretty(&Value::Object(file.value.clone()))
-        .map_err(|e| e.to_string())?;
-    std::fs::write(&file.path, format!("{text}\n"))
-        .map_err(|e| format!("cannot write {}: {e}", file.path.display()))?;
-    if file.had_comments {
-        println!(
-            "Note: {} contained comments; they were not kept when the file was rewritten.",
-            file.path.display()
-        );
-    }
-    Ok(())
 }
 
 fn split_env(entries: &[String]) -> Map<String, Value> {
@@ -181,7 +109,7 @@ pub(super) fn add(env: &Env, args: &AddArgs) -> i32 {
 
 fn try_add(env: &Env, args: &AddArgs) -> Result<(), String> {
     let scope = args.scope.as_str();
-    let mut file = read(&settings_path(env, args.scope)?, args.scope)?;
+    let mut file = read(&settings_path(env, args.scope)?, file_scope(args.scope))?;
     let servers = file
         .value
         .entry("mcpServers")
@@ -201,6 +129,9 @@ fn try_add(env: &Env, args: &AddArgs) -> Result<(), String> {
     }
     servers.insert(args.name.clone(), server_entry(args));
     write(&file)?;
+    if let Some(note) = comments_note(&file) {
+        println!("{note}");
+    }
     if existed {
         println!("MCP server \"{}\" updated in {scope} settings.", args.name);
     } else {
@@ -226,7 +157,7 @@ pub(super) fn remove(env: &Env, args: &RemoveArgs) -> i32 {
 
 fn try_remove(env: &Env, args: &RemoveArgs) -> Result<(), String> {
     let scope = args.scope.as_str();
-    let mut file = read(&settings_path(env, args.scope)?, args.scope)?;
+    let mut file = read(&settings_path(env, args.scope)?, file_scope(args.scope))?;
     let removed = file
         .value
         .get_mut("mcpServers")
@@ -238,6 +169,9 @@ fn try_remove(env: &Env, args: &RemoveArgs) -> Result<(), String> {
         return Ok(());
     }
     write(&file)?;
+    if let Some(note) = comments_note(&file) {
+        println!("{note}");
+    }
     println!("Server \"{}\" removed from {scope} settings.", args.name);
     Ok(())
 }

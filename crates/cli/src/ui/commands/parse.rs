@@ -83,6 +83,8 @@ pub enum Command {
     Tools,
     /// `/skills` (`list`).
     Skills,
+    /// `/skills enable|disable <name>`: true to enable.
+    SkillSwitch(bool, String),
     /// `/shortcuts`.
     Shortcuts,
     /// Recognised but not usable like this: the message.
@@ -130,6 +132,7 @@ impl Command {
             | Command::Stats
             | Command::Tools
             | Command::Skills
+            | Command::SkillSwitch(..)
             | Command::Shortcuts
             | Command::Usage(_)
             | Command::Unknown(_) => false,
@@ -193,10 +196,12 @@ pub fn parse(line: &str) -> Command {
         ("stats", _) => Command::Stats,
         ("tools", _) => Command::Tools,
         ("skills", None | Some("list")) => Command::Skills,
-        ("skills", Some(_)) => Command::Usage(
-            "Usage: /skills list. Skills are switched off with skills.disabled in settings.json (a list of names), for new sessions."
-                .to_string(),
-        ),
+        ("skills", Some(which @ ("enable" | "disable"))) if !arg.is_empty() => {
+            Command::SkillSwitch(which == "enable", arg.clone())
+        }
+        ("skills", Some(_)) => {
+            Command::Usage("Usage: /skills list | enable <name> | disable <name>".to_string())
+        }
         ("shortcuts", _) => Command::Shortcuts,
         _ => Command::Unknown(name.to_string()),
     }
@@ -234,6 +239,10 @@ mod tests {
         assert_eq!(parse("/mcp"), Command::Mcp);
         assert_eq!(parse("/skills"), Command::Skills);
         assert_eq!(parse("/skills list"), Command::Skills);
-        assert!(matches!(parse("/skills disable x"), Command::Usage(_)));
+        assert_eq!(
+            parse("/skills disable x"),
+            Command::SkillSwitch(false, "x".into())
+        );
+        assert!(matches!(parse("/skills disable"), Command::Usage(_)));
     }
 }

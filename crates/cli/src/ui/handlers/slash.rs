@@ -112,6 +112,13 @@ pub fn command(app: &mut App, line: &str) {
         }
         Command::Tools => s.push_lines(info::tools_lines(Some(&app.ctx.info.tools))),
         Command::Skills => s.push_lines(info::skills_lines(&app.ctx.info.skills)),
+        Command::SkillSwitch(enable, name) => {
+            let path = app.ctx.info.paths.user_settings();
+            match switch_skill(&path, &name, enable) {
+                Ok(note) => s.info(&note),
+                Err(e) => s.error(&e),
+            }
+        }
         Command::Usage(msg) => s.info(&msg),
         Command::Unknown(name) => {
             // A custom command: the session expands it.
@@ -237,5 +244,69 @@ mod tests {
         assert_eq!(base64(b"hello"), "aGVsbG8=");
         assert_eq!(base64(b"hi!"), "aGkh");
         assert_eq!(base64(b"a"), "YQ==");
+    }
+}
+
+/// Adds `name` to (or removes it from) `skills.disabled` in the user
+/// settings file; the message to show. Skills are read when a session
+/// starts, so the change applies to the next one.
+fn switch_skill(path: &std::path::Path, name: &str, enable: bool) -> Result<String, String> {
+    use crate::settings_file::{FileScope, comments_note, read, write};
+    use serde_json::Value;
+    let mut file = read(path, FileScope::User)?;
+    let skills = file
+        .value
+        .entry("skills")
+        .or_insert_with(|| Value::Object(Default::default()));
+    let Some(skills) = skills.as_object_mut() else {
+        return Err(format!("skills in {} is not an object.", path.display()));
+    };
+    let disabled = skills
+        .entry("disabled")
+        .or_insert_with(|| Value::Array(Vec::new()));
+    let Some(list) = disabled.as_array_mut() else {
+        return Err(format!(
+            "skills.disabled in {} is not a list.",
+            path.display()
+        ));
+    };
+    list.retain(|v| v.as_str().is_none_or(|s| !s.eq_ignore_ascii_case(name)));
+    if !enable {
+        list.push(Value::String(name.to_string()));
+    }
+    write(&file)?;
+    let what = if enable { "enabled" } else { "disabled" };
+    let mut note = format!(
+        "Skill \"{name}\" {what} in {}; new sessions use it.",
+        path.display()
+    );
+    if let Some(extra) = comments_note(&file) {
+        note.push('\n');
+        note.push_str(&extra);
+    }
+    Ok(note)
+}
+
+#[cfg(test)]
+mod skill_tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::switch_skill;
+
+    #[test]
+    fn skills_are_switched_in_the_user_settings() {
+        let home = tempfile::tempdir().unwrap();
+        let path = home.path().join(".gemini/settings.json");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, r#"{"model": {"name": "gemini-2.5-flash"}}"#).unwrap();
+        let note = switch_skill(&path, "pdf", false).unwrap();
+        assert!(note.contains("disabled"), "{note}");
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(v["skills"]["disabled"], serde_json::json!(["pdf"]));
+        assert_eq!(v["model"]["name"], "gemini-2.5-flash");
+        switch_skill(&path, "PDF", true).unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(v["skills"]["disabled"], serde_json::json!([]));
     }
 }

@@ -1,0 +1,102 @@
+//! Editing one settings file (the user's or a project's), keeping the rest
+//! of it: `mcp add|remove` and the UI's `/skills disable|enable` use it.
+
+use gemini_rs_core::config::{GeminiPaths, Scope as SettingsScope, Settings};
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+/// Which settings file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileScope {
+    /// `~/.gemini/settings.json`.
+    User,
+    /// `<project>/.gemini/settings.json`.
+    Project,
+}
+
+/// One settings file as read.
+pub struct SettingsFile {
+    /// The file.
+    pub path: PathBuf,
+    /// Its settings (comments dropped).
+    pub value: Map<String, Value>,
+    /// Whether it had comments (they are lost on writing).
+    pub had_comments: bool,
+}
+
+/// Reads one file through the settings loader (comments allowed, `$VAR`s
+/// left as written).
+pub fn read(path: &Path, scope: FileScope) -> Result<SettingsFile, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    if text.trim().is_empty() {
+        return Ok(SettingsFile {
+            path: path.to_path_buf(),
+            value: Map::new(),
+            had_comments: false,
+        });
+    }
+    let had_comments = serde_json::from_str::<Value>(text.trim_start_matches('\u{feff}')).is_err();
+    // Load only this file: the other layers point at nothing.
+    let missing = path.with_file_name(".gemini-rs-no-such-file");
+    let (paths, root, layer) = match scope {
+        FileScope::User => {
+            let home = path
+                .parent()
+                .and_then(Path::parent)
+                .unwrap_or(Path::new("/"))
+                .to_path_buf();
+            let paths = GeminiPaths::new(home, missing.clone(), missing);
+            (
+                paths,
+                PathBuf::from("/nonexistent-gemini-rs-root"),
+                SettingsScope::User,
+            )
+        }
+        FileScope::Project => {
+            let root = path
+                .parent()
+                .and_then(Path::parent)
+                .unwrap_or(Path::new("/"))
+                .to_path_buf();
+            let paths = GeminiPaths::new(missing.clone(), missing.clone(), missing);
+            (paths, root, SettingsScope::Workspace)
+        }
+    };
+    let loaded = Settings::load(&root, &paths, true, &|_| None).map_err(|e| e.to_string())?;
+    let value = loaded
+        .settings
+        .layer(layer)
+        .and_then(|(_, v)| v.as_object().cloned())
+        .unwrap_or_default();
+    Ok(SettingsFile {
+        path: path.to_path_buf(),
+        value,
+        had_comments,
+    })
+}
+
+pub fn write(file: &SettingsFile) -> Result<(), String> {
+    if let Some(dir) = file.path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let text = serde_json::to_string_pretty(&Value::Object(file.value.clone()))
+        .map_err(|e| e.to_string())?;
+    std::fs::write(&file.path, format!("{text}\n"))
+        .map_err(|e| format!("cannot write {}: {e}", file.path.display()))?;
+    Ok(())
+}
+
+/// The note to show after writing a file whose comments were lost.
+pub fn comments_note(file: &SettingsFile) -> Option<String> {
+    file.had_comments.then(|| {
+        format!(
+            "Note: {} contained comments; they were not kept when the file was rewritten.",
+            file.path.display()
+        )
+    })
+}
