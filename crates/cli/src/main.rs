@@ -10,6 +10,7 @@ mod hooks_cmd;
 mod mcp_cmd;
 mod settings_file;
 mod signals;
+mod subcommand;
 mod ui;
 
 use anyhow::Result;

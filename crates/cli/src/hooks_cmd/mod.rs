@@ -30,22 +30,13 @@ struct ListArgs {
 
 /// Runs `gemini-rs hooks <argv…>` and returns the exit code.
 pub fn run(argv: Vec<String>) -> i32 {
-    let cli = match HooksCli::try_parse_from(
-        std::iter::once("gemini-rs hooks".to_string()).chain(argv),
-    ) {
+    let cli: HooksCli = match crate::subcommand::parse("hooks", argv) {
         Ok(cli) => cli,
-        Err(e) => {
-            let code = if e.use_stderr() { 1 } else { 0 };
-            let _ = e.print();
-            return code;
-        }
+        Err(code) => return code,
     };
-    let cwd = match std::env::current_dir() {
-        Ok(cwd) => std::fs::canonicalize(&cwd).unwrap_or(cwd),
-        Err(e) => {
-            eprintln!("Error: {e}");
-            return 1;
-        }
+    let cwd = match crate::subcommand::cwd() {
+        Ok(cwd) => cwd,
+        Err(code) => return code,
     };
     let paths = GeminiPaths::from_env();
     match cli.command {
