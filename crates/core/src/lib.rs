@@ -4,7 +4,7 @@
 //!
 //! Layers, each importing only from those above it in this list:
 //! `config`, `workspace`, `model`, `policy`, `sandbox`, `checkpoint`,
-//! `process` (1); `tools` (2); `events` (3); `hooks` (4); `scheduler` (5);
+//! `process`, `skills`, `subagents` (1); `tools` (2); `events` (3); `hooks` (4); `scheduler` (5);
 //! `agent` (6); `session` (7).
 
 pub mod agent;
@@ -20,6 +20,7 @@ pub mod sandbox;
 pub mod scheduler;
 pub mod session;
 pub mod skills;
+pub mod subagents;
 #[cfg(test)]
 mod test_peers;
 pub mod tools;

@@ -128,9 +128,44 @@ impl Pump {
         self.update(json!({"sessionUpdate": kind, "content": {"type": "text", "text": text}}));
     }
 
+    /// A sub-agent's event: its tool calls are listed as the content of
+    /// the delegating call; its permission requests are asked as any.
+    fn nested(&self, activity: &mut updates::NestedActivity, parent: String, event: AgentEvent) {
+        match event {
+            AgentEvent::ToolCallRequested { call_id, name, .. } => {
+                activity.started(&parent, call_id, name)
+            }
+            AgentEvent::ToolFinished(done) => activity.finished(
+                &parent,
+                &done.call_id,
+                done.status == ToolCallStatus::Success,
+            ),
+            AgentEvent::ToolAwaitingApproval {
+                call_id,
+                name,
+                details,
+            } => return self.ask(call_id, name, details),
+            AgentEvent::Nested {
+                parent_call_id,
+                event,
+            } => return self.nested(activity, parent_call_id, *event),
+            _ => return,
+        }
+        let text = activity.text(&parent);
+        self.update(
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": parent,
+            "content": [updates::text_content(&text)]}),
+        );
+    }
+
     async fn run(self, mut events: mpsc::UnboundedReceiver<AgentEvent>) {
+        let mut activity = updates::NestedActivity::default();
         while let Some(event) = events.recv().await {
             match event {
+                AgentEvent::Nested {
+                    parent_call_id,
+                    event,
+                } => self.nested(&mut activity, parent_call_id, *event),
                 AgentEvent::Content(t) => self.chunk("agent_message_chunk", t),
                 AgentEvent::Thought(t) => self.chunk("agent_thought_chunk", t),
                 AgentEvent::ToolCallRequested {
@@ -156,6 +191,7 @@ impl Pump {
                     "sessionUpdate": "tool_call_update", "toolCallId": call_id,
                     "content": [updates::text_content(&chunk)]})),
                 AgentEvent::ToolFinished(done) => {
+                    activity.forget(&done.call_id);
                     let status = match done.status {
                         ToolCallStatus::Success => "completed",
                         ToolCallStatus::Error | ToolCallStatus::Cancelled => "failed",

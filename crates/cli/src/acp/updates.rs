@@ -266,3 +266,54 @@ mod tests {
         );
     }
 }
+
+/// The tool calls of the sub-agents running under each delegating call.
+#[derive(Default)]
+pub struct NestedActivity {
+    calls: std::collections::HashMap<String, Vec<(String, String, Option<bool>)>>,
+}
+
+impl NestedActivity {
+    /// A call of the sub-agent under `parent` started.
+    pub fn started(&mut self, parent: &str, call_id: String, name: String) {
+        self.calls
+            .entry(parent.to_string())
+            .or_default()
+            .push((call_id, name, None));
+    }
+
+    /// A call under `parent` ended.
+    pub fn finished(&mut self, parent: &str, call_id: &str, ok: bool) {
+        if let Some(call) = self
+            .calls
+            .get_mut(parent)
+            .and_then(|c| c.iter_mut().find(|c| c.0 == call_id))
+        {
+            call.2 = Some(ok);
+        }
+    }
+
+    /// The list shown as the delegating call's content.
+    pub fn text(&self, parent: &str) -> String {
+        let Some(calls) = self.calls.get(parent) else {
+            return String::new();
+        };
+        calls
+            .iter()
+            .map(|(_, name, state)| {
+                let mark = match state {
+                    None => "…",
+                    Some(true) => "✓",
+                    Some(false) => "✗",
+                };
+                format!("{mark} {name}")
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The delegating call ended.
+    pub fn forget(&mut self, parent: &str) {
+        self.calls.remove(parent);
+    }
+}

@@ -94,7 +94,15 @@ impl Printer {
                     "timestamp": iso_now(), "tool_name": name, "tool_id": call_id, "parameters": args})),
                 OutputFormat::Json => {}
             },
-            AgentEvent::ToolFinished(done) => self.tool_finished(&done),
+            AgentEvent::ToolFinished(done) => {
+                if let Some(event) = self.tool_finished(&done, true) {
+                    self.json_line(event);
+                }
+            }
+            AgentEvent::Nested {
+                parent_call_id,
+                event,
+            } => self.nested(&parent_call_id, *event),
             AgentEvent::Warning(w) => {
                 eprintln!("[WARNING] {w}");
                 if stream {
@@ -126,12 +134,45 @@ impl Printer {
         }
     }
 
-    fn tool_finished(&mut self, done: &ToolCallFinished) {
+    /// A sub-agent's event: stream-json shows its messages and tool calls
+    /// marked with `parent_tool_id`; the other formats only its warnings.
+    fn nested(&mut self, parent: &str, event: AgentEvent) {
+        let stream = self.format == OutputFormat::StreamJson;
+        let mut line = match event {
+            AgentEvent::Content(t) if stream => json!({"type": "message", "timestamp": iso_now(),
+                "role": "assistant", "content": t, "delta": true}),
+            AgentEvent::ToolCallRequested {
+                call_id,
+                name,
+                args,
+            } if stream => json!({"type": "tool_use", "timestamp": iso_now(),
+                "tool_name": name, "tool_id": call_id, "parameters": args}),
+            AgentEvent::ToolFinished(done) if stream => match self.tool_finished(&done, false) {
+                Some(line) => line,
+                None => return,
+            },
+            AgentEvent::Warning(w) => {
+                eprintln!("[WARNING] {w}");
+                return;
+            }
+            AgentEvent::Nested {
+                parent_call_id,
+                event,
+            } => return self.nested(&parent_call_id, *event),
+            _ => return,
+        };
+        line["parent_tool_id"] = Value::String(parent.to_string());
+        self.json_line(line);
+    }
+
+    /// Reports a finished call (`top`: one of the main agent's): its error
+    /// on stderr, and the stream-json event to print.
+    fn tool_finished(&mut self, done: &ToolCallFinished, top: bool) -> Option<Value> {
         let display = match &done.display {
             ToolDisplay::Text(t) => Some(t.clone()),
             ToolDisplay::FileDiff(_) | ToolDisplay::Todos(_) => None,
         };
-        if let Some(err) = &done.error {
+        if let Some(err) = done.error.as_ref().filter(|_| top) {
             let shown = display
                 .clone()
                 .filter(|d| !d.is_empty())
@@ -139,7 +180,7 @@ impl Printer {
             eprintln!("Error executing tool {}: {shown}", done.name);
         }
         if self.format != OutputFormat::StreamJson {
-            return;
+            return None;
         }
         let status = match done.status {
             ToolCallStatus::Success => "success",
@@ -161,7 +202,7 @@ impl Printer {
         if let Some(err) = &done.error {
             event["error"] = json!({"type": err.kind.as_str(), "message": err.message});
         }
-        self.json_line(event);
+        Some(event)
     }
 }
 

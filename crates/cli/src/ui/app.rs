@@ -101,6 +101,7 @@ fn on_event(app: &mut App, ev: AgentEvent) -> bool {
         | AgentEvent::ToolRunning { .. }
         | AgentEvent::ToolOutput { .. }
         | AgentEvent::ToolFinished(_)
+        | AgentEvent::Nested { .. }
         | AgentEvent::Usage { .. }
         | AgentEvent::Warning(_)
         | AgentEvent::Info(_)

@@ -5,7 +5,7 @@
 use crate::ui::input::complete::Completion;
 use crate::ui::input::history::History;
 use crate::ui::input::line_editor::Editor;
-use crate::ui::view::cards::{CardStatus, ToolCard};
+use crate::ui::view::cards::{CardStatus, NestedCall, ToolCard};
 use crate::ui::view::confirm::ConfirmDialog;
 use crate::ui::view::markdown;
 use crate::ui::view::wrap::{sanitize, wrap_prefixed};
@@ -38,6 +38,8 @@ pub struct UiState {
     pub history: History,
     /// Cards of calls not finished yet.
     pub cards: Vec<ToolCard>,
+    /// Show every call of the sub-agents (Ctrl+O).
+    pub show_nested: bool,
     /// Streamed model text not yet committed to the scrollback.
     pub stream: String,
     /// True once the current model message put lines in the scrollback.
@@ -90,6 +92,7 @@ impl UiState {
             input: Editor::default(),
             history,
             cards: Vec::new(),
+            show_nested: false,
             stream: String::new(),
             message_started: false,
             thought: None,
@@ -217,9 +220,77 @@ impl UiState {
         self.cards.iter_mut().find(|c| c.call_id == call_id)
     }
 
+    /// A sub-agent's event: its calls go under the delegating call's card;
+    /// its confirmations are asked as any other.
+    fn on_nested(&mut self, parent: &str, event: AgentEvent, now: Instant) {
+        let show = self.show_nested;
+        let set_status = |s: &mut Self, id: &str, status: CardStatus| {
+            if let Some(c) = s
+                .card_mut(parent)
+                .and_then(|c| c.nested.iter_mut().find(|n| n.call_id == id))
+            {
+                c.status = status;
+            }
+        };
+        match event {
+            AgentEvent::ToolCallRequested {
+                call_id,
+                name,
+                args,
+            } => {
+                if let Some(card) = self.card_mut(parent) {
+                    card.show_nested = show;
+                    card.nested.push(NestedCall {
+                        call_id,
+                        name,
+                        description: crate::ui::view::cards::describe(&args),
+                        status: CardStatus::Pending,
+                    });
+                }
+            }
+            AgentEvent::ToolAwaitingApproval {
+                call_id,
+                name,
+                details,
+            } => {
+                set_status(self, &call_id, CardStatus::AwaitingApproval);
+                self.commit_stream(true);
+                self.open_confirm(ConfirmDialog::new(call_id, name, details));
+            }
+            AgentEvent::ToolRunning { call_id } => {
+                set_status(self, &call_id, CardStatus::Running(now))
+            }
+            AgentEvent::ToolFinished(f) => {
+                let status = match f.status {
+                    ToolCallStatus::Success => CardStatus::Done(f.duration),
+                    ToolCallStatus::Error => CardStatus::Failed(f.duration),
+                    ToolCallStatus::Cancelled => CardStatus::Cancelled,
+                };
+                set_status(self, &f.call_id, status);
+                self.drop_confirm(&f.call_id);
+            }
+            AgentEvent::Warning(w) | AgentEvent::Error(w) => self.warn(&w),
+            AgentEvent::Nested { event, .. } => self.on_nested(parent, *event, now),
+            _ => {}
+        }
+    }
+
+    /// Shows or folds the sub-agents' calls (Ctrl+O).
+    pub fn toggle_nested(&mut self) {
+        self.show_nested = !self.show_nested;
+        let show = self.show_nested;
+        for card in &mut self.cards {
+            card.show_nested = show;
+        }
+    }
+
     /// Applies one agent event.
     pub fn on_agent_event(&mut self, event: AgentEvent, now: Instant) {
         match event {
+            AgentEvent::Nested {
+                parent_call_id,
+                event,
+            } => self.on_nested(&parent_call_id, *event, now),
             AgentEvent::Content(t) => {
                 self.thought = None;
                 self.stream.push_str(&t);

@@ -10,12 +10,14 @@ mod control;
 mod loop_guard;
 pub mod memory;
 pub mod routing;
+mod subagent;
 
 mod turn;
 
 pub use at_path::{Expanded, expand as expand_at_paths, references as at_references};
 pub use context::{PromptFeatures, environment_context, system_prompt};
 pub use loop_guard::{LoopGuard, LoopKind};
+pub use subagent::complete_task_declaration;
 
 pub use crate::events::{AgentError, PromptOutcome};
 
@@ -48,6 +50,9 @@ pub struct AgentConfig {
     pub context_windows: crate::model::provider::ContextWindows,
     /// Whether `auto` may make classifier calls (not when replaying).
     pub auto_classify: bool,
+    /// Declarations sent besides the registry's (a sub-agent's
+    /// `complete_task`).
+    pub extra_declarations: Vec<gemini_rs_protocol::FunctionDeclaration>,
 }
 
 /// The optional parts of an agent: hooks and chat recording.

@@ -303,7 +303,8 @@ impl Agent {
         &self,
         contents: Vec<Content>,
     ) -> gemini_rs_protocol::GenerateContentRequest {
-        let declarations = self.scheduler.registry().declarations();
+        let mut declarations = self.scheduler.registry().declarations();
+        declarations.extend(self.config.extra_declarations.iter().cloned());
         gemini_rs_protocol::GenerateContentRequest {
             contents,
             system_instruction: Some(Content {

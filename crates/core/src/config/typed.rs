@@ -46,6 +46,10 @@ pub struct TypedSettings {
     pub use_write_todos: Option<bool>,
     /// `skills.*`.
     pub skills: SkillsSettings,
+    /// `experimental.*`.
+    pub experimental: ExperimentalSettings,
+    /// `agents.*`.
+    pub agents: AgentsSettings,
     /// Top-level keys not listed above, kept as they are.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -119,6 +123,67 @@ pub struct ModelSettings {
 pub struct SkillsSettings {
     /// `skills.disabled`: skill names switched off.
     pub disabled: Vec<String>,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `experimental.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ExperimentalSettings {
+    /// `experimental.enableAgents`: load the user's and project's agents.
+    pub enable_agents: Option<bool>,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `agents.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AgentsSettings {
+    /// `agents.overrides`: agent name -> what to change.
+    pub overrides: std::collections::BTreeMap<String, AgentOverride>,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `agents.overrides.<name>`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AgentOverride {
+    /// Switches the agent on or off.
+    pub enabled: Option<bool>,
+    /// `runConfig`: its limits.
+    pub run_config: AgentRunOverride,
+    /// `modelConfig`: its model.
+    pub model_config: AgentModelOverride,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `agents.overrides.<name>.runConfig`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AgentRunOverride {
+    /// `maxTurns`.
+    pub max_turns: Option<u32>,
+    /// `maxTimeMinutes`.
+    pub max_time_minutes: Option<f64>,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `agents.overrides.<name>.modelConfig`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AgentModelOverride {
+    /// `model` (`inherit` keeps the session's).
+    pub model: Option<String>,
     /// Keys not listed above.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

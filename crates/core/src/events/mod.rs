@@ -280,6 +280,13 @@ pub enum AgentEvent {
         /// How many contents it has now.
         len: usize,
     },
+    /// An event of a sub-agent, run by the call `parent_call_id`.
+    Nested {
+        /// The id of the call that delegated to the sub-agent.
+        parent_call_id: String,
+        /// What the sub-agent reported.
+        event: Box<AgentEvent>,
+    },
     /// An op ended; front ends leave their busy state.
     Finished(Finished),
     /// The session ended; no event follows.

@@ -95,8 +95,14 @@ impl Scheduler {
                 chunk,
             });
         });
+        // The call's own context knows its id (a sub-agent marks its events
+        // with it).
+        let call_ctx = crate::tools::ToolContext {
+            call_id: Some(req.call_id.clone()),
+            ..self.ctx.clone()
+        };
         let mut result = tokio::select! {
-            r = invocation.execute_streaming(&self.ctx, token.clone(), sink) => r,
+            r = invocation.execute_streaming(&call_ctx, token.clone(), sink) => r,
             _ = cancel.cancelled() => {
                 token.cancel();
                 return (cancelled_during_execution(), ToolCallStatus::Cancelled);

@@ -40,7 +40,7 @@ fn env(mode: ApprovalMode) -> Env {
         ctx,
         mode: Arc::new(RwLock::new(mode)),
         events: events_tx,
-        confirmations,
+        confirmations: crate::scheduler::shared_confirmations(confirmations),
         checkpointer: None,
         stats: Arc::new(Mutex::new(SessionStats::default())),
     });

@@ -78,9 +78,21 @@ pub struct Scheduler {
     ctx: ToolContext,
     mode: Arc<RwLock<ApprovalMode>>,
     events: EventSender,
-    confirmations: tokio::sync::Mutex<mpsc::UnboundedReceiver<ConfirmationResponse>>,
+    confirmations: SharedConfirmations,
     stats: Arc<Mutex<SessionStats>>,
     checkpointer: Option<Checkpointer>,
+}
+
+/// The receiving end of confirmation answers, shared by a session's
+/// schedulers.
+pub type SharedConfirmations =
+    Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<ConfirmationResponse>>>;
+
+/// Shares `rx` between schedulers.
+pub fn shared_confirmations(
+    rx: mpsc::UnboundedReceiver<ConfirmationResponse>,
+) -> SharedConfirmations {
+    Arc::new(tokio::sync::Mutex::new(rx))
 }
 
 /// The parts of a session the scheduler works with.
@@ -97,8 +109,9 @@ pub struct SchedulerParts {
     pub mode: Arc<RwLock<ApprovalMode>>,
     /// Where events go.
     pub events: EventSender,
-    /// Where confirmation answers come from.
-    pub confirmations: mpsc::UnboundedReceiver<ConfirmationResponse>,
+    /// Where confirmation answers come from (shared with the schedulers
+    /// of sub-agents, which ask while the delegating call runs).
+    pub confirmations: SharedConfirmations,
     /// Session metrics.
     pub stats: Arc<Mutex<SessionStats>>,
     /// Snapshots before file edits (`general.checkpointing.enabled`).
@@ -121,7 +134,7 @@ impl Scheduler {
             ctx: parts.ctx,
             mode: parts.mode,
             events: parts.events,
-            confirmations: tokio::sync::Mutex::new(parts.confirmations),
+            confirmations: parts.confirmations,
             stats: parts.stats,
             checkpointer: parts.checkpointer,
         }

@@ -150,7 +150,7 @@ fn harness(interactive: bool, barrier: Option<Arc<Barrier>>) -> Harness {
         ctx,
         mode: Arc::new(RwLock::new(ApprovalMode::Default)),
         events: events_tx,
-        confirmations,
+        confirmations: crate::scheduler::shared_confirmations(confirmations),
         checkpointer: None,
         stats: Arc::new(Mutex::new(SessionStats::default())),
     });

@@ -21,7 +21,7 @@ use crate::model::default_generation_config;
 use crate::policy::{ApprovalMode, PolicyEngine, load_policy_dir, load_policy_file};
 use crate::recording::{self, ChatRecorder};
 use crate::sandbox;
-use crate::scheduler::{Scheduler, SchedulerParts};
+use crate::scheduler::{Scheduler, SchedulerParts, shared_confirmations};
 use crate::tools::mcp::{McpManager, extensions};
 use crate::tools::{ToolContext, ToolRegistry, builtin};
 use crate::workspace::Workspace;
@@ -51,6 +51,7 @@ pub(super) struct Parts {
     pub custom_commands: Vec<super::custom_commands::CustomCommand>,
     pub context_windows: crate::model::provider::ContextWindows,
     pub skills: Arc<Vec<crate::skills::Skill>>,
+    pub agents: Arc<crate::subagents::AgentSet>,
     pub checkpointer: Option<Checkpointer>,
     pub session_id: String,
     pub model: String,
@@ -142,7 +143,21 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         warning: true,
     }));
     let skills = Arc::new(skills);
-    let mut registry = registry(&config, &policy, mode, discovered, mcp.as_deref(), &skills);
+    let agents = if tool_server {
+        crate::subagents::AgentSet::default()
+    } else {
+        crate::subagents::discover(settings, &paths.gemini_dir, config.trusted.then_some(root))
+    };
+    notes.extend(super::subagents::agent_notes(&agents));
+    let mut registry = registry(
+        &config,
+        &policy,
+        mode,
+        discovered,
+        mcp.as_deref(),
+        &skills,
+        &agents.agents,
+    );
     registry.exclude(extensions::excluded_tools(&extensions::load_extensions(
         paths, root,
     )));
@@ -186,7 +201,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         &mut notes,
     );
     let settings = Arc::new(config.settings.clone());
-    let ctx = ToolContext {
+    let mut ctx = ToolContext {
         workspace: workspace.clone(),
         settings: settings.clone(),
         model: model.clone(),
@@ -194,6 +209,8 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         gemini_dir: paths.gemini_dir.clone(),
         sandbox: sandbox.clone(),
         client_fs: config.client_fs.clone(),
+        subagents: None,
+        call_id: None,
     };
     if let Some(prepared) = &sandbox
         && let Some(why) = prepared.isolation_error()
@@ -211,6 +228,29 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let approval_mode = Arc::new(RwLock::new(mode));
     let checkpointer = checkpointer(&settings, root, &workspace, &mut notes);
     let policy = Arc::new(policy);
+    let confirm_rx = shared_confirmations(confirm_rx);
+    let compression_threshold = settings
+        .typed()
+        .model
+        .compression_threshold
+        .unwrap_or(compress::DEFAULT_THRESHOLD);
+    if !tool_server && !agents.agents.is_empty() {
+        ctx.subagents = Some(Arc::new(super::subagents::SubagentHost {
+            generator: generator.clone(),
+            registry: registry.clone(),
+            agent_names: agents.agents.iter().map(|a| a.name.clone()).collect(),
+            policy: policy.clone(),
+            hooks: hooks.clone(),
+            mode: approval_mode.clone(),
+            confirmations: confirm_rx.clone(),
+            stats: stats.clone(),
+            checkpointer: checkpointer.clone(),
+            events: events.clone(),
+            workspace: workspace.clone(),
+            context_windows: providers.context_windows(),
+            compression_threshold,
+        }));
+    }
     let scheduler = Scheduler::new(SchedulerParts {
         registry: registry.clone(),
         policy: policy.clone(),
@@ -264,13 +304,10 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
                 .model
                 .disable_loop_detection
                 .unwrap_or(false),
-            compression_threshold: settings
-                .typed()
-                .model
-                .compression_threshold
-                .unwrap_or(compress::DEFAULT_THRESHOLD),
+            compression_threshold,
             context_windows: providers.context_windows(),
             auto_classify: config.replay.is_none(),
+            extra_declarations: Vec::new(),
         },
         history,
         events,
@@ -315,6 +352,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         custom_commands,
         context_windows: providers.context_windows(),
         skills,
+        agents: Arc::new(agents),
         hooks,
         hook_config,
         confirmations: confirm_tx,

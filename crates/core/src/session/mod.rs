@@ -13,6 +13,7 @@ mod build;
 mod commands;
 pub mod config;
 pub mod custom_commands;
+mod subagents;
 mod tool_set;
 
 pub use auth::check_auth;
@@ -67,6 +68,9 @@ pub struct SessionInfo {
     pub context_windows: crate::model::provider::ContextWindows,
     /// The enabled agent skills.
     pub skills: Arc<Vec<crate::skills::Skill>>,
+    /// The sub-agents: those in use, and project agents waiting for
+    /// acknowledgement.
+    pub agents: Arc<crate::subagents::AgentSet>,
 }
 
 /// Submits ops to a session; cheap to clone (signal handlers keep one).
@@ -143,6 +147,7 @@ impl Session {
             custom_commands: parts.custom_commands.clone(),
             context_windows: parts.context_windows.clone(),
             skills: parts.skills.clone(),
+            agents: parts.agents.clone(),
         });
         let notes = parts.notes;
         let engine = Engine {

@@ -1,5 +1,5 @@
 //! The session's tool set: tools found by `tools.discoveryCommand`, the
-//! registry (built-ins, `activate_skill`, discovered and MCP tools, with
+//! registry (built-ins, sub-agents, `activate_skill`, discovered and MCP tools, with
 //! exclusions and policy-wide denials) and when `write_todos` is declared.
 
 use super::config::{SessionConfig, StartError, StartErrorKind};
@@ -56,11 +56,16 @@ pub(super) fn registry(
     discovered: Vec<Arc<dyn Tool>>,
     mcp: Option<&McpManager>,
     skills: &Arc<Vec<crate::skills::Skill>>,
+    agents: &[crate::subagents::AgentDefinition],
 ) -> ToolRegistry {
     let settings = &config.settings;
     let mut registry = ToolRegistry::new();
     let core = settings.tools_core();
     let mut builtins = builtin::builtin_tools();
+    // The agents after the other built-ins, as in Gemini CLI.
+    for agent in agents {
+        builtins.push(Arc::new(builtin::SubagentTool::new(agent.clone())));
+    }
     if !skills.is_empty() {
         // Last among the built-ins, as in Gemini CLI.
         builtins.push(Arc::new(builtin::ActivateSkillTool::new(skills.clone())));

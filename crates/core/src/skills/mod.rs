@@ -101,8 +101,8 @@ fn skill_files(root: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// A skill from its file's text.
-fn parse(text: &str, dir: Option<PathBuf>) -> Result<Skill, String> {
+/// Splits a Markdown file into its YAML front matter and its body.
+pub(crate) fn split_front_matter(text: &str) -> Result<(&str, String), &'static str> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let rest = text
         .strip_prefix("---\n")
@@ -111,12 +111,17 @@ fn parse(text: &str, dir: Option<PathBuf>) -> Result<Skill, String> {
     let end = rest
         .find("\n---")
         .ok_or("its front matter has no closing ---")?;
-    let yaml = &rest[..end];
     let body = rest[end + 4..]
         .trim_start_matches(['\r', '\n'])
         .trim_start_matches('-')
         .trim_start_matches(['\r', '\n'])
         .to_string();
+    Ok((&rest[..end], body))
+}
+
+/// A skill from its file's text.
+fn parse(text: &str, dir: Option<PathBuf>) -> Result<Skill, String> {
+    let (yaml, body) = split_front_matter(text)?;
     let meta: FrontMatter = serde_yaml_ng::from_str(yaml)
         .map_err(|e| format!("its front matter needs `name` and `description` ({e})"))?;
     if meta.name.trim().is_empty() {

@@ -108,6 +108,35 @@ pub struct ToolContext {
     /// The front end's client file system (an ACP editor's), used for text
     /// reads and writes when set.
     pub client_fs: Option<Arc<dyn ClientFs>>,
+    /// Runs sub-agents; `None` where delegation is not possible (inside a
+    /// sub-agent, `mcp serve`).
+    pub subagents: Option<Arc<dyn SubagentRunner>>,
+    /// The id of the call being executed (set by the scheduler for the
+    /// call's execution).
+    pub call_id: Option<String>,
+}
+
+/// What a sub-agent run ended with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubagentOutcome {
+    /// Why it stopped.
+    pub reason: crate::subagents::TerminateReason,
+    /// Its output, or what went wrong.
+    pub result: String,
+}
+
+/// Runs sub-agents for the tools that delegate to them; the session
+/// implements it (tools never import the engine above them).
+pub trait SubagentRunner: Send + Sync {
+    /// Runs `agent` on `args` for the call in `ctx`; `Err` is a failure
+    /// before the agent could run (a template input missing, say).
+    fn run<'a>(
+        &'a self,
+        agent: &'a crate::subagents::AgentDefinition,
+        args: Map<String, Value>,
+        ctx: &'a ToolContext,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, Result<SubagentOutcome, String>>;
 }
 
 impl ToolContext {
@@ -128,6 +157,8 @@ impl ToolContext {
             gemini_dir,
             sandbox: None,
             client_fs: None,
+            subagents: None,
+            call_id: None,
         }
     }
 }

@@ -335,6 +335,7 @@ async fn route_events(
             | AgentEvent::ToolRunning { .. }
             | AgentEvent::ToolOutput { .. }
             | AgentEvent::ToolFinished(_)
+            | AgentEvent::Nested { .. }
             | AgentEvent::Usage { .. }
             | AgentEvent::Info(_)
             | AgentEvent::ModelTurnFinished

@@ -43,6 +43,7 @@ fn on_key(app: &mut App, key: KeyEvent) {
             }
         }
         KeyCode::Char('l') if ctrl => app.clear_requested = true,
+        KeyCode::Char('o') if ctrl => s.toggle_nested(),
         KeyCode::Char('j') if ctrl => s.input.insert('\n'),
         KeyCode::Enter if alt || key.modifiers.contains(KeyModifiers::SHIFT) => {
             s.input.insert('\n');

@@ -44,7 +44,27 @@ pub struct ToolCard {
     pub live_output: String,
     /// The error message, when it failed.
     pub error: Option<String>,
+    /// The calls of the sub-agent this call runs.
+    pub nested: Vec<NestedCall>,
+    /// Show every nested call (Ctrl+O), not only the last ones.
+    pub show_nested: bool,
 }
+
+/// A call a sub-agent made.
+#[derive(Debug, Clone)]
+pub struct NestedCall {
+    /// Call id.
+    pub call_id: String,
+    /// Name as called.
+    pub name: String,
+    /// One-line description.
+    pub description: String,
+    /// Status.
+    pub status: CardStatus,
+}
+
+/// Nested calls shown while folded.
+const FOLDED_NESTED: usize = 3;
 
 /// Spinner frames.
 pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -97,7 +117,47 @@ impl ToolCard {
             display: None,
             live_output: String::new(),
             error: None,
+            nested: Vec::new(),
+            show_nested: false,
         }
+    }
+
+    /// The sub-agent's calls, folded to the last few (with a count of the
+    /// others) unless unfolded.
+    fn nested_lines(&self, width: usize, now: Instant) -> Vec<Line<'static>> {
+        let border = Style::new().fg(Color::DarkGray);
+        let shown = if self.show_nested {
+            self.nested.len()
+        } else {
+            FOLDED_NESTED.min(self.nested.len())
+        };
+        let hidden = self.nested.len() - shown;
+        let mut out = Vec::new();
+        if hidden > 0 {
+            out.push(Line::from(vec![
+                Span::raw("   "),
+                Span::styled(
+                    format!("↳ {hidden} earlier call(s) of the agent (ctrl+o to show)"),
+                    border,
+                ),
+            ]));
+        }
+        for call in &self.nested[hidden..] {
+            let as_card = ToolCard {
+                status: call.status.clone(),
+                ..ToolCard::new(String::new(), String::new(), &Value::Null)
+            };
+            let room = width.saturating_sub(call.name.len() + 10);
+            out.push(Line::from(vec![
+                Span::styled("   ↳ ", border),
+                as_card.icon(now),
+                Span::raw(" "),
+                Span::styled(call.name.clone(), Style::new().add_modifier(Modifier::BOLD)),
+                Span::raw(" "),
+                Span::styled(truncate(&call.description, room), border),
+            ]));
+        }
+        out
     }
 
     /// True once the call ended.
@@ -156,6 +216,7 @@ impl ToolCard {
             Span::raw(desc),
             Span::styled(format!("  {status}"), border),
         ])];
+        out.extend(self.nested_lines(width, now));
         let mut body: Vec<Line<'static>> = Vec::new();
         let first = [Span::styled("   ⎿ ", border)];
         let rest = vec![Span::raw("     ")];

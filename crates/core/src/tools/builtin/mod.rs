@@ -4,9 +4,11 @@
 // Other built-in tool modules (declared by their authors; one line each).
 mod activate_skill;
 mod common;
+mod delegate;
 mod glob;
 mod grep;
 mod grounding;
+mod internal_docs;
 mod list_directory;
 mod memory;
 mod read_many_files;
@@ -20,8 +22,10 @@ mod read_file;
 mod write_file;
 
 pub use activate_skill::ActivateSkillTool;
+pub use delegate::SubagentTool;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
+pub use internal_docs::InternalDocsTool;
 pub use list_directory::ListDirectoryTool;
 pub use memory::MemoryTool;
 pub use read_file::ReadFileTool;

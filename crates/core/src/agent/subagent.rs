@@ -1,0 +1,352 @@
+//! The sub-agent executor: an [`Agent`] whose scheduler holds only the
+//! agent's tools runs turns until the model calls `complete_task` with a
+//! valid output. Out of turns, out of time, or stopped without calling it,
+//! the model gets one grace turn (a minute) to finish; then the run ends
+//! with Gemini CLI's termination reason and text.
+
+use super::{Agent, AgentError};
+use crate::events::{AgentEvent, ToolCallFinished, ToolCallStatus};
+use crate::scheduler::ToolCallRequest;
+use crate::subagents::{
+    AgentDefinition, AgentOutput, COMPLETE_TASK, TerminateReason, validate_output,
+};
+use crate::tools::{SubagentOutcome, ToolDisplay, ToolError, ToolErrorKind};
+use gemini_rs_protocol::{Content, FunctionCall, FunctionResponse, Part, Role};
+use serde_json::{Value, json};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// How long the grace turn may take.
+const GRACE: Duration = Duration::from_secs(60);
+
+/// What one sub-agent turn led to.
+enum Step {
+    /// Tool results to send next.
+    Continue(Vec<Part>),
+    /// `complete_task` accepted this output.
+    Done(String),
+    /// The model answered without calling any tool.
+    NoCalls,
+    /// The turn's token fired.
+    Interrupted(Vec<Part>),
+}
+
+/// The declaration of `complete_task` for `agent`.
+pub fn complete_task_declaration(
+    agent: &AgentDefinition,
+) -> gemini_rs_protocol::FunctionDeclaration {
+    let (description, parameters) = match &agent.output {
+        AgentOutput::Report { schema, .. } => (
+            "Submits your final answer and ends the task. Calling it is the only way to finish.",
+            json!({"type": "object", "properties": {"report": schema}, "required": ["report"]}),
+        ),
+        AgentOutput::Result => (
+            "Submits your findings and ends the task. Calling it is the only way to finish.",
+            json!({"type": "object", "properties": {"result": {"type": "string",
+                "description": "Your complete findings or result for the agent that delegated the task, in the format your instructions ask for."}},
+                "required": ["result"]}),
+        ),
+    };
+    gemini_rs_protocol::FunctionDeclaration {
+        name: COMPLETE_TASK.to_string(),
+        description: Some(description.to_string()),
+        parameters_json_schema: Some(parameters),
+        ..Default::default()
+    }
+}
+
+impl Agent {
+    /// Runs this agent as the sub-agent `def`, starting with `query`.
+    /// `agent_id` prefixes the ids of calls that come without one. `Err`
+    /// is a model failure.
+    pub async fn run_subagent(
+        &mut self,
+        def: &AgentDefinition,
+        query: String,
+        agent_id: &str,
+        cancel: &CancellationToken,
+    ) -> Result<SubagentOutcome, String> {
+        let run = cancel.child_token();
+        let timer = {
+            let run = run.clone();
+            let limit = Duration::from_secs_f64((def.timeout_mins * 60.0).max(0.0));
+            tokio::spawn(async move {
+                tokio::time::sleep(limit).await;
+                run.cancel();
+            })
+        };
+        let interrupted = || {
+            if cancel.is_cancelled() {
+                TerminateReason::Aborted
+            } else {
+                TerminateReason::Timeout
+            }
+        };
+        let mut next = vec![Part::text(query)];
+        let mut turn: u32 = 0;
+        let reason = loop {
+            if def.max_turns.is_some_and(|max| turn >= max) {
+                break TerminateReason::MaxTurns;
+            }
+            if run.is_cancelled() {
+                break interrupted();
+            }
+            let prompt_id = format!("{agent_id}#{turn}");
+            let step = self
+                .sub_turn(std::mem::take(&mut next), def, &prompt_id, &run)
+                .await;
+            turn += 1;
+            match step {
+                Err(e) if run.is_cancelled() => {
+                    tracing::debug!("sub-agent turn ended by its token: {e}");
+                    break interrupted();
+                }
+                Err(e) => {
+                    timer.abort();
+                    return Err(e);
+                }
+                Ok(Step::Continue(parts)) => next = parts,
+                Ok(Step::Done(output)) => {
+                    timer.abort();
+                    return Ok(SubagentOutcome {
+                        reason: TerminateReason::Goal,
+                        result: output,
+                    });
+                }
+                Ok(Step::NoCalls) => break TerminateReason::NoCompleteTask,
+                Ok(Step::Interrupted(parts)) => {
+                    next = parts;
+                    break interrupted();
+                }
+            }
+        };
+        timer.abort();
+        if reason == TerminateReason::Aborted {
+            return Ok(SubagentOutcome {
+                reason,
+                result: "Agent execution was terminated before completion.".to_string(),
+            });
+        }
+        // The grace turn: the results still owed to the model, then the
+        // warning (the wires other than Gemini refuse a call left unanswered).
+        let why = match reason {
+            TerminateReason::Timeout => "You have exceeded the time limit.",
+            TerminateReason::MaxTurns => "You have exceeded the maximum number of turns.",
+            _ => "You have stopped calling tools without finishing.",
+        };
+        next.push(Part::text(format!(
+            "{why} You have one final chance to complete the task with a short grace period. You MUST call `{COMPLETE_TASK}` immediately with your best answer and explain that your investigation was interrupted. Do not call any other tools."
+        )));
+        let grace = cancel.child_token();
+        let grace_timer = {
+            let grace = grace.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(GRACE).await;
+                grace.cancel();
+            })
+        };
+        let prompt_id = format!("{agent_id}#{turn}");
+        let step = self.sub_turn(next, def, &prompt_id, &grace).await;
+        grace_timer.abort();
+        if let Ok(Step::Done(output)) = step {
+            return Ok(SubagentOutcome {
+                reason: TerminateReason::Goal,
+                result: output,
+            });
+        }
+        if cancel.is_cancelled() {
+            return Ok(SubagentOutcome {
+                reason: TerminateReason::Aborted,
+                result: "Agent execution was terminated before completion.".to_string(),
+            });
+        }
+        let result = match reason {
+            TerminateReason::Timeout => {
+                format!("Agent timed out after {} minutes.", def.timeout_mins)
+            }
+            TerminateReason::MaxTurns => format!(
+                "Agent reached max turns limit ({}).",
+                def.max_turns.unwrap_or_default()
+            ),
+            _ => format!("Agent stopped calling tools but did not call '{COMPLETE_TASK}'."),
+        };
+        Ok(SubagentOutcome { reason, result })
+    }
+
+    /// One turn: send `parts`, then answer the calls.
+    async fn sub_turn(
+        &mut self,
+        parts: Vec<Part>,
+        def: &AgentDefinition,
+        prompt_id: &str,
+        token: &CancellationToken,
+    ) -> Result<Step, String> {
+        self.history.push(Content::new(Role::User, parts));
+        self.maybe_compress(token).await;
+        let mut turn = self.model_turn(token).await.map_err(error_text)?;
+        if turn.invalid.is_some() && !token.is_cancelled() {
+            turn = self.model_turn(token).await.map_err(error_text)?;
+        }
+        if let Some(reason) = turn.stopped {
+            return Err(format!("Agent execution stopped by hook: {reason}"));
+        }
+        if !turn.parts.is_empty() {
+            self.history
+                .push(Content::new(Role::Model, turn.parts.clone()));
+        }
+        if token.is_cancelled() {
+            return Ok(Step::Interrupted(Vec::new()));
+        }
+        if turn.calls.is_empty() {
+            return Ok(Step::NoCalls);
+        }
+        let allowed = self.scheduler.registry().clone();
+        let mut answers: Vec<Option<Part>> = Vec::with_capacity(turn.calls.len());
+        let mut requests = Vec::new();
+        let mut slots = Vec::new();
+        let mut output: Option<String> = None;
+        for (i, call) in turn.calls.into_iter().enumerate() {
+            let FunctionCall { id, name, args, .. } = call;
+            let call_id = id
+                .filter(|id| !id.is_empty())
+                .unwrap_or_else(|| format!("{prompt_id}-{i}"));
+            let args = args.unwrap_or_else(|| json!({}));
+            if name == COMPLETE_TASK {
+                let answer = if output.is_some() {
+                    Err(
+                        "Task already marked complete in this turn. Ignoring duplicate call."
+                            .to_string(),
+                    )
+                } else {
+                    accept_output(def, &args).map(|(text, response)| {
+                        output = Some(text);
+                        response
+                    })
+                };
+                answers.push(Some(self.answer_directly(&call_id, &name, args, answer)));
+            } else if allowed.get(&name).is_none() {
+                let answer = Err(format!(
+                    "Unauthorized tool call: '{name}' is not available to this agent."
+                ));
+                answers.push(Some(self.answer_directly(&call_id, &name, args, answer)));
+            } else {
+                answers.push(None);
+                slots.push(answers.len() - 1);
+                requests.push(ToolCallRequest {
+                    call_id,
+                    name,
+                    args,
+                });
+            }
+        }
+        if !requests.is_empty() {
+            let completed = self.scheduler.run_batch(requests, token).await;
+            for (slot, call) in slots.into_iter().zip(completed) {
+                answers[slot] = call.parts.into_iter().next();
+            }
+        }
+        let mut parts: Vec<Part> = answers.into_iter().flatten().collect();
+        if let Some(output) = output {
+            return Ok(Step::Done(output));
+        }
+        if token.is_cancelled() {
+            return Ok(Step::Interrupted(parts));
+        }
+        if parts.is_empty() {
+            parts.push(Part::text(
+                "All tool calls failed or were unauthorized. Please analyze the errors and try an alternative approach.",
+            ));
+        }
+        Ok(Step::Continue(parts))
+    }
+
+    /// Answers a call the scheduler never sees (`complete_task`, a tool the
+    /// agent may not use), telling the front end as for any call.
+    fn answer_directly(
+        &self,
+        call_id: &str,
+        name: &str,
+        args: Value,
+        answer: Result<Value, String>,
+    ) -> Part {
+        self.emit(AgentEvent::ToolCallRequested {
+            call_id: call_id.to_string(),
+            name: name.to_string(),
+            args: args.clone(),
+        });
+        let (response, status, display, error) = match answer {
+            Ok(response) => {
+                let shown = response
+                    .as_object()
+                    .and_then(|o| o.values().next())
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+                (response, ToolCallStatus::Success, shown, None)
+            }
+            Err(e) => (
+                json!({"error": e}),
+                ToolCallStatus::Error,
+                e.clone(),
+                Some(ToolError::new(ToolErrorKind::ExecutionFailed, e)),
+            ),
+        };
+        self.emit(AgentEvent::ToolFinished(ToolCallFinished {
+            call_id: call_id.to_string(),
+            name: name.to_string(),
+            args,
+            status,
+            display: ToolDisplay::Text(display),
+            error,
+            duration: Duration::ZERO,
+        }));
+        Part::function_response(FunctionResponse {
+            id: Some(call_id.to_string()),
+            name: name.to_string(),
+            response,
+            ..FunctionResponse::default()
+        })
+    }
+}
+
+/// The output a `complete_task` call hands back and the response it gets,
+/// or the error the model sees.
+fn accept_output(def: &AgentDefinition, args: &Value) -> Result<(String, Value), String> {
+    match &def.output {
+        AgentOutput::Report { schema, .. } => {
+            let Some(report) = args.get("report") else {
+                return Err("Missing required argument 'report' for completion.".to_string());
+            };
+            validate_output(schema, report)
+                .map_err(|e| format!("Output validation failed: {e}"))?;
+            let text = match report {
+                Value::String(s) => s.clone(),
+                other => serde_json::to_string_pretty(other).unwrap_or_default(),
+            };
+            Ok((
+                text,
+                json!({"result": "Output submitted and task completed."}),
+            ))
+        }
+        AgentOutput::Result => match args.get("result") {
+            None | Some(Value::Null) => Err(missing_result()),
+            Some(Value::String(s)) if s.is_empty() => Err(missing_result()),
+            Some(Value::String(s)) => Ok((
+                s.clone(),
+                json!({"status": "Result submitted and task completed."}),
+            )),
+            Some(other) => Ok((
+                serde_json::to_string_pretty(other).unwrap_or_default(),
+                json!({"status": "Result submitted and task completed."}),
+            )),
+        },
+    }
+}
+
+fn missing_result() -> String {
+    "Missing required \"result\" argument. You must provide your findings when calling complete_task.".to_string()
+}
+
+fn error_text(e: AgentError) -> String {
+    e.to_string()
+}

@@ -1,0 +1,216 @@
+//! Markdown agents: YAML front matter (`name`, `description`,
+//! `display_name`, `tools`, `model`, `temperature`, `max_turns`,
+//! `timeout_mins`) and a body that is the system prompt. The agent takes
+//! one input, `query`.
+
+use super::{AgentDefinition, AgentOrigin, AgentOutput, ToolSelection};
+use serde::Deserialize;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Names of the built-in tools a Markdown agent may list.
+const BUILTIN_TOOLS: [&str; 13] = [
+    "list_directory",
+    "read_file",
+    "write_file",
+    "glob",
+    "search_file_content",
+    "replace",
+    "read_many_files",
+    "run_shell_command",
+    "web_fetch",
+    "google_web_search",
+    "save_memory",
+    "write_todos",
+    "activate_skill",
+];
+
+/// A file that could not be used, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    /// The file (or folder).
+    pub path: PathBuf,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Failed to load agent from {}: {}",
+            self.path.display(),
+            self.message
+        )
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FrontMatter {
+    kind: Option<String>,
+    name: String,
+    description: Option<String>,
+    display_name: Option<String>,
+    tools: Option<Vec<String>>,
+    model: Option<String>,
+    temperature: Option<f64>,
+    max_turns: Option<i64>,
+    timeout_mins: Option<i64>,
+    #[allow(dead_code)]
+    agent_card_url: Option<String>,
+}
+
+/// The agents of the `*.md` files directly in `dir` (not those starting
+/// with `_`), sorted by file name, and the files that failed. A missing
+/// folder has none. `project` marks them as project agents (with their
+/// content's hash, for acknowledgement).
+pub fn load_dir(dir: &Path, project: bool) -> (Vec<AgentDefinition>, Vec<LoadError>) {
+    let mut agents = Vec::new();
+    let mut errors = Vec::new();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (agents, errors),
+        Err(e) => {
+            errors.push(LoadError {
+                path: dir.to_path_buf(),
+                message: format!("Could not list directory: {e}"),
+            });
+            return (agents, errors);
+        }
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy())
+                .unwrap_or_default();
+            !name.starts_with('_') && name.ends_with(".md")
+        })
+        .collect();
+    files.sort();
+    for path in files {
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => {
+                errors.push(LoadError {
+                    path,
+                    message: format!("Could not read file: {e}"),
+                });
+                continue;
+            }
+        };
+        let origin = if project {
+            AgentOrigin::Project {
+                path: path.clone(),
+                hash: hex_sha256(&text),
+            }
+        } else {
+            AgentOrigin::User(path.clone())
+        };
+        match parse_markdown(&text, origin) {
+            Ok(agent) => agents.push(agent),
+            Err(message) => errors.push(LoadError { path, message }),
+        }
+    }
+    (agents, errors)
+}
+
+/// An agent from a Markdown file's text; the error says what is wrong.
+pub fn parse_markdown(text: &str, origin: AgentOrigin) -> Result<AgentDefinition, String> {
+    let (yaml, body) = crate::skills::split_front_matter(text).map_err(|e| {
+        format!("Missing mandatory YAML front matter: {e}. Agent files start with front matter between --- lines (name, description, ...).")
+    })?;
+    let fm: FrontMatter =
+        serde_yaml_ng::from_str(yaml).map_err(|e| format!("Invalid front matter: {e}"))?;
+    if fm.kind.as_deref().is_some_and(|k| k != "local") {
+        return Err(format!(
+            "kind `{}` is not supported (only local agents are)",
+            fm.kind.unwrap_or_default()
+        ));
+    }
+    if fm.name.is_empty()
+        || !fm
+            .name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+    {
+        return Err(format!(
+            "name `{}` must be a slug (lower-case letters, digits, - and _)",
+            fm.name
+        ));
+    }
+    let description = fm.description.unwrap_or_default();
+    if description.trim().is_empty() {
+        return Err("description is required".to_string());
+    }
+    let positive = |v: Option<i64>, key: &str| -> Result<Option<u32>, String> {
+        match v {
+            None => Ok(None),
+            Some(n) if n > 0 => u32::try_from(n)
+                .map(Some)
+                .map_err(|_| format!("{key} is too large")),
+            Some(n) => Err(format!("{key} must be a positive integer (got {n})")),
+        }
+    };
+    let max_turns = positive(fm.max_turns, "max_turns")?;
+    let timeout = positive(fm.timeout_mins, "timeout_mins")?;
+    if let Some(tools) = &fm.tools
+        && let Some(bad) = tools.iter().find(|t| !valid_tool_name(t))
+    {
+        return Err(format!("tools: `{bad}` is not a tool name"));
+    }
+    Ok(AgentDefinition {
+        name: fm.name,
+        display_name: fm.display_name,
+        description,
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "The task for the agent."}
+            },
+            "required": []
+        }),
+        query: "${query}".into(),
+        system_prompt: body.trim().to_string(),
+        output: AgentOutput::Result,
+        tools: fm
+            .tools
+            .map(ToolSelection::Named)
+            .unwrap_or(ToolSelection::All),
+        model: fm.model.filter(|m| m != "inherit"),
+        temperature: fm.temperature,
+        max_turns,
+        timeout_mins: f64::from(timeout.unwrap_or(5)),
+        origin,
+    })
+}
+
+/// A built-in tool, a discovered tool or `<server>__<tool>`.
+fn valid_tool_name(name: &str) -> bool {
+    if BUILTIN_TOOLS.contains(&name) || name.starts_with("discovered_tool_") {
+        return true;
+    }
+    let slug = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    };
+    match name.split_once("__") {
+        Some((server, tool)) => slug(server) && slug(tool) && !tool.contains("__"),
+        None => false,
+    }
+}
+
+/// Lower-case hex SHA-256 of `text`.
+fn hex_sha256(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

@@ -1,0 +1,111 @@
+//! Checking a sub-agent's `complete_task` output against its schema, with
+//! the error in the shape Gemini CLI reports (zod's flattened errors:
+//! `{"formErrors": [...], "fieldErrors": {"<key>": [...]}}`).
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use serde_json::{Map, Value, json};
+
+/// `Ok` when `value` fits `schema`; else the text after `Output validation
+/// failed: `.
+pub fn validate_output(schema: &Value, value: &Value) -> Result<(), String> {
+    let validator = jsonschema::validator_for(schema).map_err(|e| e.to_string())?;
+    let mut form: Vec<String> = Vec::new();
+    let mut fields: Map<String, Value> = Map::new();
+    for err in validator.iter_errors(value) {
+        let path = err.instance_path().as_str();
+        let (field, message) = match err.kind() {
+            ValidationErrorKind::Required { property } if path.is_empty() => (
+                property.as_str().map(str::to_string),
+                "Required".to_string(),
+            ),
+            ValidationErrorKind::Type { kind } => (
+                first_segment(path),
+                format!(
+                    "Expected {}, received {}",
+                    expected(kind),
+                    received(err.instance())
+                ),
+            ),
+            _ => (first_segment(path), err.to_string()),
+        };
+        match field {
+            Some(f) => {
+                if let Value::Array(list) = fields.entry(f).or_insert_with(|| json!([])) {
+                    list.push(Value::String(message));
+                }
+            }
+            None => form.push(message),
+        }
+    }
+    if form.is_empty() && fields.is_empty() {
+        return Ok(());
+    }
+    // In the order the schema lists its properties, as zod reports them.
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        let mut ordered = Map::new();
+        for key in props.keys() {
+            if let Some(v) = fields.remove(key) {
+                ordered.insert(key.clone(), v);
+            }
+        }
+        ordered.extend(fields);
+        fields = ordered;
+    }
+    Err(json!({"formErrors": form, "fieldErrors": fields}).to_string())
+}
+
+fn first_segment(path: &str) -> Option<String> {
+    path.strip_prefix('/')
+        .and_then(|p| p.split('/').next())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+}
+
+fn expected(kind: &TypeKind) -> String {
+    match kind {
+        TypeKind::Single(t) => t.to_string().replace("integer", "number"),
+        TypeKind::Multiple(set) => set
+            .iter()
+            .map(|t| t.to_string())
+            .collect::<Vec<_>>()
+            .join(" | "),
+    }
+}
+
+fn received(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn errors_read_like_the_reference() {
+        let schema = json!({"type": "object", "properties": {
+            "SummaryOfFindings": {"type": "string"},
+            "ExplorationTrace": {"type": "array", "items": {"type": "string"}}},
+            "required": ["SummaryOfFindings", "ExplorationTrace"]});
+        let err = validate_output(&schema, &json!({"SummaryOfFindings": 3})).unwrap_err();
+        // Properties in schema order, whatever order the checks ran in.
+        assert_eq!(
+            err,
+            r#"{"formErrors":[],"fieldErrors":{"SummaryOfFindings":["Expected string, received number"],"ExplorationTrace":["Required"]}}"#
+        );
+        assert!(
+            validate_output(
+                &schema,
+                &json!({"SummaryOfFindings": "s", "ExplorationTrace": []})
+            )
+            .is_ok()
+        );
+    }
+}
