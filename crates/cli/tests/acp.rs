@@ -393,3 +393,75 @@ fn a_custom_command_asks_before_its_shell_command_runs() {
     let commands = &updates(&log, "available_commands_update")[0]["availableCommands"];
     assert_eq!(commands[0]["name"], "st");
 }
+
+#[test]
+fn a_sub_agent_shows_its_calls_and_a_cancel_ends_them() {
+    let sb = Sandbox::new();
+    sb.settings(&json!({"model": {"name": "gemini-2.5-flash"},
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "experimental": {"enableAgents": true}}));
+    sb.write_home(
+        ".gemini/agents/sleeper.md",
+        "---\nname: sleeper\ndescription: Waits.\ntools: [run_shell_command]\n---\nWait.\n",
+    );
+    let responses = lines(&[
+        call("sleeper", json!({"query": "wait"})),
+        call("run_shell_command", json!({"command": "sleep 30.75"})),
+        text("Stopped."),
+    ]);
+    let started = std::time::Instant::now();
+    let Some(log) = run(
+        &sb,
+        "subagent",
+        &responses,
+        json!({"permission": "allow_once", "cancelOnUpdate": "▶ run_shell_command",
+            "prompts": ["go", "and now?"]}),
+    ) else {
+        return;
+    };
+    assert_eq!(log["answers"]["prompts"][0]["stopReason"], "cancelled");
+    assert_eq!(log["answers"]["prompts"][1]["stopReason"], "end_turn");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    let left = Command::new("pgrep")
+        .args(["-f", "sleep 30.75"])
+        .output()
+        .unwrap();
+    assert!(
+        left.stdout.is_empty(),
+        "the nested command was left running"
+    );
+    // The nested shell call asked for permission like any other.
+    let asked = log["permissions"].as_array().unwrap();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    // The delegating call listed the nested call as its content, then failed.
+    let calls = updates(&log, "tool_call");
+    let parent = calls[0]["toolCallId"].clone();
+    let contents: Vec<String> = updates(&log, "tool_call_update")
+        .into_iter()
+        .filter(|u| u["toolCallId"] == parent)
+        .filter_map(|u| {
+            u["content"][0]["content"]["text"]
+                .as_str()
+                .map(String::from)
+        })
+        .collect();
+    assert!(
+        contents.iter().any(|t| t == "▶ run_shell_command"),
+        "{contents:?}"
+    );
+    let last = updates(&log, "tool_call_update")
+        .into_iter()
+        .rfind(|u| u["toolCallId"] == parent)
+        .unwrap()
+        .clone();
+    assert_eq!(last["status"], "failed", "{last}");
+    // Every call of the cancelled prompt is answered in the recorded chat.
+    let chats = sb.project_temp_dir().join("chats");
+    let file = std::fs::read_dir(&chats).unwrap().next().unwrap().unwrap();
+    let chat = std::fs::read_to_string(file.path()).unwrap();
+    assert!(
+        chat.contains("\"name\": \"sleeper\"") || chat.contains("\"name\":\"sleeper\""),
+        "{chat}"
+    );
+    assert!(chat.contains("cancelled"), "{chat}");
+}

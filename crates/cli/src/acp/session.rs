@@ -135,11 +135,18 @@ impl Pump {
             AgentEvent::ToolCallRequested { call_id, name, .. } => {
                 activity.started(&parent, call_id, name)
             }
-            AgentEvent::ToolFinished(done) => activity.finished(
-                &parent,
-                &done.call_id,
-                done.status == ToolCallStatus::Success,
-            ),
+            AgentEvent::ToolRunning { call_id } => {
+                activity.set(&parent, &call_id, updates::NestedState::Running)
+            }
+            AgentEvent::ToolFinished(done) => {
+                let state = match done.status {
+                    ToolCallStatus::Success => updates::NestedState::Done,
+                    ToolCallStatus::Error | ToolCallStatus::Cancelled => {
+                        updates::NestedState::Failed
+                    }
+                };
+                activity.set(&parent, &done.call_id, state)
+            }
             AgentEvent::ToolAwaitingApproval {
                 call_id,
                 name,

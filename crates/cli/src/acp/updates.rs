@@ -267,29 +267,43 @@ mod tests {
     }
 }
 
+/// Where a sub-agent's call is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum NestedState {
+    /// Asked for.
+    Pending,
+    /// Executing.
+    Running,
+    /// Succeeded.
+    Done,
+    /// Failed or cancelled.
+    Failed,
+}
+
 /// The tool calls of the sub-agents running under each delegating call.
 #[derive(Default)]
 pub struct NestedActivity {
-    calls: std::collections::HashMap<String, Vec<(String, String, Option<bool>)>>,
+    calls: std::collections::HashMap<String, Vec<(String, String, NestedState)>>,
 }
 
 impl NestedActivity {
-    /// A call of the sub-agent under `parent` started.
+    /// A call of the sub-agent under `parent` was asked for.
     pub fn started(&mut self, parent: &str, call_id: String, name: String) {
-        self.calls
-            .entry(parent.to_string())
-            .or_default()
-            .push((call_id, name, None));
+        self.calls.entry(parent.to_string()).or_default().push((
+            call_id,
+            name,
+            NestedState::Pending,
+        ));
     }
 
-    /// A call under `parent` ended.
-    pub fn finished(&mut self, parent: &str, call_id: &str, ok: bool) {
+    /// A call under `parent` moved on.
+    pub fn set(&mut self, parent: &str, call_id: &str, state: NestedState) {
         if let Some(call) = self
             .calls
             .get_mut(parent)
             .and_then(|c| c.iter_mut().find(|c| c.0 == call_id))
         {
-            call.2 = Some(ok);
+            call.2 = state;
         }
     }
 
@@ -302,9 +316,10 @@ impl NestedActivity {
             .iter()
             .map(|(_, name, state)| {
                 let mark = match state {
-                    None => "…",
-                    Some(true) => "✓",
-                    Some(false) => "✗",
+                    NestedState::Pending => "…",
+                    NestedState::Running => "▶",
+                    NestedState::Done => "✓",
+                    NestedState::Failed => "✗",
                 };
                 format!("{mark} {name}")
             })

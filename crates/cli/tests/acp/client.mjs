@@ -52,7 +52,10 @@ const app = acp
   .onNotification(acp.methods.client.session.update, ({ params }) => {
     log.updates.push(params.update);
     const u = params.update;
-    if (onRunning && u.sessionUpdate === "tool_call_update" && u.status === "in_progress") {
+    const trigger = scenario.cancelOnUpdate
+      ? JSON.stringify(u).includes(scenario.cancelOnUpdate)
+      : u.sessionUpdate === "tool_call_update" && u.status === "in_progress";
+    if (onRunning && trigger) {
       onRunning();
       onRunning = null;
     }
@@ -93,7 +96,7 @@ try {
     }
     log.answers.prompts = [];
     for (const text of scenario.prompts ?? []) {
-      if (scenario.cancelOnRun) {
+      if (scenario.cancelOnRun || (scenario.cancelOnUpdate && log.answers.prompts.length === 0)) {
         onRunning = () => ctx.notify(acp.methods.agent.session.cancel, { sessionId });
       }
       if (scenario.permission === "never") {

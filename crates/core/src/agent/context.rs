@@ -18,6 +18,8 @@ pub struct PromptFeatures {
     /// The skills `activate_skill` offers: name, description, `SKILL.md`
     /// path (none for built-ins).
     pub skills: Vec<(String, String, Option<String>)>,
+    /// The sub-agents declared as tools: `(name, description)`.
+    pub agents: Vec<(String, String)>,
 }
 
 /// gemini-rs's own system prompt: tools, workspace, safety, style.
@@ -25,6 +27,20 @@ pub fn system_prompt(features: PromptFeatures) -> String {
     let mut prompt = base_prompt();
     if features.write_todos {
         prompt.push_str("\n\n# Planning\n- For a request with several distinct steps, list its subtasks with write_todos first, keep exactly one in progress while you work, and update the list whenever a subtask starts, finishes or is dropped. Skip it for simple requests.");
+    }
+    if !features.agents.is_empty() {
+        prompt.push_str("\n\n# Sub-agents\nThese tools start a sub-agent: a specialist that works on its own, with its own tools, and hands back one result, which keeps this conversation short. When a task fits one, delegate it to the closest match, even if its expertise is broader than the task.");
+        for (name, description) in &features.agents {
+            let first = description.lines().next().unwrap_or_default();
+            prompt.push_str(&format!("\n- {name}: {first}"));
+        }
+        if features
+            .agents
+            .iter()
+            .any(|(n, _)| n == "codebase_investigator")
+        {
+            prompt.push_str("\nFor broad or unclear work on the code (finding a root cause, mapping an architecture, a change that reaches many files), start with codebase_investigator and build your plan on its report. For a targeted lookup (one name, one path), use glob or search_file_content directly.");
+        }
     }
     if !features.skills.is_empty() {
         prompt.push_str("\n\n# Agent skills\nThese skills hold specialised instructions. When a task matches a skill's description, call `activate_skill` with its name to load them before you start.\n\n<available_skills>");

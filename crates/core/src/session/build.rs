@@ -143,11 +143,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         warning: true,
     }));
     let skills = Arc::new(skills);
-    let agents = if tool_server {
-        crate::subagents::AgentSet::default()
-    } else {
-        crate::subagents::discover(settings, &paths.gemini_dir, config.trusted.then_some(root))
-    };
+    let agents = super::subagents::session_agents(&config, tool_server);
     notes.extend(super::subagents::agent_notes(&agents));
     let mut registry = registry(
         &config,
@@ -269,6 +265,12 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         Some(Err(e)) => return Err(config_error(e)),
         None => system_prompt(PromptFeatures {
             write_todos: registry.get("write_todos").is_some(),
+            agents: agents
+                .agents
+                .iter()
+                .filter(|a| registry.get(&a.name).is_some())
+                .map(|a| (a.name.clone(), a.description.clone()))
+                .collect(),
             skills: if registry.get("activate_skill").is_some() {
                 skills
                     .iter()

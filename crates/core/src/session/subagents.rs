@@ -158,6 +158,28 @@ impl SubagentHost {
     }
 }
 
+/// The session's agents (none for `mcp serve`).
+pub(super) fn session_agents(
+    config: &super::SessionConfig,
+    tool_server: bool,
+) -> crate::subagents::AgentSet {
+    if tool_server {
+        return crate::subagents::AgentSet::default();
+    }
+    let root = config.root.as_path();
+    let extension_agents: Vec<std::path::PathBuf> =
+        crate::tools::mcp::extensions::load_extensions(&config.paths, root)
+            .iter()
+            .map(|e| e.path.join("agents"))
+            .collect();
+    crate::subagents::discover(
+        &config.settings,
+        &config.paths.gemini_dir,
+        config.trusted.then_some(root),
+        &extension_agents,
+    )
+}
+
 /// Start-up lines about the agents: each file that could not be used, and
 /// the project agents that wait for the user's acknowledgement.
 pub(super) fn agent_notes(agents: &crate::subagents::AgentSet) -> Vec<super::StartupNote> {

@@ -146,10 +146,15 @@ pub struct AgentSet {
 }
 
 /// Finds the session's agents: the built-ins, then (with
-/// `experimental.enableAgents`) the user's and, in a trusted folder, the
-/// acknowledged project agents; `agents.overrides.<name>` switches them
+/// `experimental.enableAgents`) the user's, in a trusted folder the
+/// acknowledged project agents, and the extensions' (`extension_dirs`); `agents.overrides.<name>` switches them
 /// on or off and changes their limits and model.
-pub fn discover(settings: &Settings, gemini_dir: &Path, project: Option<&Path>) -> AgentSet {
+pub fn discover(
+    settings: &Settings,
+    gemini_dir: &Path,
+    project: Option<&Path>,
+    extension_dirs: &[PathBuf],
+) -> AgentSet {
     let typed = settings.typed();
     let overrides = &typed.agents.overrides;
     let mut found: Vec<AgentDefinition> = builtin::agents();
@@ -169,6 +174,12 @@ pub fn discover(settings: &Settings, gemini_dir: &Path, project: Option<&Path>) 
                     set.unacknowledged.push(agent);
                 }
             }
+        }
+        // Active extensions' `agents/` folders come last.
+        for dir in extension_dirs {
+            let (agents, errors) = load_dir(dir, false);
+            found.extend(agents);
+            set.errors.extend(errors.iter().map(ToString::to_string));
         }
     }
     let allowed = settings.tools_allowed();

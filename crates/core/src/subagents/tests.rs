@@ -85,13 +85,13 @@ fn discovery_needs_the_switch_trust_and_acknowledgement() {
     let local = READER.replace("reader", "local");
     write(project.path(), ".gemini/agents/local.md", &local);
 
-    let off = discover(&settings(json!({})), &gemini, Some(project.path()));
+    let off = discover(&settings(json!({})), &gemini, Some(project.path()), &[]);
     let names: Vec<&str> = off.agents.iter().map(|a| a.name.as_str()).collect();
     assert_eq!(names, ["codebase_investigator", "cli_help"]);
     assert!(off.errors.is_empty());
 
     let on = settings(json!({"experimental": {"enableAgents": true}}));
-    let set = discover(&on, &gemini, Some(project.path()));
+    let set = discover(&on, &gemini, Some(project.path()), &[]);
     let names: Vec<&str> = set.agents.iter().map(|a| a.name.as_str()).collect();
     assert_eq!(names, ["codebase_investigator", "cli_help", "reader"]);
     assert_eq!(set.unacknowledged.len(), 1);
@@ -101,7 +101,7 @@ fn discovery_needs_the_switch_trust_and_acknowledgement() {
     let mut acks = Acknowledgements::load(&gemini);
     acks.acknowledge(project.path(), &set.unacknowledged)
         .unwrap();
-    let set = discover(&on, &gemini, Some(project.path()));
+    let set = discover(&on, &gemini, Some(project.path()), &[]);
     assert!(set.agents.iter().any(|a| a.name == "local"));
     assert!(set.unacknowledged.is_empty());
 
@@ -111,12 +111,22 @@ fn discovery_needs_the_switch_trust_and_acknowledgement() {
         ".gemini/agents/local.md",
         &local.replace("Reads", "Now reads"),
     );
-    let set = discover(&on, &gemini, Some(project.path()));
+    let set = discover(&on, &gemini, Some(project.path()), &[]);
     assert_eq!(set.unacknowledged.len(), 1);
 
     // Untrusted: no project agents at all.
-    let set = discover(&on, &gemini, None);
+    let set = discover(&on, &gemini, None, &[]);
     assert!(set.unacknowledged.is_empty());
+
+    // An extension's agents/ folder.
+    let ext = home.path().join("ext");
+    write(
+        &ext,
+        "agents/helper.md",
+        &READER.replace("reader", "helper"),
+    );
+    let set = discover(&on, &gemini, None, &[ext.join("agents")]);
+    assert!(set.agents.iter().any(|a| a.name == "helper"));
 }
 
 #[test]
@@ -127,7 +137,7 @@ fn overrides_switch_agents_and_change_limits() {
         "cli_help": {"enabled": false},
         "codebase_investigator": {"runConfig": {"maxTurns": 3, "maxTimeMinutes": 1.5},
             "modelConfig": {"model": "gemini-2.5-flash"}}}}}));
-    let set = discover(&s, &gemini, None);
+    let set = discover(&s, &gemini, None, &[]);
     assert_eq!(set.agents.len(), 1);
     let ci = &set.agents[0];
     assert_eq!(ci.max_turns, Some(3));
@@ -135,5 +145,5 @@ fn overrides_switch_agents_and_change_limits() {
     assert_eq!(ci.model.as_deref(), Some("gemini-2.5-flash"));
 
     let only_shell = settings(json!({"tools": {"allowed": ["run_shell_command"]}}));
-    assert!(discover(&only_shell, &gemini, None).agents.is_empty());
+    assert!(discover(&only_shell, &gemini, None, &[]).agents.is_empty());
 }
