@@ -392,3 +392,48 @@ fn out_of_time_the_running_command_is_ended_and_hooks_see_nested_calls() {
         "{hooked}"
     );
 }
+
+#[test]
+fn the_ui_folds_a_sub_agents_calls_and_acknowledges_project_agents() {
+    if !crate::tui::tmux_available() {
+        crate::support::peer_missing("tmux", "apt-get install tmux");
+        return;
+    }
+    let sb = Sandbox::new();
+    settings(&sb, json!({"experimental": {"enableAgents": true}}));
+    sb.write(
+        ".gemini/agents/local.md",
+        &READER.replace("reader", "local"),
+    );
+    sb.write("a.txt", "hello\n");
+    let fake = FakeGemini::start(&lines(&[
+        call("codebase_investigator", json!({"objective": "look"})),
+        call("list_directory", json!({"dir_path": "."})),
+        call("glob", json!({"pattern": "*.txt"})),
+        call("read_file", json!({"file_path": "a.txt"})),
+        call("read_file", json!({"file_path": "a.txt"})),
+        call("complete_task", json!({"report": report()})),
+        text("All looked at."),
+    ]));
+    let t = crate::tui::Tmux::start(&sb, &fake.base_url, &[], 110, 40);
+    t.wait_for("acknowledge them: local", 20);
+    t.type_text("/agents acknowledge");
+    t.keys(&["Enter"]);
+    t.wait_for("Acknowledged local", 10);
+    let acks =
+        std::fs::read_to_string(sb.home.join(".gemini/acknowledgments/agents.json")).unwrap();
+    assert!(acks.contains("\"local\""), "{acks}");
+    t.type_text("look around");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("All looked at.", 20);
+    assert!(s.contains("✓ codebase_investigator"), "{s}");
+    assert!(
+        s.contains("2 earlier call(s) of the agent (ctrl+o to show)"),
+        "{s}"
+    );
+    assert!(s.contains("↳ ✓ read_file a.txt"), "{s}");
+    assert!(s.contains("↳ ✓ complete_task"), "{s}");
+    assert!(!s.contains("↳ ✓ glob"), "folded: {s}");
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT=0", 10);
+}

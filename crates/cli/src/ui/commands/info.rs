@@ -67,6 +67,7 @@ pub fn shortcut_lines() -> Vec<Line<'static>> {
         kv("Ctrl-D", "Exit on an empty prompt"),
         kv("Shift-Tab", "Cycle the approval mode"),
         kv("Ctrl-L", "Clear the screen"),
+        kv("Ctrl-O", "Show or fold the calls of sub-agents"),
     ]
 }
 
@@ -79,6 +80,32 @@ pub fn skills_lines(skills: &[gemini_rs_core::skills::Skill]) -> Vec<Line<'stati
             .as_ref()
             .map_or_else(|| "built-in".to_string(), |d| d.display().to_string());
         out.push(kv(&skill.name, format!("{} ({from})", skill.description)));
+    }
+    out
+}
+
+/// `/agents list`: the sub-agents in use and those waiting for
+/// acknowledgement.
+pub fn agents_lines(agents: &gemini_rs_core::subagents::AgentSet) -> Vec<Line<'static>> {
+    use gemini_rs_core::subagents::AgentOrigin;
+    let mut out = vec![heading("Sub-agents")];
+    for agent in &agents.agents {
+        let from = match &agent.origin {
+            AgentOrigin::BuiltIn => "built-in".to_string(),
+            AgentOrigin::User(p) | AgentOrigin::Project { path: p, .. } => p.display().to_string(),
+        };
+        let first = agent.description.lines().next().unwrap_or_default();
+        out.push(kv(&agent.name, format!("{first} ({from})")));
+    }
+    if !agents.unacknowledged.is_empty() {
+        out.push(heading("Waiting for /agents acknowledge"));
+        for agent in &agents.unacknowledged {
+            let from = match &agent.origin {
+                AgentOrigin::Project { path, .. } => path.display().to_string(),
+                AgentOrigin::BuiltIn | AgentOrigin::User(_) => String::new(),
+            };
+            out.push(kv(&agent.name, format!("{} ({from})", agent.description)));
+        }
     }
     out
 }

@@ -2,7 +2,7 @@
 //! and parsing a typed line into a [`Command`].
 
 /// Command names and their help, in `/help` order.
-pub const COMMANDS: [(&str, &str); 20] = [
+pub const COMMANDS: [(&str, &str); 21] = [
     ("help", "Show help"),
     ("about", "Show version info"),
     (
@@ -28,6 +28,10 @@ pub const COMMANDS: [(&str, &str); 20] = [
     ("quit", "Exit the CLI"),
     ("exit", "Exit the CLI"),
     ("skills", "List the agent skills: /skills list"),
+    (
+        "agents",
+        "Sub-agents: /agents list | acknowledge (new project agents)",
+    ),
     ("stats", "Show session statistics"),
     ("tools", "List the available tools and their descriptions"),
     ("shortcuts", "Show keyboard shortcuts"),
@@ -83,6 +87,10 @@ pub enum Command {
     Tools,
     /// `/skills` (`list`).
     Skills,
+    /// `/agents` (`list`).
+    Agents,
+    /// `/agents acknowledge`: accept the new project agents.
+    AgentsAcknowledge,
     /// `/skills enable|disable <name>`: true to enable.
     SkillSwitch(bool, String),
     /// `/shortcuts`.
@@ -133,6 +141,8 @@ impl Command {
             | Command::Tools
             | Command::Skills
             | Command::SkillSwitch(..)
+            | Command::Agents
+            | Command::AgentsAcknowledge
             | Command::Shortcuts
             | Command::Usage(_)
             | Command::Unknown(_) => false,
@@ -202,6 +212,9 @@ pub fn parse(line: &str) -> Command {
         ("skills", Some(_)) => {
             Command::Usage("Usage: /skills list | enable <name> | disable <name>".to_string())
         }
+        ("agents", None | Some("list")) => Command::Agents,
+        ("agents", Some("acknowledge")) => Command::AgentsAcknowledge,
+        ("agents", Some(_)) => Command::Usage("Usage: /agents list | acknowledge".to_string()),
         ("shortcuts", _) => Command::Shortcuts,
         _ => Command::Unknown(name.to_string()),
     }
@@ -238,6 +251,9 @@ mod tests {
         assert_eq!(parse("/directory"), Command::DirectoryShow);
         assert_eq!(parse("/mcp"), Command::Mcp);
         assert_eq!(parse("/skills"), Command::Skills);
+        assert_eq!(parse("/agents"), Command::Agents);
+        assert_eq!(parse("/agents acknowledge"), Command::AgentsAcknowledge);
+        assert!(matches!(parse("/agents x"), Command::Usage(_)));
         assert_eq!(parse("/skills list"), Command::Skills);
         assert_eq!(
             parse("/skills disable x"),

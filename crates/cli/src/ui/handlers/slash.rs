@@ -112,6 +112,26 @@ pub fn command(app: &mut App, line: &str) {
         }
         Command::Tools => s.push_lines(info::tools_lines(Some(&app.ctx.info.tools))),
         Command::Skills => s.push_lines(info::skills_lines(&app.ctx.info.skills)),
+        Command::Agents => s.push_lines(info::agents_lines(&app.ctx.info.agents)),
+        Command::AgentsAcknowledge => {
+            let info = &app.ctx.info;
+            let pending = &info.agents.unacknowledged;
+            if pending.is_empty() {
+                s.info("No project agents wait for acknowledgement.");
+            } else {
+                let mut acks = gemini_rs_core::subagents::Acknowledgements::load(&info.paths.gemini_dir);
+                match acks.acknowledge(info.workspace.target_dir(), pending) {
+                    Ok(()) => {
+                        let names: Vec<&str> = pending.iter().map(|a| a.name.as_str()).collect();
+                        s.info(&format!(
+                            "Acknowledged {}; they are available from the next session.",
+                            names.join(", ")
+                        ));
+                    }
+                    Err(e) => s.error(&format!("Could not save the acknowledgement: {e}")),
+                }
+            }
+        }
         Command::SkillSwitch(enable, name) => {
             let path = app.ctx.info.paths.user_settings();
             match switch_skill(&path, &name, enable) {
