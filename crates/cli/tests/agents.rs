@@ -217,9 +217,20 @@ fn a_bad_report_and_a_missing_one_are_refused_as_the_reference_does() {
             call("complete_task", json!({"report": report()})),
             text("done"),
         ],
-        &["--approval-mode=yolo"],
+        &["--approval-mode=yolo", "-o", "json"],
     );
     assert_eq!(out.code, 0, "{out:?}");
+    // The stats count the nested model calls under their own model.
+    let json: Value = serde_json::from_str(&out.stdout).unwrap();
+    let models = &json["stats"]["models"];
+    assert_eq!(
+        models["gemini-2.5-pro"]["api"]["totalRequests"], 4,
+        "{models}"
+    );
+    assert_eq!(
+        models["gemini-2.5-flash"]["api"]["totalRequests"], 2,
+        "{models}"
+    );
     let got = responses(&fake);
     assert_eq!(
         got[0],
@@ -436,4 +447,45 @@ fn the_ui_folds_a_sub_agents_calls_and_acknowledges_project_agents() {
     assert!(!s.contains("↳ ✓ glob"), "folded: {s}");
     t.keys(&["C-d"]);
     t.wait_for("EXIT=0", 10);
+}
+
+#[test]
+fn cli_help_answers_from_the_bundled_docs() {
+    let sb = Sandbox::new();
+    settings(&sb, json!({}));
+    let answer = json!({"answer": "Use -m openai/<model>.", "sources": ["README.md"]});
+    let (fake, out) = run(
+        &sb,
+        &[
+            call("cli_help", json!({"question": "How do I use OpenAI?"})),
+            call("get_internal_docs", json!({})),
+            call("get_internal_docs", json!({"path": "README.md"})),
+            call("complete_task", json!({"report": answer})),
+            text("done"),
+        ],
+        &["--approval-mode=yolo"],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let reqs = fake.requests();
+    assert_eq!(reqs[1].model, "gemini-2.5-flash");
+    assert_eq!(
+        declared(&reqs[1].body),
+        ["get_internal_docs", "complete_task"]
+    );
+    let got = responses(&fake);
+    let list = got[0].1["output"].as_str().unwrap();
+    assert!(
+        list.contains("- README.md") && list.contains("- agents.md"),
+        "{list}"
+    );
+    let readme = got[1].1["output"].as_str().unwrap();
+    assert!(readme.contains("## Model providers"), "{readme}");
+    assert_eq!(
+        got.last().unwrap().1,
+        finished(
+            "cli_help",
+            "GOAL",
+            &serde_json::to_string_pretty(&answer).unwrap()
+        )
+    );
 }
