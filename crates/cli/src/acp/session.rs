@@ -167,8 +167,17 @@ impl Pump {
 
     async fn run(self, mut events: mpsc::UnboundedReceiver<AgentEvent>) {
         let mut activity = updates::NestedActivity::default();
+        let mut mode = self.info.approval_mode;
         while let Some(event) = events.recv().await {
+            if let AgentEvent::ApprovalModeChanged(m) = &event {
+                mode = *m;
+            }
             match event {
+                // ACP has no way to ask: the unattended rule answers.
+                AgentEvent::ElicitationRequested { id, request } => {
+                    let reply = gemini_rs_core::session::unattended_reply(&request, mode);
+                    self.ops.submit(Op::AnswerElicitation { id, reply });
+                }
                 AgentEvent::Nested {
                     parent_call_id,
                     event,

@@ -119,6 +119,7 @@ impl Printer {
             // not part of headless output.
             AgentEvent::Thought(_)
             | AgentEvent::ToolAwaitingApproval { .. }
+            | AgentEvent::ElicitationRequested { .. }
             | AgentEvent::ToolRunning { .. }
             | AgentEvent::ToolOutput { .. }
             | AgentEvent::Usage { .. }

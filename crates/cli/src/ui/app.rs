@@ -102,6 +102,7 @@ fn on_event(app: &mut App, ev: AgentEvent) -> bool {
         | AgentEvent::ToolOutput { .. }
         | AgentEvent::ToolFinished(_)
         | AgentEvent::Nested { .. }
+        | AgentEvent::ElicitationRequested { .. }
         | AgentEvent::Usage { .. }
         | AgentEvent::Warning(_)
         | AgentEvent::Info(_)

@@ -30,8 +30,9 @@ pub fn live_lines(
 
     // Bottom: status, editor, suggestions, footer.
     let mut bottom: Vec<Line<'static>> = Vec::new();
+    let dialog_open = s.confirm.is_some() || s.elicit.is_some();
     if let Some((since, label)) = &s.busy
-        && s.confirm.is_none()
+        && !dialog_open
     {
         let secs = now.duration_since(*since).as_secs();
         let what = match &s.thought {
@@ -51,7 +52,7 @@ pub fn live_lines(
         ]));
     }
     let mut cursor = None;
-    if s.confirm.is_none() {
+    if !dialog_open {
         bottom.extend(todo_panel(&s.todos, w));
         let rule = Line::from(Span::styled("─".repeat(w), dim));
         bottom.push(rule.clone());
@@ -96,7 +97,14 @@ pub fn live_lines(
     // Top: dialog first, then running cards, then the streaming tail.
     let mut avail = max_h.saturating_sub(bottom.len());
     let mut dialog = Vec::new();
-    if let Some(d) = &s.confirm {
+    if let Some(form) = &s.elicit {
+        dialog = form.lines(w);
+        dialog.insert(0, Line::default());
+        if dialog.len() > avail {
+            dialog.drain(..dialog.len() - avail);
+        }
+        avail -= dialog.len();
+    } else if let Some(d) = &s.confirm {
         let max_body = avail.saturating_sub(d.chrome_height() + 1).max(3);
         dialog = d.lines(w, max_body);
         dialog.insert(0, Line::default());

@@ -48,6 +48,8 @@ pub struct UiState {
     pub thought: Option<String>,
     /// The open confirmation.
     pub confirm: Option<ConfirmDialog>,
+    /// An MCP server's open request for input.
+    pub elicit: Option<crate::ui::view::elicit::ElicitForm>,
     /// Confirmations waiting behind the open one.
     pub confirm_queue: VecDeque<ConfirmDialog>,
     /// Set while a request runs: since when, and what it is.
@@ -93,6 +95,7 @@ impl UiState {
             history,
             cards: Vec::new(),
             show_nested: false,
+            elicit: None,
             stream: String::new(),
             message_started: false,
             thought: None,
@@ -291,6 +294,10 @@ impl UiState {
                 parent_call_id,
                 event,
             } => self.on_nested(&parent_call_id, *event, now),
+            AgentEvent::ElicitationRequested { id, request } => {
+                self.commit_stream(true);
+                self.elicit = Some(crate::ui::view::elicit::ElicitForm::new(id, request));
+            }
             AgentEvent::Content(t) => {
                 self.thought = None;
                 self.stream.push_str(&t);

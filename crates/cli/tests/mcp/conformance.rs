@@ -82,13 +82,26 @@ fn conformance_server_scenarios() {
     }
 }
 
+/// The client under test: writes the settings for the scenario's server
+/// (the context's pre-registered client into `oauth`, a client ID metadata
+/// document URL for servers that take one), then runs `mcp list` or a
+/// whole headless session.
 const CLIENT_SH: &str = r#"#!/bin/sh
 for url in "$@"; do :; done
-cat > "$GEMINI_CLI_HOME/.gemini/settings.json" <<EOF
-{"model": {"name": "gemini-2.5-flash", "retry": {"initialDelayMs": 1}},
- "security": {"auth": {"selectedType": "gemini-api-key"}},
- "mcpServers": {"conf": {"httpUrl": "$url", "trust": true, "timeout": 20000}}}
-EOF
+python3 - "$url" <<'PY'
+import json, os, sys
+ctx = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+oauth = {"clientMetadataUrl": "https://conformance-test.local/client-metadata.json"}
+if ctx.get("client_id"):
+    oauth["clientId"] = ctx["client_id"]
+if ctx.get("client_secret"):
+    oauth["clientSecret"] = ctx["client_secret"]
+settings = {"model": {"name": "gemini-2.5-flash", "retry": {"initialDelayMs": 1}},
+    "security": {"auth": {"selectedType": "gemini-api-key"}},
+    "mcpServers": {"conf": {"httpUrl": sys.argv[1], "trust": True, "timeout": 20000, "oauth": oauth}}}
+with open(os.path.join(os.environ["GEMINI_CLI_HOME"], ".gemini", "settings.json"), "w") as f:
+    json.dump(settings, f)
+PY
 cd "$GEMINI_CLI_HOME"
 if [ "$CONFORMANCE_MODE" = list ]; then
   exec "$GEMINI_RS" mcp list
@@ -96,54 +109,142 @@ fi
 exec "$GEMINI_RS" --approval-mode=yolo -p go </dev/null
 "#;
 
-/// The client side: `initialize` through `mcp list`, `tools_call` through
-/// a whole headless session whose (fake) model calls `add_numbers`.
+/// The user's part of a login: "opens" the authorization URL by following
+/// its redirects, which end at gemini-rs's loopback callback.
+const BROWSER_PY: &str = r#"#!/usr/bin/env python3
+import sys, urllib.request
+urllib.request.urlopen(sys.argv[1], timeout=30).read()
+"#;
+
+fn executable(sb: &Sandbox, name: &str, text: &str) -> String {
+    let path = sb.write(name, text);
+    let mut perms = std::fs::metadata(&path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&path, perms).unwrap();
+    path.display().to_string()
+}
+
+/// Runs one client scenario: `tool` is what the (fake) model calls, `None`
+/// for `mcp list`. The fake model's function responses come back.
+fn client_scenario(
+    dir: &std::path::Path,
+    scenario: &str,
+    tool: Option<(&str, serde_json::Value)>,
+) -> (bool, String, Vec<serde_json::Value>) {
+    let sb = Sandbox::new();
+    let turns = match &tool {
+        Some((name, args)) => vec![
+            crate::e2e::call(name, args.clone()),
+            crate::e2e::text("done"),
+        ],
+        None => vec![crate::e2e::text("unused")],
+    };
+    let fake = crate::fake_gemini::FakeGemini::start(&crate::e2e::lines(&turns));
+    let command = executable(&sb, "client.sh", CLIENT_SH);
+    let browser = executable(&sb, "browser.py", BROWSER_PY);
+    let mode = if tool.is_some() { "agent" } else { "list" };
+    let env = vec![
+        ("GEMINI_RS", env!("CARGO_BIN_EXE_gemini-rs").to_string()),
+        ("GEMINI_CLI_HOME", sb.home.display().to_string()),
+        ("HOME", sb.home.display().to_string()),
+        ("GEMINI_API_KEY", "dummy".to_string()),
+        ("GOOGLE_GEMINI_BASE_URL", fake.base_url.clone()),
+        (
+            "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+            sb.home.join("none.json").display().to_string(),
+        ),
+        ("CONFORMANCE_MODE", mode.to_string()),
+        ("BROWSER", browser),
+    ];
+    let (ok, text) = conformance(
+        dir,
+        &sb,
+        &[
+            "client",
+            "--command",
+            &command,
+            "--scenario",
+            scenario,
+            "--timeout",
+            "60000",
+        ],
+        &env,
+    );
+    let tokens = sb.home.join(".gemini/mcp-oauth-tokens.json");
+    if scenario.starts_with("auth/") && ok {
+        assert!(tokens.exists(), "{scenario}: no token file");
+    }
+    (ok, text, fake.function_responses())
+}
+
+/// Every non-draft client scenario of the suite: `initialize` through `mcp
+/// list`, the others through a headless session whose (fake) model calls
+/// the scenario's tool; the OAuth ones log in through a `$BROWSER` that
+/// follows the redirects.
 #[test]
 fn conformance_client_scenarios() {
     let Some(dir) = conformance_dir() else { return };
-    let sb = Sandbox::new();
-    let fake = crate::fake_gemini::FakeGemini::start(&crate::e2e::lines(&[
-        crate::e2e::call("add_numbers", json!({"a": 5, "b": 3})),
-        crate::e2e::text("done"),
-    ]));
-    let script = sb.write("client.sh", CLIENT_SH);
-    let mut perms = std::fs::metadata(&script).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&script, perms).unwrap();
-    let env = |mode: &str| {
-        vec![
-            ("GEMINI_RS", env!("CARGO_BIN_EXE_gemini-rs").to_string()),
-            ("GEMINI_CLI_HOME", sb.home.display().to_string()),
-            ("HOME", sb.home.display().to_string()),
-            ("GEMINI_API_KEY", "dummy".to_string()),
-            ("GOOGLE_GEMINI_BASE_URL", fake.base_url.clone()),
-            (
-                "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
-                sb.home.join("none.json").display().to_string(),
-            ),
-            ("CONFORMANCE_MODE", mode.to_string()),
-        ]
-    };
-    let command = script.display().to_string();
-    let (ok, text) = conformance(
-        &dir,
-        &sb,
-        &["client", "--command", &command, "--scenario", "initialize"],
-        &env("list"),
-    );
-    assert!(ok && text.contains("Passed: 1/1"), "initialize:\n{text}");
-    let (ok, text) = conformance(
-        &dir,
-        &sb,
-        &["client", "--command", &command, "--scenario", "tools_call"],
-        &env("agent"),
-    );
-    assert!(ok && text.contains("Passed: 1/1"), "tools_call:\n{text}");
-    let responses = fake.function_responses();
+    let mut scenarios: Vec<(&str, Option<(&str, serde_json::Value)>)> = vec![
+        ("initialize", None),
+        ("tools_call", Some(("add_numbers", json!({"a": 5, "b": 3})))),
+        ("sse-retry", Some(("test_reconnection", json!({})))),
+        (
+            "elicitation-sep1034-client-defaults",
+            Some(("test_client_elicitation_defaults", json!({}))),
+        ),
+    ];
+    for auth in [
+        "metadata-default",
+        "metadata-var1",
+        "metadata-var2",
+        "metadata-var3",
+        "basic-cimd",
+        "scope-from-www-authenticate",
+        "scope-from-scopes-supported",
+        "scope-omitted-when-undefined",
+        "scope-step-up",
+        "scope-retry-limit",
+        "token-endpoint-auth-basic",
+        "token-endpoint-auth-post",
+        "token-endpoint-auth-none",
+        "pre-registration",
+        "2025-03-26-oauth-metadata-backcompat",
+        "2025-03-26-oauth-endpoint-fallback",
+    ] {
+        let name: &'static str = Box::leak(format!("auth/{auth}").into_boxed_str());
+        scenarios.push((name, Some(("test-tool", json!({})))));
+    }
+    // Four at a time.
+    let mut failures = Vec::new();
+    for chunk in scenarios.chunks(4) {
+        let results: Vec<_> = std::thread::scope(|scope| {
+            let handles: Vec<_> = chunk
+                .iter()
+                .map(|(name, tool)| {
+                    let dir = &dir;
+                    scope.spawn(move || (*name, client_scenario(dir, name, tool.clone())))
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for (name, (ok, text, responses)) in results {
+            if !ok {
+                failures.push(format!("{name}:\n{text}"));
+            }
+            if name == "tools_call" {
+                assert!(
+                    responses
+                        .iter()
+                        .any(|r| r.to_string().contains("The sum of 5 and 3 is 8")),
+                    "{responses:?}"
+                );
+            }
+        }
+    }
     assert!(
-        responses
-            .iter()
-            .any(|r| r.to_string().contains("The sum of 5 and 3 is 8")),
-        "{responses:?}"
+        failures.is_empty(),
+        "{} of 20 failed:\n{}",
+        failures.len(),
+        failures.join("\n")
     );
 }

@@ -72,6 +72,13 @@ pub enum Op {
         /// Its arguments.
         args: Value,
     },
+    /// Answer an MCP server's request for input (acts at once).
+    AnswerElicitation {
+        /// The request's id.
+        id: u64,
+        /// The answer.
+        reply: crate::tools::mcp::elicitation::ElicitationReply,
+    },
     /// End the session after the ops before it: run SessionEnd, stop.
     Shutdown,
 }
@@ -279,6 +286,14 @@ pub enum AgentEvent {
     HistoryReplaced {
         /// How many contents it has now.
         len: usize,
+    },
+    /// An MCP server asks the user for input; answer with
+    /// [`Op::AnswerElicitation`].
+    ElicitationRequested {
+        /// The request's id.
+        id: u64,
+        /// What is asked.
+        request: crate::tools::mcp::elicitation::ElicitationRequest,
     },
     /// An event of a sub-agent, run by the call `parent_call_id`.
     Nested {

@@ -13,6 +13,7 @@ mod build;
 mod commands;
 pub mod config;
 pub mod custom_commands;
+mod elicitation;
 mod subagents;
 mod tool_set;
 
@@ -20,6 +21,7 @@ pub use auth::check_auth;
 pub use config::{
     SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote, resolve_model,
 };
+pub use elicitation::unattended_reply;
 
 use crate::agent::Agent;
 use crate::checkpoint::Checkpointer;
@@ -127,7 +129,17 @@ impl Session {
     pub async fn start(config: SessionConfig) -> Result<SessionHandle, StartError> {
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let paths = config.paths.clone();
+        let interactive = config.interactive;
         let parts = build::build(config, events_tx.clone()).await?;
+        let elicitations = elicitation::Pending::default();
+        if let Some(mcp) = &parts.mcp {
+            mcp.set_elicitor(elicitation::elicitor(
+                interactive,
+                parts.mode.clone(),
+                events_tx.clone(),
+                elicitations.clone(),
+            ));
+        }
         let info = Arc::new(SessionInfo {
             session_id: parts.session_id.clone(),
             model: parts.model.clone(),
@@ -164,6 +176,7 @@ impl Session {
         };
         let control = Control {
             confirmations: parts.confirmations,
+            elicitations,
             mode: parts.mode,
             events: events_tx,
             mcp: parts.mcp,
@@ -199,6 +212,7 @@ pub(crate) struct Engine {
 /// What acts at once, while an exclusive op runs.
 struct Control {
     confirmations: mpsc::UnboundedSender<ConfirmationResponse>,
+    elicitations: elicitation::Pending,
     mode: Arc<RwLock<ApprovalMode>>,
     events: EventSender,
     mcp: Option<Arc<McpManager>>,
@@ -277,6 +291,9 @@ async fn run(mut engine: Engine, control: Control, mut ops: mpsc::UnboundedRecei
             Op::Confirm(answer) => {
                 let _ = control.confirmations.send(answer);
             }
+            Op::AnswerElicitation { id, reply } => {
+                elicitation::answer(&control.elicitations, id, reply)
+            }
             Op::Cancel => {}
             Op::SetApprovalMode(mode) => control.set_mode(mode),
             Op::Shutdown => break,
@@ -291,6 +308,9 @@ async fn run(mut engine: Engine, control: Control, mut ops: mpsc::UnboundedRecei
                             op = ops.recv(), if !closed => match op {
                                 Some(Op::Confirm(answer)) => {
                                     let _ = control.confirmations.send(answer);
+                                }
+                                Some(Op::AnswerElicitation { id, reply }) => {
+                                    elicitation::answer(&control.elicitations, id, reply)
                                 }
                                 Some(Op::Cancel) => {
                                     cancel.cancel();
@@ -378,9 +398,11 @@ impl Engine {
                 }
             }
             // Handled by the task before an op gets here.
-            Op::Confirm(_) | Op::Cancel | Op::SetApprovalMode(_) | Op::Shutdown => {
-                Finished::Command
-            }
+            Op::Confirm(_)
+            | Op::AnswerElicitation { .. }
+            | Op::Cancel
+            | Op::SetApprovalMode(_)
+            | Op::Shutdown => Finished::Command,
         }
     }
 }

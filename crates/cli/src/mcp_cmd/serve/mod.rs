@@ -336,6 +336,7 @@ async fn route_events(
             | AgentEvent::ToolOutput { .. }
             | AgentEvent::ToolFinished(_)
             | AgentEvent::Nested { .. }
+            | AgentEvent::ElicitationRequested { .. }
             | AgentEvent::Usage { .. }
             | AgentEvent::Info(_)
             | AgentEvent::ModelTurnFinished

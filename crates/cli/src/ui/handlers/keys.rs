@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 pub fn on_term_event(app: &mut App, ev: Event) {
     match ev {
         Event::Key(k) if k.kind != KeyEventKind::Release => on_key(app, k),
-        Event::Paste(text) if app.state.confirm.is_none() => {
+        Event::Paste(text) if app.state.confirm.is_none() && app.state.elicit.is_none() => {
             app.state.input.insert_str(&text);
             refresh_completion(app);
         }
@@ -25,6 +25,14 @@ fn on_key(app: &mut App, key: KeyEvent) {
     let alt = key.modifiers.contains(KeyModifiers::ALT);
     if !(ctrl && key.code == KeyCode::Char('c')) {
         app.state.notice = None;
+    }
+    if let Some(form) = app.state.elicit.as_mut() {
+        if let Some(reply) = form.on_key(key) {
+            let id = form.id;
+            app.state.elicit = None;
+            app.ctx.ops.submit(Op::AnswerElicitation { id, reply });
+        }
+        return;
     }
     if let Some(dialog) = app.state.confirm.as_mut() {
         if let Some(outcome) = dialog.on_key(key) {

@@ -1,9 +1,10 @@
 //! Turning things into styled lines, with no session or loop state: text
 //! wrapping, syntax highlighting, Markdown, tool cards, the
-//! confirmation dialog and the todo list.
+//! confirmation dialog, the MCP input form and the todo list.
 
 pub mod cards;
 pub mod confirm;
+pub mod elicit;
 pub mod highlight;
 pub mod markdown;
 pub mod todos;

@@ -38,6 +38,10 @@ pub(crate) struct Handler {
     changed: Arc<watch::Sender<u64>>,
     /// Why the stdio guard last ended the stream (a reply over the limit).
     overflow: Overflow,
+    /// The server's last auth challenge (HTTP).
+    challenges: super::oauth::ChallengeSlot,
+    /// Who answers `elicitation/create`.
+    elicitor: super::elicitation::ElicitorSlot,
 }
 
 impl ClientHandler for Handler {
@@ -46,6 +50,9 @@ impl ClientHandler for Handler {
         roots.list_changed = Some(true);
         let mut caps = ClientCapabilities::default();
         caps.roots = Some(roots);
+        let mut elicitation = rmcp::model::ElicitationCapability::default();
+        elicitation.form = Some(Default::default());
+        caps.elicitation = Some(elicitation);
         ClientConfig::new(
             caps,
             Implementation::new(CLIENT_NAME, env!("CARGO_PKG_VERSION")),
@@ -58,6 +65,40 @@ impl ClientHandler for Handler {
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
         Ok(ListRootsResult::new(self.roots.as_ref().clone()))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, ErrorData> {
+        use super::elicitation::{ElicitationReply, ElicitationRequest};
+        use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+        let decline = Ok(ElicitResult::new(ElicitationAction::Decline));
+        let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = request
+        else {
+            return decline;
+        };
+        let elicitor = self.elicitor.read().ok().and_then(|e| e.clone());
+        let Some(elicitor) = elicitor else {
+            return decline;
+        };
+        let asked = ElicitationRequest {
+            server: self.server.clone(),
+            message,
+            schema: serde_json::to_value(&requested_schema).unwrap_or(Value::Null),
+        };
+        Ok(match elicitor(asked).await {
+            ElicitationReply::Accept(values) => {
+                ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(values))
+            }
+            ElicitationReply::Decline => ElicitResult::new(ElicitationAction::Decline),
+            ElicitationReply::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+        })
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
@@ -160,6 +201,7 @@ pub(crate) fn http_client() -> Result<reqwest::Client, String> {
 
 async fn serve_http(
     handler: Handler,
+    server: &McpServerConfig,
     url: &str,
     headers: &HeaderMap,
 ) -> Result<RunningService<RoleClient, Handler>, String> {
@@ -168,7 +210,20 @@ async fn serve_http(
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
-    let transport = StreamableHttpClientTransport::with_client(http_client()?, config);
+    if headers.contains_key(reqwest::header::AUTHORIZATION) {
+        // The user's own credentials: no OAuth.
+        let transport = StreamableHttpClientTransport::with_client(http_client()?, config);
+        return handler.serve(transport).await.map_err(|e| e.to_string());
+    }
+    let client = super::oauth::client(
+        &server.name,
+        url,
+        &server.oauth,
+        http_client()?,
+        handler.challenges.clone(),
+    )
+    .await?;
+    let transport = StreamableHttpClientTransport::with_client(client, config);
     handler.serve(transport).await.map_err(|e| e.to_string())
 }
 
@@ -209,10 +264,74 @@ async fn serve_stdio(
     handler.serve(transport).await.map_err(|e| e.to_string())
 }
 
-/// Opens the transport, initializes, and lists the tools into the
-/// handler's list, all within the server's timeout. The error is the
-/// reason, without the server name.
+/// How many logins one connection or call may run (a server that keeps
+/// asking for more scopes is given up on).
+const MAX_LOGINS: usize = 3;
+
+/// Opens the connection; when the server asks for authorization, logs in
+/// (see [`super::oauth`]) and tries again. All within the server's timeout.
 async fn open(
+    config: &McpServerConfig,
+    handler: &Handler,
+) -> Result<(Peer<RoleClient>, RunningService<RoleClient, Handler>), String> {
+    let work = async {
+        let mut logins = 0;
+        loop {
+            super::oauth::recorder::take(&handler.challenges);
+            let err = match open_once(config, handler).await {
+                Ok(done) => return Ok(done),
+                Err(e) => e,
+            };
+            let challenge = super::oauth::recorder::take(&handler.challenges);
+            match challenge {
+                Some(c) if logins < MAX_LOGINS => {
+                    logins += 1;
+                    login(config, c.header(), None).await?;
+                }
+                _ => return Err(err),
+            }
+        }
+    };
+    match tokio::time::timeout(config.timeout(), work).await {
+        Ok(r) => r,
+        Err(_) => Err(format!(
+            "Connection timed out after {} ms",
+            config.timeout_ms
+        )),
+    }
+}
+
+/// The server's URL, for the transports that have one.
+pub fn server_url(config: &McpServerConfig) -> Option<&str> {
+    match &config.transport {
+        TransportSpec::Http(u) | TransportSpec::Sse(u) | TransportSpec::HttpThenSse(u) => Some(u),
+        TransportSpec::Stdio { .. } | TransportSpec::Invalid => None,
+    }
+}
+
+/// Logs in to `config`'s server after its `challenge` (`None`: no browser
+/// means "needs authentication").
+pub async fn login(
+    config: &McpServerConfig,
+    challenge: &str,
+    show_url: Option<&(dyn Fn(&str) + Sync)>,
+) -> Result<(), String> {
+    let Some(url) = server_url(config) else {
+        return Err("only HTTP and SSE servers can log in".to_string());
+    };
+    let prompt = super::oauth::Prompt {
+        show_url,
+        wait: config.timeout(),
+    };
+    let challenge = (!challenge.is_empty()).then_some(challenge);
+    super::oauth::login(&config.name, url, &config.oauth, challenge, &prompt)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// One attempt at opening: transport, initialize, tools. The error is the
+/// reason, without the server name.
+async fn open_once(
     config: &McpServerConfig,
     handler: &Handler,
 ) -> Result<(Peer<RoleClient>, RunningService<RoleClient, Handler>), String> {
@@ -227,10 +346,10 @@ async fn open(
                 env,
                 cwd,
             } => serve_stdio(handler, command, args, env, cwd.as_deref()).await?,
-            TransportSpec::Http(url) => serve_http(handler, url, &headers).await?,
+            TransportSpec::Http(url) => serve_http(handler, config, url, &headers).await?,
             TransportSpec::Sse(url) => serve_sse(handler, url, &headers).await?,
             TransportSpec::HttpThenSse(url) => {
-                match serve_http(handler.clone(), url, &headers).await {
+                match serve_http(handler.clone(), config, url, &headers).await {
                     Ok(s) => s,
                     Err(http_err) => {
                         tracing::debug!(server = %config.name, "streamable HTTP failed ({http_err}); trying SSE");
@@ -257,13 +376,7 @@ async fn open(
         }
         Ok::<_, String>((peer, service))
     };
-    match tokio::time::timeout(config.timeout(), work).await {
-        Ok(r) => r,
-        Err(_) => Err(format!(
-            "Connection timed out after {} ms",
-            config.timeout_ms
-        )),
-    }
+    work.await
 }
 
 impl McpConnection {
@@ -273,6 +386,7 @@ impl McpConnection {
         config: McpServerConfig,
         roots: Arc<Vec<Root>>,
         changed: Arc<watch::Sender<u64>>,
+        elicitor: super::elicitation::ElicitorSlot,
     ) -> Result<McpConnection, String> {
         let tools = Arc::new(RwLock::new(Vec::new()));
         let handler = Handler {
@@ -281,6 +395,8 @@ impl McpConnection {
             tools: tools.clone(),
             changed,
             overflow: Overflow::default(),
+            challenges: Default::default(),
+            elicitor,
         };
         let (peer, service) = open(&config, &handler).await?;
         Ok(McpConnection {
@@ -370,7 +486,25 @@ impl McpConnection {
             }
             return self.call_once(name, args, cancel).await.0;
         }
-        let (outcome, transport_closed) = self.call_once(name, args, cancel).await;
+        let (mut outcome, mut transport_closed) = self.call_once(name, args, cancel).await;
+        let mut logins = 0;
+        while let Some(challenge) = super::oauth::recorder::take(&self.handler.challenges) {
+            if logins == MAX_LOGINS || outcome == CallOutcome::Aborted {
+                break;
+            }
+            logins += 1;
+            if let Err(e) = login(&self.config, challenge.header(), None).await {
+                return CallOutcome::Response(transport_error_response(&format!(
+                    "MCP server '{}' {e}",
+                    self.config.name
+                )));
+            }
+            let seen = self.generation.load(Ordering::SeqCst);
+            if let Err(e) = self.restart(seen).await {
+                return CallOutcome::Response(transport_error_response(&e));
+            }
+            (outcome, transport_closed) = self.call_once(name, args, cancel).await;
+        }
         if !transport_closed {
             return outcome;
         }

@@ -56,6 +56,15 @@ pub struct McpServerConfig {
     pub exclude_tools: Vec<String>,
     /// Free-text description.
     pub description: Option<String>,
+    /// `oauth`: how to log in (HTTP and SSE servers).
+    pub oauth: super::oauth::OAuthConfig,
+    /// `authProviderType`: `dynamic_discovery` (default),
+    /// `google_credentials` or `service_account_impersonation`.
+    pub auth_provider: Option<String>,
+    /// `targetAudience` (service account impersonation).
+    pub target_audience: Option<String>,
+    /// `targetServiceAccount` (service account impersonation).
+    pub target_service_account: Option<String>,
 }
 
 impl McpServerConfig {
@@ -119,6 +128,13 @@ impl McpServerConfig {
             include_tools: strings("includeTools"),
             exclude_tools: strings("excludeTools").unwrap_or_default(),
             description: s("description"),
+            oauth: v
+                .get("oauth")
+                .map(super::oauth::OAuthConfig::from_value)
+                .unwrap_or_default(),
+            auth_provider: s("authProviderType"),
+            target_audience: s("targetAudience"),
+            target_service_account: s("targetServiceAccount"),
         }
     }
 

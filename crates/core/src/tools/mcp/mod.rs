@@ -6,10 +6,12 @@
 pub mod client;
 pub mod config;
 pub mod convert;
+pub mod elicitation;
 pub mod enablement;
 pub mod extensions;
 mod line_guard;
 pub mod naming;
+pub mod oauth;
 mod prompts;
 pub mod sse;
 mod stdio;
@@ -48,6 +50,7 @@ pub struct McpManager {
     failures: Vec<String>,
     changed: Arc<watch::Sender<u64>>,
     built: Mutex<Vec<Arc<McpTool>>>,
+    elicitor: elicitation::ElicitorSlot,
 }
 
 impl McpManager {
@@ -95,6 +98,7 @@ impl McpManager {
         let (tx, _rx) = watch::channel(0u64);
         let changed = Arc::new(tx);
         let roots = Arc::new(client::roots_for(workspace_dirs));
+        let elicitor = elicitation::ElicitorSlot::default();
         let to_start: Vec<McpServerConfig> = if project_trusted && config::mcp_enabled(settings) {
             configs
                 .iter()
@@ -107,9 +111,10 @@ impl McpManager {
         let attempts = to_start.into_iter().map(|cfg| {
             let roots = roots.clone();
             let changed = changed.clone();
+            let elicitor = elicitor.clone();
             let name = cfg.name.clone();
             async move {
-                let handle = tokio::spawn(McpConnection::connect(cfg, roots, changed));
+                let handle = tokio::spawn(McpConnection::connect(cfg, roots, changed, elicitor));
                 let result = match handle.await {
                     Ok(r) => r,
                     Err(e) => Err(e.to_string()),
@@ -136,6 +141,14 @@ impl McpManager {
             failures,
             changed,
             built: Mutex::new(Vec::new()),
+            elicitor,
+        }
+    }
+
+    /// Sets who answers the servers' `elicitation/create` requests.
+    pub fn set_elicitor(&self, elicitor: elicitation::Elicitor) {
+        if let Ok(mut slot) = self.elicitor.write() {
+            *slot = Some(elicitor);
         }
     }
 
@@ -306,7 +319,7 @@ impl McpManager {
         config.timeout_ms = config.timeout_ms.min(limit.as_millis() as u64).max(1);
         let (tx, _rx) = watch::channel(0u64);
         let roots = Arc::new(client::roots_for(workspace_dirs));
-        let conn = McpConnection::connect(config, roots, Arc::new(tx)).await?;
+        let conn = McpConnection::connect(config, roots, Arc::new(tx), Default::default()).await?;
         let names = conn
             .tools()
             .into_iter()

@@ -1,0 +1,275 @@
+//! OAuth 2.1 for remote MCP servers, on rmcp's authorization support:
+//! discovery from the server's 401 challenge (protected-resource and
+//! authorization-server metadata, with the 2025-03-26 fallbacks), dynamic
+//! registration or the settings' `oauth.clientId`/`clientSecret` (or a
+//! client ID metadata document), PKCE, scopes from the challenge or the
+//! metadata, the browser and a loopback callback for the user's consent,
+//! and tokens kept in Gemini CLI's `~/.gemini/mcp-oauth-tokens.json`, sent
+//! (and refreshed before they expire) on every request.
+
+pub mod callback;
+pub mod recorder;
+pub mod store;
+
+pub use recorder::{Challenge, ChallengeSlot};
+pub use store::TokenStore;
+
+use crate::config::GeminiPaths;
+use rmcp::transport::auth::{
+    AuthClient, AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest,
+    AuthorizationSession, OAuthClientConfig,
+};
+use serde_json::Value;
+use std::time::Duration;
+
+/// The client name sent when registering.
+const CLIENT_NAME: &str = "gemini-rs";
+
+/// `mcpServers.<name>.oauth`, as Gemini CLI reads it (plus
+/// `clientMetadataUrl`, the HTTPS URL of a client ID metadata document).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OAuthConfig {
+    /// `enabled`.
+    pub enabled: Option<bool>,
+    /// A pre-registered client.
+    pub client_id: Option<String>,
+    /// Its secret.
+    pub client_secret: Option<String>,
+    /// The authorization endpoint, instead of discovering it.
+    pub authorization_url: Option<String>,
+    /// The token endpoint, instead of discovering it.
+    pub token_url: Option<String>,
+    /// The registration endpoint, instead of discovering it.
+    pub registration_url: Option<String>,
+    /// Scopes to ask for (else from the challenge or the metadata).
+    pub scopes: Vec<String>,
+    /// Where the browser comes back (its host and port are listened on).
+    pub redirect_uri: Option<String>,
+    /// A client ID metadata document's URL.
+    pub client_metadata_url: Option<String>,
+}
+
+impl OAuthConfig {
+    /// Reads the `oauth` object of a server entry.
+    pub fn from_value(v: &Value) -> Self {
+        let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        OAuthConfig {
+            enabled: v.get("enabled").and_then(Value::as_bool),
+            client_id: s("clientId"),
+            client_secret: s("clientSecret"),
+            authorization_url: s("authorizationUrl"),
+            token_url: s("tokenUrl"),
+            registration_url: s("registrationUrl"),
+            scopes: v
+                .get("scopes")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default(),
+            redirect_uri: s("redirectUri"),
+            client_metadata_url: s("clientMetadataUrl"),
+        }
+    }
+
+    /// The endpoints given in the settings, when both are.
+    fn metadata(&self) -> Option<AuthorizationMetadata> {
+        let mut m = AuthorizationMetadata::default();
+        m.authorization_endpoint = self.authorization_url.clone()?;
+        m.token_endpoint = self.token_url.clone()?;
+        m.registration_endpoint = self.registration_url.clone();
+        Some(m)
+    }
+}
+
+/// Why a login did not happen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoginError {
+    /// No browser could be opened: the user must run `mcp auth`.
+    NeedsBrowser,
+    /// The flow failed; the reason.
+    Failed(String),
+}
+
+impl std::fmt::Display for LoginError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoginError::NeedsBrowser => write!(
+                f,
+                "needs authentication, and no browser could be opened ($BROWSER is not set and there is no desktop); run `gemini-rs mcp auth <server>`"
+            ),
+            LoginError::Failed(why) => write!(f, "authentication failed: {why}"),
+        }
+    }
+}
+
+/// How a login reaches the user.
+pub struct Prompt<'a> {
+    /// Called with the authorization URL when it must be opened by hand
+    /// (no browser); `None` gives up instead ([`LoginError::NeedsBrowser`]).
+    pub show_url: Option<&'a (dyn Fn(&str) + Sync)>,
+    /// How long the user has.
+    pub wait: Duration,
+}
+
+fn auth_text(e: AuthError) -> String {
+    match e {
+        AuthError::AuthorizationFailed(m) if m.contains("state") || m.contains("CSRF") => {
+            format!("the callback's state does not match this login ({m})")
+        }
+        other => other.to_string(),
+    }
+}
+
+fn token_store(server: &str, url: &str) -> TokenStore {
+    TokenStore::new(&GeminiPaths::from_env().gemini_dir, server, url)
+}
+
+/// Runs the authorization-code flow for `server` at `url`, seeded by the
+/// server's `challenge` when there is one; the tokens land in the token
+/// file.
+pub async fn login(
+    server: &str,
+    url: &str,
+    oauth: &OAuthConfig,
+    challenge: Option<&str>,
+    prompt: &Prompt<'_>,
+) -> Result<(), LoginError> {
+    let failed = |e: AuthError| LoginError::Failed(auth_text(e));
+    let mut manager = AuthorizationManager::new_allowing_private_addresses(url)
+        .await
+        .map_err(failed)?;
+    let store = token_store(server, url);
+    store.set_client_secret(oauth.client_secret.clone());
+    manager.set_credential_store(store.clone());
+    let metadata = match oauth.metadata() {
+        Some(m) => m,
+        None => match manager.resolve_metadata_from_challenge(challenge).await {
+            Ok(r) => r.metadata,
+            Err(e @ AuthError::AuthorizationServerMismatch { .. }) => {
+                legacy_root_metadata(url).await.ok_or_else(|| failed(e))?
+            }
+            Err(e) => return Err(failed(e)),
+        },
+    };
+    store.set_token_url(&metadata.token_endpoint);
+    manager.set_metadata(metadata);
+    let callback = callback::Callback::bind(oauth.redirect_uri.as_deref())
+        .await
+        .map_err(LoginError::Failed)?;
+    let mut request = AuthorizationRequest::new(callback.redirect_uri())
+        .with_client_name(CLIENT_NAME)
+        .with_initial_scope_selection();
+    if !oauth.scopes.is_empty() {
+        request = request.with_scopes(oauth.scopes.clone());
+    }
+    if let Some(id) = &oauth.client_id {
+        request = request.with_preregistered_client(id);
+        if let Some(secret) = &oauth.client_secret {
+            request = request.with_client_secret(secret);
+        }
+    }
+    if let Some(doc) = &oauth.client_metadata_url {
+        request = request.with_client_metadata_url(doc);
+    }
+    let session = AuthorizationSession::new(manager, request)
+        .await
+        .map_err(|(_, e)| failed(e))?;
+    let auth_url = session.get_authorization_url().to_string();
+    if !callback::open_browser(&auth_url) {
+        match prompt.show_url {
+            Some(show) => show(&auth_url),
+            None => return Err(LoginError::NeedsBrowser),
+        }
+    }
+    let answer = callback
+        .wait(prompt.wait)
+        .await
+        .map_err(LoginError::Failed)?;
+    session
+        .handle_callback_with_issuer(&answer.code, &answer.state, answer.issuer.as_deref())
+        .await
+        .map_err(failed)?;
+    Ok(())
+}
+
+/// A 2025-03-26 server (no protected-resource metadata) whose
+/// authorization-server metadata sits at the origin's root but names an
+/// issuer with a path: strict RFC 8414 discovery refuses it, Gemini CLI
+/// (and that revision of MCP) use it.
+async fn legacy_root_metadata(url: &str) -> Option<AuthorizationMetadata> {
+    let mut root = url::Url::parse(url).ok()?;
+    root.set_path("/.well-known/oauth-authorization-server");
+    root.set_query(None);
+    let http = crate::tools::mcp::client::http_client().ok()?;
+    let response = http.get(root.clone()).send().await.ok()?;
+    if !response.status().is_success() {
+        return None;
+    }
+    let metadata: AuthorizationMetadata = response.json().await.ok()?;
+    tracing::warn!(
+        "using the authorization server metadata at {root} although its issuer ({}) differs from its location",
+        metadata.issuer.as_deref().unwrap_or("none")
+    );
+    Some(metadata)
+}
+
+/// The HTTP client of a server connection: it sends the stored token
+/// (refreshing it when due) and records the server's challenges in `slot`.
+pub async fn client(
+    server: &str,
+    url: &str,
+    oauth: &OAuthConfig,
+    http: reqwest::Client,
+    slot: ChallengeSlot,
+) -> Result<recorder::ChallengeRecorder<AuthClient<reqwest::Client>>, String> {
+    let mut manager = AuthorizationManager::new_allowing_private_addresses(url)
+        .await
+        .map_err(|e| e.to_string())?;
+    let store = token_store(server, url);
+    manager.set_credential_store(store.clone());
+    if let Some(entry) = store.entry() {
+        if let Some(m) = oauth.metadata() {
+            manager.set_metadata(m);
+        }
+        match manager.initialize_from_store().await {
+            Ok(_) => {
+                let secret = oauth
+                    .client_secret
+                    .clone()
+                    .or_else(|| store.stored_client_secret());
+                if let (Some(secret), Some(id)) = (secret, entry["clientId"].as_str()) {
+                    let redirect = oauth
+                        .redirect_uri
+                        .clone()
+                        .unwrap_or_else(|| "http://127.0.0.1/oauth/callback".to_string());
+                    let config = OAuthClientConfig::new(id, redirect).with_client_secret(secret);
+                    if let Err(e) = manager.configure_client(config) {
+                        tracing::debug!(server, "OAuth client with secret: {e}");
+                    }
+                }
+            }
+            Err(e) => tracing::warn!(server, "stored OAuth tokens unusable: {e}"),
+        }
+    }
+    Ok(recorder::ChallengeRecorder::new(
+        AuthClient::new(http, manager),
+        slot,
+    ))
+}
+
+/// True when tokens for `server` are stored.
+pub fn has_tokens(server: &str, url: &str) -> bool {
+    token_store(server, url).entry().is_some()
+}
+
+/// Forgets the tokens of `server`.
+pub async fn logout(server: &str, url: &str) -> Result<(), String> {
+    let store = token_store(server, url);
+    rmcp::transport::auth::CredentialStore::clear(&store)
+        .await
+        .map_err(|e| e.to_string())
+}
