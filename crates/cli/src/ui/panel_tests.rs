@@ -32,12 +32,14 @@ fn mcp_screen() {
                 ("read_note".into(), "Reads a note".into()),
                 ("list_notes".into(), String::new()),
             ],
+            resources: vec![],
         },
         McpServerView {
             name: "empty".into(),
             description: None,
             ready: true,
             tools: vec![],
+            resources: vec![],
         },
     ];
     let failures = vec!["Error connecting to MCP server 'broken': spawn failed".to_string()];

@@ -60,12 +60,32 @@ pub fn references(prompt: &str) -> Vec<String> {
     out
 }
 
+/// An MCP resource read for an `@server:uri` reference.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadResource {
+    /// The reference as written (`server:uri`).
+    pub reference: String,
+    /// The resource's URI.
+    pub uri: String,
+    /// Its contents.
+    pub parts: Vec<Part>,
+}
+
 /// Expands the `@` references of `prompt` into parts.
 pub fn expand(prompt: &str, workspace: &Workspace) -> Expanded {
+    expand_with(prompt, workspace, &[])
+}
+
+/// [`expand`], with the MCP resources already read for some references:
+/// their contents come first, as Gemini CLI puts them.
+pub fn expand_with(prompt: &str, workspace: &Workspace, resources: &[ReadResource]) -> Expanded {
     let mut notes = Vec::new();
     let mut files: Vec<(String, PathBuf)> = Vec::new();
     let mut dirs: Vec<String> = Vec::new();
     for reference in references(prompt) {
+        if resources.iter().any(|r| r.reference == reference) {
+            continue;
+        }
         let abs = workspace.resolve(&reference);
         if let Err(e) = workspace.check_access(&abs) {
             notes.push(format!("Skipped @{reference}: {e}"));
@@ -95,6 +115,14 @@ pub fn expand(prompt: &str, workspace: &Workspace) -> Expanded {
     files.truncate(MAX_FILES);
     let mut parts = vec![Part::text(with_globbed_dirs(prompt, &dirs))];
     let mut read_any = false;
+    for resource in resources {
+        if !read_any {
+            parts.push(Part::text("\n--- Content from referenced files ---"));
+            read_any = true;
+        }
+        parts.push(Part::text(format!("\nContent from @{}:\n", resource.uri)));
+        parts.extend(resource.parts.iter().cloned());
+    }
     for (label, path) in files {
         match file_part(workspace, &path) {
             Ok(Some(part)) => {

@@ -2,7 +2,9 @@
 //! `/restore`, `/chat save|resume`, `/memory add|refresh` and `!cmd`.
 
 use super::{Engine, custom_commands};
-use crate::agent::{AgentError, PromptOutcome, expand_at_paths, memory};
+use crate::agent::{
+    AgentError, PromptOutcome, ReadResource, at_references, expand_at_paths_with, memory,
+};
 use crate::events::{AgentEvent, ToolCallFinished, ToolCallStatus};
 use crate::policy::{ApprovalMode, Decision};
 use crate::recording::saved_chats;
@@ -91,7 +93,8 @@ impl Engine {
         for part in parts {
             match &part.text {
                 Some(text) if part.function_response.is_none() => {
-                    let expanded = expand_at_paths(text, &self.info.workspace);
+                    let resources = self.read_resources(text).await?;
+                    let expanded = expand_at_paths_with(text, &self.info.workspace, &resources);
                     for note in &expanded.notes {
                         tracing::debug!("{note}");
                     }
@@ -101,6 +104,33 @@ impl Engine {
             }
         }
         self.agent.run_prompt(expanded_parts, cancel).await
+    }
+
+    /// Reads the MCP resources `text` names (`@server:uri` of a listed
+    /// resource); a failed read ends the prompt, as in Gemini CLI.
+    async fn read_resources(&self, text: &str) -> Result<Vec<ReadResource>, AgentError> {
+        let Some(mcp) = self.info.mcp.clone() else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for reference in at_references(text) {
+            let Some((conn, uri)) = mcp.find_resource(&reference) else {
+                continue;
+            };
+            match crate::tools::mcp::resources::read(&conn, &uri).await {
+                Ok(parts) => out.push(ReadResource {
+                    reference,
+                    uri,
+                    parts,
+                }),
+                Err(e) => {
+                    return Err(AgentError::Command(format!(
+                        "Exiting due to an error processing the @ command: Error reading resource {uri}: {e}"
+                    )));
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Forgets the conversation and runs SessionEnd / SessionStart with

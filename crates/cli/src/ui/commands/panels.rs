@@ -19,6 +19,8 @@ pub struct McpServerView {
     pub ready: bool,
     /// Its tools: name and first line of the description.
     pub tools: Vec<(String, String)>,
+    /// Its resources and resource templates: URI (or template) and name.
+    pub resources: Vec<(String, String)>,
 }
 
 /// The servers and failures of a session's MCP manager.
@@ -46,6 +48,11 @@ pub fn mcp_view(mgr: Option<&McpManager>) -> (Vec<McpServerView>, Vec<String>) {
                     (t.name.to_string(), desc)
                 })
                 .collect(),
+            resources: {
+                let list = c.resources();
+                let plain = list.resources.into_iter().map(|(uri, name, _)| (uri, name));
+                plain.chain(list.templates).collect()
+            },
         })
         .collect();
     (servers, mgr.failures().to_vec())
@@ -95,6 +102,19 @@ pub fn mcp_lines(servers: &[McpServerView], failures: &[String]) -> Vec<Line<'st
         if s.tools.is_empty() {
             out.push(Line::from(Span::styled("    No tools available", dim())));
         }
+        if !s.resources.is_empty() {
+            out.push(Line::from(Span::styled(
+                format!("    Resources ({}), as @{}:<uri>:", s.resources.len(), s.name),
+                dim(),
+            )));
+            for (uri, name) in &s.resources {
+                out.push(Line::from(vec![
+                    Span::raw("    - "),
+                    Span::styled(uri.clone(), Style::new().fg(Color::Magenta)),
+                    Span::styled(format!(" ({name})"), dim()),
+                ]));
+            }
+        }
         for (name, desc) in &s.tools {
             let mut spans = vec![
                 Span::raw("    - "),
@@ -108,6 +128,19 @@ pub fn mcp_lines(servers: &[McpServerView], failures: &[String]) -> Vec<Line<'st
     }
     for f in failures {
         out.push(Line::default());
+        if f.contains("needs authentication") {
+            if let Some(name) = f.split('\'').nth(1) {
+                out.push(Line::from(vec![
+                    Span::styled("● ", Style::new().fg(Color::Yellow)),
+                    Span::styled(name.to_string(), Style::new().add_modifier(Modifier::BOLD)),
+                    Span::styled(
+                        format!(" - Needs authentication (run /mcp auth {name})"),
+                        Style::new().fg(Color::Yellow),
+                    ),
+                ]));
+                continue;
+            }
+        }
         out.push(Line::from(vec![
             Span::styled("● ", Style::new().fg(Color::Red)),
             Span::styled(f.clone(), Style::new().fg(Color::Red)),

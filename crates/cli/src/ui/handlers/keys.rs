@@ -128,10 +128,18 @@ fn on_key(app: &mut App, key: KeyEvent) {
 
 fn refresh_completion(app: &mut App) {
     let prev = app.state.completion.take();
+    let resources = app
+        .ctx
+        .info
+        .mcp
+        .as_ref()
+        .map(|m| m.resource_references())
+        .unwrap_or_default();
     let mut next = complete::compute(
         &app.state.input,
         Some(&app.ctx.info.workspace),
         &app.ctx.info.custom_commands,
+        &resources,
     );
     if let (Some(p), Some(n)) = (&prev, &mut next)
         && p.token == n.token

@@ -50,6 +50,7 @@ pub fn compute(
     input: &Editor,
     workspace: Option<&Workspace>,
     custom: &[CustomCommand],
+    resources: &[(String, String)],
 ) -> Option<Completion> {
     let (start, token) = input.token_at_cursor();
     if start == 0 && token.starts_with('/') && !input.text()[..input.cursor()].contains('\n') {
@@ -78,8 +79,18 @@ pub fn compute(
         });
     }
     let rest = token.strip_prefix('@')?;
-    let ws = workspace?;
-    let items = paths(ws, rest);
+    // MCP resources (`server:uri`, templates with their `{...}` to fill).
+    let mut items: Vec<Suggestion> = resources
+        .iter()
+        .filter(|(reference, _)| !rest.is_empty() && reference.starts_with(rest))
+        .map(|(reference, name)| Suggestion {
+            value: format!("@{reference}"),
+            detail: format!("MCP resource: {name}"),
+        })
+        .collect();
+    if let Some(ws) = workspace {
+        items.extend(paths(ws, rest));
+    }
     if items.is_empty() {
         return None;
     }
@@ -154,7 +165,7 @@ mod tests {
     fn completes_commands_and_paths() {
         let mut e = Editor::default();
         e.set("/he");
-        let c = compute(&e, None, &[]).unwrap();
+        let c = compute(&e, None, &[], &[]).unwrap();
         assert_eq!(c.items[0].value, "/help");
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
@@ -163,10 +174,19 @@ mod tests {
         std::fs::write(root.join("README.md"), "").unwrap();
         let ws = Workspace::new(root.clone(), Vec::new(), root.join(".tmp"));
         e.set("look at @sr");
-        let c = compute(&e, Some(&ws), &[]).unwrap();
+        let c = compute(&e, Some(&ws), &[], &[]).unwrap();
         assert_eq!(c.items[0].value, "@src/");
         e.set("look at @src/m");
-        let c = compute(&e, Some(&ws), &[]).unwrap();
+        let c = compute(&e, Some(&ws), &[], &[]).unwrap();
         assert_eq!(c.items[0].value, "@src/main.rs");
+        // MCP resources and templates by server prefix.
+        let resources = vec![
+            ("docs:demo://a.md".to_string(), "a".to_string()),
+            ("docs:demo://t/{id}".to_string(), "t".to_string()),
+        ];
+        e.set("read @docs:");
+        let c = compute(&e, Some(&ws), &[], &resources).unwrap();
+        let values: Vec<&str> = c.items.iter().map(|i| i.value.as_str()).collect();
+        assert_eq!(values, ["@docs:demo://a.md", "@docs:demo://t/{id}"]);
     }
 }

@@ -1,150 +1,28 @@
 //! One connection to one MCP server: transport selection (§6.2), the
-//! client handler (roots, `tools/list_changed`), tool listing and calls.
+//! login when the server asks for it, tool listing and calls.
 // rmcp marks roots deprecated (SEP-2577); Gemini CLI v0.27.4 offers them.
 #![allow(deprecated)]
 
 use super::config::{INVALID_CONFIG_MESSAGE, McpServerConfig, TransportSpec};
 use super::convert::transport_error_response;
+use super::handler::Handler;
 use super::line_guard::Overflow;
 use super::sse::SseClientTransport;
 use super::stdio::StdioTransport;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ListRootsResult,
-    ProtocolVersion, Root, RootsCapabilities, Tool as RmcpTool,
-};
-use rmcp::service::{NotificationContext, RequestContext, RunningService, ServiceError};
+use rmcp::model::{CallToolRequestParams, Root, Tool as RmcpTool};
+use rmcp::service::{RunningService, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, ServiceExt};
+use rmcp::{Peer, RoleClient, ServiceExt};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
-
-/// The client name Gemini CLI announces.
-pub const CLIENT_NAME: &str = "gemini-cli-mcp-client";
-
-/// Our side of the protocol: identity, roots, and tool-list refresh.
-#[derive(Clone)]
-pub(crate) struct Handler {
-    server: String,
-    roots: Arc<Vec<Root>>,
-    tools: Arc<RwLock<Vec<RmcpTool>>>,
-    changed: Arc<watch::Sender<u64>>,
-    /// Why the stdio guard last ended the stream (a reply over the limit).
-    overflow: Overflow,
-    /// The server's last auth challenge (HTTP).
-    challenges: super::oauth::ChallengeSlot,
-    /// Who answers `elicitation/create`.
-    elicitor: super::elicitation::ElicitorSlot,
-}
-
-impl ClientHandler for Handler {
-    fn get_info(&self) -> ClientConfig {
-        let mut roots = RootsCapabilities::default();
-        roots.list_changed = Some(true);
-        let mut caps = ClientCapabilities::default();
-        caps.roots = Some(roots);
-        let mut elicitation = rmcp::model::ElicitationCapability::default();
-        elicitation.form = Some(Default::default());
-        caps.elicitation = Some(elicitation);
-        ClientConfig::new(
-            caps,
-            Implementation::new(CLIENT_NAME, env!("CARGO_PKG_VERSION")),
-        )
-        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
-    }
-
-    async fn list_roots(
-        &self,
-        _context: RequestContext<RoleClient>,
-    ) -> Result<ListRootsResult, ErrorData> {
-        Ok(ListRootsResult::new(self.roots.as_ref().clone()))
-    }
-
-    async fn create_elicitation(
-        &self,
-        request: rmcp::model::ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
-    ) -> Result<rmcp::model::ElicitResult, ErrorData> {
-        use super::elicitation::{ElicitationReply, ElicitationRequest};
-        use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
-        let decline = Ok(ElicitResult::new(ElicitationAction::Decline));
-        let ElicitRequestParams::FormElicitationParams {
-            message,
-            requested_schema,
-            ..
-        } = request
-        else {
-            return decline;
-        };
-        let elicitor = self.elicitor.read().ok().and_then(|e| e.clone());
-        let Some(elicitor) = elicitor else {
-            return decline;
-        };
-        let asked = ElicitationRequest {
-            server: self.server.clone(),
-            message,
-            schema: serde_json::to_value(&requested_schema).unwrap_or(Value::Null),
-        };
-        Ok(match elicitor(asked).await {
-            ElicitationReply::Accept(values) => {
-                ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(values))
-            }
-            ElicitationReply::Decline => ElicitResult::new(ElicitationAction::Decline),
-            ElicitationReply::Cancel => ElicitResult::new(ElicitationAction::Cancel),
-        })
-    }
-
-    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
-        let peer = context.peer.clone();
-        let this = self.clone();
-        tokio::spawn(async move {
-            match peer.list_all_tools().await {
-                Ok(tools) => {
-                    if let Ok(mut guard) = this.tools.write() {
-                        *guard = tools;
-                    }
-                    this.changed.send_modify(|g| *g += 1);
-                    tracing::debug!(server = %this.server, "MCP tool list refreshed");
-                }
-                Err(e) => {
-                    tracing::warn!(server = %this.server, "MCP tool list refresh failed: {e}")
-                }
-            }
-        });
-    }
-}
-
-/// A `file://` URI for a directory, percent-encoded like Node's
-/// `pathToFileURL`.
-pub fn file_uri(path: &Path) -> String {
-    let mut out = String::from("file://");
-    for b in path.to_string_lossy().bytes() {
-        if b.is_ascii_alphanumeric() || b"/-._~!$&'()*+,;=:@".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// The roots offered to servers: the workspace dirs, named by basename.
-pub fn roots_for(dirs: &[PathBuf]) -> Vec<Root> {
-    dirs.iter()
-        .map(|d| {
-            let mut root = Root::new(file_uri(d));
-            root.name = d.file_name().map(|n| n.to_string_lossy().into_owned());
-            root
-        })
-        .collect()
-}
 
 /// The outcome of one `tools/call`.
 #[derive(Debug, Clone, PartialEq)]
@@ -164,6 +42,7 @@ pub struct McpConnection {
     peer: RwLock<Peer<RoleClient>>,
     service: tokio::sync::Mutex<Option<RunningService<RoleClient, Handler>>>,
     tools: Arc<RwLock<Vec<RmcpTool>>>,
+    resources: Arc<RwLock<super::resources::ResourceList>>,
     handler: Handler,
     generation: AtomicU64,
     shut_down: AtomicBool,
@@ -337,6 +216,7 @@ async fn open_once(
 ) -> Result<(Peer<RoleClient>, RunningService<RoleClient, Handler>), String> {
     let handler = handler.clone();
     let tools = handler.tools.clone();
+    let resources = handler.resources.clone();
     let work = async {
         let headers = header_map(&config.headers)?;
         let service = match &config.transport {
@@ -374,6 +254,10 @@ async fn open_once(
                 *guard = list;
             }
         }
+        let listed = super::resources::list(&peer).await;
+        if let Ok(mut guard) = resources.write() {
+            *guard = listed;
+        }
         Ok::<_, String>((peer, service))
     };
     work.await
@@ -389,7 +273,9 @@ impl McpConnection {
         elicitor: super::elicitation::ElicitorSlot,
     ) -> Result<McpConnection, String> {
         let tools = Arc::new(RwLock::new(Vec::new()));
+        let resources = Arc::new(RwLock::new(super::resources::ResourceList::default()));
         let handler = Handler {
+            resources: resources.clone(),
             server: config.name.clone(),
             roots,
             tools: tools.clone(),
@@ -404,6 +290,7 @@ impl McpConnection {
             peer: RwLock::new(peer),
             service: tokio::sync::Mutex::new(Some(service)),
             tools,
+            resources,
             handler,
             generation: AtomicU64::new(0),
             shut_down: AtomicBool::new(false),
@@ -465,6 +352,11 @@ impl McpConnection {
     /// fresh list), unfiltered.
     pub fn tools(&self) -> Vec<RmcpTool> {
         self.tools.read().map(|t| t.clone()).unwrap_or_default()
+    }
+
+    /// The server's resources as listed at connection time.
+    pub fn resources(&self) -> super::resources::ResourceList {
+        self.resources.read().map(|r| r.clone()).unwrap_or_default()
     }
 
     /// Calls a tool with the server's timeout. Cancelling `cancel` drops the

@@ -9,10 +9,12 @@ pub mod convert;
 pub mod elicitation;
 pub mod enablement;
 pub mod extensions;
+mod handler;
 mod line_guard;
 pub mod naming;
 pub mod oauth;
 mod prompts;
+pub mod resources;
 pub mod sse;
 mod stdio;
 pub mod tool;
@@ -29,6 +31,7 @@ mod tests_pysdk;
 mod tests_restart;
 
 pub use client::{CallOutcome, McpConnection};
+pub use handler::{CLIENT_NAME, file_uri, roots_for};
 pub use config::{McpServerConfig, ServerFilter, TransportSpec};
 pub use naming::{generate_valid_name, mcp_prefixed_name, qualified_name};
 pub use tool::McpTool;
@@ -97,7 +100,7 @@ impl McpManager {
         let filter = ServerFilter::new(settings, allowed_server_names);
         let (tx, _rx) = watch::channel(0u64);
         let changed = Arc::new(tx);
-        let roots = Arc::new(client::roots_for(workspace_dirs));
+        let roots = Arc::new(handler::roots_for(workspace_dirs));
         let elicitor = elicitation::ElicitorSlot::default();
         let to_start: Vec<McpServerConfig> = if project_trusted && config::mcp_enabled(settings) {
             configs
@@ -318,7 +321,7 @@ impl McpManager {
         let mut config = config;
         config.timeout_ms = config.timeout_ms.min(limit.as_millis() as u64).max(1);
         let (tx, _rx) = watch::channel(0u64);
-        let roots = Arc::new(client::roots_for(workspace_dirs));
+        let roots = Arc::new(handler::roots_for(workspace_dirs));
         let conn = McpConnection::connect(config, roots, Arc::new(tx), Default::default()).await?;
         let names = conn
             .tools()

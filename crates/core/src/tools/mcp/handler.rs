@@ -1,0 +1,139 @@
+//! Our side of the protocol: identity and capabilities, roots,
+//! `elicitation/create`, and the tool-list refresh on
+//! `notifications/tools/list_changed`.
+// rmcp marks roots deprecated (SEP-2577); Gemini CLI v0.27.4 offers them.
+#![allow(deprecated)]
+
+use super::line_guard::Overflow;
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, Implementation, ListRootsResult, ProtocolVersion, Root,
+    RootsCapabilities, Tool as RmcpTool,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ClientHandler, ErrorData, RoleClient};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+use tokio::sync::watch;
+
+/// The client name Gemini CLI announces.
+pub const CLIENT_NAME: &str = "gemini-cli-mcp-client";
+
+/// Our side of the protocol: identity, roots, and tool-list refresh.
+#[derive(Clone)]
+pub(crate) struct Handler {
+    pub(crate) server: String,
+    pub(crate) roots: Arc<Vec<Root>>,
+    pub(crate) tools: Arc<RwLock<Vec<RmcpTool>>>,
+    pub(crate) resources: Arc<RwLock<super::resources::ResourceList>>,
+    pub(crate) changed: Arc<watch::Sender<u64>>,
+    /// Why the stdio guard last ended the stream (a reply over the limit).
+    pub(crate) overflow: Overflow,
+    /// The server's last auth challenge (HTTP).
+    pub(crate) challenges: super::oauth::ChallengeSlot,
+    /// Who answers `elicitation/create`.
+    pub(crate) elicitor: super::elicitation::ElicitorSlot,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        let mut roots = RootsCapabilities::default();
+        roots.list_changed = Some(true);
+        let mut caps = ClientCapabilities::default();
+        caps.roots = Some(roots);
+        let mut elicitation = rmcp::model::ElicitationCapability::default();
+        elicitation.form = Some(Default::default());
+        caps.elicitation = Some(elicitation);
+        ClientConfig::new(
+            caps,
+            Implementation::new(CLIENT_NAME, env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        Ok(ListRootsResult::new(self.roots.as_ref().clone()))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, ErrorData> {
+        use super::elicitation::{ElicitationReply, ElicitationRequest};
+        use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+        let decline = Ok(ElicitResult::new(ElicitationAction::Decline));
+        let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = request
+        else {
+            return decline;
+        };
+        let elicitor = self.elicitor.read().ok().and_then(|e| e.clone());
+        let Some(elicitor) = elicitor else {
+            return decline;
+        };
+        let asked = ElicitationRequest {
+            server: self.server.clone(),
+            message,
+            schema: serde_json::to_value(&requested_schema).unwrap_or(Value::Null),
+        };
+        Ok(match elicitor(asked).await {
+            ElicitationReply::Accept(values) => {
+                ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(values))
+            }
+            ElicitationReply::Decline => ElicitResult::new(ElicitationAction::Decline),
+            ElicitationReply::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+        })
+    }
+
+    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        let peer = context.peer.clone();
+        let this = self.clone();
+        tokio::spawn(async move {
+            match peer.list_all_tools().await {
+                Ok(tools) => {
+                    if let Ok(mut guard) = this.tools.write() {
+                        *guard = tools;
+                    }
+                    this.changed.send_modify(|g| *g += 1);
+                    tracing::debug!(server = %this.server, "MCP tool list refreshed");
+                }
+                Err(e) => {
+                    tracing::warn!(server = %this.server, "MCP tool list refresh failed: {e}")
+                }
+            }
+        });
+    }
+}
+
+/// A `file://` URI for a directory, percent-encoded like Node's
+/// `pathToFileURL`.
+pub fn file_uri(path: &Path) -> String {
+    let mut out = String::from("file://");
+    for b in path.to_string_lossy().bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~!$&'()*+,;=:@".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The roots offered to servers: the workspace dirs, named by basename.
+pub fn roots_for(dirs: &[PathBuf]) -> Vec<Root> {
+    dirs.iter()
+        .map(|d| {
+            let mut root = Root::new(file_uri(d));
+            root.name = d.file_name().map(|n| n.to_string_lossy().into_owned());
+            root
+        })
+        .collect()
+}
+

@@ -1,0 +1,159 @@
+//! MCP resources: what a server lists (`resources/list`,
+//! `resources/templates/list`) and reading one for an `@server:uri`
+//! reference, whose contents become prompt parts as in Gemini CLI (text as
+//! is, blobs as `[Binary resource content <mime>, <n> bytes]`).
+
+use super::McpManager;
+use super::client::McpConnection;
+use base64::Engine;
+use gemini_rs_protocol::Part;
+use rmcp::model::{ReadResourceRequestParams, ResourceContents};
+use rmcp::{Peer, RoleClient};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// A server's resources as listed at connection time.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResourceList {
+    /// `(uri, name, description)` of each resource.
+    pub resources: Vec<(String, String, Option<String>)>,
+    /// `(uriTemplate, name)` of each template.
+    pub templates: Vec<(String, String)>,
+}
+
+/// Lists a server's resources and templates (empty when it has none).
+pub(crate) async fn list(peer: &Peer<RoleClient>) -> ResourceList {
+    let has = peer
+        .peer_info()
+        .is_some_and(|i| i.capabilities.resources.is_some());
+    if !has {
+        return ResourceList::default();
+    }
+    let resources = match peer.list_all_resources().await {
+        Ok(list) => list
+            .into_iter()
+            .map(|r| (r.uri.clone(), r.name.clone(), r.description.clone()))
+            .collect(),
+        Err(e) => {
+            tracing::debug!("resources/list failed: {e}");
+            Vec::new()
+        }
+    };
+    let templates = match peer.list_all_resource_templates().await {
+        Ok(list) => list
+            .into_iter()
+            .map(|t| (t.uri_template.clone(), t.name.clone()))
+            .collect(),
+        Err(e) => {
+            tracing::debug!("resources/templates/list failed: {e}");
+            Vec::new()
+        }
+    };
+    ResourceList {
+        resources,
+        templates,
+    }
+}
+
+/// Reads `uri` from `conn`'s server into prompt parts.
+pub async fn read(conn: &McpConnection, uri: &str) -> Result<Vec<Part>, String> {
+    let Some(peer) = conn.peer() else {
+        return Err(format!(
+            "MCP client for server '{}' is not available or not connected.",
+            conn.name()
+        ));
+    };
+    let read = tokio::time::timeout(
+        conn.config.timeout(),
+        peer.read_resource(ReadResourceRequestParams::new(uri)),
+    )
+    .await
+    .map_err(|_| "MCP error -32001: Request timed out".to_string())?
+    .map_err(|e| e.to_string())?;
+    let mut parts = Vec::new();
+    for content in read.contents {
+        match content {
+            ResourceContents::TextResourceContents { text, .. } => parts.push(Part::text(text)),
+            ResourceContents::BlobResourceContents {
+                blob, mime_type, ..
+            } => {
+                let size = base64::engine::general_purpose::STANDARD
+                    .decode(blob.as_bytes())
+                    .map(|b| b.len())
+                    .unwrap_or(0);
+                let mime = mime_type.unwrap_or_else(|| "application/octet-stream".to_string());
+                parts.push(Part::text(format!(
+                    "[Binary resource content {mime}, {size} bytes]"
+                )));
+            }
+            #[allow(unreachable_patterns)]
+            other => {
+                if let Ok(Value::Object(o)) = serde_json::to_value(&other)
+                    && let Some(Value::String(t)) = o.get("text")
+                {
+                    parts.push(Part::text(t.clone()));
+                }
+            }
+        }
+    }
+    Ok(parts)
+}
+
+impl McpManager {
+    /// The connection and URI an `@server:uri` reference names: the server
+    /// must be connected and list that resource.
+    pub fn find_resource(&self, reference: &str) -> Option<(Arc<McpConnection>, String)> {
+        let (server, uri) = reference.split_once(':')?;
+        let conn = self.connections().iter().find(|c| c.name() == server)?;
+        let list = conn.resources();
+        let listed = list.resources.iter().any(|(u, _, _)| u == uri);
+        let templated = list.templates.iter().any(|(t, _)| template_matches(t, uri));
+        (listed || templated).then(|| (conn.clone(), uri.to_string()))
+    }
+
+    /// Every listed resource as `server:uri` with its name (completion).
+    pub fn resource_references(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for conn in self.connections() {
+            let list = conn.resources();
+            for (uri, name, _) in &list.resources {
+                out.push((format!("{}:{uri}", conn.name()), name.clone()));
+            }
+            for (template, name) in &list.templates {
+                out.push((format!("{}:{template}", conn.name()), name.clone()));
+            }
+        }
+        out
+    }
+}
+
+/// Whether `uri` is an instance of the RFC 6570 `template` (each `{...}`
+/// standing for a non-empty value).
+pub fn template_matches(template: &str, uri: &str) -> bool {
+    let mut pattern = String::from("^");
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        pattern.push_str(&regex::escape(&rest[..open]));
+        let Some(close) = rest[open..].find('}') else {
+            return false;
+        };
+        pattern.push_str(".+?");
+        rest = &rest[open + close + 1..];
+    }
+    pattern.push_str(&regex::escape(rest));
+    pattern.push('$');
+    regex::Regex::new(&pattern).is_ok_and(|re| re.is_match(uri))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::template_matches;
+
+    #[test]
+    fn templates_match_their_instances() {
+        assert!(template_matches("demo://resource/dynamic/text/{id}", "demo://resource/dynamic/text/7"));
+        assert!(!template_matches("demo://resource/dynamic/text/{id}", "demo://resource/dynamic/text/"));
+        assert!(!template_matches("demo://a/{x}", "demo://b/1"));
+        assert!(template_matches("file:///{path}", "file:///a/b.txt"));
+    }
+}
