@@ -84,6 +84,10 @@ pub(super) async fn run(env: &Env) -> i32 {
                     println!("    Tools: {}", tools.join(", "));
                 }
             }
+            Err(reason) if reason.starts_with("needs authentication") => {
+                println!("! {head} - Needs authentication");
+                println!("    Run: gemini-rs mcp auth {}", server.name);
+            }
             Err(reason) => {
                 println!("✗ {head} - Disconnected");
                 println!("    Error: {reason}");

@@ -1,7 +1,8 @@
-//! `gemini-rs mcp list|add|remove|serve`: manage the configured MCP servers
+//! `gemini-rs mcp list|add|remove|serve|auth`: manage the configured MCP servers
 //! as Gemini CLI's `gemini mcp` does, and offer our built-in tools to any
 //! MCP client (`serve`).
 
+mod auth;
 mod edit;
 mod list;
 mod serve;
@@ -29,6 +30,17 @@ enum McpCommand {
     /// Offer gemini-rs's built-in tools over MCP (stdio, or streamable
     /// HTTP on 127.0.0.1 with --port).
     Serve(ServeArgs),
+    /// Log in to an OAuth-protected server (HTTP or SSE).
+    Auth(AuthArgs),
+}
+
+#[derive(Debug, ClapArgs)]
+struct AuthArgs {
+    /// Forget the server's tokens instead.
+    #[arg(long)]
+    logout: bool,
+    /// Name of the server.
+    name: String,
 }
 
 /// Which settings file `add` and `remove` edit.
@@ -179,5 +191,6 @@ pub async fn run(argv: Vec<String>) -> i32 {
         McpCommand::Add(args) => edit::add(&env, &args),
         McpCommand::Remove(args) => edit::remove(&env, &args),
         McpCommand::Serve(args) => serve::run(&env, &args).await,
+        McpCommand::Auth(args) => auth::run(&env, &args).await,
     }
 }

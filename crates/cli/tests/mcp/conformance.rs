@@ -11,7 +11,7 @@ use serde_json::json;
 use std::path::PathBuf;
 use std::process::Command;
 
-fn conformance_dir() -> Option<PathBuf> {
+pub(super) fn conformance_dir() -> Option<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let found = std::env::var_os("GEMINI_RS_MCP_CONFORMANCE")
         .map(PathBuf::from)
@@ -31,7 +31,7 @@ fn conformance_dir() -> Option<PathBuf> {
 }
 
 /// Runs the conformance CLI with node 22 first on PATH.
-fn conformance(
+pub(super) fn conformance(
     dir: &std::path::Path,
     sb: &Sandbox,
     args: &[&str],
@@ -116,7 +116,7 @@ import sys, urllib.request
 urllib.request.urlopen(sys.argv[1], timeout=30).read()
 "#;
 
-fn executable(sb: &Sandbox, name: &str, text: &str) -> String {
+pub(super) fn executable(sb: &Sandbox, name: &str, text: &str) -> String {
     let path = sb.write(name, text);
     let mut perms = std::fs::metadata(&path).unwrap().permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);

@@ -104,7 +104,11 @@ pub fn mcp_lines(servers: &[McpServerView], failures: &[String]) -> Vec<Line<'st
         }
         if !s.resources.is_empty() {
             out.push(Line::from(Span::styled(
-                format!("    Resources ({}), as @{}:<uri>:", s.resources.len(), s.name),
+                format!(
+                    "    Resources ({}), as @{}:<uri>:",
+                    s.resources.len(),
+                    s.name
+                ),
                 dim(),
             )));
             for (uri, name) in &s.resources {

@@ -136,4 +136,3 @@ pub fn roots_for(dirs: &[PathBuf]) -> Vec<Root> {
         })
         .collect()
 }
-

@@ -31,8 +31,8 @@ mod tests_pysdk;
 mod tests_restart;
 
 pub use client::{CallOutcome, McpConnection};
-pub use handler::{CLIENT_NAME, file_uri, roots_for};
 pub use config::{McpServerConfig, ServerFilter, TransportSpec};
+pub use handler::{CLIENT_NAME, file_uri, roots_for};
 pub use naming::{generate_valid_name, mcp_prefixed_name, qualified_name};
 pub use tool::McpTool;
 

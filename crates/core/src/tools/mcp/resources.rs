@@ -151,8 +151,14 @@ mod tests {
 
     #[test]
     fn templates_match_their_instances() {
-        assert!(template_matches("demo://resource/dynamic/text/{id}", "demo://resource/dynamic/text/7"));
-        assert!(!template_matches("demo://resource/dynamic/text/{id}", "demo://resource/dynamic/text/"));
+        assert!(template_matches(
+            "demo://resource/dynamic/text/{id}",
+            "demo://resource/dynamic/text/7"
+        ));
+        assert!(!template_matches(
+            "demo://resource/dynamic/text/{id}",
+            "demo://resource/dynamic/text/"
+        ));
         assert!(!template_matches("demo://a/{x}", "demo://b/1"));
         assert!(template_matches("file:///{path}", "file:///a/b.txt"));
     }

@@ -189,6 +189,16 @@ pub async fn login(
         .wait(prompt.wait)
         .await
         .map_err(LoginError::Failed)?;
+    let sent_state = url::Url::parse(&auth_url).ok().and_then(|u| {
+        u.query_pairs()
+            .find(|(k, _)| k == "state")
+            .map(|(_, v)| v.into_owned())
+    });
+    if sent_state.is_some_and(|s| s != answer.state) {
+        return Err(LoginError::Failed(
+            "the browser came back with a state this login did not send (a stale or forged callback); nothing was stored, try again".to_string(),
+        ));
+    }
     session
         .handle_callback_with_issuer(&answer.code, &answer.state, answer.issuer.as_deref())
         .await

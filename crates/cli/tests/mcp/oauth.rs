@@ -1,0 +1,250 @@
+//! Logging in to OAuth-protected MCP servers through the binary, against
+//! the conformance suite's authorization and resource servers: `mcp auth`
+//! once then `mcp list` on the stored token, "needs authentication"
+//! without a browser, a callback with the wrong `state`, an expired token
+//! whose refresh is refused, and an authorization server answering
+//! garbage.
+
+use super::conformance::{conformance, conformance_dir, executable};
+use crate::support::Sandbox;
+use std::path::Path;
+
+/// Runs `steps` (shell lines, `$GEMINI_RS` and `$url` set, output to
+/// `$GEMINI_CLI_HOME/out.txt`) as the client of the `auth/metadata-default`
+/// scenario; what they printed.
+fn run(sb: &Sandbox, dir: &Path, steps: &str, browser: Option<&str>) -> String {
+    let script = format!(
+        r#"#!/bin/sh
+for url in "$@"; do :; done
+cat > "$GEMINI_CLI_HOME/.gemini/settings.json" <<EOF
+{{"mcpServers": {{"conf": {{"httpUrl": "$url", "timeout": 20000}}}}}}
+EOF
+cd "$GEMINI_CLI_HOME"
+{{
+{steps}
+}} > "$GEMINI_CLI_HOME/out.txt" 2>&1
+"#
+    );
+    let command = executable(sb, "client.sh", &script);
+    let mut env = vec![
+        ("GEMINI_RS", env!("CARGO_BIN_EXE_gemini-rs").to_string()),
+        ("GEMINI_CLI_HOME", sb.home.display().to_string()),
+        ("HOME", sb.home.display().to_string()),
+        (
+            "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+            sb.home.join("none.json").display().to_string(),
+        ),
+    ];
+    if let Some(b) = browser {
+        env.push(("BROWSER", b.to_string()));
+    }
+    conformance(
+        dir,
+        sb,
+        &[
+            "client",
+            "--command",
+            &command,
+            "--scenario",
+            "auth/metadata-default",
+        ],
+        &env,
+    );
+    std::fs::read_to_string(sb.home.join("out.txt")).unwrap_or_default()
+}
+
+fn browser(sb: &Sandbox, body: &str) -> String {
+    executable(
+        sb,
+        "browser.py",
+        &format!("#!/usr/bin/env python3\nimport sys, urllib.request, urllib.parse\n{body}\n"),
+    )
+}
+
+const FOLLOW: &str = "urllib.request.urlopen(sys.argv[1], timeout=30).read()";
+
+fn tokens(sb: &Sandbox) -> serde_json::Value {
+    let text = std::fs::read_to_string(sb.home.join(".gemini/mcp-oauth-tokens.json"))
+        .unwrap_or_else(|_| "[]".into());
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn log_in_once_then_use_the_stored_token() {
+    let Some(dir) = conformance_dir() else { return };
+    let sb = Sandbox::new();
+    let b = browser(&sb, FOLLOW);
+    let out = run(
+        &sb,
+        &dir,
+        "\"$GEMINI_RS\" mcp auth conf\nenv -u BROWSER \"$GEMINI_RS\" mcp list",
+        Some(&b),
+    );
+    assert!(
+        out.contains("Authenticated with MCP server 'conf'."),
+        "{out}"
+    );
+    assert!(
+        out.contains("- Connected") && out.contains("test-tool"),
+        "{out}"
+    );
+    let list = tokens(&sb);
+    assert_eq!(list[0]["serverName"], "conf", "{list}");
+    assert!(list[0]["token"]["accessToken"].is_string(), "{list}");
+    assert!(list[0]["clientId"].is_string(), "{list}");
+    assert!(
+        list[0]["tokenUrl"].as_str().unwrap().ends_with("/token"),
+        "{list}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(sb.home.join(".gemini/mcp-oauth-tokens.json"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let out = run(&sb, &dir, "\"$GEMINI_RS\" mcp auth --logout conf", None);
+    assert!(out.contains("Logged out of 'conf'."), "{out}");
+    assert_eq!(tokens(&sb), serde_json::json!([]));
+}
+
+#[test]
+fn without_a_browser_the_server_needs_authentication() {
+    let Some(dir) = conformance_dir() else { return };
+    let sb = Sandbox::new();
+    let out = run(&sb, &dir, "\"$GEMINI_RS\" mcp list", None);
+    assert!(
+        out.contains("conf: ") && out.contains("- Needs authentication"),
+        "{out}"
+    );
+    assert!(out.contains("Run: gemini-rs mcp auth conf"), "{out}");
+    // `mcp auth` prints the URL to open by hand, then waits for it.
+    let out = run(
+        &sb,
+        &dir,
+        "timeout 5 env -u BROWSER -u DISPLAY \"$GEMINI_RS\" mcp auth conf",
+        None,
+    );
+    assert!(
+        out.contains("Open this URL in a browser to authorize 'conf':"),
+        "{out}"
+    );
+    assert!(out.contains("response_type=code"), "{out}");
+}
+
+#[test]
+fn a_callback_with_the_wrong_state_is_refused() {
+    let Some(dir) = conformance_dir() else { return };
+    let sb = Sandbox::new();
+    // Take the code from the authorization server's redirect, send it back
+    // with another state.
+    let b = browser(
+        &sb,
+        r#"class Stop(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *a):
+        return None
+try:
+    urllib.request.build_opener(Stop).open(sys.argv[1], timeout=30)
+except urllib.error.HTTPError as e:
+    to = urllib.parse.urlparse(e.headers["Location"])
+    q = dict(urllib.parse.parse_qsl(to.query))
+    q["state"] = "forged"
+    target = to._replace(query=urllib.parse.urlencode(q)).geturl()
+    try:
+        urllib.request.urlopen(target, timeout=30).read()
+    except Exception:
+        pass"#,
+    );
+    let out = run(&sb, &dir, "\"$GEMINI_RS\" mcp list", Some(&b));
+    assert!(out.contains("- Disconnected"), "{out}");
+    assert!(
+        out.contains(
+            "authentication failed: the browser came back with a state this login did not send"
+        ),
+        "{out}"
+    );
+    assert!(
+        tokens(&sb).as_array().unwrap().is_empty(),
+        "no token was kept"
+    );
+}
+
+#[test]
+fn an_expired_token_whose_refresh_is_refused_logs_in_again() {
+    let Some(dir) = conformance_dir() else { return };
+    let sb = Sandbox::new();
+    sb.write_home(
+        ".gemini/mcp-oauth-tokens.json",
+        r#"[{"serverName": "conf", "token": {"accessToken": "old", "tokenType": "Bearer",
+            "refreshToken": "stale", "expiresAt": 1000}, "clientId": "gone",
+            "tokenUrl": "http://127.0.0.1:9/token", "mcpServerUrl": "x", "updatedAt": 1}]"#,
+    );
+    let b = browser(&sb, FOLLOW);
+    let out = run(&sb, &dir, "\"$GEMINI_RS\" mcp list", Some(&b));
+    assert!(out.contains("- Connected"), "{out}");
+    let list = tokens(&sb);
+    assert_ne!(list[0]["token"]["accessToken"], "old", "{list}");
+}
+
+/// An MCP server whose authorization metadata is garbage.
+const GARBAGE_SERVER: &str = r#"
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def reply(self, code, body, headers=()):
+        self.send_response(code)
+        for k, v in headers: self.send_header(k, v)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers(); self.wfile.write(body)
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        port = self.server.server_address[1]
+        self.reply(401, b"{}", [("WWW-Authenticate",
+            f'Bearer resource_metadata="http://127.0.0.1:{port}/.well-known/oauth-protected-resource"')])
+    def do_GET(self):
+        self.reply(200, b"{not json", [("content-type", "application/json")])
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+"#;
+
+#[test]
+fn garbage_from_the_authorization_server_is_reported_and_the_session_goes_on() {
+    let sb = Sandbox::new();
+    let script = sb.write("garbage.py", GARBAGE_SERVER);
+    let mut server = std::process::Command::new("python3")
+        .arg(&script)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(server.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let url = format!("http://127.0.0.1:{}/mcp", line.trim());
+    let fake = crate::fake_gemini::FakeGemini::start(&crate::e2e::lines(&[crate::e2e::text(
+        "still here",
+    )]));
+    sb.settings(&serde_json::json!({"model": {"name": "gemini-2.5-flash"},
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "mcpServers": {"bad": {"httpUrl": url, "timeout": 10000}}}));
+    let b = browser(&sb, FOLLOW);
+    let out = sb.run(
+        &["-p", "go"],
+        None,
+        &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url), ("BROWSER", &b)],
+    );
+    let _ = server.kill();
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("still here"), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("Error connecting to MCP server 'bad': authentication failed"),
+        "{}",
+        out.stderr
+    );
+}
