@@ -3,6 +3,7 @@
 //! with a note, or fail them on CI (`support::peer_missing`).
 
 mod conformance;
+mod everything;
 mod oauth;
 
 use crate::support::{Sandbox, peer_missing};
