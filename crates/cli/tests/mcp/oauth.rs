@@ -248,3 +248,38 @@ fn garbage_from_the_authorization_server_is_reported_and_the_session_goes_on() {
         out.stderr
     );
 }
+
+#[test]
+fn mcp_auth_in_the_terminal_shows_the_url_and_logs_in() {
+    let Some(dir) = conformance_dir() else { return };
+    if !crate::tui::tmux_available() {
+        crate::support::peer_missing("tmux", "apt-get install tmux");
+        return;
+    }
+    let sb = Sandbox::new();
+    // Inside the scenario: the UI in tmux without a browser, `/mcp auth
+    // conf`, then the URL it shows is followed the way a browser would.
+    let steps = r#"sock="$GEMINI_CLI_HOME/tmux.sock"
+tmux -S "$sock" -f /dev/null new-session -d -s ui -x 200 -y 50 "env -u BROWSER -u DISPLAY GEMINI_API_KEY=dummy '$GEMINI_RS'; sleep 30"
+screen() { tmux -S "$sock" capture-pane -p -J -t ui -S -200; }
+wait_for() { for i in $(seq 1 100); do screen | grep -q "$1" && return 0; sleep 0.1; done; echo "TIMEOUT $1"; screen; return 1; }
+wait_for "Needs authentication\|needs authentication"
+tmux -S "$sock" send-keys -t ui -l "/mcp auth conf"
+tmux -S "$sock" send-keys -t ui Enter
+wait_for "response_type=code"
+# The URL is wrapped to the screen's width: join its lines.
+url=$(screen | awk "/authorize 'conf':/ {on=1; next} on && /^  [^ ]/ {printf \"%s\", \$1; next} on {exit}")
+python3 -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=30).read()" "$url"
+wait_for "Authenticated with MCP server 'conf'"
+screen
+tmux -S "$sock" kill-server"#;
+    let out = run(&sb, &dir, steps, None);
+    assert!(!out.contains("TIMEOUT"), "{out}");
+    assert!(
+        out.contains(
+            "Authenticated with MCP server 'conf'. Its tools are available from the next session."
+        ),
+        "{out}"
+    );
+    assert!(tokens(&sb)[0]["token"]["accessToken"].is_string());
+}

@@ -72,6 +72,12 @@ pub enum Op {
         /// Its arguments.
         args: Value,
     },
+    /// Log in to an OAuth-protected MCP server (`/mcp auth <name>`); the
+    /// URL to open is reported as an info when no browser opens.
+    McpAuth {
+        /// The server's name.
+        server: String,
+    },
     /// Answer an MCP server's request for input (acts at once).
     AnswerElicitation {
         /// The request's id.

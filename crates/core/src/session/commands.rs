@@ -133,6 +133,56 @@ impl Engine {
         Ok(out)
     }
 
+    /// `/mcp auth <server>`: logs in, then reconnects the server when it
+    /// is connected (a server that failed at start joins the next session).
+    pub(super) async fn mcp_auth(&mut self, server: &str, cancel: &CancellationToken) {
+        let Some(mcp) = self.info.mcp.clone() else {
+            self.emit(AgentEvent::Error(format!(
+                "No MCP server named '{server}' is configured."
+            )));
+            return;
+        };
+        let Some(config) = mcp.config(server) else {
+            self.emit(AgentEvent::Error(format!(
+                "No MCP server named '{server}' is configured."
+            )));
+            return;
+        };
+        let events = self.events.clone();
+        let name = server.to_string();
+        let show = move |url: &str| {
+            let _ = events.send(AgentEvent::Info(format!(
+                "Open this URL in a browser to authorize '{name}':\n{url}"
+            )));
+        };
+        let login = crate::tools::mcp::client::login(&config, "", Some(&show));
+        let result = tokio::select! {
+            r = login => r,
+            _ = cancel.cancelled() => return,
+        };
+        if let Err(e) = result {
+            self.emit(AgentEvent::Error(format!("MCP server '{server}' {e}")));
+            return;
+        }
+        let live = mcp
+            .connections()
+            .iter()
+            .find(|c| c.name() == server)
+            .cloned();
+        let note = match live {
+            Some(conn) => match conn.reconnect().await {
+                Ok(()) => format!("Authenticated with MCP server '{server}'."),
+                Err(e) => format!(
+                    "Authenticated with MCP server '{server}', but reconnecting failed: {e}"
+                ),
+            },
+            None => format!(
+                "Authenticated with MCP server '{server}'. Its tools are available from the next session."
+            ),
+        };
+        self.emit(AgentEvent::Info(note));
+    }
+
     /// Forgets the conversation and runs SessionEnd / SessionStart with
     /// reason and source `clear`, as Gemini CLI's `/clear` does.
     pub(super) async fn clear(&mut self) {

@@ -21,7 +21,10 @@ pub const COMMANDS: [(&str, &str); 21] = [
     ),
     ("hooks", "List the configured hooks"),
     ("init", "Analyse the project and write a starter GEMINI.md"),
-    ("mcp", "List the MCP servers and their tools"),
+    (
+        "mcp",
+        "MCP servers and their tools: /mcp | /mcp auth <server>",
+    ),
     ("memory", "Context files: /memory show|add <fact>|refresh"),
     ("model", "Show the model in use"),
     ("restore", "Restore files and conversation: /restore [id]"),
@@ -69,6 +72,8 @@ pub enum Command {
     Init,
     /// `/mcp`.
     Mcp,
+    /// `/mcp auth <server>`.
+    McpAuth(String),
     /// `/memory show`.
     MemoryShow,
     /// `/memory add <fact>`.
@@ -124,7 +129,8 @@ impl Command {
             | Command::Init
             | Command::MemoryAdd(_)
             | Command::MemoryRefresh
-            | Command::Restore(_) => true,
+            | Command::Restore(_)
+            | Command::McpAuth(_) => true,
             Command::Help
             | Command::About
             | Command::ChatList
@@ -193,6 +199,8 @@ pub fn parse(line: &str) -> Command {
         }
         ("hooks", _) => Command::Hooks,
         ("init", _) => Command::Init,
+        ("mcp", Some("auth")) if !arg.is_empty() => Command::McpAuth(arg.clone()),
+        ("mcp", Some("auth")) => Command::Usage("Usage: /mcp auth <server>".to_string()),
         ("mcp", _) => Command::Mcp,
         ("memory", Some("show") | None) => Command::MemoryShow,
         ("memory", Some("add")) => {
@@ -250,6 +258,7 @@ mod tests {
         );
         assert_eq!(parse("/directory"), Command::DirectoryShow);
         assert_eq!(parse("/mcp"), Command::Mcp);
+        assert_eq!(parse("/mcp auth gh"), Command::McpAuth("gh".into()));
         assert_eq!(parse("/skills"), Command::Skills);
         assert_eq!(parse("/agents"), Command::Agents);
         assert_eq!(parse("/agents acknowledge"), Command::AgentsAcknowledge);

@@ -56,6 +56,12 @@ pub fn command(app: &mut App, line: &str) {
                 app.start_op(Op::Clear, "Clearing the conversation");
             }
         }
+        Command::McpAuth(server) => {
+            if !agent_busy(app) {
+                let label = format!("Logging in to {server}");
+                app.start_op(Op::McpAuth { server }, &label);
+            }
+        }
         Command::Compress => {
             if !agent_busy(app) {
                 app.start_op(Op::Compress, "Compressing the conversation");

@@ -343,6 +343,11 @@ impl McpConnection {
         Ok(())
     }
 
+    /// Reconnects now (after a login, say).
+    pub async fn reconnect(&self) -> Result<(), String> {
+        self.restart(self.generation.load(Ordering::SeqCst)).await
+    }
+
     /// The server name.
     pub fn name(&self) -> &str {
         &self.config.name

@@ -155,6 +155,11 @@ impl McpManager {
         }
     }
 
+    /// The configuration of the server `name` (connected or not).
+    pub fn config(&self, name: &str) -> Option<McpServerConfig> {
+        self.configs.iter().find(|c| c.name == name).cloned()
+    }
+
     /// One human-readable message per server that could not be started.
     pub fn failures(&self) -> &[String] {
         &self.failures
