@@ -145,6 +145,9 @@ struct ServeArgs {
     /// auto_edit (also edits), yolo (everything).
     #[arg(long = "approval-mode", value_parser = ["default", "auto_edit", "yolo"], default_value = "default")]
     approval_mode: String,
+    /// Also offer the workspace's files as read-only resources.
+    #[arg(long)]
+    resources: bool,
 }
 
 /// The paths and working directory of one invocation.

@@ -70,6 +70,7 @@ fn conformance_server_scenarios() {
         "tools-list",
         "logging-set-level",
         "server-sse-multiple-streams",
+        "server-sse-polling",
         "dns-rebinding-protection",
     ] {
         let (ok, text) = conformance(

@@ -189,6 +189,11 @@ fn list_reports_status_and_tools() {
 
 /// Pipes JSON-RPC lines into `mcp serve` and returns the answers by id.
 fn serve_stdio(sb: &Sandbox, mode: &str, requests: &[Value]) -> Vec<Value> {
+    serve_stdio_with(sb, &["--approval-mode", mode], requests)
+}
+
+/// [`serve_stdio`] with other `mcp serve` arguments.
+fn serve_stdio_with(sb: &Sandbox, args: &[&str], requests: &[Value]) -> Vec<Value> {
     let mut input = String::new();
     input.push_str(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string());
@@ -198,11 +203,9 @@ fn serve_stdio(sb: &Sandbox, mode: &str, requests: &[Value]) -> Vec<Value> {
         input.push_str(&r.to_string());
         input.push('\n');
     }
-    let out = sb.run(
-        &["mcp", "serve", "--approval-mode", mode],
-        Some(&input),
-        &[],
-    );
+    let mut all = vec!["mcp", "serve"];
+    all.extend_from_slice(args);
+    let out = sb.run(&all, Some(&input), &[]);
     assert_eq!(out.code, 0, "{out:?}");
     let mut answers: Vec<Value> = out
         .stdout
@@ -387,4 +390,57 @@ fn serve_http_with_our_own_client() {
         assert!(r.llm_text().contains("over http"), "{}", r.llm_text());
         mgr.shutdown().await;
     });
+}
+
+#[test]
+fn serve_resources_offers_the_workspace_files_read_only() {
+    let sb = Sandbox::new();
+    sb.write("notes/a.md", "# A\n");
+    sb.write("img.png", "\u{89}PNG\r\n");
+    sb.write(".geminiignore", "secret.txt\n");
+    sb.write("secret.txt", "hidden");
+    let uri = |rel: &str| format!("file://{}", sb.work.join(rel).display());
+    let read = |id: i64, u: String| json!({"jsonrpc": "2.0", "id": id, "method": "resources/read", "params": {"uri": u}});
+    let answers = serve_stdio_with(
+        &sb,
+        &["--resources"],
+        &[
+            json!({"jsonrpc": "2.0", "id": 1, "method": "resources/list"}),
+            read(2, uri("notes/a.md")),
+            read(3, "file:///etc/passwd".into()),
+            read(4, uri("secret.txt")),
+            json!({"jsonrpc": "2.0", "id": 5, "method": "resources/templates/list"}),
+        ],
+    );
+    assert!(answers[0]["result"]["capabilities"]["resources"].is_object());
+    let listed: Vec<&str> = answers[1]["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        listed.contains(&"notes/a.md") && listed.contains(&"img.png"),
+        "{listed:?}"
+    );
+    assert!(!listed.contains(&"secret.txt"), "{listed:?}");
+    assert_eq!(answers[2]["result"]["contents"][0]["text"], "# A\n");
+    assert_eq!(answers[3]["error"]["code"], -32002, "{}", answers[3]);
+    assert_eq!(answers[4]["error"]["code"], -32002, "{}", answers[4]);
+    assert_eq!(
+        answers[5]["result"]["resourceTemplates"][0]["uriTemplate"],
+        "file:///{path}"
+    );
+    // Without --resources, no resources.
+    let plain = serve_stdio(
+        &sb,
+        "default",
+        &[json!({"jsonrpc": "2.0", "id": 1, "method": "resources/list"})],
+    );
+    assert!(
+        plain[0]["result"]["capabilities"]
+            .get("resources")
+            .is_none()
+    );
+    assert_eq!(plain[1]["error"]["code"], -32601);
 }

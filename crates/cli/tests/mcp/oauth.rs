@@ -239,6 +239,7 @@ fn garbage_from_the_authorization_server_is_reported_and_the_session_goes_on() {
         &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url), ("BROWSER", &b)],
     );
     let _ = server.kill();
+    let _ = server.wait();
     assert_eq!(out.code, 0, "{out:?}");
     assert!(out.stdout.contains("still here"), "{out:?}");
     assert!(

@@ -104,7 +104,7 @@ pub fn expand_with(prompt: &str, workspace: &Workspace, resources: &[ReadResourc
         }
         if abs.is_dir() {
             dirs.push(reference.clone());
-            for file in files_below(&abs, workspace) {
+            for file in workspace.files_below(&abs, MAX_FILES) {
                 files.push((workspace.relative(&file), file));
             }
         } else {
@@ -162,29 +162,6 @@ fn with_globbed_dirs(prompt: &str, dirs: &[String]) -> String {
         result.push_str(rest);
         out = result;
     }
-    out
-}
-
-/// Files below `dir`, sorted, ignore rules and the usual junk folders
-/// skipped.
-fn files_below(dir: &Path, workspace: &Workspace) -> Vec<PathBuf> {
-    let opts = workspace.filter_options().clone();
-    let mut out: Vec<PathBuf> = ignore::WalkBuilder::new(dir)
-        .standard_filters(false)
-        .hidden(false)
-        .filter_entry(|e| {
-            !matches!(
-                e.file_name().to_str(),
-                Some(".git" | "node_modules" | "bower_components" | ".svn" | ".hg")
-            )
-        })
-        .build()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
-        .map(|e| e.into_path())
-        .filter(|p| !workspace.is_ignored(p, &opts))
-        .collect();
-    out.sort();
     out
 }
 

@@ -6,6 +6,7 @@ mod beneath;
 mod boundary;
 mod filekind;
 mod ignore;
+mod walk;
 
 pub use atomic::{
     CheckedWriteError, STALE_TEMP_AGE, write_atomic, write_atomic_checked, write_beneath,

@@ -3,6 +3,7 @@
 //! transport and the streamable HTTP endpoint (`--port`).
 
 mod http;
+mod resources;
 mod stdio;
 
 use super::{Env, ServeArgs};
@@ -33,6 +34,8 @@ pub(crate) struct McpServer {
     turn: tokio::sync::Mutex<()>,
     running: Mutex<HashMap<String, CancellationToken>>,
     next_call: AtomicU64,
+    /// Offer the workspace's files as resources (`--resources`).
+    resources: bool,
 }
 
 /// A finished call: its result, and whether it was refused because it
@@ -92,7 +95,11 @@ impl McpServer {
     /// Starts a tool-server session for `cwd` (settings, trust, workspace,
     /// `tools.core`/`tools.exclude`, policy files, hooks and sandbox as a
     /// session has them) and the task that routes its events.
-    pub(crate) async fn new(env: &Env, mode: ApprovalMode) -> Result<McpServer, String> {
+    pub(crate) async fn new(
+        env: &Env,
+        mode: ApprovalMode,
+        resources: bool,
+    ) -> Result<McpServer, String> {
         let (settings, trusted) = super::list::load_settings(env)?;
         let mut config = SessionConfig::new(settings, env.paths.clone(), env.cwd.clone());
         config.kind = SessionKind::ToolServer;
@@ -114,6 +121,7 @@ impl McpServer {
             turn: tokio::sync::Mutex::new(()),
             running: Mutex::new(HashMap::new()),
             next_call: AtomicU64::new(0),
+            resources,
         })
     }
 
@@ -236,7 +244,7 @@ impl McpServer {
             return None;
         };
         let response = match method {
-            "initialize" => rpc_result(id, initialize_result(&params)),
+            "initialize" => rpc_result(id, initialize_result(&params, self.resources)),
             "ping" => rpc_result(id, json!({})),
             "tools/list" => rpc_result(id, self.tools_list()),
             "tools/call" => {
@@ -255,6 +263,16 @@ impl McpServer {
                 }
             }
             "logging/setLevel" => rpc_result(id, json!({})),
+            "resources/list" if self.resources => {
+                rpc_result(id, resources::list(&self.info.workspace))
+            }
+            "resources/templates/list" if self.resources => rpc_result(id, resources::templates()),
+            "resources/read" if self.resources => {
+                match resources::read(&self.info.workspace, &params) {
+                    Ok(r) => rpc_result(id, r),
+                    Err((code, message)) => rpc_error(id, code, &message),
+                }
+            }
             _ => rpc_error(id, -32601, &format!("Method not found: {method}")),
         };
         Some(response)
@@ -287,14 +305,18 @@ impl McpServer {
 
 /// The `initialize` result: the client's version when we speak it, else
 /// our newest.
-fn initialize_result(params: &Value) -> Value {
+fn initialize_result(params: &Value, resources: bool) -> Value {
     let asked = params.get("protocolVersion").and_then(Value::as_str);
     let version = asked
         .filter(|v| PROTOCOL_VERSIONS.contains(v))
         .unwrap_or(PROTOCOL_VERSIONS[0]);
+    let mut capabilities = json!({"tools": {"listChanged": false}});
+    if resources {
+        capabilities["resources"] = json!({"subscribe": false, "listChanged": false});
+    }
     json!({
         "protocolVersion": version,
-        "capabilities": {"tools": {"listChanged": false}},
+        "capabilities": capabilities,
         "serverInfo": {"name": "gemini-rs", "title": "gemini-rs built-in tools", "version": env!("CARGO_PKG_VERSION")},
         "instructions": "The built-in tools of gemini-rs (files, search, shell, web fetch, memory), working in the directory the server was started in.",
     })
@@ -354,7 +376,7 @@ async fn route_events(
 /// `mcp serve`.
 pub(super) async fn run(env: &Env, args: &ServeArgs) -> i32 {
     let mode = ApprovalMode::parse(&args.approval_mode).unwrap_or(ApprovalMode::Default);
-    let server = match McpServer::new(env, mode).await {
+    let server = match McpServer::new(env, mode, args.resources).await {
         Ok(s) => Arc::new(s),
         Err(e) => {
             eprintln!("Error: {e}");

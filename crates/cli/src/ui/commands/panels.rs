@@ -132,18 +132,18 @@ pub fn mcp_lines(servers: &[McpServerView], failures: &[String]) -> Vec<Line<'st
     }
     for f in failures {
         out.push(Line::default());
-        if f.contains("needs authentication") {
-            if let Some(name) = f.split('\'').nth(1) {
-                out.push(Line::from(vec![
-                    Span::styled("● ", Style::new().fg(Color::Yellow)),
-                    Span::styled(name.to_string(), Style::new().add_modifier(Modifier::BOLD)),
-                    Span::styled(
-                        format!(" - Needs authentication (run /mcp auth {name})"),
-                        Style::new().fg(Color::Yellow),
-                    ),
-                ]));
-                continue;
-            }
+        if f.contains("needs authentication")
+            && let Some(name) = f.split('\'').nth(1)
+        {
+            out.push(Line::from(vec![
+                Span::styled("● ", Style::new().fg(Color::Yellow)),
+                Span::styled(name.to_string(), Style::new().add_modifier(Modifier::BOLD)),
+                Span::styled(
+                    format!(" - Needs authentication (run /mcp auth {name})"),
+                    Style::new().fg(Color::Yellow),
+                ),
+            ]));
+            continue;
         }
         out.push(Line::from(vec![
             Span::styled("● ", Style::new().fg(Color::Red)),

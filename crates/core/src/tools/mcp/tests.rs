@@ -291,10 +291,7 @@ async fn a15_stdio_server() {
         .to_string_lossy()
         .to_string();
     assert_eq!(roots["roots"][0]["name"], json!(base));
-    assert_eq!(
-        roots["roots"][0]["uri"],
-        json!(client::file_uri(dir.path()))
-    );
+    assert_eq!(roots["roots"][0]["uri"], json!(super::file_uri(dir.path())));
 
     // tools/list_changed refreshes the list.
     let mut changes = mgr.changes();
