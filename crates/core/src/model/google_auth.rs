@@ -50,6 +50,8 @@ pub struct GoogleCredentials {
     file: CredentialFile,
     path: PathBuf,
     cached: Mutex<Option<(String, Instant)>>,
+    /// The scopes a service account asks for (space-separated).
+    scopes: String,
 }
 
 impl std::fmt::Debug for GoogleCredentials {
@@ -103,7 +105,17 @@ impl GoogleCredentials {
             file,
             path: path.to_path_buf(),
             cached: Mutex::new(None),
+            scopes: CLOUD_PLATFORM_SCOPE.to_string(),
         })
+    }
+
+    /// Asks for `scopes` instead of cloud-platform (service accounts; a
+    /// user's login keeps the scopes it was granted).
+    pub fn with_scopes(mut self, scopes: &[String]) -> Self {
+        if !scopes.is_empty() {
+            self.scopes = scopes.join(" ");
+        }
+        self
     }
 
     /// A valid access token, fetched when none is cached or it is about
@@ -210,7 +222,7 @@ impl GoogleCredentials {
         if let Some(kid) = key_id {
             header["kid"] = json!(kid);
         }
-        let claims = json!({"iss": email, "scope": CLOUD_PLATFORM_SCOPE, "aud": audience,
+        let claims = json!({"iss": email, "scope": self.scopes, "aud": audience,
             "iat": now, "exp": now + 3600});
         let signing_input = format!(
             "{}.{}",

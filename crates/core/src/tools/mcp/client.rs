@@ -218,7 +218,14 @@ async fn open_once(
     let tools = handler.tools.clone();
     let resources = handler.resources.clone();
     let work = async {
-        let headers = header_map(&config.headers)?;
+        let mut headers = header_map(&config.headers)?;
+        if let Some(url) = server_url(config)
+            && let Some(auth) =
+                super::oauth::google::authorization(config, url, &http_client()?).await
+        {
+            let value = HeaderValue::try_from(auth?).map_err(|e| e.to_string())?;
+            headers.insert(reqwest::header::AUTHORIZATION, value);
+        }
         let service = match &config.transport {
             TransportSpec::Stdio {
                 command,

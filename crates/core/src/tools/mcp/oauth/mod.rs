@@ -8,6 +8,7 @@
 //! (and refreshed before they expire) on every request.
 
 pub mod callback;
+pub mod google;
 pub mod recorder;
 pub mod store;
 
