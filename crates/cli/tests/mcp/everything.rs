@@ -102,3 +102,48 @@ fn roots_are_the_workspace_and_unanswerable_input_is_declined() {
         out.stderr
     );
 }
+
+#[test]
+fn the_terminal_asks_for_a_servers_input_in_a_form() {
+    let Some(bin) = everything_bin() else { return };
+    if !crate::tui::tmux_available() {
+        crate::support::peer_missing("tmux", "apt-get install tmux");
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.settings(&json!({"model": {"name": "gemini-2.5-flash", "retry": {"initialDelayMs": 1}},
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "mcpServers": {"everything": {"command": bin.display().to_string(), "args": ["stdio"], "trust": true}}}));
+    let fake = FakeGemini::start(&lines(&[
+        call("trigger-elicitation-request", json!({})),
+        text("Thanks."),
+    ]));
+    let t = crate::tui::Tmux::start(&sb, &fake.base_url, &[], 110, 45);
+    t.wait_for("mode: default", 20);
+    t.type_text("ask me");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("asks for input", 20);
+    assert!(
+        s.contains("Please provide inputs for the following fields:"),
+        "{s}"
+    );
+    assert!(
+        s.contains("It was a dark and stormy night."),
+        "defaults filled: {s}"
+    );
+    // Enter with the required name empty is refused; then type it.
+    t.keys(&["Enter"]);
+    t.wait_for("name is required", 10);
+    t.type_text("Ada Lovelace");
+    t.keys(&["Enter"]);
+    t.wait_for("Thanks.", 20);
+    let responses = fake.function_responses();
+    let got = responses[0].to_string();
+    assert!(
+        got.contains("User provided the requested information"),
+        "{got}"
+    );
+    assert!(got.contains("Name: Ada Lovelace"), "{got}");
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT=0", 10);
+}

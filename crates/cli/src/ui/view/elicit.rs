@@ -49,6 +49,11 @@ impl ElicitForm {
                 required: required.contains(&name.as_str()),
                 text: match schema.get("default") {
                     Some(Value::String(s)) => s.clone(),
+                    Some(Value::Array(items)) => items
+                        .iter()
+                        .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
+                        .collect::<Vec<_>>()
+                        .join(", "),
                     Some(Value::Bool(true)) => "yes".into(),
                     Some(Value::Bool(false)) => "no".into(),
                     Some(v) => v.to_string(),

@@ -84,6 +84,17 @@ pub fn parse_field(prop: &Value, typed: &str) -> Result<Value, String> {
             .and_then(serde_json::Number::from_f64)
             .map(Value::Number)
             .ok_or_else(|| "a number, please".to_string()),
+        "array" => match serde_json::from_str::<Value>(typed) {
+            Ok(v @ Value::Array(_)) => Ok(v),
+            _ => Ok(Value::Array(
+                typed
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|t| !t.is_empty())
+                    .map(|t| Value::String(t.to_string()))
+                    .collect(),
+            )),
+        },
         "boolean" => match typed.trim().to_ascii_lowercase().as_str() {
             "true" | "yes" | "y" => Ok(Value::Bool(true)),
             "false" | "no" | "n" => Ok(Value::Bool(false)),
@@ -128,5 +139,13 @@ mod tests {
             json!(9.5)
         );
         assert!(parse_field(&json!({"enum": ["a", "b"]}), "c").is_err());
+        assert_eq!(
+            parse_field(&json!({"type": "array"}), "a, b").unwrap(),
+            json!(["a", "b"])
+        );
+        assert_eq!(
+            parse_field(&json!({"type": "array"}), "[\"x\"]").unwrap(),
+            json!(["x"])
+        );
     }
 }
