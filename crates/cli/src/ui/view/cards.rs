@@ -77,7 +77,7 @@ pub fn spinner_frame(now: Instant, epoch: Instant) -> &'static str {
 
 /// A one-line description of a call from its arguments.
 pub fn describe(args: &Value) -> String {
-    const KEYS: [&str; 10] = [
+    const KEYS: [&str; 12] = [
         "command",
         "file_path",
         "absolute_path",
@@ -88,6 +88,8 @@ pub fn describe(args: &Value) -> String {
         "query",
         "prompt",
         "paths",
+        "objective",
+        "question",
     ];
     let Some(obj) = args.as_object() else {
         return String::new();
