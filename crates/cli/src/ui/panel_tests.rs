@@ -62,6 +62,31 @@ fn mcp_screen() {
     );
     let none = screen(panels::mcp_lines(&[], &[]), 80, 3);
     assert!(none.starts_with("No MCP servers configured."), "{none}");
+    let docs = vec![McpServerView {
+        name: "docs".into(),
+        description: None,
+        ready: true,
+        tools: vec![("search".into(), String::new())],
+        resources: vec![("demo://a.md".into(), "a".into())],
+    }];
+    let auth = vec![
+        "Error connecting to MCP server 'gh': needs authentication, and no browser could be opened"
+            .to_string(),
+    ];
+    let got = screen(panels::mcp_lines(&docs, &auth), 80, 9);
+    assert_screen(
+        &got,
+        &[
+            "Configured MCP servers:",
+            "",
+            "● docs - Ready (1 tools)",
+            "    Resources (1), as @docs:<uri>:",
+            "    - demo://a.md (a)",
+            "    - search",
+            "",
+            "● gh - Needs authentication (run /mcp auth gh)",
+        ],
+    );
 }
 
 #[test]
