@@ -147,3 +147,51 @@ fn the_terminal_asks_for_a_servers_input_in_a_form() {
     t.keys(&["C-d"]);
     t.wait_for("EXIT=0", 10);
 }
+
+#[test]
+fn directory_add_grows_the_workspace_and_the_servers_roots() {
+    let Some(bin) = everything_bin() else { return };
+    if !crate::tui::tmux_available() {
+        crate::support::peer_missing("tmux", "apt-get install tmux");
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.write_home("other/note.txt", "from the other dir\n");
+    let other = sb.home.join("other");
+    sb.settings(&json!({"model": {"name": "gemini-2.5-flash", "retry": {"initialDelayMs": 1}},
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "mcpServers": {"everything": {"command": bin.display().to_string(), "args": ["stdio"], "trust": true}}}));
+    let fake = FakeGemini::start(&lines(&[
+        call("get-roots-list", json!({})),
+        call(
+            "read_file",
+            json!({"file_path": other.join("note.txt").display().to_string()}),
+        ),
+        text("Seen."),
+    ]));
+    let t = crate::tui::Tmux::start(&sb, &fake.base_url, &[], 110, 40);
+    t.wait_for("mode: default", 20);
+    t.type_text(&format!("/directory add {}", other.display()));
+    t.keys(&["Enter"]);
+    t.wait_for("Successfully added directories:", 10);
+    t.type_text("list the roots");
+    t.keys(&["Enter"]);
+    t.wait_for("Seen.", 20);
+    let responses = fake.function_responses();
+    let roots = responses[0].to_string();
+    assert!(
+        roots.contains(&format!("file://{}", other.display())),
+        "{roots}"
+    );
+    assert!(
+        roots.contains(&format!("file://{}", sb.work.display())),
+        "{roots}"
+    );
+    assert!(
+        responses[1].to_string().contains("from the other dir"),
+        "{}",
+        responses[1]
+    );
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT=0", 10);
+}

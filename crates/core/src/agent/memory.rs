@@ -95,7 +95,7 @@ pub fn load_context(workspace: &Workspace, opts: &MemoryOptions<'_>) -> LoadedCo
     // Where imports may lead: the workspace, the git root above it (Gemini
     // CLI's project root) and ~/.gemini.
     let git_root = upward.first().filter(|d| d.join(".git").exists());
-    let mut allowed: Vec<PathBuf> = workspace.dirs().to_vec();
+    let mut allowed: Vec<PathBuf> = workspace.dirs();
     allowed.extend(git_root.cloned());
     allowed.push(opts.gemini_dir.to_path_buf());
     let allowed: Vec<PathBuf> = allowed.iter().map(|d| realpath_lenient(d)).collect();

@@ -72,6 +72,12 @@ pub enum Op {
         /// Its arguments.
         args: Value,
     },
+    /// Add directories to the workspace (`/directory add`); MCP servers
+    /// are told their roots changed.
+    AddDirectories {
+        /// The paths, relative to the project root or absolute.
+        paths: Vec<String>,
+    },
     /// Log in to an OAuth-protected MCP server (`/mcp auth <name>`); the
     /// URL to open is reported as an info when no browser opens.
     McpAuth {

@@ -110,7 +110,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let mcp = if !tool_server && has_servers {
         let mgr = McpManager::start_with(
             settings,
-            workspace.dirs(),
+            &workspace.dirs(),
             &config.allowed_mcp_server_names,
             config.trusted,
             &config.mcp_servers,
@@ -410,7 +410,7 @@ fn native_sandbox(
     let fatal = |e: sandbox::SandboxError| {
         StartError::new(StartErrorKind::Sandbox, "FatalSandboxError", e.to_string())
     };
-    let mut writable = workspace.dirs().to_vec();
+    let mut writable = workspace.dirs();
     let project_temp = workspace.project_temp_dir().to_path_buf();
     // Landlock needs the directory to exist to allow writes below it.
     let _ = std::fs::create_dir_all(&project_temp);

@@ -133,6 +133,35 @@ impl Engine {
         Ok(out)
     }
 
+    /// `/directory add`: the directories join the workspace (every tool
+    /// sees them) and the MCP servers' roots. Not while the sandbox runs:
+    /// its writable directories are fixed at start.
+    pub(super) async fn add_directories(&mut self, paths: &[String]) {
+        if self.ctx.sandbox.is_some() {
+            self.emit(AgentEvent::Error(
+                "The /directory add command is not supported while the sandbox is on. Please use --include-directories when starting the session instead.".to_string(),
+            ));
+            return;
+        }
+        let mut added = Vec::new();
+        for path in paths.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
+            match self.info.workspace.add_dir(path) {
+                Ok(dir) => added.push(dir.display().to_string()),
+                Err(e) => self.emit(AgentEvent::Error(format!("Error adding '{path}': {e}"))),
+            }
+        }
+        if added.is_empty() {
+            return;
+        }
+        if let Some(mcp) = self.info.mcp.clone() {
+            mcp.set_roots(&self.info.workspace.dirs()).await;
+        }
+        self.emit(AgentEvent::Info(format!(
+            "Successfully added directories:\n- {}",
+            added.join("\n- ")
+        )));
+    }
+
     /// `/mcp auth <server>`: logs in, then reconnects the server when it
     /// is connected (a server that failed at start joins the next session).
     pub(super) async fn mcp_auth(&mut self, server: &str, cancel: &CancellationToken) {

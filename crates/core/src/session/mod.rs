@@ -378,6 +378,10 @@ impl Engine {
                 self.shell(command, &cancel).await;
                 Finished::Command
             }
+            Op::AddDirectories { paths } => {
+                self.add_directories(&paths).await;
+                Finished::Command
+            }
             Op::McpAuth { server } => {
                 self.mcp_auth(&server, &cancel).await;
                 Finished::Command

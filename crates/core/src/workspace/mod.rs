@@ -74,12 +74,19 @@ impl Default for FilterOptions {
     }
 }
 
+/// The workspace directories and their resolved forms, shared by every
+/// copy of a workspace (`/directory add` grows them for all).
+#[derive(Debug, Default)]
+struct Dirs {
+    dirs: Vec<PathBuf>,
+    real: Vec<PathBuf>,
+}
+
 /// The directories tools may touch, and the project's temp dir.
 #[derive(Debug, Clone)]
 pub struct Workspace {
     target_dir: PathBuf,
-    dirs: Vec<PathBuf>,
-    real_dirs: Vec<PathBuf>,
+    dirs: Arc<std::sync::RwLock<Dirs>>,
     project_temp_dir: PathBuf,
     real_temp_dir: PathBuf,
     filter: FilterOptions,
@@ -102,12 +109,11 @@ impl Workspace {
                 dirs.push(abs);
             }
         }
-        let real_dirs = dirs.iter().map(|d| realpath_lenient(d)).collect();
+        let real = dirs.iter().map(|d| realpath_lenient(d)).collect();
         let real_temp_dir = realpath_lenient(&project_temp_dir);
         Workspace {
             target_dir,
-            dirs,
-            real_dirs,
+            dirs: Arc::new(std::sync::RwLock::new(Dirs { dirs, real })),
             project_temp_dir,
             real_temp_dir,
             filter: FilterOptions::default(),
@@ -139,8 +145,33 @@ impl Workspace {
     }
 
     /// All workspace directories, the root first.
-    pub fn dirs(&self) -> &[PathBuf] {
-        &self.dirs
+    pub fn dirs(&self) -> Vec<PathBuf> {
+        self.dirs.read().map(|d| d.dirs.clone()).unwrap_or_default()
+    }
+
+    /// Adds a directory (`/directory add`): it must exist; a relative path
+    /// is taken from the root. Every copy of this workspace sees it.
+    pub fn add_dir(&self, path: &str) -> Result<PathBuf, String> {
+        let expanded = match path.strip_prefix("~/") {
+            Some(rest) => std::env::var_os("HOME")
+                .map(|h| PathBuf::from(h).join(rest))
+                .unwrap_or_else(|| PathBuf::from(path)),
+            None => PathBuf::from(path),
+        };
+        let abs = boundary::normalize(&self.target_dir.join(expanded));
+        if !abs.is_dir() {
+            return Err(format!("{} is not a directory", abs.display()));
+        }
+        let mut dirs = self
+            .dirs
+            .write()
+            .map_err(|_| "the workspace is unavailable".to_string())?;
+        if dirs.dirs.contains(&abs) {
+            return Err(format!("{} is already in the workspace", abs.display()));
+        }
+        dirs.real.push(realpath_lenient(&abs));
+        dirs.dirs.push(abs.clone());
+        Ok(abs)
     }
 
     /// The project temp dir (`~/.gemini/tmp/<sha256>`).
@@ -158,7 +189,11 @@ impl Workspace {
     /// or the project temp dir.
     pub fn is_allowed(&self, abs: &Path) -> bool {
         let real = realpath_lenient(abs);
-        self.real_dirs.iter().any(|d| real.starts_with(d)) || real.starts_with(&self.real_temp_dir)
+        let inside = self
+            .dirs
+            .read()
+            .is_ok_and(|d| d.real.iter().any(|d| real.starts_with(d)));
+        inside || real.starts_with(&self.real_temp_dir)
     }
 
     /// Gemini CLI's `validatePathAccess`: `Ok` or the exact refusal text.
@@ -184,7 +219,11 @@ impl Workspace {
 
     /// The refusal text for a path outside every workspace directory.
     pub fn outside_message(&self, abs: &Path) -> String {
-        let dirs: Vec<String> = self.dirs.iter().map(|d| d.display().to_string()).collect();
+        let dirs: Vec<String> = self
+            .dirs()
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect();
         format!(
             "Path not in workspace: Attempted path \"{}\" resolves outside the allowed workspace directories: {} or the project temp directory: {}",
             abs.display(),
@@ -200,7 +239,9 @@ impl Workspace {
     /// [`Beneath`]).
     pub fn beneath(&self, abs: &Path) -> Option<Beneath> {
         let real = realpath_lenient(abs);
-        self.real_dirs
+        let guard = self.dirs.read().ok()?;
+        guard
+            .real
             .iter()
             .chain(std::iter::once(&self.real_temp_dir))
             .filter(|d| real.starts_with(d))

@@ -130,6 +130,7 @@ impl Command {
             | Command::MemoryAdd(_)
             | Command::MemoryRefresh
             | Command::Restore(_)
+            | Command::DirectoryAdd(_)
             | Command::McpAuth(_) => true,
             Command::Help
             | Command::About
@@ -137,7 +138,6 @@ impl Command {
             | Command::ChatDelete(_)
             | Command::Copy
             | Command::DirectoryShow
-            | Command::DirectoryAdd(_)
             | Command::Hooks
             | Command::Mcp
             | Command::MemoryShow

@@ -31,21 +31,24 @@ pub fn command(app: &mut App, line: &str) {
         Command::Help => s.push_lines(info::help_lines(&app.ctx.info.custom_commands)),
         Command::Shortcuts => s.push_lines(info::shortcut_lines()),
         Command::About => {
-            let lines =
-                info::about_lines(&s.model, &app.ctx.info.session_id, &s.workspace_label);
+            let lines = info::about_lines(&s.model, &app.ctx.info.session_id, &s.workspace_label);
             s.push_lines(lines);
         }
         Command::ChatList => {
             let dir = app.ctx.info.workspace.project_temp_dir();
-            let lines =
-                chat::list_lines(&chat::list(dir), &chat::recorded_sessions(&dir.join("chats")));
+            let lines = chat::list_lines(
+                &chat::list(dir),
+                &chat::recorded_sessions(&dir.join("chats")),
+            );
             s.push_lines(lines);
         }
         Command::ChatSave(tag) => chat_save(app, &tag),
         Command::ChatResume(tag) => chat_resume(app, &tag),
         Command::ChatDelete(tag) => {
             match chat::delete(app.ctx.info.workspace.project_temp_dir(), &tag) {
-                Ok(true) => s.info(&format!("Conversation checkpoint '{tag}' has been deleted.")),
+                Ok(true) => s.info(&format!(
+                    "Conversation checkpoint '{tag}' has been deleted."
+                )),
                 Ok(false) => s.error(&format!("Error: No checkpoint found with tag '{tag}'.")),
                 Err(e) => s.error(&format!("Could not delete checkpoint '{tag}': {e}")),
             }
@@ -76,12 +79,15 @@ pub fn command(app: &mut App, line: &str) {
                 s.info("Last answer copied to the clipboard (OSC 52).");
             }
         }
-        Command::DirectoryShow => s.push_lines(panels::directory_lines(app.ctx.info.workspace.dirs())),
-        Command::DirectoryAdd(paths) => s.warn(&format!(
-            "Cannot add {paths} now: the workspace directories are fixed when the session starts \
-             (every tool, the sandbox and the MCP servers' roots share them). Start gemini-rs with \
-             --include-directories {paths}, or list it under context.includeDirectories in settings.json."
-        )),
+        Command::DirectoryShow => {
+            s.push_lines(panels::directory_lines(&app.ctx.info.workspace.dirs()))
+        }
+        Command::DirectoryAdd(paths) => {
+            if !agent_busy(app) {
+                let paths = paths.split(',').map(str::to_string).collect();
+                app.start_op(Op::AddDirectories { paths }, "Adding directories");
+            }
+        }
         Command::Hooks => {
             s.push_lines(panels::hooks_lines(app.ctx.info.hooks.as_ref()));
         }
@@ -125,7 +131,8 @@ pub fn command(app: &mut App, line: &str) {
             if pending.is_empty() {
                 s.info("No project agents wait for acknowledgement.");
             } else {
-                let mut acks = gemini_rs_core::subagents::Acknowledgements::load(&info.paths.gemini_dir);
+                let mut acks =
+                    gemini_rs_core::subagents::Acknowledgements::load(&info.paths.gemini_dir);
                 match acks.acknowledge(info.workspace.target_dir(), pending) {
                     Ok(()) => {
                         let names: Vec<&str> = pending.iter().map(|a| a.name.as_str()).collect();

@@ -153,7 +153,7 @@ impl GlobInvocation {
                 }
                 vec![d.clone()]
             }
-            None => ws.dirs().to_vec(),
+            None => ws.dirs(),
         };
         let mut found: Vec<PathBuf> = Vec::new();
         for dir in &dirs {

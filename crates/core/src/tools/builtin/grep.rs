@@ -195,7 +195,7 @@ impl GrepInvocation {
                 }
                 vec![d.clone()]
             }
-            None => ws.dirs().to_vec(),
+            None => ws.dirs(),
         };
         let rust_pattern = match &self.translation {
             Translation::Rust(p) => p.clone(),

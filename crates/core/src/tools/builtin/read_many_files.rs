@@ -255,7 +255,7 @@ impl ReadManyFilesInvocation {
     ) -> Result<BTreeSet<PathBuf>, String> {
         let excludes = self.excludes();
         let mut found = BTreeSet::new();
-        for dir in ctx.workspace.dirs() {
+        for dir in &ctx.workspace.dirs() {
             for pattern in &self.include {
                 let literal = dir.join(pattern);
                 let pattern = if literal.is_dir() {

@@ -10,7 +10,7 @@ use super::line_guard::Overflow;
 use super::sse::SseClientTransport;
 use super::stdio::StdioTransport;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-use rmcp::model::{CallToolRequestParams, Root, Tool as RmcpTool};
+use rmcp::model::{CallToolRequestParams, Tool as RmcpTool};
 use rmcp::service::{RunningService, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -275,7 +275,7 @@ impl McpConnection {
     /// timeout. The error is the reason, without the server name.
     pub(crate) async fn connect(
         config: McpServerConfig,
-        roots: Arc<Vec<Root>>,
+        roots: super::handler::SharedRoots,
         changed: Arc<watch::Sender<u64>>,
         elicitor: super::elicitation::ElicitorSlot,
     ) -> Result<McpConnection, String> {

@@ -23,7 +23,7 @@ pub const CLIENT_NAME: &str = "gemini-cli-mcp-client";
 #[derive(Clone)]
 pub(crate) struct Handler {
     pub(crate) server: String,
-    pub(crate) roots: Arc<Vec<Root>>,
+    pub(crate) roots: SharedRoots,
     pub(crate) tools: Arc<RwLock<Vec<RmcpTool>>>,
     pub(crate) resources: Arc<RwLock<super::resources::ResourceList>>,
     pub(crate) changed: Arc<watch::Sender<u64>>,
@@ -55,7 +55,8 @@ impl ClientHandler for Handler {
         &self,
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
-        Ok(ListRootsResult::new(self.roots.as_ref().clone()))
+        let roots = self.roots.read().map(|r| r.clone()).unwrap_or_default();
+        Ok(ListRootsResult::new(roots))
     }
 
     async fn create_elicitation(
@@ -125,6 +126,10 @@ pub fn file_uri(path: &Path) -> String {
     }
     out
 }
+
+/// The roots every connection of a session offers (they change with
+/// `/directory add`).
+pub type SharedRoots = Arc<RwLock<Vec<Root>>>;
 
 /// The roots offered to servers: the workspace dirs, named by basename.
 pub fn roots_for(dirs: &[PathBuf]) -> Vec<Root> {

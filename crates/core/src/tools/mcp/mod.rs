@@ -54,6 +54,7 @@ pub struct McpManager {
     changed: Arc<watch::Sender<u64>>,
     built: Mutex<Vec<Arc<McpTool>>>,
     elicitor: elicitation::ElicitorSlot,
+    roots: handler::SharedRoots,
 }
 
 impl McpManager {
@@ -100,7 +101,8 @@ impl McpManager {
         let filter = ServerFilter::new(settings, allowed_server_names);
         let (tx, _rx) = watch::channel(0u64);
         let changed = Arc::new(tx);
-        let roots = Arc::new(handler::roots_for(workspace_dirs));
+        let roots: handler::SharedRoots =
+            Arc::new(std::sync::RwLock::new(handler::roots_for(workspace_dirs)));
         let elicitor = elicitation::ElicitorSlot::default();
         let to_start: Vec<McpServerConfig> = if project_trusted && config::mcp_enabled(settings) {
             configs
@@ -145,6 +147,22 @@ impl McpManager {
             changed,
             built: Mutex::new(Vec::new()),
             elicitor,
+            roots,
+        }
+    }
+
+    /// Offers `dirs` as the roots from now on and tells every connected
+    /// server (`notifications/roots/list_changed`).
+    pub async fn set_roots(&self, dirs: &[PathBuf]) {
+        if let Ok(mut roots) = self.roots.write() {
+            *roots = handler::roots_for(dirs);
+        }
+        for conn in &self.connections {
+            if let Some(peer) = conn.peer()
+                && let Err(e) = peer.notify_roots_list_changed().await
+            {
+                tracing::debug!(server = %conn.name(), "roots/list_changed not sent: {e}");
+            }
         }
     }
 
@@ -326,7 +344,7 @@ impl McpManager {
         let mut config = config;
         config.timeout_ms = config.timeout_ms.min(limit.as_millis() as u64).max(1);
         let (tx, _rx) = watch::channel(0u64);
-        let roots = Arc::new(handler::roots_for(workspace_dirs));
+        let roots = Arc::new(std::sync::RwLock::new(handler::roots_for(workspace_dirs)));
         let conn = McpConnection::connect(config, roots, Arc::new(tx), Default::default()).await?;
         let names = conn
             .tools()

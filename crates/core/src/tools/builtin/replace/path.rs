@@ -24,7 +24,7 @@ pub(super) fn correct_path(
         return Ok(direct);
     };
     let mut matches: Vec<PathBuf> = Vec::new();
-    for dir in ws.dirs() {
+    for dir in &ws.dirs() {
         for found in bfs_find(ws, dir, &base, filter) {
             if found.to_string_lossy().ends_with(&wanted) && !matches.contains(&found) {
                 matches.push(found);
