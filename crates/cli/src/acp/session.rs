@@ -131,6 +131,11 @@ impl Pump {
     /// A sub-agent's event: its tool calls are listed as the content of
     /// the delegating call; its permission requests are asked as any.
     fn nested(&self, activity: &mut updates::NestedActivity, parent: String, event: AgentEvent) {
+        // Events that trail a delegating call that already ended (it was
+        // cancelled) are dropped.
+        if activity.ended(&parent) {
+            return;
+        }
         match event {
             AgentEvent::ToolCallRequested { call_id, name, .. } => {
                 activity.started(&parent, call_id, name)

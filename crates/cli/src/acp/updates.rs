@@ -284,6 +284,7 @@ pub enum NestedState {
 #[derive(Default)]
 pub struct NestedActivity {
     calls: std::collections::HashMap<String, Vec<(String, String, NestedState)>>,
+    ended: std::collections::HashSet<String>,
 }
 
 impl NestedActivity {
@@ -330,5 +331,11 @@ impl NestedActivity {
     /// The delegating call ended.
     pub fn forget(&mut self, parent: &str) {
         self.calls.remove(parent);
+        self.ended.insert(parent.to_string());
+    }
+
+    /// True once the delegating call ended.
+    pub fn ended(&self, parent: &str) -> bool {
+        self.ended.contains(parent)
     }
 }

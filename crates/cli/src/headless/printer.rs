@@ -27,6 +27,8 @@ pub struct Printer {
     format: OutputFormat,
     raw: bool,
     at_line_start: bool,
+    /// Calls that finished (a sub-agent's events trailing them are dropped).
+    finished: std::collections::HashSet<String>,
 }
 
 impl Printer {
@@ -36,6 +38,7 @@ impl Printer {
             format,
             raw,
             at_line_start: true,
+            finished: Default::default(),
         }
     }
 
@@ -95,6 +98,7 @@ impl Printer {
                 OutputFormat::Json => {}
             },
             AgentEvent::ToolFinished(done) => {
+                self.finished.insert(done.call_id.clone());
                 if let Some(event) = self.tool_finished(&done, true) {
                     self.json_line(event);
                 }
@@ -138,6 +142,9 @@ impl Printer {
     /// A sub-agent's event: stream-json shows its messages and tool calls
     /// marked with `parent_tool_id`; the other formats only its warnings.
     fn nested(&mut self, parent: &str, event: AgentEvent) {
+        if self.finished.contains(parent) {
+            return;
+        }
         let stream = self.format == OutputFormat::StreamJson;
         let mut line = match event {
             AgentEvent::Content(t) if stream => json!({"type": "message", "timestamp": iso_now(),

@@ -226,6 +226,10 @@ impl UiState {
     /// A sub-agent's event: its calls go under the delegating call's card;
     /// its confirmations are asked as any other.
     fn on_nested(&mut self, parent: &str, event: AgentEvent, now: Instant) {
+        // What trails a delegating call that already ended is dropped.
+        if self.card_mut(parent).is_none() {
+            return;
+        }
         let show = self.show_nested;
         let set_status = |s: &mut Self, id: &str, status: CardStatus| {
             if let Some(c) = s

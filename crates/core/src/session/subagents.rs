@@ -69,14 +69,16 @@ impl SubagentRunner for SubagentHost {
             let (tx, mut rx) = mpsc::unbounded_channel::<AgentEvent>();
             let parent = self.events.clone();
             let forward_id = parent_call_id.clone();
-            let forwarder = tokio::spawn(async move {
+            // Stopped if the run is dropped (the call was cancelled): its
+            // late events would trail the call's end.
+            let mut forwarder = AbortOnDrop(Some(tokio::spawn(async move {
                 while let Some(event) = rx.recv().await {
                     let _ = parent.send(AgentEvent::Nested {
                         parent_call_id: forward_id.clone(),
                         event: Box::new(event),
                     });
                 }
-            });
+            })));
             let nested_ctx = ToolContext {
                 model: model.clone(),
                 subagents: None,
@@ -129,9 +131,22 @@ impl SubagentRunner for SubagentHost {
             let outcome = runner.run_subagent(agent, query, &agent_id, &cancel).await;
             // Every nested event is out before the delegating call ends.
             drop(runner);
-            let _ = forwarder.await;
+            if let Some(task) = forwarder.0.take() {
+                let _ = task.await;
+            }
             outcome
         })
+    }
+}
+
+/// Aborts a task when dropped.
+struct AbortOnDrop(Option<tokio::task::JoinHandle<()>>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some(task) = self.0.take() {
+            task.abort();
+        }
     }
 }
 
