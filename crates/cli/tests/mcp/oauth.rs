@@ -204,6 +204,8 @@ class H(http.server.BaseHTTPRequestHandler):
         self.reply(401, b"{}", [("WWW-Authenticate",
             f'Bearer resource_metadata="http://127.0.0.1:{port}/.well-known/oauth-protected-resource"')])
     def do_GET(self):
+        if self.path == "/sse":
+            return self.do_POST()
         self.reply(200, b"{not json", [("content-type", "application/json")])
 s = http.server.HTTPServer(("127.0.0.1", 0), H)
 print(s.server_address[1], flush=True)
@@ -231,7 +233,8 @@ fn garbage_from_the_authorization_server_is_reported_and_the_session_goes_on() {
     )]));
     sb.settings(&serde_json::json!({"model": {"name": "gemini-2.5-flash"},
         "security": {"auth": {"selectedType": "gemini-api-key"}},
-        "mcpServers": {"bad": {"httpUrl": url, "timeout": 10000}}}));
+        "mcpServers": {"bad": {"httpUrl": url, "timeout": 10000},
+            "bad-sse": {"url": url.replace("/mcp", "/sse"), "type": "sse", "timeout": 10000}}}));
     let b = browser(&sb, FOLLOW);
     let out = sb.run(
         &["-p", "go"],
@@ -242,12 +245,10 @@ fn garbage_from_the_authorization_server_is_reported_and_the_session_goes_on() {
     let _ = server.wait();
     assert_eq!(out.code, 0, "{out:?}");
     assert!(out.stdout.contains("still here"), "{out:?}");
-    assert!(
-        out.stderr
-            .contains("Error connecting to MCP server 'bad': authentication failed"),
-        "{}",
-        out.stderr
-    );
+    for server in ["bad", "bad-sse"] {
+        let line = format!("Error connecting to MCP server '{server}': authentication failed");
+        assert!(out.stderr.contains(&line), "{}", out.stderr);
+    }
 }
 
 #[test]

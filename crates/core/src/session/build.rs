@@ -124,10 +124,12 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     } else {
         None
     };
+    // Read once; skills, agents, commands and exclusions come from them.
+    let loaded_extensions = extensions::load_extensions(paths, root);
     let (skills, skill_warnings) = if tool_server {
         (Vec::new(), Vec::new())
     } else {
-        let extension_skills: Vec<PathBuf> = extensions::load_extensions(paths, root)
+        let extension_skills: Vec<PathBuf> = loaded_extensions
             .iter()
             .map(|e| e.path.join("skills"))
             .collect();
@@ -143,7 +145,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         warning: true,
     }));
     let skills = Arc::new(skills);
-    let agents = super::subagents::session_agents(&config, tool_server);
+    let agents = super::subagents::session_agents(&config, tool_server, &loaded_extensions);
     notes.extend(super::subagents::agent_notes(&agents));
     let mut registry = registry(
         &config,
@@ -154,9 +156,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         &skills,
         &agents.agents,
     );
-    registry.exclude(extensions::excluded_tools(&extensions::load_extensions(
-        paths, root,
-    )));
+    registry.exclude(extensions::excluded_tools(&loaded_extensions));
     if tool_server {
         registry.exclude(NEEDS_MODEL.iter().map(|s| s.to_string()));
     }
@@ -329,9 +329,9 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         agent.set_model(name);
     }
     let project_commands = root.join(".gemini").join("commands");
-    let extension_commands: Vec<(String, PathBuf)> = extensions::load_extensions(paths, root)
-        .into_iter()
-        .map(|e| (e.name, e.path.join("commands")))
+    let extension_commands: Vec<(String, PathBuf)> = loaded_extensions
+        .iter()
+        .map(|e| (e.name.clone(), e.path.join("commands")))
         .collect();
     let (mut custom_commands, command_warnings) = super::custom_commands::load(
         &extension_commands,

@@ -177,20 +177,17 @@ impl SubagentHost {
 pub(super) fn session_agents(
     config: &super::SessionConfig,
     tool_server: bool,
+    extensions: &[crate::tools::mcp::extensions::Extension],
 ) -> crate::subagents::AgentSet {
     if tool_server {
         return crate::subagents::AgentSet::default();
     }
-    let root = config.root.as_path();
     let extension_agents: Vec<std::path::PathBuf> =
-        crate::tools::mcp::extensions::load_extensions(&config.paths, root)
-            .iter()
-            .map(|e| e.path.join("agents"))
-            .collect();
+        extensions.iter().map(|e| e.path.join("agents")).collect();
     crate::subagents::discover(
         &config.settings,
         &config.paths.gemini_dir,
-        config.trusted.then_some(root),
+        config.trusted.then_some(config.root.as_path()),
         &extension_agents,
     )
 }

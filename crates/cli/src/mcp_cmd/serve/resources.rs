@@ -7,7 +7,6 @@ use base64::Engine;
 use gemini_rs_core::workspace::{FileKind, MAX_FILE_BYTES, Workspace, detect_kind, mime_type};
 use serde_json::{Value, json};
 use std::io::Read;
-use std::path::PathBuf;
 
 /// Most files one `resources/list` returns.
 const LIST_LIMIT: usize = 1000;
@@ -40,11 +39,8 @@ pub(super) fn read(ws: &Workspace, params: &Value) -> Result<Value, (i64, String
         .get("uri")
         .and_then(Value::as_str)
         .ok_or((-32602, "resources/read needs `uri`".to_string()))?;
-    let path = uri
-        .strip_prefix("file://")
-        .map(percent_decode)
+    let path = gemini_rs_core::tools::mcp::file_uri_path(uri)
         .ok_or((-32002, format!("Resource not found: {uri}")))?;
-    let path = PathBuf::from(path);
     ws.check_access(&path).map_err(|e| (-32002, e))?;
     if ws.is_ignored(&path, ws.filter_options()) {
         return Err((-32002, format!("Resource not found: {uri} (ignored)")));
@@ -67,24 +63,4 @@ pub(super) fn read(ws: &Workspace, params: &Value) -> Result<Value, (i64, String
 
 fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(b) = s
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(b);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }

@@ -128,13 +128,12 @@ fn on_key(app: &mut App, key: KeyEvent) {
 
 fn refresh_completion(app: &mut App) {
     let prev = app.state.completion.take();
-    let resources = app
-        .ctx
-        .info
-        .mcp
-        .as_ref()
-        .map(|m| m.resource_references())
-        .unwrap_or_default();
+    // MCP resources are offered after an `@` only (not on every key).
+    let at = app.state.input.token_at_cursor().1.starts_with('@');
+    let resources = match &app.ctx.info.mcp {
+        Some(m) if at => m.resource_references(),
+        _ => Vec::new(),
+    };
     let mut next = complete::compute(
         &app.state.input,
         Some(&app.ctx.info.workspace),

@@ -94,27 +94,44 @@ async fn serve_http(
         let transport = StreamableHttpClientTransport::with_client(http_client()?, config);
         return handler.serve(transport).await.map_err(|e| e.to_string());
     }
-    let client = super::oauth::client(
-        &server.name,
-        url,
-        &server.oauth,
-        http_client()?,
-        handler.challenges.clone(),
-    )
-    .await?;
+    let slot = handler.challenges.clone();
+    if !super::oauth::has_tokens(&server.name, url) {
+        // Nothing to send yet: a plain client that notes a challenge.
+        let client = super::oauth::recorder::ChallengeRecorder::new(http_client()?, slot);
+        let transport = StreamableHttpClientTransport::with_client(client, config);
+        return handler.serve(transport).await.map_err(|e| e.to_string());
+    }
+    let client =
+        super::oauth::client(&server.name, url, &server.oauth, http_client()?, slot).await?;
     let transport = StreamableHttpClientTransport::with_client(client, config);
     handler.serve(transport).await.map_err(|e| e.to_string())
 }
 
 async fn serve_sse(
     handler: Handler,
+    server: &McpServerConfig,
     url: &str,
     headers: &HeaderMap,
 ) -> Result<RunningService<RoleClient, Handler>, String> {
-    let transport = SseClientTransport::connect(http_client()?, url, headers.clone())
-        .await
-        .map_err(|e| e.to_string())?;
-    handler.serve(transport).await.map_err(|e| e.to_string())
+    let mut headers = headers.clone();
+    if !headers.contains_key(reqwest::header::AUTHORIZATION)
+        && let Some(token) = super::oauth::stored_token(&server.name, url, &server.oauth).await
+    {
+        let value = HeaderValue::try_from(format!("Bearer {token}")).map_err(|e| e.to_string())?;
+        headers.insert(reqwest::header::AUTHORIZATION, value);
+    }
+    match SseClientTransport::connect(http_client()?, url, headers).await {
+        Ok(transport) => handler.serve(transport).await.map_err(|e| e.to_string()),
+        Err(e) => {
+            // A 401 is a challenge to log in with, as for streamable HTTP.
+            if let super::sse::SseError::Unauthorized(challenge) = &e
+                && let Ok(mut slot) = handler.challenges.lock()
+            {
+                *slot = Some(super::oauth::Challenge::Unauthorized(challenge.clone()));
+            }
+            Err(e.to_string())
+        }
+    }
 }
 
 async fn serve_stdio(
@@ -219,7 +236,8 @@ async fn open_once(
     let resources = handler.resources.clone();
     let work = async {
         let mut headers = header_map(&config.headers)?;
-        if let Some(url) = server_url(config)
+        if config.auth_provider.is_some()
+            && let Some(url) = server_url(config)
             && let Some(auth) =
                 super::oauth::google::authorization(config, url, &http_client()?).await
         {
@@ -234,13 +252,13 @@ async fn open_once(
                 cwd,
             } => serve_stdio(handler, command, args, env, cwd.as_deref()).await?,
             TransportSpec::Http(url) => serve_http(handler, config, url, &headers).await?,
-            TransportSpec::Sse(url) => serve_sse(handler, url, &headers).await?,
+            TransportSpec::Sse(url) => serve_sse(handler, config, url, &headers).await?,
             TransportSpec::HttpThenSse(url) => {
                 match serve_http(handler.clone(), config, url, &headers).await {
                     Ok(s) => s,
                     Err(http_err) => {
                         tracing::debug!(server = %config.name, "streamable HTTP failed ({http_err}); trying SSE");
-                        serve_sse(handler, url, &headers)
+                        serve_sse(handler, config, url, &headers)
                             .await
                             .map_err(|sse_err| format!("{http_err}; SSE fallback: {sse_err}"))?
                     }

@@ -127,6 +127,11 @@ pub fn file_uri(path: &Path) -> String {
     out
 }
 
+/// The path a `file://` URI names (the inverse of [`file_uri`]).
+pub fn file_uri_path(uri: &str) -> Option<PathBuf> {
+    url::Url::parse(uri).ok()?.to_file_path().ok()
+}
+
 /// The roots every connection of a session offers (they change with
 /// `/directory add`).
 pub type SharedRoots = Arc<RwLock<Vec<Root>>>;

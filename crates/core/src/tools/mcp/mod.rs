@@ -32,7 +32,7 @@ mod tests_restart;
 
 pub use client::{CallOutcome, McpConnection};
 pub use config::{McpServerConfig, ServerFilter, TransportSpec};
-pub use handler::{CLIENT_NAME, file_uri, roots_for};
+pub use handler::{CLIENT_NAME, file_uri, file_uri_path, roots_for};
 pub use naming::{generate_valid_name, mcp_prefixed_name, qualified_name};
 pub use tool::McpTool;
 

@@ -22,6 +22,9 @@ pub enum SseError {
     /// The server answered with a non-success status.
     #[error("SSE error: Non-200 status code ({0})")]
     Status(u16),
+    /// The server asked for authorization (401, its `WWW-Authenticate`).
+    #[error("SSE error: Non-200 status code (401)")]
+    Unauthorized(String),
     /// The stream ended or failed before the `endpoint` event.
     #[error("SSE error: stream ended before the endpoint event")]
     NoEndpoint,
@@ -54,6 +57,12 @@ impl SseClientTransport {
             .header(ACCEPT, HeaderValue::from_static("text/event-stream"))
             .send()
             .await?;
+        if resp.status() == reqwest::StatusCode::UNAUTHORIZED
+            && let Some(challenge) = resp.headers().get(reqwest::header::WWW_AUTHENTICATE)
+        {
+            let challenge = challenge.to_str().unwrap_or_default().to_string();
+            return Err(SseError::Unauthorized(challenge));
+        }
         if !resp.status().is_success() {
             return Err(SseError::Status(resp.status().as_u16()));
         }

@@ -228,6 +228,45 @@ async fn legacy_root_metadata(url: &str) -> Option<AuthorizationMetadata> {
     Some(metadata)
 }
 
+/// An authorization manager for `server` whose tokens come from the token
+/// file (refreshed when due).
+async fn stored_manager(
+    server: &str,
+    url: &str,
+    oauth: &OAuthConfig,
+) -> Result<AuthorizationManager, String> {
+    let mut manager = AuthorizationManager::new_allowing_private_addresses(url)
+        .await
+        .map_err(|e| e.to_string())?;
+    let store = token_store(server, url);
+    manager.set_credential_store(store.clone());
+    let Some(entry) = store.entry() else {
+        return Ok(manager);
+    };
+    if let Some(m) = oauth.metadata() {
+        manager.set_metadata(m);
+    }
+    if let Err(e) = manager.initialize_from_store().await {
+        tracing::warn!(server, "stored OAuth tokens unusable: {e}");
+        return Ok(manager);
+    }
+    let secret = oauth
+        .client_secret
+        .clone()
+        .or_else(|| store.stored_client_secret());
+    if let (Some(secret), Some(id)) = (secret, entry["clientId"].as_str()) {
+        let redirect = oauth
+            .redirect_uri
+            .clone()
+            .unwrap_or_else(|| "http://127.0.0.1/oauth/callback".to_string());
+        let config = OAuthClientConfig::new(id, redirect).with_client_secret(secret);
+        if let Err(e) = manager.configure_client(config) {
+            tracing::debug!(server, "OAuth client with secret: {e}");
+        }
+    }
+    Ok(manager)
+}
+
 /// The HTTP client of a server connection: it sends the stored token
 /// (refreshing it when due) and records the server's challenges in `slot`.
 pub async fn client(
@@ -237,39 +276,21 @@ pub async fn client(
     http: reqwest::Client,
     slot: ChallengeSlot,
 ) -> Result<recorder::ChallengeRecorder<AuthClient<reqwest::Client>>, String> {
-    let mut manager = AuthorizationManager::new_allowing_private_addresses(url)
-        .await
-        .map_err(|e| e.to_string())?;
-    let store = token_store(server, url);
-    manager.set_credential_store(store.clone());
-    if let Some(entry) = store.entry() {
-        if let Some(m) = oauth.metadata() {
-            manager.set_metadata(m);
-        }
-        match manager.initialize_from_store().await {
-            Ok(_) => {
-                let secret = oauth
-                    .client_secret
-                    .clone()
-                    .or_else(|| store.stored_client_secret());
-                if let (Some(secret), Some(id)) = (secret, entry["clientId"].as_str()) {
-                    let redirect = oauth
-                        .redirect_uri
-                        .clone()
-                        .unwrap_or_else(|| "http://127.0.0.1/oauth/callback".to_string());
-                    let config = OAuthClientConfig::new(id, redirect).with_client_secret(secret);
-                    if let Err(e) = manager.configure_client(config) {
-                        tracing::debug!(server, "OAuth client with secret: {e}");
-                    }
-                }
-            }
-            Err(e) => tracing::warn!(server, "stored OAuth tokens unusable: {e}"),
-        }
-    }
+    let manager = stored_manager(server, url, oauth).await?;
     Ok(recorder::ChallengeRecorder::new(
         AuthClient::new(http, manager),
         slot,
     ))
+}
+
+/// The stored access token of `server` (refreshed when due), for the
+/// legacy SSE transport; `None` when there is none.
+pub async fn stored_token(server: &str, url: &str, oauth: &OAuthConfig) -> Option<String> {
+    if !has_tokens(server, url) {
+        return None;
+    }
+    let manager = stored_manager(server, url, oauth).await.ok()?;
+    manager.get_access_token().await.ok()
 }
 
 /// True when tokens for `server` are stored.
