@@ -52,10 +52,10 @@ impl ExitCode {
     pub fn of_agent_error(err: &AgentError) -> ExitCode {
         match err {
             AgentError::TurnLimit => ExitCode::TurnLimit,
-            AgentError::Model(_) => ExitCode::Error,
+            AgentError::Model { .. } => ExitCode::Error,
             AgentError::Cancelled => ExitCode::Cancelled,
-            AgentError::FatalTool(_) => ExitCode::FatalTool,
-            AgentError::Command(_) => ExitCode::Error,
+            AgentError::FatalTool { .. } => ExitCode::FatalTool,
+            AgentError::Command { .. } => ExitCode::Error,
         }
     }
 

@@ -95,7 +95,7 @@ fn real_main() -> Result<i32> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()?;
-        let code = runtime.block_on(acp::run(args.clone(), paths));
+        let code = runtime.block_on(acp::run(args, paths));
         runtime.shutdown_timeout(std::time::Duration::from_millis(100));
         gemini_rs_core::process::terminate_all(signals::GRACE);
         return Ok(code);

@@ -357,11 +357,11 @@ fn files_go_through_a_client_that_offers_them() {
     // Nothing on disk: the editor owns the files.
     assert!(sb.read("n.txt").is_none());
     assert_eq!(sb.read("old.txt").as_deref(), Some("on disk\n"));
-    let done: Vec<&Value> = updates(&log, "tool_call_update")
+    let done = updates(&log, "tool_call_update")
         .into_iter()
         .filter(|u| u["status"] == "completed")
-        .collect();
-    assert_eq!(done.len(), 3, "{log:#}");
+        .count();
+    assert_eq!(done, 3, "{log:#}");
 }
 
 #[test]

@@ -165,7 +165,7 @@ fn every_event_input_matches_appendix_a19() {
         (
             "AfterModel",
             vec![
-                ("llm_request", llm_request.clone()),
+                ("llm_request", llm_request),
                 (
                     "llm_response",
                     json!({"text": "thinking ", "candidates": [{"content": {"role": "model", "parts": ["thinking "]},

@@ -1,5 +1,7 @@
 //! Integration tests of the `gemini-rs` binary: it runs for real, against
 //! recorded sessions and a fake Gemini endpoint on 127.0.0.1.
+// clippy.toml lets tests unwrap, but it cannot tell an integration test
+// crate's helper functions from library code: allow it here, once.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod acp;

@@ -309,7 +309,7 @@ fn modify_with_editor_sends_the_edited_content() {
     t.keys(&["Enter"]);
     t.wait_for("Edited file written.", 20);
     assert_eq!(sb.read("e.txt").as_deref(), Some("written by the user\n"));
-    let responses = fake.function_responses().to_vec();
+    let responses = fake.function_responses();
     let text = serde_json::to_string(&responses).unwrap();
     assert!(
         text.contains("User modified the `content` to be: written by the user"),

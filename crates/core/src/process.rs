@@ -215,7 +215,6 @@ pub fn members(pgid: i32) -> Vec<u32> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn spawn(script: &str) -> (std::process::Child, Group) {

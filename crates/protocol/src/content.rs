@@ -1,6 +1,7 @@
 //! `Content` and `Part`: the turns of a conversation.
 
 use crate::Extra;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -70,7 +71,7 @@ impl Content {
 
 /// One piece of a turn. Gemini's `Part` is a union; we keep every member
 /// optional so unknown combinations survive.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Part {
     /// Plain text.
@@ -135,7 +136,7 @@ impl Part {
 }
 
 /// Inline bytes.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Blob {
     /// MIME type, e.g. `image/png`.
@@ -150,7 +151,7 @@ pub struct Blob {
 }
 
 /// A file referenced by URI.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FileData {
     /// MIME type.
@@ -165,7 +166,7 @@ pub struct FileData {
 }
 
 /// A tool call requested by the model.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FunctionCall {
     /// Call id, when the model gives one.
@@ -183,7 +184,7 @@ pub struct FunctionCall {
 }
 
 /// A tool result for the model.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FunctionResponse {
     /// The call id this answers.

@@ -1,13 +1,17 @@
 //! Wire types of the Gemini API (`generateContent` and friends) and of the
-//! recorded-response files Gemini CLI replays, and the Stable Model API of
-//! hooks ([`hook_api`]).
+//! recorded-response files Gemini CLI replays, the Stable Model API of
+//! hooks ([`hook_api`]), and the session protocol every front end speaks
+//! ([`events`]: ops in, events out).
 //!
 //! Every wire struct keeps the fields it does not model in an `extra` map, so
 //! a value survives a parse / serialize round trip without losing anything.
 //! The hook API types carry exactly the fields Gemini CLI's hook translator
 //! produces.
 
+#![deny(missing_docs)]
+
 mod content;
+pub mod events;
 pub mod hook_api;
 mod request;
 mod response;

@@ -84,7 +84,7 @@ pub struct Candidate {
 }
 
 /// Token usage.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UsageMetadata {
     /// Prompt tokens.

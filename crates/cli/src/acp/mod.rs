@@ -68,7 +68,7 @@ pub async fn run(args: Args, paths: GeminiPaths) -> i32 {
     let sessions: Vec<Arc<AcpSession>> = agent
         .sessions
         .lock()
-        .unwrap_or_else(|p| p.into_inner())
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
         .drain()
         .map(|(_, s)| s)
         .collect();
@@ -162,7 +162,7 @@ impl Agent {
             .unwrap_or_default();
         self.sessions
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(id)
             .cloned()
             .ok_or_else(|| RpcError::new(code::INVALID_PARAMS, format!("Unknown session `{id}`")))
@@ -211,7 +211,7 @@ impl Agent {
         let session = Arc::new(AcpSession::new(self.peer.clone(), ops, events, info));
         self.sessions
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(id.clone(), session);
         Ok(json!({"sessionId": id, "modes": session::modes(mode),
             "_announce": {"sessionId": id, "commands": commands}}))

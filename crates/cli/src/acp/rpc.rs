@@ -101,7 +101,7 @@ impl Peer {
         let (tx, rx) = oneshot::channel();
         self.pending
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(id, tx);
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         rx.await
@@ -116,7 +116,7 @@ impl Peer {
         let waiting = self
             .pending
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .remove(&id);
         let Some(waiting) = waiting else { return };
         let result = match message.get("error") {
@@ -138,7 +138,7 @@ impl Peer {
     pub fn close(&self) {
         self.pending
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clear();
     }
 }
@@ -203,7 +203,6 @@ pub fn parse(line: &str) -> Incoming {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

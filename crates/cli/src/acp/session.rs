@@ -59,7 +59,10 @@ impl AcpSession {
             .and_then(Value::as_array)
             .ok_or_else(|| RpcError::new(code::INVALID_PARAMS, "session/prompt needs `prompt`"))?;
         let parts = updates::prompt_parts(blocks)?;
-        let mut pending = self.prompt.lock().unwrap_or_else(|p| p.into_inner());
+        let mut pending = self
+            .prompt
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if pending.is_some() {
             return Err(RpcError::new(
                 code::INVALID_REQUEST,
@@ -89,7 +92,7 @@ impl AcpSession {
                 format!("unknown mode `{mode}` (default, auto_edit, yolo)"),
             )
         })?;
-        self.ops.submit(Op::SetApprovalMode(mode));
+        self.ops.submit(Op::SetApprovalMode { mode });
         Ok(())
     }
 
@@ -174,7 +177,7 @@ impl Pump {
         let mut activity = updates::NestedActivity::default();
         let mut mode = self.info.approval_mode;
         while let Some(event) = events.recv().await {
-            if let AgentEvent::ApprovalModeChanged(m) = &event {
+            if let AgentEvent::ApprovalModeChanged { mode: m } = &event {
                 mode = *m;
             }
             match event {
@@ -187,8 +190,8 @@ impl Pump {
                     parent_call_id,
                     event,
                 } => self.nested(&mut activity, parent_call_id, *event),
-                AgentEvent::Content(t) => self.chunk("agent_message_chunk", t),
-                AgentEvent::Thought(t) => self.chunk("agent_thought_chunk", t),
+                AgentEvent::Content { text: t } => self.chunk("agent_message_chunk", t),
+                AgentEvent::Thought { text: t } => self.chunk("agent_thought_chunk", t),
                 AgentEvent::ToolCallRequested {
                     call_id,
                     name,
@@ -225,21 +228,21 @@ impl Pump {
                         self.update(updates::plan(todos));
                     }
                 }
-                AgentEvent::ApprovalModeChanged(mode) => self.update(json!({
+                AgentEvent::ApprovalModeChanged { mode } => self.update(json!({
                     "sessionUpdate": "current_mode_update", "currentModeId": mode.as_str()})),
-                AgentEvent::Warning(text) | AgentEvent::Error(text) => {
+                AgentEvent::Warning { message: text } | AgentEvent::Error { message: text } => {
                     tracing::warn!(session = %self.info.session_id, "{text}");
                 }
                 AgentEvent::Finished(Finished::Prompt(result)) => self.finish(result),
                 AgentEvent::SessionEnded => break,
                 AgentEvent::Usage { .. }
-                | AgentEvent::Info(_)
+                | AgentEvent::Info { .. }
                 | AgentEvent::HookMessage { .. }
                 | AgentEvent::Stats(_)
                 | AgentEvent::ModelTurnFinished
                 | AgentEvent::SessionStarted { .. }
                 | AgentEvent::PromptStarted { .. }
-                | AgentEvent::ModelChanged(_)
+                | AgentEvent::ModelChanged { .. }
                 | AgentEvent::HistoryReplaced { .. }
                 | AgentEvent::Finished(_) => {}
             }
@@ -252,7 +255,10 @@ impl Pump {
     }
 
     fn take_prompt(&self) -> Option<Value> {
-        self.prompt.lock().unwrap_or_else(|p| p.into_inner()).take()
+        self.prompt
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
     }
 
     /// Answers the running `session/prompt`.

@@ -226,7 +226,6 @@ pub fn history(tools: &ToolRegistry, root: &Path, contents: &[Content]) -> Vec<V
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

@@ -234,7 +234,7 @@ pub fn create(path: &Path, template: Template) -> Result<(), String> {
             "---\nname: example\ndescription: Explains what this skill is for and when to use it.\n---\nThe steps to follow go here.\n".to_string(),
         )),
         Template::McpServer => {
-            manifest["mcpServers"] = json!({name.clone(): {
+            manifest["mcpServers"] = json!({name: {
                 "command": "node", "args": ["${extensionPath}${/}server.js"]}});
         }
     }

@@ -138,9 +138,9 @@ fn error_type(err: &AgentError) -> &'static str {
     match err {
         AgentError::TurnLimit => "FatalTurnLimitedError",
         AgentError::Cancelled => "FatalCancellationError",
-        AgentError::FatalTool(_) => "FatalToolExecutionError",
-        AgentError::Command(_) => "FatalCommandError",
-        AgentError::Model(_) => "ApiError",
+        AgentError::FatalTool { .. } => "FatalToolExecutionError",
+        AgentError::Command { .. } => "FatalCommandError",
+        AgentError::Model { .. } => "ApiError",
     }
 }
 
@@ -153,7 +153,7 @@ fn report_error(
     stats: &SessionStats,
 ) {
     let message = match err {
-        AgentError::Model(e) => format!("Error when talking to Gemini API: {e}"),
+        AgentError::Model { error: e } => format!("Error when talking to Gemini API: {e}"),
         other => other.to_string(),
     };
     match format {

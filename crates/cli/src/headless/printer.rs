@@ -16,9 +16,9 @@ pub fn iso_now() -> String {
 
 /// The `stats` object of stream-JSON's `result` event.
 pub fn stream_stats(stats: &SessionStats, duration_ms: u64) -> Value {
-    let (total, prompt, candidates, cached) = stats.token_totals();
-    json!({"total_tokens": total, "input_tokens": prompt, "output_tokens": candidates,
-        "cached": cached, "input": prompt.saturating_sub(cached), "duration_ms": duration_ms,
+    let t = stats.token_totals();
+    json!({"total_tokens": t.total, "input_tokens": t.prompt, "output_tokens": t.candidates,
+        "cached": t.cached, "input": t.prompt.saturating_sub(t.cached), "duration_ms": duration_ms,
         "tool_calls": stats.tool_calls()})
 }
 
@@ -81,7 +81,7 @@ impl Printer {
     pub fn handle(&mut self, event: AgentEvent) {
         let stream = self.format == OutputFormat::StreamJson;
         match event {
-            AgentEvent::Content(t) => match self.format {
+            AgentEvent::Content { text: t } => match self.format {
                 OutputFormat::Text => self.text(&t),
                 OutputFormat::StreamJson => self.json_line(json!({
                     "type": "message", "timestamp": iso_now(), "role": "assistant", "content": t, "delta": true})),
@@ -107,21 +107,21 @@ impl Printer {
                 parent_call_id,
                 event,
             } => self.nested(&parent_call_id, *event),
-            AgentEvent::Warning(w) => {
+            AgentEvent::Warning { message: w } => {
                 eprintln!("[WARNING] {w}");
                 if stream {
                     self.json_line(json!({"type": "error", "timestamp": iso_now(), "severity": "warning", "message": w}));
                 }
             }
-            AgentEvent::Info(note) => tracing::info!("{note}"),
-            AgentEvent::Error(e) => eprintln!("{e}"),
+            AgentEvent::Info { message: note } => tracing::info!("{note}"),
+            AgentEvent::Error { message: e } => eprintln!("{e}"),
             AgentEvent::HookMessage { kind, text } => match kind {
                 HookMessageKind::Warning => eprintln!("[WARNING] {text}"),
                 HookMessageKind::SystemMessage | HookMessageKind::Info => eprintln!("{text}"),
             },
             // Shown by the caller (init, the user message, the result), or
             // not part of headless output.
-            AgentEvent::Thought(_)
+            AgentEvent::Thought { .. }
             | AgentEvent::ToolAwaitingApproval { .. }
             | AgentEvent::ElicitationRequested { .. }
             | AgentEvent::ToolRunning { .. }
@@ -131,8 +131,8 @@ impl Printer {
             | AgentEvent::Stats(_)
             | AgentEvent::SessionStarted { .. }
             | AgentEvent::PromptStarted { .. }
-            | AgentEvent::ApprovalModeChanged(_)
-            | AgentEvent::ModelChanged(_)
+            | AgentEvent::ApprovalModeChanged { .. }
+            | AgentEvent::ModelChanged { .. }
             | AgentEvent::HistoryReplaced { .. }
             | AgentEvent::Finished(_)
             | AgentEvent::SessionEnded => {}
@@ -147,8 +147,10 @@ impl Printer {
         }
         let stream = self.format == OutputFormat::StreamJson;
         let mut line = match event {
-            AgentEvent::Content(t) if stream => json!({"type": "message", "timestamp": iso_now(),
-                "role": "assistant", "content": t, "delta": true}),
+            AgentEvent::Content { text: t } if stream => {
+                json!({"type": "message", "timestamp": iso_now(),
+                "role": "assistant", "content": t, "delta": true})
+            }
             AgentEvent::ToolCallRequested {
                 call_id,
                 name,
@@ -159,7 +161,7 @@ impl Printer {
                 Some(line) => line,
                 None => return,
             },
-            AgentEvent::Warning(w) => {
+            AgentEvent::Warning { message: w } => {
                 eprintln!("[WARNING] {w}");
                 return;
             }

@@ -94,8 +94,8 @@ fn on_event(app: &mut App, ev: AgentEvent) -> bool {
     match ev {
         AgentEvent::Finished(finished) => on_finished(app, finished),
         AgentEvent::SessionEnded => return true,
-        ev @ (AgentEvent::Content(_)
-        | AgentEvent::Thought(_)
+        ev @ (AgentEvent::Content { .. }
+        | AgentEvent::Thought { .. }
         | AgentEvent::ToolCallRequested { .. }
         | AgentEvent::ToolAwaitingApproval { .. }
         | AgentEvent::ToolRunning { .. }
@@ -104,16 +104,16 @@ fn on_event(app: &mut App, ev: AgentEvent) -> bool {
         | AgentEvent::Nested { .. }
         | AgentEvent::ElicitationRequested { .. }
         | AgentEvent::Usage { .. }
-        | AgentEvent::Warning(_)
-        | AgentEvent::Info(_)
-        | AgentEvent::Error(_)
+        | AgentEvent::Warning { .. }
+        | AgentEvent::Info { .. }
+        | AgentEvent::Error { .. }
         | AgentEvent::HookMessage { .. }
         | AgentEvent::Stats(_)
         | AgentEvent::ModelTurnFinished
         | AgentEvent::SessionStarted { .. }
         | AgentEvent::PromptStarted { .. }
-        | AgentEvent::ApprovalModeChanged(_)
-        | AgentEvent::ModelChanged(_)
+        | AgentEvent::ApprovalModeChanged { .. }
+        | AgentEvent::ModelChanged { .. }
         | AgentEvent::HistoryReplaced { .. }) => app.state.on_agent_event(ev, Instant::now()),
     }
     false
@@ -164,14 +164,19 @@ fn on_finished(app: &mut App, finished: Finished) {
             }
         }
         Finished::Prompt(Err(AgentError::Cancelled)) => app.state.warn("Request cancelled."),
-        Finished::Prompt(Err(AgentError::Model(e))) => app
+        Finished::Prompt(Err(AgentError::Model { error: e })) => app
             .state
             .error(&format!("Error when talking to Gemini API: {e}")),
         Finished::Prompt(Err(
-            e @ (AgentError::TurnLimit | AgentError::FatalTool(_) | AgentError::Command(_)),
+            e @ (AgentError::TurnLimit | AgentError::FatalTool { .. } | AgentError::Command { .. }),
         )) => app.state.error(&e.to_string()),
-        Finished::Compress(false) => app.state.warn("The conversation was not compressed."),
-        Finished::Compress(true) | Finished::Clear | Finished::Command | Finished::Tool { .. } => {}
+        Finished::Compress { compressed: false } => {
+            app.state.warn("The conversation was not compressed.")
+        }
+        Finished::Compress { compressed: true }
+        | Finished::Clear
+        | Finished::Command
+        | Finished::Tool { .. } => {}
     }
     if !app.busy()
         && let Some(next) = app.state.queued.pop_front()

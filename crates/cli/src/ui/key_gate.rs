@@ -40,7 +40,6 @@ impl KeyGate {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use std::sync::Arc;
 

@@ -1,6 +1,5 @@
 //! Snapshot tests of the command screens (`/mcp`, `/hooks`, `/chat list`,
 //! `/restore`) and of a running shell card's live output.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::tests::{screen, state};
 use crate::ui::commands::chat::{self, RecordedSession, SavedChat};

@@ -276,7 +276,7 @@ impl UiState {
                 set_status(self, &f.call_id, status);
                 self.drop_confirm(&f.call_id);
             }
-            AgentEvent::Warning(w) | AgentEvent::Error(w) => self.warn(&w),
+            AgentEvent::Warning { message: w } | AgentEvent::Error { message: w } => self.warn(&w),
             AgentEvent::Nested { event, .. } => self.on_nested(parent, *event, now),
             _ => {}
         }
@@ -302,12 +302,12 @@ impl UiState {
                 self.commit_stream(true);
                 self.elicit = Some(crate::ui::view::elicit::ElicitForm::new(id, request));
             }
-            AgentEvent::Content(t) => {
+            AgentEvent::Content { text: t } => {
                 self.thought = None;
                 self.stream.push_str(&t);
                 self.commit_stream(false);
             }
-            AgentEvent::Thought(t) => self.thought = Some(thought_subject(&t)),
+            AgentEvent::Thought { text: t } => self.thought = Some(thought_subject(&t)),
             AgentEvent::ToolCallRequested {
                 call_id,
                 name,
@@ -376,11 +376,11 @@ impl UiState {
                     self.context_tokens = p;
                 }
             }
-            AgentEvent::Warning(w) => {
+            AgentEvent::Warning { message: w } => {
                 self.commit_stream(true);
                 self.warn(&w);
             }
-            AgentEvent::Info(i) => {
+            AgentEvent::Info { message: i } => {
                 self.commit_stream(true);
                 self.info(&i);
             }
@@ -388,7 +388,7 @@ impl UiState {
                 self.commit_stream(true);
                 self.thought = None;
             }
-            AgentEvent::Error(e) => {
+            AgentEvent::Error { message: e } => {
                 self.commit_stream(true);
                 self.error(&e);
             }
@@ -400,8 +400,8 @@ impl UiState {
                 }
             }
             AgentEvent::Stats(stats) => self.stats = *stats,
-            AgentEvent::ApprovalModeChanged(mode) => self.mode = mode,
-            AgentEvent::ModelChanged(model) => self.model = model,
+            AgentEvent::ApprovalModeChanged { mode } => self.mode = mode,
+            AgentEvent::ModelChanged { model } => self.model = model,
             // The banner, the echoed prompt and the busy state are the app's.
             AgentEvent::SessionStarted { .. }
             | AgentEvent::PromptStarted { .. }

@@ -1,6 +1,5 @@
 //! Snapshot tests of named screens, rendered with ratatui's TestBackend and
 //! compared as text.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::ui::input::history::History;
 use crate::ui::render;
@@ -283,7 +282,12 @@ fn streamed_answer_commits_finished_blocks() {
     let mut s = state();
     let now = Instant::now();
     s.start_busy("Thinking", now);
-    s.on_agent_event(AgentEvent::Content("# Plan\n\nFirst par".into()), now);
+    s.on_agent_event(
+        AgentEvent::Content {
+            text: "# Plan\n\nFirst par".into(),
+        },
+        now,
+    );
     let committed: Vec<String> = s.out.iter().map(crate::ui::view::wrap::line_text).collect();
     assert_eq!(committed, vec!["", "✦ Plan"]);
     assert_eq!(s.stream, "First par");
@@ -291,7 +295,12 @@ fn streamed_answer_commits_finished_blocks() {
     let got = screen(lines, 80, 24);
     assert!(got.contains("  First par"), "{got}");
     assert!(got.contains("esc to cancel"), "{got}");
-    s.on_agent_event(AgentEvent::Content("agraph.".into()), now);
+    s.on_agent_event(
+        AgentEvent::Content {
+            text: "agraph.".into(),
+        },
+        now,
+    );
     s.on_agent_event(
         AgentEvent::ToolFinished(ToolCallFinished {
             call_id: "x".into(),

@@ -219,6 +219,8 @@ fn conformance_client_scenarios() {
     let mut failures = Vec::new();
     for chunk in scenarios.chunks(4) {
         let results: Vec<_> = std::thread::scope(|scope| {
+            // Collected so that all four start before the first join.
+            #[allow(clippy::needless_collect)]
             let handles: Vec<_> = chunk
                 .iter()
                 .map(|(name, tool)| {

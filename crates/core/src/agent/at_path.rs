@@ -203,7 +203,6 @@ fn file_part(workspace: &Workspace, path: &Path) -> Result<Option<Part>, String>
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
 

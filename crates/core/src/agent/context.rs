@@ -144,7 +144,6 @@ fn directory_overview(root: &Path, limit: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -84,7 +84,7 @@ impl Agent {
         self.config.generation_config = crate::model::default_generation_config(&model);
         self.config.model = model.clone();
         self.last_prompt_tokens = None;
-        self.emit(AgentEvent::ModelChanged(model));
+        self.emit(AgentEvent::ModelChanged { model });
     }
 
     /// Whether a failed request should move `auto` to its flash model.

@@ -400,7 +400,6 @@ pub fn format_context(files: &[ContextFile], root: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -30,7 +30,7 @@ use crate::hooks::{AgentHookOutcome, Hooks};
 use crate::model::{ContentGenerator, ModelError};
 use crate::recording::{ChatRecorder, ToolCallRecord};
 use crate::scheduler::{CompletedCall, Scheduler, ToolCallRequest};
-use crate::tools::{ToolDisplay, ToolErrorKind};
+use crate::tools::ToolDisplay;
 use gemini_rs_protocol::{Content, FunctionCall, GenerationConfig, Part, Role};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
@@ -145,10 +145,12 @@ impl Agent {
                     }
                 }
                 outcome @ AgentHookOutcome::Block { .. } => {
-                    self.emit(AgentEvent::Warning(format!(
-                        "Agent execution blocked: {}",
-                        outcome.message().unwrap_or("")
-                    )));
+                    self.emit(AgentEvent::Warning {
+                        message: format!(
+                            "Agent execution blocked: {}",
+                            outcome.message().unwrap_or("")
+                        ),
+                    });
                     return Ok(PromptOutcome::default());
                 }
                 outcome @ AgentHookOutcome::Stop { .. } => {
@@ -182,10 +184,9 @@ impl Agent {
         match hooks.after_agent(&prompt_text, &joined).await {
             AgentHookOutcome::Proceed { .. } => Ok(outcome),
             hook @ AgentHookOutcome::Block { .. } => {
-                self.emit(AgentEvent::Warning(format!(
-                    "Agent execution blocked: {}",
-                    hook.message().unwrap_or("")
-                )));
+                self.emit(AgentEvent::Warning {
+                    message: format!("Agent execution blocked: {}", hook.message().unwrap_or("")),
+                });
                 let (reason, clear) = match &hook {
                     AgentHookOutcome::Block {
                         reason,
@@ -240,28 +241,32 @@ impl Agent {
             self.turns += 1;
             self.history.push(next);
             self.maybe_compress(cancel).await;
-            let mut turn = match self.model_turn(cancel).await {
-                Err(AgentError::Model(e)) if self.should_fall_back(&e) => {
-                    let flash = self.routing.as_ref().map(|r| r.flash.clone());
-                    let flash = flash.unwrap_or_default();
-                    self.emit(AgentEvent::Warning(format!(
+            let mut turn =
+                match self.model_turn(cancel).await {
+                    Err(AgentError::Model { error: e }) if self.should_fall_back(&e) => {
+                        let flash = self.routing.as_ref().map(|r| r.flash.clone());
+                        let flash = flash.unwrap_or_default();
+                        self.emit(AgentEvent::Warning { message: format!(
                         "{} is over its quota ({e}); switching to {flash} for this session.",
                         self.config.model
-                    )));
-                    self.routing = None;
-                    self.use_routed_model(flash);
-                    self.model_turn(cancel).await?
-                }
-                other => other?,
-            };
+                    ) });
+                        self.routing = None;
+                        self.use_routed_model(flash);
+                        self.model_turn(cancel).await?
+                    }
+                    other => other?,
+                };
             if turn.invalid.is_some() {
                 // An answer with nothing in it is asked for once more.
                 turn = self.model_turn(cancel).await?;
             }
             if turn.invalid == Some(turn::Invalid::NoFinishReason) {
-                return Err(AgentError::Model(ModelError::StreamCut {
-                    message: "the response stream ended before the model said anything".to_string(),
-                }));
+                return Err(AgentError::Model {
+                    error: ModelError::StreamCut {
+                        message: "the response stream ended before the model said anything"
+                            .to_string(),
+                    },
+                });
             }
             if let Some(u) = &turn.usage
                 && let Some(prompt) = u.prompt_token_count
@@ -275,9 +280,9 @@ impl Agent {
                 return Ok(PromptOutcome::stopped(turn.text, reason));
             }
             if let Some(reason) = turn.blocked {
-                self.emit(AgentEvent::Warning(format!(
-                    "Agent execution blocked: {reason}"
-                )));
+                self.emit(AgentEvent::Warning {
+                    message: format!("Agent execution blocked: {reason}"),
+                });
                 return Ok(PromptOutcome::answered(turn.text));
             }
             if !turn.parts.is_empty() {
@@ -285,9 +290,9 @@ impl Agent {
                     .push(Content::new(Role::Model, turn.parts.clone()));
             }
             if turn.looped.is_some() {
-                self.emit(AgentEvent::Warning(
-                    "Loop detected, stopping execution".to_string(),
-                ));
+                self.emit(AgentEvent::Warning {
+                    message: "Loop detected, stopping execution".to_string(),
+                });
                 self.record_turn(&turn.parts, &[], turn.usage.as_ref());
                 return Ok(PromptOutcome::answered(turn.text));
             }
@@ -308,9 +313,9 @@ impl Agent {
                     .count()
                     > 0;
             if looped {
-                self.emit(AgentEvent::Warning(
-                    "Loop detected, stopping execution".to_string(),
-                ));
+                self.emit(AgentEvent::Warning {
+                    message: "Loop detected, stopping execution".to_string(),
+                });
                 self.history.pop();
                 self.record_turn(&turn.parts, &[], turn.usage.as_ref());
                 return Ok(PromptOutcome::answered(turn.text));
@@ -343,9 +348,11 @@ impl Agent {
             if let Some(fatal) = completed
                 .iter()
                 .filter_map(|c| c.result.error.as_ref())
-                .find(|e| e.kind == ToolErrorKind::NoSpaceLeft)
+                .find(|e| e.kind.is_fatal())
             {
-                return Err(AgentError::FatalTool(fatal.message.clone()));
+                return Err(AgentError::FatalTool {
+                    message: fatal.message.clone(),
+                });
             }
             if let Some(reason) = completed.iter().find_map(|c| c.stop_reason()) {
                 return Ok(PromptOutcome::stopped(turn.text, reason.to_string()));
@@ -397,13 +404,17 @@ impl Agent {
                 self.history = history;
                 self.last_prompt_tokens = None;
                 let after = compress::estimate_tokens(&self.history);
-                self.emit(AgentEvent::Info(format!(
-                    "Chat history compressed from about {before} to about {after} tokens."
-                )));
+                self.emit(AgentEvent::Info {
+                    message: format!(
+                        "Chat history compressed from about {before} to about {after} tokens."
+                    ),
+                });
                 true
             }
             Err(e) => {
-                self.emit(AgentEvent::Warning(e.to_string()));
+                self.emit(AgentEvent::Warning {
+                    message: e.to_string(),
+                });
                 false
             }
         }

@@ -162,7 +162,6 @@ fn classifier_request(history: &[Content], prompt: &str) -> GenerateContentReque
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

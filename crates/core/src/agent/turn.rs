@@ -226,10 +226,10 @@ impl Agent {
                 };
                 for part in content.parts {
                     match (&part.text, part.is_thought()) {
-                        (Some(t), true) => self.emit(AgentEvent::Thought(t.clone())),
+                        (Some(t), true) => self.emit(AgentEvent::Thought { text: t.clone() }),
                         (Some(t), false) if !t.is_empty() => {
                             out.text.push_str(t);
-                            self.emit(AgentEvent::Content(t.clone()));
+                            self.emit(AgentEvent::Content { text: t.clone() });
                             if self.config.loop_detection && out.looped.is_none() {
                                 out.looped = self.loop_guard.on_content(t);
                             }
@@ -247,10 +247,12 @@ impl Agent {
             }
             let nothing_said = out.text.is_empty() && out.calls.is_empty();
             if streamed && !finished && !nothing_said {
-                return Err(AgentError::Model(ModelError::StreamCut {
-                    message: "the response stream ended before the model finished its answer"
-                        .to_string(),
-                }));
+                return Err(AgentError::Model {
+                    error: ModelError::StreamCut {
+                        message: "the response stream ended before the model finished its answer"
+                            .to_string(),
+                    },
+                });
             }
             if streamed && nothing_said && out.blocked.is_none() && out.stopped.is_none() {
                 out.invalid = Some(if finished {
@@ -262,7 +264,7 @@ impl Agent {
             Ok(())
         }
         .await;
-        let failed = matches!(result, Err(AgentError::Model(_)));
+        let failed = matches!(result, Err(AgentError::Model { .. }));
         self.record_request(model, started, out.usage.as_ref(), failed);
         if let Some(u) = &out.usage {
             self.emit(AgentEvent::Usage {

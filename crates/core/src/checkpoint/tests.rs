@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Snapshots in a shadow repository and restoring them.
 
 use super::*;

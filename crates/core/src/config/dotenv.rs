@@ -91,7 +91,6 @@ fn quoted(value: &str, q: char) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -104,7 +104,6 @@ fn is_name(s: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
 
@@ -178,7 +177,7 @@ mod tests {
                 let stripped = strip_comments(&text);
                 prop_assert_eq!(stripped.lines().count(), text.lines().count());
                 let back: Value = serde_json::from_str(&stripped).unwrap();
-                prop_assert_eq!(back, value.clone());
+                prop_assert_eq!(&back, &value);
                 // JSON without comments comes through unchanged.
                 let compact = value.to_string();
                 prop_assert_eq!(strip_comments(&compact), compact);

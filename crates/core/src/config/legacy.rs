@@ -124,7 +124,6 @@ fn server_entry(value: &Value) -> Result<Value, String> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

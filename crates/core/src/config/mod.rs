@@ -254,20 +254,6 @@ impl Settings {
             .filter(|v| !v.is_null())
     }
 
-    /// A list of strings (non-strings skipped); empty when absent. For
-    /// keys of [`TypedSettings`], use its fields instead.
-    pub fn strings(&self, dotted: &str) -> Vec<String> {
-        self.get(dotted)
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
     /// `security.folderTrust.enabled` (default false).
     pub fn folder_trust_enabled(&self) -> bool {
         self.typed.security.folder_trust.enabled.unwrap_or(false)
@@ -405,7 +391,6 @@ fn read_layer(path: &Path) -> Result<Option<Value>, ConfigError> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
 
@@ -467,7 +452,7 @@ mod tests {
         let warnings: Vec<String> = s
             .migrated_settings()
             .iter()
-            .map(|m| m.to_string())
+            .map(std::string::ToString::to_string)
             .collect();
         assert_eq!(
             warnings,

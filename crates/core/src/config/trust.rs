@@ -66,7 +66,6 @@ pub fn is_trusted(enabled: bool, root: &Path, paths: &GeminiPaths) -> Result<Tru
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -332,16 +332,6 @@ pub enum BoolOrText {
     Text(String),
 }
 
-impl BoolOrText {
-    /// True for `true` and `"true"`.
-    pub fn is_true(&self) -> bool {
-        match self {
-            BoolOrText::Bool(b) => *b,
-            BoolOrText::Text(t) => t == "true",
-        }
-    }
-}
-
 impl<'de> Deserialize<'de> for BoolOrText {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match Value::deserialize(d)? {

@@ -1,7 +1,6 @@
 //! The typed settings tree: unknown keys kept, wrong types reported with
 //! their path (and file position) without losing the other keys.
 
-#![allow(clippy::unwrap_used)]
 use super::*;
 use serde_json::json;
 

@@ -161,7 +161,6 @@ fn merge_tool_selection(outputs: &[&HookOutput]) -> HookOutput {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use serde_json::json;
 

@@ -292,7 +292,6 @@ fn parse_hook(hook: &Value) -> Option<CommandHook> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use serde_json::json;
 

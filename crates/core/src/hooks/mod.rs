@@ -77,11 +77,6 @@ impl HookSystem {
         self.config.has_event(event)
     }
 
-    /// Sets the transcript path once chat recording knows it.
-    pub fn set_transcript_path(&mut self, path: String) {
-        self.env.transcript_path = path;
-    }
-
     fn emit(&self, kind: HookMessageKind, text: String) {
         (self.sink)(HookMessage { kind, text });
     }

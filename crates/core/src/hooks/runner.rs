@@ -52,7 +52,8 @@ pub struct HookRunResult {
 /// forms) by the shell-escaped project dir.
 pub fn expand_command(command: &str, project_dir: &Path) -> String {
     let dir = project_dir.to_string_lossy();
-    let escaped = shlex::try_quote(&dir).map_or_else(|_| dir.to_string(), |q| q.into_owned());
+    let escaped =
+        shlex::try_quote(&dir).map_or_else(|_| dir.to_string(), std::borrow::Cow::into_owned);
     let mut out = command.to_string();
     for var in ["GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"] {
         out = out.replace(&format!("${{{var}}}"), &escaped);

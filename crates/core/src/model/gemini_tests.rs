@@ -1,5 +1,4 @@
 //! Tests of [`super::GeminiClient`] against a hand-written HTTP/1.1 server.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
 use gemini_rs_protocol::Content;
@@ -269,6 +268,6 @@ fn a_bad_proxy_url_is_a_setup_error() {
         proxy: Some("http://[::1".into()),
     })
     .unwrap_err();
-    assert!(matches!(err, ModelError::Setup(_)));
+    assert!(matches!(err, ModelError::Setup { .. }));
     assert!(err.to_string().contains("http://[::1"), "{err}");
 }

@@ -74,12 +74,10 @@ impl GoogleCredentials {
             None => {
                 let gcloud = home.join(".config/gcloud/application_default_credentials.json");
                 if !gcloud.exists() {
-                    return Err(ModelError::Setup(
-                        "Vertex AI needs Google credentials: set GOOGLE_APPLICATION_CREDENTIALS to a \
+                    return Err(ModelError::Setup { message: "Vertex AI needs Google credentials: set GOOGLE_APPLICATION_CREDENTIALS to a \
                          service-account key file, run `gcloud auth application-default login`, or \
                          use express mode with GOOGLE_API_KEY."
-                            .to_string(),
-                    ));
+                            .to_string() });
                 }
                 gcloud
             }
@@ -89,17 +87,17 @@ impl GoogleCredentials {
 
     /// Reads one credentials file.
     pub fn from_file(path: &Path) -> Result<GoogleCredentials, ModelError> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            ModelError::Setup(format!(
+        let text = std::fs::read_to_string(path).map_err(|e| ModelError::Setup {
+            message: format!(
                 "Could not read the Google credentials file {}: {e}",
                 path.display()
-            ))
+            ),
         })?;
-        let file: CredentialFile = serde_json::from_str(&text).map_err(|e| {
-            ModelError::Setup(format!(
+        let file: CredentialFile = serde_json::from_str(&text).map_err(|e| ModelError::Setup {
+            message: format!(
                 "{} is not a service-account key or an authorized-user credentials file: {e}",
                 path.display()
-            ))
+            ),
         })?;
         Ok(GoogleCredentials {
             file,
@@ -159,11 +157,11 @@ impl GoogleCredentials {
                 (uri.to_string(), form)
             }
         };
-        let fail = |message: String| {
-            ModelError::Setup(format!(
+        let fail = |message: String| ModelError::Setup {
+            message: format!(
                 "Could not get a Google access token with {} from {uri}: {message}",
                 self.path.display()
-            ))
+            ),
         };
         let response = http
             .post(&uri)
@@ -206,11 +204,11 @@ impl GoogleCredentials {
         key_id: Option<&str>,
         audience: &str,
     ) -> Result<String, ModelError> {
-        let bad_key = |why: &str| {
-            ModelError::Setup(format!(
+        let bad_key = |why: &str| ModelError::Setup {
+            message: format!(
                 "The private key in {} cannot sign: {why}",
                 self.path.display()
-            ))
+            ),
         };
         let der = pem_body(pem).ok_or_else(|| bad_key("it is not a PEM PRIVATE KEY block"))?;
         let key =
@@ -276,7 +274,6 @@ fn form_encode(pairs: &[(&str, &str)]) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

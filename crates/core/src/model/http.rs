@@ -18,21 +18,21 @@ pub(crate) fn http_client(proxy: Option<&str>) -> Result<reqwest::Client, ModelE
         .user_agent(concat!("gemini-rs/", env!("CARGO_PKG_VERSION")))
         .connect_timeout(Duration::from_secs(30));
     if let Some(proxy) = proxy.filter(|p| !p.trim().is_empty()) {
-        let proxy = reqwest::Proxy::all(proxy).map_err(|e| {
-            ModelError::Setup(format!("invalid proxy URL `{proxy}`: {}", error_chain(&e)))
+        let proxy = reqwest::Proxy::all(proxy).map_err(|e| ModelError::Setup {
+            message: format!("invalid proxy URL `{proxy}`: {}", error_chain(&e)),
         })?;
         builder = builder.proxy(proxy);
     }
     // reqwest panics when no rustls crypto provider is installed.
     std::panic::catch_unwind(AssertUnwindSafe(|| builder.build()))
-        .map_err(|_| {
-            ModelError::Setup(
-                "no TLS crypto provider is installed (install rustls' ring provider before \
+        .map_err(|_| ModelError::Setup {
+            message: "no TLS crypto provider is installed (install rustls' ring provider before \
                  creating the client)"
-                    .to_string(),
-            )
+                .to_string(),
         })?
-        .map_err(|e| ModelError::Setup(error_chain(&e)))
+        .map_err(|e| ModelError::Setup {
+            message: error_chain(&e),
+        })
 }
 
 /// Sends `request`; a non-2xx status becomes a [`Failure`] through
@@ -44,7 +44,9 @@ pub(crate) async fn send(
 ) -> Result<reqwest::Response, Failure> {
     let response = request.send().await.map_err(|e| {
         if e.is_builder() {
-            ModelError::Setup(error_chain(&e))
+            ModelError::Setup {
+                message: error_chain(&e),
+            }
         } else {
             ModelError::Connection {
                 url: url.to_string(),

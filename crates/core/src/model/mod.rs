@@ -115,7 +115,9 @@ pub struct NoModel;
 
 impl NoModel {
     fn error() -> ModelError {
-        ModelError::Setup("this session has no model (it only runs tool calls)".to_string())
+        ModelError::Setup {
+            message: "this session has no model (it only runs tool calls)".to_string(),
+        }
     }
 }
 
@@ -149,7 +151,6 @@ impl ContentGenerator for NoModel {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn json(model: &str) -> String {

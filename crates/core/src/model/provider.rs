@@ -305,7 +305,6 @@ pub fn known_limits(model: &str) -> ModelLimits {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn providers(declared: &[(&str, ProviderDecl)]) -> Result<Providers, ProviderError> {

@@ -37,7 +37,10 @@ impl ResponseSink {
 
     /// Appends one compact JSON line. Failures are logged, never returned.
     pub fn append(&self, record: &RecordedResponse) {
-        let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        let _guard = self
+            .lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Err(e) = write_line(&self.path, record) {
             tracing::warn!(
                 path = %self.path.display(),
@@ -143,7 +146,6 @@ impl ContentGenerator for RecordingGenerator {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::model::{ReplayGenerator, ReplayMode};
 

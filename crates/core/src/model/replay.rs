@@ -96,18 +96,23 @@ impl ReplayGenerator {
         method: RecordedMethod,
         request: &R,
     ) -> Result<RecordedResponse, ModelError> {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut state = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let index = match self.mode {
             ReplayMode::Strict => {
                 let index = state.next;
                 state.next += 1;
                 let recorded = self.lines.get(index).map(RecordedResponse::method);
                 if let Some(recorded) = recorded.filter(|m| !answers(*m, method)) {
-                    return Err(ModelError::Replay(format!(
-                        "Unexpected response type, next response was for {} but expected {}",
-                        recorded.as_str(),
-                        method.as_str()
-                    )));
+                    return Err(ModelError::Replay {
+                        message: format!(
+                            "Unexpected response type, next response was for {} but expected {}",
+                            recorded.as_str(),
+                            method.as_str()
+                        ),
+                    });
                 }
                 (index < self.lines.len()).then_some(index)
             }
@@ -125,11 +130,13 @@ impl ReplayGenerator {
         };
         match index.and_then(|i| self.lines.get(i)) {
             Some(line) => Ok(line.clone()),
-            None => Err(ModelError::Replay(format!(
-                "No more mock responses for {}, got request:\n{}",
-                method.as_str(),
-                serde_json::to_string(request).unwrap_or_default()
-            ))),
+            None => Err(ModelError::Replay {
+                message: format!(
+                    "No more mock responses for {}, got request:\n{}",
+                    method.as_str(),
+                    serde_json::to_string(request).unwrap_or_default()
+                ),
+            }),
         }
     }
 }
@@ -216,15 +223,13 @@ fn answers(recorded: RecordedMethod, asked: RecordedMethod) -> bool {
 
 /// Unreachable in practice: `take` only returns lines of the asked method.
 fn wrong_line(method: RecordedMethod) -> ModelError {
-    ModelError::Replay(format!(
-        "Internal replay error: got a line for {}",
-        method.as_str()
-    ))
+    ModelError::Replay {
+        message: format!("Internal replay error: got a line for {}", method.as_str()),
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use gemini_rs_protocol::Content;
 

@@ -146,7 +146,6 @@ pub(crate) fn error_for_status(status: u16, message: String, model: &str) -> Mod
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn cfg() -> RetryConfig {

@@ -42,9 +42,14 @@ impl ProviderRouter {
         let resolved = self
             .providers
             .resolve(model)
-            .map_err(|e| ModelError::Setup(e.to_string()))?;
+            .map_err(|e| ModelError::Setup {
+                message: e.to_string(),
+            })?;
         let id = &resolved.provider.id;
-        let mut clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
+        let mut clients = self
+            .clients
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let client = match clients.get(id) {
             Some(client) => client.clone(),
             None => {

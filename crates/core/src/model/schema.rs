@@ -103,7 +103,6 @@ fn normalize(schema: &Value) -> Value {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::tools::builtin::builtin_tools;
 

@@ -1,6 +1,5 @@
 //! A one-file HTTP/1.1 server on 127.0.0.1 for the wire tests: answers
 //! each request with the next canned reply and keeps what it received.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};

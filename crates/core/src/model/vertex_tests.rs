@@ -1,7 +1,6 @@
 //! Vertex AI on the Gemini wire, against a fake token endpoint and a fake
 //! Vertex endpoint: URL shapes, the service account's signed JWT, Bearer
 //! tokens cached and renewed, express mode's key.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
 use crate::model::test_server::{Reply, TestServer};
@@ -53,7 +52,10 @@ async fn text(client: &GeminiClient) -> String {
         .await
         .unwrap();
     let chunks: Vec<_> = stream.map(Result::unwrap).collect().await;
-    chunks.iter().map(|c| c.text()).collect()
+    chunks
+        .iter()
+        .map(gemini_rs_protocol::GenerateContentResponse::text)
+        .collect()
 }
 
 fn client(base_url: &str, vertex: VertexTarget, api_key: &str) -> GeminiClient {

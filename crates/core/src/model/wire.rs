@@ -355,7 +355,6 @@ pub(crate) fn provider_failure(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[tokio::test]

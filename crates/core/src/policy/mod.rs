@@ -14,41 +14,7 @@ pub use toml::{PolicyFileError, load_policy_dir, load_policy_file, parse_policy,
 use serde_json::Value;
 use std::sync::RwLock;
 
-/// The session's approval mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ApprovalMode {
-    /// Ask before anything that changes something.
-    Default,
-    /// File edits run without asking.
-    AutoEdit,
-    /// Everything runs without asking.
-    Yolo,
-    /// Read-only planning.
-    Plan,
-}
-
-impl ApprovalMode {
-    /// Parses `default`, `auto_edit` (or `autoEdit`), `yolo`, `plan`.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "default" => Some(ApprovalMode::Default),
-            "auto_edit" | "autoEdit" => Some(ApprovalMode::AutoEdit),
-            "yolo" => Some(ApprovalMode::Yolo),
-            "plan" => Some(ApprovalMode::Plan),
-            _ => None,
-        }
-    }
-
-    /// The spelling of `--approval-mode`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ApprovalMode::Default => "default",
-            ApprovalMode::AutoEdit => "auto_edit",
-            ApprovalMode::Yolo => "yolo",
-            ApprovalMode::Plan => "plan",
-        }
-    }
-}
+pub use gemini_rs_protocol::events::ApprovalMode;
 
 /// What policy says about one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -281,7 +247,7 @@ pub fn headless_excluded_tools(mode: ApprovalMode, allowed: &[String]) -> Vec<St
             let listed = |a: &String| a == *name || a.starts_with(&format!("{name}("));
             !allowed.iter().any(listed)
         })
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .collect()
 }
 

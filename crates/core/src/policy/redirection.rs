@@ -35,7 +35,7 @@ pub fn has_redirection(command: &str) -> bool {
             '"' => i = closing_double_quote(&chars, i + 1),
             '>' | '<' => {
                 let rest: String = chars[i..].iter().take(4).collect();
-                if rest.starts_with(">&") && chars.get(i + 2).is_some_and(|c| c.is_ascii_digit()) {
+                if rest.starts_with(">&") && chars.get(i + 2).is_some_and(char::is_ascii_digit) {
                     i += 3;
                     continue;
                 }

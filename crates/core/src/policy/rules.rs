@@ -16,14 +16,6 @@ pub struct ArgsMatch {
     pub command_regex: Option<Regex>,
 }
 
-impl ArgsMatch {
-    fn is_any(&self) -> bool {
-        self.args_pattern.is_none()
-            && self.command_prefixes.is_empty()
-            && self.command_regex.is_none()
-    }
-}
-
 /// One rule: which tool, which calls, what decision, how strong.
 #[derive(Debug, Clone)]
 pub struct PolicyRule {
@@ -81,11 +73,6 @@ impl PolicyRule {
             Some(prefix) => tool_name.starts_with(prefix),
             None => self.tool_name == tool_name,
         }
-    }
-
-    /// True when the rule covers every call of the tools it names.
-    pub fn is_unconditional(&self) -> bool {
-        self.args.is_any() && self.modes.is_empty()
     }
 
     /// Whether this rule applies to `tool_name(args)` in `mode`. For the

@@ -1,7 +1,6 @@
 //! Properties of the shell parser (its named cases are in
 //! `tools/builtin/shell/text_tests.rs`): it never fails, and lists of
 //! simple commands split where bash would.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
 use proptest::prelude::*;

@@ -125,7 +125,6 @@ pub fn list(dir: &Path) -> Vec<SavedChat> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use gemini_rs_protocol::{Part, Role};
 

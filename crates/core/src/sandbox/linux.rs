@@ -34,8 +34,6 @@ pub(super) struct Prepared {
     ruleset: OwnedFd,
     /// The seccomp program; `None` when network is allowed.
     pub(super) filter: Option<BpfProgram>,
-    /// The kernel's Landlock ABI version.
-    pub(super) abi: i32,
     /// The read-only mounts; `None` where namespaces are not available
     /// (then `isolation_error` says why).
     pub(super) mounts: Option<Arc<MountPlan>>,
@@ -50,7 +48,7 @@ pub(super) fn prepare(policy: &SandboxPolicy) -> Result<Prepared, SandboxError> 
             "forced by {FORCE_UNSUPPORTED_ENV}"
         )));
     }
-    let abi = kernel_abi().map_err(SandboxError::LandlockUnavailable)?;
+    kernel_abi().map_err(SandboxError::LandlockUnavailable)?;
     let ruleset = ruleset(&policy.writable)?.ok_or_else(|| {
         SandboxError::LandlockUnavailable("Landlock did not create a ruleset".to_string())
     })?;
@@ -70,7 +68,6 @@ pub(super) fn prepare(policy: &SandboxPolicy) -> Result<Prepared, SandboxError> 
     Ok(Prepared {
         ruleset,
         filter,
-        abi,
         mounts,
         isolation_error,
     })

@@ -267,18 +267,6 @@ impl PreparedSandbox {
         }
     }
 
-    /// The Landlock ABI version of the running kernel.
-    pub fn landlock_abi(&self) -> i32 {
-        #[cfg(target_os = "linux")]
-        {
-            self.inner.abi
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            0
-        }
-    }
-
     /// Why commands run without the read-only mounts (no user or mount
     /// namespaces here), or `None` when they have them.
     pub fn isolation_error(&self) -> Option<&str> {
@@ -289,18 +277,6 @@ impl PreparedSandbox {
         #[cfg(not(target_os = "linux"))]
         {
             Some("not Linux")
-        }
-    }
-
-    /// Whether internet sockets stay allowed.
-    pub fn allows_network(&self) -> bool {
-        #[cfg(target_os = "linux")]
-        {
-            self.inner.filter.is_none()
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            true
         }
     }
 }
@@ -330,5 +306,6 @@ pub fn install(cmd: &mut std::process::Command, prepared: Arc<PreparedSandbox>) 
     }
 }
 
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(test)]
+#[cfg(target_os = "linux")]
 mod tests;

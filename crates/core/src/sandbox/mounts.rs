@@ -136,7 +136,7 @@ fn mount(
     target: &std::ffi::CStr,
     flags: libc::c_ulong,
 ) -> io::Result<()> {
-    let source = source.map_or(std::ptr::null(), |s| s.as_ptr());
+    let source = source.map_or(std::ptr::null(), std::ffi::CStr::as_ptr);
     // SAFETY: NUL-terminated paths that outlive the call; no data argument.
     check(unsafe {
         libc::mount(

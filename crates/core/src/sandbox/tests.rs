@@ -1,6 +1,5 @@
 //! Tests with real processes: writes, reads, exec and sockets under the
 //! sandbox, the mode decision and the errors.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
 use crate::tools::builtin::ShellTool;
@@ -14,12 +13,13 @@ use std::path::Path;
 use std::process::{Command, Output};
 use tokio_util::sync::CancellationToken;
 
-/// Whether the kernel has Landlock; prints a note when it does not.
+/// Whether the kernel has Landlock; prints a note when it does not (and
+/// fails the test under `CI=true`).
 fn landlock_or_skip(test: &str) -> bool {
     match linux::kernel_abi() {
         Ok(_) => true,
         Err(why) => {
-            eprintln!("note: skipping {test}: {why}");
+            crate::test_peers::missing(&format!("Landlock ({why})"), test);
             false
         }
     }
@@ -50,7 +50,10 @@ fn sandbox(cmd: &mut Command, policy: &SandboxPolicy) {
     match policy.prepare() {
         Ok(p) => install(cmd, Arc::new(p)),
         Err(SandboxError::LandlockUnavailable(why)) => {
-            eprintln!("note: no Landlock ({why}); testing the seccomp filter alone");
+            crate::test_peers::missing(
+                &format!("Landlock ({why})"),
+                "testing the seccomp filter alone",
+            );
             if policy.allow_network {
                 return;
             }
@@ -460,7 +463,7 @@ fn http_once() -> (u16, std::thread::JoinHandle<()>) {
 #[test]
 fn curl_fails_under_the_sandbox() {
     if Command::new("curl").arg("--version").output().is_err() {
-        eprintln!("note: skipping curl_fails_under_the_sandbox: no curl");
+        crate::test_peers::missing("curl", "apt-get install curl");
         return;
     }
     let ws_dir = tempfile::tempdir().unwrap();

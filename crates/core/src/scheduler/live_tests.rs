@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Scheduler tests with real tools: modify-with-editor on write_file and
 //! replace, and the shell's live output.
 

@@ -264,12 +264,12 @@ impl Scheduler {
         let history = history.to_vec();
         match tokio::task::spawn_blocking(move || cp.snapshot(&call, &history)).await {
             Ok(Ok(_)) => {}
-            Ok(Err(e)) => self.emit(AgentEvent::Warning(format!(
-                "Failed to create checkpoint: {e}"
-            ))),
-            Err(e) => self.emit(AgentEvent::Warning(format!(
-                "Failed to create checkpoint: {e}"
-            ))),
+            Ok(Err(e)) => self.emit(AgentEvent::Warning {
+                message: format!("Failed to create checkpoint: {e}"),
+            }),
+            Err(e) => self.emit(AgentEvent::Warning {
+                message: format!("Failed to create checkpoint: {e}"),
+            }),
         }
     }
 
@@ -329,10 +329,12 @@ impl Scheduler {
                 if let Ok(mut mode) = self.mode.write() {
                     *mode = ApprovalMode::AutoEdit;
                 }
-                self.emit(AgentEvent::ApprovalModeChanged(ApprovalMode::AutoEdit));
+                self.emit(AgentEvent::ApprovalModeChanged {
+                    mode: ApprovalMode::AutoEdit,
+                });
                 return;
             }
-            for rule in always_rules(&built.tool.policy_name(), details, &outcome) {
+            for rule in always_rules(&built.tool.policy_name(), details, outcome) {
                 if save {
                     self.policy.save_rule(&rule);
                 }
@@ -418,7 +420,7 @@ impl Scheduler {
 fn always_rules(
     tool_name: &str,
     details: &ConfirmationDetails,
-    outcome: &ConfirmationOutcome,
+    outcome: ConfirmationOutcome,
 ) -> Vec<PolicyRule> {
     let allow = |name: &str| PolicyRule::tool(name, Decision::Allow, priority::SESSION_ALWAYS);
     match details {
@@ -429,7 +431,7 @@ fn always_rules(
                 .collect()
         }
         ConfirmationDetails::Mcp { server_name, .. }
-            if *outcome == ConfirmationOutcome::ProceedAlwaysServer =>
+            if outcome == ConfirmationOutcome::ProceedAlwaysServer =>
         {
             vec![allow(&format!("{server_name}__*"))]
         }

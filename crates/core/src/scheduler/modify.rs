@@ -110,7 +110,7 @@ impl Scheduler {
             | ConfirmationOutcome::ProceedAlwaysAndSave
             | ConfirmationOutcome::ProceedAlwaysServer
             | ConfirmationOutcome::ProceedAlwaysTool) => {
-                for rule in super::always_rules("run_shell_command", &details, &outcome) {
+                for rule in super::always_rules("run_shell_command", &details, outcome) {
                     if outcome == ConfirmationOutcome::ProceedAlwaysAndSave {
                         self.policy.save_rule(&rule);
                     }

@@ -68,7 +68,6 @@ fn response_part(name: &str, call_id: &str, response: Value, parts: Option<Vec<P
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::tools::{ToolDisplay, ToolErrorKind};
 

@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Scheduler tests with test tools and a test front end that answers the
 //! confirmation channel.
 

@@ -54,7 +54,7 @@ pub fn check_auth(
     } else {
         None
     };
-    let current = selected.clone().or(from_env.map(str::to_string));
+    let current = selected.or(from_env.map(str::to_string));
     if let Some(enforced) = auth.enforced_type.as_deref().filter(|s| !s.is_empty())
         && current.as_deref() != Some(enforced)
     {
@@ -269,17 +269,17 @@ fn client(
     sink: Option<Arc<ResponseSink>>,
 ) -> Result<Arc<dyn ContentGenerator>, ModelError> {
     if provider.id == "gemini" && provider.wire == Wire::Gemini {
-        let auth =
-            check_auth(settings, paths, true).map_err(|e| ModelError::Setup(e.message.clone()))?;
+        let auth = check_auth(settings, paths, true)
+            .map_err(|e| ModelError::Setup { message: e.message })?;
         let gemini = GeminiClient::new(builtin_gemini_config(auth, &paths.home, retry)?)?;
         return Ok(recorded(Arc::new(gemini), sink));
     }
     let key = match &provider.api_key_env {
-        Some(var) => Some(env(var).ok_or_else(|| {
-            ModelError::Setup(format!(
+        Some(var) => Some(env(var).ok_or_else(|| ModelError::Setup {
+            message: format!(
                 "{var} is not set: the `{}` provider needs an API key. Set {var}.",
                 provider.id
-            ))
+            ),
         })?),
         None => None,
     };

@@ -69,8 +69,14 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let settings = &config.settings;
     // Settings of the wrong type, and legacy keys read under their new
     // names: warnings shown before anything else.
-    let invalid = settings.invalid_settings().iter().map(|i| i.to_string());
-    let migrated = settings.migrated_settings().iter().map(|m| m.to_string());
+    let invalid = settings
+        .invalid_settings()
+        .iter()
+        .map(std::string::ToString::to_string);
+    let migrated = settings
+        .migrated_settings()
+        .iter()
+        .map(std::string::ToString::to_string);
     let mut notes: Vec<StartupNote> = invalid
         .chain(migrated)
         .map(|text| StartupNote {
@@ -117,7 +123,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         )
         .await;
         notes.extend(mgr.failures().iter().map(|f| StartupNote {
-            text: f.to_string(),
+            text: f.clone(),
             warning: false,
         }));
         Some(Arc::new(mgr))
@@ -158,7 +164,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     );
     registry.exclude(extensions::excluded_tools(&loaded_extensions));
     if tool_server {
-        registry.exclude(NEEDS_MODEL.iter().map(|s| s.to_string()));
+        registry.exclude(NEEDS_MODEL.iter().map(std::string::ToString::to_string));
     }
     if !write_todos_enabled(settings, &model) {
         registry.exclude(["write_todos".to_string()]);
@@ -374,15 +380,12 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
 
 fn workspace(config: &SessionConfig) -> Workspace {
     let paths = &config.paths;
-    let mut extra: Vec<PathBuf> = config
+    let extra = config
         .settings
         .include_directories()
         .into_iter()
         .map(PathBuf::from)
-        .collect();
-    extra.extend(config.include_directories.iter().cloned());
-    let extra = extra
-        .into_iter()
+        .chain(config.include_directories.iter().cloned())
         .map(|p| expand_home(&p, &paths.home))
         .collect();
     Workspace::new(
@@ -520,7 +523,12 @@ fn hook_system(
             .events
             .values()
             .flatten()
-            .flat_map(|definition| definition.hooks.iter().map(|h| h.key()))
+            .flat_map(|definition| {
+                definition
+                    .hooks
+                    .iter()
+                    .map(super::super::hooks::config::CommandHook::key)
+            })
             .collect();
     }
     let sink = Arc::new(move |msg: HookMessage| {

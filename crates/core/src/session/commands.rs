@@ -18,11 +18,15 @@ use tokio_util::sync::CancellationToken;
 
 impl Engine {
     fn info(&self, text: impl Into<String>) {
-        self.emit(AgentEvent::Info(text.into()));
+        self.emit(AgentEvent::Info {
+            message: text.into(),
+        });
     }
 
     fn error(&self, text: impl Into<String>) {
-        self.emit(AgentEvent::Error(text.into()));
+        self.emit(AgentEvent::Error {
+            message: text.into(),
+        });
     }
 
     /// A user prompt: the SessionStart hook's context in front of the
@@ -68,7 +72,7 @@ impl Engine {
                     Err(format!("MCP server config not found for '{server}'."))
                 }
             }
-            .map_err(AgentError::Command)?;
+            .map_err(|message| AgentError::Command { message })?;
             self.emit(AgentEvent::PromptStarted {
                 text: parts.iter().filter_map(|p| p.text.as_deref()).collect(),
             });
@@ -124,9 +128,11 @@ impl Engine {
                     parts,
                 }),
                 Err(e) => {
-                    return Err(AgentError::Command(format!(
-                        "Exiting due to an error processing the @ command: Error reading resource {uri}: {e}"
-                    )));
+                    return Err(AgentError::Command {
+                        message: format!(
+                            "Exiting due to an error processing the @ command: Error reading resource {uri}: {e}"
+                        ),
+                    });
                 }
             }
         }
@@ -138,16 +144,16 @@ impl Engine {
     /// its writable directories are fixed at start.
     pub(super) async fn add_directories(&mut self, paths: &[String]) {
         if self.ctx.sandbox.is_some() {
-            self.emit(AgentEvent::Error(
-                "The /directory add command is not supported while the sandbox is on. Please use --include-directories when starting the session instead.".to_string(),
-            ));
+            self.emit(AgentEvent::Error { message: "The /directory add command is not supported while the sandbox is on. Please use --include-directories when starting the session instead.".to_string() });
             return;
         }
         let mut added = Vec::new();
         for path in paths.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
             match self.info.workspace.add_dir(path) {
                 Ok(dir) => added.push(dir.display().to_string()),
-                Err(e) => self.emit(AgentEvent::Error(format!("Error adding '{path}': {e}"))),
+                Err(e) => self.emit(AgentEvent::Error {
+                    message: format!("Error adding '{path}': {e}"),
+                }),
             }
         }
         if added.is_empty() {
@@ -156,33 +162,32 @@ impl Engine {
         if let Some(mcp) = self.info.mcp.clone() {
             mcp.set_roots(&self.info.workspace.dirs()).await;
         }
-        self.emit(AgentEvent::Info(format!(
-            "Successfully added directories:\n- {}",
-            added.join("\n- ")
-        )));
+        self.emit(AgentEvent::Info {
+            message: format!("Successfully added directories:\n- {}", added.join("\n- ")),
+        });
     }
 
     /// `/mcp auth <server>`: logs in, then reconnects the server when it
     /// is connected (a server that failed at start joins the next session).
     pub(super) async fn mcp_auth(&mut self, server: &str, cancel: &CancellationToken) {
         let Some(mcp) = self.info.mcp.clone() else {
-            self.emit(AgentEvent::Error(format!(
-                "No MCP server named '{server}' is configured."
-            )));
+            self.emit(AgentEvent::Error {
+                message: format!("No MCP server named '{server}' is configured."),
+            });
             return;
         };
         let Some(config) = mcp.config(server) else {
-            self.emit(AgentEvent::Error(format!(
-                "No MCP server named '{server}' is configured."
-            )));
+            self.emit(AgentEvent::Error {
+                message: format!("No MCP server named '{server}' is configured."),
+            });
             return;
         };
         let events = self.events.clone();
         let name = server.to_string();
         let show = move |url: &str| {
-            let _ = events.send(AgentEvent::Info(format!(
-                "Open this URL in a browser to authorize '{name}':\n{url}"
-            )));
+            let _ = events.send(AgentEvent::Info {
+                message: format!("Open this URL in a browser to authorize '{name}':\n{url}"),
+            });
         };
         let login = crate::tools::mcp::client::login(&config, "", Some(&show));
         let result = tokio::select! {
@@ -190,7 +195,9 @@ impl Engine {
             _ = cancel.cancelled() => return,
         };
         if let Err(e) = result {
-            self.emit(AgentEvent::Error(format!("MCP server '{server}' {e}")));
+            self.emit(AgentEvent::Error {
+                message: format!("MCP server '{server}' {e}"),
+            });
             return;
         }
         let live = mcp
@@ -209,7 +216,7 @@ impl Engine {
                 "Authenticated with MCP server '{server}'. Its tools are available from the next session."
             ),
         };
-        self.emit(AgentEvent::Info(note));
+        self.emit(AgentEvent::Info { message: note });
     }
 
     /// Forgets the conversation and runs SessionEnd / SessionStart with

@@ -39,10 +39,10 @@ pub(super) fn elicitor(
             if !interactive {
                 let reply = unattended_reply(&request, mode);
                 if reply == ElicitationReply::Decline {
-                    let _ = events.send(AgentEvent::Warning(format!(
+                    let _ = events.send(AgentEvent::Warning { message: format!(
                         "MCP server '{}' asked for input ({}); declined, since nobody can answer here (defaults are accepted in yolo mode when every required field has one).",
                         request.server, request.message
-                    )));
+                    ) });
                 }
                 return reply;
             }

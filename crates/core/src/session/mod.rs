@@ -223,7 +223,7 @@ impl Control {
         if let Ok(mut m) = self.mode.write() {
             *m = mode;
         }
-        let _ = self.events.send(AgentEvent::ApprovalModeChanged(mode));
+        let _ = self.events.send(AgentEvent::ApprovalModeChanged { mode });
     }
 }
 
@@ -295,7 +295,7 @@ async fn run(mut engine: Engine, control: Control, mut ops: mpsc::UnboundedRecei
                 elicitation::answer(&control.elicitations, id, reply)
             }
             Op::Cancel => {}
-            Op::SetApprovalMode(mode) => control.set_mode(mode),
+            Op::SetApprovalMode { mode } => control.set_mode(mode),
             Op::Shutdown => break,
             op => {
                 let cancel = CancellationToken::new();
@@ -316,7 +316,7 @@ async fn run(mut engine: Engine, control: Control, mut ops: mpsc::UnboundedRecei
                                     cancel.cancel();
                                     queue.retain(|op| matches!(op, Op::Shutdown));
                                 }
-                                Some(Op::SetApprovalMode(mode)) => control.set_mode(mode),
+                                Some(Op::SetApprovalMode { mode }) => control.set_mode(mode),
                                 // Every handle is gone: nobody waits for the rest.
                                 None => {
                                     cancel.cancel();
@@ -346,7 +346,9 @@ impl Engine {
     async fn execute(&mut self, op: Op, cancel: CancellationToken) -> Finished {
         match op {
             Op::Prompt { parts } => Finished::Prompt(self.prompt(parts, &cancel).await),
-            Op::Compress => Finished::Compress(self.agent.compress_now(&cancel).await),
+            Op::Compress => Finished::Compress {
+                compressed: self.agent.compress_now(&cancel).await,
+            },
             Op::Clear => {
                 self.clear().await;
                 Finished::Clear
@@ -367,11 +369,11 @@ impl Engine {
                 self.refresh_memory(fact).await;
                 Finished::Command
             }
-            Op::SetModel(model) => {
+            Op::SetModel { model } => {
                 self.agent.set_model(model);
                 let model = self.agent.model().to_string();
                 self.ctx.model = model.clone();
-                self.emit(AgentEvent::ModelChanged(model));
+                self.emit(AgentEvent::ModelChanged { model });
                 Finished::Command
             }
             Op::Shell { command } => {
@@ -409,7 +411,7 @@ impl Engine {
             Op::Confirm(_)
             | Op::AnswerElicitation { .. }
             | Op::Cancel
-            | Op::SetApprovalMode(_)
+            | Op::SetApprovalMode { .. }
             | Op::Shutdown => Finished::Command,
         }
     }

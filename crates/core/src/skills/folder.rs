@@ -135,7 +135,6 @@ fn render(nodes: &[Node], at: usize, indent: &str, last: bool, root: bool, out: 
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

@@ -137,7 +137,6 @@ fn parse(text: &str, dir: Option<PathBuf>) -> Result<Skill, String> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn write(dir: &Path, rel: &str, text: &str) {

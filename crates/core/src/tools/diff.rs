@@ -292,7 +292,6 @@ pub fn line_changes(old: &str, new: &str) -> (u64, u64) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     /// The diff with the common head and tail split off equals the one

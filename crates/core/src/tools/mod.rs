@@ -5,18 +5,18 @@ pub mod builtin;
 mod client_fs;
 pub mod diff;
 pub mod discovered;
-mod error;
 pub mod mcp;
-mod modifiable;
+#[cfg(test)]
+mod modifiable_tests;
 pub mod registry;
-mod result;
 pub mod validate;
 
 pub use client_fs::ClientFs;
-pub use error::{ToolError, ToolErrorKind};
-pub use modifiable::Modifiable;
+pub use gemini_rs_protocol::events::{
+    ConfirmationDetails, FileDiff, Modifiable, TodoItem, TodoStatus, ToolDisplay, ToolError,
+    ToolErrorKind, ToolKind, ToolResult,
+};
 pub use registry::{BuiltCall, RegisteredTool, ToolRegistry};
-pub use result::{FileDiff, TodoItem, TodoStatus, ToolDisplay, ToolResult};
 
 use crate::config::Settings;
 use crate::model::ContentGenerator;
@@ -27,65 +27,6 @@ use serde_json::{Map, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
-
-/// What a tool does, as Gemini CLI classifies it. Read-only kinds may run
-/// concurrently with each other.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ToolKind {
-    /// Reads files.
-    Read,
-    /// Changes files.
-    Edit,
-    /// Deletes files.
-    Delete,
-    /// Moves files.
-    Move,
-    /// Searches.
-    Search,
-    /// Runs commands.
-    Execute,
-    /// Thinks or remembers.
-    Think,
-    /// Fetches from the network.
-    Fetch,
-    /// Talks to the user.
-    Communicate,
-    /// Anything else (discovered and MCP tools).
-    Other,
-}
-
-impl ToolKind {
-    /// The lower-case name Gemini CLI uses.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ToolKind::Read => "read",
-            ToolKind::Edit => "edit",
-            ToolKind::Delete => "delete",
-            ToolKind::Move => "move",
-            ToolKind::Search => "search",
-            ToolKind::Execute => "execute",
-            ToolKind::Think => "think",
-            ToolKind::Fetch => "fetch",
-            ToolKind::Communicate => "communicate",
-            ToolKind::Other => "other",
-        }
-    }
-
-    /// True for kinds that never change anything, so calls of them may run
-    /// concurrently.
-    pub fn is_read_only(self) -> bool {
-        match self {
-            ToolKind::Read | ToolKind::Search | ToolKind::Fetch => true,
-            ToolKind::Edit
-            | ToolKind::Delete
-            | ToolKind::Move
-            | ToolKind::Execute
-            | ToolKind::Think
-            | ToolKind::Communicate
-            | ToolKind::Other => false,
-        }
-    }
-}
 
 /// Everything a tool may use while it is built and run. Tools never print,
 /// never ask the user and never read settings files themselves.
@@ -159,120 +100,6 @@ impl ToolContext {
             client_fs: None,
             subagents: None,
             call_id: None,
-        }
-    }
-}
-
-/// What the user must approve before a call runs.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ConfirmationDetails {
-    /// A file change, shown as a diff.
-    Edit {
-        /// Dialog title, e.g. `Confirm Write: a.txt`.
-        title: String,
-        /// File name for display.
-        file_name: String,
-        /// Absolute path.
-        file_path: PathBuf,
-        /// Unified diff (`Current` / `Proposed`).
-        file_diff: String,
-        /// Content before (None for a new file).
-        original_content: Option<String>,
-        /// Content after.
-        new_content: String,
-        /// Which arguments take the user's rewrite of `new_content` ("modify
-        /// with editor"); None when the tool offers no modification.
-        modifiable: Option<Modifiable>,
-    },
-    /// A shell command.
-    Exec {
-        /// Dialog title.
-        title: String,
-        /// The full command.
-        command: String,
-        /// Root commands (`git` for `git status && git diff`).
-        root_commands: Vec<String>,
-    },
-    /// An MCP tool call.
-    Mcp {
-        /// Dialog title.
-        title: String,
-        /// Server name.
-        server_name: String,
-        /// Tool name on the server.
-        tool_name: String,
-        /// Display name.
-        tool_display_name: String,
-    },
-    /// Anything else: a prompt and optional URLs.
-    Info {
-        /// Dialog title.
-        title: String,
-        /// What will happen.
-        prompt: String,
-        /// URLs involved.
-        urls: Vec<String>,
-    },
-}
-
-impl ConfirmationDetails {
-    /// The dialog title.
-    pub fn title(&self) -> &str {
-        match self {
-            ConfirmationDetails::Edit { title, .. }
-            | ConfirmationDetails::Exec { title, .. }
-            | ConfirmationDetails::Mcp { title, .. }
-            | ConfirmationDetails::Info { title, .. } => title,
-        }
-    }
-
-    /// The Notification hook's `message`: `Tool <title> requires editing`
-    /// (execution, MCP, information).
-    pub fn notification_message(&self) -> String {
-        let what = match self {
-            ConfirmationDetails::Edit { .. } => "editing",
-            ConfirmationDetails::Exec { .. } => "execution",
-            ConfirmationDetails::Mcp { .. } => "MCP",
-            ConfirmationDetails::Info { .. } => "information",
-        };
-        format!("Tool {} requires {what}", self.title())
-    }
-
-    /// The serialisable details Gemini CLI hands to Notification hooks.
-    pub fn to_json(&self) -> Value {
-        match self {
-            ConfirmationDetails::Edit {
-                title,
-                file_name,
-                file_path,
-                file_diff,
-                original_content,
-                new_content,
-                modifiable: _,
-            } => serde_json::json!({"type": "edit", "title": title, "fileName": file_name,
-                "filePath": file_path, "fileDiff": file_diff, "originalContent": original_content,
-                "newContent": new_content, "isModifying": false}),
-            ConfirmationDetails::Exec {
-                title,
-                command,
-                root_commands,
-            } => serde_json::json!({
-                "type": "exec", "title": title, "command": command,
-                "rootCommand": root_commands.join(", ")}),
-            ConfirmationDetails::Mcp {
-                title,
-                server_name,
-                tool_name,
-                tool_display_name,
-            } => serde_json::json!({
-                "type": "mcp", "title": title, "serverName": server_name, "toolName": tool_name,
-                "toolDisplayName": tool_display_name}),
-            ConfirmationDetails::Info {
-                title,
-                prompt,
-                urls,
-            } => serde_json::json!({
-                "type": "info", "title": title, "prompt": prompt, "urls": urls}),
         }
     }
 }

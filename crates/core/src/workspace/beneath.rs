@@ -231,7 +231,6 @@ fn openat(dir: RawFd, name: &[u8], flags: libc::c_int, mode: libc::mode_t) -> io
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use std::io::Read;
     use std::os::unix::fs::symlink;

@@ -20,7 +20,7 @@ impl Workspace {
             .build()
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
-            .map(|e| e.into_path())
+            .map(ignore::DirEntry::into_path)
             .filter(|p| !self.is_ignored(p, &opts))
             .collect();
         out.sort();

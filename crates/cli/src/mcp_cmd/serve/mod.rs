@@ -348,11 +348,13 @@ async fn route_events(
                     let _ = tx.send((*result, refused));
                 }
             }
-            AgentEvent::Warning(text) | AgentEvent::Error(text) => eprintln!("{text}"),
+            AgentEvent::Warning { message: text } | AgentEvent::Error { message: text } => {
+                eprintln!("{text}")
+            }
             AgentEvent::HookMessage { text, .. } => eprintln!("{text}"),
             AgentEvent::SessionEnded => break,
-            AgentEvent::Content(_)
-            | AgentEvent::Thought(_)
+            AgentEvent::Content { .. }
+            | AgentEvent::Thought { .. }
             | AgentEvent::ToolCallRequested { .. }
             | AgentEvent::ToolRunning { .. }
             | AgentEvent::ToolOutput { .. }
@@ -360,13 +362,13 @@ async fn route_events(
             | AgentEvent::Nested { .. }
             | AgentEvent::ElicitationRequested { .. }
             | AgentEvent::Usage { .. }
-            | AgentEvent::Info(_)
+            | AgentEvent::Info { .. }
             | AgentEvent::ModelTurnFinished
             | AgentEvent::Stats(_)
             | AgentEvent::SessionStarted { .. }
             | AgentEvent::PromptStarted { .. }
-            | AgentEvent::ApprovalModeChanged(_)
-            | AgentEvent::ModelChanged(_)
+            | AgentEvent::ApprovalModeChanged { .. }
+            | AgentEvent::ModelChanged { .. }
             | AgentEvent::HistoryReplaced { .. }
             | AgentEvent::Finished(_) => {}
         }

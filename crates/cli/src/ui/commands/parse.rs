@@ -230,7 +230,6 @@ pub fn parse(line: &str) -> Command {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

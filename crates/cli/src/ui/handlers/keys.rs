@@ -71,7 +71,7 @@ fn on_key(app: &mut App, key: KeyEvent) {
         KeyCode::BackTab => {
             let next = s.next_mode();
             s.mode = next;
-            app.ctx.ops.submit(Op::SetApprovalMode(next));
+            app.ctx.ops.submit(Op::SetApprovalMode { mode: next });
             return;
         }
         KeyCode::Tab => {

@@ -322,7 +322,6 @@ fn switch_skill(path: &std::path::Path, name: &str, enable: bool) -> Result<Stri
 
 #[cfg(test)]
 mod skill_tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::switch_skill;
 
     #[test]

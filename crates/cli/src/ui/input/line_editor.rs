@@ -290,7 +290,6 @@ fn advance(text: &str, start: usize, col: usize, limit: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

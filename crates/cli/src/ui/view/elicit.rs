@@ -4,7 +4,7 @@
 //! cancels.
 
 use crate::ui::view::wrap::{sanitize, truncate};
-use gemini_rs_core::tools::mcp::elicitation::{ElicitationReply, ElicitationRequest, parse_field};
+use gemini_rs_protocol::events::{ElicitationReply, ElicitationRequest, parse_field};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};

@@ -364,7 +364,10 @@ impl Renderer {
                 .collect()
         };
         let (first, rest) = self.prefixes();
-        let pw = first.iter().map(|s| s.width()).sum::<usize>();
+        let pw = first
+            .iter()
+            .map(ratatui::prelude::Span::width)
+            .sum::<usize>();
         let avail = self.width.saturating_sub(pw).max(1);
         let mut is_first = true;
         for spans in lines {

@@ -80,7 +80,6 @@ pub fn todo_panel(todos: &[TodoItem], width: usize) -> Vec<Line<'static>> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn item(d: &str, status: TodoStatus) -> TodoItem {

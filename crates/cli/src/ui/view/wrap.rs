@@ -200,10 +200,10 @@ pub fn wrap_prefixed(
 ) -> Vec<Line<'static>> {
     let pw = first
         .iter()
-        .map(|s| s.width())
+        .map(ratatui::prelude::Span::width)
         .max()
         .unwrap_or(0)
-        .max(rest.iter().map(|s| s.width()).sum());
+        .max(rest.iter().map(ratatui::prelude::Span::width).sum());
     let body = wrap_spans(spans, width.saturating_sub(pw).max(1));
     body.into_iter()
         .enumerate()
@@ -227,7 +227,6 @@ pub fn line_text(line: &Line<'_>) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn texts(v: Vec<Vec<Span<'static>>>) -> Vec<String> {

@@ -1,5 +1,4 @@
 //! Input fields of every event, agent, session and model events.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
 use gemini_rs_protocol::{GenerateContentRequest, GenerateContentResponse};

@@ -1,6 +1,5 @@
 //! End-to-end tests of the hook system with real hook scripts (python3 and
 //! bash) in a temporary project dir.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
 use crate::hooks::BeforeToolOutcome;

@@ -1,5 +1,4 @@
 //! The runner: env, substitution, timeout, sequential vs parallel, config switches.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
 use crate::hooks::BeforeToolOutcome;

@@ -1,5 +1,4 @@
 //! BeforeTool / AfterTool: the exit-code table, aggregation, failures.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
 use crate::hooks::{AfterToolOutcome, BeforeToolOutcome};

@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 use super::*;
 use crate::model::test_server::{Reply, TestServer};
 use crate::model::wire::{self, WireConfig};
@@ -204,7 +203,10 @@ async fn stream_gives_thoughts_text_calls_and_usage() {
 
 #[tokio::test]
 async fn live_calls_retry_overload_and_record() {
-    let body: Vec<String> = stream_events().iter().map(|e| e.to_string()).collect();
+    let body: Vec<String> = stream_events()
+        .iter()
+        .map(std::string::ToString::to_string)
+        .collect();
     let refs: Vec<&str> = body.iter().map(String::as_str).collect();
     let server = TestServer::start(vec![
         Reply::status(

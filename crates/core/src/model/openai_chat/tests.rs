@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 use super::*;
 use crate::model::test_server::{Reply, TestServer};
 use crate::model::wire::WireConfig;

@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Parsing the retention settings and deleting old sessions.
 
 use super::*;

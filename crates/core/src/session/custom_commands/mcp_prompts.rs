@@ -190,7 +190,6 @@ fn word(s: &str) -> (String, usize) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn args(names: &[(&str, bool)]) -> Vec<PromptArgument> {

@@ -203,7 +203,6 @@ pub fn invoked<'a>(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn write(dir: &Path, rel: &str, text: &str) {

@@ -395,7 +395,8 @@ impl FileGlob {
                 WalkState::Continue
             })
         });
-        out.into_inner().unwrap_or_else(|p| p.into_inner())
+        out.into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 

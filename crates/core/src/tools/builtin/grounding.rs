@@ -129,7 +129,6 @@ pub(crate) fn has_sources(meta: Option<&GroundingMetadata>) -> bool {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use serde_json::json;
 

@@ -111,7 +111,6 @@ fn read(path: Option<&str>) -> ToolResult {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -326,7 +326,6 @@ fn basename_glob(pattern: &str) -> Option<regex::Regex> {
 /// A temporary workspace and a tool context over it, for tests.
 #[cfg(test)]
 pub(super) mod test_support {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use crate::config::Settings;
     use crate::tools::registry::ToolRegistry;
     use crate::tools::{Tool, ToolContext, ToolResult};

@@ -289,7 +289,6 @@ impl ToolInvocation for MemoryInvocation {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::config::Settings;
     use crate::workspace::Workspace;

@@ -173,7 +173,6 @@ pub(crate) mod test_fixture;
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use serde_json::json;
     use std::path::Path;

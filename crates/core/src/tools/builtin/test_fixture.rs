@@ -1,6 +1,5 @@
 //! A temp project with one tool registered, run the way the scheduler runs
 //! calls (aliases, schema, the tool's own checks, then execute).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::config::Settings;
 use crate::tools::{Tool, ToolContext, ToolRegistry, ToolResult};

@@ -152,7 +152,6 @@ impl ToolInvocation for WebSearchInvocation {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::model::ModelError;
     use crate::tools::builtin::web_fetch::test_support::{FakeGenerator, context, response};

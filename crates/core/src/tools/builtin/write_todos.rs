@@ -207,7 +207,6 @@ impl ToolInvocation for WriteTodosInvocation {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::tools::builtin::test_fixture::ToolFixture;
     use std::sync::Arc;

@@ -1,5 +1,4 @@
 //! Tests of command discovery with real scripts (A.14).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 use super::*;
 use serde_json::json;
 

@@ -209,7 +209,6 @@ pub fn mcp_enabled(settings: &Settings) -> bool {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use serde_json::json;
 

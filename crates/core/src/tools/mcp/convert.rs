@@ -153,7 +153,6 @@ pub fn to_display(tool: &str, response: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

@@ -142,7 +142,7 @@ pub fn load_extension(dir: &Path, workspace: &Path) -> Option<Extension> {
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string(),
-        path: dir.to_path_buf(),
+        path: dir.clone(),
         servers,
         exclude_tools,
     })
@@ -260,7 +260,6 @@ pub fn excluded_tools(extensions: &[Extension]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::super::config::TransportSpec;
     use super::*;
     use serde_json::json;

@@ -94,7 +94,7 @@ impl ClientHandler for Handler {
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
-        let peer = context.peer.clone();
+        let peer = context.peer;
         let this = self.clone();
         tokio::spawn(async move {
             match peer.list_all_tools().await {

@@ -1,6 +1,5 @@
 //! The guard on small limits: lines pass unchanged, an oversized reply
 //! becomes an error reply with its id, one without an id ends the stream.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
 use tokio::io::AsyncReadExt;

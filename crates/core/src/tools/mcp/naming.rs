@@ -39,7 +39,6 @@ pub fn mcp_prefixed_name(server: &str, tool: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

@@ -32,7 +32,7 @@ pub(crate) async fn list(peer: &Peer<RoleClient>) -> ResourceList {
     let resources = match peer.list_all_resources().await {
         Ok(list) => list
             .into_iter()
-            .map(|r| (r.uri.clone(), r.name.clone(), r.description.clone()))
+            .map(|r| (r.uri.clone(), r.name.clone(), r.description))
             .collect(),
         Err(e) => {
             tracing::debug!("resources/list failed: {e}");
@@ -42,7 +42,7 @@ pub(crate) async fn list(peer: &Peer<RoleClient>) -> ResourceList {
     let templates = match peer.list_all_resource_templates().await {
         Ok(list) => list
             .into_iter()
-            .map(|t| (t.uri_template.clone(), t.name.clone()))
+            .map(|t| (t.uri_template.clone(), t.name))
             .collect(),
         Err(e) => {
             tracing::debug!("resources/templates/list failed: {e}");

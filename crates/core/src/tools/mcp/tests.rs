@@ -1,6 +1,5 @@
 //! MCP client tests against a real stdio server (a hand-written Python
 //! JSON-RPC server like A.15's `mcp.py`).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
 use crate::tools::{

@@ -1,7 +1,6 @@
 //! MCP client tests over HTTP against hand-written servers on
 //! `std::net::TcpListener`: streamable HTTP (JSON responses), legacy SSE,
 //! and a bare `url` that falls back from streamable HTTP to SSE.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::tests::ctx;
 use super::*;

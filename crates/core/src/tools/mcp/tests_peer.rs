@@ -4,7 +4,6 @@
 //! `node_modules/.bin` of the workspace root; without it the tests are
 //! skipped with a note, or fail on CI (`crate::test_peers`). Covers stdio,
 //! streamable HTTP and the legacy SSE transport.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::tests::ctx;
 use super::*;

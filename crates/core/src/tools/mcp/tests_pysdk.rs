@@ -3,7 +3,6 @@
 //! The interpreter is `GEMINI_RS_MCP_PYTHON`, else `target/mcp-py` or
 //! `python3` when it can `import mcp`; without it the tests are skipped
 //! with a note, or fail on CI (`crate::test_peers`).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::tests::ctx;
 use super::tests_peer::{Child, free_port, wait_port};

@@ -1,6 +1,5 @@
 //! A stdio server killed between two calls is restarted on the next call,
 //! and the `mcp_<server>_<tool>` alias finds the tool.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::tests::ctx;
 use super::*;

@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Ajv message forms and ordering.
 
 use super::*;

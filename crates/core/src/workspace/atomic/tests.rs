@@ -1,5 +1,4 @@
 //! Tests of the atomic writes.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 use super::*;
 use std::os::unix::fs::symlink;
 

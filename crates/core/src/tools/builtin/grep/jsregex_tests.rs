@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Tests of the JS regex checker and translator.
 use super::*;
 

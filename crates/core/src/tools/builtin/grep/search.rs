@@ -97,7 +97,7 @@ pub(crate) fn search_root(
     let stop: Mutex<Option<Stop>> = Mutex::new(None);
     let full = AtomicBool::new(false);
     let threads = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
+        .map_or(2, std::num::NonZero::get)
         .min(8);
     let walker = walker(ws, root, q.filter).threads(threads).build_parallel();
     walker.run(|| {
@@ -178,8 +178,12 @@ pub(crate) fn search_root(
             WalkState::Continue
         })
     });
-    let mut files = found.into_inner().unwrap_or_else(|p| p.into_inner());
-    let stop = stop.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut files = found
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let stop = stop
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if git_order {
         files.sort_by(|a, b| a.rel.as_bytes().cmp(b.rel.as_bytes()));
     } else {

@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The verified `search_file_content` cases of the spec (Appendix A.4,
 //! legacy variant) plus ignore rules, multiple roots and the match cap.
 

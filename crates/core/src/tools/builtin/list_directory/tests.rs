@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 use super::test_support::Env;
 use super::*;
 use std::sync::Arc;

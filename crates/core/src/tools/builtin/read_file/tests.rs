@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The verified `read_file` cases of the v0.27.4 spec (Appendix A.1).
 
 use super::*;

@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 use super::super::list_directory::test_support::Env;
 use super::*;
 use std::sync::Arc;

@@ -20,7 +20,10 @@ pub(super) fn correct_path(
         return Ok(direct);
     }
     let wanted = p.trim_start_matches("./").replace('\\', "/");
-    let Some(base) = Path::new(&wanted).file_name().map(|n| n.to_os_string()) else {
+    let Some(base) = Path::new(&wanted)
+        .file_name()
+        .map(std::ffi::OsStr::to_os_string)
+    else {
         return Ok(direct);
     };
     let mut matches: Vec<PathBuf> = Vec::new();
@@ -64,7 +67,7 @@ fn bfs_find(
             continue;
         };
         let mut entries: Vec<std::fs::DirEntry> = rd.filter_map(Result::ok).collect();
-        entries.sort_by_key(|e| e.file_name());
+        entries.sort_by_key(std::fs::DirEntry::file_name);
         for entry in entries {
             let path = entry.path();
             let Ok(ft) = entry.file_type() else { continue };

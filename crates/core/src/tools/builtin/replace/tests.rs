@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The verified `replace` cases of the spec (Appendix A.6), with the
 //! README's deliberate differences, plus confirmation and display.
 

@@ -1,6 +1,5 @@
 //! Tests of cancellation, the timeouts and the drop path: no process of
 //! the group may survive.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::ShellTool;
 use super::tests::{Env, call, call_with, env, env_with, out, wait_gone};

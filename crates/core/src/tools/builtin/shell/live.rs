@@ -123,7 +123,6 @@ impl LineSink for Tee<'_> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use std::sync::{Arc, Mutex};
 

@@ -1,5 +1,4 @@
 //! Tests with real processes: the A.8 examples and the hard cases.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::ShellTool;
 use crate::config::Settings;
@@ -405,7 +404,7 @@ async fn fifty_megabytes() {
     );
     let spools = std::fs::read_dir(e.ctx.workspace.project_temp_dir())
         .unwrap()
-        .filter_map(|d| d.ok())
+        .filter_map(std::result::Result::ok)
         .filter(|d| d.file_name().to_string_lossy().starts_with("shell_spool_"))
         .count();
     assert_eq!(spools, 0);

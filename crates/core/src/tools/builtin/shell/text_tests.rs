@@ -1,5 +1,4 @@
 //! Tests of the parser, the renderer and the capture (no processes).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::capture::{Capture, Limits, thousands, truncate_text};
 use super::render::{LineSink, Renderer, render_all};
@@ -266,7 +265,7 @@ fn capture_spooled_and_in_memory_agree() {
     // No spool file is left behind.
     let left: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
-        .filter_map(|e| e.ok())
+        .filter_map(std::result::Result::ok)
         .filter(|e| e.file_name().to_string_lossy().starts_with("shell_spool_"))
         .collect();
     assert!(left.is_empty());

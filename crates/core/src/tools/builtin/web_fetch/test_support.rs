@@ -1,6 +1,5 @@
 //! Test helpers shared by the web tools' tests: a scripted model client that
 //! records its requests, a tool context, and a tiny HTTP/1.1 server.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::config::Settings;
 use crate::model::{ChunkStream, ContentGenerator, ModelError};
@@ -52,7 +51,11 @@ impl ContentGenerator for FakeGenerator {
         _request: &'a GenerateContentRequest,
         _cancel: CancellationToken,
     ) -> BoxFuture<'a, Result<ChunkStream, ModelError>> {
-        Box::pin(async { Err(ModelError::Replay("streaming is not scripted".into())) })
+        Box::pin(async {
+            Err(ModelError::Replay {
+                message: "streaming is not scripted".into(),
+            })
+        })
     }
 
     fn generate<'a>(
@@ -65,12 +68,11 @@ impl ContentGenerator for FakeGenerator {
             .lock()
             .unwrap()
             .push((model.to_string(), request.clone()));
-        let reply = self
-            .replies
-            .lock()
-            .unwrap()
-            .pop_front()
-            .unwrap_or_else(|| Err(ModelError::Replay("no more scripted replies".into())));
+        let reply = self.replies.lock().unwrap().pop_front().unwrap_or_else(|| {
+            Err(ModelError::Replay {
+                message: "no more scripted replies".into(),
+            })
+        });
         Box::pin(async move { reply })
     }
 
@@ -79,7 +81,11 @@ impl ContentGenerator for FakeGenerator {
         _model: &'a str,
         _request: &'a CountTokensRequest,
     ) -> BoxFuture<'a, Result<CountTokensResponse, ModelError>> {
-        Box::pin(async { Err(ModelError::Replay("countTokens is not scripted".into())) })
+        Box::pin(async {
+            Err(ModelError::Replay {
+                message: "countTokens is not scripted".into(),
+            })
+        })
     }
 }
 

@@ -1,5 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use super::fetch::{FetchLimits, Fetched, fetch, github_raw, is_private_url, page_text};
 use super::test_support::{
     FakeGenerator, Reply, TestServer, context, http_ready, response, text_response,

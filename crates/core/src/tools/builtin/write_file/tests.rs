@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The verified `write_file` cases of the v0.27.4 spec (Appendix A.7), with
 //! gemini-rs's deliberate differences (content written exactly as given).
 

@@ -92,7 +92,6 @@ async fn impersonate(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::{allowed_host, authorization};
     use crate::tools::mcp::McpServerConfig;
     use serde_json::json;

@@ -238,7 +238,6 @@ impl CredentialStore for TokenStore {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[tokio::test]

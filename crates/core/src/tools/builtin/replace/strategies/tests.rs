@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Each strategy on its own named input, the fuzzy bounds and the edit
 //! distance.
 

@@ -1,0 +1,537 @@
+//! The session protocol: [`Op`], what a front end submits to a session, and
+//! [`AgentEvent`], the one stream every front end watches, with every
+//! payload they carry. Plain serde data (no behaviour beyond constructors
+//! and small accessors); the JSON Schema of the stream is generated from
+//! these types ([`events_schema`]) into `docs/schema/events.schema.json`.
+//!
+//! JSON shape: ops and events are objects tagged by `type` (snake_case);
+//! [`PROTOCOL_VERSION`] changes whenever a field changes meaning or goes.
+
+mod elicitation;
+mod model_error;
+mod stats;
+mod tools;
+
+pub use elicitation::{ElicitationReply, ElicitationRequest, FieldError, parse_field};
+pub use model_error::ModelError;
+pub use stats::{
+    ApiMetrics, Decision, Decisions, FileMetrics, ModelMetrics, SessionStats, TokenMetrics,
+    TokenTotals, ToolCallMetrics, ToolMetrics,
+};
+pub use tools::{
+    ConfirmationDetails, FileDiff, Modifiable, TodoItem, TodoStatus, ToolDisplay, ToolError,
+    ToolErrorKind, ToolKind, ToolResult,
+};
+
+use crate::{Part, UsageMetadata};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::time::Duration;
+
+/// The version of this protocol: bumped when a field of an op or event
+/// changes meaning or is removed (added fields keep it).
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The session's approval mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalMode {
+    /// Ask before anything that changes something.
+    Default,
+    /// File edits run without asking.
+    AutoEdit,
+    /// Everything runs without asking.
+    Yolo,
+    /// Read-only planning.
+    Plan,
+}
+
+impl ApprovalMode {
+    /// Parses `default`, `auto_edit` (or `autoEdit`), `yolo`, `plan`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "default" => Some(ApprovalMode::Default),
+            "auto_edit" | "autoEdit" => Some(ApprovalMode::AutoEdit),
+            "yolo" => Some(ApprovalMode::Yolo),
+            "plan" => Some(ApprovalMode::Plan),
+            _ => None,
+        }
+    }
+
+    /// The spelling of `--approval-mode`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalMode::Default => "default",
+            ApprovalMode::AutoEdit => "auto_edit",
+            ApprovalMode::Yolo => "yolo",
+            ApprovalMode::Plan => "plan",
+        }
+    }
+}
+
+/// What a front end asks a session to do. Confirm, Cancel, SetApprovalMode
+/// and AnswerElicitation act at once; every other op waits for the one
+/// before it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Op {
+    /// Send a user prompt (its text parts get `@path` expansion).
+    Prompt {
+        /// The prompt's parts.
+        parts: Vec<Part>,
+    },
+    /// Answer a confirmation the session asked for.
+    Confirm(ConfirmationResponse),
+    /// Cancel what runs now (a prompt, a command) and drop queued ops.
+    Cancel,
+    /// Change the approval mode.
+    SetApprovalMode {
+        /// The new mode.
+        mode: ApprovalMode,
+    },
+    /// Use another model from the next request on.
+    SetModel {
+        /// The model id (`provider/model` for other providers).
+        model: String,
+    },
+    /// Summarise the older history now (`/compress`).
+    Compress,
+    /// Forget the conversation (`/clear`), with SessionEnd/SessionStart hooks.
+    Clear,
+    /// Restore the files and conversation of a checkpoint (`/restore`).
+    Restore {
+        /// The checkpoint's id.
+        id: String,
+    },
+    /// Save the conversation under a tag (`/chat save`).
+    SaveChat {
+        /// The tag.
+        tag: String,
+    },
+    /// Continue a conversation saved under a tag (`/chat resume`).
+    ResumeChat {
+        /// The tag.
+        tag: String,
+    },
+    /// Add a fact to memory (when given) and reload the context files
+    /// (`/memory add`, `/memory refresh`).
+    RefreshMemory {
+        /// The fact to save first.
+        fact: Option<String>,
+    },
+    /// Run a shell command the user typed (`!cmd`), under the shell tool's
+    /// policy and sandbox.
+    Shell {
+        /// The command line.
+        command: String,
+    },
+    /// Run one tool call outside a conversation (`mcp serve`): lookup,
+    /// validation, policy, confirmation, hooks and execution as for a call
+    /// of the model, without adding anything to the history.
+    RunTool {
+        /// The call's id (reported in the events and the result).
+        call_id: String,
+        /// The tool's name.
+        name: String,
+        /// Its arguments.
+        args: Value,
+    },
+    /// Add directories to the workspace (`/directory add`); MCP servers
+    /// are told their roots changed.
+    AddDirectories {
+        /// The paths, relative to the project root or absolute.
+        paths: Vec<String>,
+    },
+    /// Log in to an OAuth-protected MCP server (`/mcp auth <name>`); the
+    /// URL to open is reported as an info when no browser opens.
+    McpAuth {
+        /// The server's name.
+        server: String,
+    },
+    /// Answer an MCP server's request for input (acts at once).
+    AnswerElicitation {
+        /// The request's id.
+        id: u64,
+        /// The answer.
+        reply: ElicitationReply,
+    },
+    /// End the session after the ops before it: run SessionEnd, stop.
+    Shutdown,
+}
+
+impl Op {
+    /// A prompt of one text part.
+    pub fn prompt(text: impl Into<String>) -> Op {
+        Op::Prompt {
+            parts: vec![Part::text(text)],
+        }
+    }
+}
+
+/// Why a prompt could not complete.
+#[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AgentError {
+    /// `model.maxSessionTurns` was reached.
+    #[error(
+        "Reached max session turns for this session. Increase the number of turns by specifying maxSessionTurns in settings.json."
+    )]
+    TurnLimit,
+    /// The model call failed.
+    #[error("{error}")]
+    Model {
+        /// What failed.
+        error: ModelError,
+    },
+    /// The user cancelled.
+    #[error("Operation cancelled.")]
+    Cancelled,
+    /// A tool failed in a way that ends the session (disk full).
+    #[error("{message}")]
+    FatalTool {
+        /// The tool's error.
+        message: String,
+    },
+    /// A custom slash command could not be expanded (a refused `!{...}`,
+    /// an unreadable `@{...}`); nothing was sent to the model.
+    #[error("{message}")]
+    Command {
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl From<ModelError> for AgentError {
+    fn from(error: ModelError) -> Self {
+        AgentError::Model { error }
+    }
+}
+
+/// How a prompt ended.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PromptOutcome {
+    /// The text of the last model turn.
+    pub last_turn_text: String,
+    /// Set when a hook stopped the agent: the reason.
+    pub stopped: Option<String>,
+    /// True when the user declined a confirmation: the cancelled calls'
+    /// responses are in the history and nothing was sent after them.
+    pub declined: bool,
+}
+
+impl PromptOutcome {
+    /// The model answered with `text`.
+    pub fn answered(text: String) -> Self {
+        PromptOutcome {
+            last_turn_text: text,
+            ..PromptOutcome::default()
+        }
+    }
+
+    /// A hook stopped the agent after `text`.
+    pub fn stopped(text: String, reason: String) -> Self {
+        PromptOutcome {
+            last_turn_text: text,
+            stopped: Some(reason),
+            declined: false,
+        }
+    }
+}
+
+/// What finished, reported once per op that waits its turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Finished {
+    /// A prompt ended.
+    Prompt(Result<PromptOutcome, AgentError>),
+    /// `/compress` ended.
+    Compress {
+        /// Whether the history was compressed.
+        compressed: bool,
+    },
+    /// `/clear` ended.
+    Clear,
+    /// A [`Op::RunTool`] call ended.
+    Tool {
+        /// The call's id.
+        call_id: String,
+        /// How it ended.
+        status: ToolCallStatus,
+        /// The tool's result (or the error that replaced it).
+        result: Box<ToolResult>,
+    },
+    /// Another command ended (its messages came as events before).
+    Command,
+}
+
+/// How a tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolCallStatus {
+    /// It ran and succeeded.
+    Success,
+    /// It failed (not found, invalid, denied, or the tool reported an error).
+    Error,
+    /// It was cancelled.
+    Cancelled,
+}
+
+/// A finished tool call, as front ends show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolCallFinished {
+    /// The call id (sent back to the model).
+    pub call_id: String,
+    /// The name the model called.
+    pub name: String,
+    /// Arguments as the model sent them.
+    pub args: Value,
+    /// How it ended.
+    pub status: ToolCallStatus,
+    /// What the user sees.
+    pub display: ToolDisplay,
+    /// The error, when it failed.
+    pub error: Option<ToolError>,
+    /// How long execution took (milliseconds on the wire).
+    #[serde(rename = "duration_ms", with = "millis")]
+    #[schemars(with = "u64")]
+    pub duration: Duration,
+}
+
+/// Everything a session reports, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AgentEvent {
+    /// A chunk of model text.
+    Content {
+        /// The text.
+        text: String,
+    },
+    /// A chunk of model thought.
+    Thought {
+        /// The text.
+        text: String,
+    },
+    /// The model asked for a tool call.
+    ToolCallRequested {
+        /// Call id.
+        call_id: String,
+        /// Name as called.
+        name: String,
+        /// Arguments as sent.
+        args: Value,
+    },
+    /// A call waits for the user's answer ([`Op::Confirm`]).
+    ToolAwaitingApproval {
+        /// Call id.
+        call_id: String,
+        /// Name as called.
+        name: String,
+        /// What to show.
+        details: ConfirmationDetails,
+    },
+    /// A call started executing.
+    ToolRunning {
+        /// Call id.
+        call_id: String,
+    },
+    /// Live output of a running call.
+    ToolOutput {
+        /// Call id.
+        call_id: String,
+        /// The latest view of the output (for the shell: its last lines
+        /// as rendered so far); it replaces the previous one.
+        chunk: String,
+    },
+    /// A call finished.
+    ToolFinished(ToolCallFinished),
+    /// Token usage of one model request.
+    Usage {
+        /// Model id.
+        model: String,
+        /// Usage of that request.
+        usage: UsageMetadata,
+    },
+    /// A warning for the user (stderr in headless mode).
+    Warning {
+        /// The text.
+        message: String,
+    },
+    /// A note for the user (shown in the UI, logged in headless mode).
+    Info {
+        /// The text.
+        message: String,
+    },
+    /// An error for the user (a command that failed).
+    Error {
+        /// The text.
+        message: String,
+    },
+    /// A message from running hooks (headless writes it on stderr).
+    HookMessage {
+        /// How to show it.
+        kind: HookMessageKind,
+        /// The text, without prefix or trailing newline.
+        text: String,
+    },
+    /// The session's metrics after an op; sent before each
+    /// [`AgentEvent::Finished`] and before [`AgentEvent::SessionEnded`].
+    Stats(Box<SessionStats>),
+    /// One model turn ended (its stream is complete).
+    ModelTurnFinished,
+    /// The session is ready; always the first event.
+    SessionStarted {
+        /// The session id.
+        session_id: String,
+        /// The model id.
+        model: String,
+        /// True when it continues a recorded session.
+        resumed: bool,
+    },
+    /// A prompt starts: its text as sent (with the SessionStart hook's
+    /// context in front of the first one).
+    PromptStarted {
+        /// The prompt's text parts, joined.
+        text: String,
+    },
+    /// The approval mode changed (by an op or an "always allow" answer).
+    ApprovalModeChanged {
+        /// The new mode.
+        mode: ApprovalMode,
+    },
+    /// The model changed.
+    ModelChanged {
+        /// The new model id.
+        model: String,
+    },
+    /// The conversation was replaced (`/clear`, `/chat resume`, `/restore`).
+    HistoryReplaced {
+        /// How many contents it has now.
+        len: usize,
+    },
+    /// An MCP server asks the user for input; answer with
+    /// [`Op::AnswerElicitation`].
+    ElicitationRequested {
+        /// The request's id.
+        id: u64,
+        /// What is asked.
+        request: ElicitationRequest,
+    },
+    /// An event of a sub-agent, run by the call `parent_call_id`.
+    Nested {
+        /// The id of the call that delegated to the sub-agent.
+        parent_call_id: String,
+        /// What the sub-agent reported.
+        event: Box<AgentEvent>,
+    },
+    /// An op ended; front ends leave their busy state.
+    Finished(Finished),
+    /// The session ended; no event follows.
+    SessionEnded,
+}
+
+/// How a front end shows a hook message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HookMessageKind {
+    /// A feedback warning: headless prints `[WARNING] <text>` on stderr.
+    Warning,
+    /// `Hook system message: <msg>`: printed as is on stderr.
+    SystemMessage,
+    /// A debug-logger line Gemini CLI prints as is on stderr (`Hook requested
+    /// to stop execution: …`, `Hook execution for …`, the raw failure line).
+    Info,
+}
+
+/// The user's answer to a confirmation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfirmationOutcome {
+    /// Run it this once.
+    ProceedOnce,
+    /// Run it and stop asking for this kind of call this session.
+    ProceedAlways,
+    /// As `ProceedAlways`, and remember it in the user's policy file.
+    ProceedAlwaysAndSave,
+    /// Allow every tool of this MCP server.
+    ProceedAlwaysServer,
+    /// Allow this MCP tool.
+    ProceedAlwaysTool,
+    /// The user edited the proposal.
+    ModifyWithEditor,
+    /// Do not run it (and cancel the rest of the batch).
+    Cancel,
+}
+
+/// An answer to a confirmation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ConfirmationResponse {
+    /// The call answered.
+    pub call_id: String,
+    /// The answer.
+    pub outcome: ConfirmationOutcome,
+    /// With [`ConfirmationOutcome::ModifyWithEditor`]: the arguments the
+    /// user changed (`content` for write_file; `old_string` and
+    /// `new_string` for replace; `modified_content` for save_memory). The
+    /// scheduler merges them into the call, marks it `modified_by_user`
+    /// and asks again with the new proposal. `None` asks again unchanged.
+    pub modified_args: Option<Map<String, Value>>,
+}
+
+impl ConfirmationResponse {
+    /// A plain answer (no modified arguments).
+    pub fn new(call_id: impl Into<String>, outcome: ConfirmationOutcome) -> Self {
+        ConfirmationResponse {
+            call_id: call_id.into(),
+            outcome,
+            modified_args: None,
+        }
+    }
+
+    /// A [`ConfirmationOutcome::ModifyWithEditor`] answer carrying the
+    /// user's changed arguments.
+    pub fn modified(call_id: impl Into<String>, args: Map<String, Value>) -> Self {
+        ConfirmationResponse {
+            call_id: call_id.into(),
+            outcome: ConfirmationOutcome::ModifyWithEditor,
+            modified_args: Some(args),
+        }
+    }
+}
+
+/// Everything that crosses the session's edge, as one JSON Schema: `Op`
+/// and `AgentEvent` under `properties`, every payload under `$defs`.
+#[derive(JsonSchema)]
+#[schemars(title = "gemini-rs session protocol")]
+#[allow(dead_code)]
+struct SessionProtocol {
+    /// What a front end submits.
+    op: Op,
+    /// What a session reports.
+    event: AgentEvent,
+}
+
+/// The JSON Schema of the session protocol (ops and events), as committed
+/// in `docs/schema/events.schema.json`.
+pub fn events_schema() -> Value {
+    let mut schema =
+        serde_json::to_value(schemars::schema_for!(SessionProtocol)).unwrap_or_default();
+    if let Some(map) = schema.as_object_mut() {
+        map.insert("x-protocol-version".into(), Value::from(PROTOCOL_VERSION));
+    }
+    schema
+}
+
+/// `Duration` as whole milliseconds.
+mod millis {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        u64::deserialize(d).map(Duration::from_millis)
+    }
+}

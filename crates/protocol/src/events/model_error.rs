@@ -1,0 +1,192 @@
+//! Why a model call failed, with a message that tells the user what to
+//! do next.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Why a model call failed. Each message tells the user what to do next.
+#[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ModelError {
+    /// The caller cancelled the request.
+    #[error("The request to the model was cancelled.")]
+    Cancelled,
+    /// HTTP 400: the API rejected the request itself.
+    #[error("The Gemini API rejected the request (HTTP 400): {message}")]
+    BadRequest {
+        /// The API's error message.
+        message: String,
+    },
+    /// HTTP 401/403: the key is wrong or lacks permission.
+    #[error(
+        "The Gemini API refused the API key (HTTP {status}): {message}. The key is invalid or lacks \
+         permission; set GEMINI_API_KEY to a valid Gemini API key."
+    )]
+    Auth {
+        /// 401 or 403.
+        status: u16,
+        /// The API's error message.
+        message: String,
+    },
+    /// HTTP 404: the model does not exist (or is not available to this key).
+    #[error(
+        "The model `{model}` was not found (HTTP 404): {message}. Check the model name given with \
+         -m, GEMINI_MODEL or model.name in settings."
+    )]
+    ModelNotFound {
+        /// The requested model id.
+        model: String,
+        /// The API's error message.
+        message: String,
+    },
+    /// HTTP 429: quota or rate limit exhausted (after retries).
+    #[error(
+        "The Gemini API quota or rate limit was exceeded (HTTP 429): {message}. Wait a moment and \
+         try again, or check your quota."
+    )]
+    RateLimited {
+        /// The API's error message.
+        message: String,
+    },
+    /// Any other HTTP error status.
+    #[error("The Gemini API returned HTTP {status}: {message}")]
+    Api {
+        /// The HTTP status code.
+        status: u16,
+        /// The API's error message.
+        message: String,
+    },
+    /// The server could not be reached (DNS, TCP, TLS, proxy...).
+    #[error(
+        "Could not connect to the Gemini API at {url}: {message}. Check your network connection \
+         and proxy settings (HTTPS_PROXY)."
+    )]
+    Connection {
+        /// The endpoint that failed.
+        url: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The response stream broke off.
+    #[error("The connection to the Gemini API broke off mid-response: {message}. Try again.")]
+    StreamCut {
+        /// What went wrong.
+        message: String,
+    },
+    /// A response (or one SSE event of a stream) was not the expected JSON.
+    #[error("The Gemini API sent a malformed response chunk ({message}): {snippet}")]
+    MalformedChunk {
+        /// The parse error.
+        message: String,
+        /// The start of the offending text.
+        snippet: String,
+    },
+    /// Retries were used up; wraps the last failure.
+    #[error("{last} (gave up after {attempts} attempts)")]
+    RetriesExhausted {
+        /// How many attempts were made.
+        attempts: u32,
+        /// The last failure.
+        #[source]
+        last: Box<ModelError>,
+    },
+    /// The HTTP client could not be configured (bad proxy URL, TLS setup...).
+    #[error("Could not set up the HTTP client for the Gemini API: {message}")]
+    Setup {
+        /// What went wrong.
+        message: String,
+    },
+    /// A responses file could not be read.
+    #[error("Could not read the responses file {path}: {message}")]
+    ResponsesFile {
+        /// The file.
+        path: String,
+        /// The OS error.
+        message: String,
+    },
+    /// A responses file has a line that is not a valid recorded response.
+    #[error("{path}:{line}: {message}")]
+    ResponsesLine {
+        /// The file.
+        path: String,
+        /// 1-based line number.
+        line: usize,
+        /// The parse error.
+        message: String,
+    },
+    /// Replay ran out of lines or hit a line for another method (exact upstream texts).
+    #[error("{message}")]
+    Replay {
+        /// The upstream text.
+        message: String,
+    },
+    /// An error answer from another provider's API (OpenAI-compatible,
+    /// Anthropic); `message` says what to do where that is known.
+    #[error("{provider} answered HTTP {status}: {message}")]
+    Provider {
+        /// The API, e.g. `The OpenAI-compatible API at http://...`.
+        provider: String,
+        /// The HTTP status (or the code of an error event in a stream).
+        status: u16,
+        /// The API's message, with advice.
+        message: String,
+    },
+    /// The request no longer fits the model's context window.
+    #[error(
+        "The conversation is too long for the model's context window ({provider}): {message}. \
+         Run /compress or /clear, or choose a model with a larger context window."
+    )]
+    ContextTooLong {
+        /// The API.
+        provider: String,
+        /// The API's message.
+        message: String,
+    },
+}
+
+impl ModelError {
+    /// The HTTP status behind this error, if it came from one.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            ModelError::BadRequest { .. } => Some(400),
+            ModelError::Auth { status, .. } | ModelError::Api { status, .. } => Some(*status),
+            ModelError::ModelNotFound { .. } => Some(404),
+            ModelError::RateLimited { .. } => Some(429),
+            ModelError::RetriesExhausted { last, .. } => last.status(),
+            ModelError::Provider { status, .. } => Some(*status),
+            ModelError::ContextTooLong { .. } => Some(400),
+            ModelError::Cancelled
+            | ModelError::Connection { .. }
+            | ModelError::StreamCut { .. }
+            | ModelError::MalformedChunk { .. }
+            | ModelError::Setup { .. }
+            | ModelError::ResponsesFile { .. }
+            | ModelError::ResponsesLine { .. }
+            | ModelError::Replay { .. } => None,
+        }
+    }
+
+    /// Whether another attempt may succeed (429, 5xx, network trouble).
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            ModelError::RateLimited { .. }
+            | ModelError::Connection { .. }
+            | ModelError::StreamCut { .. } => true,
+            ModelError::Api { status, .. } => *status >= 500,
+            ModelError::Provider { status, .. } => {
+                matches!(*status, 408 | 409 | 429) || *status >= 500
+            }
+            ModelError::ContextTooLong { .. } => false,
+            ModelError::Cancelled
+            | ModelError::BadRequest { .. }
+            | ModelError::Auth { .. }
+            | ModelError::ModelNotFound { .. }
+            | ModelError::MalformedChunk { .. }
+            | ModelError::RetriesExhausted { .. }
+            | ModelError::Setup { .. }
+            | ModelError::ResponsesFile { .. }
+            | ModelError::ResponsesLine { .. }
+            | ModelError::Replay { .. } => false,
+        }
+    }
+}

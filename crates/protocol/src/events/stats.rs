@@ -1,0 +1,285 @@
+//! Session metrics in the shape of Gemini CLI's `SessionMetrics` JSON
+//! (`-o json`'s `stats`): model requests and tokens per model, tool calls
+//! and decisions, lines changed.
+
+use crate::UsageMetadata;
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// How a call was approved, counted in `decisions`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Approved (by the user or by policy).
+    Accept,
+    /// Refused.
+    Reject,
+    /// Approved after the user edited it.
+    Modify,
+    /// Approved automatically.
+    AutoAccept,
+}
+
+/// Everything counted during a session, keyed in first-use order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionStats {
+    /// Requests and tokens per model id.
+    pub models: IndexMap<String, ModelMetrics>,
+    /// Tool calls, in total and per tool.
+    pub tools: ToolMetrics,
+    /// Lines changed by edits.
+    pub files: FileMetrics,
+}
+
+/// One model's requests and tokens.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ModelMetrics {
+    /// Requests, errors and latency.
+    pub api: ApiMetrics,
+    /// Token counts, summed over requests.
+    pub tokens: TokenMetrics,
+}
+
+/// Requests to one model.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiMetrics {
+    /// Requests sent.
+    pub total_requests: u64,
+    /// Requests that failed.
+    pub total_errors: u64,
+    /// Summed latency in milliseconds.
+    pub total_latency_ms: u64,
+}
+
+/// Tokens of one model, as the API reported them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TokenMetrics {
+    /// Prompt tokens not served from the cache (`prompt - cached`).
+    pub input: u64,
+    /// Prompt tokens.
+    pub prompt: u64,
+    /// Answer tokens.
+    pub candidates: u64,
+    /// All tokens.
+    pub total: u64,
+    /// Prompt tokens served from the cache.
+    pub cached: u64,
+    /// Thinking tokens.
+    pub thoughts: u64,
+    /// Tokens of tool-use prompts.
+    pub tool: u64,
+}
+
+/// How many calls were approved which way.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Decisions {
+    /// Approved.
+    pub accept: u64,
+    /// Refused.
+    pub reject: u64,
+    /// Approved after an edit.
+    pub modify: u64,
+    /// Approved without asking.
+    pub auto_accept: u64,
+}
+
+impl Decisions {
+    fn count(&mut self, decision: Decision) {
+        match decision {
+            Decision::Accept => self.accept += 1,
+            Decision::Reject => self.reject += 1,
+            Decision::Modify => self.modify += 1,
+            Decision::AutoAccept => self.auto_accept += 1,
+        }
+    }
+}
+
+/// Tool calls over the session.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolMetrics {
+    /// Calls made.
+    pub total_calls: u64,
+    /// Calls that succeeded.
+    pub total_success: u64,
+    /// Calls that failed.
+    pub total_fail: u64,
+    /// Summed execution time in milliseconds.
+    pub total_duration_ms: u64,
+    /// How the calls were approved.
+    pub total_decisions: Decisions,
+    /// The same per tool name.
+    pub by_name: IndexMap<String, ToolCallMetrics>,
+}
+
+/// One tool's calls.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallMetrics {
+    /// Calls made.
+    pub count: u64,
+    /// Calls that succeeded.
+    pub success: u64,
+    /// Calls that failed.
+    pub fail: u64,
+    /// Summed execution time in milliseconds.
+    pub duration_ms: u64,
+    /// How the calls were approved.
+    pub decisions: Decisions,
+}
+
+/// Lines changed by edits.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FileMetrics {
+    /// Lines added.
+    pub total_lines_added: u64,
+    /// Lines removed.
+    pub total_lines_removed: u64,
+}
+
+/// Summed token counts over every model.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TokenTotals {
+    /// All tokens.
+    pub total: u64,
+    /// Prompt tokens.
+    pub prompt: u64,
+    /// Answer tokens.
+    pub candidates: u64,
+    /// Cached prompt tokens.
+    pub cached: u64,
+}
+
+impl SessionStats {
+    /// Counts one model request: its latency, whether it failed, and the
+    /// usage of its last chunk.
+    pub fn record_request(
+        &mut self,
+        model: &str,
+        latency: Duration,
+        usage: Option<&UsageMetadata>,
+        failed: bool,
+    ) {
+        let m = self.models.entry(model.to_string()).or_default();
+        m.api.total_requests += 1;
+        m.api.total_errors += u64::from(failed);
+        m.api.total_latency_ms += millis(latency);
+        if let Some(u) = usage {
+            let t = &mut m.tokens;
+            t.prompt += u.prompt_token_count.unwrap_or(0);
+            t.candidates += u.candidates_token_count.unwrap_or(0);
+            t.total += u.total_token_count.unwrap_or(0);
+            t.cached += u.cached_content_token_count.unwrap_or(0);
+            t.thoughts += u.thoughts_token_count.unwrap_or(0);
+            t.tool += u.tool_use_prompt_token_count.unwrap_or(0);
+            t.input = t.prompt.saturating_sub(t.cached);
+        }
+    }
+
+    /// Counts one finished tool call.
+    pub fn record_tool(
+        &mut self,
+        name: &str,
+        success: bool,
+        duration: Duration,
+        decision: Option<Decision>,
+    ) {
+        let ms = millis(duration);
+        let totals = &mut self.tools;
+        totals.total_calls += 1;
+        totals.total_duration_ms += ms;
+        let t = totals.by_name.entry(name.to_string()).or_default();
+        t.count += 1;
+        t.duration_ms += ms;
+        if success {
+            t.success += 1;
+            totals.total_success += 1;
+        } else {
+            t.fail += 1;
+            totals.total_fail += 1;
+        }
+        if let Some(d) = decision {
+            t.decisions.count(d);
+            totals.total_decisions.count(d);
+        }
+    }
+
+    /// Counts lines changed by an edit.
+    pub fn record_lines(&mut self, added: u64, removed: u64) {
+        self.files.total_lines_added += added;
+        self.files.total_lines_removed += removed;
+    }
+
+    /// Total tool calls.
+    pub fn tool_calls(&self) -> u64 {
+        self.tools.total_calls
+    }
+
+    /// Token sums over all models.
+    pub fn token_totals(&self) -> TokenTotals {
+        self.models
+            .values()
+            .fold(TokenTotals::default(), |acc, m| TokenTotals {
+                total: acc.total + m.tokens.total,
+                prompt: acc.prompt + m.tokens.prompt,
+                candidates: acc.candidates + m.tokens.candidates,
+                cached: acc.cached + m.tokens.cached,
+            })
+    }
+
+    /// Gemini CLI's `SessionMetrics` JSON.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_json_has_gemini_clis_shape() {
+        let mut s = SessionStats::default();
+        let usage = UsageMetadata {
+            prompt_token_count: Some(10),
+            candidates_token_count: Some(5),
+            total_token_count: Some(15),
+            cached_content_token_count: Some(4),
+            ..UsageMetadata::default()
+        };
+        s.record_request("m", Duration::from_millis(7), Some(&usage), false);
+        s.record_tool(
+            "read_file",
+            true,
+            Duration::from_millis(3),
+            Some(Decision::AutoAccept),
+        );
+        s.record_tool("read_file", false, Duration::from_millis(1), None);
+        s.record_lines(2, 1);
+        assert_eq!(
+            s.to_json(),
+            json!({
+                "models": {"m": {
+                    "api": {"totalRequests": 1, "totalErrors": 0, "totalLatencyMs": 7},
+                    "tokens": {"input": 6, "prompt": 10, "candidates": 5, "total": 15, "cached": 4,
+                        "thoughts": 0, "tool": 0}}},
+                "tools": {"totalCalls": 2, "totalSuccess": 1, "totalFail": 1, "totalDurationMs": 4,
+                    "totalDecisions": {"accept": 0, "reject": 0, "modify": 0, "auto_accept": 1},
+                    "byName": {"read_file": {"count": 2, "success": 1, "fail": 1, "durationMs": 4,
+                        "decisions": {"accept": 0, "reject": 0, "modify": 0, "auto_accept": 1}}}},
+                "files": {"totalLinesAdded": 2, "totalLinesRemoved": 1}
+            })
+        );
+        assert_eq!(s.token_totals().total, 15);
+        assert_eq!(s.tool_calls(), 2);
+    }
+}

@@ -1,0 +1,155 @@
+//! The session protocol: its committed JSON Schema matches the types, and
+//! ops and events survive a JSON round trip in their documented shape.
+
+use gemini_rs_protocol::events::*;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::time::Duration;
+
+fn schema_file() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/schema/events.schema.json")
+}
+
+/// Fails when `docs/schema/events.schema.json` no longer matches the types;
+/// `UPDATE_SCHEMAS=1 cargo test -p gemini-rs-protocol` rewrites it.
+#[test]
+fn the_committed_schema_matches_the_types() {
+    let generated = serde_json::to_string_pretty(&events_schema()).unwrap() + "\n";
+    let path = schema_file();
+    if std::env::var_os("UPDATE_SCHEMAS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "{} is out of date: run `UPDATE_SCHEMAS=1 cargo test -p gemini-rs-protocol` and commit it",
+        path.display()
+    );
+}
+
+/// Checks `value` against the schema's definition `def`.
+fn valid(def: &str, value: &Value) {
+    let mut schema = events_schema();
+    schema["$ref"] = json!(format!("#/$defs/{def}"));
+    let root = schema.as_object_mut().unwrap();
+    for key in ["required", "properties", "type"] {
+        root.remove(key);
+    }
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| format!("{e} at {} ({})", e.instance_path(), e.schema_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{value} is not a valid {def}: {errors:?}"
+    );
+}
+
+fn round_trip<T>(value: &T, expected: Value)
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+{
+    let json = serde_json::to_value(value).unwrap();
+    assert_eq!(json, expected);
+    let name = std::any::type_name::<T>().rsplit("::").next().unwrap();
+    valid(name, &json);
+    let back: T = serde_json::from_value(json).unwrap();
+    assert_eq!(&back, value);
+}
+
+#[test]
+fn events_are_tagged_by_type() {
+    round_trip(
+        &AgentEvent::Content { text: "hi".into() },
+        json!({"type": "content", "text": "hi"}),
+    );
+    round_trip(
+        &AgentEvent::ApprovalModeChanged {
+            mode: ApprovalMode::AutoEdit,
+        },
+        json!({"type": "approval_mode_changed", "mode": "auto_edit"}),
+    );
+    round_trip(
+        &AgentEvent::Finished(Finished::Compress { compressed: true }),
+        json!({"type": "finished", "op": "compress", "compressed": true}),
+    );
+    round_trip(
+        &AgentEvent::Finished(Finished::Prompt(Err(AgentError::Model {
+            error: ModelError::RateLimited {
+                message: "slow down".into(),
+            },
+        }))),
+        json!({"type": "finished", "op": "prompt",
+            "Err": {"kind": "model", "error": {"kind": "rate_limited", "message": "slow down"}}}),
+    );
+    round_trip(
+        &AgentEvent::Nested {
+            parent_call_id: "c1".into(),
+            event: Box::new(AgentEvent::ToolRunning {
+                call_id: "c2".into(),
+            }),
+        },
+        json!({"type": "nested", "parent_call_id": "c1",
+            "event": {"type": "tool_running", "call_id": "c2"}}),
+    );
+}
+
+#[test]
+fn a_finished_call_carries_its_display_and_error() {
+    let finished = ToolCallFinished {
+        call_id: "c".into(),
+        name: "read_file".into(),
+        args: json!({"file_path": "a"}),
+        status: ToolCallStatus::Error,
+        display: ToolDisplay::Text("File not found".into()),
+        error: Some(ToolError::new(
+            ToolErrorKind::FileNotFound,
+            "File not found",
+        )),
+        duration: Duration::from_millis(12),
+    };
+    round_trip(
+        &AgentEvent::ToolFinished(finished),
+        json!({"type": "tool_finished", "call_id": "c", "name": "read_file",
+            "args": {"file_path": "a"}, "status": "error", "display": {"text": "File not found"},
+            "error": {"kind": "file_not_found", "message": "File not found"}, "duration_ms": 12}),
+    );
+}
+
+#[test]
+fn ops_are_tagged_by_type() {
+    round_trip(
+        &Op::prompt("hello"),
+        json!({"type": "prompt", "parts": [{"text": "hello"}]}),
+    );
+    round_trip(
+        &Op::Confirm(ConfirmationResponse::new(
+            "c",
+            ConfirmationOutcome::ProceedOnce,
+        )),
+        json!({"type": "confirm", "call_id": "c", "outcome": "proceed_once", "modified_args": null}),
+    );
+    round_trip(&Op::Cancel, json!({"type": "cancel"}));
+    round_trip(
+        &Op::AnswerElicitation {
+            id: 3,
+            reply: ElicitationReply::Decline,
+        },
+        json!({"type": "answer_elicitation", "id": 3, "reply": {"action": "decline"}}),
+    );
+}
+
+#[test]
+fn confirmation_details_are_tagged_by_type() {
+    round_trip(
+        &ConfirmationDetails::Exec {
+            title: "Confirm Shell Command".into(),
+            command: "ls".into(),
+            root_commands: vec!["ls".into()],
+        },
+        json!({"type": "exec", "title": "Confirm Shell Command", "command": "ls",
+            "root_commands": ["ls"]}),
+    );
+}
