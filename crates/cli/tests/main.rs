@@ -1,5 +1,6 @@
 //! Integration tests of the `gemini-rs` binary: it runs for real, against
-//! recorded sessions and a fake Gemini endpoint on 127.0.0.1.
+//! recorded sessions and the fake model/web server of
+//! `gemini-rs-test-support` on 127.0.0.1.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod acp;
@@ -7,8 +8,6 @@ mod agents;
 mod commands;
 mod conformance;
 mod e2e;
-mod fake_gemini;
-mod fake_sse;
 mod fs_tools;
 mod hooks;
 mod mcp;
