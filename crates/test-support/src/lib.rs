@@ -20,17 +20,23 @@
 //! `#[tokio::test]` code. Each connection carries one request and is closed
 //! after the answer.
 //!
-//! ```no_run
+//! ```
 //! use gemini_rs_test_support::{FakeServer, Reply};
 //! use serde_json::json;
 //!
+//! // A page, then one 429 before the recorded turn is replayed.
+//! let turn = json!({"method": "generateContentStream", "response": [
+//!     {"candidates": [{"content": {"role": "model", "parts": [{"text": "hi"}]}}]}]});
 //! let server = FakeServer::builder()
 //!     .route("/page.html", Reply::ok("text/html", "<p>hi</p>"))
 //!     .replies([Reply::json(429, json!({"error": {"message": "slow down"}}))])
+//!     .replay(&turn.to_string())
 //!     .start();
-//! let url = server.url("/page.html");
-//! # let _ = url;
-//! assert!(server.requests().is_empty());
+//! // Point the client at `server.base_url` (e.g. `GOOGLE_GEMINI_BASE_URL`),
+//! // fetch `server.url("/page.html")`, then look at what arrived:
+//! for request in server.requests() {
+//!     println!("{} {} {:?}", request.method, request.path, request.api_key());
+//! }
 //! ```
 
 mod http;

@@ -58,6 +58,14 @@ impl Reply {
         }
     }
 
+    /// Any status and body without a `content-type` header (a client must
+    /// guess the type).
+    pub fn untyped(status: u16, body: impl Into<Vec<u8>>) -> Reply {
+        let mut reply = Reply::status(status, "", body);
+        reply.headers.clear();
+        reply
+    }
+
     /// A `text/plain` answer, e.g. `Reply::text(503, "busy")`.
     pub fn text(status: u16, body: &str) -> Reply {
         Reply::status(status, "text/plain", body)
@@ -167,12 +175,6 @@ impl Reply {
         self
     }
 
-    /// Sends no `content-type` header.
-    pub fn without_content_type(mut self) -> Reply {
-        self.headers.retain(|(n, _)| n != "content-type");
-        self
-    }
-
     /// Sends no `content-length`: the body ends when the connection closes.
     pub fn without_length(mut self) -> Reply {
         if let Body::Bytes { sized, .. } = &mut self.body {
@@ -237,12 +239,7 @@ mod tests {
                 ("x-a".to_string(), "1".to_string())
             ]
         );
-        assert!(
-            Reply::ok("a/b", "")
-                .without_content_type()
-                .headers
-                .is_empty()
-        );
+        assert!(Reply::untyped(200, "").headers.is_empty());
         assert_eq!(
             Reply::ok("a/b", "x").without_length().body,
             Body::Bytes {

@@ -117,12 +117,7 @@ fn a_hang_ends_when_the_server_is_dropped() {
 fn redirects_and_unsized_bodies() {
     let server = FakeServer::with_routes([
         ("/r", Reply::redirect("/x")),
-        (
-            "/u",
-            Reply::ok("text/plain", "abc")
-                .without_length()
-                .without_content_type(),
-        ),
+        ("/u", Reply::untyped(200, "abc").without_length()),
     ]);
     let r = send(&server, "GET", "/r", "");
     assert!(

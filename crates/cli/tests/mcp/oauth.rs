@@ -195,7 +195,7 @@ fn an_expired_token_whose_refresh_is_refused_logs_in_again() {
 fn garbage_server() -> FakeServer {
     let server = FakeServer::builder().start();
     let metadata = server.url("/.well-known/oauth-protected-resource");
-    let unauthorized = Reply::status(401, "", "{}").without_content_type().header(
+    let unauthorized = Reply::untyped(401, "{}").header(
         "WWW-Authenticate",
         &format!("Bearer resource_metadata=\"{metadata}\""),
     );

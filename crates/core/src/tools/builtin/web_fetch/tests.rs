@@ -36,7 +36,7 @@ fn server() -> FakeServer {
             Reply::ok("text/plain; charset=utf-8", "hello from local page\n"),
         ),
         ("/page.html", Reply::ok("text/html; charset=utf-8", HTML)),
-        ("/untyped", Reply::ok("", HTML).without_content_type()),
+        ("/untyped", Reply::untyped(200, HTML)),
         (
             "/bin",
             Reply::ok("image/png", vec![0x89, b'P', b'N', b'G', 0, 0, 1, 2]),
