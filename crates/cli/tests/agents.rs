@@ -4,8 +4,8 @@
 //! recordings (run offline against a fake endpoint).
 
 use crate::e2e::{call, lines, text};
-use crate::fake_gemini::FakeGemini;
 use crate::support::{Output, Sandbox};
+use gemini_rs_test_support::FakeServer;
 use serde_json::{Value, json};
 
 const READER: &str = "---\nname: reader\ndescription: Reads files for you.\ndisplay_name: Reader\ntools: [read_file]\nmax_turns: 2\ntemperature: 0.3\n---\nYou read files. Today is ${today}.\n";
@@ -28,8 +28,8 @@ fn with_agents(sb: &Sandbox, extra: Value) {
     sb.write_home(".gemini/agents/reader.md", READER);
 }
 
-fn run(sb: &Sandbox, turns: &[String], args: &[&str]) -> (FakeGemini, Output) {
-    let fake = FakeGemini::start(&lines(turns));
+fn run(sb: &Sandbox, turns: &[String], args: &[&str]) -> (FakeServer, Output) {
+    let fake = FakeServer::replaying(&lines(turns));
     let mut all = args.to_vec();
     all.push("go");
     let out = sb.run(&all, None, &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)]);
@@ -42,7 +42,7 @@ fn report() -> Value {
 }
 
 /// `(name, response)` of every functionResponse sent, in order.
-fn responses(fake: &FakeGemini) -> Vec<(String, Value)> {
+fn responses(fake: &FakeServer) -> Vec<(String, Value)> {
     fake.function_responses()
         .into_iter()
         .map(|p| {
@@ -94,7 +94,7 @@ fn the_investigator_lists_reads_and_reports() {
     assert_eq!(at("cli_help"), at("codebase_investigator") + 1, "{main:?}");
     assert!(!main.contains(&"complete_task".to_string()));
     // The nested requests: the investigator's model, tools and prompt.
-    assert_eq!(reqs[1].model, "gemini-2.5-pro");
+    assert_eq!(reqs[1].model(), "gemini-2.5-pro");
     assert_eq!(
         declared(&reqs[1].body),
         [
@@ -417,7 +417,7 @@ fn the_ui_folds_a_sub_agents_calls_and_acknowledges_project_agents() {
         &READER.replace("reader", "local"),
     );
     sb.write("a.txt", "hello\n");
-    let fake = FakeGemini::start(&lines(&[
+    let fake = FakeServer::replaying(&lines(&[
         call("codebase_investigator", json!({"objective": "look"})),
         call("list_directory", json!({"dir_path": "."})),
         call("glob", json!({"pattern": "*.txt"})),
@@ -467,7 +467,7 @@ fn cli_help_answers_from_the_bundled_docs() {
     );
     assert_eq!(out.code, 0, "{out:?}");
     let reqs = fake.requests();
-    assert_eq!(reqs[1].model, "gemini-2.5-flash");
+    assert_eq!(reqs[1].model(), "gemini-2.5-flash");
     assert_eq!(
         declared(&reqs[1].body),
         ["get_internal_docs", "complete_task"]

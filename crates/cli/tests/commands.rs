@@ -2,8 +2,8 @@
 //! what the model receives for each form of prompt.
 
 use crate::e2e::{lines, text};
-use crate::fake_gemini::FakeGemini;
 use crate::support::{Output, Sandbox};
+use gemini_rs_test_support::FakeServer;
 use serde_json::{Value, json};
 
 fn sandbox() -> Sandbox {
@@ -16,7 +16,7 @@ fn sandbox() -> Sandbox {
 /// Runs `-p prompt` (plus `extra` flags) and returns the output and the
 /// parts of the user turn the model received.
 fn run(sb: &Sandbox, prompt: &str, extra: &[&str]) -> (Output, Vec<Value>) {
-    let fake = FakeGemini::start(&lines(&[text("ok")]));
+    let fake = FakeServer::replaying(&lines(&[text("ok")]));
     let mut args = extra.to_vec();
     args.extend(["-p", prompt]);
     let out = sb.run(&args, None, &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)]);
@@ -192,7 +192,7 @@ fn extensions_bring_commands_and_skills() {
         r#"{"hooks": {"BeforeAgent": [{"hooks": [{"type": "command",
             "command": "cat > /dev/null; echo ran > ${extensionPath}${/}ran.txt"}]}]}}"#,
     );
-    let fake = FakeGemini::start(&lines(&[text("ok")]));
+    let fake = FakeServer::replaying(&lines(&[text("ok")]));
     let out = sb.run(
         &["-p", "/deploy staging"],
         None,

@@ -2,8 +2,8 @@
 //! recorded sessions: exact functionResponses, files left behind, output
 //! formats and exit codes, and every kind of bad input.
 
-use crate::fake_gemini::{FakeGemini, Fault};
 use crate::support::{Output, Sandbox};
+use gemini_rs_test_support::{FakeServer, Fault};
 use serde_json::{Value, json};
 
 /// One streamed model turn whose single chunk holds `parts`.
@@ -38,8 +38,8 @@ fn settings(sb: &Sandbox, model: &str) {
 }
 
 /// Runs `go` against a fake endpoint replaying `responses`.
-fn run_fake(sb: &Sandbox, responses: &str, args: &[&str]) -> (FakeGemini, Output) {
-    let fake = FakeGemini::start(responses);
+fn run_fake(sb: &Sandbox, responses: &str, args: &[&str]) -> (FakeServer, Output) {
+    let fake = FakeServer::replaying(responses);
     let mut all = vec!["--approval-mode=yolo"];
     all.extend_from_slice(args);
     all.push("go");
@@ -48,7 +48,7 @@ fn run_fake(sb: &Sandbox, responses: &str, args: &[&str]) -> (FakeGemini, Output
 }
 
 /// The `response` object of the only functionResponse sent back.
-fn single_response(fake: &FakeGemini) -> Value {
+fn single_response(fake: &FakeServer) -> Value {
     let frs = fake.function_responses();
     assert_eq!(frs.len(), 1, "{frs:?}");
     frs[0]["functionResponse"]["response"].clone()
@@ -173,8 +173,8 @@ fn the_same_session_replays_from_a_file_and_from_the_endpoint() {
         &json!({"functionResponse": {"id": "id-a", "name": "read_file", "response": {"output": "A"}}})
     );
     let first = &fake.requests()[0];
-    assert_eq!(first.api_key.as_deref(), Some("dummy"));
-    assert_eq!(first.model, "gemini-2.5-flash");
+    assert_eq!(first.api_key(), Some("dummy"));
+    assert_eq!(first.model(), "gemini-2.5-flash");
     assert_eq!(
         fake.requests().len(),
         2,
@@ -282,7 +282,7 @@ fn unknown_tools_and_excluded_tools_get_suggestions() {
     );
     assert!(r["error"].as_str().unwrap().contains("\"read_file\""));
     // Headless without yolo: write_file is neither declared nor found.
-    let fake = FakeGemini::start(&lines(&[
+    let fake = FakeServer::replaying(&lines(&[
         call("write_file", json!({"file_path": "n.txt", "content": "x"})),
         text("ok"),
     ]));
@@ -320,7 +320,7 @@ fn api_errors_map_to_clear_messages_and_exit_1() {
     ] {
         let sb = Sandbox::new();
         settings(&sb, "gemini-2.5-flash");
-        let fake = FakeGemini::start(&lines(&[text("never")]));
+        let fake = FakeServer::replaying(&lines(&[text("never")]));
         fake.push_fault(Fault::Status(
             status,
             json!({"error": {"code": status, "message": "bad request body", "status": "X"}}),
@@ -336,7 +336,7 @@ fn api_errors_map_to_clear_messages_and_exit_1() {
 fn transient_errors_and_early_cuts_are_retried() {
     let sb = Sandbox::new();
     settings(&sb, "gemini-2.5-flash");
-    let fake = FakeGemini::start(&lines(&[text("hello there")]));
+    let fake = FakeServer::replaying(&lines(&[text("hello there")]));
     fake.push_fault(Fault::Status(
         429,
         json!({"error": {"code": 429, "message": "slow down"}}),
@@ -356,7 +356,7 @@ fn transient_errors_and_early_cuts_are_retried() {
 fn a_stream_cut_after_a_chunk_is_an_error() {
     let sb = Sandbox::new();
     settings(&sb, "gemini-2.5-flash");
-    let fake = FakeGemini::start(&lines(&[text("hello there, long text")]));
+    let fake = FakeServer::replaying(&lines(&[text("hello there, long text")]));
     fake.push_fault(Fault::CutAfterFirstChunk);
     let out = sb.run(&["go"], None, &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)]);
     assert_eq!(out.code, 1, "{out:?}");
@@ -417,7 +417,7 @@ fn record_then_replay_gives_identical_output() {
         ),
         text("it says A"),
     ]);
-    let fake = FakeGemini::start(&responses);
+    let fake = FakeServer::replaying(&responses);
     let rec = sb.home.join("rec.responses");
     let live = sb.run(
         &[
@@ -504,7 +504,7 @@ fn exit_codes_for_config_auth_input_and_turn_limit() {
 fn stdin_and_prompt_are_combined() {
     let sb = Sandbox::new();
     settings(&sb, "gemini-2.5-flash");
-    let fake = FakeGemini::start(&lines(&[text("ok")]));
+    let fake = FakeServer::replaying(&lines(&[text("ok")]));
     let out = sb.run(
         &["from arg"],
         Some("from stdin\n"),
@@ -538,7 +538,7 @@ fn arguments_that_are_not_utf8_never_panic() {
         call("read_file", json!({"file_path": "inside.txt"})),
         text("done"),
     ]);
-    let fake = FakeGemini::start(&responses);
+    let fake = FakeServer::replaying(&responses);
     let dir_args: [&std::ffi::OsStr; 5] = [
         "--approval-mode=yolo".as_ref(),
         "--include-directories".as_ref(),

@@ -8,8 +8,8 @@ mod hostile;
 mod replace;
 
 use crate::e2e::{call, lines, text};
-use crate::fake_gemini::FakeGemini;
 use crate::support::Sandbox;
+use gemini_rs_test_support::FakeServer;
 use serde_json::{Value, json};
 use std::time::{Duration, SystemTime};
 
@@ -26,7 +26,7 @@ fn sandbox() -> Sandbox {
 /// Runs `go` in yolo mode with `extra` flags against a fake endpoint that
 /// calls `name(args)` once; returns the functionResponse's `response`.
 fn call_with(sb: &Sandbox, extra: &[&str], name: &str, args: Value) -> Value {
-    let fake = FakeGemini::start(&lines(&[call(name, args), text("done")]));
+    let fake = FakeServer::replaying(&lines(&[call(name, args), text("done")]));
     let mut all = vec!["--approval-mode=yolo"];
     all.extend_from_slice(extra);
     all.push("go");

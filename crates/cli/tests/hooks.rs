@@ -4,8 +4,8 @@
 //! `gemini-rs hooks list`.
 
 use crate::e2e::{call, lines, text, turn};
-use crate::fake_gemini::FakeGemini;
 use crate::support::{Output, Sandbox};
+use gemini_rs_test_support::FakeServer;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
@@ -35,8 +35,8 @@ fn on(event: &str, matcher: Option<&str>, hooks: Vec<Value>) -> Value {
 }
 
 /// Runs `go` in yolo mode against a fake endpoint replaying `responses`.
-fn run(sb: &Sandbox, responses: &str) -> (FakeGemini, Output) {
-    let fake = FakeGemini::start(responses);
+fn run(sb: &Sandbox, responses: &str) -> (FakeServer, Output) {
+    let fake = FakeServer::replaying(responses);
     let out = sb.run(
         &["--approval-mode=yolo", "go"],
         None,
@@ -51,7 +51,7 @@ fn read_json(sb: &Sandbox, rel: &str) -> Value {
 }
 
 /// The `response` of the only functionResponse sent back.
-fn single_response(fake: &FakeGemini) -> Value {
+fn single_response(fake: &FakeServer) -> Value {
     let frs = fake.function_responses();
     assert_eq!(frs.len(), 1, "{frs:?}");
     frs[0]["functionResponse"]["response"].clone()

@@ -1,5 +1,6 @@
 //! Integration tests of the `gemini-rs` binary: it runs for real, against
-//! recorded sessions and a fake Gemini endpoint on 127.0.0.1.
+//! recorded sessions and the fake model/web server of
+//! `gemini-rs-test-support` on 127.0.0.1.
 // clippy.toml lets tests unwrap, but it cannot tell an integration test
 // crate's helper functions from library code: allow it here, once.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -9,8 +10,6 @@ mod agents;
 mod commands;
 mod conformance;
 mod e2e;
-mod fake_gemini;
-mod fake_sse;
 mod fs_tools;
 mod hooks;
 mod mcp;

@@ -3,14 +3,14 @@
 //! OpenAI-compatible server on 127.0.0.1; recording and replaying such a
 //! session; the errors for a missing key and an unknown provider.
 
-use crate::fake_sse::{FakeSse, Reply};
 use crate::support::Sandbox;
+use gemini_rs_test_support::{FakeServer, Reply};
 use serde_json::{Value, json};
 
 /// A streamed answer calling `read_file` on `a.txt`, its arguments split
 /// over two deltas, then the usage-only chunk.
 fn call_read_file() -> Reply {
-    Reply::Sse(vec![
+    Reply::openai_stream([
         json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": "Reading."}}]}),
         json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_7",
             "type": "function", "function": {"name": "read_file", "arguments": "{\"file_"}}]}}]}),
@@ -22,7 +22,7 @@ fn call_read_file() -> Reply {
 }
 
 fn answer(text: &str) -> Reply {
-    Reply::Sse(vec![
+    Reply::openai_stream([
         json!({"choices": [{"index": 0, "delta": {"content": text}}]}),
         json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
         json!({"choices": [], "usage": {"prompt_tokens": 80, "completion_tokens": 3, "total_tokens": 83}}),
@@ -50,7 +50,7 @@ fn tool_message(body: &Value) -> Value {
 #[test]
 fn openai_runs_a_whole_tool_round_trip() {
     let sb = sandbox();
-    let fake = FakeSse::start(vec![call_read_file(), answer("It says alpha.")]);
+    let fake = FakeServer::with_replies([call_read_file(), answer("It says alpha.")]);
     let base = format!("{}/v1", fake.base_url);
     let out = sb.run(
         &[
@@ -108,7 +108,7 @@ fn openai_runs_a_whole_tool_round_trip() {
 #[test]
 fn a_recorded_provider_session_replays_offline() {
     let sb = sandbox();
-    let fake = FakeSse::start(vec![call_read_file(), answer("done")]);
+    let fake = FakeServer::with_replies([call_read_file(), answer("done")]);
     let base = format!("{}/v1", fake.base_url);
     let rec = sb.work.join("session.responses");
     let rec_arg = rec.to_str().unwrap();
@@ -151,8 +151,8 @@ fn a_recorded_provider_session_replays_offline() {
 #[test]
 fn declared_providers_send_their_key_and_headers() {
     let sb = sandbox();
-    let busy = Reply::Status(503, json!({"error": {"message": "overloaded"}}));
-    let fake = FakeSse::start(vec![busy, call_read_file(), answer("hi")]);
+    let busy = Reply::json(503, json!({"error": {"message": "overloaded"}}));
+    let fake = FakeServer::with_replies([busy, call_read_file(), answer("hi")]);
     sb.settings(
         &json!({"model": {"name": "local/meta/llama-3", "providers": {"local": {
         "type": "openai", "baseUrl": format!("{}/api/v1", fake.base_url),
@@ -200,7 +200,7 @@ fn missing_keys_and_unknown_providers_are_clear() {
 #[test]
 fn anthropic_runs_a_whole_tool_round_trip() {
     let sb = sandbox();
-    let tool_use = Reply::Sse(vec![
+    let tool_use = Reply::anthropic_stream([
         json!({"type": "message_start", "message": {"usage": {"input_tokens": 40, "output_tokens": 1}}}),
         json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use",
             "id": "toolu_9", "name": "read_file", "input": {}}}),
@@ -212,7 +212,7 @@ fn anthropic_runs_a_whole_tool_round_trip() {
         json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 9}}),
         json!({"type": "message_stop"}),
     ]);
-    let text = Reply::Sse(vec![
+    let text = Reply::anthropic_stream([
         json!({"type": "message_start", "message": {"usage": {"input_tokens": 60, "output_tokens": 1}}}),
         json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
         json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "alpha"}}),
@@ -220,7 +220,7 @@ fn anthropic_runs_a_whole_tool_round_trip() {
         json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}}),
         json!({"type": "message_stop"}),
     ]);
-    let fake = FakeSse::start(vec![tool_use, text]);
+    let fake = FakeServer::with_replies([tool_use, text]);
     let out = sb.run(
         &[
             "-m",
@@ -270,10 +270,10 @@ fn vertex_ai_runs_with_a_service_account() {
         ])
         .output()
         .expect("openssl makes the test key");
-    let token = Reply::Status(200, json!({"access_token": "ya29.t", "expires_in": 3600}));
+    let token = Reply::json(200, json!({"access_token": "ya29.t", "expires_in": 3600}));
     let chunk = json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "from vertex"}]},
         "finishReason": "STOP"}]});
-    let fake = FakeSse::start(vec![token, Reply::Sse(vec![chunk])]);
+    let fake = FakeServer::with_replies([token, Reply::gemini_stream([chunk])]);
     let key = sb.write(
         "sa.json",
         &json!({"type": "service_account", "client_email": "bot@p.iam.gserviceaccount.com",

@@ -3,8 +3,8 @@
 //! classifier call.
 
 use crate::e2e::{lines, text};
-use crate::fake_gemini::{FakeGemini, Fault};
 use crate::support::Sandbox;
+use gemini_rs_test_support::{FakeServer, Fault};
 use serde_json::{Value, json};
 
 fn classifier(choice: &str) -> String {
@@ -23,7 +23,7 @@ fn sandbox() -> Sandbox {
     sb
 }
 
-fn run(sb: &Sandbox, fake: &FakeGemini) -> (i32, Value, String) {
+fn run(sb: &Sandbox, fake: &FakeServer) -> (i32, Value, String) {
     let out = sb.run(
         &["-o", "json", "-p", "go"],
         None,
@@ -37,19 +37,19 @@ fn run(sb: &Sandbox, fake: &FakeGemini) -> (i32, Value, String) {
 fn the_classifier_picks_the_model_per_prompt() {
     for (choice, model) in [("flash", "gemini-2.5-flash"), ("pro", "gemini-2.5-pro")] {
         let sb = sandbox();
-        let fake = FakeGemini::start(&lines(&[classifier(choice), text("hi")]));
+        let fake = FakeServer::replaying(&lines(&[classifier(choice), text("hi")]));
         let (code, json, stderr) = run(&sb, &fake);
         assert_eq!(code, 0, "{stderr}");
         let reqs = fake.requests();
-        assert_eq!(reqs[0].method, "generateContent");
-        assert_eq!(reqs[0].model, "gemini-2.5-flash-lite");
+        assert_eq!(reqs[0].rpc(), "generateContent");
+        assert_eq!(reqs[0].model(), "gemini-2.5-flash-lite");
         let schema = &reqs[0].body["generationConfig"]["responseJsonSchema"];
         assert_eq!(
             schema["properties"]["model_choice"]["enum"],
             json!(["flash", "pro"])
         );
-        assert_eq!(reqs[1].method, "streamGenerateContent");
-        assert_eq!(reqs[1].model, model);
+        assert_eq!(reqs[1].rpc(), "streamGenerateContent");
+        assert_eq!(reqs[1].model(), model);
         assert!(json["stats"]["models"][model].is_object(), "{json}");
     }
 }
@@ -57,7 +57,7 @@ fn the_classifier_picks_the_model_per_prompt() {
 #[test]
 fn a_persistent_quota_error_falls_back_to_flash() {
     let sb = sandbox();
-    let fake = FakeGemini::start(&lines(&[classifier("pro"), text("from flash")]));
+    let fake = FakeServer::replaying(&lines(&[classifier("pro"), text("from flash")]));
     // The classifier's call goes through; every attempt on pro is refused.
     fake.push_fault(Fault::Pass);
     for _ in 0..5 {
@@ -69,7 +69,11 @@ fn a_persistent_quota_error_falls_back_to_flash() {
     let (code, json, stderr) = run(&sb, &fake);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(json["response"], "from flash");
-    let models: Vec<String> = fake.requests().iter().map(|r| r.model.clone()).collect();
+    let models: Vec<String> = fake
+        .requests()
+        .iter()
+        .map(|r| r.model().to_string())
+        .collect();
     assert_eq!(models[1], "gemini-2.5-pro");
     assert_eq!(models.last().unwrap(), "gemini-2.5-flash");
     assert!(stderr.contains("switching to gemini-2.5-flash"), "{stderr}");

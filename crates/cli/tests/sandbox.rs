@@ -4,8 +4,8 @@
 //! hooks that a sandboxed command could have written.
 
 use crate::e2e::{call, lines, text};
-use crate::fake_gemini::FakeGemini;
 use crate::support::{Output, Sandbox};
+use gemini_rs_test_support::FakeServer;
 use serde_json::{Value, json};
 use std::os::unix::fs::PermissionsExt;
 
@@ -25,7 +25,7 @@ fn user_settings(sb: &Sandbox, extra: Value) {
 }
 
 fn run_command(sb: &Sandbox, command: &str, args: &[&str]) -> (Output, String) {
-    let fake = FakeGemini::start(&lines(&[
+    let fake = FakeServer::replaying(&lines(&[
         call("run_shell_command", json!({"command": command})),
         text("done"),
     ]));

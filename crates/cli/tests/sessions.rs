@@ -3,8 +3,8 @@
 //! deleted.
 
 use crate::e2e::{call, lines, text};
-use crate::fake_gemini::{FakeGemini, Fault};
 use crate::support::{Output, Sandbox};
+use gemini_rs_test_support::{FakeServer, Fault};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -18,7 +18,7 @@ fn settings(sb: &Sandbox, extra_model: Value) {
     sb.settings(&json!({"model": model, "security": {"auth": {"selectedType": "gemini-api-key"}}}));
 }
 
-fn run(sb: &Sandbox, fake: &FakeGemini, args: &[&str]) -> Output {
+fn run(sb: &Sandbox, fake: &FakeServer, args: &[&str]) -> Output {
     let mut all = vec!["--approval-mode=yolo"];
     all.extend_from_slice(args);
     sb.run(&all, None, &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)])
@@ -39,10 +39,10 @@ fn session_files(sb: &Sandbox) -> Vec<PathBuf> {
 }
 
 /// The streamed requests' bodies.
-fn streams(fake: &FakeGemini) -> Vec<Value> {
+fn streams(fake: &FakeServer) -> Vec<Value> {
     fake.requests()
         .into_iter()
-        .filter(|r| r.method == "streamGenerateContent")
+        .filter(|r| r.rpc() == "streamGenerateContent")
         .map(|r| r.body)
         .collect()
 }
@@ -97,7 +97,7 @@ fn a_resumed_session_sends_the_whole_earlier_history() {
     let sb = Sandbox::new();
     settings(&sb, json!({}));
     sb.write("a.txt", "alpha");
-    let fake = FakeGemini::start(&lines(&[
+    let fake = FakeServer::replaying(&lines(&[
         call("read_file", json!({"file_path": "a.txt"})),
         text("first answer"),
     ]));
@@ -106,7 +106,7 @@ fn a_resumed_session_sends_the_whole_earlier_history() {
     let id = session_id(&out);
     assert_eq!(session_files(&sb).len(), 1);
 
-    let fake = FakeGemini::start(&lines(&[text("second answer")]));
+    let fake = FakeServer::replaying(&lines(&[text("second answer")]));
     let out = run(
         &sb,
         &fake,
@@ -141,7 +141,7 @@ fn a_resumed_session_sends_the_whole_earlier_history() {
 
     // By index and by id prefix too.
     for which in ["1", &id[..8]] {
-        let fake = FakeGemini::start(&lines(&[text("again")]));
+        let fake = FakeServer::replaying(&lines(&[text("again")]));
         let out = run(&sb, &fake, &["--resume", which, "third prompt"]);
         assert_eq!(out.code, 0, "{out:?}");
         assert!(shape(&streams(&fake)[0]).contains(&"model: second answer".to_string()));
@@ -153,7 +153,7 @@ fn a_session_killed_mid_request_resumes_from_what_was_written() {
     let sb = Sandbox::new();
     settings(&sb, json!({}));
     sb.write("a.txt", "alpha");
-    let fake = FakeGemini::start(&lines(&[
+    let fake = FakeServer::replaying(&lines(&[
         call("read_file", json!({"file_path": "a.txt"})),
         text("never sent"),
     ]));
@@ -181,7 +181,7 @@ fn a_session_killed_mid_request_resumes_from_what_was_written() {
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
 
-    let fake = FakeGemini::start(&lines(&[text("resumed")]));
+    let fake = FakeServer::replaying(&lines(&[text("resumed")]));
     let out = run(&sb, &fake, &["--resume", "latest", "continue"]);
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(out.stdout.trim(), "resumed");
@@ -210,7 +210,7 @@ fn a_history_over_the_threshold_is_summarised_by_one_call() {
         "command": format!("cat >> {}; echo >> {}", log.display(), log.display())}]}]});
     sb.write_home(".gemini/settings.json", &user.to_string());
     sb.write("a.txt", "alpha");
-    let fake = FakeGemini::start(&lines(&[
+    let fake = FakeServer::replaying(&lines(&[
         generate("SUMMARY-ONE"),
         call("read_file", json!({"file_path": "a.txt"})),
         text("done"),
@@ -219,7 +219,7 @@ fn a_history_over_the_threshold_is_summarised_by_one_call() {
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(out.stdout.trim(), "done");
     let requests = fake.requests();
-    assert_eq!(requests[0].method, "generateContent", "{requests:?}");
+    assert_eq!(requests[0].rpc(), "generateContent", "{requests:?}");
     let summary_request = requests[0].body.to_string();
     assert!(summary_request.contains("setting up the context for this session"));
     assert!(summary_request.contains("Summarise the conversation so far"));
@@ -259,7 +259,7 @@ fn a_model_repeating_the_same_call_is_stopped() {
         .map(|_| call("read_file", json!({"file_path": "a.txt"})))
         .collect();
     l.push(text("done"));
-    let fake = FakeGemini::start(&lines(&l));
+    let fake = FakeServer::replaying(&lines(&l));
     let out = run(&sb, &fake, &["go"]);
     assert_eq!(out.code, 0, "{out:?}");
     assert!(out.stderr.contains("Loop detected"), "{out:?}");
@@ -269,7 +269,7 @@ fn a_model_repeating_the_same_call_is_stopped() {
 
     // Off with model.disableLoopDetection.
     settings(&sb, json!({"disableLoopDetection": true}));
-    let fake = FakeGemini::start(&lines(&l));
+    let fake = FakeServer::replaying(&lines(&l));
     let out = run(&sb, &fake, &["go"]);
     assert_eq!(out.code, 0, "{out:?}");
     assert!(!out.stderr.contains("Loop detected"), "{out:?}");
@@ -282,7 +282,7 @@ fn sessions_are_listed_and_deleted() {
     settings(&sb, json!({}));
     let mut ids = Vec::new();
     for prompt in ["first prompt", "second prompt"] {
-        let fake = FakeGemini::start(&lines(&[text("ok")]));
+        let fake = FakeServer::replaying(&lines(&[text("ok")]));
         let out = run(&sb, &fake, &["-o", "json", prompt]);
         assert_eq!(out.code, 0, "{out:?}");
         ids.push(session_id(&out));

@@ -5,8 +5,8 @@
 //! that never answers `initialize` dies with gemini-rs.
 
 use crate::e2e::{call, lines, text};
-use crate::fake_gemini::FakeGemini;
 use crate::support::Sandbox;
+use gemini_rs_test_support::FakeServer;
 use serde_json::json;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -58,7 +58,7 @@ fn each_signal_ends_the_shell_group_and_exits_with_its_code() {
         settings(&sb);
         // The children ignore SIGTERM: only the SIGKILL that follows ends them.
         let command = format!("trap '' TERM; sleep {marker} & sleep {marker}; wait");
-        let fake = FakeGemini::start(&lines(&[
+        let fake = FakeServer::replaying(&lines(&[
             call("run_shell_command", json!({"command": command})),
             text("unused"),
         ]));
@@ -96,7 +96,7 @@ fn each_signal_ends_the_shell_group_and_exits_with_its_code() {
 fn a_command_that_stops_itself_is_ended_and_the_session_goes_on() {
     let sb = Sandbox::new();
     settings(&sb);
-    let fake = FakeGemini::start(&lines(&[
+    let fake = FakeServer::replaying(&lines(&[
         call(
             "run_shell_command",
             json!({"command": "echo before; kill -STOP $$; echo after"}),
@@ -130,7 +130,7 @@ fn an_mcp_server_stuck_in_initialize_dies_with_gemini_rs() {
             "timeout": 300000
         }}
     }));
-    let fake = FakeGemini::start(&lines(&[text("unused")]));
+    let fake = FakeServer::replaying(&lines(&[text("unused")]));
     let mut child = sb.spawn(&["-p", "go"], &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)]);
     assert!(
         wait_until(20, || !pgrep(marker).is_empty()),

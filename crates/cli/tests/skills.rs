@@ -3,8 +3,8 @@
 //! the schema, broken files named.
 
 use crate::e2e::{call, lines, text};
-use crate::fake_gemini::FakeGemini;
 use crate::support::Sandbox;
+use gemini_rs_test_support::FakeServer;
 use serde_json::json;
 
 fn sandbox() -> Sandbox {
@@ -23,7 +23,7 @@ fn sandbox() -> Sandbox {
 #[test]
 fn skills_are_listed_and_activated() {
     let sb = sandbox();
-    let fake = FakeGemini::start(&lines(&[
+    let fake = FakeServer::replaying(&lines(&[
         call("activate_skill", json!({"name": "release-notes"})),
         call("activate_skill", json!({"name": "nope"})),
         text("ok"),
@@ -77,7 +77,7 @@ fn disabled_skills_are_gone() {
     sb.settings(&json!({"model": {"name": "gemini-2.5-flash"},
         "security": {"auth": {"selectedType": "gemini-api-key"}},
         "skills": {"disabled": ["release-notes"]}}));
-    let fake = FakeGemini::start(&lines(&[text("ok")]));
+    let fake = FakeServer::replaying(&lines(&[text("ok")]));
     let out = sb.run(
         &["-p", "hi"],
         None,

@@ -46,11 +46,7 @@ fn start() -> Option<LlamaServer> {
         );
         return None;
     };
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = gemini_rs_test_support::free_port();
     let child = Command::new(python)
         .args([
             "-m",

@@ -2,8 +2,8 @@
 //! declares it, answered with its texts, shown in stream-json.
 
 use crate::e2e::{call, lines, text};
-use crate::fake_gemini::FakeGemini;
 use crate::support::Sandbox;
+use gemini_rs_test_support::FakeServer;
 use serde_json::{Value, json};
 
 fn settings(sb: &Sandbox, model: &str, extra: Value) {
@@ -15,7 +15,7 @@ fn settings(sb: &Sandbox, model: &str, extra: Value) {
     sb.settings(&s);
 }
 
-fn declared(fake: &FakeGemini) -> Vec<String> {
+fn declared(fake: &FakeServer) -> Vec<String> {
     fake.requests()[0].body["tools"][0]["functionDeclarations"]
         .as_array()
         .unwrap()
@@ -24,8 +24,8 @@ fn declared(fake: &FakeGemini) -> Vec<String> {
         .collect()
 }
 
-fn run(sb: &Sandbox, calls: &[String], args: &[&str]) -> (FakeGemini, crate::support::Output) {
-    let fake = FakeGemini::start(&lines(calls));
+fn run(sb: &Sandbox, calls: &[String], args: &[&str]) -> (FakeServer, crate::support::Output) {
+    let fake = FakeServer::replaying(&lines(calls));
     let mut all = vec!["--approval-mode=yolo"];
     all.extend_from_slice(args);
     all.push("go");

@@ -4,8 +4,8 @@
 //! on CI.
 
 use crate::e2e::{call, lines, turn};
-use crate::fake_gemini::FakeGemini;
 use crate::support::Sandbox;
+use gemini_rs_test_support::FakeServer;
 use serde_json::{Value, json};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -142,12 +142,12 @@ fn pgrep(pattern: &str) -> String {
 
 /// The UI in yolo mode with the model's `run_shell_command` of `command`
 /// running (its card says so).
-fn running_shell(sb: &Sandbox, command: &str) -> (FakeGemini, Tmux) {
+fn running_shell(sb: &Sandbox, command: &str) -> (FakeServer, Tmux) {
     let responses = lines(&[
         call("run_shell_command", json!({"command": command})),
         turn(json!([{"text": "unused"}])),
     ]);
-    let fake = FakeGemini::start(&responses);
+    let fake = FakeServer::replaying(&responses);
     let t = Tmux::start(sb, &fake.base_url, &["--approval-mode=yolo"], 100, 30);
     t.wait_for("mode: YOLO", 20);
     t.type_text("sleep for a while");
@@ -195,7 +195,7 @@ fn prompt_streams_answer_and_write_file_is_confirmed_with_enter() {
         ])),
         turn(json!([{"text": "All done: hello.txt is written."}])),
     ]);
-    let fake = FakeGemini::start(&responses);
+    let fake = FakeServer::replaying(&responses);
     let t = Tmux::start(&sb, &fake.base_url, &[], 100, 30);
     t.wait_for("mode: default", 20);
     t.type_text("Please write hello.txt");
@@ -257,7 +257,7 @@ fn a_long_shell_command_shows_its_output_while_it_runs() {
         call("run_shell_command", json!({"command": command})),
         turn(json!([{"text": "The command is over."}])),
     ]);
-    let fake = FakeGemini::start(&responses);
+    let fake = FakeServer::replaying(&responses);
     let t = Tmux::start(&sb, &fake.base_url, &["--approval-mode=yolo"], 100, 30);
     t.wait_for("mode: YOLO", 20);
     t.type_text("run the slow command");
@@ -287,7 +287,7 @@ fn modify_with_editor_sends_the_edited_content() {
         ),
         turn(json!([{"text": "Edited file written."}])),
     ]);
-    let fake = FakeGemini::start(&responses);
+    let fake = FakeServer::replaying(&responses);
     // A non-interactive "editor": sed edits the temp file in place.
     let t = Tmux::start_env(
         &sb,
@@ -328,7 +328,7 @@ fn chat_save_and_resume_round_trip_in_the_ui() {
         turn(json!([{"text": "First answer."}])),
         turn(json!([{"text": "Second answer."}])),
     ]);
-    let fake = FakeGemini::start(&responses);
+    let fake = FakeServer::replaying(&responses);
     let t = Tmux::start(&sb, &fake.base_url, &[], 100, 30);
     t.wait_for("mode: default", 20);
     t.type_text("remember the word banana");
@@ -368,7 +368,7 @@ fn memory_add_refreshes_the_context_and_init_asks_the_model() {
         return;
     };
     let responses = lines(&[turn(json!([{"text": "I will look around."}]))]);
-    let fake = FakeGemini::start(&responses);
+    let fake = FakeServer::replaying(&responses);
     let t = Tmux::start(&sb, &fake.base_url, &[], 100, 30);
     t.wait_for("mode: default", 20);
     t.type_text("/memory add I like green tea");
@@ -409,7 +409,7 @@ fn esc_during_a_tool_answers_every_call_in_the_next_request() {
         ])),
         turn(json!([{"text": "Fine, both stopped."}])),
     ]);
-    let fake = FakeGemini::start(&responses);
+    let fake = FakeServer::replaying(&responses);
     let t = Tmux::start(&sb, &fake.base_url, &["--approval-mode=yolo"], 100, 30);
     t.wait_for("mode: YOLO", 20);
     t.type_text("sleep then write");

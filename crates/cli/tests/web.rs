@@ -1,13 +1,12 @@
-//! web_fetch, google_web_search and save_memory through the binary: a real
-//! HTTP server on 127.0.0.1 serves pages, the fake Gemini endpoint answers
-//! the tools' own `generateContent` calls, and the requests are checked.
+//! web_fetch, google_web_search and save_memory through the binary: one
+//! fake server on 127.0.0.1 serves pages, another replays the model and
+//! answers the tools' own `generateContent` calls, and the requests are
+//! checked.
 
 use crate::e2e::{call, lines, text};
-use crate::fake_gemini::FakeGemini;
 use crate::support::Sandbox;
+use gemini_rs_test_support::{FakeServer, Reply};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
 
 /// A `generateContent` line answering with `text` (and grounding, if any).
 fn answer(text: &str, grounding: Option<Value>) -> String {
@@ -18,26 +17,9 @@ fn answer(text: &str, grounding: Option<Value>) -> String {
     json!({"method": "generateContent", "response": {"candidates": [candidate]}}).to_string()
 }
 
-/// Serves `body` with `content_type` to every request; returns the port.
-fn serve(body: &'static str, content_type: &'static str) -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut line = String::new();
-            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
-                line.clear();
-            }
-            let mut out = stream;
-            let _ = write!(
-                out,
-                "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
-    });
-    port
+/// Serves `body` with `content_type` at every path.
+fn serve(body: &str, content_type: &str) -> FakeServer {
+    FakeServer::with_routes([("/*", Reply::ok(content_type, body))])
 }
 
 fn setup() -> Sandbox {
@@ -46,8 +28,8 @@ fn setup() -> Sandbox {
     sb
 }
 
-fn run(sb: &Sandbox, responses: &str) -> FakeGemini {
-    let fake = FakeGemini::start(responses);
+fn run(sb: &Sandbox, responses: &str) -> FakeServer {
+    let fake = FakeServer::replaying(responses);
     let out = sb.run(
         &["--approval-mode=yolo", "go"],
         None,
@@ -60,11 +42,11 @@ fn run(sb: &Sandbox, responses: &str) -> FakeGemini {
 #[test]
 fn web_fetch_of_a_local_page_fetches_directly_and_asks_the_model() {
     let sb = setup();
-    let port = serve(
+    let page = serve(
         "<html><body><h1>Title</h1><p>hello from local page</p></body></html>",
         "text/html",
     );
-    let prompt = format!("summarize http://127.0.0.1:{port}/page.html please");
+    let prompt = format!("summarize {} please", page.url("/page.html"));
     let fake = run(
         &sb,
         &lines(&[
@@ -81,9 +63,9 @@ fn web_fetch_of_a_local_page_fetches_directly_and_asks_the_model() {
     let utility = fake
         .requests()
         .into_iter()
-        .find(|r| r.method == "generateContent")
+        .find(|r| r.rpc() == "generateContent")
         .unwrap();
-    assert_eq!(utility.model, "gemini-2.5-flash");
+    assert_eq!(utility.model(), "gemini-2.5-flash");
     assert_eq!(
         utility.body["generationConfig"],
         json!({"temperature": 0, "topP": 1})
@@ -149,7 +131,7 @@ fn google_web_search_cites_its_sources() {
     let utility = fake
         .requests()
         .into_iter()
-        .find(|r| r.method == "generateContent")
+        .find(|r| r.rpc() == "generateContent")
         .unwrap();
     assert_eq!(utility.body["tools"], json!([{"googleSearch": {}}]));
     assert_eq!(
@@ -179,7 +161,7 @@ fn save_memory_twice_appends_under_one_section() {
 #[test]
 fn one_recorded_session_uses_all_three_tools() {
     let sb = setup();
-    let port = serve("plain text page: the sky is blue", "text/plain");
+    let page = serve("plain text page: the sky is blue", "text/plain");
     let grounding = json!({
         "groundingChunks": [{"web": {"uri": "https://example.org/sky", "title": "Sky"}}],
         "groundingSupports": [{"segment": {"endIndex": 11}, "groundingChunkIndices": [0]}]
@@ -189,7 +171,7 @@ fn one_recorded_session_uses_all_three_tools() {
         &lines(&[
             call(
                 "web_fetch",
-                json!({"prompt": format!("what colour? http://127.0.0.1:{port}/sky.txt")}),
+                json!({"prompt": format!("what colour? {}", page.url("/sky.txt"))}),
             ),
             answer("The sky is blue.", None),
             call("google_web_search", json!({"query": "sky colour"})),

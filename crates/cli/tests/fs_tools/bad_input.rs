@@ -3,8 +3,8 @@
 
 use super::{call_with, err, ok, one, outside, sandbox, w};
 use crate::e2e::{call, lines, text};
-use crate::fake_gemini::FakeGemini;
 use crate::support::Sandbox;
+use gemini_rs_test_support::FakeServer;
 use serde_json::{Value, json};
 use std::os::unix::fs::symlink;
 use std::process::{Command, Stdio};
@@ -398,7 +398,7 @@ fn missing_and_mistyped_parameters() {
 /// ignored, so writes past it fail with EFBIG): a full disk as far as a
 /// write is concerned, and it works as root, unlike a read-only directory.
 fn call_with_fsize_limit(sb: &Sandbox, kb: u32, name: &str, args: Value) -> Value {
-    let fake = FakeGemini::start(&lines(&[call(name, args), text("done")]));
+    let fake = FakeServer::replaying(&lines(&[call(name, args), text("done")]));
     let script = format!("trap '' XFSZ; ulimit -f {}; exec \"$0\" \"$@\"", kb * 2);
     let out = Command::new("sh")
         .args([

@@ -5,8 +5,8 @@
 
 use super::{age, call_with, err, ok, one, sandbox, w};
 use crate::e2e::{lines, text, turn};
-use crate::fake_gemini::FakeGemini;
 use crate::support::Sandbox;
+use gemini_rs_test_support::FakeServer;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
@@ -21,7 +21,7 @@ fn mkfifo(path: &Path) {
 /// Runs a prompt answered with text; the first request's system
 /// instruction and the run's stderr.
 fn system_instruction(sb: &Sandbox, prompt: &str, env: &[(&str, &str)]) -> (String, String) {
-    let fake = FakeGemini::start(&lines(&[text("done")]));
+    let fake = FakeServer::replaying(&lines(&[text("done")]));
     let mut all_env = vec![("GOOGLE_GEMINI_BASE_URL", fake.base_url.as_str())];
     all_env.extend_from_slice(env);
     let out = sb.run(&[prompt], None, &all_env);
@@ -94,7 +94,7 @@ fn fifos_are_refused_by_every_file_tool_and_by_at_references() {
         ok("No files matching the criteria were found or all were skipped.")
     );
     // `@pipe` in the prompt: sent as typed, nothing read.
-    let fake = FakeGemini::start(&lines(&[text("done")]));
+    let fake = FakeServer::replaying(&lines(&[text("done")]));
     let out = sb.run(
         &["read @pipe"],
         None,
@@ -198,7 +198,7 @@ fn a_symlink_flipping_during_writes_never_lets_one_land_outside() {
                 "args": {"file_path": format!("sub/f{i}.txt"), "content": "x"}}})
         })
         .collect();
-    let fake = FakeGemini::start(&lines(&[turn(Value::Array(calls)), text("done")]));
+    let fake = FakeServer::replaying(&lines(&[turn(Value::Array(calls)), text("done")]));
     let stop = Arc::new(AtomicBool::new(false));
     let flipper = {
         let (stop, work, outside) = (stop.clone(), sb.work.clone(), outside.clone());

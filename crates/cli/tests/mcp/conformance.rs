@@ -140,7 +140,7 @@ fn client_scenario(
         ],
         None => vec![crate::e2e::text("unused")],
     };
-    let fake = crate::fake_gemini::FakeGemini::start(&crate::e2e::lines(&turns));
+    let fake = gemini_rs_test_support::FakeServer::replaying(&crate::e2e::lines(&turns));
     let command = executable(&sb, "client.sh", CLIENT_SH);
     let browser = executable(&sb, "browser.py", BROWSER_PY);
     let mode = if tool.is_some() { "agent" } else { "list" };

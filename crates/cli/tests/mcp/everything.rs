@@ -3,8 +3,8 @@
 
 use super::everything_bin;
 use crate::e2e::{call, lines, text};
-use crate::fake_gemini::FakeGemini;
 use crate::support::Sandbox;
+use gemini_rs_test_support::FakeServer;
 use serde_json::{Value, json};
 
 fn session(
@@ -12,12 +12,12 @@ fn session(
     turns: &[String],
     prompt: &str,
     mode: &str,
-) -> Option<(FakeGemini, crate::support::Output)> {
+) -> Option<(FakeServer, crate::support::Output)> {
     let bin = everything_bin()?;
     sb.settings(&json!({"model": {"name": "gemini-2.5-flash", "retry": {"initialDelayMs": 1}},
         "security": {"auth": {"selectedType": "gemini-api-key"}},
         "mcpServers": {"everything": {"command": bin.display().to_string(), "args": ["stdio"], "trust": true}}}));
-    let fake = FakeGemini::start(&lines(turns));
+    let fake = FakeServer::replaying(&lines(turns));
     let out = sb.run(
         &[&format!("--approval-mode={mode}"), "-p", prompt],
         None,
@@ -26,7 +26,7 @@ fn session(
     Some((fake, out))
 }
 
-fn first_user_text(fake: &FakeGemini) -> String {
+fn first_user_text(fake: &FakeServer) -> String {
     let body = &fake.requests()[0].body;
     let last = body["contents"].as_array().unwrap().last().unwrap();
     last["parts"]
@@ -114,7 +114,7 @@ fn the_terminal_asks_for_a_servers_input_in_a_form() {
     sb.settings(&json!({"model": {"name": "gemini-2.5-flash", "retry": {"initialDelayMs": 1}},
         "security": {"auth": {"selectedType": "gemini-api-key"}},
         "mcpServers": {"everything": {"command": bin.display().to_string(), "args": ["stdio"], "trust": true}}}));
-    let fake = FakeGemini::start(&lines(&[
+    let fake = FakeServer::replaying(&lines(&[
         call("trigger-elicitation-request", json!({})),
         text("Thanks."),
     ]));
@@ -161,7 +161,7 @@ fn directory_add_grows_the_workspace_and_the_servers_roots() {
     sb.settings(&json!({"model": {"name": "gemini-2.5-flash", "retry": {"initialDelayMs": 1}},
         "security": {"auth": {"selectedType": "gemini-api-key"}},
         "mcpServers": {"everything": {"command": bin.display().to_string(), "args": ["stdio"], "trust": true}}}));
-    let fake = FakeGemini::start(&lines(&[
+    let fake = FakeServer::replaying(&lines(&[
         call("get-roots-list", json!({})),
         call(
             "read_file",

@@ -7,6 +7,7 @@
 
 use super::conformance::{conformance, conformance_dir, executable};
 use crate::support::Sandbox;
+use gemini_rs_test_support::{FakeServer, Reply};
 use std::path::Path;
 
 /// Runs `steps` (shell lines, `$GEMINI_RS` and `$url` set, output to
@@ -188,49 +189,28 @@ fn an_expired_token_whose_refresh_is_refused_logs_in_again() {
     assert_ne!(list[0]["token"]["accessToken"], "old", "{list}");
 }
 
-/// An MCP server whose authorization metadata is garbage.
-const GARBAGE_SERVER: &str = r#"
-import http.server, sys
-class H(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *a): pass
-    def reply(self, code, body, headers=()):
-        self.send_response(code)
-        for k, v in headers: self.send_header(k, v)
-        self.send_header("content-length", str(len(body)))
-        self.end_headers(); self.wfile.write(body)
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("content-length", 0)))
-        port = self.server.server_address[1]
-        self.reply(401, b"{}", [("WWW-Authenticate",
-            f'Bearer resource_metadata="http://127.0.0.1:{port}/.well-known/oauth-protected-resource"')])
-    def do_GET(self):
-        if self.path == "/sse":
-            return self.do_POST()
-        self.reply(200, b"{not json", [("content-type", "application/json")])
-s = http.server.HTTPServer(("127.0.0.1", 0), H)
-print(s.server_address[1], flush=True)
-s.serve_forever()
-"#;
+/// An MCP server whose authorization metadata is garbage: every POST (and
+/// the legacy SSE stream) asks for authorization, every other GET answers
+/// JSON that does not parse.
+fn garbage_server() -> FakeServer {
+    let server = FakeServer::builder().start();
+    let metadata = server.url("/.well-known/oauth-protected-resource");
+    let unauthorized = Reply::untyped(401, "{}").header(
+        "WWW-Authenticate",
+        &format!("Bearer resource_metadata=\"{metadata}\""),
+    );
+    server.route("POST /*", unauthorized.clone());
+    server.route("GET /sse", unauthorized);
+    server.route("GET /*", Reply::json(200, "{not json"));
+    server
+}
 
 #[test]
 fn garbage_from_the_authorization_server_is_reported_and_the_session_goes_on() {
     let sb = Sandbox::new();
-    let script = sb.write("garbage.py", GARBAGE_SERVER);
-    let mut server = std::process::Command::new("python3")
-        .arg(&script)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(server.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let url = format!("http://127.0.0.1:{}/mcp", line.trim());
-    let fake = crate::fake_gemini::FakeGemini::start(&crate::e2e::lines(&[crate::e2e::text(
-        "still here",
-    )]));
+    let server = garbage_server();
+    let url = server.url("/mcp");
+    let fake = FakeServer::replaying(&crate::e2e::lines(&[crate::e2e::text("still here")]));
     sb.settings(&serde_json::json!({"model": {"name": "gemini-2.5-flash"},
         "security": {"auth": {"selectedType": "gemini-api-key"}},
         "mcpServers": {"bad": {"httpUrl": url, "timeout": 10000},
@@ -241,8 +221,6 @@ fn garbage_from_the_authorization_server_is_reported_and_the_session_goes_on() {
         None,
         &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url), ("BROWSER", &b)],
     );
-    let _ = server.kill();
-    let _ = server.wait();
     assert_eq!(out.code, 0, "{out:?}");
     assert!(out.stdout.contains("still here"), "{out:?}");
     for server in ["bad", "bad-sse"] {

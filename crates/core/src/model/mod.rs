@@ -15,8 +15,6 @@ mod retry;
 pub mod router;
 mod schema;
 mod sse;
-#[cfg(test)]
-mod test_server;
 mod wire;
 mod wire_client;
 

@@ -3,11 +3,11 @@
 //! tokens cached and renewed, express mode's key.
 
 use super::*;
-use crate::model::test_server::{Reply, TestServer};
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use futures::StreamExt;
 use gemini_rs_protocol::Content;
+use gemini_rs_test_support::{FakeServer, Reply};
 use serde_json::{Value, json};
 
 /// A fresh RSA key (PKCS#8 PEM) from `openssl`, which CI installs.
@@ -27,14 +27,14 @@ fn rsa_key_pem() -> String {
 }
 
 fn token_reply(token: &str, lifetime: u64) -> Reply {
-    Reply::status(
+    Reply::json(
         200,
-        &json!({"access_token": token, "expires_in": lifetime, "token_type": "Bearer"}).to_string(),
+        json!({"access_token": token, "expires_in": lifetime, "token_type": "Bearer"}),
     )
 }
 
 fn answer() -> Reply {
-    Reply::sse(&[
+    Reply::gemini_stream([
         r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"hi"}]},"finishReason":"STOP"}]}"#,
     ])
 }
@@ -72,14 +72,13 @@ fn client(base_url: &str, vertex: VertexTarget, api_key: &str) -> GeminiClient {
 
 #[tokio::test]
 async fn service_account_tokens_reach_the_regional_url() {
-    let server = TestServer::start(vec![
+    let server = FakeServer::with_replies(vec![
         token_reply("tok-1", 30),
         answer(),
         token_reply("tok-2", 3600),
         answer(),
         answer(),
-    ])
-    .await;
+    ]);
     let pem = rsa_key_pem();
     let dir = tempfile::tempdir().unwrap();
     let key_file = dir.path().join("sa.json");
@@ -159,7 +158,7 @@ async fn service_account_tokens_reach_the_regional_url() {
 
 #[tokio::test]
 async fn express_mode_sends_the_key_to_the_global_url() {
-    let server = TestServer::start(vec![answer()]).await;
+    let server = FakeServer::with_replies([answer()]);
     let vertex = VertexTarget {
         project_location: None,
         credentials: None,
@@ -176,7 +175,7 @@ async fn express_mode_sends_the_key_to_the_global_url() {
 
 #[tokio::test]
 async fn a_refused_token_request_is_named() {
-    let server = TestServer::start(vec![Reply::status(400, r#"{"error":"invalid_grant"}"#)]).await;
+    let server = FakeServer::with_replies([Reply::json(400, r#"{"error":"invalid_grant"}"#)]);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("adc.json");
     std::fs::write(

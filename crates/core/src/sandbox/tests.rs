@@ -6,6 +6,7 @@ use crate::tools::builtin::ShellTool;
 use crate::tools::discovered::DiscoveredTool;
 use crate::tools::{Tool, ToolContext, ToolResult};
 use crate::workspace::Workspace;
+use gemini_rs_test_support::{FakeServer, Reply};
 use serde_json::json;
 use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
@@ -438,28 +439,6 @@ async fn discovered_tool_call_runs_sandboxed() {
     assert!(env.ws.join("out.txt").exists());
 }
 
-/// A one-shot HTTP server on 127.0.0.1 (nothing leaves the machine).
-fn http_once() -> (u16, std::thread::JoinHandle<()>) {
-    use std::io::{Read, Write};
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let handle = std::thread::spawn(move || {
-        listener.set_nonblocking(true).unwrap();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while std::time::Instant::now() < deadline {
-            if let Ok((mut s, _)) = listener.accept() {
-                s.set_nonblocking(false).unwrap();
-                let mut buf = [0u8; 1024];
-                let _ = s.read(&mut buf);
-                let _ = s.write_all(b"HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello");
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-    });
-    (port, handle)
-}
-
 #[test]
 fn curl_fails_under_the_sandbox() {
     if Command::new("curl").arg("--version").output().is_err() {
@@ -468,11 +447,16 @@ fn curl_fails_under_the_sandbox() {
     }
     let ws_dir = tempfile::tempdir().unwrap();
     let ws = canon(&ws_dir);
-    let (port, server) = http_once();
-    let script = format!("curl -sS -m 5 http://127.0.0.1:{port}/; echo \" rc=$?\"");
+    // A page on 127.0.0.1 (nothing leaves the machine).
+    let server = FakeServer::with_routes([("/*", Reply::text(200, "hello"))]);
+    let script = format!("curl -sS -m 5 {}/; echo \" rc=$?\"", server.base_url);
     let t = text(&bash(&script, &ws, Some(&policy(&[&ws], false))));
     assert!(t.contains("rc=7"), "{t}");
+    assert!(
+        server.requests().is_empty(),
+        "the sandboxed curl got through"
+    );
     let t = text(&bash(&script, &ws, None));
     assert!(t.contains("hello rc=0"), "{t}");
-    server.join().unwrap();
+    assert_eq!(server.requests().len(), 1);
 }

@@ -1,5 +1,4 @@
 use super::*;
-use crate::model::test_server::{Reply, TestServer};
 use crate::model::wire::{self, WireConfig};
 use crate::model::{ContentGenerator, ModelError, ResponseSink, RetryConfig};
 use futures::StreamExt;
@@ -8,6 +7,7 @@ use gemini_rs_protocol::{
     ThinkingConfig, Tool,
 };
 use gemini_rs_protocol::{GenerateContentRequest, RecordedResponse};
+use gemini_rs_test_support::{FakeServer, Reply};
 use serde_json::Value;
 use serde_json::json;
 use std::sync::Arc;
@@ -203,19 +203,13 @@ async fn stream_gives_thoughts_text_calls_and_usage() {
 
 #[tokio::test]
 async fn live_calls_retry_overload_and_record() {
-    let body: Vec<String> = stream_events()
-        .iter()
-        .map(std::string::ToString::to_string)
-        .collect();
-    let refs: Vec<&str> = body.iter().map(String::as_str).collect();
-    let server = TestServer::start(vec![
-        Reply::status(
+    let server = FakeServer::with_replies(vec![
+        Reply::json(
             529,
             r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
         ),
-        Reply::sse(&refs),
-    ])
-    .await;
+        Reply::anthropic_stream(stream_events()),
+    ]);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("rec.responses");
     let mut cfg = config(&server.base_url);
@@ -253,14 +247,16 @@ async fn live_calls_retry_overload_and_record() {
 
 #[tokio::test]
 async fn errors_are_named() {
-    let server = TestServer::start(vec![
-        Reply::status(400, r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#),
-        Reply::sse(&[
+    let server = FakeServer::with_replies(vec![
+        Reply::json(
+            400,
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#,
+        ),
+        Reply::anthropic_stream([
             r#"{"type":"message_start","message":{"usage":{"input_tokens":1}}}"#,
             r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
         ]),
-    ])
-    .await;
+    ]);
     let client = AnthropicClient::new(config(&server.base_url)).unwrap();
     let req = conversation();
     let err = client

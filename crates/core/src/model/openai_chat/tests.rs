@@ -1,5 +1,4 @@
 use super::*;
-use crate::model::test_server::{Reply, TestServer};
 use crate::model::wire::WireConfig;
 use crate::model::{ContentGenerator, ModelError, ResponseSink, RetryConfig};
 use futures::StreamExt;
@@ -7,6 +6,7 @@ use gemini_rs_protocol::{
     Content, FunctionCall, FunctionDeclaration, FunctionResponse, Part, Role, Tool,
 };
 use gemini_rs_protocol::{GenerateContentRequest, GenerateContentResponse, RecordedResponse};
+use gemini_rs_test_support::{FakeServer, Reply};
 use serde_json::Value;
 use serde_json::json;
 use std::sync::Arc;
@@ -183,11 +183,10 @@ async fn bad_call_arguments_are_a_clear_error() {
 
 #[tokio::test]
 async fn live_stream_sends_key_headers_and_records_the_events() {
-    let server = TestServer::start(vec![
-        Reply::status(429, r#"{"error":{"message":"slow down"}}"#),
-        Reply::sse(&SPLIT_CALLS),
-    ])
-    .await;
+    let server = FakeServer::with_replies(vec![
+        Reply::json(429, r#"{"error":{"message":"slow down"}}"#),
+        Reply::openai_stream(SPLIT_CALLS),
+    ]);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("rec.responses");
     let mut cfg = config(&server.base_url);
@@ -218,14 +217,16 @@ async fn live_stream_sends_key_headers_and_records_the_events() {
 
 #[tokio::test]
 async fn errors_name_the_server_and_what_to_do() {
-    let server = TestServer::start(vec![
-        Reply::status(401, r#"{"error":{"message":"bad key","code":"invalid_api_key"}}"#),
-        Reply::status(
+    let server = FakeServer::with_replies(vec![
+        Reply::json(
+            401,
+            r#"{"error":{"message":"bad key","code":"invalid_api_key"}}"#,
+        ),
+        Reply::json(
             400,
             r#"{"error":{"message":"This model's maximum context length is 8192 tokens","code":"context_length_exceeded"}}"#,
         ),
-    ])
-    .await;
+    ]);
     let client = OpenAiChatClient::new(config(&server.base_url)).unwrap();
     let req = conversation();
     let err = client

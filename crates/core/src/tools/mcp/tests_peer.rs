@@ -23,13 +23,7 @@ pub(super) fn everything_bin() -> Option<PathBuf> {
 }
 
 /// A free port on 127.0.0.1 (bound, then released).
-pub(super) fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+pub(super) use gemini_rs_test_support::free_port;
 
 /// Waits until something listens on the port (or 20 s pass).
 pub(super) async fn wait_port(port: u16) -> bool {

@@ -1,5 +1,6 @@
 //! Test helpers shared by the web tools' tests: a scripted model client that
-//! records its requests, a tool context, and a tiny HTTP/1.1 server.
+//! records its requests and a tool context. Pages are served by
+//! `gemini_rs_test_support::FakeServer`.
 
 use crate::config::Settings;
 use crate::model::{ChunkStream, ContentGenerator, ModelError};
@@ -10,11 +11,8 @@ use gemini_rs_protocol::{
     CountTokensRequest, CountTokensResponse, GenerateContentRequest, GenerateContentResponse,
 };
 use serde_json::{Value, json};
-use std::collections::{HashMap, VecDeque};
-use std::io::{BufRead, BufReader, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// A model client answering `generate` from a script, recording every
@@ -111,131 +109,6 @@ pub(crate) fn context(generator: Option<Arc<FakeGenerator>>) -> (ToolContext, te
     );
     ctx.generator = generator.map(|g| g as Arc<dyn ContentGenerator>);
     (ctx, dir)
-}
-
-/// One canned answer of the test server.
-#[derive(Clone)]
-pub(crate) enum Reply {
-    /// Status line (`200 OK`), content type (None: no header), body.
-    Page(&'static str, Option<&'static str>, Vec<u8>),
-    /// A body sent without `Content-Length` (read to connection close).
-    Unsized(&'static str, Vec<u8>),
-    /// `302` to a location.
-    Redirect(String),
-    /// Wait this long, then answer `200` with `slow`.
-    Slow(Duration),
-    /// `503` for the first n hits, then `200` with `recovered`.
-    Flaky(usize),
-}
-
-/// A hand-written HTTP/1.1 server on 127.0.0.1: one thread, one request per
-/// connection, answers from a path table, logs the paths it served.
-pub(crate) struct TestServer {
-    /// Its address.
-    pub addr: SocketAddr,
-    log: Arc<Mutex<Vec<String>>>,
-}
-
-impl TestServer {
-    /// Starts the server with `routes` (path -> reply); unknown paths get 404.
-    pub(crate) fn start(routes: Vec<(&str, Reply)>) -> TestServer {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap();
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let routes: HashMap<String, Reply> = routes
-            .into_iter()
-            .map(|(p, r)| (p.to_string(), r))
-            .collect();
-        let server_log = log.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { continue };
-                let routes = routes.clone();
-                let log = server_log.clone();
-                std::thread::spawn(move || serve(stream, &routes, &log));
-            }
-        });
-        TestServer { addr, log }
-    }
-
-    /// `http://127.0.0.1:<port><path>`.
-    pub(crate) fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-
-    /// The paths requested so far.
-    pub(crate) fn hits(&self) -> Vec<String> {
-        self.log.lock().unwrap().clone()
-    }
-}
-
-fn serve(mut stream: TcpStream, routes: &HashMap<String, Reply>, log: &Mutex<Vec<String>>) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line).is_err() {
-        return;
-    }
-    loop {
-        let mut line = String::new();
-        match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) if line == "\r\n" || line == "\n" => break,
-            Ok(_) => {}
-        }
-    }
-    let path = request_line
-        .split_whitespace()
-        .nth(1)
-        .unwrap_or("/")
-        .to_string();
-    let hit_count = {
-        let mut log = log.lock().unwrap();
-        log.push(path.clone());
-        log.iter().filter(|p| **p == path).count()
-    };
-    let head = |status: &str, ct: Option<&str>, len: Option<usize>| {
-        let mut h = format!("HTTP/1.1 {status}\r\nConnection: close\r\n");
-        if let Some(ct) = ct {
-            h.push_str(&format!("Content-Type: {ct}\r\n"));
-        }
-        if let Some(len) = len {
-            h.push_str(&format!("Content-Length: {len}\r\n"));
-        }
-        h.push_str("\r\n");
-        h
-    };
-    let (header, body) = match routes.get(&path).cloned() {
-        Some(Reply::Page(status, ct, body)) => (head(status, ct, Some(body.len())), body),
-        Some(Reply::Unsized(ct, body)) => (head("200 OK", Some(ct), None), body),
-        Some(Reply::Redirect(to)) => (
-            format!(
-                "HTTP/1.1 302 Found\r\nLocation: {to}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-            ),
-            Vec::new(),
-        ),
-        Some(Reply::Slow(wait)) => {
-            std::thread::sleep(wait);
-            (
-                head("200 OK", Some("text/plain"), Some(4)),
-                b"slow".to_vec(),
-            )
-        }
-        Some(Reply::Flaky(n)) if hit_count <= n => (
-            head("503 Service Unavailable", Some("text/plain"), Some(4)),
-            b"busy".to_vec(),
-        ),
-        Some(Reply::Flaky(_)) => (
-            head("200 OK", Some("text/plain"), Some(9)),
-            b"recovered".to_vec(),
-        ),
-        None => (
-            head("404 Not Found", Some("text/plain"), Some(9)),
-            b"not found".to_vec(),
-        ),
-    };
-    let _ = stream.write_all(header.as_bytes());
-    let _ = stream.write_all(&body);
-    let _ = stream.flush();
 }
 
 /// True when an HTTP client can be built in this test binary. reqwest needs

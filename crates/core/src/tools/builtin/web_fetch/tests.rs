@@ -1,8 +1,7 @@
 use super::fetch::{FetchLimits, Fetched, fetch, github_raw, is_private_url, page_text};
-use super::test_support::{
-    FakeGenerator, Reply, TestServer, context, http_ready, response, text_response,
-};
+use super::test_support::{FakeGenerator, context, http_ready, response, text_response};
 use super::*;
+use gemini_rs_test_support::{FakeServer, Reply};
 use std::time::Duration;
 
 fn args(prompt: &str) -> Map<String, Value> {
@@ -28,35 +27,17 @@ async fn run(fake: &Arc<FakeGenerator>, prompt: &str, limits: FetchLimits) -> To
 const HTML: &str = "<html><head><title>T</title><style>p{}</style></head><body><h1>Big News</h1>\
 <p>First <a href=\"https://x.example/y\">linked</a> paragraph.</p><img src=\"a.png\"><ul><li>one</li></ul></body></html>";
 
-fn server() -> TestServer {
-    TestServer::start(vec![
+fn server() -> FakeServer {
+    FakeServer::with_routes([
         (
             "/page.txt",
-            Reply::Page(
-                "200 OK",
-                Some("text/plain; charset=utf-8"),
-                b"hello from local page\n".to_vec(),
-            ),
+            Reply::ok("text/plain; charset=utf-8", "hello from local page\n"),
         ),
-        (
-            "/page.html",
-            Reply::Page(
-                "200 OK",
-                Some("text/html; charset=utf-8"),
-                HTML.as_bytes().to_vec(),
-            ),
-        ),
-        (
-            "/untyped",
-            Reply::Page("200 OK", None, HTML.as_bytes().to_vec()),
-        ),
+        ("/page.html", Reply::ok("text/html; charset=utf-8", HTML)),
+        ("/untyped", Reply::untyped(200, HTML)),
         (
             "/bin",
-            Reply::Page(
-                "200 OK",
-                Some("image/png"),
-                vec![0x89, b'P', b'N', b'G', 0, 0, 1, 2],
-            ),
+            Reply::ok("image/png", vec![0x89, b'P', b'N', b'G', 0, 0, 1, 2]),
         ),
     ])
 }
@@ -215,7 +196,7 @@ async fn a11_web_fetch_local() {
             srv.url("/page.txt")
         )
     );
-    assert_eq!(srv.hits(), vec!["/page.txt"]);
+    assert_eq!(srv.paths(), vec!["/page.txt"]);
     let requests = fake.requests();
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0].0, "gemini-2.5-flash");
@@ -265,10 +246,10 @@ async fn primary_failures_fall_back_to_direct_fetch() {
     }
     let srv = server();
     let limits = || FetchLimits {
-        resolve: vec![("docs.example.test".to_string(), srv.addr)],
+        resolve: vec![("docs.example.test".to_string(), srv.addr())],
         ..FetchLimits::default()
     };
-    let url = format!("http://docs.example.test:{}/page.txt", srv.addr.port());
+    let url = format!("http://docs.example.test:{}/page.txt", srv.addr().port());
     let prompt = format!("summarize {url}");
     let all_failed = response(json!({"candidates": [{
         "content": {"parts": [{"text": "could not read it"}]},
@@ -347,19 +328,12 @@ async fn redirects_are_capped_at_five() {
     if !http_ready() {
         return;
     }
-    let mut routes = vec![(
-        "/r0",
-        Reply::Page("200 OK", Some("text/plain"), b"landed".to_vec()),
-    )];
-    let paths: Vec<String> = (0..=6).map(|i| format!("/r{i}")).collect();
-    let leaked: Vec<&'static str> = paths
-        .iter()
-        .map(|p| &*Box::leak(p.clone().into_boxed_str()))
-        .collect();
-    for i in 1..=6 {
-        routes.push((leaked[i], Reply::Redirect(leaked[i - 1].to_string())));
-    }
-    let srv = TestServer::start(routes);
+    let srv = (1..=6)
+        .fold(
+            FakeServer::builder().route("/r0", Reply::ok("text/plain", "landed")),
+            |b, i| b.route(&format!("/r{i}"), Reply::redirect(&format!("/r{}", i - 1))),
+        )
+        .start();
     let cancel = CancellationToken::new();
     let ok = fetch(&srv.url("/r5"), &FetchLimits::default(), &cancel)
         .await
@@ -378,16 +352,16 @@ async fn size_cap_applies_with_and_without_content_length() {
     }
     let cap = FetchLimits::default().max_bytes;
     assert_eq!(cap, 10 * 1024 * 1024);
-    let srv = TestServer::start(vec![
-        ("/exact", Reply::Unsized("text/plain", vec![b'a'; cap])),
+    let srv = FakeServer::with_routes([
+        (
+            "/exact",
+            Reply::ok("text/plain", vec![b'a'; cap]).without_length(),
+        ),
         (
             "/big-unsized",
-            Reply::Unsized("text/plain", vec![b'a'; cap + 1]),
+            Reply::ok("text/plain", vec![b'a'; cap + 1]).without_length(),
         ),
-        (
-            "/big-sized",
-            Reply::Page("200 OK", Some("text/plain"), vec![b'a'; cap + 1]),
-        ),
+        ("/big-sized", Reply::ok("text/plain", vec![b'a'; cap + 1])),
     ]);
     let cancel = CancellationToken::new();
     let limits = FetchLimits::default();
@@ -413,11 +387,20 @@ async fn retries_timeouts_and_cancellation() {
     if !http_ready() {
         return;
     }
-    let srv = TestServer::start(vec![
-        ("/flaky2", Reply::Flaky(2)),
-        ("/flaky3", Reply::Flaky(3)),
-        ("/slow", Reply::Slow(Duration::from_millis(1500))),
-    ]);
+    // 503 for the first n hits, then 200.
+    let flaky = |n| {
+        let mut replies = vec![Reply::text(503, "busy"); n];
+        replies.push(Reply::text(200, "recovered"));
+        replies
+    };
+    let srv = FakeServer::builder()
+        .route_replies("/flaky2", flaky(2))
+        .route_replies("/flaky3", flaky(3))
+        .route(
+            "/slow",
+            Reply::text(200, "slow").delayed(Duration::from_millis(1500)),
+        )
+        .start();
     let limits = FetchLimits {
         retry_delay: Duration::from_millis(10),
         timeout: Duration::from_millis(300),
@@ -433,7 +416,7 @@ async fn retries_timeouts_and_cancellation() {
         err,
         "Request failed with status code 503 Service Unavailable"
     );
-    let hits = srv.hits();
+    let hits = srv.paths();
     assert_eq!(hits.iter().filter(|p| *p == "/flaky2").count(), 3);
     assert_eq!(hits.iter().filter(|p| *p == "/flaky3").count(), 3);
     let err = fetch(&srv.url("/slow"), &limits, &cancel)
