@@ -56,21 +56,15 @@ pub async fn run(args: Args, paths: GeminiPaths) -> i32 {
         tokio::io::stdout(),
         transport::MAX_FRAME,
     );
-    let (s1, s2, s3, s4, s5, s6, s7) = (
-        server.clone(),
-        server.clone(),
-        server.clone(),
-        server.clone(),
-        server.clone(),
-        server.clone(),
-        server.clone(),
-    );
     let served = agent_client_protocol::Agent
         .v1()
         .name("gemini-rs")
         .on_receive_request(
-            async move |req: acp::InitializeRequest, responder, _cx| {
-                responder.respond(s1.initialize(&req))
+            {
+                let s = server.clone();
+                async move |req: acp::InitializeRequest, responder, _cx| {
+                    responder.respond(s.initialize(&req))
+                }
             },
             on_receive_request!(),
         )
@@ -81,51 +75,68 @@ pub async fn run(args: Args, paths: GeminiPaths) -> i32 {
             on_receive_request!(),
         )
         .on_receive_request(
-            async move |req: acp::NewSessionRequest, responder, cx| {
-                s2.spawn_new_session(req, responder, cx);
-                Ok(())
-            },
-            on_receive_request!(),
-        )
-        .on_receive_request(
-            async move |req: acp::LoadSessionRequest, responder, cx| {
-                s3.spawn_load_session(req, responder, cx);
-                Ok(())
-            },
-            on_receive_request!(),
-        )
-        .on_receive_request(
-            async move |req: acp::PromptRequest, responder: Responder<acp::PromptResponse>, _cx| {
-                match s4.session(&req.session_id) {
-                    Ok(session) => session.prompt(responder, req.prompt),
-                    Err(e) => responder.respond_with_error(e),
+            {
+                let s = server.clone();
+                async move |req: acp::NewSessionRequest, responder, cx| {
+                    s.spawn_new_session(req, responder, cx);
+                    Ok(())
                 }
             },
             on_receive_request!(),
         )
         .on_receive_request(
-            async move |req: acp::SetSessionModeRequest, responder, _cx| {
-                let set = s5
-                    .session(&req.session_id)
-                    .and_then(|s| s.set_mode(&req.mode_id.0));
-                responder.respond_with_result(set.map(|()| acp::SetSessionModeResponse::new()))
+            {
+                let s = server.clone();
+                async move |req: acp::LoadSessionRequest, responder, cx| {
+                    s.spawn_load_session(req, responder, cx);
+                    Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let s = server.clone();
+                async move |req: acp::PromptRequest,
+                            responder: Responder<acp::PromptResponse>,
+                            _cx| {
+                    match s.session(&req.session_id) {
+                        Ok(session) => session.prompt(responder, req.prompt),
+                        Err(e) => responder.respond_with_error(e),
+                    }
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let s = server.clone();
+                async move |req: acp::SetSessionModeRequest, responder, _cx| {
+                    let set = s
+                        .session(&req.session_id)
+                        .and_then(|session| session.set_mode(&req.mode_id.0));
+                    responder.respond_with_result(set.map(|()| acp::SetSessionModeResponse::new()))
+                }
             },
             on_receive_request!(),
         )
         .on_receive_notification(
-            async move |note: acp::CancelNotification, _cx| {
-                if let Ok(session) = s6.session(&note.session_id) {
-                    session.cancel();
+            {
+                let s = server.clone();
+                async move |note: acp::CancelNotification, _cx| {
+                    if let Ok(session) = s.session(&note.session_id) {
+                        session.cancel();
+                    }
+                    Ok(())
                 }
-                Ok(())
             },
             on_receive_notification!(),
         )
-        .connect_with(wire, async move |cx: Connection| {
+        .connect_with(wire, async |cx: Connection| {
             cx.incoming_closed().await;
             // The client closed its end: end every session and its
             // processes; the answers still open go out before we stop.
-            s7.shutdown().await;
+            server.shutdown().await;
             Ok(())
         })
         .await;

@@ -8,9 +8,9 @@
 //! - a line longer than [`MAX_FRAME`] is refused with a `-32700` error as
 //!   soon as it passes the limit, and the rest of it is skipped unread.
 //!
-//! - a JSON object with an `id` but neither a `method` nor a `result` or
-//!   `error` gets a `-32600` answered to that id (the SDK would answer it to
-//!   `null`, which leaves the sender waiting).
+//! - a request that is not one (an `id` but no `method`, or no
+//!   `"jsonrpc": "2.0"`) gets its `-32600` answered to that id: the SDK
+//!   would answer it to `null`, which leaves the sender waiting.
 //!
 //! Lone surrogate escapes (`"\udcff"`) are valid UTF-8 text; `serde_json`
 //! refuses them, so the SDK answers those with its own parse error.
@@ -116,6 +116,8 @@ fn decode(mut line: Vec<u8>) -> Option<Frame> {
 #[derive(serde::Deserialize)]
 struct Shape<'a> {
     #[serde(borrow, default)]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(borrow, default)]
     id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     method: Option<&'a RawValue>,
@@ -125,19 +127,26 @@ struct Shape<'a> {
     error: Option<&'a RawValue>,
 }
 
-/// The answer to a line that has an id but is neither a request nor a
-/// response; `None` for anything else (the SDK judges it).
-fn no_method(line: &str) -> Option<String> {
+/// The answer to a line that has an id but is not a valid request (nor a
+/// response, which is never answered); `None` for anything else (the SDK
+/// judges it).
+fn not_a_request(line: &str) -> Option<String> {
     let shape: Shape = serde_json::from_str(line).ok()?;
     let id = shape.id?;
-    let method = shape.method.is_some_and(|m| m.get().starts_with('"'));
-    if method || shape.result.is_some() || shape.error.is_some() {
+    if shape.result.is_some() || shape.error.is_some() {
         return None;
     }
+    let message = if !shape.method.is_some_and(|m| m.get().starts_with('"')) {
+        "Invalid request: no method"
+    } else if shape.jsonrpc.map(RawValue::get) != Some(r#""2.0""#) {
+        r#"Invalid request: "jsonrpc" must be "2.0""#
+    } else {
+        return None;
+    };
     let id: Value = serde_json::from_str(id.get()).ok()?;
     Some(
         json!({"jsonrpc": "2.0", "id": id, "error": {
-            "code": ErrorCode::INVALID_REQUEST.value(), "message": "Invalid request: no method"}})
+            "code": ErrorCode::INVALID_REQUEST.value(), "message": message}})
         .to_string(),
     )
 }
@@ -166,7 +175,7 @@ where
             let mut reader = reader?;
             loop {
                 match reader.next().await {
-                    Ok(Some(Frame::Line(line))) => match no_method(&line) {
+                    Ok(Some(Frame::Line(line))) => match not_a_request(&line) {
                         Some(answer) => {
                             let _ = out.unbounded_send(answer);
                         }
@@ -275,13 +284,18 @@ mod tests {
     }
 
     #[test]
-    fn only_messages_without_a_method_are_answered_here() {
-        let answer = no_method(r#"{"jsonrpc":"2.0","id":3}"#).unwrap();
+    fn requests_that_are_not_are_answered_to_their_id() {
+        let answer = not_a_request(r#"{"jsonrpc":"2.0","id":3}"#).unwrap();
         assert_eq!(
             answer,
             r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid request: no method"}}"#
         );
-        assert!(no_method(r#"{"jsonrpc":"2.0","id":"a","method":7}"#).is_some());
+        assert!(not_a_request(r#"{"jsonrpc":"2.0","id":"a","method":7}"#).is_some());
+        let answer = not_a_request(r#"{"id":4,"method":"initialize"}"#).unwrap();
+        assert!(
+            answer.contains(r#""id":4"#) && answer.contains("must be"),
+            "{answer}"
+        );
         for sdk in [
             r#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#,
             r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
@@ -291,7 +305,7 @@ mod tests {
             "[]",
             "{not json",
         ] {
-            assert_eq!(no_method(sdk), None, "{sdk}");
+            assert_eq!(not_a_request(sdk), None, "{sdk}");
         }
     }
 

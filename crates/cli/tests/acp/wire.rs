@@ -91,6 +91,14 @@ impl Wire {
         answer
     }
 
+    /// Sends a raw line and returns the answer to `id`.
+    fn request_raw(&mut self, id: u64, line: &str) -> Value {
+        self.send_raw(format!("{line}\n").as_bytes());
+        let answer = self.answer();
+        assert_eq!(answer["id"], id, "{answer}");
+        answer
+    }
+
     /// `initialize` and `session/new`; the session id.
     fn session(&mut self) -> String {
         let init = self.request(
@@ -165,6 +173,9 @@ fn malformed_messages_get_json_rpc_errors() {
     let answer = wire.answer();
     assert_eq!(error_of(&answer).0, -32600, "{answer}");
     assert_eq!(answer["id"], 3);
+    // Without "jsonrpc": "2.0" it is not a request either.
+    let answer = wire.request_raw(30, r#"{"id":30,"method":"initialize","params":{}}"#);
+    assert_eq!(error_of(&answer).0, -32600, "{answer}");
     // A batch is not supported either.
     wire.send_raw(b"[]\n");
     assert_eq!(error_of(&wire.answer()).0, -32600);
