@@ -8,6 +8,8 @@
 //! - a line longer than [`MAX_FRAME`] is refused with a `-32700` error as
 //!   soon as it passes the limit, and the rest of it is skipped unread.
 //!
+//! - a line that is not JSON gets `-32700` saying where it broke (the SDK
+//!   says only "Parse error" and echoes the whole line back);
 //! - a request that is not one (an `id` but no `method`, or no
 //!   `"jsonrpc": "2.0"`) gets its `-32600` answered to that id: the SDK
 //!   would answer it to `null`, which leaves the sender waiting.
@@ -18,6 +20,7 @@
 use agent_client_protocol::{ErrorCode, Lines};
 use futures::channel::mpsc;
 use futures::{Sink, SinkExt, Stream, StreamExt};
+use serde_json::error::Category;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::io;
@@ -127,11 +130,21 @@ struct Shape<'a> {
     error: Option<&'a RawValue>,
 }
 
-/// The answer to a line that has an id but is not a valid request (nor a
-/// response, which is never answered); `None` for anything else (the SDK
-/// judges it).
-fn not_a_request(line: &str) -> Option<String> {
-    let shape: Shape = serde_json::from_str(line).ok()?;
+/// Our answer to a line the SDK would answer badly; `None` for the lines
+/// the SDK judges. Two kinds:
+/// - not JSON: the SDK says only "Parse error" and echoes the whole line
+///   (up to 64 MiB) back; we say where it broke, as before the SDK;
+/// - a request that is not one (an id, but no method or no
+///   `"jsonrpc": "2.0"`): the SDK answers it to `null`; we to its id.
+fn answer_early(line: &str) -> Option<String> {
+    let shape: Shape = match serde_json::from_str(line) {
+        Ok(shape) => shape,
+        Err(e) if matches!(e.classify(), Category::Syntax | Category::Eof) => {
+            let message = format!("Parse error: {e}");
+            return Some(error_answer(Value::Null, ErrorCode::PARSE_ERROR, &message));
+        }
+        Err(_) => return None,
+    };
     let id = shape.id?;
     if shape.result.is_some() || shape.error.is_some() {
         return None;
@@ -144,18 +157,13 @@ fn not_a_request(line: &str) -> Option<String> {
         return None;
     };
     let id: Value = serde_json::from_str(id.get()).ok()?;
-    Some(
-        json!({"jsonrpc": "2.0", "id": id, "error": {
-            "code": ErrorCode::INVALID_REQUEST.value(), "message": message}})
-        .to_string(),
-    )
+    Some(error_answer(id, ErrorCode::INVALID_REQUEST, message))
 }
 
-/// The JSON-RPC error answer to a refused frame (its id is unknown).
-fn refusal(message: &str) -> String {
-    json!({"jsonrpc": "2.0", "id": null,
-        "error": {"code": ErrorCode::PARSE_ERROR.value(), "message": message}})
-    .to_string()
+/// A JSON-RPC error answer.
+fn error_answer(id: Value, code: ErrorCode, message: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code.value(), "message": message}})
+        .to_string()
 }
 
 /// The lines of `input` for the SDK; refused frames are answered on `out`
@@ -175,7 +183,7 @@ where
             let mut reader = reader?;
             loop {
                 match reader.next().await {
-                    Ok(Some(Frame::Line(line))) => match not_a_request(&line) {
+                    Ok(Some(Frame::Line(line))) => match answer_early(&line) {
                         Some(answer) => {
                             let _ = out.unbounded_send(answer);
                         }
@@ -183,7 +191,8 @@ where
                     },
                     Ok(Some(Frame::Refused(message))) => {
                         tracing::warn!("ACP: {message}");
-                        let _ = out.unbounded_send(refusal(&message));
+                        let answer = error_answer(Value::Null, ErrorCode::PARSE_ERROR, &message);
+                        let _ = out.unbounded_send(answer);
                     }
                     Ok(None) => return None,
                     // A read error ends the input after it is reported.
@@ -284,14 +293,14 @@ mod tests {
     }
 
     #[test]
-    fn requests_that_are_not_are_answered_to_their_id() {
-        let answer = not_a_request(r#"{"jsonrpc":"2.0","id":3}"#).unwrap();
+    fn bad_json_and_requests_that_are_not_are_answered_here() {
+        let answer = answer_early(r#"{"jsonrpc":"2.0","id":3}"#).unwrap();
         assert_eq!(
             answer,
             r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid request: no method"}}"#
         );
-        assert!(not_a_request(r#"{"jsonrpc":"2.0","id":"a","method":7}"#).is_some());
-        let answer = not_a_request(r#"{"id":4,"method":"initialize"}"#).unwrap();
+        assert!(answer_early(r#"{"jsonrpc":"2.0","id":"a","method":7}"#).is_some());
+        let answer = answer_early(r#"{"id":4,"method":"initialize"}"#).unwrap();
         assert!(
             answer.contains(r#""id":4"#) && answer.contains("must be"),
             "{answer}"
@@ -303,9 +312,9 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":null}"#,
             r#"{"jsonrpc":"2.0","method":"n"}"#,
             "[]",
-            "{not json",
+            r#"{"x":"\udcff"}"#,
         ] {
-            assert_eq!(not_a_request(sdk), None, "{sdk}");
+            assert_eq!(answer_early(sdk), None, "{sdk}");
         }
     }
 
