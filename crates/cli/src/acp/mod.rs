@@ -140,6 +140,8 @@ pub async fn run(args: Args, paths: GeminiPaths) -> i32 {
             Ok(())
         })
         .await;
+    // After a transport error too.
+    server.shutdown().await;
     let _ = tokio::time::timeout(Duration::from_secs(1), writer).await;
     match served {
         Ok(()) => 0,
@@ -323,6 +325,9 @@ impl Server {
             .drain()
             .map(|(_, s)| s)
             .collect();
+        if sessions.is_empty() {
+            return;
+        }
         for s in &sessions {
             s.shutdown();
         }
