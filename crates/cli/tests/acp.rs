@@ -2,6 +2,8 @@
 //! SDK (`@agentclientprotocol/sdk` from npm) running `tests/acp/client.mjs`
 //! over recorded model sessions.
 
+mod wire;
+
 use crate::e2e::{call, lines, text};
 use crate::support::{Sandbox, peer_missing};
 use serde_json::{Value, json};

@@ -1,17 +1,18 @@
 //! The editor's file system, for clients that offer `fs/read_text_file`
 //! and `fs/write_text_file`: tools read its buffers and write through it.
 
-use super::rpc::{Peer, code};
+use super::Connection;
+use agent_client_protocol::ErrorCode;
+use agent_client_protocol::v1::schema as acp;
 use futures::future::BoxFuture;
 use gemini_rs_core::tools::ClientFs;
-use serde_json::{Value, json};
 use std::path::Path;
 
 /// File access through one session's client.
 #[derive(Clone)]
 pub struct AcpFs {
     /// The connection.
-    pub peer: Peer,
+    pub cx: Connection,
     /// The session the calls are made for.
     pub session_id: String,
 }
@@ -30,17 +31,11 @@ impl ClientFs for AcpFs {
         path: &'a Path,
     ) -> BoxFuture<'a, Result<Option<String>, String>> {
         Box::pin(async move {
-            let params = json!({"sessionId": self.session_id, "path": path});
-            match self.peer.request("fs/read_text_file", params).await {
-                Ok(answer) => Ok(Some(
-                    answer
-                        .get("content")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string(),
-                )),
+            let request = acp::ReadTextFileRequest::new(self.session_id.clone(), path);
+            match self.cx.send_request(request).block_task().await {
+                Ok(answer) => Ok(Some(answer.content)),
                 // "Resource not found": the file does not exist yet.
-                Err(e) if e.code == code::RESOURCE_NOT_FOUND => Ok(None),
+                Err(e) if e.code == ErrorCode::RESOURCE_NOT_FOUND => Ok(None),
                 Err(e) => Err(format!(
                     "the editor could not read {}: {}",
                     path.display(),
@@ -56,9 +51,10 @@ impl ClientFs for AcpFs {
         content: &'a str,
     ) -> BoxFuture<'a, Result<(), String>> {
         Box::pin(async move {
-            let params = json!({"sessionId": self.session_id, "path": path, "content": content});
-            self.peer
-                .request("fs/write_text_file", params)
+            let request = acp::WriteTextFileRequest::new(self.session_id.clone(), path, content);
+            self.cx
+                .send_request(request)
+                .block_task()
                 .await
                 .map(|_| ())
                 .map_err(|e| {

@@ -1,36 +1,37 @@
-//! One ACP session: a session engine's handle, and the task that turns its
-//! events into `session/update` notifications, confirmations into
-//! `session/request_permission` requests, and the end of a prompt into the
-//! answer to `session/prompt`.
+//! One ACP session: a session engine's handle, and the task that carries
+//! out what its events mean (see `updates.rs`): `session/update`
+//! notifications, `session/request_permission` requests, and the answer to
+//! `session/prompt` when the prompt ends.
 
-use super::rpc::{Peer, RpcError, code};
-use super::updates;
-use gemini_rs_core::events::{
-    AgentError, AgentEvent, ConfirmationOutcome, ConfirmationResponse, Finished, Op, ToolCallStatus,
-};
+use super::updates::{self, Action, Translator};
+use super::{Connection, prompt};
+use agent_client_protocol::v1::Responder;
+use agent_client_protocol::v1::schema as acp;
+use agent_client_protocol::{Error, ErrorCode};
+use gemini_rs_core::events::{AgentEvent, ConfirmationResponse, Op};
 use gemini_rs_core::policy::ApprovalMode;
 use gemini_rs_core::session::{OpSender, SessionInfo};
-use gemini_rs_core::tools::{ConfirmationDetails, ToolDisplay};
-use serde_json::{Value, json};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
+
+/// The `session/prompt` request waiting for its prompt to end.
+type PendingPrompt = Arc<Mutex<Option<Responder<acp::PromptResponse>>>>;
 
 /// A running ACP session.
 pub struct AcpSession {
     ops: OpSender,
     /// What the session is built of.
     pub info: Arc<SessionInfo>,
-    /// The id of the `session/prompt` request being answered.
-    prompt: Arc<Mutex<Option<Value>>>,
+    prompt: PendingPrompt,
     /// Set by `session/cancel` until the prompt ends.
     cancelled: Arc<AtomicBool>,
 }
 
 impl AcpSession {
-    /// Adapts a started session; its events go to `peer` from now on.
+    /// Adapts a started session; its events go to `cx` from now on.
     pub fn new(
-        peer: Peer,
+        cx: Connection,
         ops: OpSender,
         events: mpsc::UnboundedReceiver<AgentEvent>,
         info: Arc<SessionInfo>,
@@ -42,9 +43,10 @@ impl AcpSession {
             cancelled: Arc::default(),
         };
         let pump = Pump {
-            peer,
+            cx,
             ops: session.ops.clone(),
-            info: session.info.clone(),
+            session_id: acp::SessionId::new(session.info.session_id.clone()),
+            translator: Translator::new(session.info.clone()),
             prompt: session.prompt.clone(),
             cancelled: session.cancelled.clone(),
         };
@@ -52,29 +54,34 @@ impl AcpSession {
         session
     }
 
-    /// Starts a prompt; its answer is sent when it ends.
-    pub fn prompt(&self, id: Value, params: &Value) -> Result<(), RpcError> {
-        let blocks = params
-            .get("prompt")
-            .and_then(Value::as_array)
-            .ok_or_else(|| RpcError::new(code::INVALID_PARAMS, "session/prompt needs `prompt`"))?;
-        let parts = updates::prompt_parts(blocks)?;
+    /// Starts a prompt; `responder` answers when it ends.
+    pub fn prompt(
+        &self,
+        responder: Responder<acp::PromptResponse>,
+        blocks: Vec<acp::ContentBlock>,
+    ) -> Result<(), Error> {
+        let parts = match prompt::prompt_parts(blocks) {
+            Ok(parts) => parts,
+            Err(e) => return responder.respond_with_error(e),
+        };
         let mut pending = self
             .prompt
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if pending.is_some() {
-            return Err(RpcError::new(
-                code::INVALID_REQUEST,
+            return responder.respond_with_error(Error::new(
+                ErrorCode::INVALID_REQUEST,
                 "a prompt is already running in this session",
             ));
         }
-        *pending = Some(id);
         self.cancelled.store(false, Ordering::SeqCst);
         if !self.ops.submit(Op::Prompt { parts }) {
-            *pending = None;
-            return Err(RpcError::new(code::INTERNAL_ERROR, "the session has ended"));
+            return responder.respond_with_error(Error::new(
+                ErrorCode::INTERNAL_ERROR,
+                "the session has ended",
+            ));
         }
+        *pending = Some(responder);
         Ok(())
     }
 
@@ -85,10 +92,10 @@ impl AcpSession {
     }
 
     /// `session/set_mode`.
-    pub fn set_mode(&self, mode: &str) -> Result<(), RpcError> {
+    pub fn set_mode(&self, mode: &str) -> Result<(), Error> {
         let mode = ApprovalMode::parse(mode).ok_or_else(|| {
-            RpcError::new(
-                code::INVALID_PARAMS,
+            Error::new(
+                ErrorCode::INVALID_PARAMS,
                 format!("unknown mode `{mode}` (default, auto_edit, yolo)"),
             )
         })?;
@@ -102,159 +109,42 @@ impl AcpSession {
     }
 }
 
-/// The modes a client can pick, and the current one.
-pub fn modes(current: ApprovalMode) -> Value {
-    json!({"currentModeId": current.as_str(), "availableModes": [
-        {"id": "default", "name": "Default", "description": "Ask before edits and commands"},
-        {"id": "auto_edit", "name": "Auto edit", "description": "Edit files without asking"},
-        {"id": "yolo", "name": "YOLO", "description": "Run every tool without asking"}]})
-}
-
 /// Forwards one session's events.
 struct Pump {
-    peer: Peer,
+    cx: Connection,
     ops: OpSender,
-    info: Arc<SessionInfo>,
-    prompt: Arc<Mutex<Option<Value>>>,
+    session_id: acp::SessionId,
+    translator: Translator,
+    prompt: PendingPrompt,
     cancelled: Arc<AtomicBool>,
 }
 
 impl Pump {
-    fn update(&self, update: Value) {
-        self.peer.notify(
-            "session/update",
-            json!({"sessionId": self.info.session_id, "update": update}),
-        );
-    }
-
-    fn chunk(&self, kind: &str, text: String) {
-        self.update(json!({"sessionUpdate": kind, "content": {"type": "text", "text": text}}));
-    }
-
-    /// A sub-agent's event: its tool calls are listed as the content of
-    /// the delegating call; its permission requests are asked as any.
-    fn nested(&self, activity: &mut updates::NestedActivity, parent: String, event: AgentEvent) {
-        // Events that trail a delegating call that already ended (it was
-        // cancelled) are dropped.
-        if activity.ended(&parent) {
-            return;
-        }
-        match event {
-            AgentEvent::ToolCallRequested { call_id, name, .. } => {
-                activity.started(&parent, call_id, name)
-            }
-            AgentEvent::ToolRunning { call_id } => {
-                activity.set(&parent, &call_id, updates::NestedState::Running)
-            }
-            AgentEvent::ToolFinished(done) => {
-                let state = match done.status {
-                    ToolCallStatus::Success => updates::NestedState::Done,
-                    ToolCallStatus::Error | ToolCallStatus::Cancelled => {
-                        updates::NestedState::Failed
-                    }
-                };
-                activity.set(&parent, &done.call_id, state)
-            }
-            AgentEvent::ToolAwaitingApproval {
-                call_id,
-                name,
-                details,
-            } => return self.ask(call_id, name, details),
-            AgentEvent::Nested {
-                parent_call_id,
-                event,
-            } => return self.nested(activity, parent_call_id, *event),
-            _ => return,
-        }
-        let text = activity.text(&parent);
-        self.update(
-            json!({"sessionUpdate": "tool_call_update", "toolCallId": parent,
-            "content": [updates::text_content(&text)]}),
-        );
-    }
-
-    async fn run(self, mut events: mpsc::UnboundedReceiver<AgentEvent>) {
-        let mut activity = updates::NestedActivity::default();
-        let mut mode = self.info.approval_mode;
+    async fn run(mut self, mut events: mpsc::UnboundedReceiver<AgentEvent>) {
         while let Some(event) = events.recv().await {
-            if let AgentEvent::ApprovalModeChanged { mode: m } = &event {
-                mode = *m;
-            }
-            match event {
-                // ACP has no way to ask: the unattended rule answers.
-                AgentEvent::ElicitationRequested { id, request } => {
-                    let reply = gemini_rs_core::session::unattended_reply(&request, mode);
-                    self.ops.submit(Op::AnswerElicitation { id, reply });
-                }
-                AgentEvent::Nested {
-                    parent_call_id,
-                    event,
-                } => self.nested(&mut activity, parent_call_id, *event),
-                AgentEvent::Content { text: t } => self.chunk("agent_message_chunk", t),
-                AgentEvent::Thought { text: t } => self.chunk("agent_thought_chunk", t),
-                AgentEvent::ToolCallRequested {
-                    call_id,
-                    name,
-                    args,
-                } => self.update(updates::tool_call(
-                    &self.info.tools,
-                    self.info.workspace.target_dir(),
-                    &call_id,
-                    &name,
-                    &args,
-                )),
-                AgentEvent::ToolAwaitingApproval {
-                    call_id,
-                    name,
-                    details,
-                } => self.ask(call_id, name, details),
-                AgentEvent::ToolRunning { call_id } => self.update(json!({
-                    "sessionUpdate": "tool_call_update", "toolCallId": call_id,
-                    "status": "in_progress"})),
-                AgentEvent::ToolOutput { call_id, chunk } => self.update(json!({
-                    "sessionUpdate": "tool_call_update", "toolCallId": call_id,
-                    "content": [updates::text_content(&chunk)]})),
-                AgentEvent::ToolFinished(done) => {
-                    activity.forget(&done.call_id);
-                    let status = match done.status {
-                        ToolCallStatus::Success => "completed",
-                        ToolCallStatus::Error | ToolCallStatus::Cancelled => "failed",
-                    };
-                    let error = done.error.as_ref().map(|e| e.message.as_str());
-                    let content = updates::result_content(&done.display, error);
-                    self.update(json!({"sessionUpdate": "tool_call_update",
-                        "toolCallId": done.call_id, "status": status, "content": content}));
-                    if let ToolDisplay::Todos(todos) = &done.display {
-                        self.update(updates::plan(todos));
+            match self.translator.translate(event) {
+                Action::Show(shown) => {
+                    for update in shown {
+                        let note = acp::SessionNotification::new(self.session_id.clone(), update);
+                        // Fails only once the connection is gone.
+                        let _ = self.cx.send_notification(note);
                     }
                 }
-                AgentEvent::ApprovalModeChanged { mode } => self.update(json!({
-                    "sessionUpdate": "current_mode_update", "currentModeId": mode.as_str()})),
-                AgentEvent::Warning { message: text } | AgentEvent::Error { message: text } => {
-                    tracing::warn!(session = %self.info.session_id, "{text}");
+                Action::Ask { call_id, request } => self.ask(call_id, request),
+                Action::Submit(op) => {
+                    self.ops.submit(op);
                 }
-                AgentEvent::Finished(Finished::Prompt(result)) => self.finish(result),
-                AgentEvent::SessionEnded => break,
-                AgentEvent::Usage { .. }
-                | AgentEvent::Info { .. }
-                | AgentEvent::HookMessage { .. }
-                | AgentEvent::Stats(_)
-                | AgentEvent::ModelTurnFinished
-                | AgentEvent::SessionStarted { .. }
-                | AgentEvent::PromptStarted { .. }
-                | AgentEvent::ModelChanged { .. }
-                | AgentEvent::HistoryReplaced { .. }
-                | AgentEvent::Finished(_) => {}
+                Action::Finished(result) => self.finish(result),
+                Action::Ended => break,
             }
         }
         // A prompt still open when the session ends is answered.
-        if let Some(id) = self.take_prompt() {
-            self.peer
-                .respond(id, Ok(json!({"stopReason": "cancelled"})));
+        if let Some(responder) = self.take_prompt() {
+            let _ = responder.respond(acp::PromptResponse::new(acp::StopReason::Cancelled));
         }
     }
 
-    fn take_prompt(&self) -> Option<Value> {
+    fn take_prompt(&self) -> Option<Responder<acp::PromptResponse>> {
         self.prompt
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -262,101 +152,35 @@ impl Pump {
     }
 
     /// Answers the running `session/prompt`.
-    fn finish(&self, result: Result<gemini_rs_core::events::PromptOutcome, AgentError>) {
-        let Some(id) = self.take_prompt() else { return };
-        let cancelled = self.cancelled.swap(false, Ordering::SeqCst);
-        let answer = match result {
-            _ if cancelled => Ok(json!({"stopReason": "cancelled"})),
-            Ok(_) => Ok(json!({"stopReason": "end_turn"})),
-            Err(AgentError::Cancelled) => Ok(json!({"stopReason": "cancelled"})),
-            Err(AgentError::TurnLimit) => Ok(json!({"stopReason": "max_turn_requests"})),
-            Err(e) => Err(RpcError::new(code::INTERNAL_ERROR, e.to_string())),
+    fn finish(&self, result: Result<acp::StopReason, String>) {
+        let Some(responder) = self.take_prompt() else {
+            return;
         };
-        self.peer.respond(id, answer);
+        let cancelled = self.cancelled.swap(false, Ordering::SeqCst);
+        let _ = match result {
+            _ if cancelled => {
+                responder.respond(acp::PromptResponse::new(acp::StopReason::Cancelled))
+            }
+            Ok(reason) => responder.respond(acp::PromptResponse::new(reason)),
+            Err(message) => {
+                responder.respond_with_error(Error::new(ErrorCode::INTERNAL_ERROR, message))
+            }
+        };
     }
 
-    /// Shows the proposal and asks the client; its answer (or none, when
-    /// the prompt is cancelled) goes back to the session.
-    fn ask(&self, call_id: String, name: String, details: ConfirmationDetails) {
-        let content = updates::confirmation_content(&details);
-        let root = self.info.workspace.target_dir();
-        let mut tool_call =
-            updates::tool_call(&self.info.tools, root, &call_id, &name, &Value::Null);
-        tool_call["content"] = Value::Array(content);
-        tool_call["title"] = json!(details.title());
-        if let Some(obj) = tool_call.as_object_mut() {
-            obj.remove("sessionUpdate");
-            obj.remove("rawInput");
-            obj.remove("status");
-        }
-        let options = options(&details);
-        let params = json!({"sessionId": self.info.session_id, "toolCall": tool_call,
-            "options": options});
-        let peer = self.peer.clone();
+    /// Asks the client; its answer (or none, when the connection closes
+    /// first) goes back to the session. The wait runs in its own task: the
+    /// session goes on (a cancel may end the prompt meanwhile).
+    fn ask(&self, call_id: String, request: Box<acp::RequestPermissionRequest>) {
+        let cx = self.cx.clone();
         let ops = self.ops.clone();
         tokio::spawn(async move {
-            let answer = peer.request("session/request_permission", params).await;
-            let chosen = answer
-                .ok()
-                .filter(|a| {
-                    a.pointer("/outcome/outcome").and_then(Value::as_str) == Some("selected")
-                })
-                .and_then(|a| {
-                    a.pointer("/outcome/optionId")
-                        .and_then(Value::as_str)
-                        .map(str::to_string)
-                });
-            let outcome = match chosen.as_deref() {
-                Some("proceed_once") => ConfirmationOutcome::ProceedOnce,
-                Some("proceed_always") => ConfirmationOutcome::ProceedAlways,
-                Some("proceed_always_server") => ConfirmationOutcome::ProceedAlwaysServer,
-                Some("proceed_always_tool") => ConfirmationOutcome::ProceedAlwaysTool,
-                _ => ConfirmationOutcome::Cancel,
-            };
+            let answer = cx.send_request(*request).block_task().await.ok();
             ops.submit(Op::Confirm(ConfirmationResponse {
                 call_id,
-                outcome,
+                outcome: updates::confirmation(answer),
                 modified_args: None,
             }));
         });
     }
-}
-
-/// The answers a client can give, as the terminal offers them.
-fn options(details: &ConfirmationDetails) -> Value {
-    let option =
-        |id: &str, name: String, kind: &str| json!({"optionId": id, "name": name, "kind": kind});
-    let mut list = vec![option("proceed_once", "Allow once".into(), "allow_once")];
-    match details {
-        ConfirmationDetails::Mcp {
-            server_name,
-            tool_display_name,
-            ..
-        } => {
-            list.push(option(
-                "proceed_always_tool",
-                format!("Always allow {tool_display_name}"),
-                "allow_always",
-            ));
-            list.push(option(
-                "proceed_always_server",
-                format!("Always allow all tools of {server_name}"),
-                "allow_always",
-            ));
-        }
-        ConfirmationDetails::Exec { root_commands, .. } => list.push(option(
-            "proceed_always",
-            format!("Always allow {}", root_commands.join(", ")),
-            "allow_always",
-        )),
-        ConfirmationDetails::Edit { .. } | ConfirmationDetails::Info { .. } => {
-            list.push(option(
-                "proceed_always",
-                "Always allow".into(),
-                "allow_always",
-            ));
-        }
-    }
-    list.push(option("cancel", "Reject".into(), "reject_once"));
-    Value::Array(list)
 }

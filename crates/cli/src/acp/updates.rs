@@ -1,82 +1,282 @@
-//! Plain translations between ACP and the session: prompt content blocks
-//! to parts, and the session's events and history to `session/update`
-//! payloads.
+//! Core to ACP, in one place: the session's events, its recorded history
+//! and its confirmations as the SDK's typed `session/update` payloads and
+//! `session/request_permission` requests. When the core's event types
+//! change, this file is the one to adapt.
 
-use super::rpc::{RpcError, code};
+use super::nested::{NestedActivity, NestedState};
+use agent_client_protocol::v1::schema as acp;
+use gemini_rs_core::events::{
+    AgentError, AgentEvent, ConfirmationOutcome, Finished, Op, PromptOutcome, ToolCallStatus,
+};
+use gemini_rs_core::policy::ApprovalMode;
+use gemini_rs_core::session::SessionInfo;
+use gemini_rs_core::session::custom_commands::CustomCommand;
 use gemini_rs_core::tools::{
     ConfirmationDetails, TodoItem, TodoStatus, ToolDisplay, ToolKind, ToolRegistry,
 };
-use gemini_rs_protocol::{Content, Part};
-use serde_json::{Value, json};
-use std::path::Path;
+use gemini_rs_protocol::Content;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-/// An ACP prompt as parts: text, resource links as `@path` references
-/// (expanded like typed ones), embedded resources as framed text, images
-/// and audio as inline data.
-pub fn prompt_parts(blocks: &[Value]) -> Result<Vec<Part>, RpcError> {
-    let mut parts = Vec::new();
-    for block in blocks {
-        let text = |k: &str| block.get(k).and_then(Value::as_str);
-        match text("type") {
-            Some("text") => parts.push(Part::text(text("text").unwrap_or_default())),
-            Some("resource_link") => {
-                let uri = text("uri").unwrap_or_default();
-                match uri.strip_prefix("file://") {
-                    Some(path) => parts.push(Part::text(format!("@{path}"))),
-                    None => parts.push(Part::text(format!(
-                        "[{}]({uri})",
-                        text("name").unwrap_or(uri)
-                    ))),
-                }
-            }
-            Some("resource") => {
-                let res = block.get("resource").unwrap_or(&Value::Null);
-                let uri = res.get("uri").and_then(Value::as_str).unwrap_or_default();
-                if let Some(body) = res.get("text").and_then(Value::as_str) {
-                    parts.push(Part::text(format!(
-                        "\n--- Content from referenced context: {uri} ---\n{body}\n--- End of content ---"
-                    )));
-                } else if let Some(blob) = res.get("blob").and_then(Value::as_str) {
-                    let mime = res
-                        .get("mimeType")
-                        .and_then(Value::as_str)
-                        .unwrap_or("application/octet-stream");
-                    parts.push(Part::inline_data(mime, blob));
-                }
-            }
-            Some("image" | "audio") => {
-                let (Some(data), Some(mime)) = (text("data"), text("mimeType")) else {
-                    return Err(RpcError::new(
-                        code::INVALID_PARAMS,
-                        "an image or audio block needs data and mimeType",
-                    ));
-                };
-                parts.push(Part::inline_data(mime, data));
-            }
-            other => {
-                return Err(RpcError::new(
-                    code::INVALID_PARAMS,
-                    format!("unsupported content block type {other:?}"),
-                ));
-            }
+/// What one event of the session asks of the ACP side.
+pub enum Action {
+    /// Send these updates (none for events a client does not see).
+    Show(Vec<acp::SessionUpdate>),
+    /// Ask the client whether call `call_id` may run.
+    Ask {
+        /// The call waiting for the answer.
+        call_id: String,
+        /// The request to send.
+        request: Box<acp::RequestPermissionRequest>,
+    },
+    /// Answer the session at once (an elicitation: ACP cannot ask).
+    Submit(Op),
+    /// The running prompt ended: its stop reason, or the error to answer.
+    Finished(Result<acp::StopReason, String>),
+    /// The session ended.
+    Ended,
+}
+
+/// Turns one session's events into [`Action`]s.
+pub struct Translator {
+    info: Arc<SessionInfo>,
+    mode: ApprovalMode,
+    activity: NestedActivity,
+}
+
+impl Translator {
+    /// A translator for the session `info` describes.
+    pub fn new(info: Arc<SessionInfo>) -> Self {
+        Translator {
+            mode: info.approval_mode,
+            info,
+            activity: NestedActivity::default(),
         }
     }
-    Ok(parts)
+
+    fn root(&self) -> &Path {
+        self.info.workspace.target_dir()
+    }
+
+    /// What `event` means for the client.
+    pub fn translate(&mut self, event: AgentEvent) -> Action {
+        let update = match event {
+            AgentEvent::ElicitationRequested { id, request } => {
+                let reply = gemini_rs_core::session::unattended_reply(&request, self.mode);
+                return Action::Submit(Op::AnswerElicitation { id, reply });
+            }
+            AgentEvent::Nested {
+                parent_call_id,
+                event,
+            } => return self.nested(parent_call_id, *event),
+            AgentEvent::ToolAwaitingApproval {
+                call_id,
+                name,
+                details,
+            } => return self.ask(call_id, &name, &details),
+            AgentEvent::ToolFinished(done) => {
+                self.activity.forget(&done.call_id);
+                let status = match done.status {
+                    ToolCallStatus::Success => acp::ToolCallStatus::Completed,
+                    ToolCallStatus::Error | ToolCallStatus::Cancelled => {
+                        acp::ToolCallStatus::Failed
+                    }
+                };
+                let error = done.error.as_ref().map(|e| e.message.as_str());
+                let fields = acp::ToolCallUpdateFields::new()
+                    .status(status)
+                    .content(result_content(&done.display, error));
+                let mut shown = vec![call_update(done.call_id, fields)];
+                if let ToolDisplay::Todos(todos) = &done.display {
+                    shown.push(plan(todos));
+                }
+                return Action::Show(shown);
+            }
+            AgentEvent::Finished(Finished::Prompt(result)) => {
+                return Action::Finished(stop_reason(result));
+            }
+            AgentEvent::SessionEnded => return Action::Ended,
+            AgentEvent::Content { text: t } => acp::SessionUpdate::AgentMessageChunk(chunk(t)),
+            AgentEvent::Thought { text: t } => acp::SessionUpdate::AgentThoughtChunk(chunk(t)),
+            AgentEvent::ToolCallRequested {
+                call_id,
+                name,
+                args,
+            } => acp::SessionUpdate::ToolCall(tool_call(
+                &self.info.tools,
+                self.root(),
+                &call_id,
+                &name,
+                &args,
+            )),
+            AgentEvent::ToolRunning { call_id } => call_update(
+                call_id,
+                acp::ToolCallUpdateFields::new().status(acp::ToolCallStatus::InProgress),
+            ),
+            AgentEvent::ToolOutput { call_id, chunk } => call_update(
+                call_id,
+                acp::ToolCallUpdateFields::new().content(vec![text_content(&chunk)]),
+            ),
+            AgentEvent::ApprovalModeChanged { mode } => {
+                self.mode = mode;
+                acp::SessionUpdate::CurrentModeUpdate(acp::CurrentModeUpdate::new(mode.as_str()))
+            }
+            AgentEvent::Warning { message: text } | AgentEvent::Error { message: text } => {
+                tracing::warn!(session = %self.info.session_id, "{text}");
+                return Action::Show(Vec::new());
+            }
+            AgentEvent::Usage { .. }
+            | AgentEvent::Info { .. }
+            | AgentEvent::HookMessage { .. }
+            | AgentEvent::Stats(_)
+            | AgentEvent::ModelTurnFinished
+            | AgentEvent::SessionStarted { .. }
+            | AgentEvent::PromptStarted { .. }
+            | AgentEvent::ModelChanged { .. }
+            | AgentEvent::HistoryReplaced { .. }
+            | AgentEvent::Finished(_) => return Action::Show(Vec::new()),
+        };
+        Action::Show(vec![update])
+    }
+
+    /// A sub-agent's event: its tool calls are listed as the content of the
+    /// delegating call; its permission requests are asked as any.
+    fn nested(&mut self, parent: String, event: AgentEvent) -> Action {
+        // Events that trail a delegating call that already ended (it was
+        // cancelled) are dropped.
+        if self.activity.ended(&parent) {
+            return Action::Show(Vec::new());
+        }
+        match event {
+            AgentEvent::ToolCallRequested { call_id, name, .. } => {
+                self.activity.started(&parent, call_id, name)
+            }
+            AgentEvent::ToolRunning { call_id } => {
+                self.activity.set(&parent, &call_id, NestedState::Running)
+            }
+            AgentEvent::ToolFinished(done) => {
+                let state = match done.status {
+                    ToolCallStatus::Success => NestedState::Done,
+                    ToolCallStatus::Error | ToolCallStatus::Cancelled => NestedState::Failed,
+                };
+                self.activity.set(&parent, &done.call_id, state)
+            }
+            AgentEvent::ToolAwaitingApproval {
+                call_id,
+                name,
+                details,
+            } => return self.ask(call_id, &name, &details),
+            AgentEvent::Nested {
+                parent_call_id,
+                event,
+            } => return self.nested(parent_call_id, *event),
+            _ => return Action::Show(Vec::new()),
+        }
+        let text = self.activity.text(&parent);
+        let fields = acp::ToolCallUpdateFields::new().content(vec![text_content(&text)]);
+        Action::Show(vec![call_update(parent, fields)])
+    }
+
+    /// The permission request for a confirmation: the proposal (a diff for
+    /// edits) and the answers the terminal offers.
+    fn ask(&self, call_id: String, name: &str, details: &ConfirmationDetails) -> Action {
+        let kind = self
+            .info
+            .tools
+            .get(name)
+            .map_or(acp::ToolKind::Other, |t| kind(t.tool.kind()));
+        let fields = acp::ToolCallUpdateFields::new()
+            .title(details.title().to_string())
+            .kind(kind)
+            .locations(Vec::new())
+            .content(confirmation_content(details));
+        let request = acp::RequestPermissionRequest::new(
+            self.info.session_id.clone(),
+            acp::ToolCallUpdate::new(call_id.clone(), fields),
+            options(details),
+        );
+        Action::Ask {
+            call_id,
+            request: Box::new(request),
+        }
+    }
+}
+
+/// How a prompt's end is told: a stop reason, or an error message.
+fn stop_reason(result: Result<PromptOutcome, AgentError>) -> Result<acp::StopReason, String> {
+    match result {
+        Ok(_) => Ok(acp::StopReason::EndTurn),
+        Err(AgentError::Cancelled) => Ok(acp::StopReason::Cancelled),
+        Err(AgentError::TurnLimit) => Ok(acp::StopReason::MaxTurnRequests),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The answers a client can give, as the terminal offers them.
+fn options(details: &ConfirmationDetails) -> Vec<acp::PermissionOption> {
+    use acp::PermissionOptionKind::{AllowAlways, AllowOnce, RejectOnce};
+    let option =
+        |id: &str, name: String, kind| acp::PermissionOption::new(id.to_string(), name, kind);
+    let mut list = vec![option("proceed_once", "Allow once".into(), AllowOnce)];
+    match details {
+        ConfirmationDetails::Mcp {
+            server_name,
+            tool_display_name,
+            ..
+        } => {
+            list.push(option(
+                "proceed_always_tool",
+                format!("Always allow {tool_display_name}"),
+                AllowAlways,
+            ));
+            list.push(option(
+                "proceed_always_server",
+                format!("Always allow all tools of {server_name}"),
+                AllowAlways,
+            ));
+        }
+        ConfirmationDetails::Exec { root_commands, .. } => list.push(option(
+            "proceed_always",
+            format!("Always allow {}", root_commands.join(", ")),
+            AllowAlways,
+        )),
+        ConfirmationDetails::Edit { .. } | ConfirmationDetails::Info { .. } => {
+            list.push(option("proceed_always", "Always allow".into(), AllowAlways));
+        }
+    }
+    list.push(option("cancel", "Reject".into(), RejectOnce));
+    list
+}
+
+/// The session's outcome for the client's answer to a permission request
+/// (`None` when it never answered: the connection closed).
+pub fn confirmation(answer: Option<acp::RequestPermissionResponse>) -> ConfirmationOutcome {
+    let chosen = match answer.map(|a| a.outcome) {
+        Some(acp::RequestPermissionOutcome::Selected(selected)) => Some(selected.option_id),
+        _ => None,
+    };
+    match chosen.as_ref().map(|id| &*id.0) {
+        Some("proceed_once") => ConfirmationOutcome::ProceedOnce,
+        Some("proceed_always") => ConfirmationOutcome::ProceedAlways,
+        Some("proceed_always_server") => ConfirmationOutcome::ProceedAlwaysServer,
+        Some("proceed_always_tool") => ConfirmationOutcome::ProceedAlwaysTool,
+        _ => ConfirmationOutcome::Cancel,
+    }
 }
 
 /// ACP's tool kind for one of ours (ACP has no "communicate").
-pub fn kind(kind: ToolKind) -> &'static str {
+pub fn kind(kind: ToolKind) -> acp::ToolKind {
     match kind {
-        ToolKind::Communicate => "other",
-        ToolKind::Read
-        | ToolKind::Edit
-        | ToolKind::Delete
-        | ToolKind::Move
-        | ToolKind::Search
-        | ToolKind::Execute
-        | ToolKind::Think
-        | ToolKind::Fetch
-        | ToolKind::Other => kind.as_str(),
+        ToolKind::Read => acp::ToolKind::Read,
+        ToolKind::Edit => acp::ToolKind::Edit,
+        ToolKind::Delete => acp::ToolKind::Delete,
+        ToolKind::Move => acp::ToolKind::Move,
+        ToolKind::Search => acp::ToolKind::Search,
+        ToolKind::Execute => acp::ToolKind::Execute,
+        ToolKind::Think => acp::ToolKind::Think,
+        ToolKind::Fetch => acp::ToolKind::Fetch,
+        ToolKind::Communicate | ToolKind::Other => acp::ToolKind::Other,
     }
 }
 
@@ -93,15 +293,15 @@ const SUBJECT_ARGS: [&str; 9] = [
     "fact",
 ];
 
-/// `tool_call`: a new call with its title, kind and locations (absolute,
-/// relative ones taken from `root`).
+/// A new call with its title, kind and locations (absolute, relative ones
+/// taken from `root`).
 pub fn tool_call(
     tools: &ToolRegistry,
     root: &Path,
     call_id: &str,
     name: &str,
     args: &Value,
-) -> Value {
+) -> acp::ToolCall {
     let tool = tools.get(name);
     let display = tool.map_or(name, |t| t.tool.display_name());
     let subject = SUBJECT_ARGS
@@ -111,28 +311,52 @@ pub fn tool_call(
         Some(s) => format!("{display}: {s}"),
         None => display.to_string(),
     };
-    let kind = tool.map_or("other", |t| kind(t.tool.kind()));
-    let locations: Vec<Value> = ["file_path", "absolute_path", "dir_path", "path"]
+    let locations = ["file_path", "absolute_path", "dir_path", "path"]
         .iter()
         .filter_map(|k| args.get(*k).and_then(Value::as_str))
-        .map(|p| json!({"path": root.join(p)}))
+        .map(|p| acp::ToolCallLocation::new(root.join(p)))
         .collect();
-    json!({"sessionUpdate": "tool_call", "toolCallId": call_id, "title": title, "kind": kind,
-        "status": "pending", "locations": locations, "rawInput": args})
+    acp::ToolCall::new(call_id.to_string(), title)
+        .kind(tool.map_or(acp::ToolKind::Other, |t| kind(t.tool.kind())))
+        .status(acp::ToolCallStatus::Pending)
+        .locations(locations)
+        .raw_input(args.clone())
+}
+
+fn call_update(call_id: String, fields: acp::ToolCallUpdateFields) -> acp::SessionUpdate {
+    acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(call_id, fields))
+}
+
+fn text(text: impl Into<String>) -> acp::ContentBlock {
+    acp::ContentBlock::Text(acp::TextContent::new(text))
+}
+
+fn chunk(t: impl Into<String>) -> acp::ContentChunk {
+    acp::ContentChunk::new(text(t))
+}
+
+/// A text tool-call content item.
+pub fn text_content(t: &str) -> acp::ToolCallContent {
+    acp::ToolCallContent::Content(acp::Content::new(text(t)))
+}
+
+fn diff(path: impl Into<PathBuf>, old: Option<&str>, new: &str) -> acp::ToolCallContent {
+    acp::ToolCallContent::Diff(acp::Diff::new(path, new).old_text(old.map(str::to_string)))
 }
 
 /// What a confirmation shows as tool-call content (a diff for edits).
-pub fn confirmation_content(details: &ConfirmationDetails) -> Vec<Value> {
+fn confirmation_content(details: &ConfirmationDetails) -> Vec<acp::ToolCallContent> {
     match details {
         ConfirmationDetails::Edit {
             file_path,
             original_content,
             new_content,
             ..
-        } => vec![
-            json!({"type": "diff", "path": file_path, "oldText": original_content,
-            "newText": new_content}),
-        ],
+        } => vec![diff(
+            file_path.clone(),
+            original_content.as_deref(),
+            new_content,
+        )],
         ConfirmationDetails::Exec { command, .. } => vec![text_content(command)],
         ConfirmationDetails::Mcp {
             server_name,
@@ -145,79 +369,114 @@ pub fn confirmation_content(details: &ConfirmationDetails) -> Vec<Value> {
     }
 }
 
-/// A text tool-call content item.
-pub fn text_content(text: &str) -> Value {
-    json!({"type": "content", "content": {"type": "text", "text": text}})
-}
-
 /// The content of a finished call.
-pub fn result_content(display: &ToolDisplay, error: Option<&str>) -> Vec<Value> {
+fn result_content(display: &ToolDisplay, error: Option<&str>) -> Vec<acp::ToolCallContent> {
     if let Some(e) = error {
         return vec![text_content(e)];
     }
     match display {
         ToolDisplay::Text(t) if t.is_empty() => Vec::new(),
         ToolDisplay::Text(t) => vec![text_content(t)],
-        ToolDisplay::FileDiff(d) => vec![json!({"type": "diff", "path": d.file_path,
-            "oldText": d.original_content, "newText": d.new_content})],
+        ToolDisplay::FileDiff(d) => vec![diff(
+            &d.file_path,
+            d.original_content.as_deref(),
+            &d.new_content,
+        )],
         ToolDisplay::Todos(todos) => vec![text_content(&format!("{} todo(s)", todos.len()))],
     }
 }
 
 /// The todo list as a `plan` update (ACP has no "cancelled": those entries
 /// are left out).
-pub fn plan(todos: &[TodoItem]) -> Value {
-    let entries: Vec<Value> = todos
+pub fn plan(todos: &[TodoItem]) -> acp::SessionUpdate {
+    let entries = todos
         .iter()
         .filter_map(|t| {
             let status = match t.status {
-                TodoStatus::Pending => "pending",
-                TodoStatus::InProgress => "in_progress",
-                TodoStatus::Completed => "completed",
+                TodoStatus::Pending => acp::PlanEntryStatus::Pending,
+                TodoStatus::InProgress => acp::PlanEntryStatus::InProgress,
+                TodoStatus::Completed => acp::PlanEntryStatus::Completed,
                 TodoStatus::Cancelled => return None,
             };
-            Some(json!({"content": t.description, "priority": "medium", "status": status}))
+            Some(acp::PlanEntry::new(
+                t.description.clone(),
+                acp::PlanEntryPriority::Medium,
+                status,
+            ))
         })
         .collect();
-    json!({"sessionUpdate": "plan", "entries": entries})
+    acp::SessionUpdate::Plan(acp::Plan::new(entries))
+}
+
+/// The modes a client can pick, and the current one.
+pub fn modes(current: ApprovalMode) -> acp::SessionModeState {
+    let mode = |id: &str, name: &str, description: &str| {
+        acp::SessionMode::new(id.to_string(), name).description(description.to_string())
+    };
+    acp::SessionModeState::new(
+        current.as_str(),
+        vec![
+            mode("default", "Default", "Ask before edits and commands"),
+            mode("auto_edit", "Auto edit", "Edit files without asking"),
+            mode("yolo", "YOLO", "Run every tool without asking"),
+        ],
+    )
+}
+
+/// The slash commands a client can offer: the user's custom commands
+/// (sent as prompts, which the session expands).
+pub fn available_commands(custom: &[CustomCommand]) -> acp::SessionUpdate {
+    let commands = custom
+        .iter()
+        .map(|c| {
+            acp::AvailableCommand::new(c.name.clone(), c.description.clone()).input(
+                acp::AvailableCommandInput::Unstructured(acp::UnstructuredCommandInput::new(
+                    "arguments",
+                )),
+            )
+        })
+        .collect();
+    acp::SessionUpdate::AvailableCommandsUpdate(acp::AvailableCommandsUpdate::new(commands))
 }
 
 /// A recorded conversation as the updates that show it again
 /// (`session/load`): user and agent text, thoughts, and each call with its
 /// result.
-pub fn history(tools: &ToolRegistry, root: &Path, contents: &[Content]) -> Vec<Value> {
+pub fn history(tools: &ToolRegistry, root: &Path, contents: &[Content]) -> Vec<acp::SessionUpdate> {
     let mut out = Vec::new();
     for content in contents {
         let user = !content.is_model();
         for part in &content.parts {
-            if let Some(text) = part.text.as_deref().filter(|t| !t.is_empty()) {
-                let kind = match (user, part.is_thought()) {
-                    (true, _) => "user_message_chunk",
-                    (false, true) => "agent_thought_chunk",
-                    (false, false) => "agent_message_chunk",
-                };
-                out.push(json!({"sessionUpdate": kind,
-                    "content": {"type": "text", "text": text}}));
+            if let Some(t) = part.text.as_deref().filter(|t| !t.is_empty()) {
+                out.push(match (user, part.is_thought()) {
+                    (true, _) => acp::SessionUpdate::UserMessageChunk(chunk(t)),
+                    (false, true) => acp::SessionUpdate::AgentThoughtChunk(chunk(t)),
+                    (false, false) => acp::SessionUpdate::AgentMessageChunk(chunk(t)),
+                });
             }
             if let Some(call) = &part.function_call {
                 let id = call.id.clone().unwrap_or_else(|| call.name.clone());
                 let args = call.args.clone().unwrap_or(Value::Null);
-                out.push(tool_call(tools, root, &id, &call.name, &args));
+                let shown = tool_call(tools, root, &id, &call.name, &args);
+                out.push(acp::SessionUpdate::ToolCall(shown));
             }
             if let Some(fr) = &part.function_response {
                 let id = fr.id.clone().unwrap_or_else(|| fr.name.clone());
                 let failed = fr.response.get("error").is_some();
-                let text = fr
+                let shown = fr
                     .response
                     .get("output")
                     .or_else(|| fr.response.get("error"))
                     .and_then(Value::as_str)
                     .map_or_else(|| fr.response.to_string(), str::to_string);
-                out.push(
-                    json!({"sessionUpdate": "tool_call_update", "toolCallId": id,
-                    "status": if failed { "failed" } else { "completed" },
-                    "content": [text_content(&text)]}),
-                );
+                let status = match failed {
+                    true => acp::ToolCallStatus::Failed,
+                    false => acp::ToolCallStatus::Completed,
+                };
+                let fields = acp::ToolCallUpdateFields::new()
+                    .status(status)
+                    .content(vec![text_content(&shown)]);
+                out.push(call_update(id, fields));
             }
         }
     }
@@ -227,25 +486,7 @@ pub fn history(tools: &ToolRegistry, root: &Path, contents: &[Content]) -> Vec<V
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn prompt_blocks_become_parts() {
-        let parts = prompt_parts(&[
-            json!({"type": "text", "text": "look at"}),
-            json!({"type": "resource_link", "uri": "file:///w/a.rs", "name": "a.rs"}),
-            json!({"type": "resource", "resource": {"uri": "file:///w/b.rs", "text": "fn b() {}"}}),
-            json!({"type": "image", "data": "AAAA", "mimeType": "image/png"}),
-        ])
-        .unwrap();
-        assert_eq!(parts[1].text.as_deref(), Some("@/w/a.rs"));
-        assert!(parts[2].text.as_deref().unwrap().contains("fn b() {}"));
-        assert_eq!(
-            parts[3].inline_data.as_ref().unwrap().mime_type,
-            "image/png"
-        );
-        let err = prompt_parts(&[json!({"type": "video"})]).unwrap_err();
-        assert_eq!(err.code, code::INVALID_PARAMS);
-    }
+    use serde_json::json;
 
     #[test]
     fn plans_leave_out_cancelled_items() {
@@ -260,81 +501,38 @@ mod tests {
             },
         ];
         assert_eq!(
-            plan(&todos)["entries"],
-            json!([{"content": "a", "priority": "medium", "status": "in_progress"}])
+            serde_json::to_value(plan(&todos)).unwrap(),
+            json!({"sessionUpdate": "plan",
+                "entries": [{"content": "a", "priority": "medium", "status": "in_progress"}]})
         );
     }
-}
 
-/// Where a sub-agent's call is.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum NestedState {
-    /// Asked for.
-    Pending,
-    /// Executing.
-    Running,
-    /// Succeeded.
-    Done,
-    /// Failed or cancelled.
-    Failed,
-}
-
-/// The tool calls of the sub-agents running under each delegating call.
-#[derive(Default)]
-pub struct NestedActivity {
-    calls: std::collections::HashMap<String, Vec<(String, String, NestedState)>>,
-    ended: std::collections::HashSet<String>,
-}
-
-impl NestedActivity {
-    /// A call of the sub-agent under `parent` was asked for.
-    pub fn started(&mut self, parent: &str, call_id: String, name: String) {
-        self.calls.entry(parent.to_string()).or_default().push((
-            call_id,
-            name,
-            NestedState::Pending,
-        ));
-    }
-
-    /// A call under `parent` moved on.
-    pub fn set(&mut self, parent: &str, call_id: &str, state: NestedState) {
-        if let Some(call) = self
-            .calls
-            .get_mut(parent)
-            .and_then(|c| c.iter_mut().find(|c| c.0 == call_id))
-        {
-            call.2 = state;
-        }
-    }
-
-    /// The list shown as the delegating call's content.
-    pub fn text(&self, parent: &str) -> String {
-        let Some(calls) = self.calls.get(parent) else {
-            return String::new();
+    #[test]
+    fn permission_answers_map_to_outcomes() {
+        let selected = |id: &str| {
+            Some(acp::RequestPermissionResponse::new(
+                acp::RequestPermissionOutcome::Selected(acp::SelectedPermissionOutcome::new(
+                    id.to_string(),
+                )),
+            ))
         };
-        calls
-            .iter()
-            .map(|(_, name, state)| {
-                let mark = match state {
-                    NestedState::Pending => "…",
-                    NestedState::Running => "▶",
-                    NestedState::Done => "✓",
-                    NestedState::Failed => "✗",
-                };
-                format!("{mark} {name}")
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
+        assert_eq!(
+            confirmation(selected("proceed_always_tool")),
+            ConfirmationOutcome::ProceedAlwaysTool
+        );
+        assert_eq!(
+            confirmation(selected("cancel")),
+            ConfirmationOutcome::Cancel
+        );
+        assert_eq!(confirmation(None), ConfirmationOutcome::Cancel);
     }
 
-    /// The delegating call ended.
-    pub fn forget(&mut self, parent: &str) {
-        self.calls.remove(parent);
-        self.ended.insert(parent.to_string());
-    }
-
-    /// True once the delegating call ended.
-    pub fn ended(&self, parent: &str) -> bool {
-        self.ended.contains(parent)
+    #[test]
+    fn edits_show_a_diff_with_the_old_text() {
+        let d = diff("/w/a.txt", Some("old\n"), "new\n");
+        assert_eq!(
+            serde_json::to_value(d).unwrap(),
+            json!({"type": "diff", "path": "/w/a.txt", "oldText": "old\n", "newText": "new\n"})
+        );
     }
 }
