@@ -128,7 +128,7 @@ impl Args {
             return Err("Cannot use both --yolo (-y) and --approval-mode together. Use --approval-mode=yolo instead.".into());
         }
         if let Some(mode) = &self.approval_mode
-            && gemini_rs_core::policy::ApprovalMode::parse(mode).is_none()
+            && gemini_rs_protocol::events::ApprovalMode::parse(mode).is_none()
         {
             return Err(format!(
                 "Invalid approval mode: {mode}. Valid values are: yolo, auto_edit, plan, default"
@@ -148,15 +148,12 @@ impl Args {
     /// asked; the session forces `default` in an untrusted folder).
     pub fn session_config(
         &self,
-        settings: gemini_rs_core::config::Settings,
-        paths: gemini_rs_core::config::GeminiPaths,
-        root: PathBuf,
-        trusted: bool,
+        startup: gemini_rs_core::Startup,
         interactive: bool,
         session_id: String,
-    ) -> gemini_rs_core::session::SessionConfig {
-        use gemini_rs_core::model::ReplayMode;
-        use gemini_rs_core::policy::ApprovalMode;
+    ) -> gemini_rs_core::SessionConfig {
+        use gemini_rs_core::ReplayMode;
+        use gemini_rs_protocol::events::ApprovalMode;
         let approval_mode = if self.yolo {
             ApprovalMode::Yolo
         } else {
@@ -170,8 +167,7 @@ impl Args {
             (None, Some(f)) => Some((f.clone(), ReplayMode::NonStrict)),
             (None, None) => None,
         };
-        let mut config = gemini_rs_core::session::SessionConfig::new(settings, paths, root);
-        config.trusted = trusted;
+        let mut config = gemini_rs_core::SessionConfig::new(startup);
         config.interactive = interactive;
         config.session_id = session_id;
         config.model = self.model.clone();

@@ -1,7 +1,7 @@
 //! The process's exit codes, as Gemini CLI uses them: scripts rely on them.
 
-use gemini_rs_core::agent::AgentError;
-use gemini_rs_core::session::StartErrorKind;
+use gemini_rs_core::StartErrorKind;
+use gemini_rs_protocol::events::AgentError;
 
 /// Every way `gemini-rs` exits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

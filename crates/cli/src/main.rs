@@ -17,7 +17,8 @@ use anyhow::Result;
 use args::Args;
 use clap::Parser;
 use exit::ExitCode;
-use gemini_rs_core::config::{self, GeminiPaths, Settings};
+use gemini_rs_core::queries;
+use gemini_rs_core::{GeminiPaths, Startup};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
@@ -97,7 +98,7 @@ fn real_main() -> Result<i32> {
             .build()?;
         let code = runtime.block_on(acp::run(args, paths));
         runtime.shutdown_timeout(std::time::Duration::from_millis(100));
-        gemini_rs_core::process::terminate_all(signals::GRACE);
+        queries::terminate_children(signals::GRACE);
         return Ok(code);
     }
     let stdin_is_tty = std::io::stdin().is_terminal();
@@ -114,7 +115,7 @@ fn real_main() -> Result<i32> {
     let session_id = uuid::Uuid::new_v4().to_string();
 
     let env = |k: &str| std::env::var(k).ok();
-    let (settings, trusted) = match load_settings(&root, &paths, &env) {
+    let startup = match Startup::load(root.clone(), paths.clone(), &env) {
         Ok(s) => s,
         Err(e) => {
             headless::fatal_before_run(
@@ -132,7 +133,7 @@ fn real_main() -> Result<i32> {
         return Ok(sessions_command(&args, &paths, &root));
     }
     if ui_mode {
-        let config = args.session_config(settings, paths, root, trusted, true, session_id);
+        let config = args.session_config(startup, true, session_id);
         return Ok(ui::start(config, args.output_format, interactive_prompt).code());
     }
     let prompt = args
@@ -165,7 +166,7 @@ fn real_main() -> Result<i32> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let config = args.session_config(settings, paths, root, trusted, false, session_id);
+    let config = args.session_config(startup, false, session_id);
     let code = runtime.block_on(headless::run(
         config,
         input,
@@ -173,17 +174,16 @@ fn real_main() -> Result<i32> {
         args.raw_output,
     ));
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
-    gemini_rs_core::process::terminate_all(signals::GRACE);
+    queries::terminate_children(signals::GRACE);
     Ok(code.code())
 }
 
 /// `--list-sessions` and `--delete-session`: print and exit.
 fn sessions_command(args: &Args, paths: &GeminiPaths, root: &Path) -> i32 {
-    let chats = paths.project_temp_dir(root).join("chats");
     if let Some(which) = &args.delete_session {
-        return match gemini_rs_core::recording::delete_session(&chats, which) {
+        return match queries::delete_session(paths, root, which) {
             Ok(info) => {
-                println!("Deleted session {}.", info.record.session_id);
+                println!("Deleted session {}.", info.session_id);
                 0
             }
             Err(e) => {
@@ -192,30 +192,15 @@ fn sessions_command(args: &Args, paths: &GeminiPaths, root: &Path) -> i32 {
             }
         };
     }
-    let sessions = gemini_rs_core::recording::list_sessions(&chats);
+    let sessions = queries::list_sessions(paths, root);
     if sessions.is_empty() {
         println!("No previous sessions found for this project.");
         return 0;
     }
     println!("Available sessions for this project ({}):", sessions.len());
     for (i, s) in sessions.iter().enumerate() {
-        let first = s
-            .record
-            .messages
-            .iter()
-            .find(|m| m.kind == "user")
-            .map(|m| match &m.content {
-                serde_json::Value::String(t) => t.clone(),
-                other => other
-                    .as_array()
-                    .and_then(|a| a.first())
-                    .and_then(|p| p.get("text"))
-                    .and_then(|t| t.as_str())
-                    .unwrap_or_default()
-                    .to_string(),
-            })
-            .unwrap_or_default();
-        let first: String = first
+        let first: String = s
+            .first_prompt
             .lines()
             .next()
             .unwrap_or("")
@@ -225,8 +210,8 @@ fn sessions_command(args: &Args, paths: &GeminiPaths, root: &Path) -> i32 {
         println!(
             "  {}. {first} ({}) [{}]",
             i + 1,
-            s.record.last_updated,
-            s.record.session_id
+            s.last_updated,
+            s.session_id
         );
     }
     0
@@ -243,29 +228,10 @@ fn read_stdin() -> String {
     String::from_utf8_lossy(&buf).into_owned()
 }
 
-/// Loads settings, deciding folder trust first from the user and system
-/// layers. Returns the settings and whether the folder is trusted.
-fn load_settings(
-    root: &Path,
-    paths: &GeminiPaths,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<(Settings, bool), config::ConfigError> {
-    let untrusted = Settings::load(root, paths, false, env)?;
-    let trusted =
-        match config::trust::is_trusted(untrusted.settings.folder_trust_enabled(), root, paths)? {
-            config::trust::Trust::Trusted => true,
-            config::trust::Trust::Untrusted | config::trust::Trust::Unknown => false,
-        };
-    if !trusted {
-        return Ok((untrusted.settings, false));
-    }
-    Ok((Settings::load(root, paths, true, env)?.settings, true))
-}
-
 /// Applies the project's `.env` before any thread starts.
 fn load_dotenv(root: &Path, home: &Path) {
     let current = |k: &str| std::env::var_os(k).is_some();
-    for (key, value) in config::dotenv::dotenv_vars(root, home, &current) {
+    for (key, value) in queries::dotenv_vars(root, home, &current) {
         // SAFETY: called from main before the runtime or any other thread exists.
         unsafe { std::env::set_var(key, value) };
     }

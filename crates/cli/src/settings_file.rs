@@ -1,7 +1,7 @@
 //! Editing one settings file (the user's or a project's), keeping the rest
 //! of it: `mcp add|remove` and the UI's `/skills disable|enable` use it.
 
-use gemini_rs_core::config::{GeminiPaths, Scope as SettingsScope, Settings};
+use gemini_rs_core::{GeminiPaths, Settings, SettingsScope};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 

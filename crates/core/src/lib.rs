@@ -2,26 +2,47 @@
 //! tools, the scheduler that runs them, the agent loop and the session
 //! task every front end drives. No terminal code.
 //!
-//! Layers, each importing only from those above it in this list:
+//! One door: every module is private. A front end starts a [`Session`]
+//! from a [`SessionConfig`] (built from the one [`Startup`] load), submits
+//! ops and watches events (the serde types of `gemini_rs_protocol::events`)
+//! through the [`SessionHandle`], and asks what the session is made of
+//! through its [`SessionView`]. Subcommands that need no session use the
+//! session-less [`queries`].
+//!
+//! Layers inside, each importing only from those above it in this list:
 //! `config`, `workspace`, `model`, `policy`, `sandbox`, `checkpoint`,
-//! `process`, `skills`, `subagents` (1); `tools` (2); `events` (3); `hooks` (4); `scheduler` (5);
-//! `agent` (6); `session` (7).
+//! `process`, `skills`, `subagents` (1); `tools` (2); `events` (3); `hooks` (4);
+//! `scheduler` (5); `agent` (6); `session`, `startup`, `queries` (7).
 
-pub mod agent;
-pub mod checkpoint;
-pub mod config;
-pub mod events;
-pub mod hooks;
-pub mod model;
-pub mod policy;
-pub mod process;
-pub mod recording;
-pub mod sandbox;
-pub mod scheduler;
-pub mod session;
-pub mod skills;
-pub mod subagents;
+#![deny(missing_docs)]
+
+mod agent;
+mod checkpoint;
+mod config;
+mod events;
+mod hooks;
+mod model;
+mod policy;
+mod process;
+pub mod queries;
+mod recording;
+mod sandbox;
+mod scheduler;
+mod session;
+mod skills;
+mod startup;
+mod subagents;
 #[cfg(test)]
 mod test_peers;
-pub mod tools;
-pub mod workspace;
+mod tools;
+mod workspace;
+
+pub use config::{ConfigError, GeminiPaths, Scope as SettingsScope, Settings};
+pub use model::ReplayMode;
+pub use session::{
+    FileContents, FileReadError, OpSender, PathEntry, Session, SessionConfig, SessionHandle,
+    SessionKind, SessionView, StartError, StartErrorKind, StartupNote, WorkspaceFile,
+    unattended_reply,
+};
+pub use startup::Startup;
+pub use tools::ClientFs;

@@ -137,22 +137,6 @@ impl Drop for Group {
     }
 }
 
-/// Keeps watching the group led by `pid` (a long-lived child such as an
-/// MCP stdio server) and forgets it once it is gone; until then it is
-/// ended with the others by [`terminate_all`].
-pub fn watch(pid: u32) {
-    let mut group = Group::new(pid);
-    tokio::spawn(async move {
-        loop {
-            tokio::time::sleep(Duration::from_secs(1)).await;
-            if !group.alive() {
-                group.disarm();
-                return;
-            }
-        }
-    });
-}
-
 fn unregister(pgid: i32) {
     if let Ok(mut live) = LIVE.lock() {
         live.remove(&pgid);

@@ -5,7 +5,7 @@ use super::Connection;
 use agent_client_protocol::ErrorCode;
 use agent_client_protocol::v1::schema as acp;
 use futures::future::BoxFuture;
-use gemini_rs_core::tools::ClientFs;
+use gemini_rs_core::ClientFs;
 use std::path::Path;
 
 /// File access through one session's client.

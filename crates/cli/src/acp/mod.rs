@@ -22,8 +22,8 @@ use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{
     Client, Error, ErrorCode, on_receive_notification, on_receive_request,
 };
-use gemini_rs_core::config::GeminiPaths;
-use gemini_rs_core::session::Session;
+use gemini_rs_core::GeminiPaths;
+use gemini_rs_core::Session;
 use session::AcpSession;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -221,8 +221,9 @@ impl Server {
         tokio::spawn(async move {
             match server.start(&req.cwd, req.mcp_servers, None, &cx).await {
                 Ok(session) => {
-                    let answer = acp::NewSessionResponse::new(session.info.session_id.clone())
-                        .modes(updates::modes(session.info.approval_mode));
+                    let answer =
+                        acp::NewSessionResponse::new(session.info.session_id().to_string())
+                            .modes(updates::modes(session.info.approval_mode()));
                     if responder.respond(answer).is_ok() {
                         announce(&cx, &session);
                     }
@@ -253,16 +254,19 @@ impl Server {
                 }
             };
             let info = &session.info;
-            let chats = info.workspace.project_temp_dir().join("chats");
-            if let Ok(found) = gemini_rs_core::recording::find_session(&chats, &info.session_id) {
-                let history = gemini_rs_core::recording::history_of(&found.record);
-                let root = info.workspace.target_dir();
-                for update in updates::history(&info.tools, root, &history) {
+            let found = gemini_rs_core::queries::session_history(
+                info.paths(),
+                info.root(),
+                info.session_id(),
+            );
+            if let Ok((_, history)) = found {
+                for update in updates::history(info, &history) {
                     let note = acp::SessionNotification::new(req.session_id.clone(), update);
                     let _ = cx.send_notification(note);
                 }
             }
-            let answer = acp::LoadSessionResponse::new().modes(updates::modes(info.approval_mode));
+            let answer =
+                acp::LoadSessionResponse::new().modes(updates::modes(info.approval_mode()));
             if responder.respond(answer).is_ok() {
                 announce(&cx, &session);
             }
@@ -281,19 +285,12 @@ impl Server {
         let root = std::fs::canonicalize(cwd)
             .map_err(|e| invalid(format!("`cwd` {} cannot be used: {e}", cwd.display())))?;
         let env = |k: &str| std::env::var(k).ok();
-        let (settings, trusted) = crate::load_settings(&root, &self.paths, &env)
+        let startup = gemini_rs_core::Startup::load(root, self.paths.clone(), &env)
             .map_err(|e| Error::new(ErrorCode::INTERNAL_ERROR, e.to_string()))?;
         let session_id = resume
             .clone()
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-        let mut config = self.args.session_config(
-            settings,
-            self.paths.clone(),
-            root,
-            trusted,
-            true,
-            session_id.clone(),
-        );
+        let mut config = self.args.session_config(startup, true, session_id.clone());
         config.resume = resume;
         if self.client_fs.load(Ordering::SeqCst) {
             config.client_fs = Some(Arc::new(fs::AcpFs {
@@ -306,7 +303,7 @@ impl Server {
             .await
             .map_err(|e| Error::new(ErrorCode::INTERNAL_ERROR, e.message))?;
         let (ops, events, info, _task) = handle.into_parts();
-        let id = info.session_id.clone();
+        let id = info.session_id().to_string();
         let session = Arc::new(AcpSession::new(cx.clone(), ops, events, info));
         self.sessions
             .lock()
@@ -337,7 +334,7 @@ impl Server {
 
 /// Tells the client a session's slash commands.
 fn announce(cx: &Connection, session: &AcpSession) {
-    let update = updates::available_commands(&session.info.custom_commands);
-    let note = acp::SessionNotification::new(session.info.session_id.clone(), update);
+    let update = updates::available_commands(&session.info.commands());
+    let note = acp::SessionNotification::new(session.info.session_id().to_string(), update);
     let _ = cx.send_notification(note);
 }

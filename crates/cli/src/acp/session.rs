@@ -8,9 +8,9 @@ use super::{Connection, prompt};
 use agent_client_protocol::v1::Responder;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{Error, ErrorCode};
-use gemini_rs_core::events::{AgentEvent, ConfirmationResponse, Op};
-use gemini_rs_core::policy::ApprovalMode;
-use gemini_rs_core::session::{OpSender, SessionInfo};
+use gemini_rs_core::{OpSender, SessionView};
+use gemini_rs_protocol::events::ApprovalMode;
+use gemini_rs_protocol::events::{AgentEvent, ConfirmationResponse, Op};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
@@ -22,7 +22,7 @@ type PendingPrompt = Arc<Mutex<Option<Responder<acp::PromptResponse>>>>;
 pub struct AcpSession {
     ops: OpSender,
     /// What the session is built of.
-    pub info: Arc<SessionInfo>,
+    pub info: Arc<SessionView>,
     prompt: PendingPrompt,
     /// Set by `session/cancel` until the prompt ends.
     cancelled: Arc<AtomicBool>,
@@ -34,7 +34,7 @@ impl AcpSession {
         cx: Connection,
         ops: OpSender,
         events: mpsc::UnboundedReceiver<AgentEvent>,
-        info: Arc<SessionInfo>,
+        info: Arc<SessionView>,
     ) -> AcpSession {
         let session = AcpSession {
             ops,
@@ -45,7 +45,7 @@ impl AcpSession {
         let pump = Pump {
             cx,
             ops: session.ops.clone(),
-            session_id: acp::SessionId::new(session.info.session_id.clone()),
+            session_id: acp::SessionId::new(session.info.session_id().to_string()),
             translator: Translator::new(session.info.clone()),
             prompt: session.prompt.clone(),
             cancelled: session.cancelled.clone(),

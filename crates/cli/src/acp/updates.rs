@@ -5,16 +5,15 @@
 
 use super::nested::{NestedActivity, NestedState};
 use agent_client_protocol::v1::schema as acp;
-use gemini_rs_core::events::{
+use gemini_rs_core::SessionView;
+use gemini_rs_protocol::Content;
+use gemini_rs_protocol::events::ApprovalMode;
+use gemini_rs_protocol::events::{
     AgentError, AgentEvent, ConfirmationOutcome, Finished, Op, PromptOutcome, ToolCallStatus,
 };
-use gemini_rs_core::policy::ApprovalMode;
-use gemini_rs_core::session::SessionInfo;
-use gemini_rs_core::session::custom_commands::CustomCommand;
-use gemini_rs_core::tools::{
-    ConfirmationDetails, TodoItem, TodoStatus, ToolDisplay, ToolKind, ToolRegistry,
+use gemini_rs_protocol::events::{
+    CommandInfo, ConfirmationDetails, TodoItem, TodoStatus, ToolDisplay, ToolKind,
 };
-use gemini_rs_protocol::Content;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -40,30 +39,30 @@ pub enum Action {
 
 /// Turns one session's events into [`Action`]s.
 pub struct Translator {
-    info: Arc<SessionInfo>,
+    info: Arc<SessionView>,
     mode: ApprovalMode,
     activity: NestedActivity,
 }
 
 impl Translator {
     /// A translator for the session `info` describes.
-    pub fn new(info: Arc<SessionInfo>) -> Self {
+    pub fn new(info: Arc<SessionView>) -> Self {
         Translator {
-            mode: info.approval_mode,
+            mode: info.approval_mode(),
             info,
             activity: NestedActivity::default(),
         }
     }
 
     fn root(&self) -> &Path {
-        self.info.workspace.target_dir()
+        self.info.root()
     }
 
     /// What `event` means for the client.
     pub fn translate(&mut self, event: AgentEvent) -> Action {
         let update = match event {
             AgentEvent::ElicitationRequested { id, request } => {
-                let reply = gemini_rs_core::session::unattended_reply(&request, self.mode);
+                let reply = gemini_rs_core::unattended_reply(&request, self.mode);
                 return Action::Submit(Op::AnswerElicitation { id, reply });
             }
             AgentEvent::Nested {
@@ -103,13 +102,7 @@ impl Translator {
                 call_id,
                 name,
                 args,
-            } => acp::SessionUpdate::ToolCall(tool_call(
-                &self.info.tools,
-                self.root(),
-                &call_id,
-                &name,
-                &args,
-            )),
+            } => acp::SessionUpdate::ToolCall(tool_call(&self.info, &call_id, &name, &args)),
             AgentEvent::ToolRunning { call_id } => call_update(
                 call_id,
                 acp::ToolCallUpdateFields::new().status(acp::ToolCallStatus::InProgress),
@@ -123,7 +116,7 @@ impl Translator {
                 acp::SessionUpdate::CurrentModeUpdate(acp::CurrentModeUpdate::new(mode.as_str()))
             }
             AgentEvent::Warning { message: text } | AgentEvent::Error { message: text } => {
-                tracing::warn!(session = %self.info.session_id, "{text}");
+                tracing::warn!(session = %self.info.session_id(), "{text}");
                 return Action::Show(Vec::new());
             }
             AgentEvent::Usage { .. }
@@ -183,16 +176,15 @@ impl Translator {
     fn ask(&self, call_id: String, name: &str, details: &ConfirmationDetails) -> Action {
         let kind = self
             .info
-            .tools
-            .get(name)
-            .map_or(acp::ToolKind::Other, |t| kind(t.tool.kind()));
+            .tool(name)
+            .map_or(acp::ToolKind::Other, |t| kind(t.kind));
         let fields = acp::ToolCallUpdateFields::new()
             .title(details.title().to_string())
             .kind(kind)
             .locations(Vec::new())
             .content(confirmation_content(details));
         let request = acp::RequestPermissionRequest::new(
-            self.info.session_id.clone(),
+            self.info.session_id().to_string(),
             acp::ToolCallUpdate::new(call_id.clone(), fields),
             options(details),
         );
@@ -295,15 +287,10 @@ const SUBJECT_ARGS: [&str; 9] = [
 
 /// A new call with its title, kind and locations (absolute, relative ones
 /// taken from `root`).
-pub fn tool_call(
-    tools: &ToolRegistry,
-    root: &Path,
-    call_id: &str,
-    name: &str,
-    args: &Value,
-) -> acp::ToolCall {
-    let tool = tools.get(name);
-    let display = tool.map_or(name, |t| t.tool.display_name());
+pub fn tool_call(view: &SessionView, call_id: &str, name: &str, args: &Value) -> acp::ToolCall {
+    let root = view.root();
+    let tool = view.tool(name);
+    let display = tool.as_ref().map_or(name, |t| t.display_name.as_str());
     let subject = SUBJECT_ARGS
         .iter()
         .find_map(|k| args.get(*k).and_then(Value::as_str));
@@ -317,7 +304,7 @@ pub fn tool_call(
         .map(|p| acp::ToolCallLocation::new(root.join(p)))
         .collect();
     acp::ToolCall::new(call_id.to_string(), title)
-        .kind(tool.map_or(acp::ToolKind::Other, |t| kind(t.tool.kind())))
+        .kind(tool.map_or(acp::ToolKind::Other, |t| kind(t.kind)))
         .status(acp::ToolCallStatus::Pending)
         .locations(locations)
         .raw_input(args.clone())
@@ -425,7 +412,7 @@ pub fn modes(current: ApprovalMode) -> acp::SessionModeState {
 
 /// The slash commands a client can offer: the user's custom commands
 /// (sent as prompts, which the session expands).
-pub fn available_commands(custom: &[CustomCommand]) -> acp::SessionUpdate {
+pub fn available_commands(custom: &[CommandInfo]) -> acp::SessionUpdate {
     let commands = custom
         .iter()
         .map(|c| {
@@ -442,7 +429,7 @@ pub fn available_commands(custom: &[CustomCommand]) -> acp::SessionUpdate {
 /// A recorded conversation as the updates that show it again
 /// (`session/load`): user and agent text, thoughts, and each call with its
 /// result.
-pub fn history(tools: &ToolRegistry, root: &Path, contents: &[Content]) -> Vec<acp::SessionUpdate> {
+pub fn history(view: &SessionView, contents: &[Content]) -> Vec<acp::SessionUpdate> {
     let mut out = Vec::new();
     for content in contents {
         let user = !content.is_model();
@@ -457,7 +444,7 @@ pub fn history(tools: &ToolRegistry, root: &Path, contents: &[Content]) -> Vec<a
             if let Some(call) = &part.function_call {
                 let id = call.id.clone().unwrap_or_else(|| call.name.clone());
                 let args = call.args.clone().unwrap_or(Value::Null);
-                let shown = tool_call(tools, root, &id, &call.name, &args);
+                let shown = tool_call(view, &id, &call.name, &args);
                 out.push(acp::SessionUpdate::ToolCall(shown));
             }
             if let Some(fr) = &part.function_response {

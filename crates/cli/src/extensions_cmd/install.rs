@@ -2,7 +2,7 @@
 //! folder or a git repository (cloned with the `git` binary), with Gemini
 //! CLI's `.gemini-extension-install.json` beside it; and removing one.
 
-use gemini_rs_core::config::GeminiPaths;
+use gemini_rs_core::GeminiPaths;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -3,9 +3,8 @@
 //! (every folder) or the workspace, in Gemini CLI's enablement file.
 
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
-use gemini_rs_core::config::GeminiPaths;
-use gemini_rs_core::tools::mcp::enablement::{is_enabled, set_enabled};
-use gemini_rs_core::tools::mcp::extensions::installed_extensions;
+use gemini_rs_core::GeminiPaths;
+use gemini_rs_core::queries::{list_extensions, set_extension_enabled};
 use std::path::PathBuf;
 
 mod install;
@@ -82,15 +81,15 @@ pub fn run(argv: Vec<String>) -> i32 {
         Err(code) => return code,
     };
     let paths = GeminiPaths::from_env();
-    let installed = installed_extensions(&paths, &cwd);
+    let installed = list_extensions(&paths, &cwd);
     match cli.command {
         ExtensionsCommand::List => {
             if installed.is_empty() {
                 println!("No extensions installed.");
             }
             for e in &installed {
-                let on = is_enabled(&paths.gemini_dir, &e.name, &cwd);
-                let servers: Vec<&str> = e.servers.iter().map(|s| s.name.as_str()).collect();
+                let on = e.enabled;
+                let servers = &e.servers;
                 println!("{} {} ({})", if on { "✓" } else { "✗" }, e.name, e.version);
                 println!(" Path: {}", e.path.display());
                 println!(" Enabled here: {on}");
@@ -170,7 +169,7 @@ fn switch(paths: &GeminiPaths, cwd: &std::path::Path, s: &Switch, on: bool) -> i
         Scope::User => (paths.home.clone(), "user"),
         Scope::Workspace => (cwd.to_path_buf(), "workspace"),
     };
-    match set_enabled(&paths.gemini_dir, &s.name, &scope_path, on) {
+    match set_extension_enabled(paths, &s.name, &scope_path, on) {
         Ok(()) => {
             let what = if on { "enabled" } else { "disabled" };
             println!(

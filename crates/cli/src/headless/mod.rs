@@ -6,9 +6,9 @@ mod printer;
 
 use crate::args::OutputFormat;
 use crate::exit::ExitCode;
-use gemini_rs_core::events::stats::SessionStats;
-use gemini_rs_core::events::{AgentError, AgentEvent, Finished, Op};
-use gemini_rs_core::session::{Session, SessionConfig, StartupNote};
+use gemini_rs_core::{Session, SessionConfig, StartupNote};
+use gemini_rs_protocol::events::SessionStats;
+use gemini_rs_protocol::events::{AgentError, AgentEvent, Finished, Op};
 use printer::{Printer, iso_now};
 use serde_json::json;
 use std::io::Write;
@@ -88,7 +88,7 @@ pub async fn run(
     if signalled.is_some() {
         outcome = Some(Err(AgentError::Cancelled));
     }
-    let session_id = info.session_id.as_str();
+    let session_id = info.session_id();
     let duration_ms = started.elapsed().as_millis() as u64;
     match outcome.unwrap_or(Err(AgentError::Cancelled)) {
         Ok(outcome) => {

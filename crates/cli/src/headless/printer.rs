@@ -1,9 +1,9 @@
 //! Writes agent events as they arrive, in the chosen output format.
 
 use crate::args::OutputFormat;
-use gemini_rs_core::events::stats::SessionStats;
-use gemini_rs_core::events::{AgentEvent, HookMessageKind, ToolCallFinished, ToolCallStatus};
-use gemini_rs_core::tools::ToolDisplay;
+use gemini_rs_protocol::events::SessionStats;
+use gemini_rs_protocol::events::ToolDisplay;
+use gemini_rs_protocol::events::{AgentEvent, HookMessageKind, ToolCallFinished, ToolCallStatus};
 use serde_json::{Value, json};
 use std::io::Write;
 

@@ -1,103 +1,12 @@
 //! `hooks list`: the hooks of every settings layer, grouped by event in
 //! the order they run, each with its source file and enabled state.
 
-use super::Loaded;
-use gemini_rs_core::config::Scope;
-use gemini_rs_core::hooks::{HookConfig, HookEvent};
+use gemini_rs_core::queries::{HookListing as Entry, HooksListing};
 use serde_json::{Value, json};
-use std::collections::HashSet;
-
-/// The settings layers in merge order, with the name shown for each.
-const LAYERS: [(Scope, &str); 4] = [
-    (Scope::SystemDefaults, "system defaults"),
-    (Scope::User, "user"),
-    (Scope::Workspace, "project"),
-    (Scope::System, "system"),
-];
-
-/// One listed hook.
-#[derive(Debug)]
-struct Entry {
-    event: HookEvent,
-    matcher: Option<String>,
-    sequential: bool,
-    name: Option<String>,
-    command: String,
-    description: Option<String>,
-    timeout_ms: u64,
-    source: &'static str,
-    file: String,
-    /// `None` when the hook runs, else why it does not.
-    disabled: Option<String>,
-    /// Set when an identical hook (`name:command`) of the same event comes
-    /// earlier: it runs once.
-    duplicate: bool,
-}
-
-/// Every hook of every layer, grouped by event (settings order within).
-fn entries(loaded: &Loaded) -> (Vec<Entry>, Vec<String>) {
-    let typed = loaded.runtime.typed();
-    let runtime = HookConfig::from_typed(typed, "project");
-    let switched_off = if typed.hooks_config.enabled == Some(false) {
-        Some("hooksConfig.enabled is false")
-    } else if typed.tools.enable_hooks == Some(false) {
-        Some("tools.enableHooks is false")
-    } else {
-        None
-    };
-    let mut warnings = Vec::new();
-    let mut out = Vec::new();
-    for (scope, source) in LAYERS {
-        let Some((path, value)) = loaded.all_layers.layer(scope) else {
-            continue;
-        };
-        let config = HookConfig::from_value(value, source);
-        warnings.extend(config.warnings.iter().cloned());
-        for (event, defs) in &config.events {
-            for def in defs {
-                for hook in &def.hooks {
-                    let disabled = if !loaded.trusted {
-                        Some("untrusted folder".to_string())
-                    } else if let Some(why) = switched_off {
-                        Some(why.to_string())
-                    } else if runtime.is_disabled(hook) {
-                        Some("listed in hooksConfig.disabled".to_string())
-                    } else {
-                        None
-                    };
-                    out.push(Entry {
-                        event: *event,
-                        matcher: def.matcher.clone(),
-                        sequential: def.sequential,
-                        name: hook.name.clone(),
-                        command: hook.command.clone(),
-                        description: hook.description.clone(),
-                        timeout_ms: hook.timeout_ms,
-                        source,
-                        file: path.display().to_string(),
-                        disabled,
-                        duplicate: false,
-                    });
-                }
-            }
-        }
-    }
-    // Stable: layers stay in merge order within an event.
-    out.sort_by_key(|e| e.event);
-    let mut seen = HashSet::new();
-    for e in out.iter_mut().filter(|e| e.disabled.is_none()) {
-        let key = (
-            e.event,
-            format!("{}:{}", e.name.as_deref().unwrap_or(""), e.command),
-        );
-        e.duplicate = !seen.insert(key);
-    }
-    (out, warnings)
-}
 
 fn to_json(e: &Entry) -> Value {
     json!({
-        "event": e.event.as_str(),
+        "event": e.event,
         "matcher": e.matcher,
         "sequential": e.sequential,
         "name": e.name,
@@ -145,9 +54,9 @@ fn render(e: &Entry) -> String {
 }
 
 /// Prints the list; returns the exit code.
-pub(super) fn run(loaded: &Loaded, as_json: bool) -> i32 {
-    let (entries, warnings) = entries(loaded);
-    for w in &warnings {
+pub(super) fn run(listing: &HooksListing, as_json: bool) -> i32 {
+    let (entries, warnings) = (&listing.hooks, &listing.warnings);
+    for w in warnings {
         eprintln!("[WARNING] {w}");
     }
     if as_json {
@@ -159,17 +68,17 @@ pub(super) fn run(loaded: &Loaded, as_json: bool) -> i32 {
         println!("No hooks configured.");
         return 0;
     }
-    if !loaded.trusted {
+    if !listing.trusted {
         println!(
             "This folder is not trusted: no hook runs here (Gemini CLI treats every settings hook as a project hook).\n"
         );
     }
     println!("Configured hooks:");
     let mut current = None;
-    for e in &entries {
-        if current != Some(e.event) {
+    for e in entries {
+        if current != Some(&e.event) {
             println!("\n{}:", e.event);
-            current = Some(e.event);
+            current = Some(&e.event);
         }
         print!("{}", render(e));
     }

@@ -4,8 +4,7 @@
 mod list;
 
 use clap::{Args as ClapArgs, Parser, Subcommand};
-use gemini_rs_core::config::{GeminiPaths, Settings, trust};
-use std::path::Path;
+use gemini_rs_core::{GeminiPaths, Startup};
 
 /// `gemini-rs hooks`.
 #[derive(Debug, Parser)]
@@ -38,49 +37,21 @@ pub fn run(argv: Vec<String>) -> i32 {
         Ok(cwd) => cwd,
         Err(code) => return code,
     };
-    let paths = GeminiPaths::from_env();
+    let var = |k: &str| std::env::var(k).ok();
+    let startup = match Startup::load(cwd, GeminiPaths::from_env(), &var) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return 1;
+        }
+    };
     match cli.command {
-        HooksCommand::List(args) => match load(&cwd, &paths) {
-            Ok(loaded) => list::run(&loaded, args.json),
+        HooksCommand::List(args) => match gemini_rs_core::queries::list_hooks(&startup) {
+            Ok(listing) => list::run(&listing, args.json),
             Err(e) => {
                 eprintln!("Error: {e}");
                 1
             }
         },
     }
-}
-
-/// The settings as a session would see them, plus every layer file.
-struct Loaded {
-    /// The merged settings of a run here (no project layer when untrusted).
-    runtime: Settings,
-    /// Every layer that exists, the project one included even when the
-    /// folder is not trusted (so its hooks can be listed as not running).
-    all_layers: Settings,
-    /// Whether the folder is trusted.
-    trusted: bool,
-}
-
-fn load(cwd: &Path, paths: &GeminiPaths) -> Result<Loaded, String> {
-    let var = |k: &str| std::env::var(k).ok();
-    let untrusted = Settings::load(cwd, paths, false, &var)
-        .map_err(|e| e.to_string())?
-        .settings;
-    let trusted = matches!(
-        trust::is_trusted(untrusted.folder_trust_enabled(), cwd, paths),
-        Ok(trust::Trust::Trusted)
-    );
-    let all_layers = Settings::load(cwd, paths, true, &var)
-        .map_err(|e| e.to_string())?
-        .settings;
-    let runtime = if trusted {
-        all_layers.clone()
-    } else {
-        untrusted
-    };
-    Ok(Loaded {
-        runtime,
-        all_layers,
-        trusted,
-    })
 }

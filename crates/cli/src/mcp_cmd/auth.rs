@@ -3,38 +3,24 @@
 //! and keeps the tokens for both CLIs; `--logout` forgets them.
 
 use super::{AuthArgs, Env};
-use gemini_rs_core::tools::mcp::client::{login, server_url};
-use gemini_rs_core::tools::mcp::extensions::{load_extensions, merge_servers};
-use gemini_rs_core::tools::mcp::{config, oauth};
+use gemini_rs_core::queries;
 
 /// `mcp auth`.
 pub(super) async fn run(env: &Env, args: &AuthArgs) -> i32 {
-    let settings = match super::list::load_settings(env) {
-        Ok((s, _)) => s,
+    let server = match super::list::startup(env)
+        .and_then(|s| queries::oauth_server(&s, &args.name).map_err(|e| e.to_string()))
+    {
+        Ok(s) => s,
         Err(e) => {
             eprintln!("Error: {e}");
             return 1;
         }
     };
-    let servers = merge_servers(
-        config::configured_servers(&settings),
-        &load_extensions(&env.paths, &env.cwd),
-    );
-    let Some(server) = servers.into_iter().find(|s| s.name == args.name) else {
-        eprintln!("Error: no MCP server named '{}' is configured.", args.name);
-        return 1;
-    };
-    let Some(url) = server_url(&server).map(str::to_string) else {
-        eprintln!(
-            "Error: '{}' is a stdio server; only HTTP and SSE servers log in.",
-            args.name
-        );
-        return 1;
-    };
+    let name = server.name();
     if args.logout {
-        return match oauth::logout(&server.name, &url).await {
+        return match server.logout().await {
             Ok(()) => {
-                println!("Logged out of '{}'.", server.name);
+                println!("Logged out of '{name}'.");
                 0
             }
             Err(e) => {
@@ -43,20 +29,17 @@ pub(super) async fn run(env: &Env, args: &AuthArgs) -> i32 {
             }
         };
     }
-    eprintln!("Authenticating with MCP server '{}'...", server.name);
+    eprintln!("Authenticating with MCP server '{name}'...");
     let show = |auth_url: &str| {
-        eprintln!(
-            "Open this URL in a browser to authorize '{}':\n{auth_url}",
-            server.name
-        );
+        eprintln!("Open this URL in a browser to authorize '{name}':\n{auth_url}");
     };
-    match login(&server, "", Some(&show)).await {
+    match server.login(&show).await {
         Ok(()) => {
-            println!("Authenticated with MCP server '{}'.", server.name);
+            println!("Authenticated with MCP server '{name}'.");
             0
         }
         Err(e) => {
-            eprintln!("Error: MCP server '{}' {e}", server.name);
+            eprintln!("Error: {e}");
             1
         }
     }

@@ -8,7 +8,7 @@ mod list;
 mod serve;
 
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
-use gemini_rs_core::config::GeminiPaths;
+use gemini_rs_core::GeminiPaths;
 use std::path::PathBuf;
 
 /// `gemini-rs mcp`.

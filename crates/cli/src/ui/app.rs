@@ -11,7 +11,7 @@ use crate::ui::handlers::keys::on_term_event;
 use crate::ui::handlers::submit::submit;
 use crate::ui::render::live_lines;
 use crate::ui::term::Tui;
-use gemini_rs_core::events::{AgentError, AgentEvent, Finished, Op};
+use gemini_rs_protocol::events::{AgentError, AgentEvent, Finished, Op};
 use ratatui::crossterm::event::Event;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;

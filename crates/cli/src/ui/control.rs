@@ -7,18 +7,18 @@ use crate::ui::key_gate::KeyGate;
 use crate::ui::state::UiState;
 use crate::ui::view::cards::CardStatus;
 use crate::ui::view::confirm::ConfirmDialog;
-use gemini_rs_core::config::GeminiPaths;
-use gemini_rs_core::events::{ConfirmationOutcome, ConfirmationResponse, Op};
-use gemini_rs_core::policy::ApprovalMode;
-use gemini_rs_core::session::{OpSender, SessionInfo};
-use gemini_rs_core::tools::ConfirmationDetails;
+use gemini_rs_core::GeminiPaths;
+use gemini_rs_core::{OpSender, SessionView};
+use gemini_rs_protocol::events::ApprovalMode;
+use gemini_rs_protocol::events::ConfirmationDetails;
+use gemini_rs_protocol::events::{ConfirmationOutcome, ConfirmationResponse, Op};
 use std::sync::Arc;
 use std::time::Instant;
 
 /// Everything the loop works with besides the screen state.
 pub struct Ctx {
     /// What the session is made of.
-    pub info: Arc<SessionInfo>,
+    pub info: Arc<SessionView>,
     /// Home paths.
     pub paths: GeminiPaths,
     /// Where ops go.

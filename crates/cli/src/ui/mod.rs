@@ -31,7 +31,7 @@ mod tests;
 
 use crate::args::OutputFormat;
 use crate::exit::ExitCode;
-use gemini_rs_core::session::{Session, SessionConfig};
+use gemini_rs_core::{Session, SessionConfig};
 use ratatui::crossterm::event;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -78,8 +78,8 @@ fn home_relative(p: &Path, home: &Path) -> String {
 }
 
 async fn run(
-    handle: gemini_rs_core::session::SessionHandle,
-    paths: gemini_rs_core::config::GeminiPaths,
+    handle: gemini_rs_core::SessionHandle,
+    paths: gemini_rs_core::GeminiPaths,
     initial: Option<String>,
 ) -> ExitCode {
     let notes = handle.notes.clone();
@@ -87,20 +87,19 @@ async fn run(
     let home = std::env::var_os("HOME")
         .map(std::path::PathBuf::from)
         .unwrap_or_default();
-    let label = home_relative(info.workspace.target_dir(), &home);
-    let history = input::history::History::load(
-        info.workspace
-            .project_temp_dir()
-            .join("input_history.jsonl"),
-    );
-    let mut state = state::UiState::new(info.model.clone(), label, info.approval_mode, history);
-    state.context_windows = info.context_windows.clone();
-    state.mcp_status = info
-        .mcp
-        .as_ref()
-        .map(|m| (m.connections().len(), m.failures().len()));
+    let label = home_relative(info.root(), &home);
+    let history =
+        input::history::History::load(info.project_temp_dir().join("input_history.jsonl"));
+    let summary = info.summary().clone();
+    let mut state =
+        state::UiState::new(summary.model.clone(), label, summary.approval_mode, history);
+    state.context_window = info.context_window(&summary.model);
+    let mcp = info.mcp_servers();
+    if !mcp.servers.is_empty() || !mcp.failures.is_empty() {
+        state.mcp_status = Some((mcp.servers.len(), mcp.failures.len()));
+    }
     let keys = std::sync::Arc::new(key_gate::KeyGate::default());
-    state.push_lines(banner(&info.model, info.resumed, &info.session_id));
+    state.push_lines(banner(&summary.model, summary.resumed, &summary.session_id));
     for n in notes {
         if n.warning {
             state.warn(&n.text);
@@ -126,7 +125,7 @@ async fn run(
         Err(e) => {
             term::restore();
             eprintln!("Cannot start the terminal UI: {e}");
-            ctx.ops.submit(gemini_rs_core::events::Op::Shutdown);
+            ctx.ops.submit(gemini_rs_protocol::events::Op::Shutdown);
             let _ = task.await;
             return ExitCode::Error;
         }

@@ -2,12 +2,13 @@
 //! `/restore`) and of a running shell card's live output.
 
 use super::tests::{screen, state};
-use crate::ui::commands::chat::{self, RecordedSession, SavedChat};
-use crate::ui::commands::panels::{self, McpServerView};
+use crate::ui::commands::chat;
+use crate::ui::commands::panels;
 use crate::ui::render;
-use gemini_rs_core::checkpoint::CheckpointInfo;
-use gemini_rs_core::events::AgentEvent;
-use gemini_rs_core::hooks::HookConfig;
+use gemini_rs_protocol::events::{
+    AgentEvent, CheckpointInfo, HookInfo, HooksInfo, McpResourceInfo, McpServerInfo,
+    McpServerStatus, McpServersInfo, McpToolInfo, RecordedSessionInfo, SavedChatInfo,
+};
 use serde_json::json;
 use std::time::Instant;
 
@@ -22,27 +23,29 @@ fn assert_screen(got: &str, expected: &[&str]) {
 
 #[test]
 fn mcp_screen() {
+    let tool = |name: &str, description: &str| McpToolInfo {
+        name: name.into(),
+        description: description.into(),
+    };
     let servers = vec![
-        McpServerView {
+        McpServerInfo {
             name: "files".into(),
             description: Some("Local file helpers".into()),
-            ready: true,
-            tools: vec![
-                ("read_note".into(), "Reads a note".into()),
-                ("list_notes".into(), String::new()),
-            ],
+            status: McpServerStatus::Ready,
+            tools: vec![tool("read_note", "Reads a note"), tool("list_notes", "")],
             resources: vec![],
         },
-        McpServerView {
+        McpServerInfo {
             name: "empty".into(),
             description: None,
-            ready: true,
+            status: McpServerStatus::Ready,
             tools: vec![],
             resources: vec![],
         },
     ];
     let failures = vec!["Error connecting to MCP server 'broken': spawn failed".to_string()];
-    let got = screen(panels::mcp_lines(&servers, &failures), 80, 16);
+    let info = McpServersInfo { servers, failures };
+    let got = screen(panels::mcp_lines(&info), 80, 16);
     assert_screen(
         &got,
         &[
@@ -59,20 +62,28 @@ fn mcp_screen() {
             "● Error connecting to MCP server 'broken': spawn failed",
         ],
     );
-    let none = screen(panels::mcp_lines(&[], &[]), 80, 3);
+    let none = screen(panels::mcp_lines(&McpServersInfo::default()), 80, 3);
     assert!(none.starts_with("No MCP servers configured."), "{none}");
-    let docs = vec![McpServerView {
+    let docs = vec![McpServerInfo {
         name: "docs".into(),
         description: None,
-        ready: true,
-        tools: vec![("search".into(), String::new())],
-        resources: vec![("demo://a.md".into(), "a".into())],
+        status: McpServerStatus::Ready,
+        tools: vec![tool("search", "")],
+        resources: vec![McpResourceInfo {
+            uri: "demo://a.md".into(),
+            name: "a".into(),
+            template: false,
+        }],
     }];
     let auth = vec![
         "Error connecting to MCP server 'gh': needs authentication, and no browser could be opened"
             .to_string(),
     ];
-    let got = screen(panels::mcp_lines(&docs, &auth), 80, 9);
+    let info = McpServersInfo {
+        servers: docs,
+        failures: auth,
+    };
+    let got = screen(panels::mcp_lines(&info), 80, 9);
     assert_screen(
         &got,
         &[
@@ -90,20 +101,31 @@ fn mcp_screen() {
 
 #[test]
 fn hooks_screen() {
-    let config = HookConfig::from_value(
-        &json!({
-            "hooks": {
-                "BeforeTool": [{"matcher": "write_file|replace", "hooks": [
-                    {"type": "command", "command": "./check.sh", "name": "guard", "description": "Blocks secrets"},
-                    {"type": "command", "command": "echo hi"}
-                ]}],
-                "SessionStart": [{"hooks": [{"type": "command", "command": "date"}]}]
+    let hook = |event: &str, matcher: Option<&str>, name: Option<&str>, command: &str| HookInfo {
+        event: event.into(),
+        matcher: matcher.map(str::to_string),
+        display_name: name.unwrap_or(command).into(),
+        command: command.into(),
+        named: name.is_some(),
+        description: None,
+        enabled: true,
+    };
+    let matcher = Some("write_file|replace");
+    let config = HooksInfo {
+        enabled: true,
+        hooks: vec![
+            HookInfo {
+                description: Some("Blocks secrets".into()),
+                ..hook("BeforeTool", matcher, Some("guard"), "./check.sh")
             },
-            "hooksConfig": {"disabled": ["echo hi"]}
-        }),
-        "project",
-    );
-    let got = screen(panels::hooks_lines(Some(&config)), 80, 14);
+            HookInfo {
+                enabled: false,
+                ..hook("BeforeTool", matcher, None, "echo hi")
+            },
+            hook("SessionStart", None, None, "date"),
+        ],
+    };
+    let got = screen(panels::hooks_lines(&config), 80, 14);
     assert_screen(
         &got,
         &[
@@ -119,25 +141,28 @@ fn hooks_screen() {
             "  enabled  date",
         ],
     );
-    let none = screen(panels::hooks_lines(None), 80, 3);
+    let none = screen(panels::hooks_lines(&HooksInfo::default()), 80, 3);
     assert!(none.starts_with("No hooks configured."), "{none}");
 }
 
 #[test]
 fn chat_list_screen() {
     let saved = vec![
-        SavedChat {
+        SavedChatInfo {
             tag: "before refactor".into(),
             modified: "2026-01-02 10:11:12".into(),
         },
-        SavedChat {
+        SavedChatInfo {
             tag: "v2".into(),
             modified: "2026-01-03 09:00:00".into(),
         },
     ];
-    let sessions = vec![RecordedSession {
+    let sessions = vec![RecordedSessionInfo {
         last_updated: "2026-01-03T09:05:00.000Z".into(),
         session_id: "7b665372-6034-4919-ab2a-e15c17e5cc3b".into(),
+        file: "/tmp/session.json".into(),
+        start_time: "2026-01-03T09:00:00.000Z".into(),
+        first_prompt: "hi".into(),
     }];
     let got = screen(chat::list_lines(&saved, &sessions), 80, 12);
     assert_screen(

@@ -6,7 +6,7 @@ use crate::ui::state::UiState;
 use crate::ui::view::cards::spinner_frame;
 use crate::ui::view::todos::todo_panel;
 use crate::ui::view::wrap::{str_width, truncate};
-use gemini_rs_core::policy::ApprovalMode;
+use gemini_rs_protocol::events::ApprovalMode;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use std::time::Instant;
@@ -155,7 +155,7 @@ pub fn footer(s: &UiState, w: usize) -> Line<'static> {
         ),
         ApprovalMode::Plan => ("plan", Style::new().fg(Color::Blue)),
     };
-    let window = s.context_windows.get(&s.model).max(1);
+    let window = s.context_window.max(1);
     let left_pct = 100u64.saturating_sub(s.context_tokens * 100 / window);
     let mcp = match s.mcp_status {
         Some((ready, 0)) => format!(" · MCP {ready} ready"),

@@ -9,11 +9,10 @@ use crate::ui::view::cards::{CardStatus, NestedCall, ToolCard};
 use crate::ui::view::confirm::ConfirmDialog;
 use crate::ui::view::markdown;
 use crate::ui::view::wrap::{sanitize, wrap_prefixed};
-use gemini_rs_core::events::stats::SessionStats;
-use gemini_rs_core::events::{AgentEvent, HookMessageKind, ToolCallStatus};
-use gemini_rs_core::model::provider::ContextWindows;
-use gemini_rs_core::policy::ApprovalMode;
-use gemini_rs_core::tools::{ConfirmationDetails, TodoItem, ToolDisplay};
+use gemini_rs_protocol::events::ApprovalMode;
+use gemini_rs_protocol::events::SessionStats;
+use gemini_rs_protocol::events::{AgentEvent, HookMessageKind, ToolCallStatus};
+use gemini_rs_protocol::events::{ConfirmationDetails, TodoItem, ToolDisplay};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use std::collections::VecDeque;
@@ -74,8 +73,8 @@ pub struct UiState {
     pub stats: SessionStats,
     /// The model's latest todo list (`write_todos`).
     pub todos: Vec<TodoItem>,
-    /// Each model's context window, for the footer.
-    pub context_windows: ContextWindows,
+    /// The model's context window in tokens, for the footer.
+    pub context_window: u64,
 }
 
 impl UiState {
@@ -112,7 +111,7 @@ impl UiState {
             queued: VecDeque::new(),
             stats: SessionStats::default(),
             todos: Vec::new(),
-            context_windows: ContextWindows::default(),
+            context_window: 1_048_576,
         }
     }
 
@@ -401,7 +400,13 @@ impl UiState {
             }
             AgentEvent::Stats(stats) => self.stats = *stats,
             AgentEvent::ApprovalModeChanged { mode } => self.mode = mode,
-            AgentEvent::ModelChanged { model } => self.model = model,
+            AgentEvent::ModelChanged {
+                model,
+                context_window,
+            } => {
+                self.model = model;
+                self.context_window = context_window;
+            }
             // The banner, the echoed prompt and the busy state are the app's.
             AgentEvent::SessionStarted { .. }
             | AgentEvent::PromptStarted { .. }

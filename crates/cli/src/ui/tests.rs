@@ -6,9 +6,11 @@ use crate::ui::render;
 use crate::ui::state::UiState;
 use crate::ui::view::cards::{CardStatus, ToolCard};
 use crate::ui::view::markdown;
-use gemini_rs_core::events::{AgentEvent, ConfirmationOutcome, ToolCallFinished, ToolCallStatus};
-use gemini_rs_core::policy::ApprovalMode;
-use gemini_rs_core::tools::{ConfirmationDetails, Modifiable, ToolDisplay};
+use gemini_rs_protocol::events::ApprovalMode;
+use gemini_rs_protocol::events::{
+    AgentEvent, ConfirmationOutcome, ToolCallFinished, ToolCallStatus,
+};
+use gemini_rs_protocol::events::{ConfirmationDetails, Modifiable, ToolDisplay};
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

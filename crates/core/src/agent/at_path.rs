@@ -71,6 +71,7 @@ pub struct ReadResource {
     pub parts: Vec<Part>,
 }
 
+#[cfg(test)]
 /// Expands the `@` references of `prompt` into parts.
 pub fn expand(prompt: &str, workspace: &Workspace) -> Expanded {
     expand_with(prompt, workspace, &[])

@@ -5,9 +5,8 @@
 use super::Agent;
 use super::routing::{AutoRouting, is_persistent_quota_error};
 use crate::events::AgentEvent;
-use crate::hooks::Hooks;
+
 use gemini_rs_protocol::Content;
-use std::sync::Arc;
 
 /// Where the context files start in the system instruction: setup appends
 /// them to the base prompt after a rule, each framed by
@@ -43,16 +42,6 @@ impl Agent {
         }
     }
 
-    /// The hooks of this agent, if any.
-    pub fn hooks(&self) -> Option<&Arc<dyn Hooks>> {
-        self.hooks.as_ref()
-    }
-
-    /// The system instruction sent with every request.
-    pub fn system_instruction(&self) -> &str {
-        &self.config.system_instruction
-    }
-
     /// Replaces the context-file part of the system instruction with
     /// `context` (the output of [`super::memory::format_context`]; empty
     /// removes it), keeping the base prompt.
@@ -84,7 +73,11 @@ impl Agent {
         self.config.generation_config = crate::model::default_generation_config(&model);
         self.config.model = model.clone();
         self.last_prompt_tokens = None;
-        self.emit(AgentEvent::ModelChanged { model });
+        let context_window = self.config.context_windows.get(&model);
+        self.emit(AgentEvent::ModelChanged {
+            model,
+            context_window,
+        });
     }
 
     /// Whether a failed request should move `auto` to its flash model.
@@ -120,11 +113,6 @@ impl Agent {
         self.scheduler
             .confirm_command(call_id, command, cancel)
             .await
-    }
-
-    /// The tool registry the agent declares to the model.
-    pub fn tools(&self) -> &Arc<crate::tools::ToolRegistry> {
-        self.scheduler.registry()
     }
 }
 

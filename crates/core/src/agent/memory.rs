@@ -62,6 +62,7 @@ pub struct LoadedContext {
     pub warnings: Vec<String>,
 }
 
+#[cfg(test)]
 /// Finds and reads the context files, in the order they are given to the
 /// model: global, then upward (outermost first), then downward.
 pub fn load_context_files(workspace: &Workspace, opts: &MemoryOptions<'_>) -> Vec<ContextFile> {
@@ -331,6 +332,8 @@ pub struct SettingsContext {
     pub text: String,
     /// Refused imports and context files, one line each.
     pub warnings: Vec<String>,
+    /// The files themselves (for `/memory show`).
+    pub files: Vec<ContextFile>,
 }
 
 /// The context files the settings name, found from the workspace, loaded
@@ -338,16 +341,10 @@ pub struct SettingsContext {
 pub fn context_from_settings(
     workspace: &Workspace,
     settings: &crate::config::Settings,
+    extension_files: &[PathBuf],
     gemini_dir: &Path,
     home: &Path,
 ) -> SettingsContext {
-    let extension_files: Vec<PathBuf> = crate::tools::mcp::extensions::load_extensions(
-        &crate::config::GeminiPaths::from_env(),
-        workspace.target_dir(),
-    )
-    .into_iter()
-    .flat_map(|e| e.context_files)
-    .collect();
     let names = settings.context_file_names();
     let opts = MemoryOptions {
         file_names: &names,
@@ -360,11 +357,14 @@ pub fn context_from_settings(
     let mut loaded = load_context(workspace, &opts);
     // The extensions' context files come after the others.
     for path in extension_files {
-        if loaded.files.iter().any(|f| f.path == path) {
+        if loaded.files.iter().any(|f| f.path == *path) {
             continue;
         }
-        match std::fs::read_to_string(&path) {
-            Ok(content) => loaded.files.push(ContextFile { path, content }),
+        match std::fs::read_to_string(path) {
+            Ok(content) => loaded.files.push(ContextFile {
+                path: path.clone(),
+                content,
+            }),
             Err(e) => loaded
                 .warnings
                 .push(format!("Could not read {}: {e}", path.display())),
@@ -374,6 +374,7 @@ pub fn context_from_settings(
         file_count: loaded.files.len(),
         text: format_context(&loaded.files, workspace.target_dir()),
         warnings: loaded.warnings,
+        files: loaded.files,
     }
 }
 

@@ -14,10 +14,7 @@ mod subagent;
 
 mod turn;
 
-pub use at_path::{
-    Expanded, ReadResource, expand as expand_at_paths, expand_with as expand_at_paths_with,
-    references as at_references,
-};
+pub use at_path::{ReadResource, expand_with as expand_at_paths_with, references as at_references};
 pub use context::{PromptFeatures, environment_context, system_prompt};
 pub use loop_guard::{LoopGuard, LoopKind};
 pub use subagent::complete_task_declaration;

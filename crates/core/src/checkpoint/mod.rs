@@ -51,17 +51,9 @@ pub enum CheckpointError {
     },
 }
 
-/// One checkpoint, as `/restore` lists it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CheckpointInfo {
-    /// The id: the file name without `.json`
-    /// (`<timestamp>-<file basename>-<tool name>`), what `/restore <id>` takes.
-    pub id: String,
-    /// The tool that was about to run.
-    pub tool_name: String,
-    /// The file it was about to change, when known.
-    pub file_path: Option<String>,
-}
+/// One checkpoint, as `/restore` lists it (its id is the file name without
+/// `.json`: `<timestamp>-<file basename>-<tool name>`).
+pub use gemini_rs_protocol::events::CheckpointInfo;
 
 /// What [`Checkpointer::restore`] put back.
 #[derive(Debug, Clone, PartialEq)]
@@ -104,6 +96,7 @@ impl Checkpointer {
     }
 
     /// The folder of the checkpoint files.
+    #[cfg(test)]
     pub fn dir(&self) -> &Path {
         &self.dir
     }

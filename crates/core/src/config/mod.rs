@@ -11,16 +11,9 @@ mod paths;
 pub mod trust;
 mod typed;
 
-pub use jsonc::expand_str;
-pub use legacy::{LEGACY_MCP_SERVER, MigratedSetting};
+pub use legacy::MigratedSetting;
 pub use paths::{GeminiPaths, project_hash};
-pub use typed::{
-    AdminMcpSettings, AdminSettings, AdvancedSettings, AuthSettings, BoolOrText,
-    CheckpointingSettings, ContextSettings, FileFilteringSettings, FolderTrustSettings,
-    GeneralSettings, HooksConfigSettings, McpSettings, ModelLimitSettings, ModelSettings,
-    ProviderSettings, RetrySettings, SandboxSetting, SecuritySettings, SessionRetentionSettings,
-    ShellSettings, SkillsSettings, ToolsSettings, TypedSettings,
-};
+pub use typed::{SandboxSetting, TypedSettings};
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@
 pub use gemini_rs_protocol::events::AgentEvent;
 pub use gemini_rs_protocol::events::{
     AgentError, ConfirmationOutcome, ConfirmationResponse, Finished, HookMessageKind, Op,
-    PromptOutcome, SessionStats, ToolCallFinished, ToolCallStatus,
+    PromptOutcome, ToolCallFinished, ToolCallStatus,
 };
 
 /// Session metrics (a protocol type) and how calls were approved.

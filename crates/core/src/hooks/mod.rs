@@ -20,8 +20,10 @@ pub mod trusted;
 mod tests;
 
 pub use api::{AfterToolOutcome, BeforeToolOutcome, HookToolCall, Hooks, NoHooks};
-pub use config::{CommandHook, HookConfig, HookDefinition, HookEvent};
-pub use events::{AfterModelOutcome, AgentHookOutcome, BeforeModelOutcome, SessionStartOutcome};
+pub use config::{HookConfig, HookEvent};
+#[cfg(test)]
+pub use events::SessionStartOutcome;
+pub use events::{AfterModelOutcome, AgentHookOutcome, BeforeModelOutcome};
 pub use output::HookOutput;
 pub use runner::{HookEnv, HookRunResult};
 pub use trusted::project_hooks_warning;
@@ -64,11 +66,6 @@ impl HookSystem {
     /// A hook system for one session.
     pub fn new(config: HookConfig, env: HookEnv, sink: HookMessageSink) -> Self {
         HookSystem { config, env, sink }
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &HookConfig {
-        &self.config
     }
 
     /// True when `event` has at least one enabled hook configured (cheap;

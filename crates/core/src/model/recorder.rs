@@ -62,6 +62,7 @@ fn write_line(path: &Path, record: &RecordedResponse) -> std::io::Result<()> {
 }
 
 impl RecordingGenerator {
+    #[cfg(test)]
     /// Records the answers of `inner` to `path` (created if missing, appended to).
     pub fn new(inner: Arc<dyn ContentGenerator>, path: PathBuf) -> RecordingGenerator {
         RecordingGenerator {

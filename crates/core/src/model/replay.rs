@@ -80,14 +80,10 @@ impl ReplayGenerator {
         }
     }
 
+    #[cfg(test)]
     /// How many recorded answers were loaded.
     pub fn len(&self) -> usize {
         self.lines.len()
-    }
-
-    /// Whether the file held no answers.
-    pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
     }
 
     /// Takes the answer for the next call of `method`.

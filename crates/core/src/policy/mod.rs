@@ -7,9 +7,11 @@ mod toml;
 
 pub mod shell_parse;
 pub use redirection::has_redirection;
-pub use rules::{ArgsMatch, PolicyRule, RuleMatch, stable_json};
+pub use rules::{PolicyRule, RuleMatch, stable_json};
 pub use shell_parse::split_commands;
-pub use toml::{PolicyFileError, load_policy_dir, load_policy_file, parse_policy, saved_rule_text};
+#[cfg(test)]
+pub use toml::parse_policy;
+pub use toml::{PolicyFileError, load_policy_dir, load_policy_file, saved_rule_text};
 
 use serde_json::Value;
 use std::sync::RwLock;

@@ -41,7 +41,6 @@ pub enum SessionError {
 /// makes every record wait until it is on disk (hooks read the transcript).
 pub struct ChatRecorder {
     path: PathBuf,
-    session_id: String,
     worker: Option<Worker>,
     synchronous: bool,
 }
@@ -117,7 +116,6 @@ impl ChatRecorder {
     }
 
     fn start(path: PathBuf, record: ConversationRecord) -> Self {
-        let session_id = record.session_id.clone();
         let worker = (!recording_disabled())
             .then(|| {
                 let (tx, rx) = std::sync::mpsc::channel();
@@ -132,7 +130,6 @@ impl ChatRecorder {
             .flatten();
         ChatRecorder {
             path,
-            session_id,
             worker,
             synchronous: false,
         }
@@ -160,11 +157,6 @@ impl ChatRecorder {
     /// The file (the hooks' `transcript_path`).
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    /// The session id.
-    pub fn session_id(&self) -> &str {
-        &self.session_id
     }
 
     /// Records a user message.

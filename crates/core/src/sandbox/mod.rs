@@ -39,6 +39,7 @@ pub enum SandboxError {
     /// The kernel has no (enabled) Landlock; the text says why.
     LandlockUnavailable(String),
     /// Not on Linux.
+    #[cfg_attr(target_os = "linux", allow(dead_code))]
     NotLinux,
     /// Building the ruleset or the filter failed.
     Setup(String),

@@ -14,6 +14,7 @@ mod response;
 #[cfg(test)]
 mod tests;
 
+#[cfg(test)]
 pub use hooks::tool_response_json;
 pub use response::function_response_parts;
 

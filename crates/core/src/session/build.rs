@@ -22,7 +22,7 @@ use crate::policy::{ApprovalMode, PolicyEngine, load_policy_dir, load_policy_fil
 use crate::recording::{self, ChatRecorder};
 use crate::sandbox;
 use crate::scheduler::{Scheduler, SchedulerParts, shared_confirmations};
-use crate::tools::mcp::{McpManager, extensions};
+use crate::tools::mcp::{McpManager, McpServerConfig, extensions};
 use crate::tools::{ToolContext, ToolRegistry, builtin};
 use crate::workspace::Workspace;
 use gemini_rs_protocol::Content;
@@ -53,6 +53,7 @@ pub(super) struct Parts {
     pub skills: Arc<Vec<crate::skills::Skill>>,
     pub agents: Arc<crate::subagents::AgentSet>,
     pub checkpointer: Option<Checkpointer>,
+    pub context_files: Vec<memory::ContextFile>,
     pub session_id: String,
     pub model: String,
     pub resumed: bool,
@@ -111,15 +112,18 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     } else {
         discovered(settings, root).await?
     };
-    let has_servers = !config.mcp_servers.is_empty()
-        || !extensions::all_servers(settings, paths, root).is_empty();
-    let mcp = if !tool_server && has_servers {
+    let mut servers = extensions::all_servers(settings, &config.extensions);
+    for (name, value) in &config.mcp_servers {
+        servers.retain(|c| c.name != *name);
+        servers.push(McpServerConfig::from_value(name, value));
+    }
+    let mcp = if !tool_server && !servers.is_empty() {
         let mgr = McpManager::start_with(
             settings,
+            servers,
             &workspace.dirs(),
             &config.allowed_mcp_server_names,
             config.trusted,
-            &config.mcp_servers,
         )
         .await;
         notes.extend(mgr.failures().iter().map(|f| StartupNote {
@@ -130,8 +134,9 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     } else {
         None
     };
-    // Read once; skills, agents, commands and exclusions come from them.
-    let loaded_extensions = extensions::load_extensions(paths, root);
+    // Skills, agents, commands and exclusions come from the extensions
+    // the start-up read.
+    let loaded_extensions = config.extensions.clone();
     let (skills, skill_warnings) = if tool_server {
         (Vec::new(), Vec::new())
     } else {
@@ -293,8 +298,14 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
             },
         }),
     };
-    let system_instruction =
-        with_context_files(base_prompt, &settings, &workspace, paths, &mut notes);
+    let (system_instruction, context_files) = with_context_files(
+        base_prompt,
+        &settings,
+        &config.extensions,
+        &workspace,
+        paths,
+        &mut notes,
+    );
     let today = chrono::Local::now().format("%A, %B %-d, %Y").to_string();
     let mut history = vec![Content::user_text(environment_context(&workspace, &today))];
     let resumed = resumed_history.is_some();
@@ -371,6 +382,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         tools: registry,
         mcp,
         checkpointer,
+        context_files,
         session_id,
         model,
         resumed,
@@ -488,8 +500,8 @@ fn hook_system(
     let (settings, root, trusted) = (&config.settings, config.root.as_path(), config.trusted);
     let mut hook_config = HookConfig::from_settings(settings, trusted);
     if trusted {
-        for extension in extensions::load_extensions(&config.paths, root) {
-            if let Some(hooks) = extensions::extension_hooks(&extension, root) {
+        for extension in config.extensions.iter() {
+            if let Some(hooks) = extensions::extension_hooks(extension, root) {
                 hook_config.add_hooks(&hooks, "extension");
             }
         }
@@ -546,22 +558,33 @@ fn hook_system(
 fn with_context_files(
     base: String,
     settings: &Settings,
+    extensions: &[extensions::Extension],
     workspace: &Workspace,
     paths: &GeminiPaths,
     notes: &mut Vec<StartupNote>,
-) -> String {
+) -> (String, Vec<memory::ContextFile>) {
+    let files = extension_context_files(extensions);
     let context =
-        memory::context_from_settings(workspace, settings, &paths.gemini_dir, &paths.home);
+        memory::context_from_settings(workspace, settings, &files, &paths.gemini_dir, &paths.home);
     notes.extend(context.warnings.into_iter().map(|text| StartupNote {
         text,
         warning: true,
     }));
     let text = context.text;
-    if text.is_empty() {
+    let system = if text.is_empty() {
         base
     } else {
         format!("{base}\n\n---\n\n{text}")
-    }
+    };
+    (system, context.files)
+}
+
+/// The extensions' context files, after the others.
+pub(super) fn extension_context_files(extensions: &[extensions::Extension]) -> Vec<PathBuf> {
+    extensions
+        .iter()
+        .flat_map(|e| e.context_files.iter().cloned())
+        .collect()
 }
 
 /// `GEMINI_SYSTEM_MD`: `true`/`1` reads `~/.gemini/system.md`, another value

@@ -297,6 +297,25 @@ impl Engine {
     /// `/memory add` (when `fact`) and `/memory refresh`: saves the fact
     /// with the save_memory tool, then reloads the context files into the
     /// system instruction.
+    /// `/agents acknowledge`: remembers the waiting project agents.
+    pub(super) fn acknowledge_agents(&mut self) {
+        let pending = &self.info.agents.unacknowledged;
+        if pending.is_empty() {
+            return self.info("No project agents wait for acknowledgement.");
+        }
+        let mut acks = crate::subagents::Acknowledgements::load(&self.info.paths.gemini_dir);
+        match acks.acknowledge(self.info.root(), pending) {
+            Ok(()) => {
+                let names: Vec<&str> = pending.iter().map(|a| a.name.as_str()).collect();
+                self.info(format!(
+                    "Acknowledged {}; they are available from the next session.",
+                    names.join(", ")
+                ));
+            }
+            Err(e) => self.error(format!("Could not save the acknowledgement: {e}")),
+        }
+    }
+
     pub(super) async fn refresh_memory(&mut self, fact: Option<String>) {
         let mut note = String::new();
         if let Some(fact) = fact {
@@ -321,13 +340,18 @@ impl Engine {
             note.push('\n');
         }
         let paths = &self.info.paths;
+        let extension_files = super::build::extension_context_files(&self.info.extensions);
         let context = memory::context_from_settings(
             &self.info.workspace,
             &self.info.settings,
+            &extension_files,
             &paths.gemini_dir,
             &paths.home,
         );
         let (count, text) = (context.file_count, context.text);
+        if let Ok(mut files) = self.info.context_files.write() {
+            *files = context.files;
+        }
         for warning in &context.warnings {
             note.push_str(&format!("Warning: {warning}\n"));
         }

@@ -4,7 +4,10 @@
 use crate::config::{GeminiPaths, Settings};
 use crate::model::ReplayMode;
 use crate::policy::ApprovalMode;
+use crate::startup::Startup;
+use crate::tools::mcp::extensions::Extension;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// What a session is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +32,8 @@ pub struct SessionConfig {
     pub root: PathBuf,
     /// Whether the folder is trusted (untrusted forces `default` approval).
     pub trusted: bool,
+    /// The enabled extensions, as the start-up read them.
+    pub extensions: Arc<Vec<Extension>>,
     /// Whether someone can answer confirmations.
     pub interactive: bool,
     /// The id of a new session (a resumed one keeps its own).
@@ -63,14 +68,15 @@ pub struct SessionConfig {
 }
 
 impl SessionConfig {
-    /// A config with no flags set.
-    pub fn new(settings: Settings, paths: GeminiPaths, root: PathBuf) -> Self {
+    /// A config with no flags set, from the start-up load.
+    pub fn new(startup: Startup) -> Self {
         SessionConfig {
             kind: SessionKind::Chat,
-            settings,
-            paths,
-            root,
-            trusted: true,
+            settings: startup.settings,
+            paths: startup.paths,
+            root: startup.root,
+            trusted: startup.trusted,
+            extensions: startup.extensions,
             interactive: false,
             session_id: uuid::Uuid::new_v4().to_string(),
             model: None,

@@ -16,64 +16,25 @@ pub mod custom_commands;
 mod elicitation;
 mod subagents;
 mod tool_set;
+mod view;
 
-pub use auth::check_auth;
-pub use config::{
-    SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote, resolve_model,
-};
+pub use config::{SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote};
 pub use elicitation::unattended_reply;
+pub use view::{FileContents, FileReadError, PathEntry, SessionView, WorkspaceFile};
 
 use crate::agent::Agent;
-use crate::checkpoint::Checkpointer;
-use crate::config::{GeminiPaths, Settings};
 use crate::events::stats::SessionStats;
 use crate::events::{AgentEvent, ConfirmationResponse, EventSender, Finished, HookMessageKind, Op};
-use crate::hooks::{HookConfig, Hooks};
+use crate::hooks::Hooks;
 use crate::policy::{ApprovalMode, PolicyEngine};
+use crate::tools::ToolContext;
 use crate::tools::mcp::McpManager;
-use crate::tools::{ToolContext, ToolRegistry};
-use crate::workspace::Workspace;
+use gemini_rs_protocol::events::SessionSummary;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
-
-/// What a session is made of, for front ends to show (`/tools`, `/mcp`,
-/// `/hooks`, `/restore`). Read-only: changing anything is an [`Op`].
-pub struct SessionInfo {
-    /// The session id (a resumed session keeps its own).
-    pub session_id: String,
-    /// The model at start.
-    pub model: String,
-    /// True when it continues a recorded session.
-    pub resumed: bool,
-    /// The approval mode at start.
-    pub approval_mode: ApprovalMode,
-    /// The workspace.
-    pub workspace: Arc<Workspace>,
-    /// The merged settings.
-    pub settings: Arc<Settings>,
-    /// Home paths.
-    pub paths: GeminiPaths,
-    /// The tools declared to the model.
-    pub tools: Arc<ToolRegistry>,
-    /// The connected MCP servers.
-    pub mcp: Option<Arc<McpManager>>,
-    /// The hooks' configuration, when any hook is configured.
-    pub hooks: Option<HookConfig>,
-    /// The checkpoints, when checkpointing is on.
-    pub checkpointer: Option<Checkpointer>,
-    /// The custom slash commands (`.gemini/commands/**/*.toml`).
-    pub custom_commands: Vec<custom_commands::CustomCommand>,
-    /// The context window of each model (settings' `models` included).
-    pub context_windows: crate::model::provider::ContextWindows,
-    /// The enabled agent skills.
-    pub skills: Arc<Vec<crate::skills::Skill>>,
-    /// The sub-agents: those in use, and project agents waiting for
-    /// acknowledgement.
-    pub agents: Arc<crate::subagents::AgentSet>,
-}
 
 /// Submits ops to a session; cheap to clone (signal handlers keep one).
 #[derive(Clone)]
@@ -93,7 +54,7 @@ pub struct SessionHandle {
     /// [`AgentEvent::SessionEnded`].
     pub events: mpsc::UnboundedReceiver<AgentEvent>,
     /// What the session is made of.
-    pub info: Arc<SessionInfo>,
+    pub view: Arc<SessionView>,
     /// Lines for the user from the start-up (show them first).
     pub notes: Vec<StartupNote>,
     task: JoinHandle<()>,
@@ -112,10 +73,10 @@ impl SessionHandle {
     ) -> (
         OpSender,
         mpsc::UnboundedReceiver<AgentEvent>,
-        Arc<SessionInfo>,
+        Arc<SessionView>,
         JoinHandle<()>,
     ) {
-        (self.ops, self.events, self.info, self.task)
+        (self.ops, self.events, self.view, self.task)
     }
 }
 
@@ -129,6 +90,7 @@ impl Session {
     pub async fn start(config: SessionConfig) -> Result<SessionHandle, StartError> {
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let paths = config.paths.clone();
+        let extensions = config.extensions.clone();
         let interactive = config.interactive;
         let parts = build::build(config, events_tx.clone()).await?;
         let elicitations = elicitation::Pending::default();
@@ -140,18 +102,24 @@ impl Session {
                 elicitations.clone(),
             ));
         }
-        let info = Arc::new(SessionInfo {
-            session_id: parts.session_id.clone(),
-            model: parts.model.clone(),
-            resumed: parts.resumed,
-            approval_mode: parts
-                .mode
-                .read()
-                .map(|m| *m)
-                .unwrap_or(ApprovalMode::Default),
+        let approval_mode = parts
+            .mode
+            .read()
+            .map(|m| *m)
+            .unwrap_or(ApprovalMode::Default);
+        let info = Arc::new(SessionView {
+            summary: SessionSummary {
+                session_id: parts.session_id.clone(),
+                model: parts.model.clone(),
+                resumed: parts.resumed,
+                approval_mode,
+                root: parts.ctx.workspace.target_dir().to_path_buf(),
+                project_temp_dir: parts.ctx.workspace.project_temp_dir().to_path_buf(),
+            },
             workspace: parts.ctx.workspace.clone(),
             settings: parts.ctx.settings.clone(),
             paths,
+            extensions,
             tools: parts.tools.clone(),
             mcp: parts.mcp.clone(),
             hooks: parts.hook_config.clone(),
@@ -160,6 +128,7 @@ impl Session {
             context_windows: parts.context_windows.clone(),
             skills: parts.skills.clone(),
             agents: parts.agents.clone(),
+            context_files: RwLock::new(parts.context_files),
         });
         let notes = parts.notes;
         let engine = Engine {
@@ -186,7 +155,7 @@ impl Session {
         Ok(SessionHandle {
             ops: OpSender(ops_tx),
             events: events_rx,
-            info,
+            view: info,
             notes,
             task,
         })
@@ -202,7 +171,7 @@ pub(crate) struct Engine {
     policy: Arc<PolicyEngine>,
     ctx: ToolContext,
     mode: Arc<RwLock<ApprovalMode>>,
-    info: Arc<SessionInfo>,
+    info: Arc<SessionView>,
     /// The SessionStart hook's context, put in front of the next prompt.
     hook_context: Option<String>,
     /// How many `!` commands ran (their call ids).
@@ -240,11 +209,11 @@ impl Engine {
     /// SessionStart (`startup` or `resume`).
     async fn started(&mut self) {
         self.emit(AgentEvent::SessionStarted {
-            session_id: self.info.session_id.clone(),
-            model: self.info.model.clone(),
-            resumed: self.info.resumed,
+            session_id: self.info.summary.session_id.clone(),
+            model: self.info.summary.model.clone(),
+            resumed: self.info.summary.resumed,
         });
-        let source = if self.info.resumed {
+        let source = if self.info.summary.resumed {
             "resume"
         } else {
             "startup"
@@ -373,7 +342,11 @@ impl Engine {
                 self.agent.set_model(model);
                 let model = self.agent.model().to_string();
                 self.ctx.model = model.clone();
-                self.emit(AgentEvent::ModelChanged { model });
+                let context_window = self.info.context_window(&model);
+                self.emit(AgentEvent::ModelChanged {
+                    model,
+                    context_window,
+                });
                 Finished::Command
             }
             Op::Shell { command } => {
@@ -386,6 +359,10 @@ impl Engine {
             }
             Op::McpAuth { server } => {
                 self.mcp_auth(&server, &cancel).await;
+                Finished::Command
+            }
+            Op::AcknowledgeAgents => {
+                self.acknowledge_agents();
                 Finished::Command
             }
             Op::RunTool {

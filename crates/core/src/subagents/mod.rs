@@ -14,7 +14,9 @@ mod output;
 
 pub use acknowledged::Acknowledgements;
 pub use builtin::INTERNAL_DOCS_TOOL;
-pub use loader::{LoadError, load_dir, parse_markdown};
+pub use loader::load_dir;
+#[cfg(test)]
+pub use loader::parse_markdown;
 pub use output::validate_output;
 
 use crate::config::Settings;
@@ -35,7 +37,9 @@ pub enum TerminateReason {
     MaxTurns,
     /// The user cancelled.
     Aborted,
-    /// The model call failed.
+    /// The model call failed (Gemini CLI's `ERROR`; a failed model call
+    /// ends the run with the error itself today).
+    #[allow(dead_code)]
     Error,
     /// It stopped calling tools without `complete_task`.
     NoCompleteTask,

@@ -16,7 +16,7 @@ pub use gemini_rs_protocol::events::{
     ConfirmationDetails, FileDiff, Modifiable, TodoItem, TodoStatus, ToolDisplay, ToolError,
     ToolErrorKind, ToolKind, ToolResult,
 };
-pub use registry::{BuiltCall, RegisteredTool, ToolRegistry};
+pub use registry::{BuiltCall, ToolRegistry};
 
 use crate::config::Settings;
 use crate::model::ContentGenerator;
@@ -81,6 +81,7 @@ pub trait SubagentRunner: Send + Sync {
 }
 
 impl ToolContext {
+    #[cfg(test)]
     /// A context with no model client, no sandbox, and the global memory
     /// dir at `<project root>/.gemini-home` (tests and embedders set
     /// `gemini_dir` themselves when it matters).
@@ -127,6 +128,10 @@ pub trait Tool: Send + Sync {
         args: &Map<String, Value>,
         ctx: &ToolContext,
     ) -> Result<Box<dyn ToolInvocation>, ToolError>;
+    /// The MCP server the tool comes from (`None` for other tools).
+    fn server_name(&self) -> Option<&str> {
+        None
+    }
     /// The name policy rules match (`<server>__<tool>` for MCP tools).
     fn policy_name(&self) -> String {
         self.name().to_string()
@@ -156,7 +161,9 @@ pub type OutputSink = Arc<dyn Fn(String) + Send + Sync>;
 pub trait ToolInvocation: Send + Sync {
     /// One line describing the call for the user.
     fn description(&self) -> String;
-    /// Paths the call touches.
+    /// Paths the call touches (front ends take them from the arguments
+    /// today; kept as part of the contract the seeds describe).
+    #[allow(dead_code)]
     fn locations(&self) -> Vec<PathBuf> {
         Vec::new()
     }

@@ -92,6 +92,7 @@ impl ArgsValidator {
         ArgsValidator { state }
     }
 
+    #[cfg(test)]
     /// The compile error, when the schema did not compile.
     pub fn compile_error(&self) -> Option<&str> {
         match &self.state {

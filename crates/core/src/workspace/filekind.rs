@@ -1,7 +1,6 @@
 //! File type detection (Gemini CLI's `detectFileType`) and BOM-aware text
 //! decoding.
 
-use std::io::Read;
 use std::path::Path;
 
 /// What kind of content a file holds, as `read_file` treats it.
@@ -109,8 +108,10 @@ pub fn detect_kind(path: &Path, head: &[u8]) -> FileKind {
     FileKind::Text
 }
 
+#[cfg(test)]
 /// [`detect_kind`] reading the first 4 KB of the file.
 pub fn detect_file_kind(path: &Path) -> std::io::Result<FileKind> {
+    use std::io::Read;
     let mut head = Vec::with_capacity(4096);
     std::fs::File::open(path)?
         .take(4096)

@@ -8,12 +8,10 @@ mod filekind;
 mod ignore;
 mod walk;
 
-pub use atomic::{
-    CheckedWriteError, STALE_TEMP_AGE, write_atomic, write_atomic_checked, write_beneath,
-};
+pub use atomic::{CheckedWriteError, write_atomic, write_beneath};
 pub use beneath::{Beneath, escaped, not_regular_message, special_kind};
 pub use boundary::realpath_lenient;
-pub use filekind::{FileKind, decode_text, detect_file_kind, detect_kind, looks_binary, mime_type};
+pub use filekind::{FileKind, decode_text, detect_kind, mime_type};
 
 use ignore::IgnoreCache;
 use std::fs::{File, Metadata};

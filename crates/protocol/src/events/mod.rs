@@ -8,11 +8,17 @@
 //! [`PROTOCOL_VERSION`] changes whenever a field changes meaning or goes.
 
 mod elicitation;
+mod info;
 mod model_error;
 mod stats;
 mod tools;
 
 pub use elicitation::{ElicitationReply, ElicitationRequest, FieldError, parse_field};
+pub use info::{
+    AgentInfo, AgentsInfo, CheckpointInfo, CommandArgument, CommandInfo, ContextFileInfo, HookInfo,
+    HooksInfo, McpResourceInfo, McpServerInfo, McpServerStatus, McpServersInfo, McpToolInfo,
+    RecordedSessionInfo, SavedChatInfo, SessionSummary, SkillInfo, ToolInfo,
+};
 pub use model_error::ModelError;
 pub use stats::{
     ApiMetrics, Decision, Decisions, FileMetrics, ModelMetrics, SessionStats, TokenMetrics,
@@ -149,6 +155,9 @@ pub enum Op {
         /// The server's name.
         server: String,
     },
+    /// Trust the project's sub-agents that wait for acknowledgement
+    /// (`/agents acknowledge`); they are used from the next session on.
+    AcknowledgeAgents,
     /// Answer an MCP server's request for input (acts at once).
     AnswerElicitation {
         /// The request's id.
@@ -403,6 +412,8 @@ pub enum AgentEvent {
     ModelChanged {
         /// The new model id.
         model: String,
+        /// Its context window in tokens.
+        context_window: u64,
     },
     /// The conversation was replaced (`/clear`, `/chat resume`, `/restore`).
     HistoryReplaced {

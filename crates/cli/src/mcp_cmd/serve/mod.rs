@@ -7,10 +7,12 @@ mod resources;
 mod stdio;
 
 use super::{Env, ServeArgs};
-use gemini_rs_core::events::{AgentEvent, ConfirmationOutcome, ConfirmationResponse, Finished, Op};
-use gemini_rs_core::policy::ApprovalMode;
-use gemini_rs_core::session::{OpSender, Session, SessionConfig, SessionInfo, SessionKind};
 use gemini_rs_core::tools::{Tool, ToolErrorKind, ToolResult};
+use gemini_rs_core::{OpSender, Session, SessionConfig, SessionInfo, SessionKind};
+use gemini_rs_protocol::events::ApprovalMode;
+use gemini_rs_protocol::events::{
+    AgentEvent, ConfirmationOutcome, ConfirmationResponse, Finished, Op,
+};
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
@@ -208,7 +210,7 @@ impl McpServer {
         };
         match outcome {
             Ok((_, true)) => {
-                let e = gemini_rs_core::tools::ToolError::new(
+                let e = gemini_rs_protocol::events::ToolError::new(
                     ToolErrorKind::PolicyViolation,
                     confirmation_refusal(name, self.mode),
                 );

@@ -1,30 +1,9 @@
-//! `/chat list`: the saved conversations (kept by the session, see
-//! `gemini_rs_core::recording::saved_chats`) and the recorded sessions.
+//! `/chat list`: the saved conversations (kept by the session) and the
+//! recorded sessions.
 
-pub use gemini_rs_core::recording::saved_chats::{SavedChat, delete, list};
+use gemini_rs_protocol::events::{RecordedSessionInfo, SavedChatInfo};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use std::path::Path;
-
-/// A recorded session as `/chat list` shows it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RecordedSession {
-    /// When it was last written.
-    pub last_updated: String,
-    /// Its id.
-    pub session_id: String,
-}
-
-/// The recorded sessions of the project (`<temp dir>/chats`).
-pub fn recorded_sessions(chats_dir: &Path) -> Vec<RecordedSession> {
-    gemini_rs_core::recording::list_sessions(chats_dir)
-        .into_iter()
-        .map(|s| RecordedSession {
-            last_updated: s.record.last_updated,
-            session_id: s.record.session_id,
-        })
-        .collect()
-}
 
 fn heading(text: &str) -> Line<'static> {
     Line::from(Span::styled(
@@ -34,7 +13,7 @@ fn heading(text: &str) -> Line<'static> {
 }
 
 /// `/chat list`: the saved conversations, then the recorded sessions.
-pub fn list_lines(saved: &[SavedChat], sessions: &[RecordedSession]) -> Vec<Line<'static>> {
+pub fn list_lines(saved: &[SavedChatInfo], sessions: &[RecordedSessionInfo]) -> Vec<Line<'static>> {
     let dim = Style::new().fg(Color::DarkGray);
     let mut out = Vec::new();
     if saved.is_empty() {

@@ -4,12 +4,9 @@
 use crate::ui::commands::parse::COMMANDS;
 use crate::ui::view::cards::fmt_duration;
 use crate::ui::view::wrap::sanitize;
-use gemini_rs_core::agent::memory;
-use gemini_rs_core::config::GeminiPaths;
-use gemini_rs_core::events::stats::SessionStats;
-use gemini_rs_core::session::custom_commands::CustomCommand;
-use gemini_rs_core::tools::ToolRegistry;
-use gemini_rs_core::workspace::Workspace;
+use gemini_rs_protocol::events::{
+    AgentsInfo, CommandInfo, ContextFileInfo, SessionStats, SkillInfo, ToolInfo,
+};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
@@ -30,7 +27,7 @@ fn kv(k: &str, v: impl Into<String>) -> Line<'static> {
 }
 
 /// `/help`.
-pub fn help_lines(custom: &[CustomCommand]) -> Vec<Line<'static>> {
+pub fn help_lines(custom: &[CommandInfo]) -> Vec<Line<'static>> {
     let mut out = vec![heading("Commands")];
     for (name, detail) in COMMANDS {
         out.push(kv(&format!("/{name}"), detail));
@@ -72,7 +69,7 @@ pub fn shortcut_lines() -> Vec<Line<'static>> {
 }
 
 /// `/skills list`: the enabled skills and where they come from.
-pub fn skills_lines(skills: &[gemini_rs_core::skills::Skill]) -> Vec<Line<'static>> {
+pub fn skills_lines(skills: &[SkillInfo]) -> Vec<Line<'static>> {
     let mut out = vec![heading("Agent skills")];
     for skill in skills {
         let from = skill
@@ -86,47 +83,37 @@ pub fn skills_lines(skills: &[gemini_rs_core::skills::Skill]) -> Vec<Line<'stati
 
 /// `/agents list`: the sub-agents in use and those waiting for
 /// acknowledgement.
-pub fn agents_lines(agents: &gemini_rs_core::subagents::AgentSet) -> Vec<Line<'static>> {
-    use gemini_rs_core::subagents::AgentOrigin;
+pub fn agents_lines(agents: &AgentsInfo) -> Vec<Line<'static>> {
+    let from = |file: &Option<std::path::PathBuf>| {
+        file.as_ref()
+            .map_or_else(|| "built-in".to_string(), |p| p.display().to_string())
+    };
     let mut out = vec![heading("Sub-agents")];
     for agent in &agents.agents {
-        let from = match &agent.origin {
-            AgentOrigin::BuiltIn => "built-in".to_string(),
-            AgentOrigin::User(p) | AgentOrigin::Project { path: p, .. } => p.display().to_string(),
-        };
         let first = agent.description.lines().next().unwrap_or_default();
-        out.push(kv(&agent.name, format!("{first} ({from})")));
+        out.push(kv(&agent.name, format!("{first} ({})", from(&agent.file))));
     }
     if !agents.unacknowledged.is_empty() {
         out.push(heading("Waiting for /agents acknowledge"));
         for agent in &agents.unacknowledged {
-            let from = match &agent.origin {
-                AgentOrigin::Project { path, .. } => path.display().to_string(),
-                AgentOrigin::BuiltIn | AgentOrigin::User(_) => String::new(),
-            };
-            out.push(kv(&agent.name, format!("{} ({from})", agent.description)));
+            let path = agent
+                .file
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            out.push(kv(&agent.name, format!("{} ({path})", agent.description)));
         }
     }
     out
 }
 
 /// `/tools`.
-pub fn tools_lines(registry: Option<&ToolRegistry>) -> Vec<Line<'static>> {
-    let Some(reg) = registry else {
-        return vec![Line::from("The tool list is not available in this build.")];
-    };
+pub fn tools_lines(tools: &[ToolInfo]) -> Vec<Line<'static>> {
     let mut out = vec![heading("Available tools")];
-    for name in reg.active_names() {
-        let Some(t) = reg.get(&name) else { continue };
-        let desc = t
-            .tool
-            .description()
-            .lines()
-            .next()
-            .unwrap_or("")
-            .to_string();
+    for t in tools {
+        let desc = t.description.lines().next().unwrap_or("").to_string();
         out.push(Line::from(vec![Span::styled(
-            format!("  {} ({name})", t.tool.display_name()),
+            format!("  {} ({})", t.display_name, t.name),
             Style::new().add_modifier(Modifier::BOLD),
         )]));
         out.push(Line::from(Span::styled(
@@ -198,20 +185,8 @@ pub fn about_lines(model: &str, session_id: &str, workspace: &str) -> Vec<Line<'
     ]
 }
 
-/// `/memory show`: the context files found now.
-pub fn memory_lines(
-    workspace: &Workspace,
-    paths: &GeminiPaths,
-    names: &[String],
-    max_dirs: usize,
-) -> Vec<Line<'static>> {
-    let opts = memory::MemoryOptions {
-        file_names: names,
-        gemini_dir: &paths.gemini_dir,
-        home: &paths.home,
-        max_dirs,
-    };
-    let files = memory::load_context_files(workspace, &opts);
+/// `/memory show`: the context files the session uses now.
+pub fn memory_lines(files: &[ContextFileInfo]) -> Vec<Line<'static>> {
     if files.is_empty() {
         return vec![Line::from(
             "Memory is empty: no GEMINI.md context files were found.",

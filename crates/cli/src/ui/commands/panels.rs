@@ -1,62 +1,12 @@
 //! The text of `/mcp`, `/hooks`, `/directory show` and `/restore`, built
 //! from plain data so the screens can be snapshot-tested.
 
-use gemini_rs_core::checkpoint::CheckpointInfo;
-use gemini_rs_core::hooks::HookConfig;
-use gemini_rs_core::tools::mcp::McpManager;
+use gemini_rs_protocol::events::{
+    CheckpointInfo, HooksInfo, McpServerInfo, McpServerStatus, McpServersInfo,
+};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use std::path::PathBuf;
-
-/// One connected MCP server as `/mcp` shows it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct McpServerView {
-    /// The name under `mcpServers`.
-    pub name: String,
-    /// Its configured description.
-    pub description: Option<String>,
-    /// True while connected.
-    pub ready: bool,
-    /// Its tools: name and first line of the description.
-    pub tools: Vec<(String, String)>,
-    /// Its resources and resource templates: URI (or template) and name.
-    pub resources: Vec<(String, String)>,
-}
-
-/// The servers and failures of a session's MCP manager.
-pub fn mcp_view(mgr: Option<&McpManager>) -> (Vec<McpServerView>, Vec<String>) {
-    let Some(mgr) = mgr else {
-        return (Vec::new(), Vec::new());
-    };
-    let servers = mgr
-        .connections()
-        .iter()
-        .map(|c| McpServerView {
-            name: c.name().to_string(),
-            description: c.config.description.clone(),
-            ready: !c.is_closed(),
-            tools: c
-                .tools()
-                .into_iter()
-                .map(|t| {
-                    let desc = t
-                        .description
-                        .as_deref()
-                        .and_then(|d| d.lines().next())
-                        .unwrap_or("")
-                        .to_string();
-                    (t.name.to_string(), desc)
-                })
-                .collect(),
-            resources: {
-                let list = c.resources();
-                let plain = list.resources.into_iter().map(|(uri, name, _)| (uri, name));
-                plain.chain(list.templates).collect()
-            },
-        })
-        .collect();
-    (servers, mgr.failures().to_vec())
-}
 
 fn heading(text: &str) -> Line<'static> {
     Line::from(Span::styled(
@@ -70,7 +20,8 @@ fn dim() -> Style {
 }
 
 /// `/mcp`.
-pub fn mcp_lines(servers: &[McpServerView], failures: &[String]) -> Vec<Line<'static>> {
+pub fn mcp_lines(info: &McpServersInfo) -> Vec<Line<'static>> {
+    let (servers, failures): (&[McpServerInfo], &[String]) = (&info.servers, &info.failures);
     if servers.is_empty() && failures.is_empty() {
         return vec![
             Line::from("No MCP servers configured."),
@@ -83,10 +34,9 @@ pub fn mcp_lines(servers: &[McpServerView], failures: &[String]) -> Vec<Line<'st
     let mut out = vec![heading("Configured MCP servers:")];
     for s in servers {
         out.push(Line::default());
-        let (dot, status, color) = if s.ready {
-            ("●", "Ready", Color::Green)
-        } else {
-            ("●", "Disconnected", Color::Red)
+        let (dot, status, color) = match s.status {
+            McpServerStatus::Ready => ("●", "Ready", Color::Green),
+            McpServerStatus::Disconnected => ("●", "Disconnected", Color::Red),
         };
         out.push(Line::from(vec![
             Span::styled(format!("{dot} "), Style::new().fg(color)),
@@ -111,18 +61,19 @@ pub fn mcp_lines(servers: &[McpServerView], failures: &[String]) -> Vec<Line<'st
                 ),
                 dim(),
             )));
-            for (uri, name) in &s.resources {
+            for r in &s.resources {
                 out.push(Line::from(vec![
                     Span::raw("    - "),
-                    Span::styled(uri.clone(), Style::new().fg(Color::Magenta)),
-                    Span::styled(format!(" ({name})"), dim()),
+                    Span::styled(r.uri.clone(), Style::new().fg(Color::Magenta)),
+                    Span::styled(format!(" ({})", r.name), dim()),
                 ]));
             }
         }
-        for (name, desc) in &s.tools {
+        for t in &s.tools {
+            let desc = t.description.lines().next().unwrap_or("");
             let mut spans = vec![
                 Span::raw("    - "),
-                Span::styled(name.clone(), Style::new().fg(Color::Cyan)),
+                Span::styled(t.name.clone(), Style::new().fg(Color::Cyan)),
             ];
             if !desc.is_empty() {
                 spans.push(Span::styled(format!(": {desc}"), dim()));
@@ -154,9 +105,8 @@ pub fn mcp_lines(servers: &[McpServerView], failures: &[String]) -> Vec<Line<'st
 }
 
 /// `/hooks`.
-pub fn hooks_lines(config: Option<&HookConfig>) -> Vec<Line<'static>> {
-    let list = config.map(HookConfig::list).unwrap_or_default();
-    if list.is_empty() {
+pub fn hooks_lines(info: &HooksInfo) -> Vec<Line<'static>> {
+    if info.hooks.is_empty() {
         return vec![
             Line::from("No hooks configured."),
             Line::from(Span::styled(
@@ -166,23 +116,23 @@ pub fn hooks_lines(config: Option<&HookConfig>) -> Vec<Line<'static>> {
         ];
     }
     let mut out = vec![heading("Configured hooks:")];
-    if config.is_some_and(|c| !c.enabled) {
+    if !info.enabled {
         out.push(Line::from(Span::styled(
             "Hooks are disabled (hooksConfig.enabled is false).",
             Style::new().fg(Color::Yellow),
         )));
     }
-    let mut last_event = None;
-    for (event, def, hook, enabled) in list {
-        if last_event != Some(event) {
+    let mut last_event: Option<&str> = None;
+    for hook in &info.hooks {
+        if last_event != Some(hook.event.as_str()) {
             out.push(Line::default());
             out.push(Line::from(Span::styled(
-                event.as_str().to_string(),
+                hook.event.clone(),
                 Style::new().add_modifier(Modifier::BOLD),
             )));
-            last_event = Some(event);
+            last_event = Some(hook.event.as_str());
         }
-        let state = if enabled {
+        let state = if hook.enabled {
             Span::styled("enabled ", Style::new().fg(Color::Green))
         } else {
             Span::styled("disabled", Style::new().fg(Color::Yellow))
@@ -191,13 +141,13 @@ pub fn hooks_lines(config: Option<&HookConfig>) -> Vec<Line<'static>> {
             Span::raw("  "),
             state,
             Span::raw(" "),
-            Span::raw(hook.display_name().to_string()),
+            Span::raw(hook.display_name.clone()),
         ];
-        if let Some(m) = def.matcher.as_deref().filter(|m| !m.is_empty()) {
+        if let Some(m) = hook.matcher.as_deref().filter(|m| !m.is_empty()) {
             spans.push(Span::styled(format!("  matcher: {m}"), dim()));
         }
         out.push(Line::from(spans));
-        if hook.name.is_some() {
+        if hook.named {
             out.push(Line::from(Span::styled(
                 format!("      $ {}", hook.command),
                 dim(),

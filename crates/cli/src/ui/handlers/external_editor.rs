@@ -6,8 +6,8 @@
 use crate::ui::control::App;
 use crate::ui::term::Tui;
 use crate::ui::view::confirm::ConfirmDialog;
-use gemini_rs_core::events::{ConfirmationResponse, Op};
-use gemini_rs_core::tools::ConfirmationDetails;
+use gemini_rs_protocol::events::ConfirmationDetails;
+use gemini_rs_protocol::events::{ConfirmationResponse, Op};
 use std::path::{Path, PathBuf};
 
 /// The editor command: `$VISUAL`, else `$EDITOR`, else `vi`, split on

@@ -5,7 +5,7 @@
 use crate::ui::control::App;
 use crate::ui::handlers::submit::submit;
 use crate::ui::input::complete;
-use gemini_rs_core::events::Op;
+use gemini_rs_protocol::events::Op;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::time::{Duration, Instant};
 
@@ -130,14 +130,17 @@ fn refresh_completion(app: &mut App) {
     let prev = app.state.completion.take();
     // MCP resources are offered after an `@` only (not on every key).
     let at = app.state.input.token_at_cursor().1.starts_with('@');
-    let resources = match &app.ctx.info.mcp {
-        Some(m) if at => m.resource_references(),
-        _ => Vec::new(),
+    let view = app.ctx.info.clone();
+    let resources = if at {
+        view.mcp_resource_references()
+    } else {
+        Vec::new()
     };
+    let list_dir = |dir: &str, prefix: &str| view.path_entries(dir, prefix, 50);
     let mut next = complete::compute(
         &app.state.input,
-        Some(&app.ctx.info.workspace),
-        &app.ctx.info.custom_commands,
+        Some(&list_dir),
+        &view.commands(),
         &resources,
     );
     if let (Some(p), Some(n)) = (&prev, &mut next)

@@ -6,8 +6,7 @@
 use crate::ui::commands::parse::{Command, parse};
 use crate::ui::commands::{chat, info, panels};
 use crate::ui::control::App;
-use gemini_rs_core::agent::memory;
-use gemini_rs_core::events::Op;
+use gemini_rs_protocol::events::Op;
 
 /// The prompt `/init` sends (ours; Gemini CLI's asks the same).
 pub const INIT_PROMPT: &str = "You are setting up instructional context for future sessions in this project. \
@@ -28,31 +27,27 @@ Keep it concise and factual, in Markdown. GEMINI.md exists and is empty: overwri
 pub fn command(app: &mut App, line: &str) {
     let s = &mut app.state;
     match parse(line) {
-        Command::Help => s.push_lines(info::help_lines(&app.ctx.info.custom_commands)),
+        Command::Help => s.push_lines(info::help_lines(&app.ctx.info.commands())),
         Command::Shortcuts => s.push_lines(info::shortcut_lines()),
         Command::About => {
-            let lines = info::about_lines(&s.model, &app.ctx.info.session_id, &s.workspace_label);
+            let lines = info::about_lines(&s.model, app.ctx.info.session_id(), &s.workspace_label);
             s.push_lines(lines);
         }
         Command::ChatList => {
-            let dir = app.ctx.info.workspace.project_temp_dir();
-            let lines = chat::list_lines(
-                &chat::list(dir),
-                &chat::recorded_sessions(&dir.join("chats")),
-            );
+            let view = &app.ctx.info;
+            let sessions = gemini_rs_core::queries::list_sessions(view.paths(), view.root());
+            let lines = chat::list_lines(&view.saved_chats(), &sessions);
             s.push_lines(lines);
         }
         Command::ChatSave(tag) => chat_save(app, &tag),
         Command::ChatResume(tag) => chat_resume(app, &tag),
-        Command::ChatDelete(tag) => {
-            match chat::delete(app.ctx.info.workspace.project_temp_dir(), &tag) {
-                Ok(true) => s.info(&format!(
-                    "Conversation checkpoint '{tag}' has been deleted."
-                )),
-                Ok(false) => s.error(&format!("Error: No checkpoint found with tag '{tag}'.")),
-                Err(e) => s.error(&format!("Could not delete checkpoint '{tag}': {e}")),
-            }
-        }
+        Command::ChatDelete(tag) => match app.ctx.info.delete_saved_chat(&tag) {
+            Ok(true) => s.info(&format!(
+                "Conversation checkpoint '{tag}' has been deleted."
+            )),
+            Ok(false) => s.error(&format!("Error: No checkpoint found with tag '{tag}'.")),
+            Err(e) => s.error(&format!("Could not delete checkpoint '{tag}': {e}")),
+        },
         Command::Clear => {
             if !agent_busy(app) {
                 app.clear_requested = true;
@@ -80,7 +75,7 @@ pub fn command(app: &mut App, line: &str) {
             }
         }
         Command::DirectoryShow => {
-            s.push_lines(panels::directory_lines(&app.ctx.info.workspace.dirs()))
+            s.push_lines(panels::directory_lines(&app.ctx.info.workspace_dirs()))
         }
         Command::DirectoryAdd(paths) => {
             if !agent_busy(app) {
@@ -89,23 +84,13 @@ pub fn command(app: &mut App, line: &str) {
             }
         }
         Command::Hooks => {
-            s.push_lines(panels::hooks_lines(app.ctx.info.hooks.as_ref()));
+            s.push_lines(panels::hooks_lines(&app.ctx.info.hooks()));
         }
         Command::Init => init(app),
         Command::Mcp => {
-            let (servers, failures) = panels::mcp_view(app.ctx.info.mcp.as_deref());
-            s.push_lines(panels::mcp_lines(&servers, &failures));
+            s.push_lines(panels::mcp_lines(&app.ctx.info.mcp_servers()));
         }
-        Command::MemoryShow => {
-            let settings = &app.ctx.info.settings;
-            let names = settings.context_file_names();
-            let max_dirs = settings
-                .context_discovery_max_dirs()
-                .unwrap_or(memory::DEFAULT_MAX_DIRS);
-            let lines =
-                info::memory_lines(&app.ctx.info.workspace, &app.ctx.paths, &names, max_dirs);
-            s.push_lines(lines);
-        }
+        Command::MemoryShow => s.push_lines(info::memory_lines(&app.ctx.info.context_files())),
         Command::MemoryAdd(fact) => start_memory(app, Some(fact)),
         Command::MemoryRefresh => start_memory(app, None),
         Command::Model => {
@@ -118,35 +103,22 @@ pub fn command(app: &mut App, line: &str) {
             let lines = info::stats_lines(
                 &s.stats,
                 app.ctx.started.elapsed(),
-                &app.ctx.info.session_id,
+                app.ctx.info.session_id(),
             );
             s.push_lines(lines);
         }
-        Command::Tools => s.push_lines(info::tools_lines(Some(&app.ctx.info.tools))),
-        Command::Skills => s.push_lines(info::skills_lines(&app.ctx.info.skills)),
-        Command::Agents => s.push_lines(info::agents_lines(&app.ctx.info.agents)),
+        Command::Tools => s.push_lines(info::tools_lines(&app.ctx.info.tools())),
+        Command::Skills => s.push_lines(info::skills_lines(&app.ctx.info.skills())),
+        Command::Agents => s.push_lines(info::agents_lines(&app.ctx.info.agents())),
         Command::AgentsAcknowledge => {
-            let info = &app.ctx.info;
-            let pending = &info.agents.unacknowledged;
-            if pending.is_empty() {
+            if app.ctx.info.agents().unacknowledged.is_empty() {
                 s.info("No project agents wait for acknowledgement.");
-            } else {
-                let mut acks =
-                    gemini_rs_core::subagents::Acknowledgements::load(&info.paths.gemini_dir);
-                match acks.acknowledge(info.workspace.target_dir(), pending) {
-                    Ok(()) => {
-                        let names: Vec<&str> = pending.iter().map(|a| a.name.as_str()).collect();
-                        s.info(&format!(
-                            "Acknowledged {}; they are available from the next session.",
-                            names.join(", ")
-                        ));
-                    }
-                    Err(e) => s.error(&format!("Could not save the acknowledgement: {e}")),
-                }
+            } else if !agent_busy(app) {
+                app.start_op(Op::AcknowledgeAgents, "Acknowledging the project agents");
             }
         }
         Command::SkillSwitch(enable, name) => {
-            let path = app.ctx.info.paths.user_settings();
+            let path = app.ctx.info.paths().user_settings();
             match switch_skill(&path, &name, enable) {
                 Ok(note) => s.info(&note),
                 Err(e) => s.error(&e),
@@ -155,7 +127,7 @@ pub fn command(app: &mut App, line: &str) {
         Command::Usage(msg) => s.info(&msg),
         Command::Unknown(name) => {
             // A custom command: the session expands it.
-            if app.ctx.info.custom_commands.iter().any(|c| c.name == name) {
+            if app.ctx.info.commands().iter().any(|c| c.name == name) {
                 app.send_prompt(line.to_string());
             } else {
                 s.warn(&format!("Unknown command: /{name}. Type /help."));
@@ -196,14 +168,15 @@ fn chat_resume(app: &mut App, tag: &str) {
 }
 
 fn restore(app: &mut App, id: Option<&str>) {
-    let Some(cp) = app.ctx.info.checkpointer.clone() else {
+    if !app.ctx.info.checkpointing() {
         app.state.info(
             "Checkpointing is off: set general.checkpointing.enabled to true in settings.json and restart to use /restore.",
         );
         return;
-    };
+    }
     let Some(id) = id else {
-        app.state.push_lines(panels::restore_list_lines(&cp.list()));
+        let list = app.ctx.info.checkpoints();
+        app.state.push_lines(panels::restore_list_lines(&list));
         return;
     };
     if !agent_busy(app) {
@@ -230,7 +203,7 @@ fn init(app: &mut App) {
     if agent_busy(app) {
         return;
     }
-    let path = app.ctx.info.workspace.target_dir().join("GEMINI.md");
+    let path = app.ctx.info.root().join("GEMINI.md");
     if path.exists() {
         app.state
             .info("A GEMINI.md file already exists in this directory. No changes were made.");

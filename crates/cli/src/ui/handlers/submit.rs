@@ -5,7 +5,7 @@
 use crate::ui::commands::parse::parse;
 use crate::ui::control::App;
 use crate::ui::handlers::slash::command;
-use gemini_rs_core::events::Op;
+use gemini_rs_protocol::events::Op;
 
 /// Sends a prompt, runs a command or a shell command (or queues it).
 pub fn submit(app: &mut App, text: String) {

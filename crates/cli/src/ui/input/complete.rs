@@ -3,8 +3,12 @@
 
 use crate::ui::commands::parse::COMMANDS;
 use crate::ui::input::line_editor::Editor;
-use gemini_rs_core::session::custom_commands::CustomCommand;
-use gemini_rs_core::workspace::Workspace;
+use gemini_rs_core::PathEntry;
+use gemini_rs_protocol::events::CommandInfo;
+
+/// Lists the workspace folder typed so far (`dir`, relative) for the
+/// entries starting with `prefix` (the session's view answers it).
+pub type ListDir<'a> = &'a dyn Fn(&str, &str) -> Vec<PathEntry>;
 
 /// One suggestion.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,8 +52,8 @@ impl Completion {
 /// Computes suggestions for the editor's state.
 pub fn compute(
     input: &Editor,
-    workspace: Option<&Workspace>,
-    custom: &[CustomCommand],
+    list_dir: Option<ListDir<'_>>,
+    custom: &[CommandInfo],
     resources: &[(String, String)],
 ) -> Option<Completion> {
     let (start, token) = input.token_at_cursor();
@@ -88,8 +92,8 @@ pub fn compute(
             detail: format!("MCP resource: {name}"),
         })
         .collect();
-    if let Some(ws) = workspace {
-        items.extend(paths(ws, rest));
+    if let Some(list_dir) = list_dir {
+        items.extend(paths(list_dir, rest));
     }
     if items.is_empty() {
         return None;
@@ -102,46 +106,18 @@ pub fn compute(
     })
 }
 
-fn paths(ws: &Workspace, typed: &str) -> Vec<Suggestion> {
+fn paths(list_dir: ListDir<'_>, typed: &str) -> Vec<Suggestion> {
     let (dir, prefix) = match typed.rfind('/') {
         Some(i) => (&typed[..=i], &typed[i + 1..]),
         None => ("", typed),
     };
-    let abs_dir = if dir.is_empty() {
-        ws.target_dir().to_path_buf()
-    } else {
-        ws.resolve(dir)
-    };
-    let Ok(entries) = std::fs::read_dir(&abs_dir) else {
-        return Vec::new();
-    };
-    let lower = prefix.to_lowercase();
-    let mut out: Vec<(bool, String)> = entries
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') && !prefix.starts_with('.') {
-                return None;
-            }
-            if !name.to_lowercase().starts_with(&lower) {
-                return None;
-            }
-            let path = e.path();
-            if ws.is_ignored(&path, ws.filter_options()) {
-                return None;
-            }
-            let is_dir = e.file_type().map(|t| t.is_dir()).unwrap_or(false);
-            Some((is_dir, name))
-        })
-        .collect();
-    out.sort_by(|a, b| a.1.cmp(&b.1));
-    out.truncate(50);
-    out.into_iter()
-        .map(|(is_dir, name)| {
-            let suffix = if is_dir { "/" } else { "" };
+    list_dir(dir, prefix)
+        .into_iter()
+        .map(|e| {
+            let suffix = if e.is_dir { "/" } else { "" };
             Suggestion {
-                value: format!("@{dir}{}{suffix}", escape(&name)),
-                detail: if is_dir {
+                value: format!("@{dir}{}{suffix}", escape(&e.name)),
+                detail: if e.is_dir {
                     "directory".into()
                 } else {
                     String::new()
@@ -166,17 +142,28 @@ mod tests {
         e.set("/he");
         let c = compute(&e, None, &[], &[]).unwrap();
         assert_eq!(c.items[0].value, "/help");
-        let dir = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(dir.path()).unwrap();
-        std::fs::create_dir_all(root.join("src")).unwrap();
-        std::fs::write(root.join("src/main.rs"), "").unwrap();
-        std::fs::write(root.join("README.md"), "").unwrap();
-        let ws = Workspace::new(root.clone(), Vec::new(), root.join(".tmp"));
+        // A workspace of `src/main.rs` and `README.md`.
+        let list = |dir: &str, prefix: &str| -> Vec<PathEntry> {
+            let entries: &[(&str, bool)] = match dir {
+                "" => &[("README.md", false), ("src", true)],
+                "src/" => &[("main.rs", false)],
+                _ => &[],
+            };
+            entries
+                .iter()
+                .filter(|(name, _)| name.to_lowercase().starts_with(&prefix.to_lowercase()))
+                .map(|(name, is_dir)| PathEntry {
+                    name: name.to_string(),
+                    is_dir: *is_dir,
+                })
+                .collect()
+        };
+        let ws: ListDir<'_> = &list;
         e.set("look at @sr");
-        let c = compute(&e, Some(&ws), &[], &[]).unwrap();
+        let c = compute(&e, Some(ws), &[], &[]).unwrap();
         assert_eq!(c.items[0].value, "@src/");
         e.set("look at @src/m");
-        let c = compute(&e, Some(&ws), &[], &[]).unwrap();
+        let c = compute(&e, Some(ws), &[], &[]).unwrap();
         assert_eq!(c.items[0].value, "@src/main.rs");
         // MCP resources and templates by server prefix.
         let resources = vec![
@@ -184,7 +171,7 @@ mod tests {
             ("docs:demo://t/{id}".to_string(), "t".to_string()),
         ];
         e.set("read @docs:");
-        let c = compute(&e, Some(&ws), &[], &resources).unwrap();
+        let c = compute(&e, Some(ws), &[], &resources).unwrap();
         let values: Vec<&str> = c.items.iter().map(|i| i.value.as_str()).collect();
         assert_eq!(values, ["@docs:demo://a.md", "@docs:demo://t/{id}"]);
     }

@@ -4,7 +4,7 @@
 
 use crate::ui::view::todos::todo_lines;
 use crate::ui::view::wrap::{hard_wrap, sanitize, truncate, wrap_prefixed};
-use gemini_rs_core::tools::ToolDisplay;
+use gemini_rs_protocol::events::ToolDisplay;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;

@@ -3,8 +3,8 @@
 
 use crate::ui::view::cards::diff_lines;
 use crate::ui::view::wrap::{sanitize, wrap_prefixed};
-use gemini_rs_core::events::ConfirmationOutcome;
-use gemini_rs_core::tools::ConfirmationDetails;
+use gemini_rs_protocol::events::ConfirmationDetails;
+use gemini_rs_protocol::events::ConfirmationOutcome;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};

@@ -2,7 +2,7 @@
 //! mark, used in the tool card and in the panel above the input.
 
 use crate::ui::view::wrap::truncate;
-use gemini_rs_core::tools::{TodoItem, TodoStatus};
+use gemini_rs_protocol::events::{TodoItem, TodoStatus};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 

@@ -24,11 +24,6 @@ impl SubagentTool {
             agent: Arc::new(agent),
         }
     }
-
-    /// The agent it runs.
-    pub fn agent(&self) -> &AgentDefinition {
-        &self.agent
-    }
 }
 
 impl Tool for SubagentTool {

@@ -19,8 +19,8 @@ mod tests;
 #[cfg(test)]
 mod text_tests;
 
-pub use crate::policy::shell_parse::{root_commands, split_commands, strip_shell_wrapper};
-pub use inline::{InlineRun, run_inline};
+pub use crate::policy::shell_parse::{root_commands, strip_shell_wrapper};
+pub use inline::run_inline;
 
 use super::common::{Aliases, lenient, move_aliases, parse_params};
 use crate::tools::{

@@ -201,7 +201,7 @@ fn extensions_in(base: &Path, workspace: &Path) -> Vec<Extension> {
 /// the user (`~/.gemini/extensions`), project first, one per name, without
 /// those switched off for the project. When the project is the home
 /// directory its extensions are read once.
-pub fn load_extensions(paths: &GeminiPaths, project: &Path) -> Vec<Extension> {
+pub(crate) fn load_extensions(paths: &GeminiPaths, project: &Path) -> Vec<Extension> {
     let mut all = installed_extensions(paths, project);
     // Extensions switched off for this folder (Gemini CLI's enablement file).
     all.retain(|e| super::enablement::is_enabled(&paths.gemini_dir, &e.name, project));
@@ -239,15 +239,8 @@ pub fn merge_servers(
 
 /// Every server of a session: the settings' `mcpServers`, then the
 /// extensions' (see [`merge_servers`]).
-pub fn all_servers(
-    settings: &Settings,
-    paths: &GeminiPaths,
-    project: &Path,
-) -> Vec<McpServerConfig> {
-    merge_servers(
-        configured_servers(settings),
-        &load_extensions(paths, project),
-    )
+pub fn all_servers(settings: &Settings, extensions: &[Extension]) -> Vec<McpServerConfig> {
+    merge_servers(configured_servers(settings), extensions)
 }
 
 /// The extensions' `excludeTools`, for the registry's exclusions.
@@ -302,7 +295,7 @@ mod tests {
         assert_eq!(excluded_tools(&exts), ["run_shell_command(rm)"]);
         let settings =
             Settings::from_value(json!({"mcpServers": {"set": {"command": "from-settings"}}}));
-        let all = all_servers(&settings, &paths, &project);
+        let all = all_servers(&settings, &exts);
         let summary: Vec<(String, String)> = all
             .iter()
             .map(|c| match &c.transport {

@@ -30,13 +30,13 @@ mod tests_pysdk;
 #[cfg(test)]
 mod tests_restart;
 
-pub use client::{CallOutcome, McpConnection};
+pub use client::McpConnection;
 pub use config::{McpServerConfig, ServerFilter, TransportSpec};
-pub use handler::{CLIENT_NAME, file_uri, file_uri_path, roots_for};
-pub use naming::{generate_valid_name, mcp_prefixed_name, qualified_name};
+pub use handler::{file_uri, file_uri_path};
+pub use naming::{generate_valid_name, qualified_name};
 pub use tool::McpTool;
 
-use crate::config::{GeminiPaths, Settings};
+use crate::config::Settings;
 use crate::policy::{Decision, PolicyRule, priority};
 use crate::tools::Tool;
 use std::collections::HashSet;
@@ -51,6 +51,7 @@ pub struct McpManager {
     project_trusted: bool,
     connections: Vec<Arc<McpConnection>>,
     failures: Vec<String>,
+    #[cfg_attr(not(test), allow(dead_code))]
     changed: Arc<watch::Sender<u64>>,
     built: Mutex<Vec<Arc<McpTool>>>,
     elicitor: elicitation::ElicitorSlot,
@@ -58,6 +59,7 @@ pub struct McpManager {
 }
 
 impl McpManager {
+    #[cfg(test)]
     /// Connects every permitted server (the settings' `mcpServers`, then
     /// those of extensions, see [`extensions`]) concurrently, each within its own
     /// timeout. A server that fails is left out and reported in
@@ -72,32 +74,24 @@ impl McpManager {
     ) -> McpManager {
         Self::start_with(
             settings,
+            config::configured_servers(settings),
             workspace_dirs,
             allowed_server_names,
             project_trusted,
-            &[],
         )
         .await
     }
 
-    /// As [`McpManager::start`], with `extra` servers (a front end's, in
-    /// settings' `mcpServers` form) that win over configured ones of the
-    /// same name.
+    /// As [`McpManager::start`], for the servers `configs` (the settings'
+    /// and the extensions' servers, see [`extensions::all_servers`], and a
+    /// front end's own).
     pub async fn start_with(
         settings: &Settings,
+        configs: Vec<McpServerConfig>,
         workspace_dirs: &[PathBuf],
         allowed_server_names: &[String],
         project_trusted: bool,
-        extra: &[(String, serde_json::Value)],
     ) -> McpManager {
-        let mut configs = match workspace_dirs.first() {
-            Some(root) => extensions::all_servers(settings, &GeminiPaths::from_env(), root),
-            None => config::configured_servers(settings),
-        };
-        for (name, value) in extra {
-            configs.retain(|c| c.name != *name);
-            configs.push(McpServerConfig::from_value(name, value));
-        }
         let filter = ServerFilter::new(settings, allowed_server_names);
         let (tx, _rx) = watch::channel(0u64);
         let changed = Arc::new(tx);
@@ -188,8 +182,8 @@ impl McpManager {
         &self.connections
     }
 
-    /// Ticks whenever a server's tool list changed (`tools/list_changed`);
-    /// call [`McpManager::tools`] again and re-register on a tick.
+    /// Ticks whenever a server's tool list changed (`tools/list_changed`).
+    #[cfg(test)]
     pub fn changes(&self) -> watch::Receiver<u64> {
         self.changed.subscribe()
     }
@@ -231,6 +225,7 @@ impl McpManager {
         built.into_iter().map(|t| t as Arc<dyn Tool>).collect()
     }
 
+    #[cfg(test)]
     fn find_qualified(&self, name: &str) -> Option<Arc<McpTool>> {
         if !name.contains("__") {
             return None;
@@ -239,12 +234,14 @@ impl McpManager {
         built.iter().find(|t| t.qualified_name() == name).cloned()
     }
 
+    #[cfg(test)]
     /// §5.3's fallback: the MCP tool (from the last [`McpManager::tools`])
     /// whose `<server>__<validName>` is `name`.
     pub fn qualified_lookup(&self, name: &str) -> Option<Arc<dyn Tool>> {
         self.find_qualified(name).map(|t| t as Arc<dyn Tool>)
     }
 
+    #[cfg(test)]
     /// The registry name of the tool [`McpManager::qualified_lookup`] finds,
     /// so the registry can use its own entry (and compiled schema).
     pub fn qualified_lookup_name(&self, name: &str) -> Option<String> {
@@ -281,6 +278,7 @@ impl McpManager {
             .collect()
     }
 
+    #[cfg(test)]
     /// For the last [`McpManager::tools`]: `(registry name, policy name)`.
     pub fn policy_names(&self) -> Vec<(String, String)> {
         let Ok(built) = self.built.lock() else {
@@ -292,6 +290,7 @@ impl McpManager {
             .collect()
     }
 
+    #[cfg(test)]
     /// `<server>__<original tool name>` for a registry name of an MCP tool.
     pub fn policy_name_of(&self, registry_name: &str) -> Option<String> {
         let built = self.built.lock().ok()?;

@@ -122,11 +122,6 @@ impl SseClientTransport {
             stop,
         })
     }
-
-    /// The URL messages are posted to.
-    pub fn endpoint(&self) -> &reqwest::Url {
-        &self.endpoint
-    }
 }
 
 impl Drop for SseClientTransport {

@@ -2,7 +2,7 @@
 
 use super::client::{CallOutcome, McpConnection};
 use super::convert;
-use super::naming::{generate_valid_name, mcp_prefixed_name, qualified_name};
+use super::naming::{mcp_prefixed_name, qualified_name};
 use crate::tools::{
     ConfirmationDetails, Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation,
     ToolKind, ToolResult,
@@ -57,16 +57,6 @@ impl McpTool {
         self.connection.name()
     }
 
-    /// The tool's own name on the server.
-    pub fn server_tool_name(&self) -> &str {
-        &self.server_tool_name
-    }
-
-    /// `generateValidName(<tool>)`: the bare declared name.
-    pub fn valid_name(&self) -> String {
-        generate_valid_name(&self.server_tool_name)
-    }
-
     /// `<server>__<validName>`: the name `getTool`'s fallback accepts.
     pub fn qualified_name(&self) -> String {
         qualified_name(self.server_name(), &self.server_tool_name)
@@ -81,14 +71,13 @@ impl McpTool {
     pub fn policy_name(&self) -> String {
         format!("{}__{}", self.server_name(), self.server_tool_name)
     }
-
-    /// True when the server is trusted (no confirmation).
-    pub fn is_trusted(&self) -> bool {
-        self.trusted
-    }
 }
 
 impl Tool for McpTool {
+    fn server_name(&self) -> Option<&str> {
+        Some(self.connection.name())
+    }
+
     fn name(&self) -> &str {
         &self.name
     }

@@ -1,0 +1,156 @@
+//! `mcp list` and `mcp auth`: the configured servers (settings, then
+//! extensions) probed with a real connection, and logging in to one. They
+//! cost the servers' connections and nothing more: no session, no hooks,
+//! no context files.
+
+use crate::startup::Startup;
+use crate::tools::mcp::client::{login as oauth_login, server_url};
+use crate::tools::mcp::extensions::merge_servers;
+use crate::tools::mcp::{McpManager, McpServerConfig, TransportSpec, config, oauth};
+use std::time::Duration;
+
+/// How long `mcp list` waits for one server.
+const PROBE_LIMIT: Duration = Duration::from_secs(10);
+
+/// What a probe of one server found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerProbe {
+    /// It connected; its tools.
+    Connected(Vec<String>),
+    /// It asks for an OAuth login first.
+    NeedsAuthentication,
+    /// It could not be used: why.
+    Disconnected(String),
+}
+
+/// One configured server, as `mcp list` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerListing {
+    /// The name under `mcpServers`.
+    pub name: String,
+    /// The extension it comes from, when not from settings.
+    pub extension: Option<String>,
+    /// `<command args> (stdio)`, `<url> (http)`, `<url> (sse)`.
+    pub transport: String,
+    /// What the probe found.
+    pub probe: ServerProbe,
+}
+
+/// Why `mcp auth` could not log in.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum McpAuthError {
+    /// No server of that name.
+    #[error("no MCP server named '{0}' is configured.")]
+    UnknownServer(String),
+    /// A stdio server has nothing to log in to.
+    #[error("'{0}' is a stdio server; only HTTP and SSE servers log in.")]
+    Stdio(String),
+    /// Forgetting the tokens failed.
+    #[error("{0}")]
+    Logout(String),
+    /// The login failed.
+    #[error("MCP server '{server}' {message}")]
+    Login {
+        /// The server.
+        server: String,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// Every configured server (settings, then extensions), in order.
+fn servers(startup: &Startup) -> Vec<McpServerConfig> {
+    merge_servers(
+        config::configured_servers(&startup.settings),
+        &startup.extensions,
+    )
+}
+
+/// Probes every configured server concurrently (each within 10 s).
+pub async fn list_servers(startup: &Startup) -> Vec<ServerListing> {
+    let servers = servers(startup);
+    let in_settings = |name: &str| startup.settings.typed().mcp_servers.contains_key(name);
+    let from_extension = |name: &str| {
+        startup
+            .extensions
+            .iter()
+            .find(|e| e.servers.iter().any(|s| s.name == name))
+            .map(|e| e.name.clone())
+            .filter(|_| !in_settings(name))
+    };
+    let dirs = [startup.root.clone()];
+    let probes = servers
+        .iter()
+        .map(|c| McpManager::probe(c.clone(), &dirs, PROBE_LIMIT));
+    let results = futures::future::join_all(probes).await;
+    servers
+        .iter()
+        .zip(results)
+        .map(|(server, result)| ServerListing {
+            name: server.name.clone(),
+            extension: from_extension(&server.name),
+            transport: describe(server),
+            probe: match result {
+                Ok(tools) => ServerProbe::Connected(tools),
+                Err(reason) if reason.starts_with("needs authentication") => {
+                    ServerProbe::NeedsAuthentication
+                }
+                Err(reason) => ServerProbe::Disconnected(reason),
+            },
+        })
+        .collect()
+}
+
+/// `<command args> (stdio)`, `<url> (http)`, `<url> (sse)`.
+fn describe(c: &McpServerConfig) -> String {
+    match &c.transport {
+        TransportSpec::Stdio { command, args, .. } => {
+            format!("{command} {} (stdio)", args.join(" "))
+        }
+        TransportSpec::Http(url) | TransportSpec::HttpThenSse(url) => format!("{url} (http)"),
+        TransportSpec::Sse(url) => format!("{url} (sse)"),
+        TransportSpec::Invalid => "(invalid configuration)".to_string(),
+    }
+}
+
+/// An HTTP or SSE server that can log in.
+#[derive(Debug, Clone)]
+pub struct OAuthServer(McpServerConfig);
+
+/// The HTTP or SSE server `name` of the start-up's configuration.
+pub fn oauth_server(startup: &Startup, name: &str) -> Result<OAuthServer, McpAuthError> {
+    let server = servers(startup)
+        .into_iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| McpAuthError::UnknownServer(name.to_string()))?;
+    if server_url(&server).is_none() {
+        return Err(McpAuthError::Stdio(name.to_string()));
+    }
+    Ok(OAuthServer(server))
+}
+
+impl OAuthServer {
+    /// Its name.
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// Logs in (the authorization URL goes to `show_url` when no browser
+    /// opens), keeping the tokens where both CLIs find them.
+    pub async fn login(&self, show_url: &(dyn Fn(&str) + Sync)) -> Result<(), McpAuthError> {
+        oauth_login(&self.0, "", Some(show_url))
+            .await
+            .map_err(|e| McpAuthError::Login {
+                server: self.0.name.clone(),
+                message: e.to_string(),
+            })
+    }
+
+    /// Forgets its tokens.
+    pub async fn logout(&self) -> Result<(), McpAuthError> {
+        let url = server_url(&self.0).unwrap_or_default().to_string();
+        oauth::logout(&self.0.name, &url)
+            .await
+            .map_err(|e| McpAuthError::Logout(e.to_string()))
+    }
+}

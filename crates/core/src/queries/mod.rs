@@ -1,0 +1,31 @@
+//! Session-less queries for subcommands and front ends that need no
+//! session: recorded sessions, MCP servers (`mcp list`, `mcp auth`), the
+//! hooks of every settings layer, installed extensions, and the child
+//! processes to end on the way out.
+
+mod extensions;
+mod hooks;
+mod mcp;
+mod sessions;
+
+pub use extensions::{ExtensionListing, list_extensions, set_extension_enabled};
+pub use hooks::{HookListing, HooksListing, list_hooks};
+pub use mcp::{McpAuthError, OAuthServer, ServerListing, ServerProbe, list_servers, oauth_server};
+pub use sessions::{SessionError, delete_session, list_sessions, session_history};
+
+/// The `.env` variables of the project (or `~/.env`) that are not set yet
+/// (`is_set`), in file order, for the binary to set before any thread
+/// starts.
+pub fn dotenv_vars(
+    root: &std::path::Path,
+    home: &std::path::Path,
+    is_set: &dyn Fn(&str) -> bool,
+) -> Vec<(String, String)> {
+    crate::config::dotenv::dotenv_vars(root, home, is_set)
+}
+
+/// Ends every child process group the engine started (shell commands,
+/// hooks, MCP servers): TERM, then KILL after `grace`. For the way out.
+pub fn terminate_children(grace: std::time::Duration) {
+    crate::process::terminate_all(grace);
+}
