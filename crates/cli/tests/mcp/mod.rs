@@ -5,6 +5,7 @@
 mod conformance;
 mod everything;
 mod oauth;
+mod serve_edges;
 
 use crate::support::{Sandbox, peer_missing};
 use serde_json::{Value, json};
