@@ -279,6 +279,19 @@ fn serve_http_checks_sessions_and_headers() {
     let (status, _, body) = http(port, "POST", &with_session, &ping);
     assert_eq!(status, 200);
     assert!(body.contains("\"id\":1"), "{body}");
+    // A batch (protocol 2025-03-26): one array of answers.
+    let batch = "[{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\"}]";
+    let (status, _, body) = http(port, "POST", &with_session, batch);
+    assert_eq!(status, 200, "{body}");
+    let answers: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"));
+    let mut ids: Vec<i64> = answers
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["id"].as_i64().unwrap())
+        .collect();
+    ids.sort();
+    assert_eq!(ids, [5, 6], "{body}");
     // Unparsable JSON: 400 with a parse error.
     let (status, _, body) = http(port, "POST", &with_session, "{not json");
     assert_eq!(status, 400, "{body}");
@@ -296,4 +309,55 @@ fn serve_http_checks_sessions_and_headers() {
     let (status, _, _) = http(port, "DELETE", &with_session, "");
     assert!((200..300).contains(&status), "{status}");
     assert_eq!(http(port, "POST", &with_session, &ping).0, 404);
+}
+
+#[test]
+fn serve_http_cancelled_call_stops() {
+    let sb = Sandbox::new();
+    let served = super::serve_http(&sb, "yolo");
+    let port = served.port;
+    let (status, head, _) = http(port, "POST", JSON_HEADERS, &initialize(0).to_string());
+    assert_eq!(status, 200);
+    let id = session_id(&head);
+    let headers: Vec<(&'static str, String)> = vec![
+        ("Content-Type", "application/json".into()),
+        ("Accept", "application/json, text/event-stream".into()),
+        ("Mcp-Session-Id", id),
+        ("Mcp-Protocol-Version", "2025-06-18".into()),
+    ];
+    let borrowed = |h: &[(&'static str, String)]| -> Vec<(&'static str, String)> { h.to_vec() };
+    let post = move |h: Vec<(&'static str, String)>, body: String| {
+        let h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        http(port, "POST", &h, &body)
+    };
+    post(borrowed(&headers), INITIALIZED.to_string());
+    let started = sb.work.join("started");
+    let long = call(
+        1,
+        "run_shell_command",
+        json!({"command": format!("touch {}; sleep 60; touch late", started.display())}),
+    );
+    let h = borrowed(&headers);
+    // Its answer (if any) never matters; the thread is left behind.
+    std::thread::spawn(move || post(h, long));
+    let t = Instant::now();
+    while !started.exists() {
+        assert!(t.elapsed() < Duration::from_secs(30), "the call never ran");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let cancel =
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}});
+    assert_eq!(post(borrowed(&headers), cancel.to_string()).0, 202);
+    let t = Instant::now();
+    let (status, _, body) = post(
+        borrowed(&headers),
+        call(2, "run_shell_command", json!({"command": "echo after"})),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.contains("after") && body.contains("\"isError\":false"),
+        "{body}"
+    );
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+    assert!(!sb.work.join("late").exists());
 }
