@@ -7,13 +7,15 @@
 use super::resources;
 use super::session::{CallError, ToolSession};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, Implementation,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest,
+    CustomResult, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig, Tool,
+    ServerConfig, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::json;
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -76,11 +78,19 @@ impl Handler {
 
 impl ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder().enable_tools();
-        let capabilities = match self.resources {
-            true => capabilities.enable_resources().build(),
-            false => capabilities.build(),
-        };
+        // rmcp's builder cannot say `listChanged: false` (nor `subscribe`);
+        // serde can, and keeps the capabilities we always sent.
+        let mut wire = json!({"tools": {"listChanged": false}});
+        if self.resources {
+            wire["resources"] = json!({"subscribe": false, "listChanged": false});
+        }
+        let capabilities = serde_json::from_value(wire).unwrap_or_else(|_| {
+            let builder = ServerCapabilities::builder().enable_tools();
+            match self.resources {
+                true => builder.enable_resources().build(),
+                false => builder.build(),
+            }
+        });
         let mut server = Implementation::new("gemini-rs", env!("CARGO_PKG_VERSION"));
         server.title = Some("gemini-rs built-in tools".to_string());
         ServerConfig::new(capabilities)
@@ -171,6 +181,46 @@ impl ServerHandler for Handler {
 
     /// Unknown methods, and known ones whose params rmcp could not read
     /// (it falls back to a custom request for those).
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Err(Self::method_not_found("prompts/list"))
+    }
+
+    async fn get_prompt(
+        &self,
+        _request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        Err(Self::method_not_found("prompts/get"))
+    }
+
+    async fn complete(
+        &self,
+        _request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        Err(Self::method_not_found("completion/complete"))
+    }
+
+    async fn subscribe(
+        &self,
+        _request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Err(Self::method_not_found("resources/subscribe"))
+    }
+
+    async fn unsubscribe(
+        &self,
+        _request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Err(Self::method_not_found("resources/unsubscribe"))
+    }
+
     async fn on_custom_request(
         &self,
         request: CustomRequest,

@@ -86,10 +86,6 @@ impl StdioTransport {
         }
     }
 
-    async fn write(&self, line: String) {
-        write_line(&self.out, line).await;
-    }
-
     /// Sorts one message: for rmcp, answered here, or ignored.
     fn classify(&mut self, value: Value) -> Incoming {
         let id = value.get("id").cloned();
@@ -142,6 +138,9 @@ impl StdioTransport {
         }
     }
 
+    /// Writes `line` from a task of its own: rmcp polls `receive` in a
+    /// `select!` and may drop it at any await, so the only await in
+    /// receiving is the (cancel-safe) read of the next line.
     fn queue_write(&self, line: String) {
         let out = self.out.clone();
         tokio::spawn(async move { write_line(&out, line).await });
@@ -149,6 +148,8 @@ impl StdioTransport {
 
     /// Reads lines until there is a message for rmcp; `None` at the end of
     /// input once every request read has been answered or cancelled.
+    /// Cancel-safe: reading a line is, and nothing else here waits on
+    /// anything but the end-of-input wait, which starts over.
     async fn next_message(&mut self) -> Option<ClientJsonRpcMessage> {
         loop {
             if let Some(m) = self.queue.pop_front() {
@@ -168,12 +169,12 @@ impl StdioTransport {
             match serde_json::from_str::<Value>(&line) {
                 Err(e) => {
                     let answer = error(Value::Null, -32700, &format!("Parse error: {e}"));
-                    self.write(answer.to_string()).await;
+                    self.queue_write(answer.to_string());
                 }
-                Ok(Value::Array(items)) => self.batch(items).await,
+                Ok(Value::Array(items)) => self.batch(items),
                 Ok(value) => match self.classify(value) {
                     Incoming::Message(m) => return Some(*m),
-                    Incoming::Answer(a) => self.write(a.to_string()).await,
+                    Incoming::Answer(a) => self.queue_write(a.to_string()),
                     Incoming::Ignore => {}
                 },
             }
@@ -183,10 +184,10 @@ impl StdioTransport {
     }
 
     /// Splits a batch into the queue; its answers go out as one array.
-    async fn batch(&mut self, items: Vec<Value>) {
+    fn batch(&mut self, items: Vec<Value>) {
         if items.is_empty() {
             let answer = error(Value::Null, -32600, "Invalid Request");
-            return self.write(answer.to_string()).await;
+            return self.queue_write(answer.to_string());
         }
         let mut waiting = HashSet::new();
         let mut answers = Vec::new();
@@ -206,7 +207,7 @@ impl StdioTransport {
         }
         if waiting.is_empty() {
             if !answers.is_empty() {
-                self.write(Value::Array(answers).to_string()).await;
+                self.queue_write(Value::Array(answers).to_string());
             }
         } else if let Ok(mut p) = self.pending.lock() {
             p.batches.push(Batch { waiting, answers });
