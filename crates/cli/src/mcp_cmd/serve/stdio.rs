@@ -109,8 +109,8 @@ impl StdioTransport {
             // `initialize`; a stray notification or response is dropped.
             Ok(_) if !self.initialized => Incoming::Ignore,
             Ok(ClientJsonRpcMessage::Notification(n)) => {
-                if let Ok(v) = serde_json::to_value(&n)
-                    && method.as_deref() == Some("notifications/cancelled")
+                if method.as_deref() == Some("notifications/cancelled")
+                    && let Ok(v) = serde_json::to_value(&n)
                     && let Some(request) = v.pointer("/params/requestId")
                 {
                     let line = self
