@@ -126,6 +126,9 @@ fn serve_stdio_bad_requests_get_json_rpc_errors() {
         .collect();
     ids.sort();
     assert_eq!(ids, [5, 6], "{batch}");
+    s.send("{\"id\":8}");
+    let garbage = s.answer(8);
+    assert_eq!(garbage["error"]["code"], -32600, "{garbage}");
     s.send("[]");
     let empty = s.next();
     assert_eq!(empty["error"]["code"], -32600, "{empty}");

@@ -89,6 +89,8 @@ impl StdioTransport {
     /// Sorts one message: for rmcp, answered here, or ignored.
     fn classify(&mut self, value: Value) -> Incoming {
         let id = value.get("id").cloned();
+        let v2 = value.get("jsonrpc").and_then(Value::as_str) == Some("2.0");
+        let answer = value.get("result").is_some() || value.get("error").is_some();
         let method = value
             .get("method")
             .and_then(Value::as_str)
@@ -127,13 +129,17 @@ impl StdioTransport {
                 Incoming::Message(Box::new(ClientJsonRpcMessage::Notification(n)))
             }
             Ok(other) => Incoming::Message(Box::new(other)),
+            // rmcp reads unknown methods as custom requests and known ones
+            // with bad params too, so what fails here is the envelope.
             Err(e) => match (id, method) {
-                (Some(id), Some(_)) => {
+                (Some(id), Some(_)) if v2 => {
                     Incoming::Answer(error(id, -32602, &format!("Invalid params: {e}")))
                 }
                 (None, Some(_)) => Incoming::Ignore, // a malformed notification
-                (id, None) if id.is_some() => Incoming::Ignore, // a response
-                (_, None) => Incoming::Answer(error(Value::Null, -32600, "Invalid Request")),
+                (Some(_), None) if answer => Incoming::Ignore, // a response of sorts
+                (id, _) => {
+                    Incoming::Answer(error(id.unwrap_or(Value::Null), -32600, "Invalid Request"))
+                }
             },
         }
     }
