@@ -10,7 +10,6 @@ mod session;
 mod stdio;
 
 use super::{Env, ServeArgs};
-use gemini_rs_core::policy::ApprovalMode;
 use rmcp::service::{ServerInitializeError, serve_server};
 use std::sync::Arc;
 
@@ -30,8 +29,7 @@ async fn serve_stdio(handler: handler::Handler) -> Result<(), String> {
 
 /// `mcp serve`.
 pub(super) async fn run(env: &Env, args: &ServeArgs) -> i32 {
-    let mode = ApprovalMode::parse(&args.approval_mode).unwrap_or(ApprovalMode::Default);
-    let session = match session::ToolSession::start(env, mode).await {
+    let session = match session::ToolSession::start(env, &args.approval_mode).await {
         Ok(s) => Arc::new(s),
         Err(e) => {
             eprintln!("Error: {e}");

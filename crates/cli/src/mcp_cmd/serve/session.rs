@@ -86,8 +86,10 @@ fn to_mcp_result(result: &ToolResult) -> CallToolResult {
 impl ToolSession {
     /// Starts a tool-server session for `cwd` (settings, trust, workspace,
     /// `tools.core`/`tools.exclude`, policy files, hooks and sandbox as a
-    /// session has them) and the task that routes its events.
-    pub(super) async fn start(env: &Env, mode: ApprovalMode) -> Result<ToolSession, String> {
+    /// session has them) and the task that routes its events. `mode` is
+    /// `--approval-mode` (`default` when unknown).
+    pub(super) async fn start(env: &Env, mode: &str) -> Result<ToolSession, String> {
+        let mode = ApprovalMode::parse(mode).unwrap_or(ApprovalMode::Default);
         let (settings, trusted) = super::super::list::load_settings(env)?;
         let mut config = SessionConfig::new(settings, env.paths.clone(), env.cwd.clone());
         config.kind = SessionKind::ToolServer;
