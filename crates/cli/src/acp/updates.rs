@@ -15,7 +15,7 @@ use gemini_rs_protocol::events::{
     CommandInfo, ConfirmationDetails, TodoItem, TodoStatus, ToolDisplay, ToolKind,
 };
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// What one event of the session asks of the ACP side.
@@ -52,10 +52,6 @@ impl Translator {
             info,
             activity: NestedActivity::default(),
         }
-    }
-
-    fn root(&self) -> &Path {
-        self.info.root()
     }
 
     /// What `event` means for the client.

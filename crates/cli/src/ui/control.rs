@@ -7,7 +7,6 @@ use crate::ui::key_gate::KeyGate;
 use crate::ui::state::UiState;
 use crate::ui::view::cards::CardStatus;
 use crate::ui::view::confirm::ConfirmDialog;
-use gemini_rs_core::GeminiPaths;
 use gemini_rs_core::{OpSender, SessionView};
 use gemini_rs_protocol::events::ApprovalMode;
 use gemini_rs_protocol::events::ConfirmationDetails;
@@ -19,8 +18,6 @@ use std::time::Instant;
 pub struct Ctx {
     /// What the session is made of.
     pub info: Arc<SessionView>,
-    /// Home paths.
-    pub paths: GeminiPaths,
     /// Where ops go.
     pub ops: OpSender,
     /// When the session started.

@@ -52,7 +52,6 @@ pub fn start(config: SessionConfig, format: OutputFormat, initial: Option<String
     };
     let code = runtime.block_on(async {
         let session_id = config.session_id.clone();
-        let paths = config.paths.clone();
         let handle = match Session::start(config).await {
             Ok(h) => h,
             Err(e) => {
@@ -64,7 +63,7 @@ pub fn start(config: SessionConfig, format: OutputFormat, initial: Option<String
                 return code;
             }
         };
-        run(handle, paths, initial).await
+        run(handle, initial).await
     });
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     code
@@ -77,11 +76,7 @@ fn home_relative(p: &Path, home: &Path) -> String {
     }
 }
 
-async fn run(
-    handle: gemini_rs_core::SessionHandle,
-    paths: gemini_rs_core::GeminiPaths,
-    initial: Option<String>,
-) -> ExitCode {
+async fn run(handle: gemini_rs_core::SessionHandle, initial: Option<String>) -> ExitCode {
     let notes = handle.notes.clone();
     let (ops, events, info, task) = handle.into_parts();
     let home = std::env::var_os("HOME")
@@ -109,7 +104,6 @@ async fn run(
     }
     let ctx = control::Ctx {
         info,
-        paths,
         ops,
         started: Instant::now(),
         keys: keys.clone(),

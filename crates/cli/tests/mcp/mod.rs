@@ -5,6 +5,7 @@
 mod conformance;
 mod everything;
 mod oauth;
+mod serve_edges;
 
 use crate::support::{Sandbox, peer_missing};
 use serde_json::{Value, json};
@@ -358,38 +359,41 @@ fn serve_http_with_our_own_client() {
     sb.write("notes.txt", "over http\n");
     let served = serve_http(&sb, "default");
     let url = format!("http://127.0.0.1:{}/mcp", served.port);
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(async {
-        use gemini_rs_core::config::Settings;
-        use gemini_rs_core::tools::mcp::McpManager;
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let settings = Settings::from_value(
-            json!({"mcpServers": {"self": {"httpUrl": url, "timeout": 20000}}}),
-        );
-        let mgr = McpManager::start(&settings, std::slice::from_ref(&sb.work), &[], true).await;
-        assert!(mgr.failures().is_empty(), "{:?}", mgr.failures());
-        let tools = mgr.tools(&|_| false);
-        let read = tools.iter().find(|t| t.name() == "read_file").unwrap();
-        let ws = gemini_rs_core::workspace::Workspace::new(
-            sb.work.clone(),
-            Vec::new(),
-            sb.work.join(".tmp"),
-        );
-        let ctx = gemini_rs_core::tools::ToolContext::new(
-            std::sync::Arc::new(ws),
-            std::sync::Arc::new(Settings::default()),
-            "gemini-2.5-pro",
-        );
-        let args = json!({"absolute_path": sb.work.join("notes.txt").display().to_string()});
-        let r = read
-            .build(args.as_object().unwrap(), &ctx)
-            .unwrap()
-            .execute(&ctx, tokio_util::sync::CancellationToken::new())
-            .await;
-        assert!(r.error.is_none(), "{r:?}");
-        assert!(r.llm_text().contains("over http"), "{}", r.llm_text());
-        mgr.shutdown().await;
-    });
+    // A second project whose only MCP server is the first one's `mcp serve`.
+    let client = Sandbox::new();
+    client.settings(&json!({"mcpServers": {"self": {"httpUrl": url, "timeout": 20000}}}));
+    let listed = client.run(&["mcp", "list"], None, &[]);
+    assert_eq!(listed.code, 0, "{listed:?}");
+    assert!(
+        listed
+            .stdout
+            .contains(&format!("✓ self: {url} (http) - Connected")),
+        "{listed:?}"
+    );
+    assert!(listed.stdout.contains("read_file"), "{listed:?}");
+    // The model of the second project calls the served read_file.
+    let notes = sb.work.join("notes.txt").display().to_string();
+    let responses = crate::e2e::lines(&[
+        crate::e2e::call("self__read_file", json!({"file_path": notes})),
+        crate::e2e::text("done"),
+    ]);
+    client.write("r.responses", &responses);
+    let run = client.run(
+        &[
+            "--fake-responses",
+            "r.responses",
+            "-y",
+            "-o",
+            "json",
+            "-p",
+            "read it",
+        ],
+        None,
+        &[("GEMINI_API_KEY", "dummy")],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(out["stats"]["tools"]["totalSuccess"], 1, "{run:?}");
 }
 
 #[test]

@@ -142,7 +142,7 @@ impl OAuthServer {
             .await
             .map_err(|e| McpAuthError::Login {
                 server: self.0.name.clone(),
-                message: e.to_string(),
+                message: text(e),
             })
     }
 
@@ -151,6 +151,11 @@ impl OAuthServer {
         let url = server_url(&self.0).unwrap_or_default().to_string();
         oauth::logout(&self.0.name, &url)
             .await
-            .map_err(|e| McpAuthError::Logout(e.to_string()))
+            .map_err(|e| McpAuthError::Logout(text(e)))
     }
+}
+
+/// The message of an error of the MCP client, whatever its type.
+fn text(e: impl std::fmt::Display) -> String {
+    e.to_string()
 }

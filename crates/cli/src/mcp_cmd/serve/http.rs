@@ -1,342 +1,214 @@
-//! The streamable HTTP transport on 127.0.0.1: a small HTTP/1.1 server on
-//! tokio with one endpoint, `/mcp`. A POST carries a JSON-RPC message (or
-//! batch) and gets the answer as `application/json` (202 for notifications
-//! only); `initialize` opens a session (`Mcp-Session-Id`), later requests
-//! must name it, DELETE ends it. We send no server-initiated messages, so
-//! GET (the optional SSE stream) is 405. Requests naming another host or
-//! origin (DNS rebinding) are refused (403).
+//! Streamable HTTP on `127.0.0.1:<port>/mcp`: rmcp's
+//! [`StreamableHttpService`] (sessions, SSE streams, `Mcp-Session-Id`,
+//! protocol-version header, Host/Origin checks against DNS rebinding)
+//! served by hyper's HTTP/1 server. Around it, what rmcp leaves out: the
+//! `/mcp` path, a -32700 parse error (rmcp answers 415 for any body it
+//! cannot read as one message), and batches (protocol 2025-03-26), sent
+//! through rmcp one message at a time and answered as one JSON array.
 
-use super::stdio::answer;
-use super::{McpServer, PROTOCOL_VERSIONS, rpc_error};
-use serde_json::Value;
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use super::handler::Handler;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited, combinators::BoxBody};
+use hyper::body::Incoming;
+use hyper::{Request, Response, StatusCode};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::{Value, json};
+use std::convert::Infallible;
+use std::sync::Arc;
 use tokio::net::{TcpListener, TcpStream};
+use tokio_util::sync::CancellationToken;
 
 /// Largest request body accepted.
 const MAX_BODY: usize = 16 * 1024 * 1024;
-/// Largest header block accepted.
-const MAX_HEADERS: usize = 64 * 1024;
 
-struct Request {
-    method: String,
-    path: String,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
+type Service = StreamableHttpService<Handler, LocalSessionManager>;
+type Body = BoxBody<Bytes, Infallible>;
 
-impl Request {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-struct Response {
-    status: u16,
-    headers: Vec<(&'static str, String)>,
-    body: Vec<u8>,
-}
-
-impl Response {
-    fn new(status: u16) -> Self {
-        Response {
-            status,
-            headers: Vec::new(),
-            body: Vec::new(),
-        }
-    }
-
-    fn json(status: u16, value: &Value) -> Self {
-        let mut r = Response::new(status);
-        r.headers
-            .push(("Content-Type", "application/json".to_string()));
-        r.body = value.to_string().into_bytes();
-        r
-    }
-
-    fn error(status: u16, code: i64, message: &str) -> Self {
-        Response::json(status, &rpc_error(Value::Null, code, message))
-    }
-}
-
-fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        202 => "Accepted",
-        400 => "Bad Request",
-        403 => "Forbidden",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        406 => "Not Acceptable",
-        413 => "Payload Too Large",
-        _ => "Error",
-    }
-}
-
-async fn read_line<R: AsyncBufReadExt + Unpin>(
-    r: &mut R,
-    budget: &mut usize,
-) -> Result<Option<String>, String> {
-    let mut line = String::new();
-    let n = r.read_line(&mut line).await.map_err(|e| e.to_string())?;
-    if n == 0 {
-        return Ok(None);
-    }
-    *budget = budget.checked_sub(n).ok_or("headers too large")?;
-    Ok(Some(line.trim_end_matches(['\r', '\n']).to_string()))
-}
-
-/// Reads one request; `None` at a clean end of the connection.
-async fn read_request<R: AsyncBufReadExt + Unpin>(r: &mut R) -> Result<Option<Request>, String> {
-    let mut budget = MAX_HEADERS;
-    let first = loop {
-        match read_line(r, &mut budget).await? {
-            None => return Ok(None),
-            Some(l) if l.is_empty() => continue,
-            Some(l) => break l,
-        }
-    };
-    let mut parts = first.split_whitespace();
-    let (Some(method), Some(target)) = (parts.next(), parts.next()) else {
-        return Err(format!("bad request line: {first}"));
-    };
-    let path = target.split('?').next().unwrap_or(target).to_string();
-    let mut headers = Vec::new();
-    loop {
-        let Some(line) = read_line(r, &mut budget).await? else {
-            return Err("connection closed in the headers".to_string());
-        };
-        if line.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = line.split_once(':') {
-            headers.push((k.trim().to_string(), v.trim().to_string()));
-        }
-    }
-    let mut request = Request {
-        method: method.to_string(),
-        path,
-        headers,
-        body: Vec::new(),
-    };
-    let chunked = request
-        .header("transfer-encoding")
-        .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
-    if chunked {
-        loop {
-            let size_line = read_line(r, &mut budget)
-                .await?
-                .ok_or("connection closed in a chunk")?;
-            let hex = size_line.split(';').next().unwrap_or("").trim();
-            let size =
-                usize::from_str_radix(hex, 16).map_err(|_| format!("bad chunk size: {hex}"))?;
-            if size == 0 {
-                // Trailers, up to the empty line.
-                while let Some(l) = read_line(r, &mut budget).await? {
-                    if l.is_empty() {
-                        break;
-                    }
-                }
-                break;
-            }
-            if request.body.len() + size > MAX_BODY {
-                return Err("body too large".to_string());
-            }
-            let start = request.body.len();
-            request.body.resize(start + size + 2, 0);
-            r.read_exact(&mut request.body[start..])
-                .await
-                .map_err(|e| e.to_string())?;
-            request.body.truncate(start + size);
-        }
-    } else if let Some(len) = request.header("content-length") {
-        let len: usize = len
-            .parse()
-            .map_err(|_| format!("bad content-length: {len}"))?;
-        if len > MAX_BODY {
-            return Err("body too large".to_string());
-        }
-        request.body.resize(len, 0);
-        r.read_exact(&mut request.body)
-            .await
-            .map_err(|e| e.to_string())?;
-    }
-    Ok(Some(request))
-}
-
-/// True for a `Host` or `Origin` naming this machine (or none given: not
-/// a browser). Anything else may be a DNS-rebinding page.
-fn host_allowed(origin: Option<&str>) -> bool {
-    let Some(origin) = origin else { return true };
-    let rest = origin.split_once("://").map(|(_, r)| r).unwrap_or(origin);
-    let host = if let Some(v6) = rest.strip_prefix('[') {
-        v6.split(']').next().unwrap_or("")
-    } else {
-        rest.split([':', '/']).next().unwrap_or("")
-    };
-    matches!(host, "localhost" | "127.0.0.1" | "::1")
-}
-
-/// The shared state of the endpoint.
-struct Endpoint {
-    server: Arc<McpServer>,
-    sessions: Mutex<HashSet<String>>,
-}
-
-fn is_initialize(msg: &Value) -> bool {
-    let one = |m: &Value| m.get("method").and_then(Value::as_str) == Some("initialize");
-    match msg {
-        Value::Array(items) => items.iter().any(one),
-        other => one(other),
-    }
-}
-
-impl Endpoint {
-    fn has_session(&self, id: &str) -> bool {
-        self.sessions.lock().is_ok_and(|s| s.contains(id))
-    }
-
-    async fn respond(&self, req: &Request) -> Response {
-        if req.path != "/mcp" && req.path != "/mcp/" {
-            return Response::error(404, -32000, "Not Found: the MCP endpoint is /mcp");
-        }
-        if !host_allowed(req.header("origin")) || !host_allowed(req.header("host")) {
-            return Response::error(403, -32000, "Forbidden: host or origin not allowed");
-        }
-        match req.method.as_str() {
-            "POST" => self.post(req).await,
-            "DELETE" => {
-                let Some(id) = req.header("mcp-session-id") else {
-                    return Response::error(
-                        400,
-                        -32000,
-                        "Bad Request: Mcp-Session-Id header is required",
-                    );
-                };
-                let removed = self.sessions.lock().is_ok_and(|mut s| s.remove(id));
-                if removed {
-                    self.server.cancel_scope(id);
-                    Response::new(200)
-                } else {
-                    Response::error(404, -32001, "Session not found")
-                }
-            }
-            _ => {
-                let mut r = Response::error(405, -32000, "Method Not Allowed");
-                r.headers.push(("Allow", "POST, DELETE".to_string()));
-                r
-            }
-        }
-    }
-
-    async fn post(&self, req: &Request) -> Response {
-        let msg: Value = match serde_json::from_slice(&req.body) {
-            Ok(v) => v,
-            Err(e) => return Response::error(400, -32700, &format!("Parse error: {e}")),
-        };
-        if let Some(v) = req.header("mcp-protocol-version")
-            && !PROTOCOL_VERSIONS.contains(&v)
-        {
-            return Response::error(
-                400,
-                -32000,
-                &format!("Bad Request: unsupported protocol version {v}"),
-            );
-        }
-        let session = if is_initialize(&msg) {
-            let id = uuid::Uuid::new_v4().simple().to_string();
-            if let Ok(mut s) = self.sessions.lock() {
-                s.insert(id.clone());
-            }
-            id
-        } else {
-            match req.header("mcp-session-id") {
-                None => {
-                    return Response::error(
-                        400,
-                        -32000,
-                        "Bad Request: Mcp-Session-Id header is required",
-                    );
-                }
-                Some(id) if !self.has_session(id) => {
-                    return Response::error(404, -32001, "Session not found");
-                }
-                Some(id) => id.to_string(),
-            }
-        };
-        let mut response = match answer(&self.server, msg, &session).await {
-            Some(v) => Response::json(200, &v),
-            None => Response::new(202),
-        };
-        response.headers.push(("Mcp-Session-Id", session));
+fn full(status: StatusCode, content_type: &str, body: impl Into<Bytes>) -> Response<Body> {
+    let mut response = Response::new(Full::new(body.into()).boxed());
+    *response.status_mut() = status;
+    if let Ok(v) = content_type.parse() {
         response
+            .headers_mut()
+            .insert(hyper::header::CONTENT_TYPE, v);
     }
+    response
 }
 
-async fn connection(stream: TcpStream, endpoint: Arc<Endpoint>) {
-    let (read, mut write) = stream.into_split();
-    let mut reader = BufReader::new(read);
-    loop {
-        let req = match read_request(&mut reader).await {
-            Ok(Some(r)) => r,
-            Ok(None) => return,
-            Err(e) => {
-                tracing::debug!("mcp serve http: {e}");
-                let r = Response::error(400, -32000, &format!("Bad Request: {e}"));
-                let _ = write_response(&mut write, &r, true).await;
-                return;
-            }
-        };
-        let close = req
-            .header("connection")
-            .is_some_and(|v| v.eq_ignore_ascii_case("close"));
-        let response = endpoint.respond(&req).await;
-        if write_response(&mut write, &response, close).await.is_err() || close {
-            return;
+/// A JSON-RPC error as an HTTP answer.
+fn rpc_error(status: StatusCode, id: Value, code: i64, message: &str) -> Response<Body> {
+    let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+    full(status, "application/json", body.to_string())
+}
+
+/// The JSON-RPC error for a body rmcp could not read as a message.
+fn unreadable(body: &[u8]) -> Response<Body> {
+    let value = match serde_json::from_slice::<Value>(body) {
+        Ok(v) => v,
+        Err(e) => {
+            let message = format!("Parse error: {e}");
+            return rpc_error(StatusCode::BAD_REQUEST, Value::Null, -32700, &message);
         }
+    };
+    match (value.get("id"), value.get("method")) {
+        (Some(id), Some(_)) => rpc_error(
+            StatusCode::BAD_REQUEST,
+            id.clone(),
+            -32602,
+            "Invalid params",
+        ),
+        _ => rpc_error(
+            StatusCode::BAD_REQUEST,
+            Value::Null,
+            -32600,
+            "Invalid Request",
+        ),
     }
 }
 
-async fn write_response<W: AsyncWriteExt + Unpin>(
-    w: &mut W,
-    r: &Response,
-    close: bool,
-) -> std::io::Result<()> {
-    let mut head = format!("HTTP/1.1 {} {}\r\n", r.status, reason(r.status));
-    for (k, v) in &r.headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
+/// `request` with `body` in place of its own.
+fn with_body(parts: &hyper::http::request::Parts, body: Bytes) -> Request<Full<Bytes>> {
+    let mut request = Request::new(Full::new(body));
+    *request.method_mut() = parts.method.clone();
+    *request.uri_mut() = parts.uri.clone();
+    *request.headers_mut() = parts.headers.clone();
+    request
+}
+
+/// The JSON-RPC messages in one rmcp answer (JSON, or SSE `data:` lines).
+async fn messages(response: Response<Body>) -> Vec<Value> {
+    let Ok(body) = response.into_body().collect().await;
+    let body = body.to_bytes();
+    let text = String::from_utf8_lossy(&body);
+    if let Ok(v) = serde_json::from_str::<Value>(&text) {
+        return vec![v];
     }
-    head.push_str(&format!("Content-Length: {}\r\n", r.body.len()));
-    head.push_str(if close {
-        "Connection: close\r\n\r\n"
-    } else {
-        "Connection: keep-alive\r\n\r\n"
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .filter(|v| v.get("id").is_some())
+        .collect()
+}
+
+/// A batch: each message through rmcp in turn, the answers as one array.
+async fn batch(
+    service: &Service,
+    parts: &hyper::http::request::Parts,
+    items: Vec<Value>,
+) -> Response<Body> {
+    if items.is_empty() {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            Value::Null,
+            -32600,
+            "Invalid Request",
+        );
+    }
+    let mut answers = Vec::new();
+    let mut session = None;
+    for item in items {
+        let response = service
+            .handle(with_body(parts, item.to_string().into()))
+            .await;
+        let status = response.status();
+        if let Some(id) = response.headers().get("mcp-session-id") {
+            session = Some(id.clone());
+        }
+        if !status.is_success() {
+            // Session, header or origin refused: the whole batch is.
+            return response;
+        }
+        answers.extend(messages(response).await);
+    }
+    let mut response = match answers.is_empty() {
+        true => full(StatusCode::ACCEPTED, "application/json", Bytes::new()),
+        false => full(
+            StatusCode::OK,
+            "application/json",
+            Value::Array(answers).to_string(),
+        ),
+    };
+    if let Some(id) = session {
+        response.headers_mut().insert("mcp-session-id", id);
+    }
+    response
+}
+
+/// One HTTP request.
+async fn respond(service: &Service, request: Request<Incoming>) -> Response<Body> {
+    let path = request.uri().path();
+    if path != "/mcp" && path != "/mcp/" {
+        let message = "Not Found: the MCP endpoint is /mcp";
+        return rpc_error(StatusCode::NOT_FOUND, Value::Null, -32000, message);
+    }
+    if request.method() != hyper::Method::POST {
+        return service.handle(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let body = match Limited::new(body, MAX_BODY).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(e) => {
+            let message = format!("Bad Request: {e}");
+            return rpc_error(StatusCode::PAYLOAD_TOO_LARGE, Value::Null, -32000, &message);
+        }
+    };
+    let response = service.handle(with_body(&parts, body.clone())).await;
+    // rmcp checked host, origin, Accept and Content-Type first; a 415 past
+    // a JSON Content-Type means the body was not one message.
+    let json_body = parts
+        .headers
+        .get(hyper::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().starts_with("application/json"));
+    if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE || !json_body {
+        return response;
+    }
+    match serde_json::from_slice::<Value>(&body) {
+        Ok(Value::Array(items)) => batch(service, &parts, items).await,
+        _ => unreadable(&body),
+    }
+}
+
+async fn connection(stream: TcpStream, service: Service) {
+    let io = hyper_util::rt::TokioIo::new(stream);
+    let handler = hyper::service::service_fn(move |request| {
+        let service = service.clone();
+        async move { Ok::<_, Infallible>(respond(&service, request).await) }
     });
-    w.write_all(head.as_bytes()).await?;
-    w.write_all(&r.body).await?;
-    w.flush().await
+    if let Err(e) = hyper::server::conn::http1::Builder::new()
+        .serve_connection(io, handler)
+        .await
+    {
+        tracing::debug!("mcp serve http: {e}");
+    }
 }
 
 /// Serves `http://127.0.0.1:<port>/mcp` until interrupted.
-pub(super) async fn serve(server: Arc<McpServer>, port: u16) -> Result<(), String> {
+pub(super) async fn serve(handler: Handler, port: u16) -> Result<(), String> {
     let listener = TcpListener::bind(("127.0.0.1", port))
         .await
         .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(port);
     eprintln!("gemini-rs MCP server listening on http://127.0.0.1:{port}/mcp");
-    let endpoint = Arc::new(Endpoint {
-        server,
-        sessions: Mutex::new(HashSet::new()),
-    });
+    let stop = CancellationToken::new();
+    // Browsers' pages may only reach us from this machine (DNS rebinding).
+    let origins = ["localhost", "127.0.0.1", "[::1]"]
+        .iter()
+        .flat_map(|h| [format!("http://{h}:*"), format!("https://{h}:*")]);
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_origins(origins)
+        .with_max_request_body_bytes(MAX_BODY)
+        .with_cancellation_token(stop.clone());
+    let sessions = Arc::new(LocalSessionManager::default());
+    let service: Service =
+        StreamableHttpService::new(move || Ok(handler.clone()), sessions, config);
+    let _stop = stop.drop_guard();
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    tokio::spawn(connection(stream, endpoint.clone()));
+                    tokio::spawn(connection(stream, service.clone()));
                 }
                 Err(e) => tracing::warn!("mcp serve http: accept failed: {e}"),
             },
