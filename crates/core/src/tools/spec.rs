@@ -58,7 +58,8 @@ pub enum DefaultPolicy {
     Ask,
     /// Asks, except in `auto_edit` (`write.toml`, priorities 10 and 15).
     AskUnlessAutoEdit,
-    /// No default rule: a call is asked about unless another rule decides.
+    /// No default rule: a call is asked about unless another rule decides
+    /// (so refused where nobody can be asked).
     Unruled,
 }
 
@@ -93,10 +94,17 @@ pub enum Headless {
 impl Headless {
     /// True when headless mode hides the tool in `mode`.
     pub fn hidden_in(self, mode: ApprovalMode) -> bool {
-        match (self, mode) {
-            (Headless::Declared, _) | (_, ApprovalMode::Yolo) => false,
-            (Headless::FromAutoEdit, ApprovalMode::AutoEdit) => false,
-            (Headless::FromAutoEdit | Headless::YoloOnly, _) => true,
+        use ApprovalMode::{AutoEdit, Default, Plan, Yolo};
+        match self {
+            Headless::Declared => false,
+            Headless::FromAutoEdit => match mode {
+                Default | Plan => true,
+                AutoEdit | Yolo => false,
+            },
+            Headless::YoloOnly => match mode {
+                Default | Plan | AutoEdit => true,
+                Yolo => false,
+            },
         }
     }
 }
@@ -176,4 +184,23 @@ impl ToolSpec {
         agents: AgentUse::Any,
         model: ModelUse::None,
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ApprovalMode::{AutoEdit, Default, Plan, Yolo};
+
+    #[test]
+    fn headless_visibility_per_mode() {
+        let hidden = |h: Headless| {
+            [Default, Plan, AutoEdit, Yolo]
+                .into_iter()
+                .filter(|m| h.hidden_in(*m))
+                .collect::<Vec<_>>()
+        };
+        assert!(hidden(Headless::Declared).is_empty());
+        assert_eq!(hidden(Headless::FromAutoEdit), [Default, Plan]);
+        assert_eq!(hidden(Headless::YoloOnly), [Default, Plan, AutoEdit]);
+    }
 }
