@@ -232,24 +232,19 @@ fn shell_parts(tool_name: &str, args: &Value) -> Option<Vec<String>> {
         .map(split_commands)
 }
 
-/// Tools headless mode neither declares nor finds, as v0.27.4 decides them:
-/// in `default`/`plan` the shell, edit and fetch tools, in `auto_edit` the
-/// shell; a tool named in `allowed` stays.
+/// Tools headless mode neither declares nor finds, as v0.27.4 decides them
+/// (each built-in tool's spec says in which modes: the shell, edit and
+/// fetch tools in `default`/`plan`, the shell in `auto_edit`); a tool named
+/// in `allowed` stays.
 pub fn headless_excluded_tools(mode: ApprovalMode, allowed: &[String]) -> Vec<String> {
-    let candidates: &[&str] = match mode {
-        ApprovalMode::Default | ApprovalMode::Plan => {
-            &["run_shell_command", "replace", "write_file", "web_fetch"]
-        }
-        ApprovalMode::AutoEdit => &["run_shell_command"],
-        ApprovalMode::Yolo => &[],
-    };
-    candidates
-        .iter()
+    crate::tools::builtin::specs()
+        .filter(|spec| spec.headless.hidden_in(mode))
+        .map(|spec| spec.name)
         .filter(|name| {
             let listed = |a: &String| a == *name || a.starts_with(&format!("{name}("));
             !allowed.iter().any(listed)
         })
-        .map(std::string::ToString::to_string)
+        .map(str::to_string)
         .collect()
 }
 

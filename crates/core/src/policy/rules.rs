@@ -170,32 +170,14 @@ fn starts_with_words(command: &str, prefix: &str) -> bool {
     }
 }
 
-/// The default TOML policies of v0.27.4 (read-only, write, discovered, yolo).
+/// The default TOML policies of v0.27.4 (read-only, write, discovered,
+/// yolo): each built-in tool's rules come from its spec.
 pub(super) fn default_rules() -> Vec<PolicyRule> {
     let mut rules = Vec::new();
-    for name in [
-        "glob",
-        "search_file_content",
-        "list_directory",
-        "read_file",
-        "read_many_files",
-        "google_web_search",
-    ] {
-        rules.push(PolicyRule::tool(name, Decision::Allow, 1.050));
-    }
-    for name in [
-        "replace",
-        "save_memory",
-        "run_shell_command",
-        "write_file",
-        "web_fetch",
-    ] {
-        rules.push(PolicyRule::tool(name, Decision::AskUser, 1.010));
-    }
-    for name in ["replace", "write_file"] {
-        rules.push(
-            PolicyRule::tool(name, Decision::Allow, 1.015).in_modes(&[ApprovalMode::AutoEdit]),
-        );
+    for spec in crate::tools::builtin::specs() {
+        for (decision, priority, modes) in spec.policy.rules() {
+            rules.push(PolicyRule::tool(spec.name, *decision, *priority).in_modes(modes));
+        }
     }
     rules.push(PolicyRule::tool(
         "discovered_tool_*",

@@ -85,11 +85,19 @@ fn exclude_beats_yolo_and_allowed() {
 fn headless_exclusions() {
     assert_eq!(
         headless_excluded_tools(ApprovalMode::Default, &[]),
-        ["run_shell_command", "replace", "write_file", "web_fetch"]
+        ["replace", "write_file", "web_fetch", "run_shell_command"]
     );
     assert_eq!(
         headless_excluded_tools(ApprovalMode::Default, &["run_shell_command(echo)".into()]),
         ["replace", "write_file", "web_fetch"]
+    );
+    assert_eq!(
+        headless_excluded_tools(ApprovalMode::Plan, &[]),
+        ["replace", "write_file", "web_fetch", "run_shell_command"]
+    );
+    assert_eq!(
+        headless_excluded_tools(ApprovalMode::AutoEdit, &[]),
+        ["run_shell_command"]
     );
     assert!(headless_excluded_tools(ApprovalMode::Yolo, &[]).is_empty());
 }
@@ -146,4 +154,40 @@ fn an_unconditional_user_deny_hides_the_tool() {
     p.add_settings_rules(&[], &["glob".to_string()]);
     assert!(p.denies_always("glob", ApprovalMode::Yolo));
     assert!(!p.denies_always("read_file", ApprovalMode::Yolo));
+}
+
+/// The defaults derived from the tools' specs are v0.27.4's tables.
+#[test]
+fn default_decisions_per_mode() {
+    use ApprovalMode::{AutoEdit, Default, Plan, Yolo};
+    let p = PolicyEngine::new(true);
+    let none = json!({});
+    let read_only = [
+        "glob",
+        "search_file_content",
+        "list_directory",
+        "read_file",
+        "read_many_files",
+        "google_web_search",
+    ];
+    for name in read_only {
+        for mode in [Default, Plan, AutoEdit, Yolo] {
+            assert_eq!(p.check(name, &none, mode), Decision::Allow, "{name}");
+        }
+    }
+    for name in ["replace", "write_file"] {
+        assert_eq!(p.check(name, &none, Default), Decision::AskUser, "{name}");
+        assert_eq!(p.check(name, &none, Plan), Decision::AskUser, "{name}");
+        assert_eq!(p.check(name, &none, AutoEdit), Decision::Allow, "{name}");
+    }
+    for name in ["save_memory", "run_shell_command", "web_fetch"] {
+        assert_eq!(p.check(name, &none, AutoEdit), Decision::AskUser, "{name}");
+        assert_eq!(p.check(name, &none, Yolo), Decision::Allow, "{name}");
+    }
+    let rules = rules::default_rules();
+    let named: Vec<&str> = rules.iter().map(|r| r.tool_name.as_str()).collect();
+    for unruled in ["write_todos", "activate_skill", "get_internal_docs"] {
+        assert!(!named.contains(&unruled), "{unruled}");
+    }
+    assert_eq!(rules.len(), 6 + 5 + 2 + 2);
 }

@@ -23,15 +23,13 @@ use crate::recording::{self, ChatRecorder};
 use crate::sandbox;
 use crate::scheduler::{Scheduler, SchedulerParts, shared_confirmations};
 use crate::tools::mcp::{McpManager, McpServerConfig, extensions};
+use crate::tools::spec::ModelUse;
 use crate::tools::{ToolContext, ToolRegistry, builtin};
 use crate::workspace::Workspace;
 use gemini_rs_protocol::Content;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::mpsc;
-
-/// Tools a session without a model leaves out.
-const NEEDS_MODEL: &[&str] = &["google_web_search"];
 
 /// Where system (admin) policies live.
 const SYSTEM_POLICIES: &str = "/etc/gemini-cli/policies";
@@ -169,7 +167,12 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     );
     registry.exclude(extensions::excluded_tools(&loaded_extensions));
     if tool_server {
-        registry.exclude(NEEDS_MODEL.iter().map(std::string::ToString::to_string));
+        // A session without a model leaves out the tools that need one.
+        registry.exclude(
+            builtin::specs()
+                .filter(|s| s.model == ModelUse::Required)
+                .map(|s| s.name.to_string()),
+        );
     }
     if !write_todos_enabled(settings, &model) {
         registry.exclude(["write_todos".to_string()]);

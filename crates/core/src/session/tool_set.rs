@@ -79,8 +79,6 @@ pub(super) fn registry(
             registry.register(tool);
         }
     }
-    // Later Gemini CLI releases call the search tool grep_search.
-    registry.add_aliases([("grep_search".to_string(), "search_file_content".to_string())]);
     for tool in discovered {
         registry.register(tool);
     }

@@ -10,23 +10,6 @@ use sha2::{Digest, Sha256};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// Names of the built-in tools a Markdown agent may list.
-const BUILTIN_TOOLS: [&str; 13] = [
-    "list_directory",
-    "read_file",
-    "write_file",
-    "glob",
-    "search_file_content",
-    "replace",
-    "read_many_files",
-    "run_shell_command",
-    "web_fetch",
-    "google_web_search",
-    "save_memory",
-    "write_todos",
-    "activate_skill",
-];
-
 /// A file that could not be used, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadError {
@@ -191,9 +174,12 @@ pub fn parse_markdown(text: &str, origin: AgentOrigin) -> Result<AgentDefinition
     })
 }
 
-/// A built-in tool, a discovered tool or `<server>__<tool>`.
+/// A built-in tool any agent may use (by its name), a discovered tool or
+/// `<server>__<tool>`.
 fn valid_tool_name(name: &str) -> bool {
-    if BUILTIN_TOOLS.contains(&name) || name.starts_with("discovered_tool_") {
+    let listable = crate::tools::builtin::specs()
+        .any(|s| s.name == name && s.agents == crate::tools::spec::AgentUse::Any);
+    if listable || name.starts_with("discovered_tool_") {
         return true;
     }
     let slug = |s: &str| {

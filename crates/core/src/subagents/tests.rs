@@ -73,6 +73,39 @@ fn markdown_agents_parse_and_bad_ones_say_why() {
     );
 }
 
+/// The built-in tools a Markdown agent may list come from their specs: all
+/// of them by their names, never `get_internal_docs` or an alias.
+#[test]
+fn markdown_agents_may_list_the_built_in_tools() {
+    let listable = [
+        "list_directory",
+        "read_file",
+        "write_file",
+        "glob",
+        "search_file_content",
+        "replace",
+        "read_many_files",
+        "run_shell_command",
+        "web_fetch",
+        "google_web_search",
+        "save_memory",
+        "write_todos",
+        "activate_skill",
+    ];
+    let agent = |tool: &str| {
+        parse_markdown(
+            &format!("---\nname: a\ndescription: d\ntools: [{tool}]\n---\n"),
+            AgentOrigin::BuiltIn,
+        )
+    };
+    for tool in listable {
+        assert!(agent(tool).is_ok(), "{tool}");
+    }
+    for tool in ["get_internal_docs", "grep_search", "ReadFile"] {
+        assert!(agent(tool).is_err(), "{tool}");
+    }
+}
+
 #[test]
 fn discovery_needs_the_switch_trust_and_acknowledgement() {
     let home = tempfile::tempdir().unwrap();

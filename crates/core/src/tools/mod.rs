@@ -9,6 +9,7 @@ pub mod mcp;
 #[cfg(test)]
 mod modifiable_tests;
 pub mod registry;
+pub mod spec;
 pub mod validate;
 
 pub use client_fs::ClientFs;
@@ -17,6 +18,7 @@ pub use gemini_rs_protocol::events::{
     ToolErrorKind, ToolKind, ToolResult,
 };
 pub use registry::{BuiltCall, ToolRegistry};
+pub use spec::ToolSpec;
 
 use crate::config::Settings;
 use crate::model::ContentGenerator;
@@ -116,6 +118,11 @@ pub trait Tool: Send + Sync {
     fn description(&self) -> &str;
     /// Its kind.
     fn kind(&self) -> ToolKind;
+    /// What a built-in tool declares about itself (names, aliases, policy
+    /// defaults, ...); `None` for discovered, MCP and agent tools.
+    fn spec(&self) -> Option<&'static ToolSpec> {
+        None
+    }
     /// JSON Schema of the parameters.
     fn parameter_schema(&self) -> &Value;
     /// Renames accepted aliases (from later Gemini CLI versions) to the

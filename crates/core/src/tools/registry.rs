@@ -40,8 +40,16 @@ impl ToolRegistry {
         ToolRegistry::default()
     }
 
-    /// Adds a tool; a tool with the same name is replaced in place.
+    /// Adds a tool (and the aliases its spec declares, e.g. `grep_search`);
+    /// a tool with the same name is replaced in place.
     pub fn register(&mut self, tool: Arc<dyn Tool>) {
+        if let Some(spec) = tool.spec() {
+            self.add_aliases(
+                spec.aliases
+                    .iter()
+                    .map(|alias| (alias.to_string(), spec.name.to_string())),
+            );
+        }
         let validator = ArgsValidator::new(tool.parameter_schema());
         let entry = RegisteredTool { tool, validator };
         match self
@@ -77,13 +85,13 @@ impl ToolRegistry {
     }
 
     /// Extra call names resolving to a registered tool when the exact name
-    /// misses: `<server>__<tool>` for MCP tools, later Gemini CLI names of
-    /// built-ins (`grep_search`).
+    /// misses: `<server>__<tool>` for MCP tools (built-ins bring their own
+    /// aliases when registered).
     pub fn add_aliases<I: IntoIterator<Item = (String, String)>>(&mut self, aliases: I) {
         self.aliases.extend(aliases);
     }
 
-    /// The active tool called `name`, or the one a `__` alias names.
+    /// The active tool called `name`, or the one an alias names.
     pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
         self.active().find(|t| t.tool.name() == name).or_else(|| {
             let target = self.aliases.iter().find(|(alias, _)| alias == name)?;
@@ -142,6 +150,9 @@ impl ToolRegistry {
                 other.as_object().cloned().unwrap_or_default()
             }
         };
+        if let Some(spec) = entry.tool.spec() {
+            super::builtin::common::move_aliases(&mut args, spec.param_aliases);
+        }
         entry.tool.normalize_args(&mut args);
         let args = Value::Object(args);
         entry

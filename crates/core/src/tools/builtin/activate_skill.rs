@@ -4,7 +4,9 @@
 //! user skill asks for consent first (built-in ones do not).
 
 use super::common::parse_params;
+use super::{Builtin, Make};
 use crate::skills::{Skill, folder_structure};
+use crate::tools::spec::ToolSpec;
 use crate::tools::{
     ConfirmationDetails, Tool, ToolContext, ToolDisplay, ToolError, ToolInvocation, ToolKind,
     ToolResult,
@@ -46,18 +48,35 @@ impl ActivateSkillTool {
     }
 }
 
+/// What `ActivateSkillTool` declares about itself.
+pub(super) static SPEC: ToolSpec = ToolSpec {
+    name: "activate_skill",
+    display_name: "Activate Skill",
+    kind: ToolKind::Other,
+    ..ToolSpec::BASE
+};
+
+/// Its registration (the session makes it when it has what it needs).
+pub(super) const BUILTIN: Builtin = Builtin {
+    spec: &SPEC,
+    make: Make::WithSessionData,
+};
+
 impl Tool for ActivateSkillTool {
     fn name(&self) -> &str {
-        "activate_skill"
+        SPEC.name
     }
     fn display_name(&self) -> &str {
-        "Activate Skill"
+        SPEC.display_name
     }
     fn description(&self) -> &str {
         &self.description
     }
     fn kind(&self) -> ToolKind {
-        ToolKind::Other
+        SPEC.kind
+    }
+    fn spec(&self) -> Option<&'static ToolSpec> {
+        Some(&SPEC)
     }
     fn parameter_schema(&self) -> &Value {
         &self.schema

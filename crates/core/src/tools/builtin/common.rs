@@ -13,10 +13,10 @@ use std::path::Path;
 pub(super) type Aliases = &'static [(&'static str, &'static str)];
 
 /// Renames each alias in `args` to its canonical name when the canonical
-/// name is absent. The registry calls this (through `normalize_args`)
-/// before schema validation, because the schema's `required` lists
+/// name is absent. The registry calls this with the tool spec's
+/// `param_aliases` before schema validation, because the schema's `required` lists
 /// canonical names only.
-pub(super) fn move_aliases(args: &mut Map<String, Value>, aliases: Aliases) {
+pub(crate) fn move_aliases(args: &mut Map<String, Value>, aliases: Aliases) {
     for (alias, canonical) in aliases {
         if !args.contains_key(*canonical)
             && let Some(v) = args.remove(*alias)

@@ -1,10 +1,12 @@
 //! `glob` (FindFiles): files matching a glob pattern, recently modified ones
 //! first. Also the file-globbing walker `read_many_files` shares.
 
-use super::common::{Aliases, locale_compare, move_aliases, parse_params};
+use super::common::{Aliases, locale_compare, parse_params};
 use super::grep::HARD_EXCLUDED_DIRS;
 use super::list_directory::FileFilteringParams;
 use super::shorten_path;
+use super::{Builtin, Make};
+use crate::tools::spec::{ClaudeTwin, DefaultPolicy, ToolSpec};
 use crate::tools::{
     Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
 };
@@ -15,6 +17,7 @@ use ignore::{WalkBuilder, WalkState};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, SystemTime};
 use tokio_util::sync::CancellationToken;
@@ -69,13 +72,33 @@ fn schema() -> &'static Value {
     })
 }
 
+/// What `GlobTool` declares about itself.
+pub(super) static SPEC: ToolSpec = ToolSpec {
+    name: "glob",
+    display_name: "FindFiles",
+    param_aliases: ALIASES,
+    claude: Some(ClaudeTwin {
+        name: "Glob",
+        params: &[("pattern", "pattern"), ("path", "dir_path")],
+    }),
+    kind: ToolKind::Search,
+    policy: DefaultPolicy::Allow,
+    ..ToolSpec::BASE
+};
+
+/// Its registration (every session registers it).
+pub(super) const BUILTIN: Builtin = Builtin {
+    spec: &SPEC,
+    make: Make::Always(|| Arc::new(GlobTool)),
+};
+
 impl Tool for GlobTool {
     fn name(&self) -> &str {
-        "glob"
+        SPEC.name
     }
 
     fn display_name(&self) -> &str {
-        "FindFiles"
+        SPEC.display_name
     }
 
     fn description(&self) -> &str {
@@ -83,15 +106,15 @@ impl Tool for GlobTool {
     }
 
     fn kind(&self) -> ToolKind {
-        ToolKind::Search
+        SPEC.kind
+    }
+
+    fn spec(&self) -> Option<&'static ToolSpec> {
+        Some(&SPEC)
     }
 
     fn parameter_schema(&self) -> &Value {
         schema()
-    }
-
-    fn normalize_args(&self, args: &mut Map<String, Value>) {
-        move_aliases(args, ALIASES);
     }
 
     fn build(

@@ -7,7 +7,9 @@ mod search;
 #[cfg(test)]
 mod tests;
 
-use super::common::{Aliases, move_aliases, node_message, parse_params};
+use super::common::{Aliases, node_message, parse_params};
+use super::{Builtin, Make};
+use crate::tools::spec::{ClaudeTwin, DefaultPolicy, ToolSpec};
 use crate::tools::{
     Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
 };
@@ -17,6 +19,7 @@ use search::{FileMatches, Query, Stop};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::OnceLock;
 use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, Instant};
@@ -70,13 +73,38 @@ fn schema() -> &'static Value {
     })
 }
 
+/// What `GrepTool` declares about itself.
+pub(super) static SPEC: ToolSpec = ToolSpec {
+    name: "search_file_content",
+    display_name: "SearchText",
+    aliases: &["grep_search"],
+    param_aliases: ALIASES,
+    claude: Some(ClaudeTwin {
+        name: "Grep",
+        params: &[
+            ("pattern", "pattern"),
+            ("path", "dir_path"),
+            ("glob", "include"),
+        ],
+    }),
+    kind: ToolKind::Search,
+    policy: DefaultPolicy::Allow,
+    ..ToolSpec::BASE
+};
+
+/// Its registration (every session registers it).
+pub(super) const BUILTIN: Builtin = Builtin {
+    spec: &SPEC,
+    make: Make::Always(|| Arc::new(GrepTool)),
+};
+
 impl Tool for GrepTool {
     fn name(&self) -> &str {
-        "search_file_content"
+        SPEC.name
     }
 
     fn display_name(&self) -> &str {
-        "SearchText"
+        SPEC.display_name
     }
 
     fn description(&self) -> &str {
@@ -84,15 +112,15 @@ impl Tool for GrepTool {
     }
 
     fn kind(&self) -> ToolKind {
-        ToolKind::Search
+        SPEC.kind
+    }
+
+    fn spec(&self) -> Option<&'static ToolSpec> {
+        Some(&SPEC)
     }
 
     fn parameter_schema(&self) -> &Value {
         schema()
-    }
-
-    fn normalize_args(&self, args: &mut Map<String, Value>) {
-        move_aliases(args, ALIASES);
     }
 
     fn build(

@@ -3,6 +3,8 @@
 //! with one it returns that file.
 
 use super::common::parse_params;
+use super::{Builtin, Make};
+use crate::tools::spec::{AgentUse, ToolSpec};
 use crate::tools::{
     Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
 };
@@ -33,18 +35,36 @@ static SCHEMA: LazyLock<Value> = LazyLock::new(|| {
 /// The `get_internal_docs` tool (display name `GetInternalDocs`).
 pub struct InternalDocsTool;
 
+/// What `InternalDocsTool` declares about itself.
+pub(super) static SPEC: ToolSpec = ToolSpec {
+    name: crate::subagents::INTERNAL_DOCS_TOOL,
+    display_name: "GetInternalDocs",
+    kind: ToolKind::Think,
+    agents: AgentUse::BuiltInAgentsOnly,
+    ..ToolSpec::BASE
+};
+
+/// Its registration (the session makes it when it has what it needs).
+pub(super) const BUILTIN: Builtin = Builtin {
+    spec: &SPEC,
+    make: Make::WithSessionData,
+};
+
 impl Tool for InternalDocsTool {
     fn name(&self) -> &str {
-        crate::subagents::INTERNAL_DOCS_TOOL
+        SPEC.name
     }
     fn display_name(&self) -> &str {
-        "GetInternalDocs"
+        SPEC.display_name
     }
     fn description(&self) -> &str {
         "Returns one of this CLI's documentation files, or the list of them when no path is given."
     }
     fn kind(&self) -> ToolKind {
-        ToolKind::Think
+        SPEC.kind
+    }
+    fn spec(&self) -> Option<&'static ToolSpec> {
+        Some(&SPEC)
     }
     fn parameter_schema(&self) -> &Value {
         &SCHEMA

@@ -1,8 +1,10 @@
 //! `list_directory` (ReadFolder): the entries of one directory, directories
 //! first, minus ignored ones (counted) and `ignore` globs (not counted).
 
-use super::common::{Aliases, lenient, locale_compare, move_aliases, node_message, parse_params};
+use super::common::{Aliases, lenient, locale_compare, node_message, parse_params};
 use super::shorten_path;
+use super::{Builtin, Make};
+use crate::tools::spec::{DefaultPolicy, ToolSpec};
 use crate::tools::{
     Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
 };
@@ -11,6 +13,7 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::OnceLock;
 use tokio_util::sync::CancellationToken;
 
@@ -119,13 +122,29 @@ fn schema() -> &'static Value {
     })
 }
 
+/// What `ListDirectoryTool` declares about itself.
+pub(super) static SPEC: ToolSpec = ToolSpec {
+    name: "list_directory",
+    display_name: "ReadFolder",
+    param_aliases: ALIASES,
+    kind: ToolKind::Read,
+    policy: DefaultPolicy::Allow,
+    ..ToolSpec::BASE
+};
+
+/// Its registration (every session registers it).
+pub(super) const BUILTIN: Builtin = Builtin {
+    spec: &SPEC,
+    make: Make::Always(|| Arc::new(ListDirectoryTool)),
+};
+
 impl Tool for ListDirectoryTool {
     fn name(&self) -> &str {
-        "list_directory"
+        SPEC.name
     }
 
     fn display_name(&self) -> &str {
-        "ReadFolder"
+        SPEC.display_name
     }
 
     fn description(&self) -> &str {
@@ -133,7 +152,11 @@ impl Tool for ListDirectoryTool {
     }
 
     fn kind(&self) -> ToolKind {
-        ToolKind::Read
+        SPEC.kind
+    }
+
+    fn spec(&self) -> Option<&'static ToolSpec> {
+        Some(&SPEC)
     }
 
     fn parameter_schema(&self) -> &Value {
@@ -141,7 +164,6 @@ impl Tool for ListDirectoryTool {
     }
 
     fn normalize_args(&self, args: &mut Map<String, Value>) {
-        move_aliases(args, ALIASES);
         for key in ["respect_git_ignore", "respect_gemini_ignore"] {
             let Some(v) = args.get(key).cloned() else {
                 continue;

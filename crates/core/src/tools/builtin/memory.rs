@@ -2,7 +2,9 @@
 //! global context file (`~/.gemini/GEMINI.md`), as Gemini CLI v0.27.4 does.
 
 use super::common::{lenient, parse_params};
+use super::{Builtin, Make};
 use crate::tools::diff::unified_diff;
+use crate::tools::spec::{DefaultPolicy, Effect, ToolSpec};
 use crate::tools::{
     ConfirmationDetails, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind,
     ToolResult,
@@ -13,6 +15,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::LazyLock;
 use tokio_util::sync::CancellationToken;
 
@@ -57,18 +60,37 @@ static SCHEMA: LazyLock<Value> = LazyLock::new(|| {
 /// The `save_memory` tool (display name `SaveMemory`, kind think).
 pub struct MemoryTool;
 
+/// What `MemoryTool` declares about itself.
+pub(super) static SPEC: ToolSpec = ToolSpec {
+    name: "save_memory",
+    display_name: "SaveMemory",
+    kind: ToolKind::Think,
+    effect: Effect::Mutating,
+    policy: DefaultPolicy::Ask,
+    ..ToolSpec::BASE
+};
+
+/// Its registration (every session registers it).
+pub(super) const BUILTIN: Builtin = Builtin {
+    spec: &SPEC,
+    make: Make::Always(|| Arc::new(MemoryTool)),
+};
+
 impl Tool for MemoryTool {
     fn name(&self) -> &str {
-        "save_memory"
+        SPEC.name
     }
     fn display_name(&self) -> &str {
-        "SaveMemory"
+        SPEC.display_name
     }
     fn description(&self) -> &str {
         DESCRIPTION
     }
     fn kind(&self) -> ToolKind {
-        ToolKind::Think
+        SPEC.kind
+    }
+    fn spec(&self) -> Option<&'static ToolSpec> {
+        Some(&SPEC)
     }
     fn parameter_schema(&self) -> &Value {
         &SCHEMA

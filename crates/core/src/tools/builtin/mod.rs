@@ -3,7 +3,11 @@
 
 // Other built-in tool modules (declared by their authors; one line each).
 mod activate_skill;
-mod common;
+// The Claude Code name table: read by the Claude-format hooks and `hooks
+// migrate --from-claude`, which come next; tested now.
+#[allow(dead_code)]
+pub mod claude;
+pub(crate) mod common;
 mod delegate;
 mod glob;
 mod grep;
@@ -23,45 +27,85 @@ mod write_file;
 
 pub use activate_skill::ActivateSkillTool;
 pub use delegate::SubagentTool;
-pub use glob::GlobTool;
-pub use grep::GrepTool;
 pub use internal_docs::InternalDocsTool;
-pub use list_directory::ListDirectoryTool;
 pub use memory::MemoryTool;
-pub use read_file::ReadFileTool;
 pub use read_many_files::ReadManyFilesTool;
-pub use replace::ReplaceTool;
 pub use shell::ShellTool;
-pub use web_fetch::WebFetchTool;
-pub use web_search::WebSearchTool;
-pub use write_file::WriteFileTool;
-pub use write_todos::WriteTodosTool;
+#[cfg(test)]
+pub use {replace::ReplaceTool, write_file::WriteFileTool};
 
 use super::Tool;
+use super::spec::ToolSpec;
 use crate::config::Settings;
 use crate::workspace::FilterOptions;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// The built-in tools in Gemini CLI's registration order:
-/// `list_directory, read_file, search_file_content, glob, activate_skill,
-/// replace, write_file, web_fetch, run_shell_command, save_memory,
-/// google_web_search, write_todos` (then sub-agents).
+/// One built-in tool: what it declares, and how a session gets it.
+#[derive(Clone, Copy)]
+pub struct Builtin {
+    /// Its declaration.
+    pub spec: &'static ToolSpec,
+    /// How it is made.
+    pub make: Make,
+}
+
+/// How a session gets a built-in tool.
+#[derive(Clone, Copy)]
+pub enum Make {
+    /// Every session registers it, made by this function.
+    Always(fn() -> Arc<dyn Tool>),
+    /// The session makes it when it has what the tool needs (skills for
+    /// `activate_skill`, a built-in agent naming `get_internal_docs`).
+    WithSessionData,
+}
+
+/// Every built-in tool, the ones every session registers in Gemini CLI's
+/// registration order (`activate_skill` and the sub-agents follow them).
+/// Adding a built-in tool: its file (with its `SPEC` and `BUILTIN`), its
+/// `mod` line and one line here.
+pub const BUILTINS: &[Builtin] = &[
+    list_directory::BUILTIN,
+    read_file::BUILTIN,
+    grep::BUILTIN,
+    glob::BUILTIN,
+    replace::BUILTIN,
+    write_file::BUILTIN,
+    web_fetch::BUILTIN,
+    shell::BUILTIN,
+    memory::BUILTIN,
+    web_search::BUILTIN,
+    write_todos::BUILTIN,
+    read_many_files::BUILTIN,
+    activate_skill::BUILTIN,
+    internal_docs::BUILTIN,
+];
+
+/// The declarations of every built-in tool, in [`BUILTINS`] order.
+pub fn specs() -> impl Iterator<Item = &'static ToolSpec> {
+    BUILTINS.iter().map(|b| b.spec)
+}
+
+#[allow(dead_code)]
+/// The built-in tool called `name`, by its name or an alias
+/// (`grep_search`).
+pub fn spec(name: &str) -> Option<&'static ToolSpec> {
+    specs().find(|s| s.answers_to(name))
+}
+
+/// The built-in tools every session registers, in Gemini CLI's
+/// registration order: `list_directory, read_file, search_file_content,
+/// glob, replace, write_file, web_fetch, run_shell_command, save_memory,
+/// google_web_search, write_todos, read_many_files` (then sub-agents and
+/// `activate_skill`).
 pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
-    vec![
-        Arc::new(ListDirectoryTool),
-        Arc::new(ReadFileTool::new()),
-        Arc::new(GrepTool),
-        Arc::new(GlobTool),
-        Arc::new(ReplaceTool),
-        Arc::new(WriteFileTool::new()),
-        Arc::new(WebFetchTool),
-        Arc::new(ShellTool),
-        Arc::new(MemoryTool),
-        Arc::new(WebSearchTool),
-        Arc::new(WriteTodosTool),
-        Arc::new(ReadManyFilesTool),
-    ]
+    BUILTINS
+        .iter()
+        .filter_map(|b| match b.make {
+            Make::Always(make) => Some(make()),
+            Make::WithSessionData => None,
+        })
+        .collect()
 }
 
 /// The session's ignore options from `context.fileFiltering.*`
@@ -168,6 +212,8 @@ pub(crate) fn shorten_path(p: &str) -> String {
     format!("{start_component}/.../{tail}")
 }
 
+#[cfg(test)]
+mod spec_tests;
 #[cfg(test)]
 pub(crate) mod test_fixture;
 

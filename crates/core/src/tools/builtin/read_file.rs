@@ -2,8 +2,10 @@
 //! image/PDF/audio/video file as inline data, with Gemini CLI v0.27.4's
 //! texts.
 
-use super::common::{Aliases, move_aliases, parse_params};
+use super::common::{Aliases, parse_params};
+use super::{Builtin, Make};
 use super::{node_error, shorten_path};
+use crate::tools::spec::{ClaudeTwin, DefaultPolicy, ToolSpec};
 use crate::tools::{
     Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
 };
@@ -18,6 +20,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 /// Lines returned when no `limit` is given.
@@ -84,18 +87,45 @@ impl ReadFileTool {
     }
 }
 
+/// What `ReadFileTool` declares about itself.
+pub(super) static SPEC: ToolSpec = ToolSpec {
+    name: "read_file",
+    display_name: "ReadFile",
+    param_aliases: ALIASES,
+    claude: Some(ClaudeTwin {
+        name: "Read",
+        params: &[
+            ("file_path", "file_path"),
+            ("offset", "offset"),
+            ("limit", "limit"),
+        ],
+    }),
+    kind: ToolKind::Read,
+    policy: DefaultPolicy::Allow,
+    ..ToolSpec::BASE
+};
+
+/// Its registration (every session registers it).
+pub(super) const BUILTIN: Builtin = Builtin {
+    spec: &SPEC,
+    make: Make::Always(|| Arc::new(ReadFileTool::new())),
+};
+
 impl Tool for ReadFileTool {
     fn name(&self) -> &str {
-        "read_file"
+        SPEC.name
     }
     fn display_name(&self) -> &str {
-        "ReadFile"
+        SPEC.display_name
     }
     fn description(&self) -> &str {
         DESCRIPTION
     }
     fn kind(&self) -> ToolKind {
-        ToolKind::Read
+        SPEC.kind
+    }
+    fn spec(&self) -> Option<&'static ToolSpec> {
+        Some(&SPEC)
     }
     fn parameter_schema(&self) -> &Value {
         &self.schema
@@ -104,7 +134,6 @@ impl Tool for ReadFileTool {
     /// `path`/`absolute_path` become `file_path`; 1-based inclusive
     /// `start_line`/`end_line` become `offset`/`limit`.
     fn normalize_args(&self, args: &mut Map<String, Value>) {
-        move_aliases(args, ALIASES);
         let start = args.get("start_line").and_then(Value::as_f64);
         let end = args.get("end_line").and_then(Value::as_f64);
         if start.is_some() && !args.contains_key("offset") {

@@ -5,9 +5,11 @@
 //! Deliberate difference from v0.27.4: it is a model tool (v0.27.4 used it
 //! only for `@path` expansion).
 
-use super::common::{Aliases, move_aliases, parse_params};
+use super::common::{Aliases, parse_params};
 use super::glob::FileGlob;
 use super::list_directory::FileFilteringParams;
+use super::{Builtin, Make};
+use crate::tools::spec::{DefaultPolicy, ToolSpec};
 use crate::tools::{
     Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
 };
@@ -23,6 +25,7 @@ use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::OnceLock;
 use tokio_util::sync::CancellationToken;
 
@@ -173,13 +176,29 @@ impl Default for Params {
     }
 }
 
+/// What `ReadManyFilesTool` declares about itself.
+pub(super) static SPEC: ToolSpec = ToolSpec {
+    name: "read_many_files",
+    display_name: "ReadManyFiles",
+    param_aliases: ALIASES,
+    kind: ToolKind::Read,
+    policy: DefaultPolicy::Allow,
+    ..ToolSpec::BASE
+};
+
+/// Its registration (every session registers it).
+pub(super) const BUILTIN: Builtin = Builtin {
+    spec: &SPEC,
+    make: Make::Always(|| Arc::new(ReadManyFilesTool)),
+};
+
 impl Tool for ReadManyFilesTool {
     fn name(&self) -> &str {
-        "read_many_files"
+        SPEC.name
     }
 
     fn display_name(&self) -> &str {
-        "ReadManyFiles"
+        SPEC.display_name
     }
 
     fn description(&self) -> &str {
@@ -187,15 +206,15 @@ impl Tool for ReadManyFilesTool {
     }
 
     fn kind(&self) -> ToolKind {
-        ToolKind::Read
+        SPEC.kind
+    }
+
+    fn spec(&self) -> Option<&'static ToolSpec> {
+        Some(&SPEC)
     }
 
     fn parameter_schema(&self) -> &Value {
         schema()
-    }
-
-    fn normalize_args(&self, args: &mut Map<String, Value>) {
-        move_aliases(args, ALIASES);
     }
 
     fn build(

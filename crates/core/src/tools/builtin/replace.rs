@@ -16,7 +16,9 @@ mod tests;
 
 use super::common::{lenient, node_message, parse_params};
 use super::shorten_path;
+use super::{Builtin, Make};
 use crate::tools::diff::unified_diff;
+use crate::tools::spec::{ClaudeTwin, DefaultPolicy, Effect, Headless, ToolSpec};
 use crate::tools::{
     ConfirmationDetails, FileDiff, Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind,
     ToolInvocation, ToolKind, ToolResult,
@@ -32,6 +34,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::OnceLock;
 use strategies::Expected;
 use tokio_util::sync::CancellationToken;
@@ -85,13 +88,39 @@ fn schema() -> &'static Value {
     })
 }
 
+/// What `ReplaceTool` declares about itself.
+pub(super) static SPEC: ToolSpec = ToolSpec {
+    name: "replace",
+    display_name: "Edit",
+    claude: Some(ClaudeTwin {
+        name: "Edit",
+        params: &[
+            ("file_path", "file_path"),
+            ("old_string", "old_string"),
+            ("new_string", "new_string"),
+            ("replace_all", "allow_multiple"),
+        ],
+    }),
+    kind: ToolKind::Edit,
+    effect: Effect::Mutating,
+    policy: DefaultPolicy::AskUnlessAutoEdit,
+    headless: Headless::FromAutoEdit,
+    ..ToolSpec::BASE
+};
+
+/// Its registration (every session registers it).
+pub(super) const BUILTIN: Builtin = Builtin {
+    spec: &SPEC,
+    make: Make::Always(|| Arc::new(ReplaceTool)),
+};
+
 impl Tool for ReplaceTool {
     fn name(&self) -> &str {
-        "replace"
+        SPEC.name
     }
 
     fn display_name(&self) -> &str {
-        "Edit"
+        SPEC.display_name
     }
 
     fn description(&self) -> &str {
@@ -99,7 +128,11 @@ impl Tool for ReplaceTool {
     }
 
     fn kind(&self) -> ToolKind {
-        ToolKind::Edit
+        SPEC.kind
+    }
+
+    fn spec(&self) -> Option<&'static ToolSpec> {
+        Some(&SPEC)
     }
 
     fn parameter_schema(&self) -> &Value {

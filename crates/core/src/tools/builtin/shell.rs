@@ -22,7 +22,9 @@ mod text_tests;
 pub use crate::policy::shell_parse::{root_commands, strip_shell_wrapper};
 pub use inline::run_inline;
 
-use super::common::{Aliases, lenient, move_aliases, parse_params};
+use super::common::{Aliases, lenient, parse_params};
+use super::{Builtin, Make};
+use crate::tools::spec::{ClaudeTwin, DefaultPolicy, Effect, Headless, ToolSpec};
 use crate::tools::{
     ConfirmationDetails, OutputSink, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation,
     ToolKind, ToolResult,
@@ -34,6 +36,7 @@ use run::{Abort, Ending, Outcome, Spec};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::OnceLock;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -107,13 +110,39 @@ fn schema() -> &'static Value {
     })
 }
 
+/// What `ShellTool` declares about itself.
+pub(super) static SPEC: ToolSpec = ToolSpec {
+    name: "run_shell_command",
+    display_name: "Shell",
+    param_aliases: ALIASES,
+    claude: Some(ClaudeTwin {
+        name: "Bash",
+        params: &[
+            ("command", "command"),
+            ("description", "description"),
+            ("run_in_background", "is_background"),
+        ],
+    }),
+    kind: ToolKind::Execute,
+    effect: Effect::Mutating,
+    policy: DefaultPolicy::Ask,
+    headless: Headless::YoloOnly,
+    ..ToolSpec::BASE
+};
+
+/// Its registration (every session registers it).
+pub(super) const BUILTIN: Builtin = Builtin {
+    spec: &SPEC,
+    make: Make::Always(|| Arc::new(ShellTool)),
+};
+
 impl Tool for ShellTool {
     fn name(&self) -> &str {
-        "run_shell_command"
+        SPEC.name
     }
 
     fn display_name(&self) -> &str {
-        "Shell"
+        SPEC.display_name
     }
 
     fn description(&self) -> &str {
@@ -121,15 +150,15 @@ impl Tool for ShellTool {
     }
 
     fn kind(&self) -> ToolKind {
-        ToolKind::Execute
+        SPEC.kind
+    }
+
+    fn spec(&self) -> Option<&'static ToolSpec> {
+        Some(&SPEC)
     }
 
     fn parameter_schema(&self) -> &Value {
         schema()
-    }
-
-    fn normalize_args(&self, args: &mut Map<String, Value>) {
-        move_aliases(args, ALIASES);
     }
 
     fn build(

@@ -11,7 +11,9 @@ mod tests;
 
 use super::common::parse_params;
 use super::grounding::{Offsets, cite, has_sources};
+use super::{Builtin, Make};
 use crate::model::{ContentGenerator, ModelError};
+use crate::tools::spec::{ClaudeTwin, DefaultPolicy, Headless, ToolSpec};
 use crate::tools::{
     ConfirmationDetails, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind,
     ToolResult,
@@ -102,18 +104,43 @@ fn validate(prompt: &str) -> Result<Vec<String>, String> {
     Ok(parsed.urls)
 }
 
+/// What `WebFetchTool` declares about itself.
+pub(super) static SPEC: ToolSpec = ToolSpec {
+    name: "web_fetch",
+    display_name: "WebFetch",
+    // Claude's `url` has no parameter of its own: our `prompt` carries
+    // the URLs.
+    claude: Some(ClaudeTwin {
+        name: "WebFetch",
+        params: &[("prompt", "prompt")],
+    }),
+    kind: ToolKind::Fetch,
+    policy: DefaultPolicy::Ask,
+    headless: Headless::FromAutoEdit,
+    ..ToolSpec::BASE
+};
+
+/// Its registration (every session registers it).
+pub(super) const BUILTIN: Builtin = Builtin {
+    spec: &SPEC,
+    make: Make::Always(|| Arc::new(WebFetchTool)),
+};
+
 impl Tool for WebFetchTool {
     fn name(&self) -> &str {
-        "web_fetch"
+        SPEC.name
     }
     fn display_name(&self) -> &str {
-        "WebFetch"
+        SPEC.display_name
     }
     fn description(&self) -> &str {
         DESCRIPTION
     }
     fn kind(&self) -> ToolKind {
-        ToolKind::Fetch
+        SPEC.kind
+    }
+    fn spec(&self) -> Option<&'static ToolSpec> {
+        Some(&SPEC)
     }
     fn parameter_schema(&self) -> &Value {
         &SCHEMA

@@ -4,6 +4,8 @@
 
 use super::common::parse_params;
 use super::grounding::{Offsets, cite};
+use super::{Builtin, Make};
+use crate::tools::spec::{ClaudeTwin, DefaultPolicy, ModelUse, ToolSpec};
 use crate::tools::{
     Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
 };
@@ -11,6 +13,7 @@ use futures::future::BoxFuture;
 use gemini_rs_protocol::{Content, GenerateContentRequest, GenerationConfig, Tool as ApiTool};
 use serde::Deserialize;
 use serde_json::{Map, Number, Value, json};
+use std::sync::Arc;
 use std::sync::LazyLock;
 use tokio_util::sync::CancellationToken;
 
@@ -35,18 +38,41 @@ static SCHEMA: LazyLock<Value> = LazyLock::new(|| {
 /// The `google_web_search` tool (display name `GoogleSearch`, kind search).
 pub struct WebSearchTool;
 
+/// What `WebSearchTool` declares about itself.
+pub(super) static SPEC: ToolSpec = ToolSpec {
+    name: "google_web_search",
+    display_name: "GoogleSearch",
+    claude: Some(ClaudeTwin {
+        name: "WebSearch",
+        params: &[("query", "query")],
+    }),
+    kind: ToolKind::Search,
+    policy: DefaultPolicy::Allow,
+    model: ModelUse::Required,
+    ..ToolSpec::BASE
+};
+
+/// Its registration (every session registers it).
+pub(super) const BUILTIN: Builtin = Builtin {
+    spec: &SPEC,
+    make: Make::Always(|| Arc::new(WebSearchTool)),
+};
+
 impl Tool for WebSearchTool {
     fn name(&self) -> &str {
-        "google_web_search"
+        SPEC.name
     }
     fn display_name(&self) -> &str {
-        "GoogleSearch"
+        SPEC.display_name
     }
     fn description(&self) -> &str {
         DESCRIPTION
     }
     fn kind(&self) -> ToolKind {
-        ToolKind::Search
+        SPEC.kind
+    }
+    fn spec(&self) -> Option<&'static ToolSpec> {
+        Some(&SPEC)
     }
     fn parameter_schema(&self) -> &Value {
         &SCHEMA

@@ -7,8 +7,10 @@
 //! rename).
 
 use super::common::{lenient, node_message, parse_params};
+use super::{Builtin, Make};
 use super::{node_error, shorten_path};
 use crate::tools::diff::{summary_diff, unified_diff};
+use crate::tools::spec::{ClaudeTwin, DefaultPolicy, Effect, Headless, ToolSpec};
 use crate::tools::{
     ClientFs, ConfirmationDetails, FileDiff, Tool, ToolContext, ToolDisplay, ToolError,
     ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
@@ -23,6 +25,7 @@ use serde_json::{Map, Value, json};
 use std::io;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 const DESCRIPTION: &str = "Writes content to a file on the local file system, creating the file and any missing \
@@ -61,18 +64,42 @@ impl WriteFileTool {
     }
 }
 
+/// What `WriteFileTool` declares about itself.
+pub(super) static SPEC: ToolSpec = ToolSpec {
+    name: "write_file",
+    display_name: "WriteFile",
+    claude: Some(ClaudeTwin {
+        name: "Write",
+        params: &[("file_path", "file_path"), ("content", "content")],
+    }),
+    kind: ToolKind::Edit,
+    effect: Effect::Mutating,
+    policy: DefaultPolicy::AskUnlessAutoEdit,
+    headless: Headless::FromAutoEdit,
+    ..ToolSpec::BASE
+};
+
+/// Its registration (every session registers it).
+pub(super) const BUILTIN: Builtin = Builtin {
+    spec: &SPEC,
+    make: Make::Always(|| Arc::new(WriteFileTool::new())),
+};
+
 impl Tool for WriteFileTool {
     fn name(&self) -> &str {
-        "write_file"
+        SPEC.name
     }
     fn display_name(&self) -> &str {
-        "WriteFile"
+        SPEC.display_name
     }
     fn description(&self) -> &str {
         DESCRIPTION
     }
     fn kind(&self) -> ToolKind {
-        ToolKind::Edit
+        SPEC.kind
+    }
+    fn spec(&self) -> Option<&'static ToolSpec> {
+        Some(&SPEC)
     }
     fn parameter_schema(&self) -> &Value {
         &self.schema

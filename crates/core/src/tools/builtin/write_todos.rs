@@ -4,6 +4,8 @@
 //! `plan` update).
 
 use super::common::parse_params;
+use super::{Builtin, Make};
+use crate::tools::spec::ToolSpec;
 use crate::tools::{
     TodoItem, TodoStatus, Tool, ToolContext, ToolDisplay, ToolError, ToolInvocation, ToolKind,
     ToolResult,
@@ -12,6 +14,7 @@ use futures::future::BoxFuture;
 use gemini_rs_protocol::{FunctionDeclaration, Part};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use std::sync::Arc;
 use std::sync::LazyLock;
 use tokio_util::sync::CancellationToken;
 
@@ -87,18 +90,35 @@ static RESPONSE_SCHEMA: LazyLock<Value> = LazyLock::new(|| {
 /// The `write_todos` tool (display name `WriteTodos`, kind other).
 pub struct WriteTodosTool;
 
+/// What `WriteTodosTool` declares about itself.
+pub(super) static SPEC: ToolSpec = ToolSpec {
+    name: "write_todos",
+    display_name: "WriteTodos",
+    kind: ToolKind::Other,
+    ..ToolSpec::BASE
+};
+
+/// Its registration (every session registers it).
+pub(super) const BUILTIN: Builtin = Builtin {
+    spec: &SPEC,
+    make: Make::Always(|| Arc::new(WriteTodosTool)),
+};
+
 impl Tool for WriteTodosTool {
     fn name(&self) -> &str {
-        "write_todos"
+        SPEC.name
     }
     fn display_name(&self) -> &str {
-        "WriteTodos"
+        SPEC.display_name
     }
     fn description(&self) -> &str {
         DESCRIPTION
     }
     fn kind(&self) -> ToolKind {
-        ToolKind::Other
+        SPEC.kind
+    }
+    fn spec(&self) -> Option<&'static ToolSpec> {
+        Some(&SPEC)
     }
     fn parameter_schema(&self) -> &Value {
         &SCHEMA

@@ -155,7 +155,8 @@ async fn a8_dir_path() {
         .as_object()
         .unwrap()
         .clone();
-    ShellTool.normalize_args(&mut args);
+    let spec = ShellTool.spec().unwrap();
+    crate::tools::builtin::common::move_aliases(&mut args, spec.param_aliases);
     assert_eq!(args.get("dir_path"), Some(&json!("sub")));
 }
 
