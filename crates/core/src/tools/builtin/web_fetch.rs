@@ -16,7 +16,7 @@ use crate::tools::{
     ConfirmationDetails, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind,
     ToolResult,
 };
-use fetch::{FetchLimits, fetch, github_raw, is_private_url, page_text};
+use fetch::{FetchError, FetchLimits, fetch, github_raw, is_private_url, page_text};
 use futures::future::BoxFuture;
 use gemini_rs_protocol::{
     Content, GenerateContentRequest, GenerateContentResponse, GenerationConfig, Tool as ApiTool,
@@ -276,9 +276,8 @@ impl WebFetchInvocation {
         url: &str,
         generator: Option<Arc<dyn ContentGenerator>>,
         cancel: CancellationToken,
-    ) -> Result<String, String> {
-        let generator = generator
-            .ok_or_else(|| "no model client is available to process web content.".to_string())?;
+    ) -> Result<String, FetchError> {
+        let generator = generator.ok_or(FetchError::NoModel)?;
         let fetched = fetch(url, &self.limits, &cancel).await?;
         let text = page_text(&fetched, MAX_CONTENT_LENGTH)?;
         let request = GenerateContentRequest {
@@ -286,10 +285,7 @@ impl WebFetchInvocation {
             generation_config: Some(utility_config()),
             ..GenerateContentRequest::default()
         };
-        let response = generator
-            .generate(MODEL, &request, cancel)
-            .await
-            .map_err(|e| e.to_string())?;
+        let response = generator.generate(MODEL, &request, cancel).await?;
         Ok(response.text())
     }
 }

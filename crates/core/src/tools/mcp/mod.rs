@@ -8,6 +8,7 @@ pub mod config;
 pub mod convert;
 pub mod elicitation;
 pub mod enablement;
+pub mod error;
 pub mod extensions;
 mod handler;
 mod line_guard;
@@ -32,6 +33,7 @@ mod tests_restart;
 
 pub use client::{CallOutcome, McpConnection};
 pub use config::{McpServerConfig, ServerFilter, TransportSpec};
+pub use error::{ConnectError, McpLoginError, PromptError};
 pub use handler::{CLIENT_NAME, file_uri, file_uri_path, roots_for};
 pub use naming::{generate_valid_name, mcp_prefixed_name, qualified_name};
 pub use tool::McpTool;
@@ -122,7 +124,7 @@ impl McpManager {
                 let handle = tokio::spawn(McpConnection::connect(cfg, roots, changed, elicitor));
                 let result = match handle.await {
                     Ok(r) => r,
-                    Err(e) => Err(e.to_string()),
+                    Err(e) => Err(ConnectError::from(e)),
                 };
                 (name, result)
             }
@@ -345,7 +347,10 @@ impl McpManager {
         config.timeout_ms = config.timeout_ms.min(limit.as_millis() as u64).max(1);
         let (tx, _rx) = watch::channel(0u64);
         let roots = Arc::new(std::sync::RwLock::new(handler::roots_for(workspace_dirs)));
-        let conn = McpConnection::connect(config, roots, Arc::new(tx), Default::default()).await?;
+        // `mcp list` reads the reason as text ("needs authentication ...").
+        let conn = McpConnection::connect(config, roots, Arc::new(tx), Default::default())
+            .await
+            .map_err(|e| e.to_string())?;
         let names = conn
             .tools()
             .into_iter()

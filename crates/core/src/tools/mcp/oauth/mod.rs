@@ -87,24 +87,32 @@ impl OAuthConfig {
 }
 
 /// Why a login did not happen.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
 pub enum LoginError {
     /// No browser could be opened: the user must run `mcp auth`.
+    #[error(
+        "needs authentication, and no browser could be opened ($BROWSER is not set and there is no desktop); run `gemini-rs mcp auth <server>`"
+    )]
     NeedsBrowser,
-    /// The flow failed; the reason.
-    Failed(String),
+    /// rmcp's authorization flow failed (discovery, registration, token).
+    #[error("authentication failed: {}", auth_text(.0))]
+    Auth(AuthError),
+    /// The browser's redirect did not arrive or said no.
+    #[error("authentication failed: {0}")]
+    Callback(#[from] callback::CallbackError),
+    /// The redirect carried a `state` this login did not send.
+    #[error(
+        "authentication failed: the browser came back with a state this login did not send (a stale or forged callback); nothing was stored, try again"
+    )]
+    StateMismatch,
 }
 
-impl std::fmt::Display for LoginError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LoginError::NeedsBrowser => write!(
-                f,
-                "needs authentication, and no browser could be opened ($BROWSER is not set and there is no desktop); run `gemini-rs mcp auth <server>`"
-            ),
-            LoginError::Failed(why) => write!(f, "authentication failed: {why}"),
-        }
-    }
+/// Why the stored tokens of a server could not be used or forgotten.
+#[derive(Debug, thiserror::Error)]
+pub enum TokenError {
+    /// rmcp could not set up the authorization manager.
+    #[error(transparent)]
+    Auth(#[from] AuthError),
 }
 
 /// How a login reaches the user.
@@ -116,7 +124,7 @@ pub struct Prompt<'a> {
     pub wait: Duration,
 }
 
-fn auth_text(e: AuthError) -> String {
+fn auth_text(e: &AuthError) -> String {
     match e {
         AuthError::AuthorizationFailed(m) if m.contains("state") || m.contains("CSRF") => {
             format!("the callback's state does not match this login ({m})")
@@ -139,7 +147,7 @@ pub async fn login(
     challenge: Option<&str>,
     prompt: &Prompt<'_>,
 ) -> Result<(), LoginError> {
-    let failed = |e: AuthError| LoginError::Failed(auth_text(e));
+    let failed = LoginError::Auth;
     let mut manager = AuthorizationManager::new_allowing_private_addresses(url)
         .await
         .map_err(failed)?;
@@ -158,9 +166,7 @@ pub async fn login(
     };
     store.set_token_url(&metadata.token_endpoint);
     manager.set_metadata(metadata);
-    let callback = callback::Callback::bind(oauth.redirect_uri.as_deref())
-        .await
-        .map_err(LoginError::Failed)?;
+    let callback = callback::Callback::bind(oauth.redirect_uri.as_deref()).await?;
     let mut request = AuthorizationRequest::new(callback.redirect_uri())
         .with_client_name(CLIENT_NAME)
         .with_initial_scope_selection();
@@ -186,19 +192,14 @@ pub async fn login(
             None => return Err(LoginError::NeedsBrowser),
         }
     }
-    let answer = callback
-        .wait(prompt.wait)
-        .await
-        .map_err(LoginError::Failed)?;
+    let answer = callback.wait(prompt.wait).await?;
     let sent_state = url::Url::parse(&auth_url).ok().and_then(|u| {
         u.query_pairs()
             .find(|(k, _)| k == "state")
             .map(|(_, v)| v.into_owned())
     });
     if sent_state.is_some_and(|s| s != answer.state) {
-        return Err(LoginError::Failed(
-            "the browser came back with a state this login did not send (a stale or forged callback); nothing was stored, try again".to_string(),
-        ));
+        return Err(LoginError::StateMismatch);
     }
     session
         .handle_callback_with_issuer(&answer.code, &answer.state, answer.issuer.as_deref())
@@ -234,10 +235,8 @@ async fn stored_manager(
     server: &str,
     url: &str,
     oauth: &OAuthConfig,
-) -> Result<AuthorizationManager, String> {
-    let mut manager = AuthorizationManager::new_allowing_private_addresses(url)
-        .await
-        .map_err(|e| e.to_string())?;
+) -> Result<AuthorizationManager, TokenError> {
+    let mut manager = AuthorizationManager::new_allowing_private_addresses(url).await?;
     let store = token_store(server, url);
     manager.set_credential_store(store.clone());
     let Some(entry) = store.entry() else {
@@ -275,7 +274,7 @@ pub async fn client(
     oauth: &OAuthConfig,
     http: reqwest::Client,
     slot: ChallengeSlot,
-) -> Result<recorder::ChallengeRecorder<AuthClient<reqwest::Client>>, String> {
+) -> Result<recorder::ChallengeRecorder<AuthClient<reqwest::Client>>, TokenError> {
     let manager = stored_manager(server, url, oauth).await?;
     Ok(recorder::ChallengeRecorder::new(
         AuthClient::new(http, manager),
@@ -299,9 +298,7 @@ pub fn has_tokens(server: &str, url: &str) -> bool {
 }
 
 /// Forgets the tokens of `server`.
-pub async fn logout(server: &str, url: &str) -> Result<(), String> {
+pub async fn logout(server: &str, url: &str) -> Result<(), TokenError> {
     let store = token_store(server, url);
-    rmcp::transport::auth::CredentialStore::clear(&store)
-        .await
-        .map_err(|e| e.to_string())
+    Ok(rmcp::transport::auth::CredentialStore::clear(&store).await?)
 }
