@@ -1,7 +1,8 @@
 //! Merging the outputs of several hooks of one event (§9.6).
 
 use super::config::HookEvent;
-use super::output::{HookOutput, from_object, lenient};
+use super::output::HookOutput;
+use crate::config::lenient::{from_object, wrong_type_as_none as lenient};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 

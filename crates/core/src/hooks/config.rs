@@ -1,7 +1,7 @@
 //! The `hooks` section of the settings (§9.1): events, definitions, command
 //! hooks, the on/off switches and the disabled list.
 
-use super::output::{from_object, lenient};
+use crate::config::lenient::{from_object, wrong_type_as_none as lenient};
 use crate::config::{Settings, TypedSettings};
 use serde::Deserialize;
 use serde_json::{Map, Value};

@@ -1,8 +1,8 @@
 //! Hook output: the common fields (§9.5) and how a command's exit code,
 //! stdout and stderr become one (§9.4, v0.27.4 rules).
 
+use crate::config::lenient::{from_object, wrong_type_as_none as lenient};
 use serde::Deserialize;
-use serde::de::{DeserializeOwned, Deserializer};
 use serde_json::{Map, Value};
 
 /// The output object of one hook (or the aggregate of several).
@@ -56,27 +56,6 @@ struct ClaudePermission {
     /// Why.
     #[serde(deserialize_with = "lenient")]
     permission_decision_reason: Option<String>,
-}
-
-/// A field of another type than `T` reads as absent instead of failing the
-/// whole object.
-pub(super) fn lenient<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: DeserializeOwned,
-{
-    let value = Value::deserialize(d)?;
-    Ok(T::deserialize(value).ok())
-}
-
-/// `T` read from a JSON object (its default for anything else: serde would
-/// read an array positionally).
-pub(super) fn from_object<T: DeserializeOwned + Default>(v: &Value) -> T {
-    if v.is_object() {
-        T::deserialize(v).unwrap_or_default()
-    } else {
-        T::default()
-    }
 }
 
 /// A string field, treating `""` like JavaScript's falsy.

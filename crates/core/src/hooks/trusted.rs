@@ -2,7 +2,7 @@
 //! `~/.gemini/trusted_hooks.json` (`{ "<project path>": ["name:command", …] }`).
 
 use super::config::{WireDefinition, WireHook};
-use super::output::from_object;
+use crate::config::lenient::from_object;
 use serde_json::{Map, Value};
 use std::path::Path;
 

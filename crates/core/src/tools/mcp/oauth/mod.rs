@@ -16,10 +16,12 @@ pub use recorder::{Challenge, ChallengeSlot};
 pub use store::TokenStore;
 
 use crate::config::GeminiPaths;
+use crate::config::lenient::{from_object, strings_of_list, wrong_type_as_none};
 use rmcp::transport::auth::{
     AuthClient, AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest,
     AuthorizationSession, OAuthClientConfig,
 };
+use serde::Deserialize;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -28,52 +30,48 @@ const CLIENT_NAME: &str = "gemini-rs";
 
 /// `mcpServers.<name>.oauth`, as Gemini CLI reads it (plus
 /// `clientMetadataUrl`, the HTTPS URL of a client ID metadata document).
-#[derive(Debug, Clone, Default, PartialEq)]
+/// A field of the wrong type reads as absent; unknown fields are ignored.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
 pub struct OAuthConfig {
     /// `enabled`.
+    #[serde(deserialize_with = "wrong_type_as_none")]
     pub enabled: Option<bool>,
     /// A pre-registered client.
+    #[serde(deserialize_with = "wrong_type_as_none")]
     pub client_id: Option<String>,
     /// Its secret.
+    #[serde(deserialize_with = "wrong_type_as_none")]
     pub client_secret: Option<String>,
     /// The authorization endpoint, instead of discovering it.
+    #[serde(deserialize_with = "wrong_type_as_none")]
     pub authorization_url: Option<String>,
     /// The token endpoint, instead of discovering it.
+    #[serde(deserialize_with = "wrong_type_as_none")]
     pub token_url: Option<String>,
     /// The registration endpoint, instead of discovering it.
+    #[serde(deserialize_with = "wrong_type_as_none")]
     pub registration_url: Option<String>,
     /// Scopes to ask for (else from the challenge or the metadata).
+    #[serde(deserialize_with = "any_strings")]
     pub scopes: Vec<String>,
     /// Where the browser comes back (its host and port are listened on).
+    #[serde(deserialize_with = "wrong_type_as_none")]
     pub redirect_uri: Option<String>,
     /// A client ID metadata document's URL.
+    #[serde(deserialize_with = "wrong_type_as_none")]
     pub client_metadata_url: Option<String>,
+}
+
+/// The strings of a list; empty for anything else.
+fn any_strings<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    Ok(strings_of_list(d)?.unwrap_or_default())
 }
 
 impl OAuthConfig {
     /// Reads the `oauth` object of a server entry.
     pub fn from_value(v: &Value) -> Self {
-        let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-        OAuthConfig {
-            enabled: v.get("enabled").and_then(Value::as_bool),
-            client_id: s("clientId"),
-            client_secret: s("clientSecret"),
-            authorization_url: s("authorizationUrl"),
-            token_url: s("tokenUrl"),
-            registration_url: s("registrationUrl"),
-            scopes: v
-                .get("scopes")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default(),
-            redirect_uri: s("redirectUri"),
-            client_metadata_url: s("clientMetadataUrl"),
-        }
+        from_object(v)
     }
 
     /// The endpoints given in the settings, when both are.
