@@ -20,7 +20,7 @@ pub use at_path::{
 };
 pub use context::{PromptFeatures, environment_context, system_prompt};
 pub use loop_guard::{LoopGuard, LoopKind};
-pub use subagent::complete_task_declaration;
+pub use subagent::{SubagentError, complete_task_declaration};
 
 pub use crate::events::{AgentError, PromptOutcome};
 

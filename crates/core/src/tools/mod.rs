@@ -66,6 +66,18 @@ pub struct SubagentOutcome {
     pub result: String,
 }
 
+/// Why a sub-agent run failed before it could end with an outcome.
+#[derive(Debug, thiserror::Error)]
+pub enum SubagentRunError {
+    /// A template placeholder of the agent's prompts has no input.
+    #[error(transparent)]
+    Template(#[from] crate::subagents::TemplateError),
+    /// The run broke (a model failure, a hook stopped it); the engine's
+    /// error, which tools cannot name (it lives above them).
+    #[error(transparent)]
+    Run(Box<dyn std::error::Error + Send + Sync>),
+}
+
 /// Runs sub-agents for the tools that delegate to them; the session
 /// implements it (tools never import the engine above them).
 pub trait SubagentRunner: Send + Sync {
@@ -77,7 +89,7 @@ pub trait SubagentRunner: Send + Sync {
         args: Map<String, Value>,
         ctx: &'a ToolContext,
         cancel: CancellationToken,
-    ) -> BoxFuture<'a, Result<SubagentOutcome, String>>;
+    ) -> BoxFuture<'a, Result<SubagentOutcome, SubagentRunError>>;
 }
 
 impl ToolContext {
