@@ -73,7 +73,7 @@ fn strip_nulls(value: &mut Value) {
 }
 
 /// `leaf` placed at `path` in an otherwise empty tree, read as `T`.
-fn check<T: DeserializeOwned>(path: &[Segment], leaf: &Value) -> Result<(), String> {
+fn check<T: DeserializeOwned>(path: &[Segment], leaf: &Value) -> Result<(), serde_json::Error> {
     let mut tree = leaf.clone();
     for seg in path.iter().rev() {
         tree = match seg {
@@ -81,7 +81,7 @@ fn check<T: DeserializeOwned>(path: &[Segment], leaf: &Value) -> Result<(), Stri
             Segment::Index(_) => Value::Array(vec![tree]),
         };
     }
-    T::deserialize(&tree).map(|_| ()).map_err(|e| e.to_string())
+    T::deserialize(&tree).map(|_| ())
 }
 
 /// Removes from `value` (the value at `path`) whatever `T` refuses.
@@ -106,11 +106,11 @@ fn prune<T: DeserializeOwned>(
                     if empty.is_some_and(|e| check::<T>(path, &e).is_ok()) {
                         prune::<T>(path, child, errors);
                         if let Err(reason) = check::<T>(path, child) {
-                            errors.push((path.clone(), reason));
+                            errors.push((path.clone(), reason.to_string()));
                             map.remove(&key);
                         }
                     } else {
-                        errors.push((path.clone(), reason));
+                        errors.push((path.clone(), reason.to_string()));
                         map.remove(&key);
                     }
                 }
@@ -124,7 +124,7 @@ fn prune<T: DeserializeOwned>(
                 match check::<T>(path, item) {
                     Ok(()) => keep.push(true),
                     Err(reason) => {
-                        errors.push((path.clone(), reason));
+                        errors.push((path.clone(), reason.to_string()));
                         keep.push(false);
                     }
                 }

@@ -17,6 +17,20 @@ pub use filekind::{FileKind, decode_text, detect_file_kind, detect_kind, looks_b
 
 use ignore::IgnoreCache;
 use std::fs::{File, Metadata};
+
+/// Why `/directory add` refused a directory.
+#[derive(Debug, thiserror::Error)]
+pub enum AddDirError {
+    /// The path is missing or not a directory.
+    #[error("{} is not a directory", .0.display())]
+    NotADirectory(PathBuf),
+    /// It is a workspace directory already.
+    #[error("{} is already in the workspace", .0.display())]
+    AlreadyAdded(PathBuf),
+    /// A thread panicked while holding the directory list.
+    #[error("the workspace is unavailable")]
+    Unavailable,
+}
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -151,7 +165,7 @@ impl Workspace {
 
     /// Adds a directory (`/directory add`): it must exist; a relative path
     /// is taken from the root. Every copy of this workspace sees it.
-    pub fn add_dir(&self, path: &str) -> Result<PathBuf, String> {
+    pub fn add_dir(&self, path: &str) -> Result<PathBuf, AddDirError> {
         let expanded = match path.strip_prefix("~/") {
             Some(rest) => std::env::var_os("HOME")
                 .map(|h| PathBuf::from(h).join(rest))
@@ -160,14 +174,11 @@ impl Workspace {
         };
         let abs = boundary::normalize(&self.target_dir.join(expanded));
         if !abs.is_dir() {
-            return Err(format!("{} is not a directory", abs.display()));
+            return Err(AddDirError::NotADirectory(abs));
         }
-        let mut dirs = self
-            .dirs
-            .write()
-            .map_err(|_| "the workspace is unavailable".to_string())?;
+        let mut dirs = self.dirs.write().map_err(|_| AddDirError::Unavailable)?;
         if dirs.dirs.contains(&abs) {
-            return Err(format!("{} is already in the workspace", abs.display()));
+            return Err(AddDirError::AlreadyAdded(abs));
         }
         dirs.real.push(realpath_lenient(&abs));
         dirs.dirs.push(abs.clone());
