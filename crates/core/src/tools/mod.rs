@@ -11,7 +11,7 @@ mod modifiable_tests;
 pub mod registry;
 pub mod validate;
 
-pub use client_fs::ClientFs;
+pub use client_fs::{ClientFs, ClientFsError};
 pub use gemini_rs_protocol::events::{
     ConfirmationDetails, FileDiff, Modifiable, TodoItem, TodoStatus, ToolDisplay, ToolError,
     ToolErrorKind, ToolKind, ToolResult,

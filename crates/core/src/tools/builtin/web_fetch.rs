@@ -78,26 +78,33 @@ pub(crate) fn parse_prompt(text: &str) -> ParsedPrompt {
     out
 }
 
-/// The prompt's validation error, if any (Gemini CLI's texts).
-fn validate(prompt: &str) -> Result<Vec<String>, String> {
+/// Why a `web_fetch` prompt was refused (Gemini CLI's texts).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum PromptError {
+    /// The prompt is blank.
+    #[error("The 'prompt' parameter cannot be empty and must contain URL(s) and instructions.")]
+    Empty,
+    /// Some URL-like words are not URLs; one message each.
+    #[error("Error(s) in prompt URLs:\n- {}", .0.join("\n- "))]
+    BadUrls(Vec<String>),
+    /// No URL at all.
+    #[error(
+        "The 'prompt' must contain at least one valid URL (starting with http:// or https://)."
+    )]
+    NoUrl,
+}
+
+/// The prompt's URLs, or why it was refused.
+fn validate(prompt: &str) -> Result<Vec<String>, PromptError> {
     if prompt.trim().is_empty() {
-        return Err(
-            "The 'prompt' parameter cannot be empty and must contain URL(s) and instructions."
-                .to_string(),
-        );
+        return Err(PromptError::Empty);
     }
     let parsed = parse_prompt(prompt);
     if !parsed.errors.is_empty() {
-        return Err(format!(
-            "Error(s) in prompt URLs:\n- {}",
-            parsed.errors.join("\n- ")
-        ));
+        return Err(PromptError::BadUrls(parsed.errors));
     }
     if parsed.urls.is_empty() {
-        return Err(
-            "The 'prompt' must contain at least one valid URL (starting with http:// or https://)."
-                .to_string(),
-        );
+        return Err(PromptError::NoUrl);
     }
     Ok(parsed.urls)
 }
@@ -124,7 +131,7 @@ impl Tool for WebFetchTool {
         _ctx: &ToolContext,
     ) -> Result<Box<dyn ToolInvocation>, ToolError> {
         let Params { prompt } = parse_params(args, &[])?;
-        let urls = validate(&prompt).map_err(ToolError::invalid_params)?;
+        let urls = validate(&prompt).map_err(|e| ToolError::invalid_params(e.to_string()))?;
         Ok(Box::new(WebFetchInvocation::new(
             &prompt,
             urls,
