@@ -23,7 +23,7 @@ pub use api::{AfterToolOutcome, BeforeToolOutcome, HookToolCall, Hooks, NoHooks}
 pub use config::{CommandHook, HookConfig, HookDefinition, HookEvent};
 pub use events::{AfterModelOutcome, AgentHookOutcome, BeforeModelOutcome, SessionStartOutcome};
 pub use output::HookOutput;
-pub use runner::{HookEnv, HookRunResult};
+pub use runner::{HookEnv, HookRunError, HookRunResult};
 pub use trusted::project_hooks_warning;
 
 use matcher::MatchTarget;
