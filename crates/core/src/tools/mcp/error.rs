@@ -35,9 +35,10 @@ pub enum ConnectError {
     /// The HTTP client could not be built.
     #[error(transparent)]
     Client(#[from] ClientBuildError),
-    /// The transport came up but `initialize` failed.
+    /// The transport came up but `initialize` failed (boxed: rmcp's error
+    /// is large).
     #[error(transparent)]
-    Initialize(#[from] ClientInitializeError),
+    Initialize(Box<ClientInitializeError>),
     /// The legacy SSE transport failed.
     #[error(transparent)]
     Sse(#[from] SseError),
@@ -84,6 +85,12 @@ pub enum ConnectError {
     /// The task connecting the server panicked or was cancelled.
     #[error("{0}")]
     Task(#[from] tokio::task::JoinError),
+}
+
+impl From<ClientInitializeError> for ConnectError {
+    fn from(e: ClientInitializeError) -> Self {
+        ConnectError::Initialize(Box::new(e))
+    }
 }
 
 /// Why logging in to one server failed.
