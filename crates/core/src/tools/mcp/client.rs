@@ -476,7 +476,7 @@ impl McpConnection {
                     // retry would only do it again. The next call restarts.
                     Some(reason) if closed => {
                         return (
-                            CallOutcome::Response(transport_error_response(&reason)),
+                            CallOutcome::Response(transport_error_response(&reason.to_string())),
                             false,
                         );
                     }
