@@ -45,4 +45,4 @@ pub use session::{
     unattended_reply,
 };
 pub use startup::Startup;
-pub use tools::ClientFs;
+pub use tools::{ClientFs, ClientFsError};

@@ -5,7 +5,7 @@ use super::Connection;
 use agent_client_protocol::ErrorCode;
 use agent_client_protocol::v1::schema as acp;
 use futures::future::BoxFuture;
-use gemini_rs_core::ClientFs;
+use gemini_rs_core::{ClientFs, ClientFsError};
 use std::path::Path;
 
 /// File access through one session's client.
@@ -29,18 +29,17 @@ impl ClientFs for AcpFs {
     fn read_text_file<'a>(
         &'a self,
         path: &'a Path,
-    ) -> BoxFuture<'a, Result<Option<String>, String>> {
+    ) -> BoxFuture<'a, Result<Option<String>, ClientFsError>> {
         Box::pin(async move {
             let request = acp::ReadTextFileRequest::new(self.session_id.clone(), path);
             match self.cx.send_request(request).block_task().await {
                 Ok(answer) => Ok(Some(answer.content)),
                 // "Resource not found": the file does not exist yet.
                 Err(e) if e.code == ErrorCode::RESOURCE_NOT_FOUND => Ok(None),
-                Err(e) => Err(format!(
-                    "the editor could not read {}: {}",
-                    path.display(),
-                    e.message
-                )),
+                Err(e) => Err(ClientFsError::Read {
+                    path: path.to_path_buf(),
+                    message: e.message,
+                }),
             }
         })
     }
@@ -49,7 +48,7 @@ impl ClientFs for AcpFs {
         &'a self,
         path: &'a Path,
         content: &'a str,
-    ) -> BoxFuture<'a, Result<(), String>> {
+    ) -> BoxFuture<'a, Result<(), ClientFsError>> {
         Box::pin(async move {
             let request = acp::WriteTextFileRequest::new(self.session_id.clone(), path, content);
             self.cx
@@ -57,12 +56,9 @@ impl ClientFs for AcpFs {
                 .block_task()
                 .await
                 .map(|_| ())
-                .map_err(|e| {
-                    format!(
-                        "the editor could not write {}: {}",
-                        path.display(),
-                        e.message
-                    )
+                .map_err(|e| ClientFsError::Write {
+                    path: path.to_path_buf(),
+                    message: e.message,
                 })
         })
     }

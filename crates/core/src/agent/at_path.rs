@@ -166,31 +166,64 @@ fn with_globbed_dirs(prompt: &str, dirs: &[String]) -> String {
     out
 }
 
+/// Why an `@file` was skipped (the note says "Skipped @label: {this}").
+#[derive(Debug, thiserror::Error)]
+enum AtFileError {
+    /// Opening or reading failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The path resolves outside the workspace; the workspace's refusal.
+    #[error("{0}")]
+    Outside(String),
+    /// A directory where a file was expected.
+    #[error("{} is a directory", .0.display())]
+    Directory(PathBuf),
+    /// A FIFO, socket or device.
+    #[error("{}", not_regular_message(path, kind))]
+    Special {
+        /// The path.
+        path: PathBuf,
+        /// What it is, in words.
+        kind: &'static str,
+    },
+    /// Over the size limit.
+    #[error("{}", too_large_message(path, *len))]
+    TooLarge {
+        /// The path.
+        path: PathBuf,
+        /// Its size in bytes.
+        len: u64,
+    },
+}
+
 /// The part for one file: trimmed text, inline media, or `None` for a
 /// binary file. The file is opened once, beneath its workspace directory;
 /// FIFOs, sockets, devices and files over the size limit are refused
 /// before reading (a FIFO would hang the prompt).
-fn file_part(workspace: &Workspace, path: &Path) -> Result<Option<Part>, String> {
+fn file_part(workspace: &Workspace, path: &Path) -> Result<Option<Part>, AtFileError> {
     let (file, _) = workspace
         .open_regular(path, Some(MAX_FILE_BYTES))
         .map_err(|f| match f {
-            OpenFailure::Io(e) => e.to_string(),
-            OpenFailure::Outside => workspace.outside_message(path),
-            OpenFailure::Directory => format!("{} is a directory", path.display()),
-            OpenFailure::Special(kind) => not_regular_message(path, kind),
-            OpenFailure::TooLarge(len) => too_large_message(path, len),
+            OpenFailure::Io(e) => AtFileError::Io(e),
+            OpenFailure::Outside => AtFileError::Outside(workspace.outside_message(path)),
+            OpenFailure::Directory => AtFileError::Directory(path.to_path_buf()),
+            OpenFailure::Special(kind) => AtFileError::Special {
+                path: path.to_path_buf(),
+                kind,
+            },
+            OpenFailure::TooLarge(len) => AtFileError::TooLarge {
+                path: path.to_path_buf(),
+                len,
+            },
         })?;
     let mut bytes = Vec::new();
     let mut file = file;
-    (&mut file)
-        .take(4096)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
+    (&mut file).take(4096).read_to_end(&mut bytes)?;
     let kind = detect_kind(path, &bytes);
     if kind == FileKind::Binary {
         return Ok(None);
     }
-    file.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    file.read_to_end(&mut bytes)?;
     match kind {
         FileKind::Text | FileKind::Svg => Ok(Some(Part::text(decode_text(&bytes).trim()))),
         FileKind::Image | FileKind::Pdf | FileKind::Audio | FileKind::Video => {

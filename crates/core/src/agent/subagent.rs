@@ -8,7 +8,7 @@ use super::{Agent, AgentError};
 use crate::events::{AgentEvent, ToolCallFinished, ToolCallStatus};
 use crate::scheduler::ToolCallRequest;
 use crate::subagents::{
-    AgentDefinition, AgentOutput, COMPLETE_TASK, TerminateReason, validate_output,
+    AgentDefinition, AgentOutput, COMPLETE_TASK, OutputError, TerminateReason, validate_output,
 };
 use crate::tools::{SubagentOutcome, ToolDisplay, ToolError, ToolErrorKind};
 use gemini_rs_protocol::{Content, FunctionCall, FunctionResponse, Part, Role};
@@ -18,6 +18,40 @@ use tokio_util::sync::CancellationToken;
 
 /// How long the grace turn may take.
 const GRACE: Duration = Duration::from_secs(60);
+
+/// Why a sub-agent run broke off (rather than ending with a reason).
+#[derive(Debug, thiserror::Error)]
+pub enum SubagentError {
+    /// The model call failed.
+    #[error(transparent)]
+    Model(#[from] AgentError),
+    /// A hook stopped the run.
+    #[error("Agent execution stopped by hook: {0}")]
+    StoppedByHook(String),
+}
+
+/// Why a call the scheduler never sees was refused; the model reads the
+/// text as the call's error.
+#[derive(Debug, thiserror::Error)]
+enum CompletionError {
+    /// A second `complete_task` in one turn.
+    #[error("Task already marked complete in this turn. Ignoring duplicate call.")]
+    Duplicate,
+    /// A tool outside the agent's list.
+    #[error("Unauthorized tool call: '{0}' is not available to this agent.")]
+    Unauthorized(String),
+    /// `complete_task` without `report`.
+    #[error("Missing required argument 'report' for completion.")]
+    MissingReport,
+    /// The report does not fit the agent's schema.
+    #[error("Output validation failed: {0}")]
+    InvalidOutput(#[from] OutputError),
+    /// `complete_task` without a `result`.
+    #[error(
+        "Missing required \"result\" argument. You must provide your findings when calling complete_task."
+    )]
+    MissingResult,
+}
 
 /// What one sub-agent turn led to.
 enum Step {
@@ -65,7 +99,7 @@ impl Agent {
         query: String,
         agent_id: &str,
         cancel: &CancellationToken,
-    ) -> Result<SubagentOutcome, String> {
+    ) -> Result<SubagentOutcome, SubagentError> {
         let run = cancel.child_token();
         let timer = {
             let run = run.clone();
@@ -180,15 +214,15 @@ impl Agent {
         def: &AgentDefinition,
         prompt_id: &str,
         token: &CancellationToken,
-    ) -> Result<Step, String> {
+    ) -> Result<Step, SubagentError> {
         self.history.push(Content::new(Role::User, parts));
         self.maybe_compress(token).await;
-        let mut turn = self.model_turn(token).await.map_err(error_text)?;
+        let mut turn = self.model_turn(token).await?;
         if turn.invalid.is_some() && !token.is_cancelled() {
-            turn = self.model_turn(token).await.map_err(error_text)?;
+            turn = self.model_turn(token).await?;
         }
         if let Some(reason) = turn.stopped {
-            return Err(format!("Agent execution stopped by hook: {reason}"));
+            return Err(SubagentError::StoppedByHook(reason));
         }
         if !turn.parts.is_empty() {
             self.history
@@ -213,10 +247,7 @@ impl Agent {
             let args = args.unwrap_or_else(|| json!({}));
             if name == COMPLETE_TASK {
                 let answer = if output.is_some() {
-                    Err(
-                        "Task already marked complete in this turn. Ignoring duplicate call."
-                            .to_string(),
-                    )
+                    Err(CompletionError::Duplicate)
                 } else {
                     accept_output(def, &args).map(|(text, response)| {
                         output = Some(text);
@@ -225,9 +256,7 @@ impl Agent {
                 };
                 answers.push(Some(self.answer_directly(&call_id, &name, args, answer)));
             } else if allowed.get(&name).is_none() {
-                let answer = Err(format!(
-                    "Unauthorized tool call: '{name}' is not available to this agent."
-                ));
+                let answer = Err(CompletionError::Unauthorized(name.clone()));
                 answers.push(Some(self.answer_directly(&call_id, &name, args, answer)));
             } else {
                 answers.push(None);
@@ -267,7 +296,7 @@ impl Agent {
         call_id: &str,
         name: &str,
         args: Value,
-        answer: Result<Value, String>,
+        answer: Result<Value, CompletionError>,
     ) -> Part {
         self.emit(AgentEvent::ToolCallRequested {
             call_id: call_id.to_string(),
@@ -284,12 +313,15 @@ impl Agent {
                     .to_string();
                 (response, ToolCallStatus::Success, shown, None)
             }
-            Err(e) => (
-                json!({"error": e}),
-                ToolCallStatus::Error,
-                e.clone(),
-                Some(ToolError::new(ToolErrorKind::ExecutionFailed, e)),
-            ),
+            Err(e) => {
+                let e = e.to_string();
+                (
+                    json!({"error": e}),
+                    ToolCallStatus::Error,
+                    e.clone(),
+                    Some(ToolError::new(ToolErrorKind::ExecutionFailed, e)),
+                )
+            }
         };
         self.emit(AgentEvent::ToolFinished(ToolCallFinished {
             call_id: call_id.to_string(),
@@ -311,14 +343,13 @@ impl Agent {
 
 /// The output a `complete_task` call hands back and the response it gets,
 /// or the error the model sees.
-fn accept_output(def: &AgentDefinition, args: &Value) -> Result<(String, Value), String> {
+fn accept_output(def: &AgentDefinition, args: &Value) -> Result<(String, Value), CompletionError> {
     match &def.output {
         AgentOutput::Report { schema, .. } => {
             let Some(report) = args.get("report") else {
-                return Err("Missing required argument 'report' for completion.".to_string());
+                return Err(CompletionError::MissingReport);
             };
-            validate_output(schema, report)
-                .map_err(|e| format!("Output validation failed: {e}"))?;
+            validate_output(schema, report)?;
             let text = match report {
                 Value::String(s) => s.clone(),
                 other => serde_json::to_string_pretty(other).unwrap_or_default(),
@@ -329,8 +360,8 @@ fn accept_output(def: &AgentDefinition, args: &Value) -> Result<(String, Value),
             ))
         }
         AgentOutput::Result => match args.get("result") {
-            None | Some(Value::Null) => Err(missing_result()),
-            Some(Value::String(s)) if s.is_empty() => Err(missing_result()),
+            None | Some(Value::Null) => Err(CompletionError::MissingResult),
+            Some(Value::String(s)) if s.is_empty() => Err(CompletionError::MissingResult),
             Some(Value::String(s)) => Ok((
                 s.clone(),
                 json!({"status": "Result submitted and task completed."}),
@@ -341,12 +372,4 @@ fn accept_output(def: &AgentDefinition, args: &Value) -> Result<(String, Value),
             )),
         },
     }
-}
-
-fn missing_result() -> String {
-    "Missing required \"result\" argument. You must provide your findings when calling complete_task.".to_string()
-}
-
-fn error_text(e: AgentError) -> String {
-    e.to_string()
 }

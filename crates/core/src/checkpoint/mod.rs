@@ -42,13 +42,27 @@ pub enum CheckpointError {
     #[error("File not found: {0}.json")]
     NotFound(String),
     /// The checkpoint file is not valid.
-    #[error("Could not read checkpoint {id}: {message}")]
+    #[error("Could not read checkpoint {id}: {reason}")]
     Invalid {
         /// The checkpoint id.
         id: String,
         /// Why.
-        message: String,
+        reason: InvalidCheckpoint,
     },
+}
+
+/// What is wrong with a checkpoint file.
+#[derive(Debug, thiserror::Error)]
+pub enum InvalidCheckpoint {
+    /// It cannot be read.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// It is not JSON, or `clientHistory` is not a conversation.
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    /// It has no `toolCall` object.
+    #[error("missing toolCall")]
+    MissingToolCall,
 }
 
 /// One checkpoint, as `/restore` lists it (its id is the file name without
@@ -168,14 +182,14 @@ impl Checkpointer {
         if !path.is_file() {
             return Err(CheckpointError::NotFound(id.to_string()));
         }
-        let invalid = |message: String| CheckpointError::Invalid {
+        let invalid = |reason: InvalidCheckpoint| CheckpointError::Invalid {
             id: id.to_string(),
-            message,
+            reason,
         };
         let data = read_json(&path).map_err(invalid)?;
         let history: Vec<Content> = match data.get("clientHistory") {
             Some(h) if !h.is_null() => {
-                serde_json::from_value(h.clone()).map_err(|e| invalid(e.to_string()))?
+                serde_json::from_value(h.clone()).map_err(|e| invalid(e.into()))?
             }
             _ => Vec::new(),
         };
@@ -183,7 +197,7 @@ impl Checkpointer {
             .get("toolCall")
             .cloned()
             .filter(Value::is_object)
-            .ok_or_else(|| invalid("missing toolCall".to_string()))?;
+            .ok_or_else(|| invalid(InvalidCheckpoint::MissingToolCall))?;
         let commit = data["commitHash"].as_str().filter(|c| !c.is_empty());
         if let Some(commit) = commit {
             self.repo.restore(commit)?;
@@ -196,9 +210,9 @@ impl Checkpointer {
     }
 }
 
-fn read_json(path: &Path) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    serde_json::from_str(&text).map_err(|e| e.to_string())
+fn read_json(path: &Path) -> Result<Value, InvalidCheckpoint> {
+    let text = std::fs::read_to_string(path)?;
+    Ok(serde_json::from_str(&text)?)
 }
 
 /// Keeps an id usable as a file name.

@@ -87,7 +87,7 @@ pub(crate) fn migrate(layer: &mut Value, file: Option<&Path>) -> Vec<MigratedSet
     if let Some(value) = obj.remove("mcpServerCommand") {
         let new = format!("mcpServers.{LEGACY_MCP_SERVER}");
         match server_entry(&value) {
-            Err(why) => note("mcpServerCommand", &new, Some(why)),
+            Err(why) => note("mcpServerCommand", &new, Some(why.to_string())),
             Ok(entry) => {
                 let servers = obj
                     .entry("mcpServers")
@@ -110,14 +110,28 @@ pub(crate) fn migrate(layer: &mut Value, file: Option<&Path>) -> Vec<MigratedSet
     notes
 }
 
+/// Why `mcpServerCommand` could not become a server entry.
+#[derive(Debug, thiserror::Error)]
+enum CommandLineError {
+    /// The setting is not a string.
+    #[error("the value is not a string")]
+    NotAString,
+    /// Quotes do not close.
+    #[error("cannot parse the command {0:?}")]
+    Unparsable(String),
+    /// Nothing but blanks.
+    #[error("the command is empty")]
+    Empty,
+}
+
 /// `{command, args}` from a command line split as a shell would.
-fn server_entry(value: &Value) -> Result<Value, String> {
+fn server_entry(value: &Value) -> Result<Value, CommandLineError> {
     let Some(line) = value.as_str() else {
-        return Err("the value is not a string".into());
+        return Err(CommandLineError::NotAString);
     };
-    let words = shlex::split(line).ok_or_else(|| format!("cannot parse the command {line:?}"))?;
+    let words = shlex::split(line).ok_or_else(|| CommandLineError::Unparsable(line.to_string()))?;
     let Some((command, args)) = words.split_first() else {
-        return Err("the command is empty".into());
+        return Err(CommandLineError::Empty);
     };
     Ok(json!({"command": command, "args": args}))
 }

@@ -73,7 +73,7 @@ fn strip_nulls(value: &mut Value) {
 }
 
 /// `leaf` placed at `path` in an otherwise empty tree, read as `T`.
-fn check<T: DeserializeOwned>(path: &[Segment], leaf: &Value) -> Result<(), String> {
+fn check<T: DeserializeOwned>(path: &[Segment], leaf: &Value) -> Result<(), serde_json::Error> {
     let mut tree = leaf.clone();
     for seg in path.iter().rev() {
         tree = match seg {
@@ -81,7 +81,7 @@ fn check<T: DeserializeOwned>(path: &[Segment], leaf: &Value) -> Result<(), Stri
             Segment::Index(_) => Value::Array(vec![tree]),
         };
     }
-    T::deserialize(&tree).map(|_| ()).map_err(|e| e.to_string())
+    T::deserialize(&tree).map(|_| ())
 }
 
 /// Removes from `value` (the value at `path`) whatever `T` refuses.
@@ -106,11 +106,11 @@ fn prune<T: DeserializeOwned>(
                     if empty.is_some_and(|e| check::<T>(path, &e).is_ok()) {
                         prune::<T>(path, child, errors);
                         if let Err(reason) = check::<T>(path, child) {
-                            errors.push((path.clone(), reason));
+                            errors.push((path.clone(), reason.to_string()));
                             map.remove(&key);
                         }
                     } else {
-                        errors.push((path.clone(), reason));
+                        errors.push((path.clone(), reason.to_string()));
                         map.remove(&key);
                     }
                 }
@@ -124,7 +124,7 @@ fn prune<T: DeserializeOwned>(
                 match check::<T>(path, item) {
                     Ok(()) => keep.push(true),
                     Err(reason) => {
-                        errors.push((path.clone(), reason));
+                        errors.push((path.clone(), reason.to_string()));
                         keep.push(false);
                     }
                 }
@@ -276,5 +276,47 @@ impl<'de> de::Visitor<'de> for Locate<'_> {
             }
             i += 1;
         }
+    }
+}
+
+/// For `#[serde(deserialize_with)]` on an `Option` field of user-written
+/// JSON (settings entries, hook output): a value of another type reads as
+/// absent instead of failing the whole object.
+pub(crate) fn wrong_type_as_none<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: de::Deserializer<'de>,
+    T: DeserializeOwned,
+{
+    let value = <Value as de::Deserialize>::deserialize(d)?;
+    Ok(T::deserialize(value).ok())
+}
+
+/// For `#[serde(deserialize_with)]`: a list keeps its strings and drops
+/// other members; anything but a list reads as absent.
+pub(crate) fn strings_of_list<'de, D>(d: D) -> Result<Option<Vec<String>>, D::Error>
+where
+    D: de::Deserializer<'de>,
+{
+    Ok(match <Value as de::Deserialize>::deserialize(d)? {
+        Value::Array(items) => Some(
+            items
+                .into_iter()
+                .filter_map(|v| match v {
+                    Value::String(s) => Some(s),
+                    _ => None,
+                })
+                .collect(),
+        ),
+        _ => None,
+    })
+}
+
+/// `T` read from a JSON object; its default for anything else (serde would
+/// read an array positionally) or when the object does not fit.
+pub(crate) fn from_object<T: DeserializeOwned + Default>(v: &Value) -> T {
+    if v.is_object() {
+        T::deserialize(v).unwrap_or_default()
+    } else {
+        T::default()
     }
 }

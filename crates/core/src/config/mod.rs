@@ -5,7 +5,7 @@
 pub mod dotenv;
 mod jsonc;
 mod legacy;
-mod lenient;
+pub(crate) mod lenient;
 mod merge;
 mod paths;
 pub mod trust;

@@ -2,6 +2,8 @@
 
 use super::config::HookEvent;
 use super::output::HookOutput;
+use crate::config::lenient::{from_object, wrong_type_as_none as lenient};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 /// Merges outputs (in result order) with the strategy of `event`; `None`
@@ -122,21 +124,36 @@ fn merge_replace(outputs: &[&HookOutput], merge_specific: bool) -> HookOutput {
     m
 }
 
+/// `hookSpecificOutput.toolConfig` of BeforeToolSelection as a hook
+/// writes it; a field of the wrong type reads as absent.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct WireToolConfig {
+    #[serde(deserialize_with = "lenient")]
+    mode: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    allowed_function_names: Option<Vec<Value>>,
+}
+
 /// Union of allowed names (sorted); NONE beats ANY beats AUTO.
 fn merge_tool_selection(outputs: &[&HookOutput]) -> HookOutput {
     let mut names = std::collections::BTreeSet::new();
     let (mut none, mut any) = (false, false);
     for o in outputs {
-        let Some(tc) = o.specific("toolConfig").and_then(Value::as_object) else {
+        let Some(tc) = o.specific("toolConfig") else {
             continue;
         };
-        match tc.get("mode").and_then(Value::as_str) {
+        let tc: WireToolConfig = from_object(tc);
+        match tc.mode.as_deref() {
             Some("NONE") => none = true,
             Some("ANY") => any = true,
             _ => {}
         }
-        if let Some(list) = tc.get("allowedFunctionNames").and_then(Value::as_array) {
-            names.extend(list.iter().filter_map(Value::as_str).map(str::to_string));
+        if let Some(list) = tc.allowed_function_names {
+            names.extend(list.into_iter().filter_map(|v| match v {
+                Value::String(s) => Some(s),
+                _ => None,
+            }));
         }
     }
     let (mode, names): (&str, Vec<String>) = if none {

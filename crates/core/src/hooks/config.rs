@@ -1,7 +1,9 @@
 //! The `hooks` section of the settings (§9.1): events, definitions, command
 //! hooks, the on/off switches and the disabled list.
 
+use crate::config::lenient::{from_object, wrong_type_as_none as lenient};
 use crate::config::{Settings, TypedSettings};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -229,63 +231,87 @@ impl HookConfig {
     }
 }
 
+/// One entry of `hooks.<Event>[]` as written in the settings; a field of
+/// the wrong type reads as absent, unknown fields are ignored.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct WireDefinition {
+    #[serde(deserialize_with = "lenient")]
+    matcher: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    sequential: Option<bool>,
+    /// The hooks, each still to be read with [`WireHook`].
+    #[serde(deserialize_with = "lenient")]
+    pub(super) hooks: Option<Vec<Value>>,
+}
+
+/// One hook of a definition as written in the settings.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct WireHook {
+    #[serde(rename = "type", deserialize_with = "lenient")]
+    kind: Option<String>,
+    /// `command`.
+    #[serde(deserialize_with = "lenient")]
+    pub(super) command: Option<String>,
+    /// `name`.
+    #[serde(deserialize_with = "lenient")]
+    pub(super) name: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    description: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    timeout: Option<f64>,
+    #[serde(deserialize_with = "lenient")]
+    env: Option<Map<String, Value>>,
+}
+
 /// One definition; `None` when it has no `hooks` array.
 fn parse_definition(def: &Value) -> Option<HookDefinition> {
-    let obj = def.as_object()?;
-    let hooks = obj.get("hooks")?.as_array()?;
+    let wire: WireDefinition = from_object(def);
     Some(HookDefinition {
-        matcher: obj
-            .get("matcher")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        sequential: obj
-            .get("sequential")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
-        hooks: hooks.iter().filter_map(parse_hook).collect(),
+        hooks: wire.hooks?.iter().filter_map(parse_hook).collect(),
+        matcher: wire.matcher,
+        sequential: wire.sequential.unwrap_or(false),
     })
 }
 
 /// One hook; `None` unless it is a command hook with a command.
 fn parse_hook(hook: &Value) -> Option<CommandHook> {
-    let obj = hook.as_object()?;
-    match obj.get("type").and_then(Value::as_str) {
-        Some("command") => {}
-        other => {
-            tracing::warn!("Discarding hook of unsupported type {other:?}");
-            return None;
-        }
+    if !hook.is_object() {
+        return None;
     }
-    let command = obj
-        .get("command")
-        .and_then(Value::as_str)
-        .filter(|c| !c.is_empty())?;
-    let text = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_string);
-    let timeout_ms = obj
-        .get("timeout")
-        .and_then(Value::as_f64)
+    let wire: WireHook = from_object(hook);
+    if wire.kind.as_deref() != Some("command") {
+        tracing::warn!(
+            "Discarding hook of unsupported type {:?}",
+            wire.kind.as_deref()
+        );
+        return None;
+    }
+    let command = wire.command.filter(|c| !c.is_empty())?;
+    let timeout_ms = wire
+        .timeout
         .filter(|t| t.is_finite() && *t > 0.0)
         .map_or(DEFAULT_TIMEOUT_MS, |t| t as u64);
-    let env = obj
-        .get("env")
-        .and_then(Value::as_object)
+    let env = wire
+        .env
         .map(|m| {
-            m.iter()
+            m.into_iter()
                 .map(|(k, v)| {
                     let v = match v {
-                        Value::String(s) => s.clone(),
+                        Value::String(s) => s,
                         other => other.to_string(),
                     };
-                    (k.clone(), v)
+                    (k, v)
                 })
                 .collect()
         })
         .unwrap_or_default();
     Some(CommandHook {
-        name: text("name"),
-        command: command.to_string(),
+        name: wire.name,
+        command,
         timeout_ms,
-        description: text("description"),
+        description: wire.description,
         env,
     })
 }

@@ -1,6 +1,8 @@
 //! Hook output: the common fields (§9.5) and how a command's exit code,
 //! stdout and stderr become one (§9.4, v0.27.4 rules).
 
+use crate::config::lenient::{from_object, wrong_type_as_none as lenient};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 /// The output object of one hook (or the aggregate of several).
@@ -22,48 +24,75 @@ pub struct HookOutput {
     pub hook_specific: Option<Map<String, Value>>,
 }
 
+/// Hook output as a hook writes it. Hooks are user scripts: a field of the
+/// wrong type reads as absent and unknown fields are ignored, so one odd
+/// field never discards the rest.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct WireOutput {
+    #[serde(rename = "continue", deserialize_with = "lenient")]
+    continue_: Option<bool>,
+    #[serde(deserialize_with = "lenient")]
+    stop_reason: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    suppress_output: Option<bool>,
+    #[serde(deserialize_with = "lenient")]
+    system_message: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    decision: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    reason: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    hook_specific_output: Option<Map<String, Value>>,
+}
+
+/// Claude Code's answer to PreToolUse, inside `hookSpecificOutput`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct ClaudePermission {
+    /// `allow|deny|ask`.
+    #[serde(deserialize_with = "lenient")]
+    permission_decision: Option<String>,
+    /// Why.
+    #[serde(deserialize_with = "lenient")]
+    permission_decision_reason: Option<String>,
+}
+
 /// A string field, treating `""` like JavaScript's falsy.
-fn truthy_str(v: Option<&Value>) -> Option<String> {
-    match v? {
-        Value::String(s) if !s.is_empty() => Some(s.clone()),
-        _ => None,
-    }
+fn truthy(s: Option<String>) -> Option<String> {
+    s.filter(|s| !s.is_empty())
 }
 
 impl HookOutput {
     /// Reads the known fields of a parsed JSON value; any non-object value
     /// gives an output with no fields.
     pub fn from_value(v: &Value) -> HookOutput {
-        let Some(o) = v.as_object() else {
-            return HookOutput::default();
-        };
-        let hook_specific = o.get("hookSpecificOutput").and_then(Value::as_object);
+        let wire: WireOutput = from_object(v);
         // Claude Code hooks answer PreToolUse with
         // `hookSpecificOutput.permissionDecision` (`allow|deny|ask`) and
         // `permissionDecisionReason`; read them when no `decision` is given.
-        let claude_decision = hook_specific
-            .and_then(|h| h.get("permissionDecision"))
-            .and_then(Value::as_str)
-            .filter(|d| matches!(*d, "allow" | "deny"));
-        let claude_reason =
-            hook_specific.and_then(|h| truthy_str(h.get("permissionDecisionReason")));
-        let decision = o
-            .get("decision")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        let reason = truthy_str(o.get("reason"));
+        let claude: ClaudePermission = wire
+            .hook_specific_output
+            .as_ref()
+            .map(|h| from_object(&Value::Object(h.clone())))
+            .unwrap_or_default();
+        let claude_decision = claude
+            .permission_decision
+            .filter(|d| matches!(d.as_str(), "allow" | "deny"));
+        let claude_reason = truthy(claude.permission_decision_reason);
+        let reason = truthy(wire.reason);
         HookOutput {
-            continue_: o.get("continue").and_then(Value::as_bool),
-            stop_reason: truthy_str(o.get("stopReason")),
-            suppress_output: o.get("suppressOutput").and_then(Value::as_bool),
-            system_message: truthy_str(o.get("systemMessage")),
-            reason: if decision.is_none() && claude_decision.is_some() {
+            continue_: wire.continue_,
+            stop_reason: truthy(wire.stop_reason),
+            suppress_output: wire.suppress_output,
+            system_message: truthy(wire.system_message),
+            reason: if wire.decision.is_none() && claude_decision.is_some() {
                 reason.or(claude_reason)
             } else {
                 reason
             },
-            decision: decision.or(claude_decision.map(str::to_string)),
-            hook_specific: hook_specific.cloned(),
+            decision: wire.decision.or(claude_decision),
+            hook_specific: wire.hook_specific_output,
         }
     }
 

@@ -27,6 +27,23 @@ pub struct HookEnv {
     pub workspace_hooks: std::collections::BTreeSet<String>,
 }
 
+/// Why a hook process did not run to its end.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum HookRunError {
+    /// `bash` could not be started.
+    #[error("Failed to spawn hook: {0}")]
+    Spawn(std::sync::Arc<std::io::Error>),
+    /// Waiting for the process failed.
+    #[error("Failed to wait for hook: {0}")]
+    Wait(std::sync::Arc<std::io::Error>),
+    /// The hook ran past its timeout and was killed.
+    #[error("Hook timed out after {ms}ms")]
+    TimedOut {
+        /// The timeout in milliseconds.
+        ms: u64,
+    },
+}
+
 /// The result of one hook run.
 #[derive(Debug, Clone)]
 pub struct HookRunResult {
@@ -42,8 +59,8 @@ pub struct HookRunResult {
     pub stdout: String,
     /// Captured stderr.
     pub stderr: String,
-    /// Error text (spawn failure, `Hook timed out after <t>ms`).
-    pub error: Option<String>,
+    /// Why the hook did not finish (spawn failure, timeout).
+    pub error: Option<HookRunError>,
     /// Wall time.
     pub duration: Duration,
 }
@@ -103,7 +120,7 @@ pub async fn run_hook(hook: &CommandHook, input: &[u8], env: &HookEnv) -> HookRu
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
-            result.error = Some(format!("Failed to spawn hook: {e}"));
+            result.error = Some(HookRunError::Spawn(std::sync::Arc::new(e)));
             result.duration = start.elapsed();
             return result;
         }
@@ -141,7 +158,7 @@ pub async fn run_hook(hook: &CommandHook, input: &[u8], env: &HookEnv) -> HookRu
             result.exit_code = status.code();
             result.success = status.code() == Some(0);
         }
-        Ok(Err(e)) => result.error = Some(format!("Failed to wait for hook: {e}")),
+        Ok(Err(e)) => result.error = Some(HookRunError::Wait(std::sync::Arc::new(e))),
         Err(_) => {
             match group.as_mut() {
                 Some(g) => g.terminate().await,
@@ -150,7 +167,9 @@ pub async fn run_hook(hook: &CommandHook, input: &[u8], env: &HookEnv) -> HookRu
                 }
             }
             let _ = child.wait().await;
-            result.error = Some(format!("Hook timed out after {}ms", hook.timeout_ms));
+            result.error = Some(HookRunError::TimedOut {
+                ms: hook.timeout_ms,
+            });
         }
     }
     // The hook is over; what it started in the background is its own.

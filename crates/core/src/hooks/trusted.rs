@@ -1,6 +1,8 @@
 //! The first-sighting warning for project hooks (§9.1), recorded in
 //! `~/.gemini/trusted_hooks.json` (`{ "<project path>": ["name:command", …] }`).
 
+use super::config::{WireDefinition, WireHook};
+use crate::config::lenient::from_object;
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -13,12 +15,13 @@ fn hook_keys(hooks: &Value) -> Vec<(String, String)> {
     };
     for defs in events.values().filter_map(Value::as_array) {
         for def in defs {
-            let Some(list) = def.get("hooks").and_then(Value::as_array) else {
+            let Some(list) = from_object::<WireDefinition>(def).hooks else {
                 continue;
             };
             for hook in list {
-                let name = hook.get("name").and_then(Value::as_str).unwrap_or("");
-                let command = hook.get("command").and_then(Value::as_str).unwrap_or("");
+                let hook: WireHook = from_object(&hook);
+                let name = hook.name.as_deref().unwrap_or("");
+                let command = hook.command.as_deref().unwrap_or("");
                 let display = if !name.is_empty() {
                     name
                 } else if !command.is_empty() {

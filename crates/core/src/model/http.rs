@@ -1,6 +1,8 @@
 //! What every model wire shares: one HTTP client set-up, sending a request
 //! and turning an error status into a [`Failure`], the retry loop, and
-//! cancellation of an open stream.
+//! cancellation of an open stream. [`build_client`] is also the one place
+//! where any part of core (web fetch, MCP) turns a reqwest builder into a
+//! client.
 
 use super::ChunkStream;
 use super::error::{Failure, ModelError, error_chain};
@@ -23,16 +25,36 @@ pub(crate) fn http_client(proxy: Option<&str>) -> Result<reqwest::Client, ModelE
         })?;
         builder = builder.proxy(proxy);
     }
-    // reqwest panics when no rustls crypto provider is installed.
-    std::panic::catch_unwind(AssertUnwindSafe(|| builder.build()))
-        .map_err(|_| ModelError::Setup {
-            message: "no TLS crypto provider is installed (install rustls' ring provider before \
-                 creating the client)"
+    build_client(builder).map_err(|e| ModelError::Setup {
+        message: match e {
+            ClientBuildError::NoTlsProvider => "no TLS crypto provider is installed (install \
+                 rustls' ring provider before creating the client)"
                 .to_string(),
-        })?
-        .map_err(|e| ModelError::Setup {
-            message: error_chain(&e),
-        })
+            ClientBuildError::Build(e) => error_chain(&e),
+        },
+    })
+}
+
+/// Why an HTTP client could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientBuildError {
+    /// reqwest panicked because no rustls crypto provider is installed.
+    #[error("no TLS crypto provider is installed for the HTTP client")]
+    NoTlsProvider,
+    /// reqwest refused the configuration (TLS back end, resolver, ...).
+    #[error("could not set up the HTTP client: {}", error_chain(.0))]
+    Build(reqwest::Error),
+}
+
+/// Builds `builder` into a client. reqwest panics when no rustls crypto
+/// provider is installed (the binary installs one at start); that panic
+/// becomes [`ClientBuildError::NoTlsProvider`] instead.
+pub(crate) fn build_client(
+    builder: reqwest::ClientBuilder,
+) -> Result<reqwest::Client, ClientBuildError> {
+    std::panic::catch_unwind(AssertUnwindSafe(|| builder.build()))
+        .map_err(|_| ClientBuildError::NoTlsProvider)?
+        .map_err(ClientBuildError::Build)
 }
 
 /// Sends `request`; a non-2xx status becomes a [`Failure`] through

@@ -6,7 +6,7 @@ mod anthropic;
 mod error;
 mod gemini;
 pub mod google_auth;
-mod http;
+pub(crate) mod http;
 mod openai_chat;
 pub mod provider;
 mod recorder;

@@ -92,10 +92,8 @@ pub async fn list_servers(startup: &Startup) -> Vec<ServerListing> {
             transport: describe(server),
             probe: match result {
                 Ok(tools) => ServerProbe::Connected(tools),
-                Err(reason) if reason.starts_with("needs authentication") => {
-                    ServerProbe::NeedsAuthentication
-                }
-                Err(reason) => ServerProbe::Disconnected(reason),
+                Err(e) if e.needs_authentication() => ServerProbe::NeedsAuthentication,
+                Err(e) => ServerProbe::Disconnected(e.to_string()),
             },
         })
         .collect()

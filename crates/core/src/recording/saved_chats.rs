@@ -64,8 +64,27 @@ pub fn save(dir: &Path, tag: &str, history: &[Content]) -> std::io::Result<bool>
     Ok(existed)
 }
 
+/// Why a saved conversation could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file cannot be read.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The file is not JSON.
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    /// Its history is not a conversation.
+    #[error("{}: {source}", path.display())]
+    History {
+        /// The file.
+        path: PathBuf,
+        /// What does not fit.
+        source: serde_json::Error,
+    },
+}
+
 /// The history saved under `tag`; `Ok(None)` when there is none.
-pub fn load(dir: &Path, tag: &str) -> Result<Option<Vec<Content>>, String> {
+pub fn load(dir: &Path, tag: &str) -> Result<Option<Vec<Content>>, LoadError> {
     let mut path = checkpoint_path(dir, tag);
     if !path.exists() {
         // Older Gemini CLI versions did not encode the tag.
@@ -74,8 +93,8 @@ pub fn load(dir: &Path, tag: &str) -> Result<Option<Vec<Content>>, String> {
             return Ok(None);
         }
     }
-    let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(&path)?;
+    let value: serde_json::Value = serde_json::from_str(&text)?;
     let history = match value {
         serde_json::Value::Array(_) => value,
         serde_json::Value::Object(mut o) => o.remove("history").unwrap_or_default(),
@@ -83,7 +102,7 @@ pub fn load(dir: &Path, tag: &str) -> Result<Option<Vec<Content>>, String> {
     };
     serde_json::from_value(history)
         .map(Some)
-        .map_err(|e| format!("{}: {e}", path.display()))
+        .map_err(|source| LoadError::History { path, source })
 }
 
 /// Deletes the checkpoint of `tag`; false when there was none.

@@ -1,7 +1,7 @@
 //! Landlock and seccomp: built in the parent, installed in the child.
 
 use super::mounts::{self, MountPlan};
-use super::{FORCE_UNSUPPORTED_ENV, SandboxError, SandboxPolicy};
+use super::{IsolationError, LandlockMissing, SandboxError, SandboxPolicy};
 use landlock::{
     ABI, AccessFs, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
     make_bitflags,
@@ -38,20 +38,18 @@ pub(super) struct Prepared {
     /// (then `isolation_error` says why).
     pub(super) mounts: Option<Arc<MountPlan>>,
     /// Why there is no mount isolation.
-    pub(super) isolation_error: Option<String>,
+    pub(super) isolation_error: Option<IsolationError>,
 }
 
 /// Builds the ruleset and the filter (see [`SandboxPolicy::prepare`]).
 pub(super) fn prepare(policy: &SandboxPolicy) -> Result<Prepared, SandboxError> {
     if policy.force_unsupported {
-        return Err(SandboxError::LandlockUnavailable(format!(
-            "forced by {FORCE_UNSUPPORTED_ENV}"
-        )));
+        return Err(SandboxError::LandlockUnavailable(LandlockMissing::Forced));
     }
     kernel_abi().map_err(SandboxError::LandlockUnavailable)?;
-    let ruleset = ruleset(&policy.writable)?.ok_or_else(|| {
-        SandboxError::LandlockUnavailable("Landlock did not create a ruleset".to_string())
-    })?;
+    let ruleset = ruleset(&policy.writable)?.ok_or(SandboxError::LandlockUnavailable(
+        LandlockMissing::NoRuleset,
+    ))?;
     let filter = if policy.allow_network {
         None
     } else {
@@ -74,7 +72,7 @@ pub(super) fn prepare(policy: &SandboxPolicy) -> Result<Prepared, SandboxError> 
 }
 
 /// The running kernel's Landlock ABI version, or why there is none.
-pub(super) fn kernel_abi() -> Result<i32, String> {
+pub(super) fn kernel_abi() -> Result<i32, LandlockMissing> {
     // SAFETY: the version query passes no pointer the kernel reads.
     let v = unsafe {
         libc::syscall(
@@ -89,9 +87,9 @@ pub(super) fn kernel_abi() -> Result<i32, String> {
     }
     let err = io::Error::last_os_error();
     Err(match err.raw_os_error() {
-        Some(libc::EOPNOTSUPP) => "Landlock is built into the kernel but not enabled".to_string(),
-        Some(libc::ENOSYS) => "Landlock is not built into the kernel".to_string(),
-        _ => format!("the Landlock version query failed: {err}"),
+        Some(libc::EOPNOTSUPP) => LandlockMissing::NotEnabled,
+        Some(libc::ENOSYS) => LandlockMissing::NotBuilt,
+        errno => LandlockMissing::QueryFailed(errno.unwrap_or(0)),
     })
 }
 

@@ -36,8 +36,8 @@ pub enum SandboxError {
     ContainerUnsupported(String),
     /// A sandbox value that means nothing.
     Invalid(String),
-    /// The kernel has no (enabled) Landlock; the text says why.
-    LandlockUnavailable(String),
+    /// The kernel has no (enabled) Landlock.
+    LandlockUnavailable(LandlockMissing),
     /// Not on Linux.
     #[cfg_attr(target_os = "linux", allow(dead_code))]
     NotLinux,
@@ -73,6 +73,41 @@ impl fmt::Display for SandboxError {
 }
 
 impl std::error::Error for SandboxError {}
+
+/// Why there is no Landlock to use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LandlockMissing {
+    /// `lsm=` does not list landlock.
+    #[error("Landlock is built into the kernel but not enabled")]
+    NotEnabled,
+    /// The kernel was built without it.
+    #[error("Landlock is not built into the kernel")]
+    NotBuilt,
+    /// The version query failed otherwise; the errno.
+    #[error("the Landlock version query failed: {}", io::Error::from_raw_os_error(*.0))]
+    QueryFailed(i32),
+    /// The kernel answered the version but created no ruleset.
+    #[error("Landlock did not create a ruleset")]
+    NoRuleset,
+    /// Tests asked to behave as without Landlock.
+    #[error("forced by {FORCE_UNSUPPORTED_ENV}")]
+    Forced,
+}
+
+/// Why commands run without the read-only mounts.
+#[derive(Debug, thiserror::Error)]
+pub enum IsolationError {
+    /// The probe child could not set the mounts up.
+    #[error("the probe exited with {0}")]
+    ProbeExited(std::process::ExitStatus),
+    /// The probe child did not start.
+    #[error("{0}")]
+    ProbeFailed(io::Error),
+    /// Mount namespaces are a Linux feature.
+    #[error("not Linux")]
+    #[cfg_attr(target_os = "linux", allow(dead_code))]
+    NotLinux,
+}
 
 /// What sandboxed commands may do.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -270,14 +305,14 @@ impl PreparedSandbox {
 
     /// Why commands run without the read-only mounts (no user or mount
     /// namespaces here), or `None` when they have them.
-    pub fn isolation_error(&self) -> Option<&str> {
+    pub fn isolation_error(&self) -> Option<&IsolationError> {
         #[cfg(target_os = "linux")]
         {
-            self.inner.isolation_error.as_deref()
+            self.inner.isolation_error.as_ref()
         }
         #[cfg(not(target_os = "linux"))]
         {
-            Some("not Linux")
+            Some(&IsolationError::NotLinux)
         }
     }
 }

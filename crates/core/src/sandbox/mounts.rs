@@ -10,6 +10,7 @@
 //! Everything the child needs is prepared before `fork` as NUL-terminated
 //! bytes: the child only makes syscalls.
 
+use super::IsolationError;
 use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
@@ -194,7 +195,7 @@ fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> {
 
 /// Whether this machine lets a child set up the plan: a probe child runs
 /// `true` with it (a few milliseconds, once per session with `-s`).
-pub(crate) fn supported(plan: &std::sync::Arc<MountPlan>) -> Result<(), String> {
+pub(crate) fn supported(plan: &std::sync::Arc<MountPlan>) -> Result<(), IsolationError> {
     use std::os::unix::process::CommandExt;
     let mut cmd = std::process::Command::new("/bin/true");
     cmd.stdin(std::process::Stdio::null())
@@ -207,7 +208,7 @@ pub(crate) fn supported(plan: &std::sync::Arc<MountPlan>) -> Result<(), String> 
     }
     match cmd.status() {
         Ok(s) if s.success() => Ok(()),
-        Ok(s) => Err(format!("the probe exited with {s}")),
-        Err(e) => Err(e.to_string()),
+        Ok(s) => Err(IsolationError::ProbeExited(s)),
+        Err(e) => Err(IsolationError::ProbeFailed(e)),
     }
 }

@@ -276,7 +276,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     });
     let base_prompt = match system_md(paths, root) {
         Some(Ok(text)) => text,
-        Some(Err(e)) => return Err(config_error(e)),
+        Some(Err(e)) => return Err(config_error(e.to_string())),
         None => system_prompt(PromptFeatures {
             write_todos: registry.get("write_todos").is_some(),
             agents: agents
@@ -590,9 +590,17 @@ pub(super) fn extension_context_files(extensions: &[extensions::Extension]) -> V
         .collect()
 }
 
+/// The file `GEMINI_SYSTEM_MD` names cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("missing system prompt file '{}': {source}", path.display())]
+struct SystemMdError {
+    path: PathBuf,
+    source: std::io::Error,
+}
+
 /// `GEMINI_SYSTEM_MD`: `true`/`1` reads `~/.gemini/system.md`, another value
 /// is a path; `false`/`0`/unset keeps the built-in prompt.
-fn system_md(paths: &GeminiPaths, root: &Path) -> Option<Result<String, String>> {
+fn system_md(paths: &GeminiPaths, root: &Path) -> Option<Result<String, SystemMdError>> {
     let value = std::env::var("GEMINI_SYSTEM_MD").ok()?;
     let value = value.trim();
     let path = match value.to_ascii_lowercase().as_str() {
@@ -603,8 +611,5 @@ fn system_md(paths: &GeminiPaths, root: &Path) -> Option<Result<String, String>>
             if p.is_absolute() { p } else { root.join(p) }
         }
     };
-    Some(
-        std::fs::read_to_string(&path)
-            .map_err(|e| format!("missing system prompt file '{}': {e}", path.display())),
-    )
+    Some(std::fs::read_to_string(&path).map_err(|source| SystemMdError { path, source }))
 }

@@ -69,10 +69,14 @@ impl Engine {
                     custom_commands::prompt_turn(mcp, cmd, args).await
                 }
                 (custom_commands::CommandSource::McpPrompt { server, .. }, None) => {
-                    Err(format!("MCP server config not found for '{server}'."))
+                    Err(custom_commands::CommandError::NoServer {
+                        server: server.clone(),
+                    })
                 }
             }
-            .map_err(|message| AgentError::Command { message })?;
+            .map_err(|e| AgentError::Command {
+                message: e.to_string(),
+            })?;
             self.emit(AgentEvent::PromptStarted {
                 text: parts.iter().filter_map(|p| p.text.as_deref()).collect(),
             });

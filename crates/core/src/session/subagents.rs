@@ -19,7 +19,7 @@ use crate::subagents::{
     fill_template, runtime_inputs,
 };
 use crate::tools::builtin::InternalDocsTool;
-use crate::tools::{SubagentOutcome, SubagentRunner, ToolContext, ToolRegistry};
+use crate::tools::{SubagentOutcome, SubagentRunError, SubagentRunner, ToolContext, ToolRegistry};
 use crate::workspace::Workspace;
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
@@ -53,7 +53,7 @@ impl SubagentRunner for SubagentHost {
         args: Map<String, Value>,
         ctx: &'a ToolContext,
         cancel: CancellationToken,
-    ) -> BoxFuture<'a, Result<SubagentOutcome, String>> {
+    ) -> BoxFuture<'a, Result<SubagentOutcome, SubagentRunError>> {
         Box::pin(async move {
             let parent_call_id = ctx.call_id.clone().unwrap_or_default();
             let inputs = runtime_inputs(&args, &ctx.model);
@@ -134,7 +134,7 @@ impl SubagentRunner for SubagentHost {
             if let Some(task) = forwarder.0.take() {
                 let _ = task.await;
             }
-            outcome
+            outcome.map_err(|e| SubagentRunError::Run(Box::new(e)))
         })
     }
 }

@@ -101,16 +101,39 @@ fn skill_files(root: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Why a Markdown file has no usable front matter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum FrontMatterError {
+    /// The first line is not `---`.
+    #[error("it does not start with YAML front matter (---)")]
+    NoOpening,
+    /// No line `---` ends it.
+    #[error("its front matter has no closing ---")]
+    NoClosing,
+}
+
+/// Why a `SKILL.md` was skipped.
+#[derive(Debug, thiserror::Error)]
+pub enum SkillFileError {
+    /// No front matter.
+    #[error(transparent)]
+    FrontMatter(#[from] FrontMatterError),
+    /// The front matter is not YAML with `name` and `description`.
+    #[error("its front matter needs `name` and `description` ({0})")]
+    Yaml(#[from] serde_yaml_ng::Error),
+    /// `name` is blank.
+    #[error("its `name` is empty")]
+    EmptyName,
+}
+
 /// Splits a Markdown file into its YAML front matter and its body.
-pub(crate) fn split_front_matter(text: &str) -> Result<(&str, String), &'static str> {
+pub(crate) fn split_front_matter(text: &str) -> Result<(&str, String), FrontMatterError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let rest = text
         .strip_prefix("---\n")
         .or_else(|| text.strip_prefix("---\r\n"))
-        .ok_or("it does not start with YAML front matter (---)")?;
-    let end = rest
-        .find("\n---")
-        .ok_or("its front matter has no closing ---")?;
+        .ok_or(FrontMatterError::NoOpening)?;
+    let end = rest.find("\n---").ok_or(FrontMatterError::NoClosing)?;
     let body = rest[end + 4..]
         .trim_start_matches(['\r', '\n'])
         .trim_start_matches('-')
@@ -120,12 +143,11 @@ pub(crate) fn split_front_matter(text: &str) -> Result<(&str, String), &'static 
 }
 
 /// A skill from its file's text.
-fn parse(text: &str, dir: Option<PathBuf>) -> Result<Skill, String> {
+fn parse(text: &str, dir: Option<PathBuf>) -> Result<Skill, SkillFileError> {
     let (yaml, body) = split_front_matter(text)?;
-    let meta: FrontMatter = serde_yaml_ng::from_str(yaml)
-        .map_err(|e| format!("its front matter needs `name` and `description` ({e})"))?;
+    let meta: FrontMatter = serde_yaml_ng::from_str(yaml)?;
     if meta.name.trim().is_empty() {
-        return Err("its `name` is empty".to_string());
+        return Err(SkillFileError::EmptyName);
     }
     Ok(Skill {
         name: meta.name.trim().to_string(),

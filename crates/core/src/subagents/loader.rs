@@ -30,6 +30,45 @@ impl fmt::Display for LoadError {
     }
 }
 
+/// Why a Markdown agent file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentFileError {
+    /// No front matter.
+    #[error(
+        "Missing mandatory YAML front matter: {0}. Agent files start with front matter between --- lines (name, description, ...)."
+    )]
+    NoFrontMatter(#[from] crate::skills::FrontMatterError),
+    /// The front matter is not the expected YAML.
+    #[error("Invalid front matter: {0}")]
+    InvalidFrontMatter(#[from] serde_yaml_ng::Error),
+    /// `kind` is not `local`.
+    #[error("kind `{0}` is not supported (only local agents are)")]
+    UnsupportedKind(String),
+    /// `name` is not a slug.
+    #[error("name `{0}` must be a slug (lower-case letters, digits, - and _)")]
+    BadName(String),
+    /// `description` is missing or blank.
+    #[error("description is required")]
+    NoDescription,
+    /// A limit does not fit 32 bits.
+    #[error("{key} is too large")]
+    TooLarge {
+        /// `max_turns` or `timeout_mins`.
+        key: &'static str,
+    },
+    /// A limit is zero or negative.
+    #[error("{key} must be a positive integer (got {value})")]
+    NotPositive {
+        /// `max_turns` or `timeout_mins`.
+        key: &'static str,
+        /// The value given.
+        value: i64,
+    },
+    /// `tools` lists something that is no tool name.
+    #[error("tools: `{0}` is not a tool name")]
+    BadTool(String),
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FrontMatter {
@@ -98,24 +137,21 @@ pub fn load_dir(dir: &Path, project: bool) -> (Vec<AgentDefinition>, Vec<LoadErr
         };
         match parse_markdown(&text, origin) {
             Ok(agent) => agents.push(agent),
-            Err(message) => errors.push(LoadError { path, message }),
+            Err(e) => errors.push(LoadError {
+                path,
+                message: e.to_string(),
+            }),
         }
     }
     (agents, errors)
 }
 
 /// An agent from a Markdown file's text; the error says what is wrong.
-pub fn parse_markdown(text: &str, origin: AgentOrigin) -> Result<AgentDefinition, String> {
-    let (yaml, body) = crate::skills::split_front_matter(text).map_err(|e| {
-        format!("Missing mandatory YAML front matter: {e}. Agent files start with front matter between --- lines (name, description, ...).")
-    })?;
-    let fm: FrontMatter =
-        serde_yaml_ng::from_str(yaml).map_err(|e| format!("Invalid front matter: {e}"))?;
+pub fn parse_markdown(text: &str, origin: AgentOrigin) -> Result<AgentDefinition, AgentFileError> {
+    let (yaml, body) = crate::skills::split_front_matter(text)?;
+    let fm: FrontMatter = serde_yaml_ng::from_str(yaml)?;
     if fm.kind.as_deref().is_some_and(|k| k != "local") {
-        return Err(format!(
-            "kind `{}` is not supported (only local agents are)",
-            fm.kind.unwrap_or_default()
-        ));
+        return Err(AgentFileError::UnsupportedKind(fm.kind.unwrap_or_default()));
     }
     if fm.name.is_empty()
         || !fm
@@ -123,22 +159,19 @@ pub fn parse_markdown(text: &str, origin: AgentOrigin) -> Result<AgentDefinition
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
     {
-        return Err(format!(
-            "name `{}` must be a slug (lower-case letters, digits, - and _)",
-            fm.name
-        ));
+        return Err(AgentFileError::BadName(fm.name));
     }
     let description = fm.description.unwrap_or_default();
     if description.trim().is_empty() {
-        return Err("description is required".to_string());
+        return Err(AgentFileError::NoDescription);
     }
-    let positive = |v: Option<i64>, key: &str| -> Result<Option<u32>, String> {
+    let positive = |v: Option<i64>, key: &'static str| -> Result<Option<u32>, AgentFileError> {
         match v {
             None => Ok(None),
             Some(n) if n > 0 => u32::try_from(n)
                 .map(Some)
-                .map_err(|_| format!("{key} is too large")),
-            Some(n) => Err(format!("{key} must be a positive integer (got {n})")),
+                .map_err(|_| AgentFileError::TooLarge { key }),
+            Some(value) => Err(AgentFileError::NotPositive { key, value }),
         }
     };
     let max_turns = positive(fm.max_turns, "max_turns")?;
@@ -146,7 +179,7 @@ pub fn parse_markdown(text: &str, origin: AgentOrigin) -> Result<AgentDefinition
     if let Some(tools) = &fm.tools
         && let Some(bad) = tools.iter().find(|t| !valid_tool_name(t))
     {
-        return Err(format!("tools: `{bad}` is not a tool name"));
+        return Err(AgentFileError::BadTool(bad.clone()));
     }
     Ok(AgentDefinition {
         name: fm.name,

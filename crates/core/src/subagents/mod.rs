@@ -17,7 +17,7 @@ pub use builtin::INTERNAL_DOCS_TOOL;
 pub use loader::load_dir;
 #[cfg(test)]
 pub use loader::parse_markdown;
-pub use output::validate_output;
+pub use output::{OutputError, validate_output};
 
 use crate::config::Settings;
 use serde_json::{Map, Value};
@@ -229,9 +229,24 @@ pub fn runtime_inputs(args: &Map<String, Value>, active_model: &str) -> Map<Stri
     inputs
 }
 
+/// A template placeholder without an input (Gemini CLI's message names the
+/// missing and available ones).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "Template validation failed: Missing required input parameters: {}. Available inputs: {}",
+    missing.join(", "),
+    available.join(", ")
+)]
+pub struct TemplateError {
+    /// The placeholders without an input, in order of appearance.
+    pub missing: Vec<String>,
+    /// The inputs there are.
+    pub available: Vec<String>,
+}
+
 /// Fills `${name}` placeholders from `inputs`; every placeholder must have
-/// an input (Gemini CLI's message names the missing and available ones).
-pub fn fill_template(template: &str, inputs: &Map<String, Value>) -> Result<String, String> {
+/// an input.
+pub fn fill_template(template: &str, inputs: &Map<String, Value>) -> Result<String, TemplateError> {
     let mut out = String::with_capacity(template.len());
     let mut missing: Vec<&str> = Vec::new();
     let mut rest = template;
@@ -263,12 +278,10 @@ pub fn fill_template(template: &str, inputs: &Map<String, Value>) -> Result<Stri
     if missing.is_empty() {
         return Ok(out);
     }
-    let available: Vec<&str> = inputs.keys().map(String::as_str).collect();
-    Err(format!(
-        "Template validation failed: Missing required input parameters: {}. Available inputs: {}",
-        missing.join(", "),
-        available.join(", ")
-    ))
+    Err(TemplateError {
+        missing: missing.into_iter().map(str::to_string).collect(),
+        available: inputs.keys().cloned().collect(),
+    })
 }
 
 #[cfg(test)]

@@ -5,10 +5,22 @@
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Map, Value, json};
 
-/// `Ok` when `value` fits `schema`; else the text after `Output validation
-/// failed: `.
-pub fn validate_output(schema: &Value, value: &Value) -> Result<(), String> {
-    let validator = jsonschema::validator_for(schema).map_err(|e| e.to_string())?;
+/// Why a sub-agent's output was refused; the Display text follows `Output
+/// validation failed: `.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// The agent's own output schema does not compile.
+    #[error("{0}")]
+    Schema(Box<jsonschema::ValidationError<'static>>),
+    /// The output does not fit: zod's flattened errors as JSON.
+    #[error("{0}")]
+    Mismatch(Value),
+}
+
+/// `Ok` when `value` fits `schema`; else why not.
+pub fn validate_output(schema: &Value, value: &Value) -> Result<(), OutputError> {
+    let validator =
+        jsonschema::validator_for(schema).map_err(|e| OutputError::Schema(Box::new(e)))?;
     let mut form: Vec<String> = Vec::new();
     let mut fields: Map<String, Value> = Map::new();
     for err in validator.iter_errors(value) {
@@ -51,7 +63,9 @@ pub fn validate_output(schema: &Value, value: &Value) -> Result<(), String> {
         ordered.extend(fields);
         fields = ordered;
     }
-    Err(json!({"formErrors": form, "fieldErrors": fields}).to_string())
+    Err(OutputError::Mismatch(
+        json!({"formErrors": form, "fieldErrors": fields}),
+    ))
 }
 
 fn first_segment(path: &str) -> Option<String> {
@@ -93,7 +107,9 @@ mod tests {
             "SummaryOfFindings": {"type": "string"},
             "ExplorationTrace": {"type": "array", "items": {"type": "string"}}},
             "required": ["SummaryOfFindings", "ExplorationTrace"]});
-        let err = validate_output(&schema, &json!({"SummaryOfFindings": 3})).unwrap_err();
+        let err = validate_output(&schema, &json!({"SummaryOfFindings": 3}))
+            .unwrap_err()
+            .to_string();
         // Properties in schema order, whatever order the checks ran in.
         assert_eq!(
             err,

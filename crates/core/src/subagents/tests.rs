@@ -18,7 +18,7 @@ const READER: &str = "---\nname: reader\ndescription: Reads files.\ndisplay_name
 #[test]
 fn templates_fill_and_name_what_is_missing() {
     let inputs = runtime_inputs(&Map::new(), "m");
-    let err = fill_template("${query}", &inputs).unwrap_err();
+    let err = fill_template("${query}", &inputs).unwrap_err().to_string();
     assert_eq!(
         err,
         "Template validation failed: Missing required input parameters: query. Available inputs: cliVersion, activeModel, today"
@@ -61,7 +61,9 @@ fn markdown_agents_parse_and_bad_ones_say_why() {
             "remote",
         ),
     ] {
-        let err = parse_markdown(text, AgentOrigin::BuiltIn).unwrap_err();
+        let err = parse_markdown(text, AgentOrigin::BuiltIn)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains(why), "{text}: {err}");
     }
     assert!(

@@ -4,7 +4,28 @@
 //! is still checked before either is used.
 
 use futures::future::BoxFuture;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Why the client could not read or write a file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClientFsError {
+    /// `fs/read_text_file` failed.
+    #[error("the editor could not read {}: {message}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The client's error message.
+        message: String,
+    },
+    /// `fs/write_text_file` failed.
+    #[error("the editor could not write {}: {message}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The client's error message.
+        message: String,
+    },
+}
 
 /// Text file access through the client.
 pub trait ClientFs: Send + Sync + std::fmt::Debug {
@@ -13,11 +34,11 @@ pub trait ClientFs: Send + Sync + std::fmt::Debug {
     fn read_text_file<'a>(
         &'a self,
         path: &'a Path,
-    ) -> BoxFuture<'a, Result<Option<String>, String>>;
+    ) -> BoxFuture<'a, Result<Option<String>, ClientFsError>>;
     /// Writes (or creates) the file through the client.
     fn write_text_file<'a>(
         &'a self,
         path: &'a Path,
         content: &'a str,
-    ) -> BoxFuture<'a, Result<(), String>>;
+    ) -> BoxFuture<'a, Result<(), ClientFsError>>;
 }

@@ -12,7 +12,7 @@ pub mod registry;
 pub mod spec;
 pub mod validate;
 
-pub use client_fs::ClientFs;
+pub use client_fs::{ClientFs, ClientFsError};
 pub use gemini_rs_protocol::events::{
     ConfirmationDetails, FileDiff, Modifiable, TodoItem, TodoStatus, ToolDisplay, ToolError,
     ToolErrorKind, ToolKind, ToolResult,
@@ -68,6 +68,18 @@ pub struct SubagentOutcome {
     pub result: String,
 }
 
+/// Why a sub-agent run failed before it could end with an outcome.
+#[derive(Debug, thiserror::Error)]
+pub enum SubagentRunError {
+    /// A template placeholder of the agent's prompts has no input.
+    #[error(transparent)]
+    Template(#[from] crate::subagents::TemplateError),
+    /// The run broke (a model failure, a hook stopped it); the engine's
+    /// error, which tools cannot name (it lives above them).
+    #[error(transparent)]
+    Run(Box<dyn std::error::Error + Send + Sync>),
+}
+
 /// Runs sub-agents for the tools that delegate to them; the session
 /// implements it (tools never import the engine above them).
 pub trait SubagentRunner: Send + Sync {
@@ -79,7 +91,7 @@ pub trait SubagentRunner: Send + Sync {
         args: Map<String, Value>,
         ctx: &'a ToolContext,
         cancel: CancellationToken,
-    ) -> BoxFuture<'a, Result<SubagentOutcome, String>>;
+    ) -> BoxFuture<'a, Result<SubagentOutcome, SubagentRunError>>;
 }
 
 impl ToolContext {

@@ -146,7 +146,8 @@ impl ToolRegistry {
         let mut args = match args {
             Value::Null => Map::new(),
             other => {
-                validate_params_object(other).map_err(ToolError::invalid_params)?;
+                validate_params_object(other)
+                    .map_err(|e| ToolError::invalid_params(e.to_string()))?;
                 other.as_object().cloned().unwrap_or_default()
             }
         };
@@ -158,7 +159,7 @@ impl ToolRegistry {
         entry
             .validator
             .validate(&args)
-            .map_err(ToolError::invalid_params)?;
+            .map_err(|e| ToolError::invalid_params(e.to_string()))?;
         let Value::Object(args) = args else {
             return Err(ToolError::invalid_params(
                 "Value of params must be an object",

@@ -49,12 +49,44 @@ const OTHER_KNOWN_URLS: [&str; 6] = [
     "https://json-schema.org/draft/2019-09/schema#",
 ];
 
+/// Why a tool's arguments were refused; the Display text is Ajv's, which
+/// the model reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ArgsError {
+    /// The arguments are not a JSON object.
+    #[error("Value of params must be an object")]
+    NotAnObject,
+    /// The tool's schema does not compile, so every call fails.
+    #[error(transparent)]
+    Schema(#[from] SchemaError),
+    /// The arguments do not fit the schema: Ajv's `errorsText`.
+    #[error("{0}")]
+    Mismatch(String),
+}
+
+/// Why a tool's parameter schema does not compile (as v0.27.4's Ajv).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SchemaError {
+    /// `$schema` is not a string.
+    #[error("$schema must be a string")]
+    MetaNotString,
+    /// `$schema` names a dialect Ajv does not know.
+    #[error("no schema with key or ref \"{0}\"")]
+    UnknownMeta(String),
+    /// The schema breaks its meta-schema (Ajv's text, dataVar `data`).
+    #[error("schema is invalid: {0}")]
+    Invalid(String),
+    /// A `$ref` points nowhere.
+    #[error("can't resolve reference #{0} from id #")]
+    Unresolvable(String),
+}
+
 /// `Value of params must be an object` unless `args` is a JSON object.
-pub fn validate_params_object(args: &Value) -> Result<(), String> {
+pub fn validate_params_object(args: &Value) -> Result<(), ArgsError> {
     if args.is_object() {
         Ok(())
     } else {
-        Err("Value of params must be an object".to_string())
+        Err(ArgsError::NotAnObject)
     }
 }
 
@@ -66,8 +98,8 @@ pub struct ArgsValidator {
 enum State {
     /// No schema (`null`): everything passes.
     None,
-    /// The schema did not compile: every call fails with this text.
-    Broken(String),
+    /// The schema did not compile: every call fails with this error.
+    Broken(SchemaError),
     /// A compiled schema and its source (for Ajv's keyword order).
     Ready {
         validator: Box<Validator>,
@@ -86,7 +118,7 @@ impl ArgsValidator {
                     validator: Box::new(validator),
                     schema: schema.clone(),
                 },
-                Err(message) => State::Broken(message),
+                Err(e) => State::Broken(e),
             },
         };
         ArgsValidator { state }
@@ -94,23 +126,25 @@ impl ArgsValidator {
 
     #[cfg(test)]
     /// The compile error, when the schema did not compile.
-    pub fn compile_error(&self) -> Option<&str> {
+    pub fn compile_error(&self) -> Option<&SchemaError> {
         match &self.state {
-            State::Broken(m) => Some(m),
+            State::Broken(e) => Some(e),
             State::None | State::Ready { .. } => None,
         }
     }
 
     /// Validates `args`; the error is Ajv's text for the first failure.
-    pub fn validate(&self, args: &Value) -> Result<(), String> {
+    pub fn validate(&self, args: &Value) -> Result<(), ArgsError> {
         match &self.state {
             State::None => Ok(()),
-            State::Broken(message) => Err(message.clone()),
+            State::Broken(e) => Err(e.clone().into()),
             State::Ready { validator, schema } => {
                 let errors: Vec<ValidationError<'_>> = validator.iter_errors(args).collect();
                 match first_error(&errors, Some(schema), args) {
                     None => Ok(()),
-                    Some(err) => Err(render(err, "params", Some(schema), args).join(", ")),
+                    Some(err) => Err(ArgsError::Mismatch(
+                        render(err, "params", Some(schema), args).join(", "),
+                    )),
                 }
             }
         }
@@ -118,25 +152,24 @@ impl ArgsValidator {
 }
 
 /// Compiles a schema the way v0.27.4's Ajv would accept or refuse it.
-fn compile(schema: &Value) -> Result<Validator, String> {
+fn compile(schema: &Value) -> Result<Validator, SchemaError> {
     let mut draft = Some(Draft::Draft7);
     if let Some(meta) = schema.get("$schema") {
         let Some(url) = meta.as_str() else {
-            return Err("$schema must be a string".to_string());
+            return Err(SchemaError::MetaNotString);
         };
         if OTHER_KNOWN_URLS.contains(&url) {
             draft = None;
         } else if !DRAFT7_URLS.contains(&url) {
-            return Err(format!("no schema with key or ref \"{url}\""));
+            return Err(SchemaError::UnknownMeta(url.to_string()));
         }
     }
     if draft.is_some() && schema.is_object() {
         let meta = jsonschema::draft7::meta::validator();
         let errors: Vec<ValidationError<'_>> = meta.iter_errors(schema).collect();
         if let Some(err) = first_error(&errors, None, schema) {
-            return Err(format!(
-                "schema is invalid: {}",
-                render(err, "data", None, schema).join(", ")
+            return Err(SchemaError::Invalid(
+                render(err, "data", None, schema).join(", "),
             ));
         }
     }
@@ -147,7 +180,7 @@ fn compile(schema: &Value) -> Result<Validator, String> {
     options.build(schema).map_err(|e| match e.kind() {
         jsonschema::error::ValidationErrorKind::Referencing(
             jsonschema::ReferencingError::PointerToNowhere { pointer },
-        ) => format!("can't resolve reference #{pointer} from id #"),
-        _ => format!("schema is invalid: {e}"),
+        ) => SchemaError::Unresolvable(pointer.clone()),
+        _ => SchemaError::Invalid(e.to_string()),
     })
 }

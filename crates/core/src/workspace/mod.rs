@@ -15,6 +15,20 @@ pub use filekind::{FileKind, decode_text, detect_kind, mime_type};
 
 use ignore::IgnoreCache;
 use std::fs::{File, Metadata};
+
+/// Why `/directory add` refused a directory.
+#[derive(Debug, thiserror::Error)]
+pub enum AddDirError {
+    /// The path is missing or not a directory.
+    #[error("{} is not a directory", .0.display())]
+    NotADirectory(PathBuf),
+    /// It is a workspace directory already.
+    #[error("{} is already in the workspace", .0.display())]
+    AlreadyAdded(PathBuf),
+    /// A thread panicked while holding the directory list.
+    #[error("the workspace is unavailable")]
+    Unavailable,
+}
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -149,7 +163,7 @@ impl Workspace {
 
     /// Adds a directory (`/directory add`): it must exist; a relative path
     /// is taken from the root. Every copy of this workspace sees it.
-    pub fn add_dir(&self, path: &str) -> Result<PathBuf, String> {
+    pub fn add_dir(&self, path: &str) -> Result<PathBuf, AddDirError> {
         let expanded = match path.strip_prefix("~/") {
             Some(rest) => std::env::var_os("HOME")
                 .map(|h| PathBuf::from(h).join(rest))
@@ -158,14 +172,11 @@ impl Workspace {
         };
         let abs = boundary::normalize(&self.target_dir.join(expanded));
         if !abs.is_dir() {
-            return Err(format!("{} is not a directory", abs.display()));
+            return Err(AddDirError::NotADirectory(abs));
         }
-        let mut dirs = self
-            .dirs
-            .write()
-            .map_err(|_| "the workspace is unavailable".to_string())?;
+        let mut dirs = self.dirs.write().map_err(|_| AddDirError::Unavailable)?;
         if dirs.dirs.contains(&abs) {
-            return Err(format!("{} is already in the workspace", abs.display()));
+            return Err(AddDirError::AlreadyAdded(abs));
         }
         dirs.real.push(realpath_lenient(&abs));
         dirs.dirs.push(abs.clone());
@@ -194,25 +205,24 @@ impl Workspace {
         inside || real.starts_with(&self.real_temp_dir)
     }
 
-    /// Gemini CLI's `validatePathAccess`: `Ok` or the exact refusal text.
+    /// Gemini CLI's `validatePathAccess`: `Ok` or the refusal (its text is
+    /// Gemini CLI's exact wording).
     /// A path holding a NUL byte or a line break is refused first: no
     /// file system call could use the former, and the latter is almost
     /// always a model's mistake that would create a surprising file name.
-    pub fn check_access(&self, abs: &Path) -> Result<(), String> {
+    pub fn check_access(&self, abs: &Path) -> Result<(), AccessError> {
         if abs
             .as_os_str()
             .as_encoded_bytes()
             .iter()
             .any(|b| matches!(b, b'\0' | b'\n' | b'\r'))
         {
-            return Err(format!(
-                "Invalid path: {abs:?} contains a NUL byte or a line break."
-            ));
+            return Err(AccessError::BadPath(abs.to_path_buf()));
         }
         if self.is_allowed(abs) {
             return Ok(());
         }
-        Err(self.outside_message(abs))
+        Err(AccessError::Outside(self.outside_message(abs)))
     }
 
     /// The refusal text for a path outside every workspace directory.
@@ -324,4 +334,21 @@ pub fn open_regular_beneath(
         return Err(OpenFailure::TooLarge(meta.len()));
     }
     Ok((file, meta))
+}
+
+/// Why a path may not be used (`Display` is Gemini CLI's exact text).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AccessError {
+    /// The path holds a NUL byte or a line break.
+    #[error("Invalid path: {0:?} contains a NUL byte or a line break.")]
+    BadPath(PathBuf),
+    /// The path is outside every workspace folder (the refusal text).
+    #[error("{0}")]
+    Outside(String),
+}
+
+impl From<AccessError> for String {
+    fn from(e: AccessError) -> String {
+        e.to_string()
+    }
 }

@@ -83,7 +83,10 @@ async fn timeout_kills_the_process_group() {
     };
     let r = crate::hooks::runner::run_hook(&hook, b"{}", &env).await;
     assert!(!r.success);
-    assert_eq!(r.error.as_deref(), Some("Hook timed out after 200ms"));
+    assert_eq!(
+        r.error.as_ref().map(ToString::to_string).as_deref(),
+        Some("Hook timed out after 200ms")
+    );
     assert_eq!(r.output, None);
 }
 

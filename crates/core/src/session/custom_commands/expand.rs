@@ -6,6 +6,7 @@
 //! appended after a blank line when arguments were given.
 
 use super::CustomCommand;
+use super::error::{CommandError, InjectError};
 use crate::policy::{ApprovalMode, Decision, PolicyEngine};
 use crate::tools::builtin::shell::run_inline;
 use crate::tools::builtin::{ReadManyFilesTool, ShellTool};
@@ -46,7 +47,7 @@ pub async fn expand(
     args: &str,
     invocation: &str,
     env: &Expansion<'_>,
-) -> Result<Vec<Part>, String> {
+) -> Result<Vec<Part>, CommandError> {
     let uses_args = prompt.contains(ARGS);
     let mut parts = Vec::new();
     for piece in at_files(cmd, prompt, env).await? {
@@ -81,8 +82,8 @@ enum Piece {
 fn injections(
     cmd: &CustomCommand,
     text: &str,
-    trigger: &str,
-) -> Result<Vec<(usize, usize, String)>, String> {
+    trigger: &'static str,
+) -> Result<Vec<(usize, usize, String)>, CommandError> {
     let mut out = Vec::new();
     let mut from = 0;
     while let Some(found) = text[from..].find(trigger) {
@@ -104,10 +105,11 @@ fn injections(
             }
         }
         let Some(end) = end else {
-            return Err(format!(
-                "Invalid syntax in command '{}': unclosed injection starting at index {start} ('{trigger}'). Ensure braces are balanced.",
-                cmd.name
-            ));
+            return Err(CommandError::Unclosed {
+                command: cmd.name.clone(),
+                start,
+                trigger,
+            });
         };
         out.push((start, end + 1, text[body..end].trim().to_string()));
         from = end + 1;
@@ -120,7 +122,7 @@ async fn at_files(
     cmd: &CustomCommand,
     prompt: &str,
     env: &Expansion<'_>,
-) -> Result<Vec<Piece>, String> {
+) -> Result<Vec<Piece>, CommandError> {
     let mut out = Vec::new();
     let mut last = 0;
     for (start, end, path) in injections(cmd, prompt, "@{")? {
@@ -137,27 +139,34 @@ async fn read_injected(
     cmd: &CustomCommand,
     path: &str,
     env: &Expansion<'_>,
-) -> Result<String, String> {
-    let fail = |why: String| format!("Command '/{}': @{{{path}}}: {why}", cmd.name);
+) -> Result<String, CommandError> {
+    let fail = |reason: InjectError| CommandError::Inject {
+        command: cmd.name.clone(),
+        path: path.to_string(),
+        reason,
+    };
     let ws = &env.ctx.workspace;
     let abs = ws.target_dir().join(path);
-    ws.check_access(&abs).map_err(fail)?;
+    ws.check_access(&abs)
+        .map_err(|e| fail(InjectError::Access(e)))?;
     if abs.is_file() {
-        let bytes = std::fs::read(&abs).map_err(|e| fail(e.to_string()))?;
+        let bytes = std::fs::read(&abs).map_err(|e| fail(e.into()))?;
         if bytes.iter().take(8192).any(|b| *b == 0) {
-            return Err(fail("it is not a text file".to_string()));
+            return Err(fail(InjectError::NotText));
         }
         return Ok(String::from_utf8_lossy(&bytes).into_owned());
     }
     let tool = ReadManyFilesTool;
     let args = json!({"paths": [path]});
     let Some(args) = args.as_object() else {
-        return Err(fail("bad path".to_string()));
+        return Err(fail(InjectError::BadPath));
     };
-    let invocation = tool.build(args, env.ctx).map_err(|e| fail(e.message))?;
+    let invocation = tool
+        .build(args, env.ctx)
+        .map_err(|e| fail(InjectError::Tool(e.message)))?;
     let result = invocation.execute(env.ctx, env.cancel.clone()).await;
     if let Some(e) = result.error {
-        return Err(fail(e.message));
+        return Err(fail(InjectError::Tool(e.message)));
     }
     Ok(result
         .llm_content
@@ -173,7 +182,7 @@ async fn shell_and_args(
     text: &str,
     args: &str,
     env: &Expansion<'_>,
-) -> Result<String, String> {
+) -> Result<String, CommandError> {
     let found = injections(cmd, text, "!{")?;
     if found.is_empty() {
         return Ok(text.replace(ARGS, args));
@@ -188,25 +197,25 @@ async fn shell_and_args(
         match env.policy.decide(ShellTool.name(), &call, env.mode) {
             Decision::Allow => {}
             Decision::Deny => {
-                return Err(format!(
-                    "/{} cannot be run. Blocked command: \"{command}\". Reason: Blocked by policy.",
-                    cmd.name
-                ));
+                return Err(CommandError::Blocked {
+                    command: cmd.name.clone(),
+                    shell: command.clone(),
+                });
             }
             Decision::AskUser => {
                 if let Some(ask) = env.ask {
                     if ask.ask(command).await {
                         continue;
                     }
-                    return Err(format!(
-                        "/{} was not run: the shell command \"{command}\" was not allowed.",
-                        cmd.name
-                    ));
+                    return Err(CommandError::Declined {
+                        command: cmd.name.clone(),
+                        shell: command.clone(),
+                    });
                 }
-                return Err(format!(
-                    "/{} needs your approval to run the shell command \"{command}\". Allow it with a policy rule or --allowed-tools \"run_shell_command({command})\", or use --approval-mode yolo.",
-                    cmd.name
-                ));
+                return Err(CommandError::NeedsApproval {
+                    command: cmd.name.clone(),
+                    shell: command.clone(),
+                });
             }
         }
     }
@@ -220,11 +229,10 @@ async fn shell_and_args(
         }
         let run = run_inline(env.ctx, command, env.cancel)
             .await
-            .map_err(|e| {
-                format!(
-                    "Failed to start shell command in '{}': {e}. Command: {command}",
-                    cmd.name
-                )
+            .map_err(|source| CommandError::ShellStart {
+                command: cmd.name.clone(),
+                shell: command.clone(),
+                source,
             })?;
         out.push_str(&run.output);
         if run.aborted {

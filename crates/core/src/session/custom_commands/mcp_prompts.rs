@@ -2,6 +2,7 @@
 //! `--name=value` (quoted values may hold spaces) or by position, as Gemini
 //! CLI parses them; the prompt's messages become the user turn.
 
+use super::error::CommandError;
 use super::{CommandSource, CustomCommand, PromptArgument};
 use crate::tools::mcp::McpManager;
 use gemini_rs_protocol::Part;
@@ -50,20 +51,21 @@ pub async fn prompt_turn(
     mcp: &McpManager,
     cmd: &CustomCommand,
     args: &str,
-) -> Result<Vec<Part>, String> {
+) -> Result<Vec<Part>, CommandError> {
     let CommandSource::McpPrompt { server, arguments } = &cmd.source else {
-        return Err(format!("/{} is not an MCP prompt", cmd.name));
+        return Err(CommandError::NotMcpPrompt {
+            command: cmd.name.clone(),
+        });
     };
     let inputs = parse_args(args, arguments)?;
     let conn = mcp
         .connections()
         .iter()
         .find(|c| c.config.name == *server)
-        .ok_or_else(|| format!("MCP server config not found for '{server}'."))?;
-    let result = conn
-        .get_prompt(&cmd.name, inputs)
-        .await
-        .map_err(|e| format!("Error invoking prompt: {e}"))?;
+        .ok_or_else(|| CommandError::NoServer {
+            server: server.clone(),
+        })?;
+    let result = conn.get_prompt(&cmd.name, inputs).await?;
     let parts: Vec<Part> = result
         .get("messages")
         .and_then(Value::as_array)
@@ -72,7 +74,7 @@ pub async fn prompt_turn(
         .filter_map(|m| message_part(m.get("content")?))
         .collect();
     if parts.is_empty() {
-        return Err("Received an empty or invalid prompt response from the server.".to_string());
+        return Err(CommandError::EmptyPrompt);
     }
     Ok(parts)
 }
@@ -104,7 +106,10 @@ fn message_part(content: &Value) -> Option<Part> {
 /// the prompt's arguments as Gemini CLI matches them: named first; with one
 /// required argument unfilled, every positional word goes to it; else the
 /// words fill the unfilled required ones in order.
-fn parse_args(args: &str, arguments: &[PromptArgument]) -> Result<Map<String, Value>, String> {
+fn parse_args(
+    args: &str,
+    arguments: &[PromptArgument],
+) -> Result<Map<String, Value>, CommandError> {
     let mut named = Map::new();
     let mut positional_text = String::new();
     let mut rest = args;
@@ -157,10 +162,7 @@ fn parse_args(args: &str, arguments: &[PromptArgument]) -> Result<Map<String, Va
         }
     }
     if !missing.is_empty() {
-        return Err(format!(
-            "Missing required argument(s): {}",
-            missing.join(", ")
-        ));
+        return Err(CommandError::MissingArguments(missing));
     }
     Ok(inputs)
 }
@@ -218,7 +220,7 @@ mod tests {
             (Some("x"), Some("y"))
         );
         assert_eq!(
-            parse_args("x", &two).unwrap_err(),
+            parse_args("x", &two).unwrap_err().to_string(),
             "Missing required argument(s): --b"
         );
     }

@@ -3,9 +3,11 @@
 //! making a namespace (`git/commit.toml` is `/git:commit`), with a required
 //! `prompt` and an optional `description`, as Gemini CLI reads them.
 
+mod error;
 mod expand;
 mod mcp_prompts;
 
+pub use error::{CommandError, CommandFileError};
 pub use expand::{AskCommand, Expansion, expand};
 pub use mcp_prompts::{mcp_prompt_commands, prompt_turn};
 
@@ -80,7 +82,7 @@ pub fn load(
                     commands.retain(|c| c.name != cmd.name);
                     commands.push(cmd);
                 }
-                Err(warning) => warnings.push(warning),
+                Err(warning) => warnings.push(warning.to_string()),
             }
         }
     }
@@ -94,7 +96,7 @@ pub fn load(
                     commands.retain(|c| c.name != cmd.name);
                     commands.push(cmd);
                 }
-                Err(warning) => warnings.push(warning),
+                Err(warning) => warnings.push(warning.to_string()),
             }
         }
     }
@@ -118,18 +120,20 @@ fn collect_toml(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// One file as a command, or the warning that names what is wrong.
-fn read_command(base: &Path, file: &Path) -> Result<CustomCommand, String> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| format!("Skipping custom command {}: {e}", file.display()))?;
+fn read_command(base: &Path, file: &Path) -> Result<CustomCommand, CommandFileError> {
+    let text = std::fs::read_to_string(file).map_err(|source| CommandFileError::Read {
+        path: file.to_path_buf(),
+        source,
+    })?;
     let parsed: CommandFile = toml::from_str(&text).map_err(|e| {
         let line = e.span().map_or(1, |span| {
             text[..span.start.min(text.len())].lines().count().max(1)
         });
-        format!(
-            "Skipping custom command {} (line {line}): {}",
-            file.display(),
-            e.message()
-        )
+        CommandFileError::Toml {
+            path: file.to_path_buf(),
+            line,
+            message: e.message().to_string(),
+        }
     })?;
     let relative = file.strip_prefix(base).unwrap_or(file).with_extension("");
     let name = relative

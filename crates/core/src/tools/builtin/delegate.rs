@@ -92,7 +92,7 @@ impl ToolInvocation for Delegation {
                         ),
                     )
                 }
-                Err(msg) => failed(name, msg),
+                Err(e) => failed(name, e.to_string()),
             }
         })
     }

@@ -187,7 +187,7 @@ impl GlobInvocation {
             };
             let spec = match FileGlob::new(&pattern, !self.case_sensitive, &[]) {
                 Ok(s) => s,
-                Err(e) => return glob_error(&e),
+                Err(e) => return glob_error(&e.to_string()),
             };
             found.extend(spec.walk(dir, cancel));
         }
@@ -283,7 +283,7 @@ struct Exclude {
     dir: Option<GlobMatcher>,
 }
 
-fn compile(pattern: &str, nocase: bool) -> Result<GlobMatcher, String> {
+fn compile(pattern: &str, nocase: bool) -> Result<GlobMatcher, globset::Error> {
     GlobBuilder::new(pattern)
         .literal_separator(true)
         .case_insensitive(nocase)
@@ -291,7 +291,6 @@ fn compile(pattern: &str, nocase: bool) -> Result<GlobMatcher, String> {
         .empty_alternates(true)
         .build()
         .map(|g| g.compile_matcher())
-        .map_err(|e| e.to_string())
 }
 
 fn has_magic(segment: &str) -> bool {
@@ -305,7 +304,7 @@ impl FileGlob {
         pattern: &str,
         nocase: bool,
         excludes: &[String],
-    ) -> Result<FileGlob, String> {
+    ) -> Result<FileGlob, globset::Error> {
         let absolute = pattern.starts_with('/');
         let trimmed = pattern.trim_start_matches("./");
         let matcher = compile(trimmed, nocase)?;
@@ -336,7 +335,7 @@ impl FileGlob {
                     },
                 })
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, globset::Error>>()?;
         Ok(FileGlob {
             matcher,
             base,

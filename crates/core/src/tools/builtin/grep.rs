@@ -257,7 +257,7 @@ impl GrepInvocation {
             let git = search::in_git_repo(root);
             let matcher = match search::matcher(query.pattern, git) {
                 Ok(m) => m,
-                Err(e) => return execution_error(&e),
+                Err(e) => return execution_error(&e.to_string()),
             };
             let (files, stop) = search::search_root(ws, root, &matcher, &query, git, &counter);
             match stop {

@@ -197,24 +197,48 @@ fn tildeify(path: &Path, home: Option<&Path>) -> String {
     }
 }
 
+/// Why the memory file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+enum MemoryFileError {
+    /// The file is not UTF-8.
+    #[error("{} is not valid UTF-8 text", .0.display())]
+    NotUtf8(PathBuf),
+    /// Reading failed.
+    #[error("could not read {}: {source}", path.display())]
+    Read { path: PathBuf, source: io::Error },
+    /// Its folder could not be created.
+    #[error("could not create {}: {source}", path.display())]
+    CreateDir { path: PathBuf, source: io::Error },
+    /// Writing failed.
+    #[error("could not write {}: {source}", path.display())]
+    Write { path: PathBuf, source: io::Error },
+}
+
 /// The current content; a missing file is empty. `Ok(None)` when missing.
-fn read_current(path: &Path) -> Result<Option<String>, String> {
+fn read_current(path: &Path) -> Result<Option<String>, MemoryFileError> {
     match std::fs::read(path) {
         Ok(bytes) => String::from_utf8(bytes)
             .map(Some)
-            .map_err(|_| format!("{} is not valid UTF-8 text", path.display())),
+            .map_err(|_| MemoryFileError::NotUtf8(path.to_path_buf())),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("could not read {}: {e}", path.display())),
+        Err(source) => Err(MemoryFileError::Read {
+            path: path.to_path_buf(),
+            source,
+        }),
     }
 }
 
-fn write(path: &Path, content: &str) -> Result<(), String> {
+fn write(path: &Path, content: &str) -> Result<(), MemoryFileError> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("could not create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|source| MemoryFileError::CreateDir {
+            path: dir.to_path_buf(),
+            source,
+        })?;
     }
-    write_atomic(path, content.as_bytes())
-        .map_err(|e| format!("could not write {}: {e}", path.display()))
+    write_atomic(path, content.as_bytes()).map_err(|source| MemoryFileError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 struct MemoryInvocation {
@@ -249,7 +273,7 @@ impl MemoryInvocation {
                 Ok(()) => {
                     Self::success("Okay, I've updated the memory file with your modifications.")
                 }
-                Err(e) => Self::failure(e),
+                Err(e) => Self::failure(e.to_string()),
             };
         }
         let added = read_current(&self.path).and_then(|current| {

@@ -152,6 +152,29 @@ fn schema() -> &'static Value {
 /// `paths` is the later name of `include`.
 const ALIASES: Aliases = &[("paths", "include")];
 
+/// Why one matched file was skipped (listed in the display).
+#[derive(Debug, thiserror::Error)]
+enum SkipReason {
+    /// Opening or reading failed.
+    #[error("Read error: {0}")]
+    Read(#[from] std::io::Error),
+    /// Over the size limit.
+    #[error("Read error: {}", too_large_message(path, *len))]
+    TooLarge { path: PathBuf, len: u64 },
+    /// A FIFO, socket or device.
+    #[error("Read error: {}", not_regular_message(path, kind))]
+    Special { path: PathBuf, kind: &'static str },
+    /// A directory.
+    #[error("Read error: {} is a directory", .0.display())]
+    Directory(PathBuf),
+    /// It resolves outside the workspace.
+    #[error("Security: path resolves outside the workspace. Path: {}", .0.display())]
+    Outside(PathBuf),
+    /// Media not asked for by name or extension.
+    #[error("asset file (image/pdf/audio) was not explicitly requested by name or extension")]
+    AssetNotRequested,
+}
+
 /// The arguments of one call, after schema validation (`recursive` is
 /// accepted but `**` in the patterns decides, as in Gemini CLI).
 #[derive(Debug, PartialEq, Deserialize)]
@@ -271,7 +294,7 @@ impl ReadManyFilesInvocation {
         &self,
         ctx: &ToolContext,
         cancel: &CancellationToken,
-    ) -> Result<BTreeSet<PathBuf>, String> {
+    ) -> Result<BTreeSet<PathBuf>, globset::Error> {
         let excludes = self.excludes();
         let mut found = BTreeSet::new();
         for dir in &ctx.workspace.dirs() {
@@ -369,7 +392,10 @@ impl ReadManyFilesInvocation {
                     parts.push(part);
                     processed.push(rel);
                 }
-                Err(reason) => skipped.push(Skipped { path: rel, reason }),
+                Err(reason) => skipped.push(Skipped {
+                    path: rel,
+                    reason: reason.to_string(),
+                }),
             }
         }
         let display = summary(ws.target_dir(), &processed, &skipped);
@@ -384,42 +410,32 @@ impl ReadManyFilesInvocation {
     /// One file as a part, or why it was skipped. The file is opened once,
     /// beneath its workspace directory; special files and files over the
     /// size limit are skipped before reading.
-    fn read_one(&self, ws: &Workspace, path: &Path, rel: &str) -> Result<Part, String> {
+    fn read_one(&self, ws: &Workspace, path: &Path, rel: &str) -> Result<Part, SkipReason> {
         let (mut file, meta) =
             ws.open_regular(path, Some(MAX_FILE_BYTES))
                 .map_err(|f| match f {
-                    OpenFailure::Io(e) => format!("Read error: {e}"),
-                    OpenFailure::TooLarge(len) => {
-                        format!("Read error: {}", too_large_message(path, len))
-                    }
-                    OpenFailure::Special(kind) => {
-                        format!("Read error: {}", not_regular_message(path, kind))
-                    }
-                    OpenFailure::Directory => {
-                        format!("Read error: {} is a directory", path.display())
-                    }
-                    OpenFailure::Outside => format!(
-                        "Security: path resolves outside the workspace. Path: {}",
-                        path.display()
-                    ),
+                    OpenFailure::Io(e) => SkipReason::Read(e),
+                    OpenFailure::TooLarge(len) => SkipReason::TooLarge {
+                        path: path.to_path_buf(),
+                        len,
+                    },
+                    OpenFailure::Special(kind) => SkipReason::Special {
+                        path: path.to_path_buf(),
+                        kind,
+                    },
+                    OpenFailure::Directory => SkipReason::Directory(path.to_path_buf()),
+                    OpenFailure::Outside => SkipReason::Outside(path.to_path_buf()),
                 })?;
         let mut head = Vec::with_capacity(4096);
-        (&mut file)
-            .take(4096)
-            .read_to_end(&mut head)
-            .map_err(|e| format!("Read error: {e}"))?;
+        (&mut file).take(4096).read_to_end(&mut head)?;
         // The rest of the same open file, read only when needed.
-        let mut rest = |mut bytes: Vec<u8>| {
-            file.read_to_end(&mut bytes)
-                .map(|_| bytes)
-                .map_err(|e| format!("Read error: {e}"))
-        };
+        let mut rest = |mut bytes: Vec<u8>| file.read_to_end(&mut bytes).map(|_| bytes);
         let kind = detect_kind(path, &head);
         let frame = |body: &str| Part::text(format!("--- {} ---\n\n{body}\n\n", path.display()));
         match kind {
             FileKind::Image | FileKind::Pdf | FileKind::Audio | FileKind::Video => {
                 if !self.requested(path) {
-                    return Err("asset file (image/pdf/audio) was not explicitly requested by name or extension".into());
+                    return Err(SkipReason::AssetNotRequested);
                 }
                 let bytes = rest(head)?;
                 let mime = crate::workspace::mime_type(path)

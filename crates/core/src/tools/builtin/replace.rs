@@ -152,8 +152,8 @@ impl Tool for ReplaceTool {
             ));
         }
         let filter = ctx.workspace.filter_options();
-        let abs =
-            correct_path(&ctx.workspace, &file_path, filter).map_err(ToolError::invalid_params)?;
+        let abs = correct_path(&ctx.workspace, &file_path, filter)
+            .map_err(|e| ToolError::invalid_params(e.to_string()))?;
         ctx.workspace
             .check_access(&abs)
             .map_err(ToolError::invalid_params)?;

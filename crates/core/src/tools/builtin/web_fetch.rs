@@ -18,7 +18,7 @@ use crate::tools::{
     ConfirmationDetails, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind,
     ToolResult,
 };
-use fetch::{FetchLimits, fetch, github_raw, is_private_url, page_text};
+use fetch::{FetchError, FetchLimits, fetch, github_raw, is_private_url, page_text};
 use futures::future::BoxFuture;
 use gemini_rs_protocol::{
     Content, GenerateContentRequest, GenerateContentResponse, GenerationConfig, Tool as ApiTool,
@@ -80,26 +80,33 @@ pub(crate) fn parse_prompt(text: &str) -> ParsedPrompt {
     out
 }
 
-/// The prompt's validation error, if any (Gemini CLI's texts).
-fn validate(prompt: &str) -> Result<Vec<String>, String> {
+/// Why a `web_fetch` prompt was refused (Gemini CLI's texts).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum PromptError {
+    /// The prompt is blank.
+    #[error("The 'prompt' parameter cannot be empty and must contain URL(s) and instructions.")]
+    Empty,
+    /// Some URL-like words are not URLs; one message each.
+    #[error("Error(s) in prompt URLs:\n- {}", .0.join("\n- "))]
+    BadUrls(Vec<String>),
+    /// No URL at all.
+    #[error(
+        "The 'prompt' must contain at least one valid URL (starting with http:// or https://)."
+    )]
+    NoUrl,
+}
+
+/// The prompt's URLs, or why it was refused.
+fn validate(prompt: &str) -> Result<Vec<String>, PromptError> {
     if prompt.trim().is_empty() {
-        return Err(
-            "The 'prompt' parameter cannot be empty and must contain URL(s) and instructions."
-                .to_string(),
-        );
+        return Err(PromptError::Empty);
     }
     let parsed = parse_prompt(prompt);
     if !parsed.errors.is_empty() {
-        return Err(format!(
-            "Error(s) in prompt URLs:\n- {}",
-            parsed.errors.join("\n- ")
-        ));
+        return Err(PromptError::BadUrls(parsed.errors));
     }
     if parsed.urls.is_empty() {
-        return Err(
-            "The 'prompt' must contain at least one valid URL (starting with http:// or https://)."
-                .to_string(),
-        );
+        return Err(PromptError::NoUrl);
     }
     Ok(parsed.urls)
 }
@@ -151,7 +158,7 @@ impl Tool for WebFetchTool {
         _ctx: &ToolContext,
     ) -> Result<Box<dyn ToolInvocation>, ToolError> {
         let Params { prompt } = parse_params(args, &[])?;
-        let urls = validate(&prompt).map_err(ToolError::invalid_params)?;
+        let urls = validate(&prompt).map_err(|e| ToolError::invalid_params(e.to_string()))?;
         Ok(Box::new(WebFetchInvocation::new(
             &prompt,
             urls,
@@ -303,9 +310,8 @@ impl WebFetchInvocation {
         url: &str,
         generator: Option<Arc<dyn ContentGenerator>>,
         cancel: CancellationToken,
-    ) -> Result<String, String> {
-        let generator = generator
-            .ok_or_else(|| "no model client is available to process web content.".to_string())?;
+    ) -> Result<String, FetchError> {
+        let generator = generator.ok_or(FetchError::NoModel)?;
         let fetched = fetch(url, &self.limits, &cancel).await?;
         let text = page_text(&fetched, MAX_CONTENT_LENGTH)?;
         let request = GenerateContentRequest {
@@ -313,10 +319,7 @@ impl WebFetchInvocation {
             generation_config: Some(utility_config()),
             ..GenerateContentRequest::default()
         };
-        let response = generator
-            .generate(MODEL, &request, cancel)
-            .await
-            .map_err(|e| e.to_string())?;
+        let response = generator.generate(MODEL, &request, cancel).await?;
         Ok(response.text())
     }
 }

@@ -12,8 +12,8 @@ use super::{node_error, shorten_path};
 use crate::tools::diff::{summary_diff, unified_diff};
 use crate::tools::spec::{ClaudeTwin, DefaultPolicy, Effect, Headless, ToolSpec};
 use crate::tools::{
-    ClientFs, ConfirmationDetails, FileDiff, Tool, ToolContext, ToolDisplay, ToolError,
-    ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
+    ClientFs, ClientFsError, ConfirmationDetails, FileDiff, Tool, ToolContext, ToolDisplay,
+    ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
 };
 use crate::workspace::{
     CheckedWriteError, MAX_FILE_BYTES, OpenFailure, Workspace, escaped, not_regular_message,
@@ -383,7 +383,10 @@ fn write(ws: &Workspace, abs: &Path, content: &str, modified_by_user: bool) -> T
 }
 
 /// The current content as the client has it.
-async fn client_content(client: &dyn ClientFs, abs: &Path) -> Result<Option<Existing>, String> {
+async fn client_content(
+    client: &dyn ClientFs,
+    abs: &Path,
+) -> Result<Option<Existing>, ClientFsError> {
     Ok(client.read_text_file(abs).await?.map(|text| Existing {
         size: text.len() as u64,
         text: Some(text),

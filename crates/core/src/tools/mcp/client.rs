@@ -3,12 +3,14 @@
 // rmcp marks roots deprecated (SEP-2577); Gemini CLI v0.27.4 offers them.
 #![allow(deprecated)]
 
-use super::config::{INVALID_CONFIG_MESSAGE, McpServerConfig, TransportSpec};
+use super::config::{McpServerConfig, TransportSpec};
 use super::convert::transport_error_response;
+use super::error::{ConnectError, McpLoginError, service_error_text};
 use super::handler::Handler;
 use super::line_guard::Overflow;
 use super::sse::SseClientTransport;
 use super::stdio::StdioTransport;
+use crate::model::http::{ClientBuildError, build_client};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use rmcp::model::{CallToolRequestParams, Tool as RmcpTool};
 use rmcp::service::{RunningService, ServiceError};
@@ -48,22 +50,20 @@ pub struct McpConnection {
     shut_down: AtomicBool,
 }
 
-fn service_error_text(e: &ServiceError) -> String {
-    match e {
-        ServiceError::McpError(data) => format!("MCP error {}: {}", data.code.0, data.message),
-        ServiceError::Timeout { .. } => "MCP error -32001: Request timed out".to_string(),
-        ServiceError::TransportClosed => "MCP error -32000: Connection closed".to_string(),
-        other => other.to_string(),
-    }
-}
-
-fn header_map(headers: &std::collections::BTreeMap<String, String>) -> Result<HeaderMap, String> {
+fn header_map(
+    headers: &std::collections::BTreeMap<String, String>,
+) -> Result<HeaderMap, ConnectError> {
     let mut map = HeaderMap::new();
     for (k, v) in headers {
-        let name = HeaderName::try_from(k.as_str())
-            .map_err(|e| format!("invalid header name {k}: {e}"))?;
-        let value = HeaderValue::try_from(v.as_str())
-            .map_err(|e| format!("invalid header value for {k}: {e}"))?;
+        let name = HeaderName::try_from(k.as_str()).map_err(|source| ConnectError::HeaderName {
+            name: k.clone(),
+            source,
+        })?;
+        let value =
+            HeaderValue::try_from(v.as_str()).map_err(|source| ConnectError::HeaderValue {
+                name: k.clone(),
+                source,
+            })?;
         map.insert(name, value);
     }
     Ok(map)
@@ -71,11 +71,8 @@ fn header_map(headers: &std::collections::BTreeMap<String, String>) -> Result<He
 
 /// The HTTP client for one server. Building fails (rather than panics)
 /// when no rustls crypto provider is installed.
-pub(crate) fn http_client() -> Result<reqwest::Client, String> {
-    let builder = reqwest::Client::builder().pool_max_idle_per_host(0);
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| builder.build()))
-        .map_err(|_| "no TLS crypto provider is installed for the HTTP client".to_string())?
-        .map_err(|e| e.to_string())
+pub(crate) fn http_client() -> Result<reqwest::Client, ClientBuildError> {
+    build_client(reqwest::Client::builder().pool_max_idle_per_host(0))
 }
 
 async fn serve_http(
@@ -83,7 +80,7 @@ async fn serve_http(
     server: &McpServerConfig,
     url: &str,
     headers: &HeaderMap,
-) -> Result<RunningService<RoleClient, Handler>, String> {
+) -> Result<RunningService<RoleClient, Handler>, ConnectError> {
     let custom: HashMap<HeaderName, HeaderValue> = headers
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
@@ -92,19 +89,19 @@ async fn serve_http(
     if headers.contains_key(reqwest::header::AUTHORIZATION) {
         // The user's own credentials: no OAuth.
         let transport = StreamableHttpClientTransport::with_client(http_client()?, config);
-        return handler.serve(transport).await.map_err(|e| e.to_string());
+        return Ok(handler.serve(transport).await?);
     }
     let slot = handler.challenges.clone();
     if !super::oauth::has_tokens(&server.name, url) {
         // Nothing to send yet: a plain client that notes a challenge.
         let client = super::oauth::recorder::ChallengeRecorder::new(http_client()?, slot);
         let transport = StreamableHttpClientTransport::with_client(client, config);
-        return handler.serve(transport).await.map_err(|e| e.to_string());
+        return Ok(handler.serve(transport).await?);
     }
     let client =
         super::oauth::client(&server.name, url, &server.oauth, http_client()?, slot).await?;
     let transport = StreamableHttpClientTransport::with_client(client, config);
-    handler.serve(transport).await.map_err(|e| e.to_string())
+    Ok(handler.serve(transport).await?)
 }
 
 async fn serve_sse(
@@ -112,16 +109,17 @@ async fn serve_sse(
     server: &McpServerConfig,
     url: &str,
     headers: &HeaderMap,
-) -> Result<RunningService<RoleClient, Handler>, String> {
+) -> Result<RunningService<RoleClient, Handler>, ConnectError> {
     let mut headers = headers.clone();
     if !headers.contains_key(reqwest::header::AUTHORIZATION)
         && let Some(token) = super::oauth::stored_token(&server.name, url, &server.oauth).await
     {
-        let value = HeaderValue::try_from(format!("Bearer {token}")).map_err(|e| e.to_string())?;
+        let value = HeaderValue::try_from(format!("Bearer {token}"))
+            .map_err(ConnectError::AuthorizationHeader)?;
         headers.insert(reqwest::header::AUTHORIZATION, value);
     }
     match SseClientTransport::connect(http_client()?, url, headers).await {
-        Ok(transport) => handler.serve(transport).await.map_err(|e| e.to_string()),
+        Ok(transport) => Ok(handler.serve(transport).await?),
         Err(e) => {
             // A 401 is a challenge to log in with, as for streamable HTTP.
             if let super::sse::SseError::Unauthorized(challenge) = &e
@@ -129,7 +127,7 @@ async fn serve_sse(
             {
                 *slot = Some(super::oauth::Challenge::Unauthorized(challenge.clone()));
             }
-            Err(e.to_string())
+            Err(e.into())
         }
     }
 }
@@ -140,14 +138,17 @@ async fn serve_stdio(
     args: &[String],
     env: &std::collections::BTreeMap<String, String>,
     cwd: Option<&Path>,
-) -> Result<RunningService<RoleClient, Handler>, String> {
+) -> Result<RunningService<RoleClient, Handler>, ConnectError> {
     let mut cmd = tokio::process::Command::new(command);
     cmd.args(args).envs(env);
     if let Some(cwd) = cwd {
         cmd.current_dir(cwd);
     }
     let (transport, stderr) = StdioTransport::spawn(cmd, &handler.server, handler.overflow.clone())
-        .map_err(|e| format!("failed to start {command}: {e}"))?;
+        .map_err(|source| ConnectError::Spawn {
+            command: command.to_string(),
+            source,
+        })?;
     if let Some(stderr) = stderr {
         let server = handler.server.clone();
         tokio::spawn(async move {
@@ -157,7 +158,7 @@ async fn serve_stdio(
             }
         });
     }
-    handler.serve(transport).await.map_err(|e| e.to_string())
+    Ok(handler.serve(transport).await?)
 }
 
 /// How many logins one connection or call may run (a server that keeps
@@ -169,7 +170,7 @@ const MAX_LOGINS: usize = 3;
 async fn open(
     config: &McpServerConfig,
     handler: &Handler,
-) -> Result<(Peer<RoleClient>, RunningService<RoleClient, Handler>), String> {
+) -> Result<(Peer<RoleClient>, RunningService<RoleClient, Handler>), ConnectError> {
     let work = async {
         let mut logins = 0;
         loop {
@@ -190,10 +191,9 @@ async fn open(
     };
     match tokio::time::timeout(config.timeout(), work).await {
         Ok(r) => r,
-        Err(_) => Err(format!(
-            "Connection timed out after {} ms",
-            config.timeout_ms
-        )),
+        Err(_) => Err(ConnectError::TimedOut {
+            ms: config.timeout_ms,
+        }),
     }
 }
 
@@ -211,18 +211,16 @@ pub async fn login(
     config: &McpServerConfig,
     challenge: &str,
     show_url: Option<&(dyn Fn(&str) + Sync)>,
-) -> Result<(), String> {
+) -> Result<(), McpLoginError> {
     let Some(url) = server_url(config) else {
-        return Err("only HTTP and SSE servers can log in".to_string());
+        return Err(McpLoginError::NotRemote);
     };
     let prompt = super::oauth::Prompt {
         show_url,
         wait: config.timeout(),
     };
     let challenge = (!challenge.is_empty()).then_some(challenge);
-    super::oauth::login(&config.name, url, &config.oauth, challenge, &prompt)
-        .await
-        .map_err(|e| e.to_string())
+    Ok(super::oauth::login(&config.name, url, &config.oauth, challenge, &prompt).await?)
 }
 
 /// One attempt at opening: transport, initialize, tools. The error is the
@@ -230,7 +228,7 @@ pub async fn login(
 async fn open_once(
     config: &McpServerConfig,
     handler: &Handler,
-) -> Result<(Peer<RoleClient>, RunningService<RoleClient, Handler>), String> {
+) -> Result<(Peer<RoleClient>, RunningService<RoleClient, Handler>), ConnectError> {
     let handler = handler.clone();
     let tools = handler.tools.clone();
     let resources = handler.resources.clone();
@@ -241,7 +239,7 @@ async fn open_once(
             && let Some(auth) =
                 super::oauth::google::authorization(config, url, &http_client()?).await
         {
-            let value = HeaderValue::try_from(auth?).map_err(|e| e.to_string())?;
+            let value = HeaderValue::try_from(auth?).map_err(ConnectError::AuthorizationHeader)?;
             headers.insert(reqwest::header::AUTHORIZATION, value);
         }
         let service = match &config.transport {
@@ -260,11 +258,14 @@ async fn open_once(
                         tracing::debug!(server = %config.name, "streamable HTTP failed ({http_err}); trying SSE");
                         serve_sse(handler, config, url, &headers)
                             .await
-                            .map_err(|sse_err| format!("{http_err}; SSE fallback: {sse_err}"))?
+                            .map_err(|sse_err| ConnectError::Fallback {
+                                http: Box::new(http_err),
+                                sse: Box::new(sse_err),
+                            })?
                     }
                 }
             }
-            TransportSpec::Invalid => return Err(INVALID_CONFIG_MESSAGE.to_string()),
+            TransportSpec::Invalid => return Err(ConnectError::InvalidConfig),
         };
         let peer = service.peer().clone();
         let has_tools = peer
@@ -274,7 +275,7 @@ async fn open_once(
             let list = peer
                 .list_all_tools()
                 .await
-                .map_err(|e| service_error_text(&e))?;
+                .map_err(ConnectError::ListTools)?;
             if let Ok(mut guard) = tools.write() {
                 *guard = list;
             }
@@ -283,7 +284,7 @@ async fn open_once(
         if let Ok(mut guard) = resources.write() {
             *guard = listed;
         }
-        Ok::<_, String>((peer, service))
+        Ok::<_, ConnectError>((peer, service))
     };
     work.await
 }
@@ -296,7 +297,7 @@ impl McpConnection {
         roots: super::handler::SharedRoots,
         changed: Arc<watch::Sender<u64>>,
         elicitor: super::elicitation::ElicitorSlot,
-    ) -> Result<McpConnection, String> {
+    ) -> Result<McpConnection, ConnectError> {
         let tools = Arc::new(RwLock::new(Vec::new()));
         let resources = Arc::new(RwLock::new(super::resources::ResourceList::default()));
         let handler = Handler {
@@ -330,10 +331,10 @@ impl McpConnection {
     /// exited, an HTTP session that is gone). `seen` is the generation the
     /// caller saw fail: when another call already restarted the server,
     /// nothing happens. Refused after [`McpConnection::shutdown`].
-    pub async fn restart(&self, seen: u64) -> Result<(), String> {
+    pub async fn restart(&self, seen: u64) -> Result<(), ConnectError> {
         let mut service = self.service.lock().await;
         if self.shut_down.load(Ordering::SeqCst) {
-            return Err("the connection was shut down".to_string());
+            return Err(ConnectError::ShutDown);
         }
         if self.generation.load(Ordering::SeqCst) != seen {
             return Ok(());
@@ -369,7 +370,7 @@ impl McpConnection {
     }
 
     /// Reconnects now (after a login, say).
-    pub async fn reconnect(&self) -> Result<(), String> {
+    pub async fn reconnect(&self) -> Result<(), ConnectError> {
         self.restart(self.generation.load(Ordering::SeqCst)).await
     }
 
@@ -423,7 +424,7 @@ impl McpConnection {
             }
             let seen = self.generation.load(Ordering::SeqCst);
             if let Err(e) = self.restart(seen).await {
-                return CallOutcome::Response(transport_error_response(&e));
+                return CallOutcome::Response(transport_error_response(&e.to_string()));
             }
             (outcome, transport_closed) = self.call_once(name, args, cancel).await;
         }
@@ -475,7 +476,7 @@ impl McpConnection {
                     // retry would only do it again. The next call restarts.
                     Some(reason) if closed => {
                         return (
-                            CallOutcome::Response(transport_error_response(&reason)),
+                            CallOutcome::Response(transport_error_response(&reason.to_string())),
                             false,
                         );
                     }

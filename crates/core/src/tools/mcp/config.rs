@@ -2,6 +2,8 @@
 //! one selects (§6.2).
 
 use crate::config::Settings;
+use crate::config::lenient::{from_object, strings_of_list, wrong_type_as_none};
+use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -35,6 +37,66 @@ pub enum TransportSpec {
     HttpThenSse(String),
     /// Nothing usable.
     Invalid,
+}
+
+/// One `mcpServers.<name>` entry as written in the settings (Gemini CLI's
+/// names). Settings vary: a field of the wrong type reads as absent and
+/// unknown fields are ignored.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct WireServer {
+    #[serde(deserialize_with = "wrong_type_as_none")]
+    http_url: Option<String>,
+    #[serde(deserialize_with = "wrong_type_as_none")]
+    url: Option<String>,
+    #[serde(rename = "type", deserialize_with = "wrong_type_as_none")]
+    kind: Option<String>,
+    #[serde(deserialize_with = "wrong_type_as_none")]
+    command: Option<String>,
+    #[serde(deserialize_with = "strings_of_list")]
+    args: Option<Vec<String>>,
+    #[serde(deserialize_with = "scalar_map")]
+    env: BTreeMap<String, String>,
+    #[serde(deserialize_with = "wrong_type_as_none")]
+    cwd: Option<String>,
+    #[serde(deserialize_with = "scalar_map")]
+    headers: BTreeMap<String, String>,
+    #[serde(deserialize_with = "wrong_type_as_none")]
+    timeout: Option<serde_json::Number>,
+    #[serde(deserialize_with = "wrong_type_as_none")]
+    trust: Option<bool>,
+    #[serde(deserialize_with = "strings_of_list")]
+    include_tools: Option<Vec<String>>,
+    #[serde(deserialize_with = "strings_of_list")]
+    exclude_tools: Option<Vec<String>>,
+    #[serde(deserialize_with = "wrong_type_as_none")]
+    description: Option<String>,
+    oauth: Option<Value>,
+    #[serde(deserialize_with = "wrong_type_as_none")]
+    auth_provider_type: Option<String>,
+    #[serde(deserialize_with = "wrong_type_as_none")]
+    target_audience: Option<String>,
+    #[serde(deserialize_with = "wrong_type_as_none")]
+    target_service_account: Option<String>,
+}
+
+/// `env` and `headers`: strings, numbers and booleans as text; other
+/// members dropped; anything but an object reads as empty.
+fn scalar_map<'de, D>(d: D) -> Result<BTreeMap<String, String>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let Value::Object(o) = Value::deserialize(d)? else {
+        return Ok(BTreeMap::new());
+    };
+    Ok(o.into_iter()
+        .filter_map(|(k, v)| match v {
+            Value::String(s) => Some((k, s)),
+            Value::Number(n) => Some((k, n.to_string())),
+            Value::Bool(b) => Some((k, b.to_string())),
+            _ => None,
+        })
+        .collect())
 }
 
 /// One `mcpServers.<name>` entry.
@@ -71,70 +133,48 @@ impl McpServerConfig {
     /// Parses one entry; unknown fields are ignored, wrong types count as
     /// absent.
     pub fn from_value(name: &str, v: &Value) -> Self {
-        let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-        let strings = |k: &str| -> Option<Vec<String>> {
-            v.get(k).and_then(Value::as_array).map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-        };
-        let map = |k: &str| -> BTreeMap<String, String> {
-            v.get(k)
-                .and_then(Value::as_object)
-                .map(|o| {
-                    o.iter()
-                        .filter_map(|(k, v)| match v {
-                            Value::String(s) => Some((k.clone(), s.clone())),
-                            Value::Number(n) => Some((k.clone(), n.to_string())),
-                            Value::Bool(b) => Some((k.clone(), b.to_string())),
-                            _ => None,
-                        })
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
+        let wire: WireServer = from_object(v);
         let non_empty = |o: Option<String>| o.filter(|s| !s.is_empty());
-        let transport = if let Some(url) = non_empty(s("httpUrl")) {
+        let transport = if let Some(url) = non_empty(wire.http_url) {
             TransportSpec::Http(url)
-        } else if let Some(url) = non_empty(s("url")) {
-            match s("type").as_deref() {
+        } else if let Some(url) = non_empty(wire.url) {
+            match wire.kind.as_deref() {
                 Some("http") => TransportSpec::Http(url),
                 Some("sse") => TransportSpec::Sse(url),
                 _ => TransportSpec::HttpThenSse(url),
             }
-        } else if let Some(command) = non_empty(s("command")) {
+        } else if let Some(command) = non_empty(wire.command) {
             TransportSpec::Stdio {
                 command,
-                args: strings("args").unwrap_or_default(),
-                env: map("env"),
-                cwd: non_empty(s("cwd")).map(PathBuf::from),
+                args: wire.args.unwrap_or_default(),
+                env: wire.env,
+                cwd: non_empty(wire.cwd).map(PathBuf::from),
             }
         } else {
             TransportSpec::Invalid
         };
-        let timeout_ms = v
-            .get("timeout")
+        let timeout_ms = wire
+            .timeout
             .and_then(|t| t.as_u64().or_else(|| t.as_f64().map(|f| f.max(0.0) as u64)))
             .filter(|t| *t > 0)
             .unwrap_or(DEFAULT_TIMEOUT_MS);
         McpServerConfig {
             name: name.to_string(),
             transport,
-            headers: map("headers"),
+            headers: wire.headers,
             timeout_ms,
-            trust: v.get("trust").and_then(Value::as_bool).unwrap_or(false),
-            include_tools: strings("includeTools"),
-            exclude_tools: strings("excludeTools").unwrap_or_default(),
-            description: s("description"),
-            oauth: v
-                .get("oauth")
+            trust: wire.trust.unwrap_or(false),
+            include_tools: wire.include_tools,
+            exclude_tools: wire.exclude_tools.unwrap_or_default(),
+            description: wire.description,
+            oauth: wire
+                .oauth
+                .as_ref()
                 .map(super::oauth::OAuthConfig::from_value)
                 .unwrap_or_default(),
-            auth_provider: s("authProviderType"),
-            target_audience: s("targetAudience"),
-            target_service_account: s("targetServiceAccount"),
+            auth_provider: wire.auth_provider_type,
+            target_audience: wire.target_audience,
+            target_service_account: wire.target_service_account,
         }
     }
 

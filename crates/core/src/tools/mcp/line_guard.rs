@@ -24,27 +24,45 @@ const CHUNK: usize = 64 * 1024;
 /// The reason the guard last gave up on an oversized line, shared with the
 /// connection so a call failing with "connection closed" can say why.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Overflow(Arc<Mutex<Option<String>>>);
+pub(crate) struct Overflow(Arc<Mutex<Option<OversizedLine>>>);
 
 impl Overflow {
-    fn set(&self, message: String) {
+    fn set(&self, line: OversizedLine) {
         if let Ok(mut slot) = self.0.lock() {
-            *slot = Some(message);
+            *slot = Some(line);
         }
     }
 
     /// The reason, once; later calls see `None` until the next overflow.
-    pub(crate) fn take(&self) -> Option<String> {
+    pub(crate) fn take(&self) -> Option<OversizedLine> {
         self.0.lock().ok().and_then(|mut slot| slot.take())
     }
 }
 
+/// A line from a server over the transport's limit.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "MCP server '{server}' sent a message of {size} bytes, over the stdio transport's limit of {limit} bytes ({} MiB)",
+    limit / (1024 * 1024)
+)]
+pub(crate) struct OversizedLine {
+    /// The server name.
+    pub server: String,
+    /// The line's size in bytes.
+    pub size: usize,
+    /// The limit in bytes.
+    pub limit: usize,
+}
+
 /// The message for a line of `size` bytes over `limit` from `server`.
+#[cfg(test)]
 pub(crate) fn oversized_message(server: &str, size: usize, limit: usize) -> String {
-    format!(
-        "MCP server '{server}' sent a message of {size} bytes, over the stdio transport's limit of {limit} bytes ({} MiB)",
-        limit / (1024 * 1024)
-    )
+    OversizedLine {
+        server: server.to_string(),
+        size,
+        limit,
+    }
+    .to_string()
 }
 
 /// Finds the top-level `id` (raw JSON text) and whether a top-level
@@ -186,7 +204,7 @@ pub(crate) struct LineGuard<R> {
     output: Vec<u8>,
     output_pos: usize,
     /// An error to report once the made-up bytes are out.
-    failed: Option<String>,
+    failed: Option<OversizedLine>,
 }
 
 impl<R: AsyncRead + Unpin> LineGuard<R> {
@@ -260,8 +278,8 @@ impl<R: AsyncRead + Unpin> LineGuard<R> {
 
     /// The oversized line ended: answer its call, or give up the stream.
     fn end_oversized(&mut self) {
-        let message = oversized_message(&self.server, self.line_len, self.limit);
-        tracing::warn!(server = %self.server, "{message}");
+        let line = self.oversized();
+        tracing::warn!(server = %self.server, "{line}");
         let scan = std::mem::take(&mut self.scan);
         self.mode = Mode::Passing;
         self.line_len = 0;
@@ -269,7 +287,7 @@ impl<R: AsyncRead + Unpin> LineGuard<R> {
             let reply = json!({
                 "jsonrpc": "2.0",
                 "id": id,
-                "error": {"code": OVERSIZED_CODE, "message": message},
+                "error": {"code": OVERSIZED_CODE, "message": line.to_string()},
             });
             let mut line = serde_json::to_vec(&reply).unwrap_or_default();
             line.push(b'\n');
@@ -277,11 +295,20 @@ impl<R: AsyncRead + Unpin> LineGuard<R> {
             self.output_pos = 0;
         } else if !scan.has_method {
             // No id to answer: fail every pending call by ending the stream.
-            self.overflow.set(message.clone());
-            self.failed = Some(message);
+            self.overflow.set(line.clone());
+            self.failed = Some(line);
         }
         // A request or notification from the server is dropped, as rmcp
         // would; nothing of ours waits for it.
+    }
+
+    /// The line being swallowed, as the reason it is refused.
+    fn oversized(&self) -> OversizedLine {
+        OversizedLine {
+            server: self.server.clone(),
+            size: self.line_len,
+            limit: self.limit,
+        }
     }
 
     fn drain_output(&mut self, buf: &mut ReadBuf<'_>) {
@@ -336,9 +363,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for LineGuard<R> {
                     this.input.truncate(n);
                     if n == 0 {
                         if matches!(this.mode, Mode::Swallowing) {
-                            let message =
-                                oversized_message(&this.server, this.line_len, this.limit);
-                            this.overflow.set(message);
+                            this.overflow.set(this.oversized());
                         }
                         return Poll::Ready(Ok(()));
                     }

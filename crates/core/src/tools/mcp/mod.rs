@@ -8,6 +8,7 @@ pub mod config;
 pub mod convert;
 pub mod elicitation;
 pub mod enablement;
+pub mod error;
 pub mod extensions;
 mod handler;
 mod line_guard;
@@ -32,6 +33,7 @@ mod tests_restart;
 
 pub use client::McpConnection;
 pub use config::{McpServerConfig, ServerFilter, TransportSpec};
+pub use error::{ConnectError, PromptError};
 pub use handler::{file_uri, file_uri_path};
 pub use naming::{generate_valid_name, qualified_name};
 pub use tool::McpTool;
@@ -116,7 +118,7 @@ impl McpManager {
                 let handle = tokio::spawn(McpConnection::connect(cfg, roots, changed, elicitor));
                 let result = match handle.await {
                     Ok(r) => r,
-                    Err(e) => Err(e.to_string()),
+                    Err(e) => Err(ConnectError::from(e)),
                 };
                 (name, result)
             }
@@ -339,7 +341,7 @@ impl McpManager {
         config: McpServerConfig,
         workspace_dirs: &[PathBuf],
         limit: std::time::Duration,
-    ) -> Result<Vec<String>, String> {
+    ) -> Result<Vec<String>, ConnectError> {
         let mut config = config;
         config.timeout_ms = config.timeout_ms.min(limit.as_millis() as u64).max(1);
         let (tx, _rx) = watch::channel(0u64);

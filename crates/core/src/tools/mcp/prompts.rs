@@ -2,6 +2,7 @@
 //! session offers them as slash commands.
 
 use super::client::McpConnection;
+use super::error::PromptError;
 use rmcp::model::GetPromptRequestParams;
 use serde_json::{Map, Value, json};
 
@@ -40,17 +41,17 @@ impl McpConnection {
         &self,
         name: &str,
         arguments: Map<String, Value>,
-    ) -> Result<Value, String> {
-        let peer = self
-            .peer()
-            .ok_or_else(|| format!("MCP server '{}' is not connected", self.config.name))?;
+    ) -> Result<Value, PromptError> {
+        let peer = self.peer().ok_or_else(|| PromptError::NotConnected {
+            server: self.config.name.clone(),
+        })?;
         let params: GetPromptRequestParams =
-            serde_json::from_value(json!({"name": name, "arguments": arguments}))
-                .map_err(|e| e.to_string())?;
+            serde_json::from_value(json!({"name": name, "arguments": arguments}))?;
         let answer = tokio::time::timeout(self.config.timeout(), peer.get_prompt(params))
             .await
-            .map_err(|_| format!("MCP server '{}' did not answer in time", self.config.name))?
-            .map_err(|e| e.to_string())?;
-        serde_json::to_value(answer).map_err(|e| e.to_string())
+            .map_err(|_| PromptError::TimedOut {
+                server: self.config.name.clone(),
+            })??;
+        Ok(serde_json::to_value(answer)?)
     }
 }

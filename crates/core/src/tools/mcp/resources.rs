@@ -55,21 +55,36 @@ pub(crate) async fn list(peer: &Peer<RoleClient>) -> ResourceList {
     }
 }
 
+/// Why `resources/read` failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The server's connection is gone.
+    #[error("MCP client for server '{server}' is not available or not connected.")]
+    NotConnected {
+        /// The server name.
+        server: String,
+    },
+    /// No answer within the server's timeout.
+    #[error("MCP error -32001: Request timed out")]
+    TimedOut,
+    /// The server answered with an error.
+    #[error("{0}")]
+    Service(#[from] rmcp::service::ServiceError),
+}
+
 /// Reads `uri` from `conn`'s server into prompt parts.
-pub async fn read(conn: &McpConnection, uri: &str) -> Result<Vec<Part>, String> {
+pub async fn read(conn: &McpConnection, uri: &str) -> Result<Vec<Part>, ReadError> {
     let Some(peer) = conn.peer() else {
-        return Err(format!(
-            "MCP client for server '{}' is not available or not connected.",
-            conn.name()
-        ));
+        return Err(ReadError::NotConnected {
+            server: conn.name().to_string(),
+        });
     };
     let read = tokio::time::timeout(
         conn.config.timeout(),
         peer.read_resource(ReadResourceRequestParams::new(uri)),
     )
     .await
-    .map_err(|_| "MCP error -32001: Request timed out".to_string())?
-    .map_err(|e| e.to_string())?;
+    .map_err(|_| ReadError::TimedOut)??;
     let mut parts = Vec::new();
     for content in read.contents {
         match content {

@@ -20,9 +20,19 @@ pub(crate) enum Translation {
     Unsupported(String),
 }
 
-/// Checks `pattern` as V8 would; `Err` holds V8's message, e.g.
+/// A pattern V8 refuses; Display is V8's message, e.g.
 /// `Invalid regular expression: /(/: Unterminated group`.
-pub(crate) fn translate(pattern: &str) -> Result<Translation, String> {
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Invalid regular expression: /{pattern}/: {reason}")]
+pub(crate) struct InvalidRegex {
+    /// The pattern as given.
+    pub pattern: String,
+    /// V8's reason.
+    pub reason: &'static str,
+}
+
+/// Checks `pattern` as V8 would.
+pub(crate) fn translate(pattern: &str) -> Result<Translation, InvalidRegex> {
     let chars: Vec<char> = pattern.chars().collect();
     let (groups, named) = count_groups(&chars);
     let mut p = Parser {
@@ -34,8 +44,10 @@ pub(crate) fn translate(pattern: &str) -> Result<Translation, String> {
         names: Vec::new(),
         unsupported: None,
     };
-    p.disjunction()
-        .map_err(|m| format!("Invalid regular expression: /{pattern}/: {m}"))?;
+    p.disjunction().map_err(|reason| InvalidRegex {
+        pattern: pattern.to_string(),
+        reason,
+    })?;
     Ok(match p.unsupported {
         Some(why) => Translation::Unsupported(why),
         None => Translation::Rust(p.out),

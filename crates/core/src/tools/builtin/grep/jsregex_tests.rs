@@ -2,7 +2,7 @@
 use super::*;
 
 fn err(p: &str) -> String {
-    translate(p).unwrap_err()
+    translate(p).unwrap_err().to_string()
 }
 
 fn rust(p: &str) -> String {
@@ -126,7 +126,8 @@ mod properties {
                     prop_assert!(regex::Regex::new(&r).is_ok(), "{p:?} -> {r:?}");
                 }
                 Ok(Translation::Unsupported(_)) => {}
-                Err(m) => {
+                Err(e) => {
+                    let m = e.to_string();
                     let prefix = format!("Invalid regular expression: /{p}/: ");
                     prop_assert!(m.starts_with(&prefix), "{m}");
                 }

@@ -73,14 +73,16 @@ pub(crate) fn in_git_repo(dir: &Path) -> bool {
 }
 
 /// Builds the line matcher (`\n` lines, CRLF-aware `$`).
-pub(crate) fn matcher(pattern: &str, case_insensitive: bool) -> Result<RegexMatcher, String> {
+pub(crate) fn matcher(
+    pattern: &str,
+    case_insensitive: bool,
+) -> Result<RegexMatcher, grep_regex::Error> {
     RegexMatcherBuilder::new()
         .case_insensitive(case_insensitive)
         .multi_line(true)
         .crlf(true)
         .line_terminator(Some(b'\n'))
         .build(pattern)
-        .map_err(|e| e.to_string())
 }
 
 /// Searches one root. Returns the files with matches, in Gemini CLI's

@@ -10,11 +10,11 @@ impl ReplaceInvocation {
         let current = client
             .read_text_file(&self.abs)
             .await
-            .map_err(|msg| Failure {
+            .map_err(|e| Failure {
                 kind: ToolErrorKind::EditPreparationFailure,
-                llm: Some(format!("Error preparing edit: {msg}")),
-                display: format!("Error preparing edit: {msg}"),
-                raw: msg,
+                llm: Some(format!("Error preparing edit: {e}")),
+                display: format!("Error preparing edit: {e}"),
+                raw: e.to_string(),
             })?;
         self.plan_bytes(current.map(String::into_bytes))
     }
@@ -37,12 +37,12 @@ impl ReplaceInvocation {
         } else {
             plan.new_content.clone()
         };
-        if let Err(msg) = client.write_text_file(&self.abs, &text).await {
+        if let Err(e) = client.write_text_file(&self.abs, &text).await {
             return Failure {
                 kind: ToolErrorKind::FileWriteFailure,
-                llm: Some(format!("Error executing edit: {msg}")),
-                display: format!("Error executing edit: {msg}"),
-                raw: msg,
+                llm: Some(format!("Error executing edit: {e}")),
+                display: format!("Error executing edit: {e}"),
+                raw: e.to_string(),
             }
             .into_result();
         }

@@ -7,6 +7,19 @@ use std::path::{Path, PathBuf};
 /// Directories `correctPath`'s search visits per workspace dir.
 const MAX_SEARCH_DIRS: usize = 50;
 
+/// A relative path that ends more than one file's path.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "The file path '{path}' is ambiguous and matches multiple files. Please provide a more specific path. Matches: {}",
+    matches.iter().map(|m| m.display().to_string()).collect::<Vec<_>>().join(", ")
+)]
+pub(super) struct AmbiguousPath {
+    /// The path as given.
+    pub path: String,
+    /// Every file it could mean.
+    pub matches: Vec<PathBuf>,
+}
+
 /// Gemini CLI's `correctPath`: an absolute path as is; a relative one
 /// against the root when it exists there, else the one file below the
 /// workspace dirs whose path ends with it; none found: against the root.
@@ -14,7 +27,7 @@ pub(super) fn correct_path(
     ws: &Workspace,
     p: &str,
     filter: &FilterOptions,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, AmbiguousPath> {
     let direct = ws.resolve(p);
     if Path::new(p).is_absolute() || direct.exists() {
         return Ok(direct);
@@ -37,13 +50,10 @@ pub(super) fn correct_path(
     match matches.len() {
         0 => Ok(direct),
         1 => Ok(matches.remove(0)),
-        _ => {
-            let list: Vec<String> = matches.iter().map(|m| m.display().to_string()).collect();
-            Err(format!(
-                "The file path '{p}' is ambiguous and matches multiple files. Please provide a more specific path. Matches: {}",
-                list.join(", ")
-            ))
-        }
+        _ => Err(AmbiguousPath {
+            path: p.to_string(),
+            matches,
+        }),
     }
 }
 

@@ -51,7 +51,7 @@ pub async fn run_inline(
     ctx: &ToolContext,
     command: &str,
     cancel: &CancellationToken,
-) -> Result<InlineRun, String> {
+) -> std::io::Result<InlineRun> {
     let settings = ShellSettings::read(ctx);
     let script = format!(
         "shopt -u promptvars nullglob extglob nocaseglob dotglob; {}",
@@ -73,9 +73,7 @@ pub async fn run_inline(
         sandbox: ctx.sandbox.as_ref(),
     };
     let mut sink = Collect::default();
-    let outcome = run::run(spec, &mut sink, cancel)
-        .await
-        .map_err(|e| e.to_string())?;
+    let outcome = run::run(spec, &mut sink, cancel).await?;
     let mut output = sink.text.trim_end_matches('\n').to_string();
     if sink.cut {
         output.push_str("\n[output cut at 1 MiB]");

@@ -2,13 +2,71 @@
 //! timeout, a redirect limit, a size cap and retries of transient failures,
 //! then HTML turned into text.
 
+use crate::model::ModelError;
+use crate::model::http::{ClientBuildError, build_client};
 use futures::StreamExt;
 use reqwest::StatusCode;
 use reqwest::Url;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
-use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
+
+/// Why the fallback fetch of a URL failed. The Display text is what the
+/// model reads after "Error during fallback fetch for {url}: ".
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum FetchError {
+    /// The HTTP client could not be built.
+    #[error(transparent)]
+    Client(#[from] ClientBuildError),
+    /// The prompt's cancellation fired.
+    #[error("The request was cancelled.")]
+    Cancelled,
+    /// The server redirected more often than allowed.
+    #[error("Too many redirects (more than {max}).")]
+    TooManyRedirects {
+        /// The redirect limit.
+        max: usize,
+    },
+    /// Sending the request or reading the body failed.
+    #[error("{}", error_chain(.0))]
+    Request(reqwest::Error),
+    /// The server answered with an error status.
+    #[error("{}", status_text(*.0))]
+    Status(StatusCode),
+    /// The body is larger than allowed.
+    #[error("Response body exceeds the size limit of {max_bytes} bytes.")]
+    TooLarge {
+        /// The size cap in bytes.
+        max_bytes: usize,
+    },
+    /// One attempt took longer than the timeout.
+    #[error("Request timed out after {}ms", .0.as_millis())]
+    TimedOut(Duration),
+    /// The body is binary and not text.
+    #[error("The response is binary content ({content_type}) and cannot be read as text.")]
+    Binary {
+        /// The response's `Content-Type`.
+        content_type: String,
+    },
+    /// No model client is there to summarize the page.
+    #[error("no model client is available to process web content.")]
+    NoModel,
+    /// The model call summarizing the page failed.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+}
+
+/// `Request failed with status code 404 Not Found` (no trailing space when
+/// the code has no canonical reason).
+fn status_text(status: StatusCode) -> String {
+    format!(
+        "Request failed with status code {} {}",
+        status.as_u16(),
+        status.canonical_reason().unwrap_or_default()
+    )
+    .trim_end()
+    .to_string()
+}
 
 /// Limits of one direct fetch.
 #[derive(Debug, Clone)]
@@ -53,14 +111,14 @@ pub(crate) struct Fetched {
 /// Why an attempt failed, and whether another attempt may succeed.
 #[derive(Debug)]
 struct Failure {
-    message: String,
+    error: FetchError,
     transient: bool,
 }
 
 impl Failure {
-    fn fatal(message: impl Into<String>) -> Self {
+    fn fatal(error: FetchError) -> Self {
         Failure {
-            message: message.into(),
+            error,
             transient: false,
         }
     }
@@ -115,7 +173,7 @@ pub(crate) fn is_private_url(url: &str) -> bool {
 /// The text of a fetched page: HTML (or a body without content type)
 /// rendered as plain text, anything else decoded as UTF-8; at most
 /// `max_chars` characters.
-pub(crate) fn page_text(fetched: &Fetched, max_chars: usize) -> Result<String, String> {
+pub(crate) fn page_text(fetched: &Fetched, max_chars: usize) -> Result<String, FetchError> {
     let ct = fetched.content_type.to_ascii_lowercase();
     let textual = ct.is_empty()
         || ct.starts_with("text/")
@@ -124,10 +182,9 @@ pub(crate) fn page_text(fetched: &Fetched, max_chars: usize) -> Result<String, S
         || ct.contains("javascript");
     let head = &fetched.body[..fetched.body.len().min(8192)];
     if !textual && head.contains(&0) {
-        return Err(format!(
-            "The response is binary content ({}) and cannot be read as text.",
-            fetched.content_type
-        ));
+        return Err(FetchError::Binary {
+            content_type: fetched.content_type.clone(),
+        });
     }
     let text = if ct.contains("text/html") || ct.is_empty() {
         html_to_text(&fetched.body)
@@ -151,7 +208,7 @@ fn html_to_text(html: &[u8]) -> String {
 
 /// A client for one fetch. Building fails (rather than panics) when no TLS
 /// crypto provider is installed.
-fn client(limits: &FetchLimits, private: bool) -> Result<reqwest::Client, String> {
+fn client(limits: &FetchLimits, private: bool) -> Result<reqwest::Client, ClientBuildError> {
     let mut builder = reqwest::Client::builder()
         .user_agent(concat!("gemini-rs/", env!("CARGO_PKG_VERSION")))
         .redirect(reqwest::redirect::Policy::limited(limits.max_redirects))
@@ -163,9 +220,7 @@ fn client(limits: &FetchLimits, private: bool) -> Result<reqwest::Client, String
     for (host, addr) in &limits.resolve {
         builder = builder.resolve(host, *addr);
     }
-    std::panic::catch_unwind(AssertUnwindSafe(|| builder.build()))
-        .map_err(|_| "no TLS crypto provider is installed for the HTTP client".to_string())?
-        .map_err(|e| format!("could not set up the HTTP client: {}", error_chain(&e)))
+    build_client(builder)
 }
 
 /// An error and its sources, `: `-joined.
@@ -184,10 +239,9 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 }
 
 fn size_error(limits: &FetchLimits) -> Failure {
-    Failure::fatal(format!(
-        "Response body exceeds the size limit of {} bytes.",
-        limits.max_bytes
-    ))
+    Failure::fatal(FetchError::TooLarge {
+        max_bytes: limits.max_bytes,
+    })
 }
 
 /// One GET: status check, then the body streamed up to the size cap.
@@ -198,27 +252,20 @@ async fn attempt(
 ) -> Result<Fetched, Failure> {
     let response = client.get(url).send().await.map_err(|e| {
         if e.is_redirect() {
-            Failure::fatal(format!(
-                "Too many redirects (more than {}).",
-                limits.max_redirects
-            ))
+            Failure::fatal(FetchError::TooManyRedirects {
+                max: limits.max_redirects,
+            })
         } else {
             Failure {
-                message: error_chain(&e),
                 transient: e.is_connect(),
+                error: FetchError::Request(e),
             }
         }
     })?;
     let status = response.status();
     if !status.is_success() {
         return Err(Failure {
-            message: format!(
-                "Request failed with status code {} {}",
-                status.as_u16(),
-                status.canonical_reason().unwrap_or_default()
-            )
-            .trim_end()
-            .to_string(),
+            error: FetchError::Status(status),
             transient: status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error(),
         });
     }
@@ -237,7 +284,7 @@ async fn attempt(
     let mut body = Vec::new();
     let mut stream = response.bytes_stream();
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| Failure::fatal(error_chain(&e)))?;
+        let chunk = chunk.map_err(|e| Failure::fatal(FetchError::Request(e)))?;
         if body.len() + chunk.len() > limits.max_bytes {
             return Err(size_error(limits));
         }
@@ -252,29 +299,26 @@ pub(crate) async fn fetch(
     url: &str,
     limits: &FetchLimits,
     cancel: &CancellationToken,
-) -> Result<Fetched, String> {
+) -> Result<Fetched, FetchError> {
     let client = client(limits, is_private_url(url))?;
     let mut delay = limits.retry_delay;
     let mut tries_left = limits.retries;
     loop {
         let outcome = tokio::select! {
-            _ = cancel.cancelled() => return Err("The request was cancelled.".to_string()),
+            _ = cancel.cancelled() => return Err(FetchError::Cancelled),
             r = tokio::time::timeout(limits.timeout, attempt(&client, url, limits)) => r,
         };
         let failure = match outcome {
             Ok(Ok(fetched)) => return Ok(fetched),
             Ok(Err(failure)) => failure,
-            Err(_) => Failure::fatal(format!(
-                "Request timed out after {}ms",
-                limits.timeout.as_millis()
-            )),
+            Err(_) => Failure::fatal(FetchError::TimedOut(limits.timeout)),
         };
         if !failure.transient || tries_left == 0 {
-            return Err(failure.message);
+            return Err(failure.error);
         }
         tries_left -= 1;
         tokio::select! {
-            _ = cancel.cancelled() => return Err("The request was cancelled.".to_string()),
+            _ = cancel.cancelled() => return Err(FetchError::Cancelled),
             _ = tokio::time::sleep(delay) => {}
         }
         delay *= 2;

@@ -116,8 +116,7 @@ pub(crate) fn context(generator: Option<Arc<FakeGenerator>>) -> (ToolContext, te
 /// start); without one the direct-fetch tests cannot run and are skipped.
 pub(crate) fn http_ready() -> bool {
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let ok =
-        std::panic::catch_unwind(|| reqwest::Client::builder().build().is_ok()).unwrap_or(false);
+    let ok = crate::model::http::build_client(reqwest::Client::builder()).is_ok();
     if !ok {
         eprintln!("skipped: no rustls crypto provider is installed in this test binary");
     }

@@ -341,7 +341,8 @@ async fn redirects_are_capped_at_five() {
     assert_eq!(ok.body, b"landed");
     let err = fetch(&srv.url("/r6"), &FetchLimits::default(), &cancel)
         .await
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert_eq!(err, "Too many redirects (more than 5).");
 }
 
@@ -374,7 +375,10 @@ async fn size_cap_applies_with_and_without_content_length() {
         cap
     );
     for path in ["/big-unsized", "/big-sized"] {
-        let err = fetch(&srv.url(path), &limits, &cancel).await.unwrap_err();
+        let err = fetch(&srv.url(path), &limits, &cancel)
+            .await
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             err,
             "Response body exceeds the size limit of 10485760 bytes."
@@ -411,7 +415,8 @@ async fn retries_timeouts_and_cancellation() {
     assert_eq!(ok.body, b"recovered");
     let err = fetch(&srv.url("/flaky3"), &limits, &cancel)
         .await
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert_eq!(
         err,
         "Request failed with status code 503 Service Unavailable"
@@ -421,13 +426,15 @@ async fn retries_timeouts_and_cancellation() {
     assert_eq!(hits.iter().filter(|p| *p == "/flaky3").count(), 3);
     let err = fetch(&srv.url("/slow"), &limits, &cancel)
         .await
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert_eq!(err, "Request timed out after 300ms");
     let cancelled = CancellationToken::new();
     cancelled.cancel();
     let err = fetch(&srv.url("/slow"), &FetchLimits::default(), &cancelled)
         .await
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert_eq!(err, "The request was cancelled.");
 }
 

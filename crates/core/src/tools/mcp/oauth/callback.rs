@@ -17,6 +17,52 @@ pub struct CallbackParams {
     pub issuer: Option<String>,
 }
 
+/// Why the browser's redirect could not be received.
+#[derive(Debug, thiserror::Error)]
+pub enum CallbackError {
+    /// No loopback port could be had.
+    #[error("cannot listen for the OAuth callback: {0}")]
+    Listen(std::io::Error),
+    /// The listener's own address is unknown.
+    #[error("{0}")]
+    LocalAddr(std::io::Error),
+    /// `oauth.redirectUri` is not a URL.
+    #[error("oauth.redirectUri `{uri}`: {source}")]
+    RedirectUri {
+        /// The setting's value.
+        uri: String,
+        /// Why it does not parse.
+        source: url::ParseError,
+    },
+    /// The redirect URI's host and port cannot be listened on.
+    #[error("cannot listen on {host}:{port} for the OAuth callback: {source}")]
+    ListenOn {
+        /// The host.
+        host: String,
+        /// The port.
+        port: u16,
+        /// The failure.
+        source: std::io::Error,
+    },
+    /// Accepting the browser's connection failed.
+    #[error("OAuth callback: {0}")]
+    Accept(std::io::Error),
+    /// The authorization server redirected with `error`.
+    #[error("{}", format!("the authorization server answered `{error}` {description}").trim())]
+    Refused {
+        /// `error`.
+        error: String,
+        /// `error_description`, or empty.
+        description: String,
+    },
+    /// The redirect lacked `code` or `state`.
+    #[error("the OAuth callback came without a code or state")]
+    Incomplete,
+    /// The user did not finish in time.
+    #[error("no answer from the browser in time")]
+    TimedOut,
+}
+
 /// A listener for the redirect.
 pub struct Callback {
     listener: TcpListener,
@@ -29,19 +75,25 @@ const PAGE_OK: &str = "<html><body><h1>Authentication complete</h1><p>You can cl
 impl Callback {
     /// Listens on `redirect_uri` (`oauth.redirectUri`; its host and port)
     /// or on 127.0.0.1 with a free port and `/oauth/callback`.
-    pub async fn bind(redirect_uri: Option<&str>) -> Result<Callback, String> {
+    pub async fn bind(redirect_uri: Option<&str>) -> Result<Callback, CallbackError> {
         let Some(uri) = redirect_uri else {
             let listener = TcpListener::bind("127.0.0.1:0")
                 .await
-                .map_err(|e| format!("cannot listen for the OAuth callback: {e}"))?;
-            let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+                .map_err(CallbackError::Listen)?;
+            let port = listener
+                .local_addr()
+                .map_err(CallbackError::LocalAddr)?
+                .port();
             return Ok(Callback {
                 listener,
                 redirect_uri: format!("http://127.0.0.1:{port}/oauth/callback"),
                 path: "/oauth/callback".into(),
             });
         };
-        let parsed = url::Url::parse(uri).map_err(|e| format!("oauth.redirectUri `{uri}`: {e}"))?;
+        let parsed = url::Url::parse(uri).map_err(|source| CallbackError::RedirectUri {
+            uri: uri.to_string(),
+            source,
+        })?;
         let host = parsed.host_str().unwrap_or("127.0.0.1");
         let host = if host == "localhost" {
             "127.0.0.1"
@@ -49,9 +101,14 @@ impl Callback {
             host
         };
         let port = parsed.port_or_known_default().unwrap_or(80);
-        let listener = TcpListener::bind((host, port))
-            .await
-            .map_err(|e| format!("cannot listen on {host}:{port} for the OAuth callback: {e}"))?;
+        let listener =
+            TcpListener::bind((host, port))
+                .await
+                .map_err(|source| CallbackError::ListenOn {
+                    host: host.to_string(),
+                    port,
+                    source,
+                })?;
         Ok(Callback {
             listener,
             redirect_uri: uri.to_string(),
@@ -65,14 +122,14 @@ impl Callback {
     }
 
     /// Waits for the redirect (other paths get a 404 and are ignored).
-    pub async fn wait(self, limit: Duration) -> Result<CallbackParams, String> {
+    pub async fn wait(self, limit: Duration) -> Result<CallbackParams, CallbackError> {
         let work = async {
             loop {
                 let (mut stream, _) = self
                     .listener
                     .accept()
                     .await
-                    .map_err(|e| format!("OAuth callback: {e}"))?;
+                    .map_err(CallbackError::Accept)?;
                 let mut buf = vec![0u8; 8192];
                 let mut len = 0;
                 while len < buf.len() {
@@ -101,15 +158,13 @@ impl Callback {
                         .map(|(_, v)| v.into_owned())
                 };
                 if let Some(error) = get("error") {
-                    let why = get("error_description").unwrap_or_default();
+                    let description = get("error_description").unwrap_or_default();
                     respond(&mut stream, 400, "Authentication failed").await;
-                    return Err(format!("the authorization server answered `{error}` {why}")
-                        .trim()
-                        .to_string());
+                    return Err(CallbackError::Refused { error, description });
                 }
                 let (Some(code), Some(state)) = (get("code"), get("state")) else {
                     respond(&mut stream, 400, "Missing code or state").await;
-                    return Err("the OAuth callback came without a code or state".to_string());
+                    return Err(CallbackError::Incomplete);
                 };
                 respond(&mut stream, 200, PAGE_OK).await;
                 return Ok(CallbackParams {
@@ -121,7 +176,7 @@ impl Callback {
         };
         tokio::time::timeout(limit, work)
             .await
-            .map_err(|_| "no answer from the browser in time".to_string())?
+            .map_err(|_| CallbackError::TimedOut)?
     }
 }
 

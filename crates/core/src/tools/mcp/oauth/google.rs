@@ -4,6 +4,7 @@
 //! of an OAuth login, as Gemini CLI does.
 
 use crate::config::GeminiPaths;
+use crate::model::ModelError;
 use crate::model::google_auth::GoogleCredentials;
 use crate::tools::mcp::McpServerConfig;
 use serde_json::{Value, json};
@@ -16,19 +17,66 @@ fn allowed_host(host: &str) -> bool {
     host.ends_with(".googleapis.com") || host == "luci.app" || host.ends_with(".luci.app")
 }
 
+/// Why no Google token could be had for a server.
+#[derive(Debug, thiserror::Error)]
+pub enum GoogleAuthError {
+    /// The server's host may not receive a Google token.
+    #[error(
+        "Host \"{host}\" is not an allowed host for the Google credentials provider (*.googleapis.com, *.luci.app)."
+    )]
+    HostNotAllowed {
+        /// The server URL's host.
+        host: String,
+    },
+    /// `google_credentials` without `oauth.scopes`.
+    #[error("the Google credentials provider needs oauth.scopes")]
+    NoScopes,
+    /// Impersonation without `targetAudience`.
+    #[error("service account impersonation needs targetAudience")]
+    NoAudience,
+    /// Impersonation without `targetServiceAccount`.
+    #[error("service account impersonation needs targetServiceAccount")]
+    NoServiceAccount,
+    /// Finding the credentials or getting their token failed.
+    #[error(transparent)]
+    Credentials(#[from] ModelError),
+    /// The IAM credentials API could not be reached.
+    #[error("impersonating {account}: {source}")]
+    Impersonate {
+        /// The service account.
+        account: String,
+        /// The HTTP failure.
+        source: reqwest::Error,
+    },
+    /// The IAM credentials API refused.
+    #[error("impersonating {account}: HTTP {status}: {body}")]
+    ImpersonateStatus {
+        /// The service account.
+        account: String,
+        /// The answer's status.
+        status: reqwest::StatusCode,
+        /// The answer's body.
+        body: Value,
+    },
+    /// The IAM credentials API answered without a token.
+    #[error("impersonating {account}: no token in the answer")]
+    NoToken {
+        /// The service account.
+        account: String,
+    },
+}
+
 /// The `Authorization` value for a server whose `authProviderType` asks
 /// for Google credentials; `None` for other servers.
 pub async fn authorization(
     config: &McpServerConfig,
     url: &str,
     http: &reqwest::Client,
-) -> Option<Result<String, String>> {
+) -> Option<Result<String, GoogleAuthError>> {
     let kind = config.auth_provider.as_deref()?;
     let home = GeminiPaths::from_env().home;
     let creds = |scopes: &[String]| {
-        GoogleCredentials::find(|k| std::env::var(k).ok(), &home)
-            .map(|c| c.with_scopes(scopes))
-            .map_err(|e| e.to_string())
+        GoogleCredentials::find(|k| std::env::var(k).ok(), &home).map(|c| c.with_scopes(scopes))
     };
     let result = match kind {
         "google_credentials" => {
@@ -37,15 +85,13 @@ pub async fn authorization(
                 .and_then(|u| u.host_str().map(str::to_string))
                 .unwrap_or_default();
             if !allowed_host(&host) {
-                Err(format!(
-                    "Host \"{host}\" is not an allowed host for the Google credentials provider (*.googleapis.com, *.luci.app)."
-                ))
+                Err(GoogleAuthError::HostNotAllowed { host })
             } else if config.oauth.scopes.is_empty() {
-                Err("the Google credentials provider needs oauth.scopes".to_string())
+                Err(GoogleAuthError::NoScopes)
             } else {
                 match creds(&config.oauth.scopes) {
-                    Ok(c) => c.token(http).await.map_err(|e| e.to_string()),
-                    Err(e) => Err(e),
+                    Ok(c) => c.token(http).await.map_err(GoogleAuthError::from),
+                    Err(e) => Err(e.into()),
                 }
             }
         }
@@ -60,17 +106,17 @@ pub async fn authorization(
 async fn impersonate(
     config: &McpServerConfig,
     http: &reqwest::Client,
-    creds: Result<GoogleCredentials, String>,
-) -> Result<String, String> {
+    creds: Result<GoogleCredentials, ModelError>,
+) -> Result<String, GoogleAuthError> {
     let audience = config
         .target_audience
         .as_deref()
-        .ok_or("service account impersonation needs targetAudience")?;
+        .ok_or(GoogleAuthError::NoAudience)?;
     let account = config
         .target_service_account
         .as_deref()
-        .ok_or("service account impersonation needs targetServiceAccount")?;
-    let token = creds?.token(http).await.map_err(|e| e.to_string())?;
+        .ok_or(GoogleAuthError::NoServiceAccount)?;
+    let token = creds?.token(http).await?;
     let url = format!("{IAM_CREDENTIALS}/{account}:generateIdToken");
     let response = http
         .post(&url)
@@ -78,16 +124,25 @@ async fn impersonate(
         .json(&json!({"audience": audience, "includeEmail": true}))
         .send()
         .await
-        .map_err(|e| format!("impersonating {account}: {e}"))?;
+        .map_err(|source| GoogleAuthError::Impersonate {
+            account: account.to_string(),
+            source,
+        })?;
     let status = response.status();
     let body: Value = response.json().await.unwrap_or(Value::Null);
     if !status.is_success() {
-        return Err(format!("impersonating {account}: HTTP {status}: {body}"));
+        return Err(GoogleAuthError::ImpersonateStatus {
+            account: account.to_string(),
+            status,
+            body,
+        });
     }
     body.get("token")
         .and_then(Value::as_str)
         .map(str::to_string)
-        .ok_or_else(|| format!("impersonating {account}: no token in the answer"))
+        .ok_or_else(|| GoogleAuthError::NoToken {
+            account: account.to_string(),
+        })
 }
 
 #[cfg(test)]
@@ -108,7 +163,8 @@ mod tests {
         let err = authorization(&local, "http://127.0.0.1:1/mcp", &http)
             .await
             .unwrap()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("not an allowed host"), "{err}");
         let no_scopes = McpServerConfig::from_value(
             "g",
@@ -117,7 +173,8 @@ mod tests {
         let err = authorization(&no_scopes, "https://x.googleapis.com/mcp", &http)
             .await
             .unwrap()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("oauth.scopes"), "{err}");
         let sa = McpServerConfig::from_value(
             "g",
@@ -126,7 +183,8 @@ mod tests {
         let err = authorization(&sa, "https://x.run.app/mcp", &http)
             .await
             .unwrap()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("targetAudience"), "{err}");
         let plain = McpServerConfig::from_value("p", &json!({"httpUrl": "https://x/mcp"}));
         assert!(

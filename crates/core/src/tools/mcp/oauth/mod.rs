@@ -16,10 +16,12 @@ pub use recorder::{Challenge, ChallengeSlot};
 pub use store::TokenStore;
 
 use crate::config::GeminiPaths;
+use crate::config::lenient::{from_object, strings_of_list, wrong_type_as_none};
 use rmcp::transport::auth::{
     AuthClient, AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest,
     AuthorizationSession, OAuthClientConfig,
 };
+use serde::Deserialize;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -28,52 +30,48 @@ const CLIENT_NAME: &str = "gemini-rs";
 
 /// `mcpServers.<name>.oauth`, as Gemini CLI reads it (plus
 /// `clientMetadataUrl`, the HTTPS URL of a client ID metadata document).
-#[derive(Debug, Clone, Default, PartialEq)]
+/// A field of the wrong type reads as absent; unknown fields are ignored.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
 pub struct OAuthConfig {
     /// `enabled`.
+    #[serde(deserialize_with = "wrong_type_as_none")]
     pub enabled: Option<bool>,
     /// A pre-registered client.
+    #[serde(deserialize_with = "wrong_type_as_none")]
     pub client_id: Option<String>,
     /// Its secret.
+    #[serde(deserialize_with = "wrong_type_as_none")]
     pub client_secret: Option<String>,
     /// The authorization endpoint, instead of discovering it.
+    #[serde(deserialize_with = "wrong_type_as_none")]
     pub authorization_url: Option<String>,
     /// The token endpoint, instead of discovering it.
+    #[serde(deserialize_with = "wrong_type_as_none")]
     pub token_url: Option<String>,
     /// The registration endpoint, instead of discovering it.
+    #[serde(deserialize_with = "wrong_type_as_none")]
     pub registration_url: Option<String>,
     /// Scopes to ask for (else from the challenge or the metadata).
+    #[serde(deserialize_with = "any_strings")]
     pub scopes: Vec<String>,
     /// Where the browser comes back (its host and port are listened on).
+    #[serde(deserialize_with = "wrong_type_as_none")]
     pub redirect_uri: Option<String>,
     /// A client ID metadata document's URL.
+    #[serde(deserialize_with = "wrong_type_as_none")]
     pub client_metadata_url: Option<String>,
+}
+
+/// The strings of a list; empty for anything else.
+fn any_strings<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    Ok(strings_of_list(d)?.unwrap_or_default())
 }
 
 impl OAuthConfig {
     /// Reads the `oauth` object of a server entry.
     pub fn from_value(v: &Value) -> Self {
-        let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-        OAuthConfig {
-            enabled: v.get("enabled").and_then(Value::as_bool),
-            client_id: s("clientId"),
-            client_secret: s("clientSecret"),
-            authorization_url: s("authorizationUrl"),
-            token_url: s("tokenUrl"),
-            registration_url: s("registrationUrl"),
-            scopes: v
-                .get("scopes")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default(),
-            redirect_uri: s("redirectUri"),
-            client_metadata_url: s("clientMetadataUrl"),
-        }
+        from_object(v)
     }
 
     /// The endpoints given in the settings, when both are.
@@ -87,24 +85,32 @@ impl OAuthConfig {
 }
 
 /// Why a login did not happen.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
 pub enum LoginError {
     /// No browser could be opened: the user must run `mcp auth`.
+    #[error(
+        "needs authentication, and no browser could be opened ($BROWSER is not set and there is no desktop); run `gemini-rs mcp auth <server>`"
+    )]
     NeedsBrowser,
-    /// The flow failed; the reason.
-    Failed(String),
+    /// rmcp's authorization flow failed (discovery, registration, token).
+    #[error("authentication failed: {}", auth_text(.0))]
+    Auth(AuthError),
+    /// The browser's redirect did not arrive or said no.
+    #[error("authentication failed: {0}")]
+    Callback(#[from] callback::CallbackError),
+    /// The redirect carried a `state` this login did not send.
+    #[error(
+        "authentication failed: the browser came back with a state this login did not send (a stale or forged callback); nothing was stored, try again"
+    )]
+    StateMismatch,
 }
 
-impl std::fmt::Display for LoginError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LoginError::NeedsBrowser => write!(
-                f,
-                "needs authentication, and no browser could be opened ($BROWSER is not set and there is no desktop); run `gemini-rs mcp auth <server>`"
-            ),
-            LoginError::Failed(why) => write!(f, "authentication failed: {why}"),
-        }
-    }
+/// Why the stored tokens of a server could not be used or forgotten.
+#[derive(Debug, thiserror::Error)]
+pub enum TokenError {
+    /// rmcp could not set up the authorization manager.
+    #[error(transparent)]
+    Auth(#[from] AuthError),
 }
 
 /// How a login reaches the user.
@@ -116,7 +122,7 @@ pub struct Prompt<'a> {
     pub wait: Duration,
 }
 
-fn auth_text(e: AuthError) -> String {
+fn auth_text(e: &AuthError) -> String {
     match e {
         AuthError::AuthorizationFailed(m) if m.contains("state") || m.contains("CSRF") => {
             format!("the callback's state does not match this login ({m})")
@@ -139,7 +145,7 @@ pub async fn login(
     challenge: Option<&str>,
     prompt: &Prompt<'_>,
 ) -> Result<(), LoginError> {
-    let failed = |e: AuthError| LoginError::Failed(auth_text(e));
+    let failed = LoginError::Auth;
     let mut manager = AuthorizationManager::new_allowing_private_addresses(url)
         .await
         .map_err(failed)?;
@@ -158,9 +164,7 @@ pub async fn login(
     };
     store.set_token_url(&metadata.token_endpoint);
     manager.set_metadata(metadata);
-    let callback = callback::Callback::bind(oauth.redirect_uri.as_deref())
-        .await
-        .map_err(LoginError::Failed)?;
+    let callback = callback::Callback::bind(oauth.redirect_uri.as_deref()).await?;
     let mut request = AuthorizationRequest::new(callback.redirect_uri())
         .with_client_name(CLIENT_NAME)
         .with_initial_scope_selection();
@@ -186,19 +190,14 @@ pub async fn login(
             None => return Err(LoginError::NeedsBrowser),
         }
     }
-    let answer = callback
-        .wait(prompt.wait)
-        .await
-        .map_err(LoginError::Failed)?;
+    let answer = callback.wait(prompt.wait).await?;
     let sent_state = url::Url::parse(&auth_url).ok().and_then(|u| {
         u.query_pairs()
             .find(|(k, _)| k == "state")
             .map(|(_, v)| v.into_owned())
     });
     if sent_state.is_some_and(|s| s != answer.state) {
-        return Err(LoginError::Failed(
-            "the browser came back with a state this login did not send (a stale or forged callback); nothing was stored, try again".to_string(),
-        ));
+        return Err(LoginError::StateMismatch);
     }
     session
         .handle_callback_with_issuer(&answer.code, &answer.state, answer.issuer.as_deref())
@@ -234,10 +233,8 @@ async fn stored_manager(
     server: &str,
     url: &str,
     oauth: &OAuthConfig,
-) -> Result<AuthorizationManager, String> {
-    let mut manager = AuthorizationManager::new_allowing_private_addresses(url)
-        .await
-        .map_err(|e| e.to_string())?;
+) -> Result<AuthorizationManager, TokenError> {
+    let mut manager = AuthorizationManager::new_allowing_private_addresses(url).await?;
     let store = token_store(server, url);
     manager.set_credential_store(store.clone());
     let Some(entry) = store.entry() else {
@@ -275,7 +272,7 @@ pub async fn client(
     oauth: &OAuthConfig,
     http: reqwest::Client,
     slot: ChallengeSlot,
-) -> Result<recorder::ChallengeRecorder<AuthClient<reqwest::Client>>, String> {
+) -> Result<recorder::ChallengeRecorder<AuthClient<reqwest::Client>>, TokenError> {
     let manager = stored_manager(server, url, oauth).await?;
     Ok(recorder::ChallengeRecorder::new(
         AuthClient::new(http, manager),
@@ -299,9 +296,7 @@ pub fn has_tokens(server: &str, url: &str) -> bool {
 }
 
 /// Forgets the tokens of `server`.
-pub async fn logout(server: &str, url: &str) -> Result<(), String> {
+pub async fn logout(server: &str, url: &str) -> Result<(), TokenError> {
     let store = token_store(server, url);
-    rmcp::transport::auth::CredentialStore::clear(&store)
-        .await
-        .map_err(|e| e.to_string())
+    Ok(rmcp::transport::auth::CredentialStore::clear(&store).await?)
 }
