@@ -8,16 +8,18 @@ use crate::tools::{Tool, ToolContext, ToolResult};
 use crate::workspace::Workspace;
 use gemini_rs_test_support::{FakeServer, Reply};
 use serde_json::json;
+use std::io;
 use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Output};
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 /// Whether the kernel has Landlock; prints a note when it does not (and
 /// fails the test under `CI=true`).
 fn landlock_or_skip(test: &str) -> bool {
-    match linux::kernel_abi() {
+    match gemini_rs_sandbox::kernel_abi() {
         Ok(_) => true,
         Err(why) => {
             crate::test_peers::missing(&format!("Landlock ({why})"), test);
@@ -58,7 +60,7 @@ fn sandbox(cmd: &mut Command, policy: &SandboxPolicy) {
             if policy.allow_network {
                 return;
             }
-            let filter = linux::network_filter().unwrap();
+            let filter = gemini_rs_sandbox::network_filter().unwrap();
             // SAFETY: only syscalls on a program built before the fork.
             unsafe {
                 cmd.pre_exec(move || {

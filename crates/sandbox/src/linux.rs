@@ -72,7 +72,7 @@ pub(super) fn prepare(policy: &SandboxPolicy) -> Result<Prepared, SandboxError> 
 }
 
 /// The running kernel's Landlock ABI version, or why there is none.
-pub(super) fn kernel_abi() -> Result<i32, LandlockMissing> {
+pub fn kernel_abi() -> Result<i32, LandlockMissing> {
     // SAFETY: the version query passes no pointer the kernel reads.
     let v = unsafe {
         libc::syscall(
@@ -134,7 +134,7 @@ fn ruleset(writable: &[PathBuf]) -> Result<Option<OwnedFd>, SandboxError> {
 /// would get around the filter) fail with EPERM; everything else is
 /// allowed. Calls of another architecture (32-bit x86) kill the process,
 /// as seccompiler's arch check does.
-pub(super) fn network_filter() -> Result<BpfProgram, SandboxError> {
+pub fn network_filter() -> Result<BpfProgram, SandboxError> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(setup_error)?;
     let mut conditions = Vec::new();
     for family in LOCAL_FAMILIES {
