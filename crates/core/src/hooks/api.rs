@@ -2,51 +2,14 @@
 //! [`super::HookSystem`] implements it by running the configured commands;
 //! [`NoHooks`] runs nothing and lets everything proceed.
 
-use super::events::{AfterModelOutcome, AgentHookOutcome, BeforeModelOutcome, SessionStartOutcome};
+use super::outcomes::{
+    AfterModelOutcome, AfterToolOutcome, AgentHookOutcome, BeforeModelOutcome, BeforeToolOutcome,
+    SessionStartOutcome,
+};
 use super::{HookEvent, HookSystem};
 use futures::future::BoxFuture;
 use gemini_rs_protocol::{GenerateContentRequest, GenerateContentResponse, ToolConfig};
 use serde_json::{Map, Value};
-
-/// What BeforeTool hooks decided.
-#[derive(Debug, Clone, PartialEq)]
-pub enum BeforeToolOutcome {
-    /// Run the tool; `tool_input` (if any) is merged into the arguments.
-    Proceed {
-        /// Partial arguments to merge (`Object.assign`) before running.
-        tool_input: Option<Map<String, Value>>,
-    },
-    /// Do not run it; the model sees `reason` as the error.
-    Block {
-        /// The reason.
-        reason: String,
-    },
-    /// Do not run it and stop the agent.
-    Stop {
-        /// The reason.
-        reason: String,
-    },
-}
-
-/// What AfterTool hooks decided.
-#[derive(Debug, Clone, PartialEq)]
-pub enum AfterToolOutcome {
-    /// Keep the result, optionally with extra context for the model.
-    Keep {
-        /// Appended as `<hook_context>…</hook_context>` (already escaped).
-        additional_context: Option<String>,
-    },
-    /// Replace the result by an error with `reason`.
-    Block {
-        /// The reason.
-        reason: String,
-    },
-    /// Replace the result by an error and stop the agent.
-    Stop {
-        /// The reason.
-        reason: String,
-    },
-}
 
 /// A call as hooks see it.
 #[derive(Debug, Clone, Copy)]

@@ -1,7 +1,10 @@
 //! One typed function per hook event (§9.7) and their outcomes.
 
-use super::api::{AfterToolOutcome, BeforeToolOutcome};
 use super::matcher::MatchTarget;
+use super::outcomes::{
+    AfterModelOutcome, AfterToolOutcome, AgentHookOutcome, BeforeModelOutcome, BeforeToolOutcome,
+    SessionStartOutcome,
+};
 use super::{HookEvent, HookOutput, HookSystem};
 use gemini_rs_protocol::hook_api::{
     from_hook_llm_request, from_hook_llm_response, from_hook_tool_config, to_hook_llm_request,
@@ -12,129 +15,6 @@ use gemini_rs_protocol::{
     ToolConfig,
 };
 use serde_json::{Map, Value};
-
-/// What BeforeAgent / AfterAgent hooks decided.
-#[derive(Debug, Clone, PartialEq)]
-pub enum AgentHookOutcome {
-    /// Go on. BeforeAgent: append `<hook_context>{additional_context}</hook_context>`
-    /// as an extra text part of the user content (already escaped).
-    Proceed {
-        /// Sanitised `additionalContext`.
-        additional_context: Option<String>,
-    },
-    /// Blocked (`AgentExecutionBlocked`): headless prints
-    /// `[WARNING] Agent execution blocked: <message()>`. BeforeAgent: drop
-    /// the turn, no model call. AfterAgent: send `reason` as a new prompt.
-    Block {
-        /// Effective reason (`stopReason || reason || "No reason provided"`).
-        reason: String,
-        /// The merged `systemMessage`, trimmed.
-        system_message: Option<String>,
-        /// AfterAgent `clearContext`: reset the chat.
-        clear_context: bool,
-    },
-    /// Stop the agent (`AgentExecutionStopped`): headless prints
-    /// `Agent execution stopped: <message()>`, exit 0.
-    Stop {
-        /// Effective reason.
-        reason: String,
-        /// The merged `systemMessage`, trimmed.
-        system_message: Option<String>,
-        /// AfterAgent `clearContext`: reset the chat.
-        clear_context: bool,
-    },
-}
-
-impl AgentHookOutcome {
-    /// `systemMessage || reason` for Block/Stop messages; `None` for Proceed.
-    pub fn message(&self) -> Option<&str> {
-        match self {
-            AgentHookOutcome::Proceed { .. } => None,
-            AgentHookOutcome::Block {
-                reason,
-                system_message,
-                ..
-            }
-            | AgentHookOutcome::Stop {
-                reason,
-                system_message,
-                ..
-            } => Some(
-                system_message
-                    .as_deref()
-                    .filter(|s| !s.is_empty())
-                    .unwrap_or(reason),
-            ),
-        }
-    }
-}
-
-/// What BeforeModel hooks decided.
-#[derive(Debug, Clone, PartialEq)]
-pub enum BeforeModelOutcome {
-    /// Call the model, with the rewritten request and model when given.
-    Proceed {
-        /// The request to send instead (contents and/or generation config changed).
-        request: Option<Box<GenerateContentRequest>>,
-        /// The model to use instead.
-        model: Option<String>,
-    },
-    /// Blocked with a synthetic `llm_response`: do not call the model, use
-    /// this as its (single-chunk) answer.
-    Respond {
-        /// The synthetic response (`finishReason` defaults to `STOP`).
-        response: Box<GenerateContentResponse>,
-    },
-    /// Blocked: no model call; `[WARNING] Agent execution blocked: <reason>`.
-    Block {
-        /// Effective reason.
-        reason: String,
-        /// The merged `systemMessage`.
-        system_message: Option<String>,
-    },
-    /// Stop the agent (`Agent execution stopped: <reason>`).
-    Stop {
-        /// Effective reason.
-        reason: String,
-        /// The merged `systemMessage`.
-        system_message: Option<String>,
-    },
-}
-
-/// What AfterModel hooks decided about one streamed chunk.
-#[derive(Debug, Clone, PartialEq)]
-pub enum AfterModelOutcome {
-    /// Yield the chunk, or `response` instead when given.
-    Proceed {
-        /// Replacement chunk (text parts only).
-        response: Option<Box<GenerateContentResponse>>,
-    },
-    /// Abort the turn (`AgentExecutionBlocked`).
-    Block {
-        /// Effective reason.
-        reason: String,
-        /// The merged `systemMessage`.
-        system_message: Option<String>,
-    },
-    /// Stop the agent (`AgentExecutionStopped`).
-    Stop {
-        /// Effective reason.
-        reason: String,
-        /// The merged `systemMessage`.
-        system_message: Option<String>,
-    },
-}
-
-/// What SessionStart hooks returned.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SessionStartOutcome {
-    /// The merged `systemMessage`: headless writes it to stderr as is (on
-    /// top of the `Hook system message:` line already emitted).
-    pub system_message: Option<String>,
-    /// Sanitised `additionalContext`: prefix the first prompt with
-    /// `<hook_context>{ctx}</hook_context>\n\n`.
-    pub additional_context: Option<String>,
-}
 
 /// A Stable Model API value as hook input JSON.
 fn to_json(v: impl serde::Serialize) -> Value {

@@ -12,6 +12,7 @@ mod api;
 pub mod config;
 pub mod events;
 pub mod matcher;
+mod outcomes;
 pub mod output;
 pub mod runner;
 pub mod trusted;
@@ -19,11 +20,13 @@ pub mod trusted;
 #[cfg(test)]
 mod tests;
 
-pub use api::{AfterToolOutcome, BeforeToolOutcome, HookToolCall, Hooks, NoHooks};
+pub use api::{HookToolCall, Hooks, NoHooks};
 pub use config::{HookConfig, HookEvent};
 #[cfg(test)]
-pub use events::SessionStartOutcome;
-pub use events::{AfterModelOutcome, AgentHookOutcome, BeforeModelOutcome};
+pub use outcomes::SessionStartOutcome;
+pub use outcomes::{
+    AfterModelOutcome, AfterToolOutcome, AgentHookOutcome, BeforeModelOutcome, BeforeToolOutcome,
+};
 pub use output::HookOutput;
 pub use runner::{HookEnv, HookRunResult};
 pub use trusted::project_hooks_warning;

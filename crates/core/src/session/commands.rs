@@ -125,7 +125,7 @@ impl Engine {
             let Some((conn, uri)) = mcp.find_resource(&reference) else {
                 continue;
             };
-            match crate::tools::mcp::resources::read(&conn, &uri).await {
+            match conn.read_resource(&uri).await {
                 Ok(parts) => out.push(ReadResource {
                     reference,
                     uri,

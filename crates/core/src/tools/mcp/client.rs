@@ -10,7 +10,6 @@ use super::handler::Handler;
 use super::line_guard::Overflow;
 use super::sse::SseClientTransport;
 use super::stdio::StdioTransport;
-use crate::model::http::{ClientBuildError, build_client};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use rmcp::model::{CallToolRequestParams, Tool as RmcpTool};
 use rmcp::service::{RunningService, ServiceError};
@@ -69,12 +68,6 @@ fn header_map(
     Ok(map)
 }
 
-/// The HTTP client for one server. Building fails (rather than panics)
-/// when no rustls crypto provider is installed.
-pub(crate) fn http_client() -> Result<reqwest::Client, ClientBuildError> {
-    build_client(reqwest::Client::builder().pool_max_idle_per_host(0))
-}
-
 async fn serve_http(
     handler: Handler,
     server: &McpServerConfig,
@@ -88,18 +81,24 @@ async fn serve_http(
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
     if headers.contains_key(reqwest::header::AUTHORIZATION) {
         // The user's own credentials: no OAuth.
-        let transport = StreamableHttpClientTransport::with_client(http_client()?, config);
+        let transport = StreamableHttpClientTransport::with_client(super::http::client()?, config);
         return Ok(handler.serve(transport).await?);
     }
     let slot = handler.challenges.clone();
     if !super::oauth::has_tokens(&server.name, url) {
         // Nothing to send yet: a plain client that notes a challenge.
-        let client = super::oauth::recorder::ChallengeRecorder::new(http_client()?, slot);
+        let client = super::oauth::recorder::ChallengeRecorder::new(super::http::client()?, slot);
         let transport = StreamableHttpClientTransport::with_client(client, config);
         return Ok(handler.serve(transport).await?);
     }
-    let client =
-        super::oauth::client(&server.name, url, &server.oauth, http_client()?, slot).await?;
+    let client = super::oauth::client(
+        &server.name,
+        url,
+        &server.oauth,
+        super::http::client()?,
+        slot,
+    )
+    .await?;
     let transport = StreamableHttpClientTransport::with_client(client, config);
     Ok(handler.serve(transport).await?)
 }
@@ -118,7 +117,7 @@ async fn serve_sse(
             .map_err(ConnectError::AuthorizationHeader)?;
         headers.insert(reqwest::header::AUTHORIZATION, value);
     }
-    match SseClientTransport::connect(http_client()?, url, headers).await {
+    match SseClientTransport::connect(super::http::client()?, url, headers).await {
         Ok(transport) => Ok(handler.serve(transport).await?),
         Err(e) => {
             // A 401 is a challenge to log in with, as for streamable HTTP.
@@ -237,7 +236,7 @@ async fn open_once(
         if config.auth_provider.is_some()
             && let Some(url) = server_url(config)
             && let Some(auth) =
-                super::oauth::google::authorization(config, url, &http_client()?).await
+                super::oauth::google::authorization(config, url, &super::http::client()?).await
         {
             let value = HeaderValue::try_from(auth?).map_err(ConnectError::AuthorizationHeader)?;
             headers.insert(reqwest::header::AUTHORIZATION, value);
@@ -321,6 +320,14 @@ impl McpConnection {
             generation: AtomicU64::new(0),
             shut_down: AtomicBool::new(false),
         })
+    }
+
+    /// Reads `uri` from this server into prompt parts (`@server:uri`).
+    pub async fn read_resource(
+        &self,
+        uri: &str,
+    ) -> Result<Vec<gemini_rs_protocol::Part>, super::resources::ReadError> {
+        super::resources::read(self.peer(), self.name(), self.config.timeout(), uri).await
     }
 
     pub(super) fn peer(&self) -> Option<Peer<RoleClient>> {

@@ -119,7 +119,7 @@ pub struct McpServerConfig {
     /// Free-text description.
     pub description: Option<String>,
     /// `oauth`: how to log in (HTTP and SSE servers).
-    pub oauth: super::oauth::OAuthConfig,
+    pub oauth: OAuthConfig,
     /// `authProviderType`: `dynamic_discovery` (default),
     /// `google_credentials` or `service_account_impersonation`.
     pub auth_provider: Option<String>,
@@ -170,7 +170,7 @@ impl McpServerConfig {
             oauth: wire
                 .oauth
                 .as_ref()
-                .map(super::oauth::OAuthConfig::from_value)
+                .map(OAuthConfig::from_value)
                 .unwrap_or_default(),
             auth_provider: wire.auth_provider_type,
             target_audience: wire.target_audience,
@@ -297,5 +297,52 @@ mod tests {
         assert!(f.permits("a") && !f.permits("b") && !f.permits("c"));
         let f = ServerFilter::new(&s, &["b".to_string()]);
         assert!(f.permits("b") && !f.permits("a"));
+    }
+}
+
+/// `mcpServers.<name>.oauth`, as Gemini CLI reads it (plus
+/// `clientMetadataUrl`, the HTTPS URL of a client ID metadata document).
+/// A field of the wrong type reads as absent; unknown fields are ignored.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct OAuthConfig {
+    /// `enabled`.
+    #[serde(deserialize_with = "wrong_type_as_none")]
+    pub enabled: Option<bool>,
+    /// A pre-registered client.
+    #[serde(deserialize_with = "wrong_type_as_none")]
+    pub client_id: Option<String>,
+    /// Its secret.
+    #[serde(deserialize_with = "wrong_type_as_none")]
+    pub client_secret: Option<String>,
+    /// The authorization endpoint, instead of discovering it.
+    #[serde(deserialize_with = "wrong_type_as_none")]
+    pub authorization_url: Option<String>,
+    /// The token endpoint, instead of discovering it.
+    #[serde(deserialize_with = "wrong_type_as_none")]
+    pub token_url: Option<String>,
+    /// The registration endpoint, instead of discovering it.
+    #[serde(deserialize_with = "wrong_type_as_none")]
+    pub registration_url: Option<String>,
+    /// Scopes to ask for (else from the challenge or the metadata).
+    #[serde(deserialize_with = "any_strings")]
+    pub scopes: Vec<String>,
+    /// Where the browser comes back (its host and port are listened on).
+    #[serde(deserialize_with = "wrong_type_as_none")]
+    pub redirect_uri: Option<String>,
+    /// A client ID metadata document's URL.
+    #[serde(deserialize_with = "wrong_type_as_none")]
+    pub client_metadata_url: Option<String>,
+}
+
+/// The strings of a list; empty for anything else.
+fn any_strings<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    Ok(strings_of_list(d)?.unwrap_or_default())
+}
+
+impl OAuthConfig {
+    /// Reads the `oauth` object of a server entry.
+    pub fn from_value(v: &Value) -> Self {
+        from_object(v)
     }
 }

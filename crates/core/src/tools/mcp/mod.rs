@@ -11,6 +11,7 @@ pub mod enablement;
 pub mod error;
 pub mod extensions;
 mod handler;
+mod http;
 mod line_guard;
 pub mod naming;
 pub mod oauth;
@@ -359,5 +360,36 @@ impl McpManager {
     /// Closes every connection (stdio servers are stopped).
     pub async fn shutdown(&self) {
         futures::future::join_all(self.connections.iter().map(|c| c.shutdown())).await;
+    }
+}
+
+impl McpManager {
+    /// The connection and URI an `@server:uri` reference names: the server
+    /// must be connected and list that resource.
+    pub fn find_resource(&self, reference: &str) -> Option<(Arc<McpConnection>, String)> {
+        let (server, uri) = reference.split_once(':')?;
+        let conn = self.connections().iter().find(|c| c.name() == server)?;
+        let list = conn.resources();
+        let listed = list.resources.iter().any(|(u, _, _)| u == uri);
+        let templated = list
+            .templates
+            .iter()
+            .any(|(t, _)| resources::template_matches(t, uri));
+        (listed || templated).then(|| (conn.clone(), uri.to_string()))
+    }
+
+    /// Every listed resource as `server:uri` with its name (completion).
+    pub fn resource_references(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for conn in self.connections() {
+            let list = conn.resources();
+            for (uri, name, _) in &list.resources {
+                out.push((format!("{}:{uri}", conn.name()), name.clone()));
+            }
+            for (template, name) in &list.templates {
+                out.push((format!("{}:{template}", conn.name()), name.clone()));
+            }
+        }
+        out
     }
 }

@@ -3,14 +3,12 @@
 //! reference, whose contents become prompt parts as in Gemini CLI (text as
 //! is, blobs as `[Binary resource content <mime>, <n> bytes]`).
 
-use super::McpManager;
-use super::client::McpConnection;
 use base64::Engine;
 use gemini_rs_protocol::Part;
 use rmcp::model::{ReadResourceRequestParams, ResourceContents};
 use rmcp::{Peer, RoleClient};
 use serde_json::Value;
-use std::sync::Arc;
+use std::time::Duration;
 
 /// A server's resources as listed at connection time.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -72,15 +70,21 @@ pub enum ReadError {
     Service(#[from] rmcp::service::ServiceError),
 }
 
-/// Reads `uri` from `conn`'s server into prompt parts.
-pub async fn read(conn: &McpConnection, uri: &str) -> Result<Vec<Part>, ReadError> {
-    let Some(peer) = conn.peer() else {
+/// Reads `uri` from the server behind `peer` (`None`: not connected, the
+/// error names `server`) into prompt parts, within `timeout`.
+pub(crate) async fn read(
+    peer: Option<Peer<RoleClient>>,
+    server: &str,
+    timeout: Duration,
+    uri: &str,
+) -> Result<Vec<Part>, ReadError> {
+    let Some(peer) = peer else {
         return Err(ReadError::NotConnected {
-            server: conn.name().to_string(),
+            server: server.to_string(),
         });
     };
     let read = tokio::time::timeout(
-        conn.config.timeout(),
+        timeout,
         peer.read_resource(ReadResourceRequestParams::new(uri)),
     )
     .await
@@ -112,34 +116,6 @@ pub async fn read(conn: &McpConnection, uri: &str) -> Result<Vec<Part>, ReadErro
         }
     }
     Ok(parts)
-}
-
-impl McpManager {
-    /// The connection and URI an `@server:uri` reference names: the server
-    /// must be connected and list that resource.
-    pub fn find_resource(&self, reference: &str) -> Option<(Arc<McpConnection>, String)> {
-        let (server, uri) = reference.split_once(':')?;
-        let conn = self.connections().iter().find(|c| c.name() == server)?;
-        let list = conn.resources();
-        let listed = list.resources.iter().any(|(u, _, _)| u == uri);
-        let templated = list.templates.iter().any(|(t, _)| template_matches(t, uri));
-        (listed || templated).then(|| (conn.clone(), uri.to_string()))
-    }
-
-    /// Every listed resource as `server:uri` with its name (completion).
-    pub fn resource_references(&self) -> Vec<(String, String)> {
-        let mut out = Vec::new();
-        for conn in self.connections() {
-            let list = conn.resources();
-            for (uri, name, _) in &list.resources {
-                out.push((format!("{}:{uri}", conn.name()), name.clone()));
-            }
-            for (template, name) in &list.templates {
-                out.push((format!("{}:{template}", conn.name()), name.clone()));
-            }
-        }
-        out
-    }
 }
 
 /// Whether `uri` is an instance of the RFC 6570 `template` (each `{...}`

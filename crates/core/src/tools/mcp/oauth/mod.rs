@@ -15,73 +15,24 @@ pub mod store;
 pub use recorder::{Challenge, ChallengeSlot};
 pub use store::TokenStore;
 
+use super::config::OAuthConfig;
 use crate::config::GeminiPaths;
-use crate::config::lenient::{from_object, strings_of_list, wrong_type_as_none};
 use rmcp::transport::auth::{
     AuthClient, AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest,
     AuthorizationSession, OAuthClientConfig,
 };
-use serde::Deserialize;
-use serde_json::Value;
 use std::time::Duration;
 
 /// The client name sent when registering.
 const CLIENT_NAME: &str = "gemini-rs";
 
-/// `mcpServers.<name>.oauth`, as Gemini CLI reads it (plus
-/// `clientMetadataUrl`, the HTTPS URL of a client ID metadata document).
-/// A field of the wrong type reads as absent; unknown fields are ignored.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct OAuthConfig {
-    /// `enabled`.
-    #[serde(deserialize_with = "wrong_type_as_none")]
-    pub enabled: Option<bool>,
-    /// A pre-registered client.
-    #[serde(deserialize_with = "wrong_type_as_none")]
-    pub client_id: Option<String>,
-    /// Its secret.
-    #[serde(deserialize_with = "wrong_type_as_none")]
-    pub client_secret: Option<String>,
-    /// The authorization endpoint, instead of discovering it.
-    #[serde(deserialize_with = "wrong_type_as_none")]
-    pub authorization_url: Option<String>,
-    /// The token endpoint, instead of discovering it.
-    #[serde(deserialize_with = "wrong_type_as_none")]
-    pub token_url: Option<String>,
-    /// The registration endpoint, instead of discovering it.
-    #[serde(deserialize_with = "wrong_type_as_none")]
-    pub registration_url: Option<String>,
-    /// Scopes to ask for (else from the challenge or the metadata).
-    #[serde(deserialize_with = "any_strings")]
-    pub scopes: Vec<String>,
-    /// Where the browser comes back (its host and port are listened on).
-    #[serde(deserialize_with = "wrong_type_as_none")]
-    pub redirect_uri: Option<String>,
-    /// A client ID metadata document's URL.
-    #[serde(deserialize_with = "wrong_type_as_none")]
-    pub client_metadata_url: Option<String>,
-}
-
-/// The strings of a list; empty for anything else.
-fn any_strings<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    Ok(strings_of_list(d)?.unwrap_or_default())
-}
-
-impl OAuthConfig {
-    /// Reads the `oauth` object of a server entry.
-    pub fn from_value(v: &Value) -> Self {
-        from_object(v)
-    }
-
-    /// The endpoints given in the settings, when both are.
-    fn metadata(&self) -> Option<AuthorizationMetadata> {
-        let mut m = AuthorizationMetadata::default();
-        m.authorization_endpoint = self.authorization_url.clone()?;
-        m.token_endpoint = self.token_url.clone()?;
-        m.registration_endpoint = self.registration_url.clone();
-        Some(m)
-    }
+/// The endpoints the settings give, when both are.
+fn settings_metadata(oauth: &OAuthConfig) -> Option<AuthorizationMetadata> {
+    let mut m = AuthorizationMetadata::default();
+    m.authorization_endpoint = oauth.authorization_url.clone()?;
+    m.token_endpoint = oauth.token_url.clone()?;
+    m.registration_endpoint = oauth.registration_url.clone();
+    Some(m)
 }
 
 /// Why a login did not happen.
@@ -152,7 +103,7 @@ pub async fn login(
     let store = token_store(server, url);
     store.set_client_secret(oauth.client_secret.clone());
     manager.set_credential_store(store.clone());
-    let metadata = match oauth.metadata() {
+    let metadata = match settings_metadata(oauth) {
         Some(m) => m,
         None => match manager.resolve_metadata_from_challenge(challenge).await {
             Ok(r) => r.metadata,
@@ -214,7 +165,7 @@ async fn legacy_root_metadata(url: &str) -> Option<AuthorizationMetadata> {
     let mut root = url::Url::parse(url).ok()?;
     root.set_path("/.well-known/oauth-authorization-server");
     root.set_query(None);
-    let http = crate::tools::mcp::client::http_client().ok()?;
+    let http = super::http::client().ok()?;
     let response = http.get(root.clone()).send().await.ok()?;
     if !response.status().is_success() {
         return None;
@@ -240,7 +191,7 @@ async fn stored_manager(
     let Some(entry) = store.entry() else {
         return Ok(manager);
     };
-    if let Some(m) = oauth.metadata() {
+    if let Some(m) = settings_metadata(oauth) {
         manager.set_metadata(m);
     }
     if let Err(e) = manager.initialize_from_store().await {
