@@ -6,11 +6,11 @@ use super::auth;
 use super::config::{
     SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote, resolve_model,
 };
-use super::tool_set::{discovered, registry, write_todos_enabled};
+use super::layers::{AgentSeed, SharedLayers};
+use super::tool_set::{command_layer, tool_layer};
 use crate::agent::routing::AutoRouting;
 use crate::agent::{
-    Agent, AgentConfig, AgentExtras, PromptFeatures, compress, environment_context, memory,
-    system_prompt,
+    Agent, AgentConfig, PromptFeatures, compress, environment_context, memory, system_prompt,
 };
 use crate::checkpoint::Checkpointer;
 use crate::config::{GeminiPaths, Scope, Settings, project_hash};
@@ -21,9 +21,8 @@ use crate::model::default_generation_config;
 use crate::policy::{ApprovalMode, PolicyEngine, load_policy_dir, load_policy_file};
 use crate::recording::{self, ChatRecorder};
 use crate::sandbox;
-use crate::scheduler::{Scheduler, SchedulerParts, shared_confirmations};
-use crate::tools::mcp::{McpManager, McpServerConfig, extensions};
-use crate::tools::spec::ModelUse;
+use crate::scheduler::shared_confirmations;
+use crate::tools::mcp::{McpManager, extensions};
 use crate::tools::{ToolContext, ToolRegistry, builtin};
 use crate::workspace::Workspace;
 use gemini_rs_protocol::Content;
@@ -58,31 +57,17 @@ pub(super) struct Parts {
     pub notes: Vec<StartupNote>,
 }
 
-fn config_error(message: impl Into<String>) -> StartError {
+pub(super) fn config_error(message: impl Into<String>) -> StartError {
     StartError::new(StartErrorKind::Config, "FatalConfigError", message)
 }
 
 /// Builds every part; `events` is where the agent, the scheduler and the
-/// hooks report.
+/// hooks report. Layer by layer: the model, the tools (with MCP servers,
+/// skills and agents), the recording, hooks, then the agent on the
+/// session's [`SharedLayers`].
 pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<Parts, StartError> {
     let settings = &config.settings;
-    // Settings of the wrong type, and legacy keys read under their new
-    // names: warnings shown before anything else.
-    let invalid = settings
-        .invalid_settings()
-        .iter()
-        .map(std::string::ToString::to_string);
-    let migrated = settings
-        .migrated_settings()
-        .iter()
-        .map(std::string::ToString::to_string);
-    let mut notes: Vec<StartupNote> = invalid
-        .chain(migrated)
-        .map(|text| StartupNote {
-            text,
-            warning: true,
-        })
-        .collect();
+    let mut notes = settings_notes(settings);
     let paths = &config.paths;
     let root = config.root.as_path();
     let model = resolve_model(
@@ -105,79 +90,165 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let workspace = Arc::new(workspace(&config));
     let sandbox = native_sandbox(&config, &workspace)?;
     let policy = policy(&config)?;
-    let discovered = if tool_server {
-        Vec::new()
-    } else {
-        discovered(settings, root).await?
-    };
-    let mut servers = extensions::all_servers(settings, &config.extensions);
-    for (name, value) in &config.mcp_servers {
-        servers.retain(|c| c.name != *name);
-        servers.push(McpServerConfig::from_value(name, value));
-    }
-    let mcp = if !tool_server && !servers.is_empty() {
-        let mgr = McpManager::start_with(
-            settings,
-            servers,
-            &workspace.dirs(),
-            &config.allowed_mcp_server_names,
-            config.trusted,
-        )
-        .await;
-        notes.extend(mgr.failures().iter().map(|f| StartupNote {
-            text: f.clone(),
-            warning: false,
-        }));
-        Some(Arc::new(mgr))
-    } else {
-        None
-    };
-    // Skills, agents, commands and exclusions come from the extensions
-    // the start-up read.
-    let loaded_extensions = config.extensions.clone();
-    let (skills, skill_warnings) = if tool_server {
-        (Vec::new(), Vec::new())
-    } else {
-        let extension_skills: Vec<PathBuf> = loaded_extensions
-            .iter()
-            .map(|e| e.path.join("skills"))
-            .collect();
-        crate::skills::discover(
-            &extension_skills,
-            &paths.gemini_dir,
-            config.trusted.then_some(root),
-            &settings.typed().skills.disabled,
-        )
-    };
-    notes.extend(skill_warnings.into_iter().map(|text| StartupNote {
-        text,
-        warning: true,
-    }));
-    let skills = Arc::new(skills);
-    let agents = super::subagents::session_agents(&config, tool_server, &loaded_extensions);
-    notes.extend(super::subagents::agent_notes(&agents));
-    let mut registry = registry(
+    let tools = tool_layer(&config, &workspace, &policy, mode, &model, &mut notes).await?;
+    let (session_id, recorder, resumed_history) = recording_layer(&config, &workspace)?;
+    let (hooks, hook_config) = hook_system(
         &config,
-        &policy,
-        mode,
-        discovered,
-        mcp.as_deref(),
-        &skills,
-        &agents.agents,
+        HookEnv {
+            project_dir: config.root.clone(),
+            session_id: session_id.clone(),
+            transcript_path: recorder.path().display().to_string(),
+            sandbox: sandbox.clone(),
+            workspace_hooks: Default::default(),
+        },
+        events.clone(),
+        &mut notes,
     );
-    registry.exclude(extensions::excluded_tools(&loaded_extensions));
-    if tool_server {
-        // A session without a model leaves out the tools that need one.
-        registry.exclude(
-            builtin::specs()
-                .filter(|s| s.model == ModelUse::Required)
-                .map(|s| s.name.to_string()),
-        );
+    let settings = Arc::new(config.settings.clone());
+    if let Some(why) = sandbox.as_ref().and_then(|p| p.isolation_error()) {
+        notes.push(StartupNote {
+            text: format!(
+                "The sandbox runs without its read-only mounts here ({why}): .gemini/, .git/hooks and .env stay writable to commands, and files outside the workspace can have their owner or mode changed by root."
+            ),
+            warning: true,
+        });
     }
-    if !write_todos_enabled(settings, &model) {
-        registry.exclude(["write_todos".to_string()]);
+    let (confirm_tx, confirm_rx) = mpsc::unbounded_channel();
+    let layers = SharedLayers {
+        generator: generator.clone(),
+        policy: Arc::new(policy),
+        hooks: hooks.clone(),
+        mode: Arc::new(RwLock::new(mode)),
+        confirmations: shared_confirmations(confirm_rx),
+        stats: Arc::new(Mutex::new(SessionStats::default())),
+        checkpointer: checkpointer(&settings, root, &workspace, &mut notes),
+        workspace: workspace.clone(),
+        context_windows: providers.context_windows(),
+        compression_threshold: settings
+            .typed()
+            .model
+            .compression_threshold
+            .unwrap_or(compress::DEFAULT_THRESHOLD),
+    };
+    let registry = Arc::new(tools.registry);
+    let mut ctx = ToolContext {
+        workspace: workspace.clone(),
+        settings: settings.clone(),
+        model: model.clone(),
+        generator: (!tool_server).then(|| generator.clone()),
+        gemini_dir: paths.gemini_dir.clone(),
+        sandbox,
+        client_fs: config.client_fs.clone(),
+        subagents: None,
+        call_id: None,
+    };
+    if !tool_server && !tools.agents.agents.is_empty() {
+        ctx.subagents = Some(Arc::new(super::subagents::SubagentHost {
+            layers: layers.clone(),
+            registry: registry.clone(),
+            agent_names: tools.agents.agents.iter().map(|a| a.name.clone()).collect(),
+            events: events.clone(),
+        }));
     }
+    let base_prompt = match system_md(paths, root) {
+        Some(Ok(text)) => text,
+        Some(Err(e)) => return Err(config_error(e.to_string())),
+        None => system_prompt(prompt_features(&registry, &tools.agents, &tools.skills)),
+    };
+    let (system_instruction, context_files) = with_context_files(
+        base_prompt,
+        &settings,
+        &config.extensions,
+        &workspace,
+        paths,
+        &mut notes,
+    );
+    let today = chrono::Local::now().format("%A, %B %-d, %Y").to_string();
+    let mut history = vec![Content::user_text(environment_context(&workspace, &today))];
+    let resumed = resumed_history.is_some();
+    history.extend(resumed_history.unwrap_or_default());
+    let agent_config = AgentConfig {
+        model: model.clone(),
+        system_instruction,
+        generation_config: default_generation_config(&model),
+        max_session_turns: settings.max_session_turns(),
+        loop_detection: !settings
+            .typed()
+            .model
+            .disable_loop_detection
+            .unwrap_or(false),
+        compression_threshold: layers.compression_threshold,
+        context_windows: providers.context_windows(),
+        auto_classify: config.replay.is_none(),
+        extra_declarations: Vec::new(),
+    };
+    let mut agent = layers.agent(AgentSeed {
+        registry: registry.clone(),
+        ctx: ctx.clone(),
+        config: agent_config,
+        history,
+        events,
+        recorder: Some(recorder),
+    });
+    // `auto` asked for by name routes each prompt; the default does not.
+    let asked = config
+        .model
+        .clone()
+        .or_else(|| std::env::var("GEMINI_MODEL").ok().filter(|m| !m.is_empty()))
+        .or_else(|| settings.model_name());
+    if let Some(name) = asked.filter(|n| AutoRouting::for_model(n, false).is_some()) {
+        agent.set_model(name);
+    }
+    let custom_commands = command_layer(&config, tools.mcp.as_deref(), &mut notes).await;
+    Ok(Parts {
+        agent,
+        custom_commands,
+        context_windows: providers.context_windows(),
+        skills: tools.skills,
+        agents: Arc::new(tools.agents),
+        hooks,
+        hook_config,
+        confirmations: confirm_tx,
+        mode: layers.mode,
+        stats: layers.stats,
+        policy: layers.policy,
+        ctx,
+        tools: registry,
+        mcp: tools.mcp,
+        checkpointer: layers.checkpointer,
+        context_files,
+        session_id,
+        model,
+        resumed,
+        notes,
+    })
+}
 
+/// Settings of the wrong type, and legacy keys read under their new
+/// names: warnings shown before anything else.
+fn settings_notes(settings: &Settings) -> Vec<StartupNote> {
+    let invalid = settings
+        .invalid_settings()
+        .iter()
+        .map(std::string::ToString::to_string);
+    let migrated = settings
+        .migrated_settings()
+        .iter()
+        .map(std::string::ToString::to_string);
+    invalid
+        .chain(migrated)
+        .map(|text| StartupNote {
+            text,
+            warning: true,
+        })
+        .collect()
+}
+
+/// The session's id, its recording, and the conversation it resumes.
+fn recording_layer(
+    config: &SessionConfig,
+    workspace: &Workspace,
+) -> Result<(String, ChatRecorder, Option<Vec<Content>>), StartError> {
     let chats_dir = workspace.project_temp_dir().join("chats");
     let (session_id, recorder, resumed_history) = match &config.resume {
         Some(which) => {
@@ -193,204 +264,45 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
             )
         }
         None => {
-            let rec = ChatRecorder::new(&chats_dir, &config.session_id, &project_hash(root));
+            let rec =
+                ChatRecorder::new(&chats_dir, &config.session_id, &project_hash(&config.root));
             (config.session_id.clone(), rec, None)
         }
     };
-    recording::cleanup_sessions(&chats_dir, settings, &session_id);
-    let (hooks, hook_config) = hook_system(
-        &config,
-        HookEnv {
-            project_dir: config.root.clone(),
-            session_id: session_id.clone(),
-            transcript_path: recorder.path().display().to_string(),
-            sandbox: sandbox.clone(),
-            workspace_hooks: Default::default(),
-        },
-        events.clone(),
-        &mut notes,
-    );
-    let settings = Arc::new(config.settings.clone());
-    let mut ctx = ToolContext {
-        workspace: workspace.clone(),
-        settings: settings.clone(),
-        model: model.clone(),
-        generator: (!tool_server).then(|| generator.clone()),
-        gemini_dir: paths.gemini_dir.clone(),
-        sandbox: sandbox.clone(),
-        client_fs: config.client_fs.clone(),
-        subagents: None,
-        call_id: None,
-    };
-    if let Some(prepared) = &sandbox
-        && let Some(why) = prepared.isolation_error()
-    {
-        notes.push(StartupNote {
-            text: format!(
-                "The sandbox runs without its read-only mounts here ({why}): .gemini/, .git/hooks and .env stay writable to commands, and files outside the workspace can have their owner or mode changed by root."
-            ),
-            warning: true,
-        });
-    }
-    let (confirm_tx, confirm_rx) = mpsc::unbounded_channel();
-    let stats = Arc::new(Mutex::new(SessionStats::default()));
-    let registry = Arc::new(registry);
-    let approval_mode = Arc::new(RwLock::new(mode));
-    let checkpointer = checkpointer(&settings, root, &workspace, &mut notes);
-    let policy = Arc::new(policy);
-    let confirm_rx = shared_confirmations(confirm_rx);
-    let compression_threshold = settings
-        .typed()
-        .model
-        .compression_threshold
-        .unwrap_or(compress::DEFAULT_THRESHOLD);
-    if !tool_server && !agents.agents.is_empty() {
-        ctx.subagents = Some(Arc::new(super::subagents::SubagentHost {
-            generator: generator.clone(),
-            registry: registry.clone(),
-            agent_names: agents.agents.iter().map(|a| a.name.clone()).collect(),
-            policy: policy.clone(),
-            hooks: hooks.clone(),
-            mode: approval_mode.clone(),
-            confirmations: confirm_rx.clone(),
-            stats: stats.clone(),
-            checkpointer: checkpointer.clone(),
-            events: events.clone(),
-            workspace: workspace.clone(),
-            context_windows: providers.context_windows(),
-            compression_threshold,
-        }));
-    }
-    let scheduler = Scheduler::new(SchedulerParts {
-        registry: registry.clone(),
-        policy: policy.clone(),
-        hooks: hooks
-            .clone()
-            .unwrap_or_else(|| Arc::new(crate::hooks::NoHooks)),
-        ctx: ctx.clone(),
-        mode: approval_mode.clone(),
-        checkpointer: checkpointer.clone(),
-        events: events.clone(),
-        confirmations: confirm_rx,
-        stats: stats.clone(),
-    });
-    let base_prompt = match system_md(paths, root) {
-        Some(Ok(text)) => text,
-        Some(Err(e)) => return Err(config_error(e.to_string())),
-        None => system_prompt(PromptFeatures {
-            write_todos: registry.get("write_todos").is_some(),
-            agents: agents
-                .agents
+    recording::cleanup_sessions(&chats_dir, &config.settings, &session_id);
+    Ok((session_id, recorder, resumed_history))
+}
+
+/// What the built-in system prompt mentions: the todo tool, the agents
+/// and the skills the model can use.
+fn prompt_features(
+    registry: &ToolRegistry,
+    agents: &crate::subagents::AgentSet,
+    skills: &[crate::skills::Skill],
+) -> PromptFeatures {
+    PromptFeatures {
+        write_todos: registry.get("write_todos").is_some(),
+        agents: agents
+            .agents
+            .iter()
+            .filter(|a| registry.get(&a.name).is_some())
+            .map(|a| (a.name.clone(), a.description.clone()))
+            .collect(),
+        skills: if registry.get("activate_skill").is_some() {
+            skills
                 .iter()
-                .filter(|a| registry.get(&a.name).is_some())
-                .map(|a| (a.name.clone(), a.description.clone()))
-                .collect(),
-            skills: if registry.get("activate_skill").is_some() {
-                skills
-                    .iter()
-                    .map(|s| {
-                        let location = s
-                            .dir
-                            .as_ref()
-                            .map(|d| d.join("SKILL.md").display().to_string());
-                        (s.name.clone(), s.description.clone(), location)
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            },
-        }),
-    };
-    let (system_instruction, context_files) = with_context_files(
-        base_prompt,
-        &settings,
-        &config.extensions,
-        &workspace,
-        paths,
-        &mut notes,
-    );
-    let today = chrono::Local::now().format("%A, %B %-d, %Y").to_string();
-    let mut history = vec![Content::user_text(environment_context(&workspace, &today))];
-    let resumed = resumed_history.is_some();
-    history.extend(resumed_history.unwrap_or_default());
-    let mut agent = Agent::new(
-        generator,
-        scheduler,
-        AgentConfig {
-            model: model.clone(),
-            system_instruction,
-            generation_config: default_generation_config(&model),
-            max_session_turns: settings.max_session_turns(),
-            loop_detection: !settings
-                .typed()
-                .model
-                .disable_loop_detection
-                .unwrap_or(false),
-            compression_threshold,
-            context_windows: providers.context_windows(),
-            auto_classify: config.replay.is_none(),
-            extra_declarations: Vec::new(),
+                .map(|s| {
+                    let location = s
+                        .dir
+                        .as_ref()
+                        .map(|d| d.join("SKILL.md").display().to_string());
+                    (s.name.clone(), s.description.clone(), location)
+                })
+                .collect()
+        } else {
+            Vec::new()
         },
-        history,
-        events,
-        stats.clone(),
-    )
-    .with_extras(AgentExtras {
-        hooks: hooks.clone(),
-        recorder: Some(recorder),
-    });
-    // `auto` asked for by name routes each prompt; the default does not.
-    let asked = config
-        .model
-        .clone()
-        .or_else(|| std::env::var("GEMINI_MODEL").ok().filter(|m| !m.is_empty()))
-        .or_else(|| settings.model_name());
-    if let Some(name) = asked.filter(|n| AutoRouting::for_model(n, false).is_some()) {
-        agent.set_model(name);
     }
-    let project_commands = root.join(".gemini").join("commands");
-    let extension_commands: Vec<(String, PathBuf)> = loaded_extensions
-        .iter()
-        .map(|e| (e.name.clone(), e.path.join("commands")))
-        .collect();
-    let (mut custom_commands, command_warnings) = super::custom_commands::load(
-        &extension_commands,
-        &paths.gemini_dir.join("commands"),
-        config.trusted.then_some(project_commands.as_path()),
-    );
-    if let Some(mcp) = &mcp {
-        for prompt in super::custom_commands::mcp_prompt_commands(mcp).await {
-            if !custom_commands.iter().any(|c| c.name == prompt.name) {
-                custom_commands.push(prompt);
-            }
-        }
-    }
-    notes.extend(command_warnings.into_iter().map(|text| StartupNote {
-        text,
-        warning: true,
-    }));
-    Ok(Parts {
-        agent,
-        custom_commands,
-        context_windows: providers.context_windows(),
-        skills,
-        agents: Arc::new(agents),
-        hooks,
-        hook_config,
-        confirmations: confirm_tx,
-        mode: approval_mode,
-        stats,
-        policy,
-        ctx,
-        tools: registry,
-        mcp,
-        checkpointer,
-        context_files,
-        session_id,
-        model,
-        resumed,
-        notes,
-    })
 }
 
 fn workspace(config: &SessionConfig) -> Workspace {

@@ -14,6 +14,7 @@ mod commands;
 pub mod config;
 pub mod custom_commands;
 mod elicitation;
+mod layers;
 mod subagents;
 mod tool_set;
 mod view;

@@ -4,46 +4,32 @@
 //! approval mode, confirmations and stats. Its events reach the front end
 //! wrapped in [`AgentEvent::Nested`] with the delegating call's id.
 
-use crate::agent::{
-    Agent, AgentConfig, AgentExtras, complete_task_declaration, environment_context,
-};
-use crate::checkpoint::Checkpointer;
-use crate::events::stats::SessionStats;
+use super::layers::{AgentSeed, SharedLayers};
+use crate::agent::{AgentConfig, complete_task_declaration, environment_context};
 use crate::events::{AgentEvent, EventSender};
-use crate::hooks::Hooks;
-use crate::model::{ContentGenerator, default_generation_config, is_gemini_3};
-use crate::policy::{ApprovalMode, PolicyEngine};
-use crate::scheduler::{Scheduler, SchedulerParts, SharedConfirmations};
+use crate::model::{default_generation_config, is_gemini_3};
 use crate::subagents::{
     AgentDefinition, AgentOrigin, AgentOutput, COMPLETE_TASK, INTERNAL_DOCS_TOOL, ToolSelection,
     fill_template, runtime_inputs,
 };
 use crate::tools::builtin::InternalDocsTool;
 use crate::tools::{SubagentOutcome, SubagentRunError, SubagentRunner, ToolContext, ToolRegistry};
-use crate::workspace::Workspace;
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// What every sub-agent run shares with the session.
 pub(super) struct SubagentHost {
-    pub generator: Arc<dyn ContentGenerator>,
+    /// The session's layers (model client, policy, hooks, ...).
+    pub layers: SharedLayers,
     /// The session's tools (the agents' tools are picked from them).
     pub registry: Arc<ToolRegistry>,
     /// The names of the session's agents (never given to an agent).
     pub agent_names: Vec<String>,
-    pub policy: Arc<PolicyEngine>,
-    pub hooks: Option<Arc<dyn Hooks>>,
-    pub mode: Arc<RwLock<ApprovalMode>>,
-    pub confirmations: SharedConfirmations,
-    pub stats: Arc<Mutex<SessionStats>>,
-    pub checkpointer: Option<Checkpointer>,
+    /// The session's event stream (nested events go there).
     pub events: EventSender,
-    pub workspace: Arc<Workspace>,
-    pub context_windows: crate::model::provider::ContextWindows,
-    pub compression_threshold: f64,
 }
 
 impl SubagentRunner for SubagentHost {
@@ -63,7 +49,7 @@ impl SubagentRunner for SubagentHost {
             let today = chrono::Local::now().format("%A, %B %-d, %Y").to_string();
             let system_instruction = format!(
                 "{prompt}\n\n# Environment Context\n{}\n\n{}",
-                environment_context(&self.workspace, &today),
+                environment_context(&self.layers.workspace, &today),
                 rules(&agent.output)
             );
             let (tx, mut rx) = mpsc::unbounded_channel::<AgentEvent>();
@@ -85,20 +71,6 @@ impl SubagentRunner for SubagentHost {
                 call_id: None,
                 ..ctx.clone()
             };
-            let scheduler = Scheduler::new(SchedulerParts {
-                registry: Arc::new(self.tools_for(agent)),
-                policy: self.policy.clone(),
-                hooks: self
-                    .hooks
-                    .clone()
-                    .unwrap_or_else(|| Arc::new(crate::hooks::NoHooks)),
-                ctx: nested_ctx,
-                mode: self.mode.clone(),
-                events: tx.clone(),
-                confirmations: self.confirmations.clone(),
-                stats: self.stats.clone(),
-                checkpointer: self.checkpointer.clone(),
-            });
             let mut generation_config = default_generation_config(&model);
             if let Some(t) = agent.temperature.and_then(serde_json::Number::from_f64) {
                 generation_config.temperature = Some(t);
@@ -109,21 +81,17 @@ impl SubagentRunner for SubagentHost {
                 generation_config,
                 max_session_turns: -1,
                 loop_detection: false,
-                compression_threshold: self.compression_threshold,
-                context_windows: self.context_windows.clone(),
+                compression_threshold: self.layers.compression_threshold,
+                context_windows: self.layers.context_windows.clone(),
                 auto_classify: false,
                 extra_declarations: vec![complete_task_declaration(agent)],
             };
-            let mut runner = Agent::new(
-                self.generator.clone(),
-                scheduler,
+            let mut runner = self.layers.agent(AgentSeed {
+                registry: Arc::new(self.tools_for(agent)),
+                ctx: nested_ctx,
                 config,
-                Vec::new(),
-                tx,
-                self.stats.clone(),
-            )
-            .with_extras(AgentExtras {
-                hooks: self.hooks.clone(),
+                history: Vec::new(),
+                events: tx,
                 recorder: None,
             });
             let suffix = uuid::Uuid::new_v4().simple().to_string();

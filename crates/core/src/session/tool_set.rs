@@ -2,21 +2,159 @@
 //! registry (built-ins, sub-agents, `activate_skill`, discovered and MCP tools, with
 //! exclusions and policy-wide denials) and when `write_todos` is declared.
 
-use super::config::{SessionConfig, StartError, StartErrorKind};
+use super::config::{SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote};
+use super::custom_commands::{self, CustomCommand};
 use crate::config::Settings;
 use crate::policy::{ApprovalMode, PolicyEngine, headless_excluded_tools};
+use crate::skills::Skill;
+use crate::subagents::AgentSet;
 use crate::tools::discovered::discover_tools;
-use crate::tools::mcp::McpManager;
+use crate::tools::mcp::{McpManager, McpServerConfig, extensions};
+use crate::tools::spec::ModelUse;
 use crate::tools::{Tool, ToolRegistry, builtin};
-use std::path::Path;
+use crate::workspace::Workspace;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// The tools of a session and where they come from.
+pub(super) struct ToolLayer {
+    /// The declared tools.
+    pub registry: ToolRegistry,
+    /// The connected MCP servers.
+    pub mcp: Option<Arc<McpManager>>,
+    /// The enabled skills.
+    pub skills: Arc<Vec<Skill>>,
+    /// The sub-agents.
+    pub agents: AgentSet,
+}
+
+/// Discovered tools, MCP servers (the settings', the extensions' and a
+/// front end's), skills and agents, and the registry over them with every
+/// exclusion applied. A tool server (`mcp serve`) gets the built-ins only.
+pub(super) async fn tool_layer(
+    config: &SessionConfig,
+    workspace: &Workspace,
+    policy: &PolicyEngine,
+    mode: ApprovalMode,
+    model: &str,
+    notes: &mut Vec<StartupNote>,
+) -> Result<ToolLayer, StartError> {
+    let settings = &config.settings;
+    let root = config.root.as_path();
+    let tool_server = config.kind == SessionKind::ToolServer;
+    let discovered = if tool_server {
+        Vec::new()
+    } else {
+        discovered(settings, root).await?
+    };
+    let mut servers = extensions::all_servers(settings, &config.extensions);
+    for (name, value) in &config.mcp_servers {
+        servers.retain(|c| c.name != *name);
+        servers.push(McpServerConfig::from_value(name, value));
+    }
+    let mcp = if !tool_server && !servers.is_empty() {
+        let mgr = McpManager::start_with(
+            settings,
+            servers,
+            &workspace.dirs(),
+            &config.allowed_mcp_server_names,
+            config.trusted,
+        )
+        .await;
+        notes.extend(mgr.failures().iter().map(|f| StartupNote {
+            text: f.clone(),
+            warning: false,
+        }));
+        Some(Arc::new(mgr))
+    } else {
+        None
+    };
+    let (skills, skill_warnings) = if tool_server {
+        (Vec::new(), Vec::new())
+    } else {
+        let extension_skills: Vec<PathBuf> = config
+            .extensions
+            .iter()
+            .map(|e| e.path.join("skills"))
+            .collect();
+        crate::skills::discover(
+            &extension_skills,
+            &config.paths.gemini_dir,
+            config.trusted.then_some(root),
+            &settings.typed().skills.disabled,
+        )
+    };
+    notes.extend(skill_warnings.into_iter().map(|text| StartupNote {
+        text,
+        warning: true,
+    }));
+    let skills = Arc::new(skills);
+    let agents = super::subagents::session_agents(config, tool_server, &config.extensions);
+    notes.extend(super::subagents::agent_notes(&agents));
+    let mut registry = registry(
+        config,
+        policy,
+        mode,
+        discovered,
+        mcp.as_deref(),
+        &skills,
+        &agents.agents,
+    );
+    registry.exclude(extensions::excluded_tools(&config.extensions));
+    if tool_server {
+        // A session without a model leaves out the tools that need one.
+        registry.exclude(
+            builtin::specs()
+                .filter(|s| s.model == ModelUse::Required)
+                .map(|s| s.name.to_string()),
+        );
+    }
+    if !write_todos_enabled(settings, model) {
+        registry.exclude(["write_todos".to_string()]);
+    }
+    Ok(ToolLayer {
+        registry,
+        mcp,
+        skills,
+        agents,
+    })
+}
+
+/// The custom slash commands: the extensions', the user's and (in a
+/// trusted folder) the project's files, then the MCP servers' prompts.
+pub(super) async fn command_layer(
+    config: &SessionConfig,
+    mcp: Option<&McpManager>,
+    notes: &mut Vec<StartupNote>,
+) -> Vec<CustomCommand> {
+    let project_commands = config.root.join(".gemini").join("commands");
+    let extension_commands: Vec<(String, PathBuf)> = config
+        .extensions
+        .iter()
+        .map(|e| (e.name.clone(), e.path.join("commands")))
+        .collect();
+    let (mut commands, warnings) = custom_commands::load(
+        &extension_commands,
+        &config.paths.gemini_dir.join("commands"),
+        config.trusted.then_some(project_commands.as_path()),
+    );
+    if let Some(mcp) = mcp {
+        for prompt in custom_commands::mcp_prompt_commands(mcp).await {
+            if !commands.iter().any(|c| c.name == prompt.name) {
+                commands.push(prompt);
+            }
+        }
+    }
+    notes.extend(warnings.into_iter().map(|text| StartupNote {
+        text,
+        warning: true,
+    }));
+    commands
+}
 
 /// Runs `tools.discoveryCommand` (blocking, off the async threads). A
 /// failing command ends the start-up, as in Gemini CLI.
-pub(super) async fn discovered(
-    settings: &Settings,
-    root: &Path,
-) -> Result<Vec<Arc<dyn Tool>>, StartError> {
+async fn discovered(settings: &Settings, root: &Path) -> Result<Vec<Arc<dyn Tool>>, StartError> {
     let settings = settings.clone();
     let root = root.to_path_buf();
     let joined = tokio::task::spawn_blocking(move || discover_tools(&settings, &root)).await;
@@ -37,7 +175,7 @@ pub(super) async fn discovered(
 
 /// Whether `write_todos` is declared: `useWriteTodos` (default true), never
 /// for the preview models, as in Gemini CLI v0.27.4.
-pub(super) fn write_todos_enabled(settings: &Settings, model: &str) -> bool {
+fn write_todos_enabled(settings: &Settings, model: &str) -> bool {
     let preview = matches!(
         model.strip_prefix("models/").unwrap_or(model),
         "gemini-3-pro-preview" | "gemini-3-flash-preview" | "auto-gemini-3"
@@ -49,7 +187,7 @@ pub(super) fn write_todos_enabled(settings: &Settings, model: &str) -> bool {
 /// MCP tools (renamed `<server>__<tool>` on a clash), with `tools.exclude`,
 /// policy-wide denials and, when nobody can be asked, the headless
 /// exclusions applied.
-pub(super) fn registry(
+fn registry(
     config: &SessionConfig,
     policy: &PolicyEngine,
     mode: ApprovalMode,
