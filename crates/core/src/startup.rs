@@ -35,7 +35,7 @@ impl Startup {
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Startup, ConfigError> {
         let (settings, trusted) = load_settings(&root, &paths, env)?;
-        let extensions = Arc::new(extensions::load_extensions(&paths, &root));
+        let extensions = Arc::new(load_extensions(&paths, &root));
         Ok(Startup {
             root,
             paths,
@@ -74,4 +74,21 @@ fn load_settings(
         return Ok((untrusted.settings, false));
     }
     Ok((Settings::load(root, paths, true, env)?.settings, true))
+}
+
+/// The extensions of the project (`<project>/.gemini/extensions`) and of
+/// the user (`~/.gemini/extensions`), project first, one per name, without
+/// those switched off for the project. When the project is the home
+/// directory its extensions are read once.
+fn load_extensions(paths: &GeminiPaths, project: &Path) -> Vec<Extension> {
+    let mut all = extensions::installed_extensions(paths, project);
+    // Extensions switched off for this folder (Gemini CLI's enablement file).
+    all.retain(|e| crate::tools::mcp::enablement::is_enabled(&paths.gemini_dir, &e.name, project));
+    all
+}
+
+/// [`load_extensions`] for the extension loader's own tests.
+#[cfg(test)]
+pub(crate) fn load_extensions_for_test(paths: &GeminiPaths, project: &Path) -> Vec<Extension> {
+    load_extensions(paths, project)
 }

@@ -197,18 +197,8 @@ fn extensions_in(base: &Path, workspace: &Path) -> Vec<Extension> {
         .collect()
 }
 
-/// The extensions of the project (`<project>/.gemini/extensions`) and of
-/// the user (`~/.gemini/extensions`), project first, one per name, without
-/// those switched off for the project. When the project is the home
-/// directory its extensions are read once.
-pub(crate) fn load_extensions(paths: &GeminiPaths, project: &Path) -> Vec<Extension> {
-    let mut all = installed_extensions(paths, project);
-    // Extensions switched off for this folder (Gemini CLI's enablement file).
-    all.retain(|e| super::enablement::is_enabled(&paths.gemini_dir, &e.name, project));
-    all
-}
-
-/// Every installed extension, on or off (see [`load_extensions`]).
+/// Every installed extension, on or off (the start-up keeps the enabled
+/// ones, once).
 pub fn installed_extensions(paths: &GeminiPaths, project: &Path) -> Vec<Extension> {
     let project_dir = project.join(".gemini").join("extensions");
     let user_dir = paths.gemini_dir.join("extensions");
@@ -289,7 +279,7 @@ mod tests {
         std::fs::create_dir_all(home.join(".gemini/extensions/bad")).unwrap();
         std::fs::write(home.join(".gemini/extensions/bad").join(MANIFEST), "{").unwrap();
 
-        let exts = load_extensions(&paths, &project);
+        let exts = crate::startup::load_extensions_for_test(&paths, &project);
         let names: Vec<&str> = exts.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names, ["p", "u"]);
         assert_eq!(excluded_tools(&exts), ["run_shell_command(rm)"]);
