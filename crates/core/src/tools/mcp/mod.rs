@@ -5,19 +5,17 @@
 
 pub mod client;
 pub mod config;
-pub mod convert;
-pub mod elicitation;
+pub use gemini_rs_mcp::{convert, elicitation};
 pub mod enablement;
 pub mod error;
 pub mod extensions;
 mod handler;
 mod http;
-mod line_guard;
-pub mod naming;
+use gemini_rs_mcp::line_guard;
+pub use gemini_rs_mcp::naming;
 pub mod oauth;
 mod prompts;
-pub mod resources;
-pub mod sse;
+pub use gemini_rs_mcp::{resources, sse};
 mod stdio;
 pub mod tool;
 

@@ -7,10 +7,8 @@
 //! and tokens kept in Gemini CLI's `~/.gemini/mcp-oauth-tokens.json`, sent
 //! (and refreshed before they expire) on every request.
 
-pub mod callback;
+pub use gemini_rs_mcp::oauth::{callback, recorder, store};
 pub mod google;
-pub mod recorder;
-pub mod store;
 
 pub use recorder::{Challenge, ChallengeSlot};
 pub use store::TokenStore;
