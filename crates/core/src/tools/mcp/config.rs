@@ -2,9 +2,7 @@
 //! the `mcpServers` entries and `admin.mcp.enabled`. The entry types are
 //! the MCP client's ([`gemini_rs_mcp::config`]).
 
-pub use gemini_rs_mcp::config::{
-    INVALID_CONFIG_MESSAGE, McpServerConfig, OAuthConfig, TransportSpec,
-};
+pub use gemini_rs_mcp::config::{McpServerConfig, TransportSpec};
 
 use crate::config::Settings;
 
