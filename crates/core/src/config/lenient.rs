@@ -291,26 +291,6 @@ where
     Ok(T::deserialize(value).ok())
 }
 
-/// For `#[serde(deserialize_with)]`: a list keeps its strings and drops
-/// other members; anything but a list reads as absent.
-pub(crate) fn strings_of_list<'de, D>(d: D) -> Result<Option<Vec<String>>, D::Error>
-where
-    D: de::Deserializer<'de>,
-{
-    Ok(match <Value as de::Deserialize>::deserialize(d)? {
-        Value::Array(items) => Some(
-            items
-                .into_iter()
-                .filter_map(|v| match v {
-                    Value::String(s) => Some(s),
-                    _ => None,
-                })
-                .collect(),
-        ),
-        _ => None,
-    })
-}
-
 /// `T` read from a JSON object; its default for anything else (serde would
 /// read an array positionally) or when the object does not fit.
 pub(crate) fn from_object<T: DeserializeOwned + Default>(v: &Value) -> T {

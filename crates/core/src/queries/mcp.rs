@@ -136,7 +136,7 @@ impl OAuthServer {
     /// Logs in (the authorization URL goes to `show_url` when no browser
     /// opens), keeping the tokens where both CLIs find them.
     pub async fn login(&self, show_url: &(dyn Fn(&str) + Sync)) -> Result<(), McpAuthError> {
-        oauth_login(&self.0, "", Some(show_url))
+        oauth_login(&crate::tools::mcp::host(), &self.0, "", Some(show_url))
             .await
             .map_err(|e| McpAuthError::Login {
                 server: self.0.name.clone(),
@@ -147,7 +147,7 @@ impl OAuthServer {
     /// Forgets its tokens.
     pub async fn logout(&self) -> Result<(), McpAuthError> {
         let url = server_url(&self.0).unwrap_or_default().to_string();
-        oauth::logout(&self.0.name, &url)
+        oauth::logout(&crate::tools::mcp::host(), &self.0.name, &url)
             .await
             .map_err(|e| McpAuthError::Logout(text(e)))
     }

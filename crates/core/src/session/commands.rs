@@ -193,7 +193,8 @@ impl Engine {
                 message: format!("Open this URL in a browser to authorize '{name}':\n{url}"),
             });
         };
-        let login = crate::tools::mcp::client::login(&config, "", Some(&show));
+        let host = crate::tools::mcp::host();
+        let login = crate::tools::mcp::client::login(&host, &config, "", Some(&show));
         let result = tokio::select! {
             r = login => r,
             _ = cancel.cancelled() => return,

@@ -1,24 +1,15 @@
 //! The MCP client side (§6): connects the configured servers concurrently,
 //! turns their tools into registry tools with Gemini CLI's naming, and
 //! supplies the policy rules that trust and `mcp.allowed`/`mcp.excluded`
-//! imply.
+//! imply. The client itself (connections, transports, OAuth, resources,
+//! prompts, elicitation) is the `gemini-rs-mcp` crate, re-exported here;
+//! [`host`] gives it what it needs of the engine.
 
-pub mod client;
+pub use gemini_rs_mcp::{client, convert, elicitation, error, handler, naming, oauth, resources};
 pub mod config;
-pub mod convert;
-pub mod elicitation;
 pub mod enablement;
-pub mod error;
 pub mod extensions;
-mod handler;
-mod http;
-mod line_guard;
-pub mod naming;
-pub mod oauth;
-mod prompts;
-pub mod resources;
-pub mod sse;
-mod stdio;
+mod host;
 pub mod tool;
 
 #[cfg(test)]
@@ -36,6 +27,7 @@ pub use client::McpConnection;
 pub use config::{McpServerConfig, ServerFilter, TransportSpec};
 pub use error::{ConnectError, PromptError};
 pub use handler::{file_uri, file_uri_path};
+pub use host::host;
 pub use naming::{generate_valid_name, qualified_name};
 pub use tool::McpTool;
 
@@ -116,7 +108,13 @@ impl McpManager {
             let elicitor = elicitor.clone();
             let name = cfg.name.clone();
             async move {
-                let handle = tokio::spawn(McpConnection::connect(cfg, roots, changed, elicitor));
+                let handle = tokio::spawn(McpConnection::connect(
+                    host(),
+                    cfg,
+                    roots,
+                    changed,
+                    elicitor,
+                ));
                 let result = match handle.await {
                     Ok(r) => r,
                     Err(e) => Err(ConnectError::from(e)),
@@ -347,7 +345,8 @@ impl McpManager {
         config.timeout_ms = config.timeout_ms.min(limit.as_millis() as u64).max(1);
         let (tx, _rx) = watch::channel(0u64);
         let roots = Arc::new(std::sync::RwLock::new(handler::roots_for(workspace_dirs)));
-        let conn = McpConnection::connect(config, roots, Arc::new(tx), Default::default()).await?;
+        let conn =
+            McpConnection::connect(host(), config, roots, Arc::new(tx), Default::default()).await?;
         let names = conn
             .tools()
             .into_iter()

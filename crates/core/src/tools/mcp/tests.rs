@@ -416,7 +416,7 @@ async fn failures_are_reported_and_not_fatal() {
         f[0],
         format!(
             "Error connecting to MCP server 'bad': {}",
-            config::INVALID_CONFIG_MESSAGE
+            gemini_rs_mcp::config::INVALID_CONFIG_MESSAGE
         )
     );
     assert!(

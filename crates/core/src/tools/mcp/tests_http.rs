@@ -152,7 +152,7 @@ fn serve() -> (String, Arc<Mutex<Vec<String>>>) {
 /// `rustls` dev-dependency. Without one these tests are skipped.
 fn http_ready() -> bool {
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let ok = super::http::client().is_ok();
+    let ok = super::host().http_client().is_ok();
     if !ok {
         crate::test_peers::missing(
             "a rustls crypto provider",

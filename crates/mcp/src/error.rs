@@ -6,7 +6,7 @@ use super::config::INVALID_CONFIG_MESSAGE;
 use super::oauth::google::GoogleAuthError;
 use super::oauth::{LoginError, TokenError};
 use super::sse::SseError;
-use crate::model::http::ClientBuildError;
+use crate::host::BoxError;
 use reqwest::header::{InvalidHeaderName, InvalidHeaderValue};
 use rmcp::service::{ClientInitializeError, ServiceError};
 
@@ -34,7 +34,7 @@ pub enum ConnectError {
     AuthorizationHeader(InvalidHeaderValue),
     /// The HTTP client could not be built.
     #[error(transparent)]
-    Client(#[from] ClientBuildError),
+    Client(BoxError),
     /// The transport came up but `initialize` failed (boxed: rmcp's error
     /// is large).
     #[error(transparent)]

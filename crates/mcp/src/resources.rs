@@ -20,7 +20,7 @@ pub struct ResourceList {
 }
 
 /// Lists a server's resources and templates (empty when it has none).
-pub(crate) async fn list(peer: &Peer<RoleClient>) -> ResourceList {
+pub async fn list(peer: &Peer<RoleClient>) -> ResourceList {
     let has = peer
         .peer_info()
         .is_some_and(|i| i.capabilities.resources.is_some());
@@ -72,7 +72,7 @@ pub enum ReadError {
 
 /// Reads `uri` from the server behind `peer` (`None`: not connected, the
 /// error names `server`) into prompt parts, within `timeout`.
-pub(crate) async fn read(
+pub async fn read(
     peer: Option<Peer<RoleClient>>,
     server: &str,
     timeout: Duration,

@@ -6,7 +6,7 @@
 //! stdout cannot be wrapped) and end its group on close and on drop.
 
 use super::line_guard::{LineGuard, Overflow};
-use crate::process::Group;
+use crate::host::{ChildGroup, ProcessGroups};
 use rmcp::RoleClient;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -25,7 +25,7 @@ pub(crate) const MAX_LINE: usize = DEFAULT_MAX_LINE_LENGTH;
 pub(crate) struct StdioTransport {
     inner: AsyncRwTransport<RoleClient, LineGuard<ChildStdout>, ChildStdin>,
     child: Child,
-    group: Option<Group>,
+    group: Option<Box<dyn ChildGroup>>,
 }
 
 impl StdioTransport {
@@ -35,14 +35,15 @@ impl StdioTransport {
         mut cmd: tokio::process::Command,
         server: &str,
         overflow: Overflow,
+        processes: &dyn ProcessGroups,
     ) -> std::io::Result<(StdioTransport, Option<ChildStderr>)> {
         cmd.stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .kill_on_drop(true);
-        crate::process::new_group(cmd.as_std_mut());
+        processes.prepare(cmd.as_std_mut());
         let mut child = cmd.spawn()?;
-        let group = child.id().map(Group::new);
+        let group = child.id().map(|pid| processes.adopt(pid));
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(std::io::Error::other(
                 "the server's stdio pipes are missing",

@@ -16,7 +16,7 @@ pub use recorder::{Challenge, ChallengeSlot};
 pub use store::TokenStore;
 
 use super::config::OAuthConfig;
-use crate::config::GeminiPaths;
+use crate::host::Host;
 use rmcp::transport::auth::{
     AuthClient, AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest,
     AuthorizationSession, OAuthClientConfig,
@@ -82,14 +82,15 @@ fn auth_text(e: &AuthError) -> String {
     }
 }
 
-fn token_store(server: &str, url: &str) -> TokenStore {
-    TokenStore::new(&GeminiPaths::from_env().gemini_dir, server, url)
+fn token_store(host: &Host, server: &str, url: &str) -> TokenStore {
+    TokenStore::new(&host.gemini_dir, server, url)
 }
 
 /// Runs the authorization-code flow for `server` at `url`, seeded by the
 /// server's `challenge` when there is one; the tokens land in the token
 /// file.
 pub async fn login(
+    host: &Host,
     server: &str,
     url: &str,
     oauth: &OAuthConfig,
@@ -100,7 +101,7 @@ pub async fn login(
     let mut manager = AuthorizationManager::new_allowing_private_addresses(url)
         .await
         .map_err(failed)?;
-    let store = token_store(server, url);
+    let store = token_store(host, server, url);
     store.set_client_secret(oauth.client_secret.clone());
     manager.set_credential_store(store.clone());
     let metadata = match settings_metadata(oauth) {
@@ -108,7 +109,9 @@ pub async fn login(
         None => match manager.resolve_metadata_from_challenge(challenge).await {
             Ok(r) => r.metadata,
             Err(e @ AuthError::AuthorizationServerMismatch { .. }) => {
-                legacy_root_metadata(url).await.ok_or_else(|| failed(e))?
+                legacy_root_metadata(host, url)
+                    .await
+                    .ok_or_else(|| failed(e))?
             }
             Err(e) => return Err(failed(e)),
         },
@@ -161,11 +164,11 @@ pub async fn login(
 /// authorization-server metadata sits at the origin's root but names an
 /// issuer with a path: strict RFC 8414 discovery refuses it, Gemini CLI
 /// (and that revision of MCP) use it.
-async fn legacy_root_metadata(url: &str) -> Option<AuthorizationMetadata> {
+async fn legacy_root_metadata(host: &Host, url: &str) -> Option<AuthorizationMetadata> {
     let mut root = url::Url::parse(url).ok()?;
     root.set_path("/.well-known/oauth-authorization-server");
     root.set_query(None);
-    let http = super::http::client().ok()?;
+    let http = host.http_client().ok()?;
     let response = http.get(root.clone()).send().await.ok()?;
     if !response.status().is_success() {
         return None;
@@ -181,12 +184,13 @@ async fn legacy_root_metadata(url: &str) -> Option<AuthorizationMetadata> {
 /// An authorization manager for `server` whose tokens come from the token
 /// file (refreshed when due).
 async fn stored_manager(
+    host: &Host,
     server: &str,
     url: &str,
     oauth: &OAuthConfig,
 ) -> Result<AuthorizationManager, TokenError> {
     let mut manager = AuthorizationManager::new_allowing_private_addresses(url).await?;
-    let store = token_store(server, url);
+    let store = token_store(host, server, url);
     manager.set_credential_store(store.clone());
     let Some(entry) = store.entry() else {
         return Ok(manager);
@@ -218,13 +222,14 @@ async fn stored_manager(
 /// The HTTP client of a server connection: it sends the stored token
 /// (refreshing it when due) and records the server's challenges in `slot`.
 pub async fn client(
+    host: &Host,
     server: &str,
     url: &str,
     oauth: &OAuthConfig,
     http: reqwest::Client,
     slot: ChallengeSlot,
 ) -> Result<recorder::ChallengeRecorder<AuthClient<reqwest::Client>>, TokenError> {
-    let manager = stored_manager(server, url, oauth).await?;
+    let manager = stored_manager(host, server, url, oauth).await?;
     Ok(recorder::ChallengeRecorder::new(
         AuthClient::new(http, manager),
         slot,
@@ -233,21 +238,26 @@ pub async fn client(
 
 /// The stored access token of `server` (refreshed when due), for the
 /// legacy SSE transport; `None` when there is none.
-pub async fn stored_token(server: &str, url: &str, oauth: &OAuthConfig) -> Option<String> {
-    if !has_tokens(server, url) {
+pub async fn stored_token(
+    host: &Host,
+    server: &str,
+    url: &str,
+    oauth: &OAuthConfig,
+) -> Option<String> {
+    if !has_tokens(host, server, url) {
         return None;
     }
-    let manager = stored_manager(server, url, oauth).await.ok()?;
+    let manager = stored_manager(host, server, url, oauth).await.ok()?;
     manager.get_access_token().await.ok()
 }
 
 /// True when tokens for `server` are stored.
-pub fn has_tokens(server: &str, url: &str) -> bool {
-    token_store(server, url).entry().is_some()
+pub fn has_tokens(host: &Host, server: &str, url: &str) -> bool {
+    token_store(host, server, url).entry().is_some()
 }
 
 /// Forgets the tokens of `server`.
-pub async fn logout(server: &str, url: &str) -> Result<(), TokenError> {
-    let store = token_store(server, url);
+pub async fn logout(host: &Host, server: &str, url: &str) -> Result<(), TokenError> {
+    let store = token_store(host, server, url);
     Ok(rmcp::transport::auth::CredentialStore::clear(&store).await?)
 }

@@ -3,10 +3,8 @@
 //! Application Default Credentials (the same ones Vertex AI uses) instead
 //! of an OAuth login, as Gemini CLI does.
 
-use crate::config::GeminiPaths;
-use crate::model::ModelError;
-use crate::model::google_auth::GoogleCredentials;
-use crate::tools::mcp::McpServerConfig;
+use crate::McpServerConfig;
+use crate::host::{BoxError, GoogleCredentials};
 use serde_json::{Value, json};
 
 /// Where service accounts are impersonated.
@@ -39,7 +37,7 @@ pub enum GoogleAuthError {
     NoServiceAccount,
     /// Finding the credentials or getting their token failed.
     #[error(transparent)]
-    Credentials(#[from] ModelError),
+    Credentials(BoxError),
     /// The IAM credentials API could not be reached.
     #[error("impersonating {account}: {source}")]
     Impersonate {
@@ -72,12 +70,9 @@ pub async fn authorization(
     config: &McpServerConfig,
     url: &str,
     http: &reqwest::Client,
+    google: &dyn GoogleCredentials,
 ) -> Option<Result<String, GoogleAuthError>> {
     let kind = config.auth_provider.as_deref()?;
-    let home = GeminiPaths::from_env().home;
-    let creds = |scopes: &[String]| {
-        GoogleCredentials::find(|k| std::env::var(k).ok(), &home).map(|c| c.with_scopes(scopes))
-    };
     let result = match kind {
         "google_credentials" => {
             let host = url::Url::parse(url)
@@ -89,13 +84,13 @@ pub async fn authorization(
             } else if config.oauth.scopes.is_empty() {
                 Err(GoogleAuthError::NoScopes)
             } else {
-                match creds(&config.oauth.scopes) {
-                    Ok(c) => c.token(http).await.map_err(GoogleAuthError::from),
-                    Err(e) => Err(e.into()),
-                }
+                google
+                    .access_token(&config.oauth.scopes, http)
+                    .await
+                    .map_err(GoogleAuthError::Credentials)
             }
         }
-        "service_account_impersonation" => impersonate(config, http, creds(&[])).await,
+        "service_account_impersonation" => impersonate(config, http, google).await,
         _ => return None,
     };
     Some(result.map(|token| format!("Bearer {token}")))
@@ -106,7 +101,7 @@ pub async fn authorization(
 async fn impersonate(
     config: &McpServerConfig,
     http: &reqwest::Client,
-    creds: Result<GoogleCredentials, ModelError>,
+    google: &dyn GoogleCredentials,
 ) -> Result<String, GoogleAuthError> {
     let audience = config
         .target_audience
@@ -116,7 +111,10 @@ async fn impersonate(
         .target_service_account
         .as_deref()
         .ok_or(GoogleAuthError::NoServiceAccount)?;
-    let token = creds?.token(http).await?;
+    let token = google
+        .access_token(&[], http)
+        .await
+        .map_err(GoogleAuthError::Credentials)?;
     let url = format!("{IAM_CREDENTIALS}/{account}:generateIdToken");
     let response = http
         .post(&url)
@@ -148,8 +146,23 @@ async fn impersonate(
 #[cfg(test)]
 mod tests {
     use super::{allowed_host, authorization};
-    use crate::tools::mcp::McpServerConfig;
+    use crate::McpServerConfig;
+    use crate::host::{BoxError, GoogleCredentials};
     use serde_json::json;
+
+    /// Credentials that are never asked: every case fails before.
+    struct NoCredentials;
+
+    #[async_trait::async_trait]
+    impl GoogleCredentials for NoCredentials {
+        async fn access_token(
+            &self,
+            _scopes: &[String],
+            _http: &reqwest::Client,
+        ) -> Result<String, BoxError> {
+            Err("no credentials in this test".into())
+        }
+    }
 
     #[tokio::test]
     async fn misconfigured_providers_say_why() {
@@ -160,7 +173,7 @@ mod tests {
             &json!({"httpUrl": "http://127.0.0.1:1/mcp", "authProviderType": "google_credentials",
                 "oauth": {"scopes": ["s"]}}),
         );
-        let err = authorization(&local, "http://127.0.0.1:1/mcp", &http)
+        let err = authorization(&local, "http://127.0.0.1:1/mcp", &http, &NoCredentials)
             .await
             .unwrap()
             .unwrap_err()
@@ -170,17 +183,22 @@ mod tests {
             "g",
             &json!({"httpUrl": "https://x.googleapis.com/mcp", "authProviderType": "google_credentials"}),
         );
-        let err = authorization(&no_scopes, "https://x.googleapis.com/mcp", &http)
-            .await
-            .unwrap()
-            .unwrap_err()
-            .to_string();
+        let err = authorization(
+            &no_scopes,
+            "https://x.googleapis.com/mcp",
+            &http,
+            &NoCredentials,
+        )
+        .await
+        .unwrap()
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("oauth.scopes"), "{err}");
         let sa = McpServerConfig::from_value(
             "g",
             &json!({"httpUrl": "https://x.run.app/mcp", "authProviderType": "service_account_impersonation"}),
         );
-        let err = authorization(&sa, "https://x.run.app/mcp", &http)
+        let err = authorization(&sa, "https://x.run.app/mcp", &http, &NoCredentials)
             .await
             .unwrap()
             .unwrap_err()
@@ -188,7 +206,7 @@ mod tests {
         assert!(err.contains("targetAudience"), "{err}");
         let plain = McpServerConfig::from_value("p", &json!({"httpUrl": "https://x/mcp"}));
         assert!(
-            authorization(&plain, "https://x/mcp", &http)
+            authorization(&plain, "https://x/mcp", &http, &NoCredentials)
                 .await
                 .is_none()
         );

@@ -24,7 +24,7 @@ const CHUNK: usize = 64 * 1024;
 /// The reason the guard last gave up on an oversized line, shared with the
 /// connection so a call failing with "connection closed" can say why.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Overflow(Arc<Mutex<Option<OversizedLine>>>);
+pub struct Overflow(Arc<Mutex<Option<OversizedLine>>>);
 
 impl Overflow {
     fn set(&self, line: OversizedLine) {
@@ -34,7 +34,7 @@ impl Overflow {
     }
 
     /// The reason, once; later calls see `None` until the next overflow.
-    pub(crate) fn take(&self) -> Option<OversizedLine> {
+    pub fn take(&self) -> Option<OversizedLine> {
         self.0.lock().ok().and_then(|mut slot| slot.take())
     }
 }
@@ -45,7 +45,7 @@ impl Overflow {
     "MCP server '{server}' sent a message of {size} bytes, over the stdio transport's limit of {limit} bytes ({} MiB)",
     limit / (1024 * 1024)
 )]
-pub(crate) struct OversizedLine {
+pub struct OversizedLine {
     /// The server name.
     pub server: String,
     /// The line's size in bytes.
@@ -188,7 +188,7 @@ enum Mode {
 /// An [`AsyncRead`] over a stdio server's stdout that turns a line over
 /// `limit` bytes (newline included, as rmcp counts) into an error reply
 /// to the call it answered. See the module docs.
-pub(crate) struct LineGuard<R> {
+pub struct LineGuard<R> {
     inner: R,
     server: String,
     limit: usize,
@@ -210,7 +210,7 @@ pub(crate) struct LineGuard<R> {
 impl<R: AsyncRead + Unpin> LineGuard<R> {
     /// Guards `inner`, the stdout of server `server`, against lines over
     /// `limit` bytes; the reason of a fatal overflow goes to `overflow`.
-    pub(crate) fn new(inner: R, server: &str, limit: usize, overflow: Overflow) -> Self {
+    pub fn new(inner: R, server: &str, limit: usize, overflow: Overflow) -> Self {
         LineGuard {
             inner,
             server: server.to_string(),

@@ -33,6 +33,8 @@ pub(crate) struct Handler {
     pub(crate) challenges: super::oauth::ChallengeSlot,
     /// Who answers `elicitation/create`.
     pub(crate) elicitor: super::elicitation::ElicitorSlot,
+    /// The program's side (token file, HTTP clients, processes).
+    pub(crate) host: crate::host::Host,
 }
 
 impl ClientHandler for Handler {

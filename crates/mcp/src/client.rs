@@ -10,6 +10,7 @@ use super::handler::Handler;
 use super::line_guard::Overflow;
 use super::sse::SseClientTransport;
 use super::stdio::StdioTransport;
+use crate::host::Host;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use rmcp::model::{CallToolRequestParams, Tool as RmcpTool};
 use rmcp::service::{RunningService, ServiceError};
@@ -68,6 +69,11 @@ fn header_map(
     Ok(map)
 }
 
+/// The HTTP client for `handler`'s server.
+fn http(handler: &Handler) -> Result<reqwest::Client, ConnectError> {
+    handler.host.http_client().map_err(ConnectError::Client)
+}
+
 async fn serve_http(
     handler: Handler,
     server: &McpServerConfig,
@@ -81,21 +87,22 @@ async fn serve_http(
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
     if headers.contains_key(reqwest::header::AUTHORIZATION) {
         // The user's own credentials: no OAuth.
-        let transport = StreamableHttpClientTransport::with_client(super::http::client()?, config);
+        let transport = StreamableHttpClientTransport::with_client(http(&handler)?, config);
         return Ok(handler.serve(transport).await?);
     }
     let slot = handler.challenges.clone();
-    if !super::oauth::has_tokens(&server.name, url) {
+    if !super::oauth::has_tokens(&handler.host, &server.name, url) {
         // Nothing to send yet: a plain client that notes a challenge.
-        let client = super::oauth::recorder::ChallengeRecorder::new(super::http::client()?, slot);
+        let client = super::oauth::recorder::ChallengeRecorder::new(http(&handler)?, slot);
         let transport = StreamableHttpClientTransport::with_client(client, config);
         return Ok(handler.serve(transport).await?);
     }
     let client = super::oauth::client(
+        &handler.host,
         &server.name,
         url,
         &server.oauth,
-        super::http::client()?,
+        http(&handler)?,
         slot,
     )
     .await?;
@@ -111,13 +118,14 @@ async fn serve_sse(
 ) -> Result<RunningService<RoleClient, Handler>, ConnectError> {
     let mut headers = headers.clone();
     if !headers.contains_key(reqwest::header::AUTHORIZATION)
-        && let Some(token) = super::oauth::stored_token(&server.name, url, &server.oauth).await
+        && let Some(token) =
+            super::oauth::stored_token(&handler.host, &server.name, url, &server.oauth).await
     {
         let value = HeaderValue::try_from(format!("Bearer {token}"))
             .map_err(ConnectError::AuthorizationHeader)?;
         headers.insert(reqwest::header::AUTHORIZATION, value);
     }
-    match SseClientTransport::connect(super::http::client()?, url, headers).await {
+    match SseClientTransport::connect(http(&handler)?, url, headers).await {
         Ok(transport) => Ok(handler.serve(transport).await?),
         Err(e) => {
             // A 401 is a challenge to log in with, as for streamable HTTP.
@@ -143,11 +151,16 @@ async fn serve_stdio(
     if let Some(cwd) = cwd {
         cmd.current_dir(cwd);
     }
-    let (transport, stderr) = StdioTransport::spawn(cmd, &handler.server, handler.overflow.clone())
-        .map_err(|source| ConnectError::Spawn {
-            command: command.to_string(),
-            source,
-        })?;
+    let (transport, stderr) = StdioTransport::spawn(
+        cmd,
+        &handler.server,
+        handler.overflow.clone(),
+        handler.host.processes.as_ref(),
+    )
+    .map_err(|source| ConnectError::Spawn {
+        command: command.to_string(),
+        source,
+    })?;
     if let Some(stderr) = stderr {
         let server = handler.server.clone();
         tokio::spawn(async move {
@@ -182,7 +195,7 @@ async fn open(
             match challenge {
                 Some(c) if logins < MAX_LOGINS => {
                     logins += 1;
-                    login(config, c.header(), None).await?;
+                    login(&handler.host, config, c.header(), None).await?;
                 }
                 _ => return Err(err),
             }
@@ -207,6 +220,7 @@ pub fn server_url(config: &McpServerConfig) -> Option<&str> {
 /// Logs in to `config`'s server after its `challenge` (`None`: no browser
 /// means "needs authentication").
 pub async fn login(
+    host: &Host,
     config: &McpServerConfig,
     challenge: &str,
     show_url: Option<&(dyn Fn(&str) + Sync)>,
@@ -219,7 +233,7 @@ pub async fn login(
         wait: config.timeout(),
     };
     let challenge = (!challenge.is_empty()).then_some(challenge);
-    Ok(super::oauth::login(&config.name, url, &config.oauth, challenge, &prompt).await?)
+    Ok(super::oauth::login(host, &config.name, url, &config.oauth, challenge, &prompt).await?)
 }
 
 /// One attempt at opening: transport, initialize, tools. The error is the
@@ -235,8 +249,13 @@ async fn open_once(
         let mut headers = header_map(&config.headers)?;
         if config.auth_provider.is_some()
             && let Some(url) = server_url(config)
-            && let Some(auth) =
-                super::oauth::google::authorization(config, url, &super::http::client()?).await
+            && let Some(auth) = super::oauth::google::authorization(
+                config,
+                url,
+                &http(&handler)?,
+                handler.host.google.as_ref(),
+            )
+            .await
         {
             let value = HeaderValue::try_from(auth?).map_err(ConnectError::AuthorizationHeader)?;
             headers.insert(reqwest::header::AUTHORIZATION, value);
@@ -291,7 +310,8 @@ async fn open_once(
 impl McpConnection {
     /// Connects, initializes and lists the tools, all within the server's
     /// timeout. The error is the reason, without the server name.
-    pub(crate) async fn connect(
+    pub async fn connect(
+        host: Host,
         config: McpServerConfig,
         roots: super::handler::SharedRoots,
         changed: Arc<watch::Sender<u64>>,
@@ -308,6 +328,7 @@ impl McpConnection {
             overflow: Overflow::default(),
             challenges: Default::default(),
             elicitor,
+            host,
         };
         let (peer, service) = open(&config, &handler).await?;
         Ok(McpConnection {
@@ -330,7 +351,8 @@ impl McpConnection {
         super::resources::read(self.peer(), self.name(), self.config.timeout(), uri).await
     }
 
-    pub(super) fn peer(&self) -> Option<Peer<RoleClient>> {
+    /// rmcp's peer of the live connection (`None` once it is gone).
+    pub fn peer(&self) -> Option<Peer<RoleClient>> {
         self.peer.read().ok().map(|p| p.clone())
     }
 
@@ -423,7 +445,8 @@ impl McpConnection {
                 break;
             }
             logins += 1;
-            if let Err(e) = login(&self.config, challenge.header(), None).await {
+            if let Err(e) = login(&self.handler.host, &self.config, challenge.header(), None).await
+            {
                 return CallOutcome::Response(transport_error_response(&format!(
                     "MCP server '{}' {e}",
                     self.config.name

@@ -1,0 +1,74 @@
+//! The engine's side of the MCP client ([`gemini_rs_mcp::Host`]): the
+//! token file under `~/.gemini`, core's one HTTP client builder, Google
+//! Application Default Credentials (as Vertex AI finds them) and core's
+//! process groups (ended with the rest at exit).
+
+use crate::config::GeminiPaths;
+use crate::model::google_auth::GoogleCredentials;
+use crate::model::http::build_client;
+use crate::process::{Group, new_group};
+use futures::future::BoxFuture;
+use gemini_rs_mcp::Host;
+use gemini_rs_mcp::host::{BoxError, ChildGroup, ProcessGroups};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The host for connections and logins started now (paths from the
+/// environment as it is now).
+pub fn host() -> Host {
+    let paths = GeminiPaths::from_env();
+    Host {
+        gemini_dir: paths.gemini_dir,
+        build_http: Arc::new(|builder| build_client(builder).map_err(BoxError::from)),
+        google: Arc::new(AdcCredentials { home: paths.home }),
+        processes: Arc::new(CoreGroups),
+    }
+}
+
+/// Application Default Credentials, looked up on each use.
+struct AdcCredentials {
+    home: PathBuf,
+}
+
+#[async_trait::async_trait]
+impl gemini_rs_mcp::host::GoogleCredentials for AdcCredentials {
+    async fn access_token(
+        &self,
+        scopes: &[String],
+        http: &reqwest::Client,
+    ) -> Result<String, BoxError> {
+        let creds =
+            GoogleCredentials::find(|k| std::env::var(k).ok(), &self.home)?.with_scopes(scopes);
+        Ok(creds.token(http).await?)
+    }
+}
+
+/// Core's process groups.
+struct CoreGroups;
+
+impl ProcessGroups for CoreGroups {
+    fn prepare(&self, cmd: &mut std::process::Command) {
+        new_group(cmd);
+    }
+
+    fn adopt(&self, pid: u32) -> Box<dyn ChildGroup> {
+        Box::new(CoreGroup(Group::new(pid)))
+    }
+}
+
+/// One of core's process groups.
+struct CoreGroup(Group);
+
+impl ChildGroup for CoreGroup {
+    fn alive(&self) -> bool {
+        self.0.alive()
+    }
+
+    fn terminate(&mut self) -> BoxFuture<'_, ()> {
+        Box::pin(self.0.terminate())
+    }
+
+    fn disarm(&mut self) {
+        self.0.disarm();
+    }
+}

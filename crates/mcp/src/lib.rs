@@ -1,0 +1,31 @@
+//! The MCP client of gemini-rs, as a leaf crate (it knows nothing of the
+//! engine): the `mcpServers.<name>` entry types, one connection per server
+//! over stdio, streamable HTTP or legacy SSE (§6.2), OAuth 2.1 and Google
+//! credentials, resources, prompts, elicitation, Gemini CLI's tool naming
+//! and MCP-to-Gemini content conversion. What it needs of the program
+//! (token-file directory, HTTP client builder, Google credentials, process
+//! groups) comes in as a [`Host`].
+
+#![deny(missing_docs)]
+
+pub mod client;
+pub mod config;
+pub mod convert;
+pub mod elicitation;
+pub mod error;
+pub mod handler;
+pub mod host;
+mod lenient;
+pub mod line_guard;
+pub mod naming;
+pub mod oauth;
+mod prompts;
+pub mod resources;
+pub mod sse;
+mod stdio;
+
+pub use client::McpConnection;
+pub use config::{McpServerConfig, OAuthConfig, TransportSpec};
+pub use error::{ConnectError, PromptError};
+pub use handler::{file_uri, file_uri_path};
+pub use host::Host;
