@@ -114,8 +114,11 @@ fn real_main() -> Result<i32> {
     init_tracing(args.debug, log_file.as_deref());
     let session_id = uuid::Uuid::new_v4().to_string();
 
-    let env = |k: &str| std::env::var(k).ok();
-    let startup = match Startup::load(root.clone(), paths.clone(), &env) {
+    let startup = match Startup::load(
+        root.clone(),
+        paths.clone(),
+        gemini_rs_core::Env::from_process(),
+    ) {
         Ok(s) => s,
         Err(e) => {
             headless::fatal_before_run(

@@ -37,7 +37,7 @@ mod test_peers;
 mod tools;
 mod workspace;
 
-pub use config::{ConfigError, GeminiPaths, Scope as SettingsScope, Settings};
+pub use config::{ConfigError, Env, GeminiPaths, Scope as SettingsScope, Settings};
 pub use model::ReplayMode;
 pub use session::{
     FileContents, FileReadError, OpSender, PathEntry, Session, SessionConfig, SessionHandle,

@@ -5,7 +5,7 @@
 //! read cannot be written elsewhere.
 
 use crate::config::trust::{self, Trust};
-use crate::config::{ConfigError, GeminiPaths, Settings};
+use crate::config::{ConfigError, Env, GeminiPaths, Settings};
 use crate::tools::mcp::extensions::{self, Extension};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,18 +23,17 @@ pub struct Startup {
     pub trusted: bool,
     /// The enabled extensions (the project's and the user's), read once.
     pub extensions: Arc<Vec<Extension>>,
+    /// The environment the engine reads variables from.
+    pub env: Env,
 }
 
 impl Startup {
     /// Reads the settings (deciding folder trust from the user and system
-    /// layers first) and the extensions of `root`, with `env` for
-    /// `$VAR` expansion in settings.
-    pub fn load(
-        root: PathBuf,
-        paths: GeminiPaths,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Startup, ConfigError> {
-        let (settings, trusted) = load_settings(&root, &paths, env)?;
+    /// layers first) and the extensions of `root`; `env` is what the
+    /// engine sees of the environment (`$VAR` expansion in settings too).
+    pub fn load(root: PathBuf, paths: GeminiPaths, env: Env) -> Result<Startup, ConfigError> {
+        let raw = |k: &str| env.raw(k);
+        let (settings, trusted) = load_settings(&root, &paths, &raw)?;
         let extensions = Arc::new(load_extensions(&paths, &root));
         Ok(Startup {
             root,
@@ -42,6 +41,7 @@ impl Startup {
             settings,
             trusted,
             extensions,
+            env,
         })
     }
 
@@ -54,6 +54,7 @@ impl Startup {
             settings,
             trusted: true,
             extensions: Arc::default(),
+            env: Env::from_process(),
         }
     }
 }

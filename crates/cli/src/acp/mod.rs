@@ -284,9 +284,12 @@ impl Server {
         let invalid = |message: String| Error::new(ErrorCode::INVALID_PARAMS, message);
         let root = std::fs::canonicalize(cwd)
             .map_err(|e| invalid(format!("`cwd` {} cannot be used: {e}", cwd.display())))?;
-        let env = |k: &str| std::env::var(k).ok();
-        let startup = gemini_rs_core::Startup::load(root, self.paths.clone(), &env)
-            .map_err(|e| Error::new(ErrorCode::INTERNAL_ERROR, e.to_string()))?;
+        let startup = gemini_rs_core::Startup::load(
+            root,
+            self.paths.clone(),
+            gemini_rs_core::Env::from_process(),
+        )
+        .map_err(|e| Error::new(ErrorCode::INTERNAL_ERROR, e.to_string()))?;
         let session_id = resume
             .clone()
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());

@@ -37,8 +37,11 @@ pub fn run(argv: Vec<String>) -> i32 {
         Ok(cwd) => cwd,
         Err(code) => return code,
     };
-    let var = |k: &str| std::env::var(k).ok();
-    let startup = match Startup::load(cwd, GeminiPaths::from_env(), &var) {
+    let startup = match Startup::load(
+        cwd,
+        GeminiPaths::from_env(),
+        gemini_rs_core::Env::from_process(),
+    ) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("Error: {e}");

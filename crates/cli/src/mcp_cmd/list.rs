@@ -8,9 +8,9 @@ use gemini_rs_core::{GeminiPaths, Startup};
 /// The start-up load of `cwd` (the project's settings only when the
 /// folder is trusted, as for a session).
 pub(super) fn startup(env: &Env) -> Result<Startup, String> {
-    let var = |k: &str| std::env::var(k).ok();
     let paths: GeminiPaths = env.paths.clone();
-    Startup::load(env.cwd.clone(), paths, &var).map_err(|e| e.to_string())
+    Startup::load(env.cwd.clone(), paths, gemini_rs_core::Env::from_process())
+        .map_err(|e| e.to_string())
 }
 
 /// `mcp list`.

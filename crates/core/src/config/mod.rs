@@ -3,6 +3,7 @@
 //! folder trust and the paths under `~/.gemini`.
 
 pub mod dotenv;
+mod env;
 mod jsonc;
 mod legacy;
 pub(crate) mod lenient;
@@ -11,6 +12,7 @@ mod paths;
 pub mod trust;
 mod typed;
 
+pub use env::Env;
 pub use legacy::MigratedSetting;
 pub use paths::{GeminiPaths, project_hash};
 pub use typed::{SandboxSetting, TypedSettings};

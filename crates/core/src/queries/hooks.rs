@@ -1,11 +1,10 @@
 //! `hooks list`: the hooks of every settings layer, grouped by event in the
 //! order they run, each with its source file and whether it runs here.
 
-use crate::config::{ConfigError, GeminiPaths, Scope, Settings};
+use crate::config::{ConfigError, Scope, Settings};
 use crate::hooks::HookConfig;
 use crate::startup::Startup;
 use std::collections::HashSet;
-use std::path::Path;
 
 /// The settings layers in merge order, with the name shown for each.
 const LAYERS: [(Scope, &str); 4] = [
@@ -58,7 +57,7 @@ pub struct HooksListing {
 /// Lists the hooks of every layer, the project's included even when the
 /// folder is not trusted (so they show as not running).
 pub fn list_hooks(startup: &Startup) -> Result<HooksListing, ConfigError> {
-    let all_layers = all_layers(&startup.root, &startup.paths)?;
+    let all_layers = all_layers(startup)?;
     let typed = startup.settings.typed();
     let runtime = HookConfig::from_typed(typed, "project");
     let switched_off = if typed.hooks_config.enabled == Some(false) {
@@ -126,7 +125,7 @@ pub fn list_hooks(startup: &Startup) -> Result<HooksListing, ConfigError> {
 }
 
 /// Every layer that exists, the project's included whatever the trust.
-fn all_layers(root: &Path, paths: &GeminiPaths) -> Result<Settings, ConfigError> {
-    let var = |k: &str| std::env::var(k).ok();
-    Ok(Settings::load(root, paths, true, &var)?.settings)
+fn all_layers(startup: &Startup) -> Result<Settings, ConfigError> {
+    let var = |k: &str| startup.env.raw(k);
+    Ok(Settings::load(&startup.root, &startup.paths, true, &var)?.settings)
 }

@@ -2,7 +2,7 @@
 //! or a replay of recorded responses, optionally recorded.
 
 use super::config::{SessionConfig, StartError, StartErrorKind};
-use crate::config::{GeminiPaths, Settings};
+use crate::config::{Env, GeminiPaths, Settings};
 use crate::model::google_auth::GoogleCredentials;
 use crate::model::provider::{ModelLimits, Provider, ProviderDecl, ProviderError, Providers, Wire};
 use crate::model::router::{ClientFactory, ProviderRouter};
@@ -40,8 +40,10 @@ pub enum GeminiAuth {
 pub fn check_auth(
     settings: &Settings,
     paths: &GeminiPaths,
+    environment: &Env,
     needs_key: bool,
 ) -> Result<GeminiAuth, StartError> {
+    let env = |k: &str| environment.var(k);
     let truthy = |k: &str| env(k).is_some_and(|v| v.eq_ignore_ascii_case("true"));
     let auth = &settings.typed().security.auth;
     let selected = auth.selected_type.clone().filter(|s| !s.is_empty());
@@ -114,7 +116,7 @@ pub fn check_auth(
 }
 
 /// The providers of a session: the built-ins plus `model.providers`.
-pub fn providers(settings: &Settings) -> Result<Arc<Providers>, StartError> {
+pub fn providers(settings: &Settings, environment: &Env) -> Result<Arc<Providers>, StartError> {
     let declared: BTreeMap<String, ProviderDecl> = settings
         .typed()
         .model
@@ -141,14 +143,9 @@ pub fn providers(settings: &Settings) -> Result<Arc<Providers>, StartError> {
             (id.clone(), decl)
         })
         .collect();
-    Providers::new(&declared, env)
+    Providers::new(&declared, |k: &str| environment.var(k))
         .map(Arc::new)
         .map_err(|e| StartError::new(StartErrorKind::Config, "FatalConfigError", e.to_string()))
-}
-
-/// A non-empty environment variable.
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
 /// The model client: a replay of recorded responses, or a router to each
@@ -164,11 +161,16 @@ pub fn generator(
         .map_err(|e| StartError::new(StartErrorKind::Config, "FatalConfigError", e.to_string()))?;
     let builtin_gemini = resolved.provider.wire == Wire::Gemini && resolved.provider.id == "gemini";
     let needs_key = config.replay.is_none();
-    check_auth(&config.settings, &config.paths, needs_key && builtin_gemini)?;
+    check_auth(
+        &config.settings,
+        &config.paths,
+        &config.env,
+        needs_key && builtin_gemini,
+    )?;
     if needs_key
         && !builtin_gemini
         && let Some(var) = &resolved.provider.api_key_env
-        && env(var).is_none()
+        && config.env.var(var).is_none()
     {
         let missing = ProviderError::MissingKey {
             id: resolved.provider.id.clone(),
@@ -195,8 +197,17 @@ pub fn generator(
     }
     let settings = config.settings.clone();
     let paths = config.paths.clone();
-    let factory: ClientFactory =
-        Box::new(move |provider| client(provider, &settings, &paths, &retry, sink.clone()));
+    let environment = config.env.clone();
+    let factory: ClientFactory = Box::new(move |provider| {
+        client(
+            provider,
+            &settings,
+            &paths,
+            &environment,
+            &retry,
+            sink.clone(),
+        )
+    });
     Ok(Arc::new(ProviderRouter::new(providers.clone(), factory)))
 }
 
@@ -206,8 +217,10 @@ pub fn generator(
 fn builtin_gemini_config(
     auth: GeminiAuth,
     home: &Path,
+    environment: &Env,
     retry: &RetryConfig,
 ) -> Result<GeminiConfig, ModelError> {
+    let env = |k: &str| environment.var(k);
     let vertex_url = |location: Option<&str>| {
         env("GOOGLE_VERTEX_BASE_URL").unwrap_or_else(|| match location {
             Some(l) if l != "global" => format!("https://{l}-aiplatform.googleapis.com"),
@@ -265,13 +278,16 @@ fn client(
     provider: &Provider,
     settings: &Settings,
     paths: &GeminiPaths,
+    environment: &Env,
     retry: &RetryConfig,
     sink: Option<Arc<ResponseSink>>,
 ) -> Result<Arc<dyn ContentGenerator>, ModelError> {
+    let env = |k: &str| environment.var(k);
     if provider.id == "gemini" && provider.wire == Wire::Gemini {
-        let auth = check_auth(settings, paths, true)
+        let auth = check_auth(settings, paths, environment, true)
             .map_err(|e| ModelError::Setup { message: e.message })?;
-        let gemini = GeminiClient::new(builtin_gemini_config(auth, &paths.home, retry)?)?;
+        let config = builtin_gemini_config(auth, &paths.home, environment, retry)?;
+        let gemini = GeminiClient::new(config)?;
         return Ok(recorded(Arc::new(gemini), sink));
     }
     let key = match &provider.api_key_env {

@@ -13,7 +13,7 @@ use crate::agent::{
     Agent, AgentConfig, PromptFeatures, compress, environment_context, memory, system_prompt,
 };
 use crate::checkpoint::Checkpointer;
-use crate::config::{GeminiPaths, Scope, Settings, project_hash};
+use crate::config::{Env, GeminiPaths, Scope, Settings, project_hash};
 use crate::events::stats::SessionStats;
 use crate::events::{AgentEvent, ConfirmationResponse, EventSender};
 use crate::hooks::{HookConfig, HookEnv, HookMessage, HookSystem, Hooks, project_hooks_warning};
@@ -72,11 +72,11 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let root = config.root.as_path();
     let model = resolve_model(
         config.model.as_deref(),
-        std::env::var("GEMINI_MODEL").ok(),
+        config.env.var("GEMINI_MODEL"),
         settings.model_name(),
     );
     let tool_server = config.kind == SessionKind::ToolServer;
-    let providers = auth::providers(settings)?;
+    let providers = auth::providers(settings, &config.env)?;
     let generator: Arc<dyn crate::model::ContentGenerator> = if tool_server {
         Arc::new(crate::model::NoModel)
     } else {
@@ -150,7 +150,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
             events: events.clone(),
         }));
     }
-    let base_prompt = match system_md(paths, root) {
+    let base_prompt = match system_md(&config.env, paths, root) {
         Some(Ok(text)) => text,
         Some(Err(e)) => return Err(config_error(e.to_string())),
         None => system_prompt(prompt_features(&registry, &tools.agents, &tools.skills)),
@@ -194,7 +194,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let asked = config
         .model
         .clone()
-        .or_else(|| std::env::var("GEMINI_MODEL").ok().filter(|m| !m.is_empty()))
+        .or_else(|| config.env.var("GEMINI_MODEL"))
         .or_else(|| settings.model_name());
     if let Some(name) = asked.filter(|n| AutoRouting::for_model(n, false).is_some()) {
         agent.set_model(name);
@@ -345,7 +345,7 @@ fn native_sandbox(
     // Landlock needs the directory to exist to allow writes below it.
     let _ = std::fs::create_dir_all(&project_temp);
     writable.push(project_temp);
-    let env = |k: &str| std::env::var(k).ok();
+    let env = |k: &str| config.env.raw(k);
     let Some(policy) =
         sandbox::from_settings(&config.settings, config.sandbox.as_deref(), &env, writable)
             .map_err(fatal)?
@@ -512,8 +512,8 @@ struct SystemMdError {
 
 /// `GEMINI_SYSTEM_MD`: `true`/`1` reads `~/.gemini/system.md`, another value
 /// is a path; `false`/`0`/unset keeps the built-in prompt.
-fn system_md(paths: &GeminiPaths, root: &Path) -> Option<Result<String, SystemMdError>> {
-    let value = std::env::var("GEMINI_SYSTEM_MD").ok()?;
+fn system_md(env: &Env, paths: &GeminiPaths, root: &Path) -> Option<Result<String, SystemMdError>> {
+    let value = env.raw("GEMINI_SYSTEM_MD")?;
     let value = value.trim();
     let path = match value.to_ascii_lowercase().as_str() {
         "" | "false" | "0" => return None,

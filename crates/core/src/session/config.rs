@@ -1,7 +1,7 @@
 //! What a front end tells a session before it starts, and why a start can
 //! fail. Plain data: the binary fills it from its flags.
 
-use crate::config::{GeminiPaths, Settings};
+use crate::config::{Env, GeminiPaths, Settings};
 use crate::model::ReplayMode;
 use crate::policy::ApprovalMode;
 use crate::startup::Startup;
@@ -34,6 +34,8 @@ pub struct SessionConfig {
     pub trusted: bool,
     /// The enabled extensions, as the start-up read them.
     pub extensions: Arc<Vec<Extension>>,
+    /// The environment the session reads variables from.
+    pub env: Env,
     /// Whether someone can answer confirmations.
     pub interactive: bool,
     /// The id of a new session (a resumed one keeps its own).
@@ -77,6 +79,7 @@ impl SessionConfig {
             root: startup.root,
             trusted: startup.trusted,
             extensions: startup.extensions,
+            env: startup.env,
             interactive: false,
             session_id: uuid::Uuid::new_v4().to_string(),
             model: None,
