@@ -17,7 +17,6 @@ use anyhow::Result;
 use args::Args;
 use clap::Parser;
 use exit::ExitCode;
-use gemini_rs_core::queries;
 use gemini_rs_core::{GeminiPaths, Startup};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -98,7 +97,7 @@ fn real_main() -> Result<i32> {
             .build()?;
         let code = runtime.block_on(acp::run(args, paths));
         runtime.shutdown_timeout(std::time::Duration::from_millis(100));
-        queries::terminate_children(signals::GRACE);
+        gemini_rs_core::terminate_children(signals::GRACE);
         return Ok(code);
     }
     let stdin_is_tty = std::io::stdin().is_terminal();
@@ -177,14 +176,14 @@ fn real_main() -> Result<i32> {
         args.raw_output,
     ));
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
-    queries::terminate_children(signals::GRACE);
+    gemini_rs_core::terminate_children(signals::GRACE);
     Ok(code.code())
 }
 
 /// `--list-sessions` and `--delete-session`: print and exit.
 fn sessions_command(args: &Args, paths: &GeminiPaths, root: &Path) -> i32 {
     if let Some(which) = &args.delete_session {
-        return match queries::delete_session(paths, root, which) {
+        return match gemini_rs_core::delete_session(paths, root, which) {
             Ok(info) => {
                 println!("Deleted session {}.", info.session_id);
                 0
@@ -195,7 +194,7 @@ fn sessions_command(args: &Args, paths: &GeminiPaths, root: &Path) -> i32 {
             }
         };
     }
-    let sessions = queries::list_sessions(paths, root);
+    let sessions = gemini_rs_core::list_sessions(paths, root);
     if sessions.is_empty() {
         println!("No previous sessions found for this project.");
         return 0;
@@ -234,7 +233,7 @@ fn read_stdin() -> String {
 /// Applies the project's `.env` before any thread starts.
 fn load_dotenv(root: &Path, home: &Path) {
     let current = |k: &str| std::env::var_os(k).is_some();
-    for (key, value) in queries::dotenv_vars(root, home, &current) {
+    for (key, value) in gemini_rs_core::dotenv_vars(root, home, &current) {
         // SAFETY: called from main before the runtime or any other thread exists.
         unsafe { std::env::set_var(key, value) };
     }

@@ -7,7 +7,8 @@
 //! ops and watches events (the serde types of `gemini_rs_protocol::events`)
 //! through the [`SessionHandle`], and asks what the session is made of
 //! through its [`SessionView`]. Subcommands that need no session use the
-//! session-less [`queries`].
+//! session-less queries ([`list_sessions`], [`list_servers`],
+//! [`list_hooks`], [`list_extensions`], ...).
 //!
 //! Layers inside, each importing only from those above it in this list:
 //! `config`, `workspace`, `model`, `policy`, `sandbox`, `checkpoint`,
@@ -24,7 +25,7 @@ mod hooks;
 mod model;
 mod policy;
 mod process;
-pub mod queries;
+mod queries;
 mod recording;
 mod sandbox;
 mod scheduler;
@@ -39,6 +40,12 @@ mod workspace;
 
 pub use config::{ConfigError, Env, GeminiPaths, Scope as SettingsScope, Settings};
 pub use model::ReplayMode;
+pub use queries::{
+    ExtensionListing, HookListing, HooksListing, McpAuthError, OAuthServer, ServerListing,
+    ServerProbe, SessionError, delete_session, dotenv_vars, list_extensions, list_hooks,
+    list_servers, list_sessions, oauth_server, session_history, set_extension_enabled,
+    terminate_children,
+};
 pub use session::{
     FileContents, FileReadError, OpSender, PathEntry, Session, SessionConfig, SessionHandle,
     SessionKind, SessionView, StartError, StartErrorKind, StartupNote, WorkspaceFile,

@@ -254,11 +254,8 @@ impl Server {
                 }
             };
             let info = &session.info;
-            let found = gemini_rs_core::queries::session_history(
-                info.paths(),
-                info.root(),
-                info.session_id(),
-            );
+            let found =
+                gemini_rs_core::session_history(info.paths(), info.root(), info.session_id());
             if let Ok((_, history)) = found {
                 for update in updates::history(info, &history) {
                     let note = acp::SessionNotification::new(req.session_id.clone(), update);

@@ -4,7 +4,7 @@
 
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 use gemini_rs_core::GeminiPaths;
-use gemini_rs_core::queries::{list_extensions, set_extension_enabled};
+use gemini_rs_core::{list_extensions, set_extension_enabled};
 use std::path::PathBuf;
 
 mod install;

@@ -1,7 +1,7 @@
 //! `hooks list`: the hooks of every settings layer, grouped by event in
 //! the order they run, each with its source file and enabled state.
 
-use gemini_rs_core::queries::{HookListing as Entry, HooksListing};
+use gemini_rs_core::{HookListing as Entry, HooksListing};
 use serde_json::{Value, json};
 
 fn to_json(e: &Entry) -> Value {

@@ -49,7 +49,7 @@ pub fn run(argv: Vec<String>) -> i32 {
         }
     };
     match cli.command {
-        HooksCommand::List(args) => match gemini_rs_core::queries::list_hooks(&startup) {
+        HooksCommand::List(args) => match gemini_rs_core::list_hooks(&startup) {
             Ok(listing) => list::run(&listing, args.json),
             Err(e) => {
                 eprintln!("Error: {e}");

@@ -3,12 +3,11 @@
 //! and keeps the tokens for both CLIs; `--logout` forgets them.
 
 use super::{AuthArgs, Env};
-use gemini_rs_core::queries;
 
 /// `mcp auth`.
 pub(super) async fn run(env: &Env, args: &AuthArgs) -> i32 {
     let server = match super::list::startup(env)
-        .and_then(|s| queries::oauth_server(&s, &args.name).map_err(|e| e.to_string()))
+        .and_then(|s| gemini_rs_core::oauth_server(&s, &args.name).map_err(|e| e.to_string()))
     {
         Ok(s) => s,
         Err(e) => {

@@ -2,8 +2,8 @@
 //! status after a real connection attempt, and its tools.
 
 use super::Env;
-use gemini_rs_core::queries::{self, ServerProbe};
 use gemini_rs_core::{GeminiPaths, Startup};
+use gemini_rs_core::{ServerProbe, list_servers};
 
 /// The start-up load of `cwd` (the project's settings only when the
 /// folder is trusted, as for a session).
@@ -22,7 +22,7 @@ pub(super) async fn run(env: &Env) -> i32 {
             return 1;
         }
     };
-    let servers = queries::list_servers(&startup).await;
+    let servers = list_servers(&startup).await;
     if servers.is_empty() {
         println!("No MCP servers configured.");
         return 0;

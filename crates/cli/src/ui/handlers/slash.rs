@@ -35,7 +35,7 @@ pub fn command(app: &mut App, line: &str) {
         }
         Command::ChatList => {
             let view = &app.ctx.info;
-            let sessions = gemini_rs_core::queries::list_sessions(view.paths(), view.root());
+            let sessions = gemini_rs_core::list_sessions(view.paths(), view.root());
             let lines = chat::list_lines(&view.saved_chats(), &sessions);
             s.push_lines(lines);
         }
