@@ -1,7 +1,7 @@
 //! `mcpServers.<name>` entries of the settings (§6.1) and the transport each
 //! one selects (§6.2).
 
-use crate::lenient::{from_object, strings_of_list, wrong_type_as_none};
+use gemini_rs_protocol::lenient::{from_object, strings_of_list, wrong_type_as_none};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -15,7 +15,6 @@ pub mod elicitation;
 pub mod error;
 pub mod handler;
 pub mod host;
-mod lenient;
 pub mod line_guard;
 pub mod naming;
 pub mod oauth;

@@ -1,14 +1,14 @@
-//! Lenient reading of user-written server entries: a field of the wrong
-//! type reads as absent, unknown fields are ignored (as core's settings
-//! reader does; these few helpers are the client's own copy so it needs
-//! nothing of the engine).
+//! Lenient reading of user-written JSON (settings entries, MCP server
+//! entries, hook output): a field of the wrong type reads as absent
+//! instead of failing the whole object. Shared by the engine and the MCP
+//! client.
 
 use serde::de::{self, DeserializeOwned};
 use serde_json::Value;
 
 /// For `#[serde(deserialize_with)]` on an `Option` field: a value of
 /// another type reads as absent instead of failing the whole object.
-pub(crate) fn wrong_type_as_none<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+pub fn wrong_type_as_none<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
 where
     D: de::Deserializer<'de>,
     T: DeserializeOwned,
@@ -19,7 +19,7 @@ where
 
 /// For `#[serde(deserialize_with)]`: a list keeps its strings and drops
 /// other members; anything but a list reads as absent.
-pub(crate) fn strings_of_list<'de, D>(d: D) -> Result<Option<Vec<String>>, D::Error>
+pub fn strings_of_list<'de, D>(d: D) -> Result<Option<Vec<String>>, D::Error>
 where
     D: de::Deserializer<'de>,
 {
@@ -39,7 +39,7 @@ where
 
 /// `T` read from a JSON object; its default for anything else (serde would
 /// read an array positionally) or when the object does not fit.
-pub(crate) fn from_object<T: DeserializeOwned + Default>(v: &Value) -> T {
+pub fn from_object<T: DeserializeOwned + Default>(v: &Value) -> T {
     if v.is_object() {
         T::deserialize(v).unwrap_or_default()
     } else {

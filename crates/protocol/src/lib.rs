@@ -13,6 +13,7 @@
 mod content;
 pub mod events;
 pub mod hook_api;
+pub mod lenient;
 mod request;
 mod response;
 mod responses_file;

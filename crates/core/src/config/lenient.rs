@@ -279,24 +279,4 @@ impl<'de> de::Visitor<'de> for Locate<'_> {
     }
 }
 
-/// For `#[serde(deserialize_with)]` on an `Option` field of user-written
-/// JSON (settings entries, hook output): a value of another type reads as
-/// absent instead of failing the whole object.
-pub(crate) fn wrong_type_as_none<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
-where
-    D: de::Deserializer<'de>,
-    T: DeserializeOwned,
-{
-    let value = <Value as de::Deserialize>::deserialize(d)?;
-    Ok(T::deserialize(value).ok())
-}
-
-/// `T` read from a JSON object; its default for anything else (serde would
-/// read an array positionally) or when the object does not fit.
-pub(crate) fn from_object<T: DeserializeOwned + Default>(v: &Value) -> T {
-    if v.is_object() {
-        T::deserialize(v).unwrap_or_default()
-    } else {
-        T::default()
-    }
-}
+pub(crate) use gemini_rs_protocol::lenient::{from_object, wrong_type_as_none};
