@@ -7,6 +7,7 @@ use crate::startup::Startup;
 use crate::tools::mcp::client::{login as oauth_login, server_url};
 use crate::tools::mcp::extensions::merge_servers;
 use crate::tools::mcp::{McpManager, McpServerConfig, TransportSpec, config, oauth};
+use gemini_rs_mcp::Host;
 use std::time::Duration;
 
 /// How long `mcp list` waits for one server.
@@ -79,9 +80,10 @@ pub async fn list_servers(startup: &Startup) -> Vec<ServerListing> {
             .filter(|_| !in_settings(name))
     };
     let dirs = [startup.root.clone()];
+    let host = crate::tools::mcp::host(&startup.paths, &startup.env);
     let probes = servers
         .iter()
-        .map(|c| McpManager::probe(c.clone(), &dirs, PROBE_LIMIT));
+        .map(|c| McpManager::probe(host.clone(), c.clone(), &dirs, PROBE_LIMIT));
     let results = futures::future::join_all(probes).await;
     servers
         .iter()
@@ -112,8 +114,8 @@ fn describe(c: &McpServerConfig) -> String {
 }
 
 /// An HTTP or SSE server that can log in.
-#[derive(Debug, Clone)]
-pub struct OAuthServer(McpServerConfig);
+#[derive(Clone)]
+pub struct OAuthServer(McpServerConfig, Host);
 
 /// The HTTP or SSE server `name` of the start-up's configuration.
 pub fn oauth_server(startup: &Startup, name: &str) -> Result<OAuthServer, McpAuthError> {
@@ -124,7 +126,10 @@ pub fn oauth_server(startup: &Startup, name: &str) -> Result<OAuthServer, McpAut
     if server_url(&server).is_none() {
         return Err(McpAuthError::Stdio(name.to_string()));
     }
-    Ok(OAuthServer(server))
+    Ok(OAuthServer(
+        server,
+        crate::tools::mcp::host(&startup.paths, &startup.env),
+    ))
 }
 
 impl OAuthServer {
@@ -136,7 +141,7 @@ impl OAuthServer {
     /// Logs in (the authorization URL goes to `show_url` when no browser
     /// opens), keeping the tokens where both CLIs find them.
     pub async fn login(&self, show_url: &(dyn Fn(&str) + Sync)) -> Result<(), McpAuthError> {
-        oauth_login(&crate::tools::mcp::host(), &self.0, "", Some(show_url))
+        oauth_login(&self.1, &self.0, "", Some(show_url))
             .await
             .map_err(|e| McpAuthError::Login {
                 server: self.0.name.clone(),
@@ -147,7 +152,7 @@ impl OAuthServer {
     /// Forgets its tokens.
     pub async fn logout(&self) -> Result<(), McpAuthError> {
         let url = server_url(&self.0).unwrap_or_default().to_string();
-        oauth::logout(&crate::tools::mcp::host(), &self.0.name, &url)
+        oauth::logout(&self.1, &self.0.name, &url)
             .await
             .map_err(|e| McpAuthError::Logout(text(e)))
     }

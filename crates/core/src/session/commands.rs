@@ -193,7 +193,7 @@ impl Engine {
                 message: format!("Open this URL in a browser to authorize '{name}':\n{url}"),
             });
         };
-        let host = crate::tools::mcp::host();
+        let host = crate::tools::mcp::host(&self.info.paths, &self.info.env);
         let login = crate::tools::mcp::client::login(&host, &config, "", Some(&show));
         let result = tokio::select! {
             r = login => r,

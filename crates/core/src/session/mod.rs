@@ -92,6 +92,7 @@ impl Session {
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let paths = config.paths.clone();
         let extensions = config.extensions.clone();
+        let env = config.env.clone();
         let interactive = config.interactive;
         let parts = build::build(config, events_tx.clone()).await?;
         let elicitations = elicitation::Pending::default();
@@ -120,6 +121,7 @@ impl Session {
             workspace: parts.ctx.workspace.clone(),
             settings: parts.ctx.settings.clone(),
             paths,
+            env,
             extensions,
             tools: parts.tools.clone(),
             mcp: parts.mcp.clone(),

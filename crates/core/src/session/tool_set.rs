@@ -55,6 +55,7 @@ pub(super) async fn tool_layer(
     let mcp = if !tool_server && !servers.is_empty() {
         let mgr = McpManager::start_with(
             settings,
+            crate::tools::mcp::host(&config.paths, &config.env),
             servers,
             &workspace.dirs(),
             &config.allowed_mcp_server_names,

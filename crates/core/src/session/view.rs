@@ -32,6 +32,7 @@ pub struct SessionView {
     pub(super) workspace: Arc<Workspace>,
     pub(super) settings: Arc<Settings>,
     pub(super) paths: GeminiPaths,
+    pub(super) env: crate::config::Env,
     pub(super) extensions: Arc<Vec<crate::tools::mcp::extensions::Extension>>,
     pub(super) tools: Arc<ToolRegistry>,
     pub(super) mcp: Option<Arc<McpManager>>,

@@ -3,7 +3,7 @@
 //! Application Default Credentials (as Vertex AI finds them) and core's
 //! process groups (ended with the rest at exit).
 
-use crate::config::GeminiPaths;
+use crate::config::{Env, GeminiPaths};
 use crate::model::google_auth::GoogleCredentials;
 use crate::model::http::build_client;
 use crate::process::{Group, new_group};
@@ -13,14 +13,16 @@ use gemini_rs_mcp::host::{BoxError, ChildGroup, ProcessGroups};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// The host for connections and logins started now (paths from the
-/// environment as it is now).
-pub fn host() -> Host {
-    let paths = GeminiPaths::from_env();
+/// The host for connections and logins of a session or a subcommand:
+/// its home paths and the environment it was started with.
+pub fn host(paths: &GeminiPaths, env: &Env) -> Host {
     Host {
-        gemini_dir: paths.gemini_dir,
+        gemini_dir: paths.gemini_dir.clone(),
         build_http: Arc::new(|builder| build_client(builder).map_err(BoxError::from)),
-        google: Arc::new(AdcCredentials { home: paths.home }),
+        google: Arc::new(AdcCredentials {
+            home: paths.home.clone(),
+            env: env.clone(),
+        }),
         processes: Arc::new(CoreGroups),
     }
 }
@@ -28,6 +30,7 @@ pub fn host() -> Host {
 /// Application Default Credentials, looked up on each use.
 struct AdcCredentials {
     home: PathBuf,
+    env: Env,
 }
 
 #[async_trait::async_trait]
@@ -37,8 +40,7 @@ impl gemini_rs_mcp::host::GoogleCredentials for AdcCredentials {
         scopes: &[String],
         http: &reqwest::Client,
     ) -> Result<String, BoxError> {
-        let creds =
-            GoogleCredentials::find(|k| std::env::var(k).ok(), &self.home)?.with_scopes(scopes);
+        let creds = GoogleCredentials::find(|k| self.env.raw(k), &self.home)?.with_scopes(scopes);
         Ok(creds.token(http).await?)
     }
 }

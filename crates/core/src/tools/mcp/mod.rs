@@ -34,6 +34,7 @@ pub use tool::McpTool;
 use crate::config::Settings;
 use crate::policy::{Decision, PolicyRule, priority};
 use crate::tools::Tool;
+use gemini_rs_mcp::Host;
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -69,6 +70,10 @@ impl McpManager {
     ) -> McpManager {
         Self::start_with(
             settings,
+            host(
+                &crate::config::GeminiPaths::from_env(),
+                &crate::config::Env::from_process(),
+            ),
             config::configured_servers(settings),
             workspace_dirs,
             allowed_server_names,
@@ -82,6 +87,7 @@ impl McpManager {
     /// front end's own).
     pub async fn start_with(
         settings: &Settings,
+        host: Host,
         configs: Vec<McpServerConfig>,
         workspace_dirs: &[PathBuf],
         allowed_server_names: &[String],
@@ -107,14 +113,10 @@ impl McpManager {
             let changed = changed.clone();
             let elicitor = elicitor.clone();
             let name = cfg.name.clone();
+            let host = host.clone();
             async move {
-                let handle = tokio::spawn(McpConnection::connect(
-                    host(),
-                    cfg,
-                    roots,
-                    changed,
-                    elicitor,
-                ));
+                let handle =
+                    tokio::spawn(McpConnection::connect(host, cfg, roots, changed, elicitor));
                 let result = match handle.await {
                     Ok(r) => r,
                     Err(e) => Err(ConnectError::from(e)),
@@ -337,6 +339,7 @@ impl McpManager {
     /// is shorter), lists its tools and disconnects: `gemini-rs mcp list`.
     /// The error is the reason the connection failed.
     pub async fn probe(
+        host: Host,
         config: McpServerConfig,
         workspace_dirs: &[PathBuf],
         limit: std::time::Duration,
@@ -346,7 +349,7 @@ impl McpManager {
         let (tx, _rx) = watch::channel(0u64);
         let roots = Arc::new(std::sync::RwLock::new(handler::roots_for(workspace_dirs)));
         let conn =
-            McpConnection::connect(host(), config, roots, Arc::new(tx), Default::default()).await?;
+            McpConnection::connect(host, config, roots, Arc::new(tx), Default::default()).await?;
         let names = conn
             .tools()
             .into_iter()

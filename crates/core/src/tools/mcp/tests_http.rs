@@ -152,7 +152,12 @@ fn serve() -> (String, Arc<Mutex<Vec<String>>>) {
 /// `rustls` dev-dependency. Without one these tests are skipped.
 fn http_ready() -> bool {
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let ok = super::host().http_client().is_ok();
+    let ok = super::host(
+        &crate::config::GeminiPaths::from_env(),
+        &crate::config::Env::from_process(),
+    )
+    .http_client()
+    .is_ok();
     if !ok {
         crate::test_peers::missing(
             "a rustls crypto provider",
