@@ -128,21 +128,19 @@ fn on_key(app: &mut App, key: KeyEvent) {
 
 fn refresh_completion(app: &mut App) {
     let prev = app.state.completion.take();
-    // MCP resources are offered after an `@` only (not on every key).
-    let at = app.state.input.token_at_cursor().1.starts_with('@');
+    // Commands are gathered after a `/`, MCP resources after an `@` (not
+    // on every key).
+    let token = app.state.input.token_at_cursor().1;
+    let (slash, at) = (token.starts_with('/'), token.starts_with('@'));
     let view = app.ctx.info.clone();
     let resources = if at {
         view.mcp_resource_references()
     } else {
         Vec::new()
     };
+    let commands = if slash { view.commands() } else { Vec::new() };
     let list_dir = |dir: &str, prefix: &str| view.path_entries(dir, prefix, 50);
-    let mut next = complete::compute(
-        &app.state.input,
-        Some(&list_dir),
-        &view.commands(),
-        &resources,
-    );
+    let mut next = complete::compute(&app.state.input, Some(&list_dir), &commands, &resources);
     if let (Some(p), Some(n)) = (&prev, &mut next)
         && p.token == n.token
     {
