@@ -96,3 +96,43 @@ pub fn comments_note(file: &SettingsFile) -> Option<String> {
         )
     })
 }
+
+/// Sets (or with `None` removes) the dotted key `dotted` (`general.vimMode`)
+/// in the settings file at `path`, keeping the rest; the note to show
+/// about lost comments, if any.
+pub fn set_key(
+    path: &Path,
+    scope: FileScope,
+    dotted: &str,
+    value: Option<Value>,
+) -> Result<Option<String>, String> {
+    let mut file = read(path, scope)?;
+    let mut parts: Vec<&str> = dotted.split('.').collect();
+    let Some(last) = parts.pop() else {
+        return Err("empty settings key".to_string());
+    };
+    let mut map = &mut file.value;
+    let mut walked = String::new();
+    for part in parts {
+        if !walked.is_empty() {
+            walked.push('.');
+        }
+        walked.push_str(part);
+        let entry = map
+            .entry(part)
+            .or_insert_with(|| Value::Object(Map::new()));
+        map = entry
+            .as_object_mut()
+            .ok_or_else(|| format!("{walked} in {} is not an object.", path.display()))?;
+    }
+    match value {
+        Some(v) => {
+            map.insert(last.to_string(), v);
+        }
+        None => {
+            map.remove(last);
+        }
+    }
+    write(&file)?;
+    Ok(comments_note(&file))
+}

@@ -54,7 +54,7 @@ pub use queries::{
     terminate_children,
 };
 pub use session::{
-    FileContents, FileReadError, OpSender, PathEntry, Session, SessionConfig, SessionHandle,
+    FileContents, FileReadError, OpSender, PathEntry, PolicyListing, Session, SessionConfig, SessionHandle,
     SessionKind, SessionView, StartError, StartErrorKind, StartupNote, WorkspaceFile,
     unattended_reply,
 };

@@ -44,11 +44,20 @@ pub struct App {
     pub osc: Option<String>,
     /// A dialog whose proposal the loop opens in the external editor.
     pub editor_request: Option<ConfirmDialog>,
+    /// The editor chosen with `/editor` (`general.preferredEditor`).
+    pub preferred_editor: Option<String>,
 }
 
 impl App {
     /// A new session loop.
-    pub fn new(state: UiState, ctx: Ctx) -> Self {
+    pub fn new(mut state: UiState, ctx: Ctx) -> Self {
+        let settings = ctx.info.settings();
+        let vim = settings.get("general.vimMode") == Some(&serde_json::Value::Bool(true));
+        state.vim.set_enabled(vim);
+        let preferred_editor = settings
+            .get("general.preferredEditor")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string);
         App {
             state,
             ctx,
@@ -58,6 +67,7 @@ impl App {
             clear_requested: false,
             osc: None,
             editor_request: None,
+            preferred_editor,
         }
     }
 

@@ -166,13 +166,14 @@ pub fn footer(s: &UiState, w: usize) -> Line<'static> {
         .filter(|usd| *usd > 0.0)
         .map(|usd| format!(" · {}", super::commands::info::format_usd(usd)))
         .unwrap_or_default();
+    let vim = s.vim.label().map(|l| format!("{l} ")).unwrap_or_default();
     let (mode, right) = if w >= 80 {
         (
-            format!("mode: {mode_text} (shift+tab)"),
+            format!("{vim}mode: {mode_text} (shift+tab)"),
             format!("{} ({left_pct}% context left){cost}{mcp}", s.model),
         )
     } else {
-        (format!("mode: {mode_text}"), s.model.clone())
+        (format!("{vim}mode: {mode_text}"), s.model.clone())
     };
     if let Some((n, _)) = &s.notice {
         let room = w.saturating_sub(str_width(&right) + 2);

@@ -33,6 +33,8 @@ pub struct UiState {
     pub mode: ApprovalMode,
     /// The editor.
     pub input: Editor,
+    /// Vim editing of the prompt (`/vim`).
+    pub vim: crate::ui::input::vim::Vim,
     /// Input history.
     pub history: History,
     /// Cards of calls not finished yet.
@@ -93,6 +95,7 @@ impl UiState {
             workspace_label,
             mode,
             input: Editor::default(),
+            vim: Default::default(),
             history,
             cards: Vec::new(),
             show_nested: false,

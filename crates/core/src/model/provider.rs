@@ -289,6 +289,17 @@ impl ContextWindows {
         limits.context_window.unwrap_or(DEFAULT_WINDOW)
     }
 
+    /// The id and API root (when not Gemini's default) of the provider
+    /// `model` goes to; `None` when the name names no known provider.
+    pub fn provider(&self, model: &str) -> Option<(String, Option<String>)> {
+        let providers = self.0.as_ref()?;
+        let resolved = providers.resolve(model).ok()?;
+        Some((
+            resolved.provider.id.clone(),
+            resolved.provider.base_url.clone(),
+        ))
+    }
+
     /// The wire `model` is spoken over (Gemini when it cannot be told).
     pub fn wire(&self, model: &str) -> Wire {
         self.0

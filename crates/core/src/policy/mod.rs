@@ -87,12 +87,14 @@ impl PolicyEngine {
         core: Option<&[String]>,
     ) {
         for entry in allowed {
-            self.add_rule(rules::allowed_tool_rule(entry, priority::TOOLS_ALLOWED));
+            let rule = rules::allowed_tool_rule(entry, priority::TOOLS_ALLOWED);
+            self.add_rule(rule.from_source("Settings (Tools Allowed)"));
         }
         if let Some(core) = core {
             use ApprovalMode::{AutoEdit, Default, Yolo};
             for entry in core {
-                let rule = rules::allowed_tool_rule(entry, priority::TOOLS_CORE);
+                let rule = rules::allowed_tool_rule(entry, priority::TOOLS_CORE)
+                    .from_source("Settings (Core Tools)");
                 self.add_rule(rule.in_modes(&[Default, AutoEdit, Yolo]));
                 // `run_shell_command(git)`: the tool's other calls are
                 // denied just below. Built-ins left out of the list are
@@ -100,17 +102,15 @@ impl PolicyEngine {
                 // core tools, so `tools.core` leaves them alone.
                 if let Some((name, _)) = entry.split_once('(') {
                     let rest =
-                        PolicyRule::tool(name.trim(), Decision::Deny, priority::TOOLS_CORE - 0.01);
+                        PolicyRule::tool(name.trim(), Decision::Deny, priority::TOOLS_CORE - 0.01)
+                            .from_source("Settings (Core Tools)");
                     self.add_rule(rest.in_modes(&[Default, AutoEdit, Yolo]));
                 }
             }
         }
         for name in excluded {
-            self.add_rule(PolicyRule::tool(
-                name,
-                Decision::Deny,
-                priority::TOOLS_EXCLUDE,
-            ));
+            let rule = PolicyRule::tool(name, Decision::Deny, priority::TOOLS_EXCLUDE);
+            self.add_rule(rule.from_source("Settings (Tools Excluded)"));
         }
     }
 
@@ -120,8 +120,13 @@ impl PolicyEngine {
         for entry in tools {
             let mut rule = rules::allowed_tool_rule(entry, priority::CONFIRMATION_REQUIRED);
             rule.decision = Decision::AskUser;
-            self.add_rule(rule);
+            self.add_rule(rule.from_source("Settings (Confirmation Required)"));
         }
+    }
+
+    /// The rules, strongest first.
+    pub fn rules(&self) -> Vec<PolicyRule> {
+        self.rules.read().map(|r| r.clone()).unwrap_or_default()
     }
 
     /// Adds one rule.

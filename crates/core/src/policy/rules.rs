@@ -31,6 +31,9 @@ pub struct PolicyRule {
     pub modes: Vec<ApprovalMode>,
     /// An ALLOW that also covers commands with redirections.
     pub allow_redirection: bool,
+    /// Where it comes from, as `/policies` shows it (`User: <file>`,
+    /// `Settings (Tools Excluded)`, ...); empty when not told.
+    pub source: String,
 }
 
 /// Whether a rule applies to a call.
@@ -52,7 +55,14 @@ impl PolicyRule {
             priority,
             modes: Vec::new(),
             allow_redirection: false,
+            source: String::new(),
         }
+    }
+
+    /// The same rule, saying where it comes from.
+    pub fn from_source(mut self, source: &str) -> Self {
+        self.source = source.to_string();
+        self
     }
 
     /// The same rule restricted to some approval modes.
@@ -191,4 +201,7 @@ pub(super) fn default_rules() -> Vec<PolicyRule> {
     yolo.allow_redirection = true;
     rules.push(yolo);
     rules
+        .into_iter()
+        .map(|r| r.from_source("Default"))
+        .collect()
 }

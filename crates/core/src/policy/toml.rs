@@ -164,10 +164,20 @@ pub fn parse_policy(path: &Path, text: &str, tier: u8) -> Result<Vec<PolicyRule>
                 priority: f64::from(tier) + prio as f64 / 1000.0,
                 modes: modes.clone(),
                 allow_redirection: raw.allow_redirection,
+                source: format!("{}: {}", tier_name(tier), path.display()),
             });
         }
     }
     Ok(rules)
+}
+
+/// The name of a tier, as rule sources show it.
+fn tier_name(tier: u8) -> &'static str {
+    match tier {
+        1 => "Default",
+        2 => "User",
+        _ => "Admin",
+    }
 }
 
 /// Reads and parses one policy file.

@@ -428,7 +428,10 @@ fn always_rules(
     details: &ConfirmationDetails,
     outcome: ConfirmationOutcome,
 ) -> Vec<PolicyRule> {
-    let allow = |name: &str| PolicyRule::tool(name, Decision::Allow, priority::SESSION_ALWAYS);
+    let allow = |name: &str| {
+        PolicyRule::tool(name, Decision::Allow, priority::SESSION_ALWAYS)
+            .from_source("Session (allowed always)")
+    };
     match details {
         ConfirmationDetails::Exec { root_commands, .. } if !root_commands.is_empty() => {
             root_commands

@@ -22,7 +22,9 @@ mod view;
 
 pub use config::{SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote};
 pub use elicitation::unattended_reply;
-pub use view::{FileContents, FileReadError, PathEntry, SessionView, WorkspaceFile};
+pub use view::{
+    FileContents, FileReadError, PathEntry, PolicyListing, SessionView, WorkspaceFile,
+};
 
 use crate::agent::Agent;
 use crate::events::stats::SessionStats;
@@ -132,6 +134,7 @@ impl Session {
             checkpointer: parts.checkpointer.clone(),
             custom_commands: parts.custom_commands.clone(),
             context_windows: parts.context_windows.clone(),
+            policy: parts.policy.clone(),
             skills: parts.skills.clone(),
             agents: parts.agents.clone(),
             context_files: RwLock::new(parts.context_files),

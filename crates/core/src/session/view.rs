@@ -41,11 +41,31 @@ pub struct SessionView {
     pub(super) checkpointer: Option<Checkpointer>,
     pub(super) custom_commands: Vec<CustomCommand>,
     pub(super) context_windows: ContextWindows,
+    pub(super) policy: Arc<crate::policy::PolicyEngine>,
     pub(super) skills: Arc<Vec<Skill>>,
     pub(super) agents: Arc<AgentSet>,
     /// The context files in the system instruction (replaced by
     /// `/memory refresh`).
     pub(super) context_files: RwLock<Vec<ContextFile>>,
+}
+
+/// A policy rule as `/policies` lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyListing {
+    /// The tool name (`*` all, `prefix*` a prefix).
+    pub tool_name: String,
+    /// `allow`, `deny` or `ask_user`.
+    pub decision: &'static str,
+    /// Higher wins.
+    pub priority: f64,
+    /// The modes it applies in (all when empty).
+    pub modes: Vec<ApprovalMode>,
+    /// Its regex on the arguments, if any.
+    pub args_pattern: Option<String>,
+    /// Its shell command prefixes, if any.
+    pub command_prefixes: Vec<String>,
+    /// Where it comes from.
+    pub source: String,
 }
 
 /// A file of the workspace, offered as a resource (`mcp serve --resources`).
@@ -385,6 +405,55 @@ impl SessionView {
     /// The approval mode at start.
     pub fn approval_mode(&self) -> ApprovalMode {
         self.summary.approval_mode
+    }
+
+    /// The provider `model` goes to: its id and its API root when that is
+    /// not Gemini's default (`None` for a name no provider answers to).
+    pub fn model_provider(&self, model: &str) -> Option<(String, Option<String>)> {
+        self.context_windows.provider(model)
+    }
+
+    /// How Gemini models authenticate: the selected type in the settings,
+    /// else the one the environment chooses (`vertex-ai`,
+    /// `gemini-api-key`), as the session's start chose it.
+    pub fn gemini_auth_type(&self) -> Option<String> {
+        let selected = self.settings.typed().security.auth.selected_type.clone();
+        let truthy = |k: &str| {
+            self.env
+                .var(k)
+                .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+        };
+        selected.filter(|s| !s.is_empty()).or_else(|| {
+            if truthy("GOOGLE_GENAI_USE_VERTEXAI") {
+                Some("vertex-ai".to_string())
+            } else if self.env.var("GEMINI_API_KEY").is_some() {
+                Some("gemini-api-key".to_string())
+            } else {
+                None
+            }
+        })
+    }
+
+    /// The policy rules in force, strongest first.
+    pub fn policies(&self) -> Vec<PolicyListing> {
+        use crate::policy::Decision;
+        self.policy
+            .rules()
+            .into_iter()
+            .map(|r| PolicyListing {
+                decision: match r.decision {
+                    Decision::Allow => "allow",
+                    Decision::Deny => "deny",
+                    Decision::AskUser => "ask_user",
+                },
+                priority: r.priority,
+                modes: r.modes,
+                args_pattern: r.args.args_pattern.map(|p| p.as_str().to_string()),
+                command_prefixes: r.args.command_prefixes,
+                source: r.source,
+                tool_name: r.tool_name,
+            })
+            .collect()
     }
 
     /// The merged settings (read-only).

@@ -4,7 +4,12 @@
 //! `handlers::slash`.
 
 pub mod chat;
+pub mod editor;
+pub mod extensions;
 pub mod info;
 pub mod panels;
 pub mod parse;
+pub mod policies;
+pub mod report;
+pub mod terminal_setup;
 pub mod theme;

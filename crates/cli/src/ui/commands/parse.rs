@@ -48,6 +48,20 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("theme", "Change the colour theme: /theme [name]"),
     ("tools", "List the available tools and their descriptions"),
     ("shortcuts", "Show keyboard shortcuts"),
+    ("bug", "Print a bug report to paste: /bug [description]"),
+    ("docs", "Show where the documentation is"),
+    ("editor", "Choose the external editor: /editor [name|none]"),
+    (
+        "extensions",
+        "Extensions: /extensions list | enable|disable <name> [--scope user|workspace]",
+    ),
+    ("policies", "List the policy rules in force: /policies list"),
+    ("privacy", "Show where your prompts and files go"),
+    (
+        "terminal-setup",
+        "Set up Shift+Enter for multi-line input in VS Code-like terminals",
+    ),
+    ("vim", "Toggle vim editing of the prompt"),
     ("summarize", "Same as /compress"),
 ];
 
@@ -118,6 +132,24 @@ pub enum Command {
     Shells,
     /// `/shells stop <pid>`: end one.
     ShellStop(u32),
+    /// `/bug [description]`.
+    Bug(String),
+    /// `/docs`.
+    Docs,
+    /// `/editor [name]`.
+    Editor(Option<String>),
+    /// `/extensions [list]`.
+    Extensions,
+    /// `/extensions enable|disable <name> [--scope s]`: on, name, scope.
+    ExtensionSwitch(bool, String, String),
+    /// `/policies [list]`.
+    Policies,
+    /// `/privacy`.
+    Privacy,
+    /// `/terminal-setup`.
+    TerminalSetup,
+    /// `/vim`.
+    Vim,
     /// Recognised but not usable like this: the message.
     Usage(String),
     /// Not a command.
@@ -172,6 +204,15 @@ impl Command {
             | Command::Shortcuts
             | Command::Shells
             | Command::ShellStop(_)
+            | Command::Bug(_)
+            | Command::Docs
+            | Command::Editor(_)
+            | Command::Extensions
+            | Command::ExtensionSwitch(..)
+            | Command::Policies
+            | Command::Privacy
+            | Command::TerminalSetup
+            | Command::Vim
             | Command::Usage(_)
             | Command::Unknown(_) => false,
         }
@@ -264,7 +305,48 @@ pub fn parse(line: &str) -> Command {
         ("shells" | "bashes", Some(_)) => {
             Command::Usage("Usage: /shells | /shells stop <pid>".to_string())
         }
+        ("bug", _) => Command::Bug(rest_after(body, 1)),
+        ("docs", _) => Command::Docs,
+        ("editor", _) => {
+            let name = rest_after(body, 1);
+            Command::Editor((!name.is_empty()).then_some(name))
+        }
+        ("extensions", None | Some("list")) => Command::Extensions,
+        ("extensions", Some(which @ ("enable" | "disable"))) => extension_switch(which, &arg),
+        ("extensions", Some(_)) => Command::Usage(EXTENSIONS_USAGE.to_string()),
+        ("policies", None | Some("list")) => Command::Policies,
+        ("policies", Some(_)) => Command::Usage("Usage: /policies list".to_string()),
+        ("privacy", _) => Command::Privacy,
+        ("terminal-setup", _) => Command::TerminalSetup,
+        ("vim", _) => Command::Vim,
         _ => Command::Unknown(name.to_string()),
+    }
+}
+
+const EXTENSIONS_USAGE: &str =
+    "Usage: /extensions list | enable <name> [--scope user|workspace] | disable <name> [--scope user|workspace]";
+
+/// `enable|disable <name> [--scope user|workspace]` (`--scope=...` too).
+fn extension_switch(which: &str, args: &str) -> Command {
+    let mut words = args.split_whitespace();
+    let (mut name, mut scope) = (None, "user".to_string());
+    while let Some(w) = words.next() {
+        if let Some(s) = w.strip_prefix("--scope=") {
+            scope = s.to_string();
+        } else if w == "--scope" {
+            match words.next() {
+                Some(s) => scope = s.to_string(),
+                None => return Command::Usage(EXTENSIONS_USAGE.to_string()),
+            }
+        } else if name.is_none() {
+            name = Some(w.to_string());
+        } else {
+            return Command::Usage(EXTENSIONS_USAGE.to_string());
+        }
+    }
+    match name {
+        Some(name) => Command::ExtensionSwitch(which == "enable", name, scope),
+        None => Command::Usage(EXTENSIONS_USAGE.to_string()),
     }
 }
 
@@ -318,5 +400,20 @@ mod tests {
         assert_eq!(parse("/shells stop 42"), Command::ShellStop(42));
         assert_eq!(parse("/bashes kill 7"), Command::ShellStop(7));
         assert!(matches!(parse("/shells stop x"), Command::Usage(_)));
+        assert_eq!(parse("/bug it  broke"), Command::Bug("it  broke".into()));
+        assert_eq!(parse("/editor"), Command::Editor(None));
+        assert_eq!(parse("/editor vim"), Command::Editor(Some("vim".into())));
+        assert_eq!(parse("/extensions"), Command::Extensions);
+        assert_eq!(
+            parse("/extensions disable ext1 --scope workspace"),
+            Command::ExtensionSwitch(false, "ext1".into(), "workspace".into())
+        );
+        assert_eq!(
+            parse("/extensions enable ext1"),
+            Command::ExtensionSwitch(true, "ext1".into(), "user".into())
+        );
+        assert!(matches!(parse("/extensions enable"), Command::Usage(_)));
+        assert_eq!(parse("/policies list"), Command::Policies);
+        assert_eq!(parse("/vim"), Command::Vim);
     }
 }

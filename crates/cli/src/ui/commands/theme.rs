@@ -1,7 +1,7 @@
 //! `/theme [name]`: the themes with a preview, and switching to one (kept
 //! in the user settings as `ui.theme`, as Gemini CLI keeps it).
 
-use crate::settings_file::{FileScope, comments_note, read, write};
+use crate::settings_file::{FileScope, set_key};
 use crate::ui::theme::{self, Kind, THEMES};
 use crate::ui::view::markdown;
 use ratatui::style::{Color, Modifier, Style};
@@ -60,22 +60,14 @@ pub fn switch(path: &Path, name: &str) -> Result<String, String> {
         ));
     };
     theme::set(chosen);
-    let mut file = read(path, FileScope::User)?;
-    let ui = file
-        .value
-        .entry("ui")
-        .or_insert_with(|| Value::Object(Default::default()));
-    let Some(ui) = ui.as_object_mut() else {
-        return Err(format!("ui in {} is not an object.", path.display()));
-    };
-    ui.insert("theme".into(), Value::String(chosen.name.to_string()));
-    write(&file)?;
+    let value = Value::String(chosen.name.to_string());
+    let lost_comments = set_key(path, FileScope::User, "ui.theme", Some(value))?;
     let mut note = format!(
         "Theme \"{}\" in use, kept in {}.",
         chosen.name,
         path.display()
     );
-    if let Some(extra) = comments_note(&file) {
+    if let Some(extra) = lost_comments {
         note.push('\n');
         note.push_str(&extra);
     }

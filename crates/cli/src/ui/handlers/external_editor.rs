@@ -3,6 +3,7 @@
 //! `$VISUAL` / `$EDITOR` (default `vi`) runs, and the edited text goes back
 //! to the scheduler as the call's modified arguments.
 
+use crate::ui::commands::editor;
 use crate::ui::control::App;
 use crate::ui::term::Tui;
 use crate::ui::view::confirm::ConfirmDialog;
@@ -10,9 +11,17 @@ use gemini_rs_protocol::events::ConfirmationDetails;
 use gemini_rs_protocol::events::{ConfirmationResponse, Op};
 use std::path::{Path, PathBuf};
 
-/// The editor command: `$VISUAL`, else `$EDITOR`, else `vi`, split on
-/// whitespace (`code --wait` works).
-pub fn editor_command() -> Vec<String> {
+/// The editor command: the preferred editor when it is installed, else
+/// `$VISUAL`, else `$EDITOR`, else `vi`, split on whitespace (`code
+/// --wait` works).
+pub fn editor_command(preferred: Option<&str>) -> Vec<String> {
+    let path_var = editor::process_path();
+    if let Some(cmd) = preferred
+        .and_then(editor::by_id)
+        .and_then(|e| e.command(&path_var))
+    {
+        return cmd;
+    }
     ["VISUAL", "EDITOR"]
         .iter()
         .filter_map(|k| std::env::var(k).ok())
@@ -40,10 +49,10 @@ fn temp_path(file_path: &Path) -> PathBuf {
 }
 
 /// Writes `content`, runs the editor on it, returns the edited text.
-fn edit_text(file_path: &Path, content: &str) -> Result<String, String> {
+fn edit_text(file_path: &Path, content: &str, preferred: Option<&str>) -> Result<String, String> {
     let path = temp_path(file_path);
     std::fs::write(&path, content).map_err(|e| format!("{}: {e}", path.display()))?;
-    let cmd = editor_command();
+    let cmd = editor_command(preferred);
     let result = match cmd.split_first() {
         Some((prog, args)) => std::process::Command::new(prog)
             .args(args)
@@ -78,7 +87,7 @@ pub fn run_editor(app: &mut App, tui: &mut Tui, dialog: ConfirmDialog) -> std::i
     let gate = app.ctx.keys.clone();
     gate.pause();
     tui.finish();
-    let edited = edit_text(file_path, new_content);
+    let edited = edit_text(file_path, new_content, app.preferred_editor.as_deref());
     let restarted = Tui::start(false);
     gate.resume();
     *tui = restarted?;

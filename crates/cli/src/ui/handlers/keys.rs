@@ -4,7 +4,7 @@
 
 use crate::ui::control::App;
 use crate::ui::handlers::submit::submit;
-use crate::ui::input::complete;
+use crate::ui::input::{complete, vim};
 use gemini_rs_protocol::events::Op;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::time::{Duration, Instant};
@@ -40,6 +40,10 @@ fn on_key(app: &mut App, key: KeyEvent) {
         }
         return;
     }
+    let key = match vim_key(app, key, ctrl || alt) {
+        Some(key) => key,
+        None => return,
+    };
     let s = &mut app.state;
     match key.code {
         KeyCode::Char('c') if ctrl => ctrl_c(app),
@@ -124,6 +128,23 @@ fn on_key(app: &mut App, key: KeyEvent) {
     }
     app.state.history.reset();
     refresh_completion(app);
+}
+
+/// Lets vim mode see a key first: `None` when it handled the key, else
+/// the key to handle as usual (`j` in normal mode comes back as Down).
+fn vim_key(app: &mut App, key: KeyEvent, modified: bool) -> Option<KeyEvent> {
+    let busy = app.busy();
+    let s = &mut app.state;
+    if modified || !s.vim.enabled || (key.code == KeyCode::Esc && s.completion.is_some()) {
+        return Some(key);
+    }
+    match s.vim.on_key(&mut s.input, key, busy) {
+        vim::Outcome::Key(key) => Some(key),
+        vim::Outcome::Handled => {
+            s.completion = None;
+            None
+        }
+    }
 }
 
 fn refresh_completion(app: &mut App) {

@@ -5,5 +5,6 @@
 
 pub mod external_editor;
 pub mod keys;
+pub mod preferences;
 pub mod slash;
 pub mod submit;

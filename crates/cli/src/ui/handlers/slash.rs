@@ -167,6 +167,15 @@ pub fn command(app: &mut App, line: &str) {
                 Err(e) => s.error(&e),
             }
         }
+        cmd @ (Command::Bug(_)
+        | Command::Docs
+        | Command::Editor(_)
+        | Command::Extensions
+        | Command::ExtensionSwitch(..)
+        | Command::Policies
+        | Command::Privacy
+        | Command::TerminalSetup
+        | Command::Vim) => crate::ui::handlers::preferences::command(app, cmd),
         Command::Usage(msg) => s.info(&msg),
         Command::Unknown(name) => {
             // A custom command: the session expands it.

@@ -194,6 +194,31 @@ impl Editor {
         true
     }
 
+    /// Moves the cursor to byte offset `at` (clamped, on a char boundary).
+    pub fn set_cursor(&mut self, at: usize) {
+        let mut at = at.min(self.text.len());
+        while !self.text.is_char_boundary(at) {
+            at -= 1;
+        }
+        self.cursor = at;
+    }
+
+    /// The current line's start and end offsets (the end before its `\n`).
+    pub fn line_bounds(&self) -> (usize, usize) {
+        (self.line_start(), self.line_end())
+    }
+
+    /// Removes `start..end` (clamped) and returns it; the cursor goes to
+    /// `start`.
+    pub fn cut(&mut self, start: usize, end: usize) -> String {
+        let end = end.min(self.text.len());
+        let start = start.min(end);
+        let taken = self.text[start..end].to_string();
+        self.text.replace_range(start..end, "");
+        self.cursor = start;
+        taken
+    }
+
     /// The current token (from the last whitespace to the cursor) and its
     /// start offset.
     pub fn token_at_cursor(&self) -> (usize, &str) {

@@ -5,3 +5,4 @@
 pub mod complete;
 pub mod history;
 pub mod line_editor;
+pub mod vim;

@@ -313,26 +313,27 @@ impl McpManager {
         let mut rules = Vec::new();
         if self.project_trusted {
             for c in self.configs.iter().filter(|c| c.trust) {
-                rules.push(PolicyRule::tool(
-                    &format!("{}__*", c.name),
-                    Decision::Allow,
-                    priority::TRUSTED_MCP_SERVER,
-                ));
+                rules.push(
+                    PolicyRule::tool(
+                        &format!("{}__*", c.name),
+                        Decision::Allow,
+                        priority::TRUSTED_MCP_SERVER,
+                    )
+                    .from_source("Settings (MCP Trusted)"),
+                );
             }
         }
         for a in &self.filter.allowed {
-            rules.push(PolicyRule::tool(
-                &format!("{a}__*"),
-                Decision::Allow,
-                priority::MCP_ALLOWED,
-            ));
+            rules.push(
+                PolicyRule::tool(&format!("{a}__*"), Decision::Allow, priority::MCP_ALLOWED)
+                    .from_source("Settings (MCP Allowed)"),
+            );
         }
         for e in &self.filter.excluded {
-            rules.push(PolicyRule::tool(
-                &format!("{e}__*"),
-                Decision::Deny,
-                priority::MCP_EXCLUDED,
-            ));
+            rules.push(
+                PolicyRule::tool(&format!("{e}__*"), Decision::Deny, priority::MCP_EXCLUDED)
+                    .from_source("Settings (MCP Excluded)"),
+            );
         }
         rules
     }
