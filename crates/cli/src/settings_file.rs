@@ -118,9 +118,7 @@ pub fn set_key(
             walked.push('.');
         }
         walked.push_str(part);
-        let entry = map
-            .entry(part)
-            .or_insert_with(|| Value::Object(Map::new()));
+        let entry = map.entry(part).or_insert_with(|| Value::Object(Map::new()));
         map = entry
             .as_object_mut()
             .ok_or_else(|| format!("{walked} in {} is not an object.", path.display()))?;

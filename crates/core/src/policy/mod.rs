@@ -88,13 +88,13 @@ impl PolicyEngine {
     ) {
         for entry in allowed {
             let rule = rules::allowed_tool_rule(entry, priority::TOOLS_ALLOWED);
-            self.add_rule(rule.from_source("Settings (Tools Allowed)"));
+            self.add_rule(rule.sourced("Settings (Tools Allowed)"));
         }
         if let Some(core) = core {
             use ApprovalMode::{AutoEdit, Default, Yolo};
             for entry in core {
                 let rule = rules::allowed_tool_rule(entry, priority::TOOLS_CORE)
-                    .from_source("Settings (Core Tools)");
+                    .sourced("Settings (Core Tools)");
                 self.add_rule(rule.in_modes(&[Default, AutoEdit, Yolo]));
                 // `run_shell_command(git)`: the tool's other calls are
                 // denied just below. Built-ins left out of the list are
@@ -103,14 +103,14 @@ impl PolicyEngine {
                 if let Some((name, _)) = entry.split_once('(') {
                     let rest =
                         PolicyRule::tool(name.trim(), Decision::Deny, priority::TOOLS_CORE - 0.01)
-                            .from_source("Settings (Core Tools)");
+                            .sourced("Settings (Core Tools)");
                     self.add_rule(rest.in_modes(&[Default, AutoEdit, Yolo]));
                 }
             }
         }
         for name in excluded {
             let rule = PolicyRule::tool(name, Decision::Deny, priority::TOOLS_EXCLUDE);
-            self.add_rule(rule.from_source("Settings (Tools Excluded)"));
+            self.add_rule(rule.sourced("Settings (Tools Excluded)"));
         }
     }
 
@@ -120,7 +120,7 @@ impl PolicyEngine {
         for entry in tools {
             let mut rule = rules::allowed_tool_rule(entry, priority::CONFIRMATION_REQUIRED);
             rule.decision = Decision::AskUser;
-            self.add_rule(rule.from_source("Settings (Confirmation Required)"));
+            self.add_rule(rule.sourced("Settings (Confirmation Required)"));
         }
     }
 

@@ -60,7 +60,7 @@ impl PolicyRule {
     }
 
     /// The same rule, saying where it comes from.
-    pub fn from_source(mut self, source: &str) -> Self {
+    pub fn sourced(mut self, source: &str) -> Self {
         self.source = source.to_string();
         self
     }
@@ -200,8 +200,5 @@ pub(super) fn default_rules() -> Vec<PolicyRule> {
     let mut yolo = PolicyRule::tool("*", Decision::Allow, 1.999).in_modes(&[ApprovalMode::Yolo]);
     yolo.allow_redirection = true;
     rules.push(yolo);
-    rules
-        .into_iter()
-        .map(|r| r.from_source("Default"))
-        .collect()
+    rules.into_iter().map(|r| r.sourced("Default")).collect()
 }

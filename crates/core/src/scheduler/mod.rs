@@ -430,7 +430,7 @@ fn always_rules(
 ) -> Vec<PolicyRule> {
     let allow = |name: &str| {
         PolicyRule::tool(name, Decision::Allow, priority::SESSION_ALWAYS)
-            .from_source("Session (allowed always)")
+            .sourced("Session (allowed always)")
     };
     match details {
         ConfirmationDetails::Exec { root_commands, .. } if !root_commands.is_empty() => {

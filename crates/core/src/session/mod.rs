@@ -22,9 +22,7 @@ mod view;
 
 pub use config::{SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote};
 pub use elicitation::unattended_reply;
-pub use view::{
-    FileContents, FileReadError, PathEntry, PolicyListing, SessionView, WorkspaceFile,
-};
+pub use view::{FileContents, FileReadError, PathEntry, PolicyListing, SessionView, WorkspaceFile};
 
 use crate::agent::Agent;
 use crate::events::stats::SessionStats;

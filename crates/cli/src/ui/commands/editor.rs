@@ -43,7 +43,12 @@ pub const EDITORS: &[EditorKind] = &[
     kind("windsurf", "Windsurf", &["windsurf"], &["--wait"]),
     kind("cursor", "Cursor", &["cursor"], &["--wait"]),
     kind("zed", "Zed", &["zed", "zeditor"], &["--wait"]),
-    kind("antigravity", "Antigravity", &["agy", "antigravity"], &["--wait"]),
+    kind(
+        "antigravity",
+        "Antigravity",
+        &["agy", "antigravity"],
+        &["--wait"],
+    ),
     kind("sublimetext", "Sublime Text", &["subl"], &["-w"]),
     kind("lapce", "Lapce", &["lapce"], &["--wait"]),
     kind("nova", "Nova", &["nova"], &["--wait"]),
@@ -80,7 +85,7 @@ impl EditorKind {
             .iter()
             .find_map(|p| find_program(p, path_var))?;
         let mut cmd = vec![program.to_string_lossy().to_string()];
-        cmd.extend(self.args.iter().map(|a| a.to_string()));
+        cmd.extend(self.args.iter().map(ToString::to_string));
         Some(cmd)
     }
 }

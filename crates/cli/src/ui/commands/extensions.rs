@@ -22,7 +22,10 @@ pub fn list_lines(list: &[ExtensionListing]) -> Vec<Line<'static>> {
     ))];
     for e in list {
         let (mark, state) = if e.enabled {
-            (Span::styled("  ● ", Style::new().fg(Color::Green)), "enabled")
+            (
+                Span::styled("  ● ", Style::new().fg(Color::Green)),
+                "enabled",
+            )
         } else {
             (Span::styled("  ○ ", dim), "disabled")
         };

@@ -323,8 +323,7 @@ pub fn parse(line: &str) -> Command {
     }
 }
 
-const EXTENSIONS_USAGE: &str =
-    "Usage: /extensions list | enable <name> [--scope user|workspace] | disable <name> [--scope user|workspace]";
+const EXTENSIONS_USAGE: &str = "Usage: /extensions list | enable <name> [--scope user|workspace] | disable <name> [--scope user|workspace]";
 
 /// `enable|disable <name> [--scope user|workspace]` (`--scope=...` too).
 fn extension_switch(which: &str, args: &str) -> Command {

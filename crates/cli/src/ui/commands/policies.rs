@@ -10,7 +10,10 @@ use ratatui::text::{Line, Span};
 /// The sections, in order.
 const SECTIONS: &[(ApprovalMode, &str)] = &[
     (ApprovalMode::Default, "Normal mode"),
-    (ApprovalMode::AutoEdit, "Auto-edit mode (adds to normal mode)"),
+    (
+        ApprovalMode::AutoEdit,
+        "Auto-edit mode (adds to normal mode)",
+    ),
     (ApprovalMode::Yolo, "YOLO mode (adds to normal mode)"),
     (ApprovalMode::Plan, "Plan mode (adds to normal mode)"),
 ];
@@ -33,7 +36,10 @@ fn rule_line(n: usize, r: &PolicyListing) -> Line<'static> {
     };
     let mut rest = String::new();
     if !r.command_prefixes.is_empty() {
-        rest.push_str(&format!(" (command starts with: {})", r.command_prefixes.join(" | ")));
+        rest.push_str(&format!(
+            " (command starts with: {})",
+            r.command_prefixes.join(" | ")
+        ));
     }
     if let Some(p) = &r.args_pattern {
         rest.push_str(&format!(" (args match: {p})"));
@@ -103,11 +109,13 @@ mod tests {
             rule("run_shell_command", &[]),
             rule("*", &[ApprovalMode::Yolo]),
         ];
-        let text: Vec<String> = lines(&rules).iter().map(|l| l.to_string()).collect();
+        let text: Vec<String> = lines(&rules).iter().map(ToString::to_string).collect();
         let yolo = text.iter().position(|l| l.starts_with("YOLO")).unwrap_or(0);
         assert!(text[yolo + 1].contains("ALLOW all tools"), "{text:#?}");
         assert_eq!(
-            text.iter().filter(|l| l.contains("run_shell_command")).count(),
+            text.iter()
+                .filter(|l| l.contains("run_shell_command"))
+                .count(),
             1
         );
         assert!(text[3].contains("command starts with: git"), "{text:#?}");

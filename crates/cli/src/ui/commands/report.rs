@@ -41,7 +41,10 @@ pub fn bug_report(f: &BugFacts<'_>) -> String {
             "Operating system",
             format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
         ),
-        ("Kernel", kernel_release().unwrap_or_else(|| "unknown".into())),
+        (
+            "Kernel",
+            kernel_release().unwrap_or_else(|| "unknown".into()),
+        ),
         ("Model", f.model.to_string()),
         ("Provider", provider),
         (
@@ -212,7 +215,10 @@ mod tests {
         assert!(report.contains("general.vimMode"), "{report}");
         assert!(report.contains("model.providers (1)"), "{report}");
         assert!(report.contains("mcpServers (1)"), "{report}");
-        assert!(report.contains("https://bugs.example/new?t=it%20broke&i="), "{report}");
+        assert!(
+            report.contains("https://bugs.example/new?t=it%20broke&i="),
+            "{report}"
+        );
     }
 
     #[test]
@@ -220,7 +226,10 @@ mod tests {
         let gemini = ("gemini".to_string(), None);
         assert!(privacy_notice(Some(&gemini), Some("vertex-ai")).contains("Vertex AI"));
         assert!(privacy_notice(Some(&gemini), None).contains("Gemini API"));
-        let local = ("ollama".to_string(), Some("http://127.0.0.1:11434".to_string()));
+        let local = (
+            "ollama".to_string(),
+            Some("http://127.0.0.1:11434".to_string()),
+        );
         assert!(privacy_notice(Some(&local), None).contains("http://127.0.0.1:11434"));
     }
 }

@@ -229,6 +229,10 @@ mod tests {
         let err = configure(home.path(), CURSOR).unwrap_err();
         assert!(err.contains("shift+enter is already bound"), "{err}");
         std::fs::write(&other, "{}").unwrap();
-        assert!(configure(home.path(), CURSOR).unwrap_err().contains("array"));
+        assert!(
+            configure(home.path(), CURSOR)
+                .unwrap_err()
+                .contains("array")
+        );
     }
 }

@@ -40,9 +40,8 @@ fn on_key(app: &mut App, key: KeyEvent) {
         }
         return;
     }
-    let key = match vim_key(app, key, ctrl || alt) {
-        Some(key) => key,
-        None => return,
+    let Some(key) = vim_key(app, key, ctrl || alt) else {
+        return;
     };
     let s = &mut app.state;
     match key.code {

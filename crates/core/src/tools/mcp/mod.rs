@@ -319,20 +319,20 @@ impl McpManager {
                         Decision::Allow,
                         priority::TRUSTED_MCP_SERVER,
                     )
-                    .from_source("Settings (MCP Trusted)"),
+                    .sourced("Settings (MCP Trusted)"),
                 );
             }
         }
         for a in &self.filter.allowed {
             rules.push(
                 PolicyRule::tool(&format!("{a}__*"), Decision::Allow, priority::MCP_ALLOWED)
-                    .from_source("Settings (MCP Allowed)"),
+                    .sourced("Settings (MCP Allowed)"),
             );
         }
         for e in &self.filter.excluded {
             rules.push(
                 PolicyRule::tool(&format!("{e}__*"), Decision::Deny, priority::MCP_EXCLUDED)
-                    .from_source("Settings (MCP Excluded)"),
+                    .sourced("Settings (MCP Excluded)"),
             );
         }
         rules
