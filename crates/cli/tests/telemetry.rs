@@ -378,3 +378,118 @@ fn bad_values_stop_and_unsupported_ones_warn() {
         out.stderr
     );
 }
+
+/// A stdio MCP server (plain JSON-RPC lines) that writes the
+/// `TRACEPARENT` it was started with to the file named by argv[1].
+const MCP_SERVER: &str = r#"
+import json, os, sys
+with open(sys.argv[1], "w") as f:
+    f.write(os.environ.get("TRACEPARENT", ""))
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("id") is None:
+        continue
+    if msg.get("method") == "initialize":
+        result = {"protocolVersion": msg["params"]["protocolVersion"],
+                  "capabilities": {"tools": {}}, "serverInfo": {"name": "t", "version": "1"}}
+    elif msg.get("method") == "tools/list":
+        result = {"tools": [{"name": "ping", "description": "pong", "inputSchema": {"type": "object"}}]}
+    else:
+        result = {}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
+    sys.stdout.flush()
+"#;
+
+#[test]
+fn an_mcp_stdio_server_gets_the_session_span() {
+    let sb = Sandbox::new();
+    let script = sb.write_home("mcp-server.py", MCP_SERVER);
+    let seen = sb.home.join("mcp.traceparent");
+    let outfile = sb.home.join("telemetry.log");
+    sb.settings(&json!({
+        "model": {"name": "gemini-2.5-flash"},
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "mcpServers": {"t": {"command": "python3", "args": [script, seen], "trust": true}},
+        "telemetry": {"enabled": true, "outfile": outfile}
+    }));
+    let fake = FakeServer::replaying(&lines(&[text("done")]));
+    let traceparent = format!("00-{TRACE_ID}-{CALLER_SPAN}-01");
+    let out = sb.run(
+        &["-p", "hi"],
+        None,
+        &[
+            ("GOOGLE_GEMINI_BASE_URL", &fake.base_url),
+            ("TRACEPARENT", &traceparent),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let session: Value = std::fs::read_to_string(&outfile)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|r| r["name"] == "session")
+        .unwrap();
+    assert_eq!(session["parentSpanContext"]["spanId"], CALLER_SPAN);
+    let span = session["_spanContext"]["spanId"].as_str().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&seen).unwrap(),
+        format!("00-{TRACE_ID}-{span}-01")
+    );
+}
+
+#[test]
+fn a_sub_agent_runs_in_a_span_under_its_call() {
+    let sb = Sandbox::new();
+    let outfile = sb.home.join("telemetry.log");
+    sb.settings(&json!({
+        "model": {"name": "gemini-2.5-flash", "retry": {"initialDelayMs": 1}},
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "experimental": {"enableAgents": true},
+        "telemetry": {"enabled": true, "outfile": outfile}
+    }));
+    sb.write_home(
+        ".gemini/agents/reader.md",
+        "---\nname: reader\ndescription: Reads files.\ntools: [read_file]\nmax_turns: 2\n---\nYou read files.\n",
+    );
+    sb.write("a.txt", "hello\n");
+    let fake = FakeServer::replaying(&lines(&[
+        call("reader", json!({"query": "read a"})),
+        call("read_file", json!({"file_path": "a.txt"})),
+        call("glob", json!({"pattern": "*"})),
+        call("glob", json!({"pattern": "*"})),
+        text("done"),
+    ]));
+    let out = sb.run(
+        &["--approval-mode=yolo", "go"],
+        None,
+        &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let spans: Vec<Value> = std::fs::read_to_string(&outfile)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r.get("_spanContext").is_some())
+        .collect();
+    let id = |s: &Value| s["_spanContext"]["spanId"].clone();
+    let parent = |s: &Value| s["parentSpanContext"]["spanId"].clone();
+    let find = |name: &str, tool: Option<&str>| {
+        spans
+            .iter()
+            .find(|s| {
+                s["name"] == name && tool.is_none_or(|t| s["attributes"]["gen_ai.tool.name"] == t)
+            })
+            .unwrap_or_else(|| panic!("{name} {tool:?} missing: {spans:#?}"))
+    };
+    let delegation = find("tool_call", Some("reader"));
+    let agent = find("sub_agent", None);
+    assert_eq!(parent(agent), id(delegation));
+    assert_eq!(agent["attributes"]["gen_ai.agent.name"], "reader");
+    assert_eq!(agent["attributes"]["status"], "success");
+    assert_eq!(parent(find("tool_call", Some("read_file"))), id(agent));
+    let nested_llm = spans
+        .iter()
+        .filter(|s| s["name"] == "llm_call" && parent(s) == id(agent))
+        .count();
+    assert!(nested_llm >= 2, "{spans:#?}");
+}

@@ -20,7 +20,6 @@ struct TelemetrySettings {
     otlp_protocol: Option<String>,
     outfile: Option<String>,
     log_prompts: Option<bool>,
-    traces: Option<bool>,
 }
 
 /// A telemetry setting or variable with a value Gemini CLI refuses too.
@@ -102,8 +101,6 @@ pub fn resolve(
     if !enabled {
         return Ok(None);
     }
-    let traces = flag(env, "GEMINI_TELEMETRY_TRACES_ENABLED").or(file.traces);
-    let _ = traces; // Traces are always exported; the switch is accepted for compatibility.
     let log_prompts = flag(env, "GEMINI_TELEMETRY_LOG_PROMPTS")
         .or(file.log_prompts)
         .unwrap_or(true);

@@ -63,7 +63,11 @@ fn value(v: &Value) -> Json {
         Value::Array(Array::Bool(a)) => json!(a),
         Value::Array(Array::I64(a)) => json!(a),
         Value::Array(Array::F64(a)) => json!(a),
-        Value::Array(Array::String(a)) => json!(a.iter().map(|s| s.as_str()).collect::<Vec<_>>()),
+        Value::Array(Array::String(a)) => json!(
+            a.iter()
+                .map(opentelemetry::StringValue::as_str)
+                .collect::<Vec<_>>()
+        ),
         other => json!(other.to_string()),
     }
 }
@@ -217,7 +221,7 @@ impl LogExporter for LogFile {
                         json!({
                             "traceId": cx.trace_id.to_string(),
                             "spanId": cx.span_id.to_string(),
-                            "traceFlags": cx.trace_flags.map_or(1, |f| f.to_u8()),
+                            "traceFlags": cx.trace_flags.map_or(1, opentelemetry::TraceFlags::to_u8),
                         }),
                     );
                 }

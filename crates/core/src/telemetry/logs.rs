@@ -182,11 +182,11 @@ impl Logs<'_> {
             ("agent_name", name.to_string().into()),
             ("duration_ms", millis(ms)),
             ("turn_count", count(Some(turns))),
-            ("terminate_reason", reason.into()),
+            ("status", reason.into()),
         ];
         self.emit(
             "gemini_cli.agent.finish",
-            format!("Agent {name} finished. Reason: {reason}. Duration: {ms}ms. Turns: {turns}."),
+            format!("Agent {name} finished. Status: {reason}. Duration: {ms}ms. Turns: {turns}."),
             attrs,
             span,
         );

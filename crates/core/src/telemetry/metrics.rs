@@ -54,8 +54,10 @@ impl Metrics {
         let model_attr = KeyValue::new("model", model.to_string());
         self.api_requests
             .add(1, &[model_attr.clone(), KeyValue::new("status_code", 200)]);
-        self.api_latency
-            .record(took.as_secs_f64() * 1000.0, &[model_attr.clone()]);
+        self.api_latency.record(
+            took.as_secs_f64() * 1000.0,
+            std::slice::from_ref(&model_attr),
+        );
         for (kind, n) in [
             ("input", usage.prompt_token_count),
             ("output", usage.candidates_token_count),

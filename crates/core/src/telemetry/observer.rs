@@ -1,6 +1,7 @@
-//! The session's event stream turned into telemetry: spans (session > turn
-//! > llm_call / tool_call > sub_agent > ...), log records with Gemini CLI's
-//! event names and attributes, and metrics. It taps the stream between the
+//! The session's event stream turned into telemetry: spans (session, its
+//! turns, their llm_call and tool_call spans, sub_agent spans under the
+//! calls that delegate), log records with Gemini CLI's event names and
+//! attributes, and metrics. It taps the stream between the
 //! session task and the front end, so nothing in the engine calls it.
 
 use super::metrics::Metrics;
@@ -14,7 +15,7 @@ use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::trace::Span;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 /// Passes `events` on unchanged while recording them; at
@@ -60,6 +61,9 @@ struct Scope {
     cx: Context,
     started: Instant,
     model_call: Option<ModelCall>,
+    /// When the next model request was sent (the prompt, or the last
+    /// tool result of a batch); its span opens at its first event.
+    next_call: Option<(SystemTime, Instant)>,
     open_tools: usize,
     /// The sub-agent's name (its call's tool name); `None` for the turn.
     agent: Option<String>,
@@ -119,11 +123,22 @@ impl Observer {
     }
 
     fn start_span(&self, name: &'static str, parent: &Context, attrs: Vec<KeyValue>) -> Span {
+        self.start_span_at(name, parent, attrs, SystemTime::now())
+    }
+
+    fn start_span_at(
+        &self,
+        name: &'static str,
+        parent: &Context,
+        attrs: Vec<KeyValue>,
+        at: SystemTime,
+    ) -> Span {
         let builder = self
             .ex
             .tracer
             .span_builder(name)
             .with_kind(SpanKind::Internal)
+            .with_start_time(at)
             .with_attributes(attrs);
         self.ex.tracer.build_with_context(builder, parent)
     }
@@ -250,14 +265,15 @@ impl Observer {
             cx,
             started: Instant::now(),
             model_call: None,
+            next_call: Some((SystemTime::now(), Instant::now())),
             open_tools: 0,
             agent: None,
             turns: 0,
         });
-        self.ensure_model_call(None);
     }
 
-    /// Opens the scope's model call when none is open and no tool runs.
+    /// Opens the scope's model call at its first event (Content, Thought,
+    /// a call, usage, a retry), dated from when it was sent.
     fn ensure_model_call(&mut self, nested: Option<&str>) {
         let model = self.model.clone();
         let Some(scope) = self.scope_mut(nested) else {
@@ -268,8 +284,12 @@ impl Observer {
         }
         scope.turns += 1;
         let cx = scope.cx.clone();
+        let (sent, started) = scope
+            .next_call
+            .take()
+            .unwrap_or_else(|| (SystemTime::now(), Instant::now()));
         let role = if nested.is_some() { "subagent" } else { "main" };
-        let span = self.start_span(
+        let span = self.start_span_at(
             "llm_call",
             &cx,
             vec![
@@ -279,12 +299,13 @@ impl Observer {
                 KeyValue::new("gen_ai.conversation.id", self.session_id.clone()),
                 KeyValue::new("role", role),
             ],
+            sent,
         );
         self.logs().api_request(&model, role, &span);
         if let Some(scope) = self.scope_mut(nested) {
             scope.model_call = Some(ModelCall {
                 span,
-                started: Instant::now(),
+                started,
                 usage: None,
             });
         }
@@ -350,6 +371,7 @@ impl Observer {
                 cx: agent_cx,
                 started: Instant::now(),
                 model_call: None,
+                next_call: Some((SystemTime::now(), Instant::now())),
                 open_tools: 0,
                 agent: Some(name),
                 turns: 0,
@@ -364,13 +386,14 @@ impl Observer {
         if let Some(mut call) = scope.model_call.take() {
             call.span.end();
         }
+        // How the delegating call ended (its text says why the agent stopped).
         let reason = match status {
-            ToolCallStatus::Success => "GOAL",
-            ToolCallStatus::Error => "ERROR",
-            ToolCallStatus::Cancelled => "ABORTED",
+            ToolCallStatus::Success => "success",
+            ToolCallStatus::Error => "error",
+            ToolCallStatus::Cancelled => "cancelled",
         };
         scope.span.set_attributes([
-            KeyValue::new("terminate_reason", reason),
+            KeyValue::new("status", reason),
             KeyValue::new("turn_count", scope.turns as i64),
         ]);
         let name = scope.agent.clone().unwrap_or_default();
@@ -387,11 +410,14 @@ impl Observer {
     }
 
     fn tool_requested(&mut self, call_id: &str, name: &str, args: &Value, nested: Option<&str>) {
-        let Some(scope) = self.scope_mut(nested) else {
-            return;
+        // Outside a turn (a `!cmd`), the call hangs under the session.
+        let cx = match self.scope_mut(nested) {
+            Some(scope) => {
+                scope.open_tools += 1;
+                scope.cx.clone()
+            }
+            None => self.session_cx.clone(),
         };
-        scope.open_tools += 1;
-        let cx = scope.cx.clone();
         let trace_id = cx.span().span_context().trace_id();
         let mut attrs = vec![
             KeyValue::new("gen_ai.operation.name", "tool_call"),
@@ -455,8 +481,8 @@ impl Observer {
         if let Some(scope) = self.scope_mut(parent.as_deref()) {
             scope.open_tools = scope.open_tools.saturating_sub(1);
             if scope.open_tools == 0 && scope.model_call.is_none() {
-                // The results go back to the model at once: its next call starts.
-                self.ensure_model_call(parent.as_deref());
+                // The results go back to the model at once.
+                scope.next_call = Some((SystemTime::now(), Instant::now()));
             }
         }
     }
@@ -471,23 +497,11 @@ impl Observer {
             Some(AgentError::Model { .. }) => message.as_deref(),
             _ => None,
         };
-        let open = self.turn.as_ref().is_some_and(|t| t.model_call.is_some());
-        if open {
-            // A call that produced nothing (the answer ended with tools, or it failed).
-            let untouched = model_error.is_none()
-                && self
-                    .turn
-                    .as_ref()
-                    .and_then(|t| t.model_call.as_ref())
-                    .is_some_and(|c| c.usage.is_none());
-            if untouched {
-                if let Some(mut call) = self.turn.as_mut().and_then(|t| t.model_call.take()) {
-                    call.span.end();
-                }
-            } else {
-                self.end_model_call(None, model_error);
-            }
+        if model_error.is_some() {
+            // A request that failed before its first chunk still gets its span.
+            self.ensure_model_call(None);
         }
+        self.end_model_call(None, model_error);
         let outcome_name = match (error, outcome) {
             (Some(e), _) => super::error_kind(e),
             (None, Some(o)) if o.loop_detected => "loop_detected",
