@@ -60,7 +60,6 @@ pub use session::{
     unattended_reply,
 };
 pub use startup::{Startup, folder_trust};
-pub use telemetry::{FLUSH_BOUND as TELEMETRY_FLUSH_BOUND, TelemetryConfigError};
 pub use tools::builtin::claude::twins as claude_tool_twins;
 pub use tools::{ClientFs, ClientFsError};
 pub use workspace::write_atomic;

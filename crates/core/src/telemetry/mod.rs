@@ -19,7 +19,7 @@ mod logs;
 mod metrics;
 mod observer;
 
-pub use config::{Sink, TelemetryConfig, TelemetryConfigError, resolve};
+pub use config::{Sink, TelemetryConfig, resolve};
 pub use hook_span::HookSpan;
 pub use observer::observe;
 
