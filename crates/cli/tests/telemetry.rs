@@ -179,6 +179,7 @@ fn otlp_span_tree_hangs_under_traceparent_and_children_get_their_spans() {
     let session = named(&spans, "session");
     assert_eq!(session.len(), 1, "{spans:#?}");
     assert_eq!(parent(session[0]), CALLER_SPAN);
+    assert_eq!(attr(session[0], "outcome"), "answered");
     let turn = named(&spans, "turn");
     assert_eq!(turn.len(), 1);
     assert_eq!(parent(turn[0]), id(session[0]));

@@ -92,6 +92,8 @@ pub(super) struct Observer {
     agents: HashMap<String, Scope>,
     tools: HashMap<String, ToolCall>,
     cost_usd: Option<f64>,
+    /// How the last turn ended (the session span's `outcome`).
+    last_outcome: Option<&'static str>,
 }
 
 impl Observer {
@@ -110,6 +112,7 @@ impl Observer {
             agents: HashMap::new(),
             tools: HashMap::new(),
             cost_usd: None,
+            last_outcome: None,
         }
     }
 
@@ -244,7 +247,7 @@ impl Observer {
     }
 
     fn prompt_started(&mut self, text: &str) {
-        self.end_turn(None, "superseded");
+        self.end_turn("superseded");
         self.prompts += 1;
         self.prompt_id = format!("{}########{}", self.session_id, self.prompts);
         let span = self.start_span(
@@ -512,10 +515,10 @@ impl Observer {
         if let (Some(message), Some(turn)) = (&message, self.turn.as_mut()) {
             turn.span.set_status(Status::error(message.clone()));
         }
-        self.end_turn(message.as_deref(), outcome_name);
+        self.end_turn(outcome_name);
     }
 
-    fn end_turn(&mut self, _error: Option<&str>, outcome: &'static str) {
+    fn end_turn(&mut self, outcome: &'static str) {
         let Some(mut turn) = self.turn.take() else {
             return;
         };
@@ -523,6 +526,9 @@ impl Observer {
             call.span.end();
         }
         turn.span.set_attribute(KeyValue::new("outcome", outcome));
+        if outcome != "session_ended" {
+            self.last_outcome = Some(outcome);
+        }
         turn.span.set_attribute(KeyValue::new(
             "duration_ms",
             turn.started.elapsed().as_millis() as i64,
@@ -544,9 +550,12 @@ impl Observer {
                 .set_status(Status::error("the session ended first"));
             call.span.end();
         }
-        self.end_turn(None, "session_ended");
+        self.end_turn("session_ended");
         if let Some(mut span) = self.session.take() {
             span.set_attribute(KeyValue::new("prompt_count", self.prompts as i64));
+            if let Some(outcome) = self.last_outcome {
+                span.set_attribute(KeyValue::new("outcome", outcome));
+            }
             if let Some(cost) = self.cost_usd {
                 span.set_attribute(KeyValue::new("cost_usd", cost));
             }
