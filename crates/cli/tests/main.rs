@@ -28,6 +28,7 @@ mod skills;
 mod small_model;
 mod subcommands;
 mod support;
+mod telemetry;
 mod today_flags;
 mod today_names;
 mod today_sessions;

@@ -12,7 +12,7 @@
 //!
 //! Layers inside, each importing only from those above it in this list:
 //! `config`, `workspace`, `model`, `policy`, `sandbox`, `checkpoint`,
-//! `process`, `skills`, `subagents` (1); `tools` (2); `events` (3); `hooks` (4);
+//! `process`, `skills`, `subagents`, `telemetry` (1); `tools` (2); `events` (3); `hooks` (4);
 //! `scheduler` (5); `agent` (6); `session`, `startup`, `queries` (7).
 
 #![deny(missing_docs)]
@@ -33,6 +33,7 @@ mod session;
 mod skills;
 mod startup;
 mod subagents;
+mod telemetry;
 #[cfg(test)]
 mod test_peers;
 mod tools;

@@ -79,8 +79,25 @@ pub fn expand_command(command: &str, project_dir: &Path) -> String {
     out
 }
 
-/// Runs one hook with `input` (already serialised) on stdin.
+/// Runs one hook with `input` (already serialised) on stdin; with
+/// telemetry on, in a span of its own that its process is told of.
 pub async fn run_hook(hook: &CommandHook, input: &[u8], env: &HookEnv) -> HookRunResult {
+    let span = crate::telemetry::HookSpan::start(hook.display_name());
+    let traceparent = span.as_ref().map(crate::telemetry::HookSpan::traceparent);
+    let result = run_process(hook, input, env, traceparent).await;
+    if let Some(span) = span {
+        let error = result.error.as_ref().map(ToString::to_string);
+        span.end(result.exit_code, result.duration, error);
+    }
+    result
+}
+
+async fn run_process(
+    hook: &CommandHook,
+    input: &[u8],
+    env: &HookEnv,
+    traceparent: Option<String>,
+) -> HookRunResult {
     let start = Instant::now();
     let command = expand_command(&hook.command, &env.project_dir);
     tracing::debug!(
@@ -107,6 +124,9 @@ pub async fn run_hook(hook: &CommandHook, input: &[u8], env: &HookEnv) -> HookRu
         {
             cmd.env_remove(name);
         }
+    }
+    if let Some(traceparent) = traceparent {
+        cmd.env("TRACEPARENT", traceparent);
     }
     cmd.envs(hook.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .kill_on_drop(true);

@@ -92,6 +92,7 @@ impl Session {
     /// [`AgentEvent::SessionStarted`] and runs the SessionStart hooks.
     pub async fn start(config: SessionConfig) -> Result<SessionHandle, StartError> {
         let (events_tx, events_rx) = mpsc::unbounded_channel();
+        let (telemetry, telemetry_notes) = start_telemetry(&config)?;
         let paths = config.paths.clone();
         let extensions = config.extensions.clone();
         let env = config.env.clone();
@@ -137,7 +138,12 @@ impl Session {
             agents: parts.agents.clone(),
             context_files: RwLock::new(parts.context_files),
         });
-        let notes = parts.notes;
+        let mut notes = telemetry_notes;
+        notes.extend(parts.notes);
+        let events_rx = match telemetry {
+            Some(telemetry) => crate::telemetry::observe(telemetry, events_rx),
+            None => events_rx,
+        };
         let engine = Engine {
             agent: parts.agent,
             hooks: parts.hooks,
@@ -171,6 +177,31 @@ impl Session {
             notes,
             task,
         })
+    }
+}
+
+/// Starts telemetry when the settings or variables enable it (nothing is
+/// set up otherwise): its warnings become start-up notes, a value Gemini
+/// CLI refuses stops the start, an exporter that cannot start is a warning.
+fn start_telemetry(
+    config: &SessionConfig,
+) -> Result<(Option<crate::telemetry::SessionTelemetry>, Vec<StartupNote>), StartError> {
+    let resolved = crate::telemetry::resolve(&config.settings, &config.env)
+        .map_err(|e| StartError::new(StartErrorKind::Config, "FatalConfigError", e.to_string()))?;
+    let Some(resolved) = resolved else {
+        return Ok((None, Vec::new()));
+    };
+    let warning = |text: String| StartupNote {
+        text,
+        warning: true,
+    };
+    let mut notes: Vec<StartupNote> = resolved.warnings.iter().cloned().map(warning).collect();
+    match crate::telemetry::start(&resolved, &config.session_id, &config.env) {
+        Ok(telemetry) => Ok((Some(telemetry), notes)),
+        Err(e) => {
+            notes.push(warning(format!("Telemetry is off: {e}")));
+            Ok((None, notes))
+        }
     }
 }
 

@@ -335,12 +335,20 @@ impl ShellInvocation {
                 ctx.workspace.target_dir(),
             ),
         };
-        let env = [
+        let mut env = vec![
             ("GEMINI_CLI", "1".to_string()),
             ("TERM", "xterm-256color".to_string()),
             ("PAGER", settings.pager.clone()),
             ("GIT_PAGER", "cat".to_string()),
         ];
+        // With telemetry on, the command's spans nest under its call's span.
+        let traceparent = match &ctx.call_id {
+            Some(id) => crate::telemetry::tool_traceparent(id),
+            None => crate::telemetry::session_traceparent(),
+        };
+        if let Some(traceparent) = traceparent {
+            env.push(("TRACEPARENT", traceparent));
+        }
         let behavior = CompletionBehavior::from_setting(
             ctx.settings
                 .typed()

@@ -106,6 +106,7 @@ impl McpManager {
                 .iter()
                 .filter(|c| filter.permits(&c.name))
                 .cloned()
+                .map(with_traceparent)
                 .collect()
         } else {
             Vec::new()
@@ -398,4 +399,15 @@ impl McpManager {
         }
         out
     }
+}
+
+/// With telemetry on, a stdio server's process gets the session span's
+/// `TRACEPARENT` (unless its configuration sets one).
+fn with_traceparent(mut config: McpServerConfig) -> McpServerConfig {
+    if let TransportSpec::Stdio { env, .. } = &mut config.transport
+        && let Some(traceparent) = crate::telemetry::session_traceparent()
+    {
+        env.entry("TRACEPARENT".to_string()).or_insert(traceparent);
+    }
+    config
 }

@@ -57,12 +57,15 @@ pub async fn run_inline(
         "shopt -u promptvars nullglob extglob nocaseglob dotglob; {}",
         strip_shell_wrapper(command)
     );
-    let env = [
+    let mut env = vec![
         ("GEMINI_CLI", "1".to_string()),
         ("TERM", "xterm-256color".to_string()),
         ("PAGER", settings.pager.clone()),
         ("GIT_PAGER", "cat".to_string()),
     ];
+    if let Some(traceparent) = crate::telemetry::session_traceparent() {
+        env.push(("TRACEPARENT", traceparent));
+    }
     let spec = Spec {
         script: &script,
         cwd: ctx.workspace.target_dir(),
