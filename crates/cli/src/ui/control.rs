@@ -44,6 +44,8 @@ pub struct App {
     pub osc: Option<String>,
     /// A dialog whose proposal the loop opens in the external editor.
     pub editor_request: Option<ConfirmDialog>,
+    /// A picker (`/model`, `/auth`) the loop opens.
+    pub picker_request: Option<crate::ui::commands::model::Picker>,
 }
 
 impl App {
@@ -58,6 +60,7 @@ impl App {
             clear_requested: false,
             osc: None,
             editor_request: None,
+            picker_request: None,
         }
     }
 

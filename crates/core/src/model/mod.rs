@@ -3,6 +3,7 @@
 //! (`--record-responses`).
 
 mod anthropic;
+pub mod discovery;
 mod error;
 mod gemini;
 pub mod google_auth;

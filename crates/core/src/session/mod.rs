@@ -16,6 +16,7 @@ pub mod config;
 pub mod custom_commands;
 mod elicitation;
 mod layers;
+mod model_switch;
 mod subagents;
 mod tool_set;
 mod view;
@@ -390,14 +391,7 @@ impl Engine {
                 Finished::Command
             }
             Op::SetModel { model } => {
-                self.agent.set_model(model);
-                let model = self.agent.model().to_string();
-                self.ctx.model = model.clone();
-                let context_window = self.info.context_window(&model);
-                self.emit(AgentEvent::ModelChanged {
-                    model,
-                    context_window,
-                });
+                self.switch_model(model).await;
                 Finished::Command
             }
             Op::Shell { command } => {

@@ -3,8 +3,10 @@
 //! chats, MCP servers, hooks, directories, checkpoints). Running them is
 //! `handlers::slash`.
 
+pub mod auth;
 pub mod chat;
 pub mod info;
+pub mod model;
 pub mod panels;
 pub mod parse;
 pub mod theme;

@@ -1,0 +1,59 @@
+//! `/model NAME` (the `SetModel` op): the name is checked against the
+//! known providers and what they offer before the session switches; a
+//! refusal names the known ones and the session keeps its model. The
+//! model lists `/model`'s picker shows come from the same place.
+
+use super::Engine;
+use super::view::SessionView;
+use crate::events::AgentEvent;
+use crate::model::discovery::{ProviderModels, check_model, model_choices};
+
+impl Engine {
+    /// Switches to `model` from the next request on, or says why not.
+    pub(super) async fn switch_model(&mut self, model: String) {
+        let model = concrete(model.trim());
+        if let Some(providers) = self.info.context_windows.providers() {
+            let current = self.agent.model().to_string();
+            if let Err(e) = check_model(providers, &self.info.env, &model, &current).await {
+                self.emit(AgentEvent::Error {
+                    message: e.to_string(),
+                });
+                return;
+            }
+        }
+        self.agent.set_model(model);
+        let model = self.agent.model().to_string();
+        self.ctx.model = model.clone();
+        let context_window = self.info.context_window(&model);
+        self.emit(AgentEvent::ModelChanged {
+            model: model.clone(),
+            context_window,
+        });
+        self.emit(AgentEvent::Info {
+            message: format!("Model set to {model}."),
+        });
+    }
+}
+
+impl SessionView {
+    /// The models of Gemini and of every configured provider, listed from
+    /// their servers where they can say (`/model`'s picker).
+    pub async fn model_choices(&self) -> Vec<ProviderModels> {
+        match self.context_windows.providers() {
+            Some(providers) => model_choices(providers, &self.env).await,
+            None => Vec::new(),
+        }
+    }
+}
+
+/// Gemini CLI's short names for a concrete model (`pro`, `flash`,
+/// `flash-lite`); `auto` names stay, the agent routes them.
+fn concrete(model: &str) -> String {
+    match model {
+        "pro" => "gemini-2.5-pro",
+        "flash" => "gemini-2.5-flash",
+        "flash-lite" => "gemini-2.5-flash-lite",
+        other => other,
+    }
+    .to_string()
+}
