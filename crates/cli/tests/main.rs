@@ -36,6 +36,7 @@ mod todos;
 mod trust;
 mod tui;
 mod tui_first_hour;
+mod tui_providers;
 mod tui_today;
 mod tui_trust;
 mod web;

@@ -284,7 +284,7 @@ pub async fn list_models(provider: &Provider, env: &Env) -> Result<Vec<String>, 
     let base = provider.base_url.as_deref();
     match (provider.wire, base) {
         (Wire::Gemini, _) if provider.id == "gemini" => {
-            Ok(GEMINI_MODELS.iter().map(|m| m.to_string()).collect())
+            Ok(GEMINI_MODELS.iter().map(ToString::to_string).collect())
         }
         (Wire::OpenAiChat, Some(base)) => {
             openai_models(
@@ -364,16 +364,16 @@ pub async fn model_choices(providers: &Providers, env: &Env) -> Vec<ProviderMode
         if p.id == "ollama" && !declared && env.var("OLLAMA_HOST").is_none() && listed.is_err() {
             return None;
         }
-        let mut names: Vec<String> = p.models.keys().cloned().collect();
-        let note = match listed {
-            Ok(models) => {
-                names.extend(models.into_iter().filter(|m| !p.models.contains_key(m)));
-                None
-            }
-            Err(e) => Some(e.to_string()),
+        let (listed, note) = match listed {
+            Ok(models) => (models, None),
+            Err(e) => (Vec::new(), Some(e.to_string())),
         };
-        let models = names
-            .into_iter()
+        let extra = listed.into_iter().filter(|m| !p.models.contains_key(m));
+        let models = p
+            .models
+            .keys()
+            .cloned()
+            .chain(extra)
             .map(|m| match p.id.as_str() {
                 "gemini" => m,
                 id => format!("{id}/{m}"),
@@ -432,7 +432,7 @@ pub async fn check_model(
         if gemini_name(resolved.model) {
             return Ok(());
         }
-        let mut known: Vec<String> = GEMINI_MODELS.iter().map(|m| m.to_string()).collect();
+        let mut known: Vec<String> = GEMINI_MODELS.iter().map(ToString::to_string).collect();
         for other in model_choices(providers, env).await {
             if other.provider != "gemini" {
                 known.extend(other.models);

@@ -34,8 +34,10 @@ pub async fn choose(
     reason: Option<&str>,
 ) -> anyhow::Result<Option<Chosen>> {
     let mut text = Vec::new();
-    if let Some(reason) = reason {
-        text.extend(reason.lines().map(str::to_string));
+    // The reason's first line: the rest of a no-credentials message is the
+    // list of choices this picker shows.
+    if let Some(first) = reason.and_then(|r| r.lines().next()) {
+        text.push(first.to_string());
         text.push(String::new());
     }
     text.push("Get started: which model provider should gemini-rs use?".to_string());
@@ -125,7 +127,7 @@ fn save_gemini(path: &Path, selected: &str) -> anyhow::Result<()> {
                 auth.insert("selectedType".into(), json!(selected));
             })
         });
-        within(s, "model", |model| {
+        if let Some(Value::Object(model)) = s.get_mut("model") {
             let other = model
                 .get("name")
                 .and_then(Value::as_str)
@@ -133,7 +135,7 @@ fn save_gemini(path: &Path, selected: &str) -> anyhow::Result<()> {
             if other {
                 model.remove("name");
             }
-        });
+        }
     })
 }
 

@@ -37,13 +37,26 @@ impl Frame {
     fn draw(&mut self, rows: &[String]) -> std::io::Result<()> {
         let mut out = std::io::stdout();
         self.clear()?;
-        let width = terminal::size().map(|(w, _)| usize::from(w)).unwrap_or(80);
+        let width = terminal::size()
+            .map(|(w, _)| usize::from(w))
+            .unwrap_or(80)
+            .saturating_sub(1)
+            .max(10);
+        let mut count = 0usize;
         for row in rows {
-            let shown: String = row.chars().take(width.saturating_sub(1)).collect();
-            write!(out, "{shown}\r\n")?;
+            // Long rows wrap here, so the rows to clear are known.
+            let chars: Vec<char> = row.chars().collect();
+            for piece in chars.chunks(width) {
+                write!(out, "{}\r\n", piece.iter().collect::<String>())?;
+                count += 1;
+            }
+            if chars.is_empty() {
+                write!(out, "\r\n")?;
+                count += 1;
+            }
         }
         out.flush()?;
-        self.drawn = u16::try_from(rows.len()).unwrap_or(u16::MAX);
+        self.drawn = u16::try_from(count).unwrap_or(u16::MAX);
         Ok(())
     }
 
