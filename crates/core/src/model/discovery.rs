@@ -169,17 +169,19 @@ pub async fn probe_local(ports: &[u16]) -> Vec<LocalServer> {
 async fn probe(client: &reqwest::Client, port: u16) -> Option<LocalServer> {
     let root = format!("http://127.0.0.1:{port}");
     let base_url = format!("{root}/v1");
-    if let Ok(models) = ollama_tags(client, &root).await {
-        return Some(LocalServer {
-            kind: LocalKind::Ollama,
-            port,
-            base_url,
-            models,
-        });
-    }
-    let models = openai_models(client, &base_url, None, &[]).await.ok()?;
+    // Both questions at once: a server that accepts and never answers
+    // costs one timeout, not two.
+    let (tags, listed) = futures::join!(
+        ollama_tags(client, &root),
+        openai_models(client, &base_url, None, &[])
+    );
+    let (kind, models) = match (tags, listed) {
+        (Ok(models), _) => (LocalKind::Ollama, models),
+        (Err(_), Ok(models)) => (LocalKind::of_port(port), models),
+        (Err(_), Err(_)) => return None,
+    };
     Some(LocalServer {
-        kind: LocalKind::of_port(port),
+        kind,
         port,
         base_url,
         models,

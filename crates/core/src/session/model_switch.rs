@@ -1,6 +1,7 @@
 //! `/model NAME` (the `SetModel` op): the name is checked against the
 //! known providers and what they offer before the session switches; a
-//! refusal names the known ones and the session keeps its model. The
+//! refusal names the known ones and the session keeps its model (a
+//! custom alias stands for its model). The
 //! model lists `/model`'s picker shows come from the same place.
 
 use super::Engine;
@@ -12,6 +13,12 @@ impl Engine {
     /// Switches to `model` from the next request on, or says why not.
     pub(super) async fn switch_model(&mut self, model: String) {
         let model = concrete(model.trim());
+        // A `modelConfigs.customAliases` name stands for its model.
+        let model = self
+            .ctx
+            .settings
+            .model_alias(&model)
+            .map_or(model, |alias| alias.model);
         if let Some(providers) = self.info.context_windows.providers() {
             let current = self.agent.model().to_string();
             if let Err(e) = check_model(providers, &self.info.env, &model, &current).await {

@@ -87,7 +87,7 @@ async fn pick_provider(app: &mut App) -> anyhow::Result<Option<String>> {
     app.state.info(&chosen.note);
     if let Some((var, _)) = &chosen.key {
         app.state.warn(&format!(
-            "A key typed here reaches the next session only through {var}: set it, or choose again when gemini-rs starts."
+            "The key typed in is not saved, and this session cannot use it: set {var} and start gemini-rs again."
         ));
     }
     if chosen.model.is_none() {
