@@ -232,3 +232,44 @@ fn headless_without_credentials_lists_every_provider_and_the_servers_found() {
     );
     assert!(out.stderr.contains(&found), "{}", out.stderr);
 }
+
+#[test]
+fn a_gemini_key_typed_into_the_picker_is_used_for_the_run_and_never_saved() {
+    let Some(sb) = user_only_sandbox(&json!({"model": {"name": "gemini-2.5-flash"}})) else {
+        return;
+    };
+    let gemini = FakeServer::replaying(&lines(&[turn(json!([{"text": "Keyed answer."}]))]));
+    let t = Tmux::start_env(
+        &sb,
+        &gemini.base_url,
+        &[],
+        &[("GEMINI_API_KEY", ""), ("GEMINI_RS_LOCAL_PROBE_PORTS", "1")],
+        110,
+        40,
+    );
+    t.wait_for("Get started", 20);
+    t.keys(&["1"]);
+    t.wait_for("GEMINI_API_KEY is not set", 10);
+    t.type_text("typed-key-42");
+    let s = t.wait_for("GEMINI_API_KEY: ************", 10);
+    assert!(!s.contains("typed-key-42"), "the key is masked: {s}");
+    t.keys(&["Enter"]);
+    t.wait_for("mode: default", 20);
+    t.type_text("hello");
+    t.keys(&["Enter"]);
+    t.wait_for("Keyed answer.", 20);
+    let sent = gemini
+        .requests()
+        .into_iter()
+        .find(|r| r.path.contains("GenerateContent"))
+        .unwrap();
+    assert_eq!(sent.header("x-goog-api-key"), Some("typed-key-42"));
+    let saved = std::fs::read_to_string(sb.home.join(".gemini/settings.json")).unwrap();
+    assert!(!saved.contains("typed-key-42"), "{saved}");
+    let settings: Value = serde_json::from_str(&saved).unwrap();
+    assert_eq!(
+        settings["security"]["auth"]["selectedType"],
+        "gemini-api-key"
+    );
+    assert_eq!(settings["model"]["name"], "gemini-2.5-flash", "{settings}");
+}

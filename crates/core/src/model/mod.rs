@@ -4,6 +4,8 @@
 
 mod anthropic;
 pub mod discovery;
+#[cfg(test)]
+mod discovery_tests;
 mod error;
 mod gemini;
 pub mod google_auth;
