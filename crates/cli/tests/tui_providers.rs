@@ -104,6 +104,15 @@ fn without_credentials_the_picker_finds_a_local_server_and_saves_the_choice() {
     let chats = chat_requests(&local);
     assert_eq!(chats.len(), 1);
     assert_eq!(chats[0]["model"], "tiny-model");
+    // Gemini still has no key: switching to it is refused, the model stays.
+    t.type_text("/model gemini-2.5-pro");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("The model stays", 20);
+    assert!(
+        s.contains("GOOGLE_GENAI_USE_VERTEXAI. The model stays"),
+        "{s}"
+    );
+    assert!(s.contains("local/tiny-model (100% context left)"), "{s}");
 }
 
 #[test]

@@ -149,6 +149,7 @@ impl Session {
             info: info.clone(),
             hook_context: None,
             shell_calls: 0,
+            live_model: parts.live_model,
         };
         let control = Control {
             confirmations: parts.confirmations,
@@ -188,6 +189,8 @@ pub(crate) struct Engine {
     hook_context: Option<String>,
     /// How many `!` commands ran (their call ids).
     shell_calls: u64,
+    /// False when a recording answers (no server to ask about `/model`).
+    live_model: bool,
 }
 
 /// What acts at once, while an exclusive op runs.

@@ -5,9 +5,11 @@
 //! model lists `/model`'s picker shows come from the same place.
 
 use super::Engine;
+use super::auth::check_auth;
 use super::view::SessionView;
 use crate::events::AgentEvent;
 use crate::model::discovery::{ProviderModels, check_model, model_choices};
+use crate::model::provider::Wire;
 
 impl Engine {
     /// Switches to `model` from the next request on, or says why not.
@@ -19,14 +21,9 @@ impl Engine {
             .settings
             .model_alias(&model)
             .map_or(model, |alias| alias.model);
-        if let Some(providers) = self.info.context_windows.providers() {
-            let current = self.agent.model().to_string();
-            if let Err(e) = check_model(providers, &self.info.env, &model, &current).await {
-                self.emit(AgentEvent::Error {
-                    message: e.to_string(),
-                });
-                return;
-            }
+        if let Err(message) = self.check_switch(&model).await {
+            self.emit(AgentEvent::Error { message });
+            return;
         }
         self.agent.set_model(model);
         let model = self.agent.model().to_string();
@@ -39,6 +36,39 @@ impl Engine {
         self.emit(AgentEvent::Info {
             message: format!("Model set to {model}."),
         });
+    }
+}
+
+impl Engine {
+    /// Why `model` cannot be switched to: an unknown provider, a missing
+    /// key, a model its server does not list, or Gemini without
+    /// credentials. A replayed session only checks the provider.
+    async fn check_switch(&self, model: &str) -> Result<(), String> {
+        let Some(providers) = self.info.context_windows.providers() else {
+            return Ok(());
+        };
+        let current = self.agent.model();
+        if !self.live_model {
+            return providers
+                .resolve(model)
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+        }
+        check_model(providers, &self.info.env, model, current)
+            .await
+            .map_err(|e| e.to_string())?;
+        let gemini = providers
+            .resolve(model)
+            .is_ok_and(|r| r.provider.id == "gemini" && r.provider.wire == Wire::Gemini);
+        if gemini {
+            let (settings, paths, env) = (&self.ctx.settings, &self.info.paths, &self.info.env);
+            check_auth(settings, paths, env, true).map_err(|e| {
+                let first = e.message.lines().next().unwrap_or_default();
+                let first = first.trim_end_matches('.');
+                format!("{first}. The model stays {current}.")
+            })?;
+        }
+        Ok(())
     }
 }
 
