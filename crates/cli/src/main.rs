@@ -210,15 +210,50 @@ fn real_main() -> Result<i32> {
         return Ok(code);
     }
     if ui_mode {
-        let config = args.session_config(startup, true, session_id);
         ui::set_screen_reader(args.screen_reader);
-        let code = ui::start(config, args.output_format, interactive_prompt).code();
+        let code = run_ui(args, startup, &root, &paths, session_id, interactive_prompt);
         // What the session could not end in time (background commands on a
         // signal) is ended on the way out.
         gemini_rs_core::terminate_children(signals::GRACE);
         return Ok(code);
     }
     headless_main(args, startup, session_id, stdin_is_tty)
+}
+
+/// The terminal UI; when it finds no credentials and the user picks a
+/// provider (saved in the settings), it starts again with the settings
+/// read anew and any key typed in for this run.
+fn run_ui(
+    mut args: Args,
+    mut startup: Startup,
+    root: &Path,
+    paths: &GeminiPaths,
+    session_id: String,
+    prompt: Option<String>,
+) -> i32 {
+    let mut typed: Vec<(String, String)> = Vec::new();
+    loop {
+        let mut config = args.session_config(startup, true, session_id.clone());
+        for (var, value) in &typed {
+            config.env = config.env.with(var, value);
+        }
+        match ui::start(config, args.output_format, prompt.clone()) {
+            ui::Ended::Exit(code) => return code.code(),
+            ui::Ended::Chosen(chosen) => {
+                println!("{}", chosen.note);
+                // The choice wins over a `-m` naming another provider.
+                let other = args.model.as_deref().is_some_and(|m| m.contains('/'));
+                if chosen.model.is_some() || other {
+                    args.model = None;
+                }
+                typed.extend(chosen.key);
+                startup = match load_startup(&args, root, paths, &session_id) {
+                    Ok(s) => s,
+                    Err(code) => return code,
+                };
+            }
+        }
+    }
 }
 
 /// The trust decision before a session: headless in a folder that is not

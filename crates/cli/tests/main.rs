@@ -38,6 +38,7 @@ mod trust;
 mod tui;
 mod tui_commands;
 mod tui_first_hour;
+mod tui_providers;
 mod tui_today;
 mod tui_trust;
 mod web;

@@ -46,6 +46,10 @@ pub use config::jsonc::strip_comments as strip_json_comments;
 pub use config::trust::{Trust as FolderTrust, TrustLevel, save as save_folder_trust};
 pub use config::{ConfigError, Env, FolderContents, GeminiPaths, Scope as SettingsScope, Settings};
 pub use model::ReplayMode;
+pub use model::discovery::{
+    DiscoveryError, GEMINI_MODELS, LocalKind, LocalServer, PROBE_PORTS_VAR, ProviderModels,
+    list_anthropic_models, list_openai_models, probe_local, probe_ports,
+};
 pub use queries::{
     ExtensionCheck, ExtensionListing, ExtensionSetting, HookListing, HooksListing, McpAuthError,
     McpSwitchError, OAuthServer, ServerListing, ServerProbe, SessionError, SkillListing,

@@ -44,7 +44,11 @@ pub async fn run(
                 eprintln!("{note}");
             }
             let code = ExitCode::of_start_error(e.kind);
-            fatal_before_run(format, &config.session_id, e.class, &e.message, code);
+            let mut message = e.message.clone();
+            if e.kind == gemini_rs_core::StartErrorKind::Auth {
+                message.push_str(&local_servers_note(&config.env).await);
+            }
+            fatal_before_run(format, &config.session_id, e.class, &message, code);
             return code;
         }
     };
@@ -331,4 +335,25 @@ fn print_stdout(s: &str) {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{s}");
     let _ = out.flush();
+}
+
+/// The model servers answering on this machine, as lines to add to a
+/// missing-credentials message (empty when none answers).
+async fn local_servers_note(env: &gemini_rs_core::Env) -> String {
+    let Ok(ports) = gemini_rs_core::probe_ports(env) else {
+        return String::new();
+    };
+    let mut note = String::new();
+    for server in gemini_rs_core::probe_local(&ports).await {
+        let models = match server.models.is_empty() {
+            true => "no models listed".to_string(),
+            false => format!("models: {}", server.models.join(", ")),
+        };
+        note.push_str(&format!(
+            "\nFound on this machine: {} at {} ({models}).",
+            server.kind.label(),
+            server.base_url
+        ));
+    }
+    note
 }

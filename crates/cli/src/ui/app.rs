@@ -40,6 +40,9 @@ pub async fn run(
         if let Some(dialog) = app.editor_request.take() {
             run_editor(&mut app, tui, dialog)?;
         }
+        if let Some(picker) = app.picker_request.take() {
+            crate::ui::commands::model::run(&mut app, tui, picker).await?;
+        }
         frame(&mut app, tui)?;
         if app.quit {
             break;

@@ -46,6 +46,8 @@ pub struct App {
     pub editor_request: Option<ConfirmDialog>,
     /// The editor chosen with `/editor` (`general.preferredEditor`).
     pub preferred_editor: Option<String>,
+    /// A picker (`/model`, `/auth`) the loop opens.
+    pub picker_request: Option<crate::ui::commands::model::Picker>,
 }
 
 impl App {
@@ -68,6 +70,7 @@ impl App {
             osc: None,
             editor_request: None,
             preferred_editor,
+            picker_request: None,
         }
     }
 

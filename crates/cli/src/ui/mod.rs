@@ -34,15 +34,25 @@ mod tests;
 
 use crate::args::OutputFormat;
 use crate::exit::ExitCode;
-use gemini_rs_core::{Session, SessionConfig};
+use gemini_rs_core::{Session, SessionConfig, StartErrorKind};
 use ratatui::crossterm::event;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use std::path::Path;
 use std::time::Instant;
 
-/// Starts the session and runs the interactive UI; returns the exit code.
-pub fn start(config: SessionConfig, format: OutputFormat, initial: Option<String>) -> ExitCode {
+/// How the UI ended.
+pub enum Ended {
+    /// The session ran (or could not start): the exit code.
+    Exit(ExitCode),
+    /// It found no credentials and the user chose a provider (saved in the
+    /// settings): start again with the settings read anew.
+    Chosen(commands::auth::Chosen),
+}
+
+/// Starts the session and runs the interactive UI. Without credentials the
+/// provider picker opens first.
+pub fn start(config: SessionConfig, format: OutputFormat, initial: Option<String>) -> Ended {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -50,26 +60,35 @@ pub fn start(config: SessionConfig, format: OutputFormat, initial: Option<String
         Ok(r) => r,
         Err(e) => {
             eprintln!("{e}");
-            return ExitCode::Error;
+            return Ended::Exit(ExitCode::Error);
         }
     };
-    let code = runtime.block_on(async {
+    let ended = runtime.block_on(async {
         let session_id = config.session_id.clone();
+        let (config_paths, config_env) = (config.paths.clone(), config.env.clone());
         let handle = match Session::start(config).await {
             Ok(h) => h,
             Err(e) => {
                 for note in &e.notes {
                     eprintln!("{note}");
                 }
+                if e.kind == StartErrorKind::Auth {
+                    match commands::auth::choose(&config_paths, &config_env, Some(&e.message)).await
+                    {
+                        Ok(Some(chosen)) => return Ended::Chosen(chosen),
+                        Ok(None) => {}
+                        Err(err) => eprintln!("{err}"),
+                    }
+                }
                 let code = ExitCode::of_start_error(e.kind);
                 crate::headless::fatal_before_run(format, &session_id, e.class, &e.message, code);
-                return code;
+                return Ended::Exit(code);
             }
         };
-        run(handle, initial).await
+        Ended::Exit(run(handle, initial).await)
     });
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
-    code
+    ended
 }
 
 /// The theme: `NO_COLOR` wins, then `ui.theme` (an unknown name is

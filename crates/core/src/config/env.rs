@@ -29,6 +29,14 @@ impl Env {
         ))
     }
 
+    /// This snapshot with `name` set to `value` (a key typed into the
+    /// provider picker, for this run only).
+    pub fn with(&self, name: &str, value: &str) -> Env {
+        let mut vars = (*self.0).clone();
+        vars.insert(name.to_string(), value.to_string());
+        Env(Arc::new(vars))
+    }
+
     /// The value of `name`, when it is set and not empty.
     pub fn var(&self, name: &str) -> Option<String> {
         self.0.get(name).filter(|v| !v.is_empty()).cloned()

@@ -3,6 +3,9 @@
 //! (`--record-responses`).
 
 mod anthropic;
+pub mod discovery;
+#[cfg(test)]
+mod discovery_tests;
 mod error;
 mod gemini;
 pub mod google_auth;

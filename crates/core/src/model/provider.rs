@@ -123,6 +123,8 @@ pub enum ProviderError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Providers {
     list: Vec<Provider>,
+    /// The ids declared in `model.providers`.
+    declared: Vec<String>,
 }
 
 /// A model name resolved to its provider.
@@ -222,7 +224,18 @@ impl Providers {
                 None => list.push(provider),
             }
         }
-        Ok(Providers { list })
+        let declared = declared.keys().cloned().collect();
+        Ok(Providers { list, declared })
+    }
+
+    /// Every provider, built-ins first.
+    pub fn all(&self) -> &[Provider] {
+        &self.list
+    }
+
+    /// True when `id` is declared in `model.providers`.
+    pub fn is_declared(&self, id: &str) -> bool {
+        self.declared.iter().any(|d| d == id)
     }
 
     /// The provider and bare model of `model`.
@@ -298,6 +311,11 @@ impl ContextWindows {
             resolved.provider.id.clone(),
             resolved.provider.base_url.clone(),
         ))
+    }
+
+    /// The providers behind the lookup, when the session has them.
+    pub fn providers(&self) -> Option<&Arc<Providers>> {
+        self.0.as_ref()
     }
 
     /// The wire `model` is spoken over (Gemini when it cannot be told).

@@ -22,6 +22,17 @@ fn auth_error(class: &'static str, message: String) -> StartError {
     StartError::new(StartErrorKind::Auth, class, message)
 }
 
+/// Every way to give gemini-rs a model, with its variables: the end of
+/// the message of a run without credentials.
+const NO_CREDENTIALS_CHOICES: &str = "The model providers and what each needs:
+  - Gemini API key: GEMINI_API_KEY=<key>
+  - Vertex AI: GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION, or with GOOGLE_API_KEY (express mode)
+  - An OpenAI-compatible server: OPENAI_API_KEY=<key> (and OPENAI_BASE_URL=<url> for a server other than OpenAI's), with -m openai/<model>
+  - Anthropic: ANTHROPIC_API_KEY=<key>, with -m anthropic/<model>
+  - Ollama on this machine: -m ollama/<model> (OLLAMA_HOST when it is not at http://127.0.0.1:11434)
+  - llama.cpp, LM Studio, vLLM or another local server: declare it under model.providers in settings.json (\"type\": \"openai\", \"baseUrl\": \"http://127.0.0.1:<port>/v1\") and use -m <id>/<model>
+Run gemini-rs in a terminal to choose one from a list; it also finds the servers running on this machine.";
+
 /// How the built-in Gemini provider authenticates.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GeminiAuth {
@@ -108,7 +119,7 @@ pub fn check_auth(
                 return Err(auth_error(
                     "FatalAuthenticationError",
                     format!(
-                        "Please set an Auth method in your {} or specify one of the following environment variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI",
+                        "Please set an Auth method in your {} or specify one of the following environment variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI\n{NO_CREDENTIALS_CHOICES}",
                         paths.user_settings().display()
                     ),
                 ));

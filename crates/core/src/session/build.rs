@@ -56,6 +56,8 @@ pub(super) struct Parts {
     pub model: String,
     pub resumed: bool,
     pub notes: Vec<StartupNote>,
+    /// True when the model is reached over the network (not a replay).
+    pub live_model: bool,
 }
 
 pub(super) fn config_error(message: impl Into<String>) -> StartError {
@@ -215,6 +217,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     }
     let custom_commands = command_layer(&config, tools.mcp.as_deref(), &mut notes).await;
     Ok(Parts {
+        live_model: config.replay.is_none(),
         agent,
         custom_commands,
         context_windows: providers.context_windows(),

@@ -16,6 +16,7 @@ pub mod config;
 pub mod custom_commands;
 mod elicitation;
 mod layers;
+mod model_switch;
 mod subagents;
 mod tool_set;
 mod view;
@@ -155,6 +156,7 @@ impl Session {
             info: info.clone(),
             hook_context: None,
             shell_calls: 0,
+            live_model: parts.live_model,
         };
         let control = Control {
             confirmations: parts.confirmations,
@@ -219,6 +221,8 @@ pub(crate) struct Engine {
     hook_context: Option<String>,
     /// How many `!` commands ran (their call ids).
     shell_calls: u64,
+    /// False when a recording answers (no server to ask about `/model`).
+    live_model: bool,
 }
 
 /// What acts at once, while an exclusive op runs.
@@ -422,14 +426,7 @@ impl Engine {
                 Finished::Command
             }
             Op::SetModel { model } => {
-                self.agent.set_model(model);
-                let model = self.agent.model().to_string();
-                self.ctx.model = model.clone();
-                let context_window = self.info.context_window(&model);
-                self.emit(AgentEvent::ModelChanged {
-                    model,
-                    context_window,
-                });
+                self.switch_model(model).await;
                 Finished::Command
             }
             Op::Shell { command } => {

@@ -3,10 +3,12 @@
 //! chats, MCP servers, hooks, directories, checkpoints). Running them is
 //! `handlers::slash`.
 
+pub mod auth;
 pub mod chat;
 pub mod editor;
 pub mod extensions;
 pub mod info;
+pub mod model;
 pub mod panels;
 pub mod parse;
 pub mod policies;

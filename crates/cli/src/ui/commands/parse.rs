@@ -30,7 +30,14 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "MCP servers and their tools: /mcp | /mcp auth <server>",
     ),
     ("memory", "Context files: /memory show|add <fact>|refresh"),
-    ("model", "Show the model in use"),
+    (
+        "model",
+        "Switch the model: /model <name> (provider/model for other providers) or pick from a list",
+    ),
+    (
+        "auth",
+        "Choose the model provider (Gemini API key, Vertex AI, others)",
+    ),
     ("restore", "Restore files and conversation: /restore [id]"),
     ("quit", "Exit the CLI"),
     ("exit", "Exit the CLI"),
@@ -108,8 +115,10 @@ pub enum Command {
     MemoryAdd(String),
     /// `/memory refresh`.
     MemoryRefresh,
-    /// `/model`.
-    Model,
+    /// `/model [name]`: switch to `name`, or pick from a list.
+    Model(Option<String>),
+    /// `/auth`: the provider picker.
+    Auth,
     /// `/restore [id]`.
     Restore(Option<String>),
     /// `/quit`, `/exit`.
@@ -182,7 +191,8 @@ impl Command {
             | Command::Restore(_)
             | Command::DirectoryAdd(_)
             | Command::ExportSession(_)
-            | Command::McpAuth(_) => true,
+            | Command::McpAuth(_)
+            | Command::Model(Some(_)) => true,
             Command::Help
             | Command::About
             | Command::ChatList
@@ -192,7 +202,8 @@ impl Command {
             | Command::Hooks
             | Command::Mcp
             | Command::MemoryShow
-            | Command::Model
+            | Command::Model(None)
+            | Command::Auth
             | Command::Quit
             | Command::Stats
             | Command::Tools
@@ -277,7 +288,11 @@ pub fn parse(line: &str) -> Command {
         }
         ("memory", Some("refresh")) => Command::MemoryRefresh,
         ("memory", Some(_)) => Command::Usage("Usage: /memory show | add <fact> | refresh".into()),
-        ("model", _) => Command::Model,
+        ("model", _) => {
+            let name = rest_after(body, 1);
+            Command::Model((!name.is_empty()).then_some(name))
+        }
+        ("auth", _) => Command::Auth,
         ("restore", _) => Command::Restore(sub.map(str::to_string)),
         ("quit" | "exit", _) => Command::Quit,
         ("stats", _) => Command::Stats,

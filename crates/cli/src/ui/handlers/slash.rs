@@ -3,6 +3,7 @@
 //! `/clear`, `/compress`) send their op to the session while no request
 //! runs.
 
+use crate::ui::commands::model::Picker;
 use crate::ui::commands::parse::{Command, parse};
 use crate::ui::commands::{chat, info, panels};
 use crate::ui::control::App;
@@ -121,10 +122,9 @@ pub fn command(app: &mut App, line: &str) {
         Command::MemoryShow => s.push_lines(info::memory_lines(&app.ctx.info.context_files())),
         Command::MemoryAdd(fact) => start_memory(app, Some(fact)),
         Command::MemoryRefresh => start_memory(app, None),
-        Command::Model => {
-            let m = s.model.clone();
-            s.info(&format!("Model: {m}"));
-        }
+        Command::Model(Some(name)) => crate::ui::commands::model::switch(app, &name),
+        Command::Model(None) => app.picker_request = Some(Picker::Model),
+        Command::Auth => app.picker_request = Some(Picker::Auth),
         Command::Restore(id) => restore(app, id.as_deref()),
         Command::Quit => app.quit = true,
         Command::Stats => {

@@ -1,0 +1,96 @@
+//! `/model NAME` (the `SetModel` op): the name is checked against the
+//! known providers and what they offer before the session switches; a
+//! refusal names the known ones and the session keeps its model (a
+//! custom alias stands for its model). The
+//! model lists `/model`'s picker shows come from the same place.
+
+use super::Engine;
+use super::auth::check_auth;
+use super::view::SessionView;
+use crate::events::AgentEvent;
+use crate::model::discovery::{ProviderModels, check_model, model_choices};
+use crate::model::provider::Wire;
+
+impl Engine {
+    /// Switches to `model` from the next request on, or says why not.
+    pub(super) async fn switch_model(&mut self, model: String) {
+        let model = concrete(model.trim());
+        // A `modelConfigs.customAliases` name stands for its model.
+        let model = self
+            .ctx
+            .settings
+            .model_alias(&model)
+            .map_or(model, |alias| alias.model);
+        if let Err(message) = self.check_switch(&model).await {
+            self.emit(AgentEvent::Error { message });
+            return;
+        }
+        self.agent.set_model(model);
+        let model = self.agent.model().to_string();
+        self.ctx.model = model.clone();
+        let context_window = self.info.context_window(&model);
+        self.emit(AgentEvent::ModelChanged {
+            model: model.clone(),
+            context_window,
+        });
+        self.emit(AgentEvent::Info {
+            message: format!("Model set to {model}."),
+        });
+    }
+}
+
+impl Engine {
+    /// Why `model` cannot be switched to: an unknown provider, a missing
+    /// key, a model its server does not list, or Gemini without
+    /// credentials. A replayed session only checks the provider.
+    async fn check_switch(&self, model: &str) -> Result<(), String> {
+        let Some(providers) = self.info.context_windows.providers() else {
+            return Ok(());
+        };
+        let current = self.agent.model();
+        if !self.live_model {
+            return providers
+                .resolve(model)
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+        }
+        check_model(providers, &self.info.env, model, current)
+            .await
+            .map_err(|e| e.to_string())?;
+        let gemini = providers
+            .resolve(model)
+            .is_ok_and(|r| r.provider.id == "gemini" && r.provider.wire == Wire::Gemini);
+        if gemini {
+            let (settings, paths, env) = (&self.ctx.settings, &self.info.paths, &self.info.env);
+            check_auth(settings, paths, env, true).map_err(|e| {
+                let first = e.message.lines().next().unwrap_or_default();
+                let first = first.trim_end_matches('.');
+                format!("{first}. The model stays {current}.")
+            })?;
+        }
+        Ok(())
+    }
+}
+
+impl SessionView {
+    /// The models of Gemini and of every configured provider, listed from
+    /// their servers where they can say (`/model`'s picker).
+    pub async fn model_choices(&self) -> Vec<ProviderModels> {
+        match self.context_windows.providers() {
+            Some(providers) => model_choices(providers, &self.env).await,
+            None => Vec::new(),
+        }
+    }
+}
+
+/// Gemini CLI's short names for a concrete model (`pro`, `flash`,
+/// `flash-lite`); `auto` names stay, the agent routes them.
+fn concrete(model: &str) -> String {
+    match model {
+        "pro" => "gemini-2.5-pro",
+        "flash" => "gemini-2.5-flash",
+        "flash-lite" => "gemini-2.5-flash-lite",
+        other => other,
+    }
+    .to_string()
+}
