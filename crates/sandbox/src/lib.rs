@@ -11,13 +11,20 @@
 
 #![deny(missing_docs)]
 
+mod guard;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "linux")]
 mod mounts;
 
 #[cfg(target_os = "linux")]
-pub use linux::{kernel_abi, network_filter};
+pub use linux::{filter, kernel_abi, network_filter};
+
+pub use guard::{REFUSED_SUFFIX, Refused};
+
+/// The paths inside a workspace folder that sandboxed commands may not
+/// change or create: they load or run outside the sandbox later.
+pub const PROTECTED: &[&str] = &[".gemini", ".git", ".env"];
 
 use std::fmt;
 use std::io;
@@ -119,19 +126,24 @@ pub struct SandboxPolicy {
     /// Behave as on a kernel without Landlock (see
     /// [`FORCE_UNSUPPORTED_ENV`]).
     pub force_unsupported: bool,
-    /// Variables matching a secret's name (`*_API_KEY`, `*_TOKEN`,
-    /// `*_SECRET`) that sandboxed commands still get
-    /// (`tools.sandboxAllowedEnv`).
+    /// Variables with a secret's name (see [`is_secret_name`]) that
+    /// sandboxed commands still get (`tools.sandboxAllowedEnv`).
     pub allowed_env: Vec<String>,
+    /// The workspace folders (also in `writable`): their [`PROTECTED`]
+    /// paths that are missing at [`SandboxPolicy::prepare`] are watched
+    /// (see [`PreparedSandbox::refuse_created`]).
+    pub workspace: Vec<PathBuf>,
 }
 
-/// True for names of variables that hold credentials.
+/// Words that mark a variable as a credential, wherever they stand in its
+/// name (`AWS_SECRET_ACCESS_KEY`, `GH_TOKEN`, `PGPASSWORD`, ...).
+pub const SECRET_WORDS: &[&str] = &["KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "AUTH"];
+
+/// True for names of variables that hold credentials: the name contains
+/// one of [`SECRET_WORDS`], in any case.
 pub fn is_secret_name(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
-    upper.ends_with("_API_KEY")
-        || upper.ends_with("_TOKEN")
-        || upper.ends_with("_SECRET")
-        || upper == "API_KEY"
+    SECRET_WORDS.iter().any(|w| upper.contains(w))
 }
 
 impl SandboxPolicy {
@@ -144,6 +156,7 @@ impl SandboxPolicy {
             linux::prepare(self).map(|inner| PreparedSandbox {
                 inner,
                 allowed_env: self.allowed_env.clone(),
+                watched: guard::missing(&self.workspace, PROTECTED),
             })
         }
         #[cfg(not(target_os = "linux"))]
@@ -160,6 +173,7 @@ pub struct PreparedSandbox {
     #[cfg(target_os = "linux")]
     inner: linux::Prepared,
     allowed_env: Vec<String>,
+    watched: Vec<PathBuf>,
 }
 
 impl PreparedSandbox {
@@ -175,6 +189,14 @@ impl PreparedSandbox {
         {
             Err(io::Error::from_raw_os_error(libc::ENOSYS))
         }
+    }
+
+    /// Moves aside the [`PROTECTED`] paths that were missing when the
+    /// sandbox was prepared and exist now (a sandboxed command made them);
+    /// call it once a sandboxed command has ended. Each one is reported;
+    /// it is watched again afterwards.
+    pub fn refuse_created(&self) -> Vec<Refused> {
+        guard::refuse_created(&self.watched)
     }
 
     /// Why commands run without the read-only mounts (no user or mount

@@ -11,7 +11,7 @@
 //! Landlock: the sandbox never silently runs commands unprotected.
 
 pub use gemini_rs_sandbox::{
-    FORCE_UNSUPPORTED_ENV, PreparedSandbox, SandboxError, SandboxPolicy, install,
+    FORCE_UNSUPPORTED_ENV, PreparedSandbox, Refused, SandboxError, SandboxPolicy, install,
 };
 
 use crate::config::{SandboxSetting, Scope, Settings};
@@ -100,6 +100,7 @@ pub fn from_settings(
         }
         _ => return Err(SandboxError::Invalid(value)),
     }
+    let workspace = writable.clone();
     let mut dirs = writable;
     for extra in [
         PathBuf::from("/tmp"),
@@ -143,7 +144,14 @@ pub fn from_settings(
         allow_network,
         force_unsupported,
         allowed_env,
+        workspace,
     }))
+}
+
+/// The protected paths a sandboxed command created (moved aside, see
+/// [`PreparedSandbox::refuse_created`]); none without a sandbox.
+pub fn refuse_created(sandbox: Option<&std::sync::Arc<PreparedSandbox>>) -> Vec<Refused> {
+    sandbox.map(|s| s.refuse_created()).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -44,6 +44,7 @@ fn policy(writable: &[&Path], allow_network: bool) -> SandboxPolicy {
         allow_network,
         force_unsupported: false,
         allowed_env: Vec::new(),
+        workspace: Vec::new(),
     }
 }
 

@@ -114,6 +114,13 @@ impl Scheduler {
         if let Some(note) = note {
             append_text(&mut result, &note);
         }
+        // A sandboxed command (the tool's or a workspace hook's) may have
+        // created what runs outside the sandbox later.
+        for refused in crate::sandbox::refuse_created(self.ctx.sandbox.as_ref()) {
+            let message = refused.to_string();
+            append_text(&mut result, &format!("\n\n{message}"));
+            self.emit(AgentEvent::Warning { message });
+        }
         let after = if self.hooks.has(HookEvent::AfterTool) {
             let response = tool_response_json(&result);
             let call = HookToolCall {
