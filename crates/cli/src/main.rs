@@ -212,10 +212,16 @@ fn real_main() -> Result<i32> {
     if ui_mode {
         let config = args.session_config(startup, true, session_id);
         ui::set_screen_reader(args.screen_reader);
-        let code = ui::start(config, args.output_format, interactive_prompt).code();
+        let exit = ui::start(config, args.output_format, interactive_prompt);
         // What the session could not end in time (background commands on a
-        // signal) is ended on the way out.
-        gemini_rs_core::terminate_children(signals::GRACE);
+        // signal) is ended on the way out; after a signal within what is
+        // left of its grace.
+        let grace = match exit {
+            ExitCode::Terminated | ExitCode::HungUp => signals::CHILDREN_GRACE,
+            _ => signals::GRACE,
+        };
+        let code = exit.code();
+        gemini_rs_core::terminate_children(grace);
         return Ok(code);
     }
     headless_main(args, startup, session_id, stdin_is_tty)
