@@ -85,3 +85,31 @@ fn move_aside(path: &Path) -> io::Result<PathBuf> {
     }
     Err(io::Error::from(io::ErrorKind::AlreadyExists))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_what_appeared_is_moved_aside_under_a_free_name() {
+        let dir = std::env::temp_dir().join(format!("guard-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join(".git")).unwrap();
+        let watched = missing(std::slice::from_ref(&dir), &[".git", ".env", ".gemini"]);
+        let names: Vec<_> = watched.iter().filter_map(|p| p.file_name()).collect();
+        assert_eq!(names, [".env", ".gemini"]);
+        assert!(refuse_created(&watched).is_empty());
+        // A name taken by an earlier refusal gets the next suffix.
+        std::fs::write(dir.join(".env.refused-by-sandbox"), "old").unwrap();
+        std::fs::write(dir.join(".env"), "new").unwrap();
+        std::fs::create_dir(dir.join(".gemini")).unwrap();
+        let refused = refuse_created(&watched);
+        assert_eq!(refused.len(), 2);
+        assert!(!dir.join(".env").exists() && !dir.join(".gemini").exists());
+        let moved = std::fs::read_to_string(dir.join(".env.refused-by-sandbox-2")).unwrap();
+        assert_eq!(moved, "new");
+        assert!(dir.join(".gemini.refused-by-sandbox").is_dir());
+        assert!(refused[0].to_string().contains("it was moved to"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
