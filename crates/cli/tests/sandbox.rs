@@ -36,6 +36,15 @@ fn user_settings(sb: &Sandbox, extra: Value) {
 }
 
 fn run_command(sb: &Sandbox, command: &str, args: &[&str]) -> (Output, String) {
+    run_command_env(sb, command, args, &[])
+}
+
+fn run_command_env(
+    sb: &Sandbox,
+    command: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (Output, String) {
     let fake = FakeServer::replaying(&lines(&[
         call("run_shell_command", json!({"command": command})),
         text("done"),
@@ -43,7 +52,9 @@ fn run_command(sb: &Sandbox, command: &str, args: &[&str]) -> (Output, String) {
     let mut all = vec!["--approval-mode=yolo"];
     all.extend_from_slice(args);
     all.extend(["-p", "go"]);
-    let out = sb.run(&all, None, &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)]);
+    let mut env = env.to_vec();
+    env.push(("GOOGLE_GEMINI_BASE_URL", &fake.base_url));
+    let out = sb.run(&all, None, &env);
     let responses = fake.function_responses();
     let output = responses
         .first()
@@ -220,6 +231,18 @@ fn namespaces_or_skip(out: &Output) -> bool {
 
 #[test]
 fn a_sandboxed_command_cannot_change_the_machine_even_as_root() {
+    machine_stays_unchanged(&[]);
+}
+
+/// As on a kernel that refuses user namespaces: root still gets its own
+/// namespaces and loses its capabilities; anyone else keeps seccomp's
+/// refusals and is told the rest is missing.
+#[test]
+fn without_user_namespaces_root_is_still_held() {
+    machine_stays_unchanged(&[("GEMINI_RS_SANDBOX_FORCE_NO_USERNS", "1")]);
+}
+
+fn machine_stays_unchanged(env: &[(&str, &str)]) {
     let sb = Sandbox::new();
     if !sandbox_available(&sb) {
         return;
@@ -230,8 +253,9 @@ fn a_sandboxed_command_cannot_change_the_machine_even_as_root() {
         date -s @0 >/dev/null 2>&1; echo date=$?; \
         mount -t tmpfs none /mnt 2>/dev/null; echo mnt=$?; \
         echo caps=$(grep CapEff /proc/self/status | cut -f2); \
+        echo userns=$(awk '{print $3}' /proc/self/uid_map); \
         echo ifaces=$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ,)";
-    let (out, output) = run_command(&sb, command, &["-s"]);
+    let (out, output) = run_command_env(&sb, command, &["-s"], env);
     assert_eq!(out.code, 0, "{out:?}");
     for call in [
         "reboot",
@@ -258,9 +282,19 @@ fn a_sandboxed_command_cannot_change_the_machine_even_as_root() {
         std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap(),
         host
     );
+    if !env.is_empty() && !is_root() {
+        assert!(
+            out.stderr.contains("runs without its namespaces"),
+            "{out:?}"
+        );
+        return;
+    }
     if namespaces_or_skip(&out) {
         // Network is off: a namespace of its own, holding only a loopback.
         assert!(output.contains("ifaces=lo,"), "{output}");
+        // A user namespace mapping one id, or (forced away) the host's.
+        let userns = if env.is_empty() { "1" } else { "4294967295" };
+        assert!(output.contains(&format!("userns={userns}")), "{output}");
     }
     if is_root() {
         // Outside the sandbox root passes the permission checks (the

@@ -35,6 +35,10 @@ use std::sync::Arc;
 /// a kernel without Landlock (for tests of that path).
 pub const FORCE_UNSUPPORTED_ENV: &str = "GEMINI_RS_SANDBOX_FORCE_UNSUPPORTED";
 
+/// Environment variable that makes [`SandboxPolicy::prepare`] behave as on
+/// a kernel that refuses user namespaces (for tests of that path).
+pub const FORCE_NO_USER_NAMESPACE_ENV: &str = "GEMINI_RS_SANDBOX_FORCE_NO_USERNS";
+
 /// Why the sandbox cannot be set up.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SandboxError {
@@ -109,6 +113,10 @@ pub enum IsolationError {
     /// The probe child did not start.
     #[error("{0}")]
     ProbeFailed(io::Error),
+    /// Tests asked to behave as without user namespaces (and the caller
+    /// is not root, who could do without).
+    #[error("user namespaces refused (forced by {FORCE_NO_USER_NAMESPACE_ENV})")]
+    NoUserNamespace,
     /// Mount namespaces are a Linux feature.
     #[error("not Linux")]
     #[cfg_attr(target_os = "linux", allow(dead_code))]
@@ -126,6 +134,9 @@ pub struct SandboxPolicy {
     /// Behave as on a kernel without Landlock (see
     /// [`FORCE_UNSUPPORTED_ENV`]).
     pub force_unsupported: bool,
+    /// Behave as on a kernel that refuses user namespaces (see
+    /// [`FORCE_NO_USER_NAMESPACE_ENV`]).
+    pub force_no_user_namespace: bool,
     /// Variables with a secret's name (see [`is_secret_name`]) that
     /// sandboxed commands still get (`tools.sandboxAllowedEnv`).
     pub allowed_env: Vec<String>,

@@ -51,7 +51,11 @@ pub(super) fn prepare(policy: &SandboxPolicy) -> Result<Prepared, SandboxError> 
         LandlockMissing::NoRuleset,
     ))?;
     let filter = filter(policy.allow_network)?;
-    let (mounts, isolation_error) = match mounts::choose(&policy.writable, !policy.allow_network) {
+    let (mounts, isolation_error) = match mounts::choose(
+        &policy.writable,
+        !policy.allow_network,
+        policy.force_no_user_namespace,
+    ) {
         Ok(plan) => (Some(plan), None),
         Err(why) => {
             tracing::warn!("sandbox: no mount isolation ({why})");

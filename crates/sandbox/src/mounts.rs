@@ -209,11 +209,16 @@ fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> {
 pub(crate) fn choose(
     writable: &[PathBuf],
     new_net: bool,
+    no_user_namespace: bool,
 ) -> Result<std::sync::Arc<MountPlan>, IsolationError> {
-    let with_user = std::sync::Arc::new(MountPlan::new(writable, true, new_net));
-    let refused = match supported(&with_user) {
-        Ok(()) => return Ok(with_user),
-        Err(why) => why,
+    let refused = if no_user_namespace {
+        IsolationError::NoUserNamespace
+    } else {
+        let with_user = std::sync::Arc::new(MountPlan::new(writable, true, new_net));
+        match supported(&with_user) {
+            Ok(()) => return Ok(with_user),
+            Err(why) => why,
+        }
     };
     // SAFETY: a plain getter.
     if unsafe { libc::geteuid() } == 0 {

@@ -11,7 +11,8 @@
 //! Landlock: the sandbox never silently runs commands unprotected.
 
 pub use gemini_rs_sandbox::{
-    FORCE_UNSUPPORTED_ENV, PreparedSandbox, Refused, SandboxError, SandboxPolicy, install,
+    FORCE_NO_USER_NAMESPACE_ENV, FORCE_UNSUPPORTED_ENV, PreparedSandbox, Refused, SandboxError,
+    SandboxPolicy, install,
 };
 
 use crate::config::{SandboxSetting, Scope, Settings};
@@ -137,12 +138,14 @@ pub fn from_settings(
             .collect()
     })
     .unwrap_or_default();
-    let force_unsupported =
-        env(FORCE_UNSUPPORTED_ENV).is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
+    let forced = |name: &str| env(name).is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
+    let force_unsupported = forced(FORCE_UNSUPPORTED_ENV);
+    let force_no_user_namespace = forced(FORCE_NO_USER_NAMESPACE_ENV);
     Ok(Some(SandboxPolicy {
         writable: dirs,
         allow_network,
         force_unsupported,
+        force_no_user_namespace,
         allowed_env,
         workspace,
     }))
