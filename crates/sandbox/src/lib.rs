@@ -1,10 +1,14 @@
 //! The native sandbox: every command the agent starts runs under
-//! Landlock, which allows writes only below the given directories, and
-//! (unless network is allowed) a seccomp filter that refuses every socket
-//! family but `AF_UNIX` and `AF_NETLINK`; where the kernel has user and
-//! mount namespaces, the rest of the file system is mounted read-only too.
-//! Everything is prepared in the parent and installed in the child between
-//! `fork` and `exec`, so a blocked action fails with EACCES/EPERM.
+//! Landlock, which allows writes only below the given directories, with no
+//! capabilities (also as root), and under a seccomp filter that refuses
+//! the calls that change the machine (clock, reboot, swap, modules,
+//! mounts, host name) and, unless network is allowed, every socket family
+//! but `AF_UNIX` and `AF_NETLINK`. Where the kernel allows it, the command
+//! also gets its own user, mount, UTS and (without network) network
+//! namespaces, in which the rest of the file system and the protected
+//! paths are mounted read-only. Everything is prepared in the parent and
+//! installed in the child between `fork` and `exec`, so a blocked action
+//! fails with EACCES/EPERM/EROFS.
 //!
 //! A leaf crate: it knows nothing of settings (the engine decides the
 //! policy) and is usable by anything that starts commands.
@@ -177,8 +181,8 @@ impl SandboxPolicy {
     }
 }
 
-/// A sandbox ready to be installed in children: an open Landlock ruleset
-/// and, without network, a compiled seccomp program.
+/// A sandbox ready to be installed in children: an open Landlock ruleset,
+/// a compiled seccomp program and the namespace plan.
 #[derive(Debug)]
 pub struct PreparedSandbox {
     #[cfg(target_os = "linux")]
@@ -188,9 +192,10 @@ pub struct PreparedSandbox {
 }
 
 impl PreparedSandbox {
-    /// Restricts the calling process: `PR_SET_NO_NEW_PRIVS`, Landlock's
-    /// `restrict_self`, then the seccomp filter. Only syscalls, no
-    /// allocation: safe between `fork` and `exec`.
+    /// Restricts the calling process: the namespaces and mounts, an empty
+    /// capability set, `PR_SET_NO_NEW_PRIVS`, Landlock's `restrict_self`,
+    /// then the seccomp filter. Only syscalls, no allocation: safe between
+    /// `fork` and `exec`.
     pub fn apply_in_child(&self) -> io::Result<()> {
         #[cfg(target_os = "linux")]
         {

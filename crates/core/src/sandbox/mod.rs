@@ -1,10 +1,11 @@
 //! The native sandbox (`-s/--sandbox`, `GEMINI_SANDBOX=true`, settings
 //! `tools.sandbox: true`): every command the agent starts runs under
 //! Landlock, which allows writes only below the workspace directories and
-//! the temp dirs, and (unless `tools.sandboxNetwork: true`) a seccomp
-//! filter that refuses every socket family but `AF_UNIX` and
-//! `AF_NETLINK`. Both are prepared in the parent and installed in the child
-//! between `fork` and `exec`, so a blocked action fails with EACCES/EPERM.
+//! the temp dirs, in namespaces of its own with no capabilities, and under
+//! a seccomp filter that refuses the machine-changing calls and (unless
+//! `tools.sandboxNetwork: true`) every socket family but `AF_UNIX` and
+//! `AF_NETLINK` (see the `gemini-rs-sandbox` crate). All of it is prepared
+//! in the parent and installed in the child between `fork` and `exec`.
 //!
 //! Gemini CLI's container sandboxes (`docker`, `podman`, `sandbox-exec`,
 //! ...) are refused with a clear error, and so is a kernel without
