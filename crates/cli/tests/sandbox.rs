@@ -403,3 +403,35 @@ fn workspace_mcp_servers_and_discovery_run_inside_the_sandbox() {
         "the user's server runs outside: {out:?}"
     );
 }
+
+/// What gemini-rs's own file tools create (the user let them) is not taken
+/// for a sandboxed command's doing.
+#[test]
+fn a_protected_path_the_file_tools_create_is_kept() {
+    let sb = Sandbox::new();
+    if !sandbox_available(&sb) {
+        return;
+    }
+    let _ = std::fs::remove_file(sb.work.join(".env"));
+    let fake = FakeServer::replaying(&lines(&[
+        call(
+            "write_file",
+            json!({"file_path": ".env", "content": "A=1\n"}),
+        ),
+        call("run_shell_command", json!({"command": "cat .env"})),
+        text("done"),
+    ]));
+    let out = sb.run(
+        &["--approval-mode=yolo", "-s", "-p", "go"],
+        None,
+        &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(sb.read(".env").as_deref(), Some("A=1\n"), "{out:?}");
+    assert!(!sb.work.join(".env.refused-by-sandbox").exists());
+    assert!(
+        !out.stderr.contains("The sandbox refused"),
+        "{}",
+        out.stderr
+    );
+}

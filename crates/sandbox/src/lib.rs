@@ -171,7 +171,7 @@ impl SandboxPolicy {
             linux::prepare(self).map(|inner| PreparedSandbox {
                 inner,
                 allowed_env: self.allowed_env.clone(),
-                watched: guard::missing(&self.workspace, PROTECTED),
+                watched: std::sync::Mutex::new(guard::missing(&self.workspace, PROTECTED)),
             })
         }
         #[cfg(not(target_os = "linux"))]
@@ -188,7 +188,7 @@ pub struct PreparedSandbox {
     #[cfg(target_os = "linux")]
     inner: linux::Prepared,
     allowed_env: Vec<String>,
-    watched: Vec<PathBuf>,
+    watched: std::sync::Mutex<Vec<PathBuf>>,
 }
 
 impl PreparedSandbox {
@@ -212,7 +212,20 @@ impl PreparedSandbox {
     /// call it once a sandboxed command has ended. Each one is reported;
     /// it is watched again afterwards.
     pub fn refuse_created(&self) -> Vec<Refused> {
-        guard::refuse_created(&self.watched)
+        match self.watched.lock() {
+            Ok(watched) => guard::refuse_created(&watched),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// Stops watching the [`PROTECTED`] paths that exist now: gemini-rs
+    /// itself made them (a file tool the user let write there), so they
+    /// are not moved aside later. They stay unprotected until the next
+    /// session (the mounts are planned at the start).
+    pub fn accept_created(&self) {
+        if let Ok(mut watched) = self.watched.lock() {
+            watched.retain(|p| p.symlink_metadata().is_err());
+        }
     }
 
     /// Why commands run without the read-only mounts (no user or mount
