@@ -197,7 +197,7 @@ async fn run(handle: gemini_rs_core::SessionHandle, initial: Option<String>) -> 
     let result = app::run(app, &mut tui, events, key_rx, initial).await;
     tui.finish();
     let wait = match result {
-        Ok(Some(_)) => crate::signals::CHILDREN_GRACE,
+        Ok(Some(_)) => crate::signals::TASK_GRACE,
         _ => crate::signals::GRACE,
     };
     let _ = tokio::time::timeout(wait, task).await;
