@@ -212,9 +212,6 @@ fn real_main() -> Result<i32> {
     if ui_mode {
         ui::set_screen_reader(args.screen_reader);
         let code = run_ui(args, startup, &root, &paths, session_id, interactive_prompt);
-        // What the session could not end in time (background commands on a
-        // signal) is ended on the way out.
-        gemini_rs_core::terminate_children(signals::GRACE);
         return Ok(code);
     }
     headless_main(args, startup, session_id, stdin_is_tty)
@@ -238,7 +235,17 @@ fn run_ui(
             config.env = config.env.with(var, value);
         }
         match ui::start(config, args.output_format, prompt.clone()) {
-            ui::Ended::Exit(code) => return code.code(),
+            ui::Ended::Exit(exit) => {
+                // What the session could not end in time (background
+                // commands on a signal) is ended on the way out; after a
+                // signal within what is left of its grace.
+                let grace = match exit {
+                    ExitCode::Terminated | ExitCode::HungUp => signals::CHILDREN_GRACE,
+                    _ => signals::GRACE,
+                };
+                gemini_rs_core::terminate_children(grace);
+                return exit.code();
+            }
             ui::Ended::Chosen(chosen) => {
                 println!("{}", chosen.note);
                 // The choice wins over a `-m` naming another provider.
@@ -249,7 +256,10 @@ fn run_ui(
                 typed.extend(chosen.key);
                 startup = match load_startup(&args, root, paths, &session_id) {
                     Ok(s) => s,
-                    Err(code) => return code,
+                    Err(code) => {
+                        gemini_rs_core::terminate_children(signals::GRACE);
+                        return code;
+                    }
                 };
             }
         }

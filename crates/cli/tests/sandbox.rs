@@ -36,6 +36,15 @@ fn user_settings(sb: &Sandbox, extra: Value) {
 }
 
 fn run_command(sb: &Sandbox, command: &str, args: &[&str]) -> (Output, String) {
+    run_command_env(sb, command, args, &[])
+}
+
+fn run_command_env(
+    sb: &Sandbox,
+    command: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (Output, String) {
     let fake = FakeServer::replaying(&lines(&[
         call("run_shell_command", json!({"command": command})),
         text("done"),
@@ -43,7 +52,9 @@ fn run_command(sb: &Sandbox, command: &str, args: &[&str]) -> (Output, String) {
     let mut all = vec!["--approval-mode=yolo"];
     all.extend_from_slice(args);
     all.extend(["-p", "go"]);
-    let out = sb.run(&all, None, &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)]);
+    let mut env = env.to_vec();
+    env.push(("GOOGLE_GEMINI_BASE_URL", &fake.base_url));
+    let out = sb.run(&all, None, &env);
     let responses = fake.function_responses();
     let output = responses
         .first()
@@ -167,4 +178,260 @@ fn workspace_hooks_run_inside_the_sandbox_user_hooks_outside() {
         "the project's hook escaped the sandbox"
     );
     assert!(sb.work.join("project-inside.txt").exists(), "{out:?}");
+}
+
+/// Runs the privileged calls by number (python3's ctypes) and prints each
+/// one's errno name; the arguments are invalid, so where a call passes its
+/// permission check it fails harmlessly (EINVAL, ENOENT, EBADF, ENODEV).
+const PRIVILEGED_CALLS: &str = r#"
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+class Ts(ctypes.Structure):
+    _fields_ = [("s", ctypes.c_long), ("ns", ctypes.c_long)]
+calls = {
+    "reboot": (169, [0, 0, 0, 0]),
+    "clock_settime": (227, [0, ctypes.byref(Ts(0, -1))]),
+    "adjtimex": (159, [ctypes.create_string_buffer(512)]),
+    "swapon": (167, [b"/nonexistent-swap", 0]),
+    "finit_module": (313, [-1, b"", 0]),
+    "delete_module": (176, [b"no_such_module_x", 0]),
+    "mount": (165, [b"none", b"/nonexistent-mnt", b"nosuchfs", 0, None]),
+    "umount2": (166, [b"/nonexistent-mnt", 0]),
+    "sethostname": (170, [b"x" * 100, 100]),
+    "setdomainname": (171, [b"x" * 100, 100]),
+}
+for name, (nr, args) in calls.items():
+    rc = libc.syscall(nr, *args)
+    e = ctypes.get_errno()
+    print(f"{name}={'OK' if rc == 0 else errno.errorcode.get(e, e)}")
+"#;
+
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .find(|l| l.starts_with("Uid:"))
+            .is_some_and(|l| l.split_whitespace().nth(2) == Some("0"))
+    })
+}
+
+/// Whether the session said it runs without namespaces; then fails under
+/// CI (the kernel does not allow what the test checks) and skips otherwise.
+fn namespaces_or_skip(out: &Output) -> bool {
+    if !out.stderr.contains("runs without its namespaces") {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").is_err(),
+        "the kernel allows no namespaces for the sandbox: {}",
+        out.stderr
+    );
+    eprintln!("skipped: no user namespaces and not root");
+    false
+}
+
+#[test]
+fn a_sandboxed_command_cannot_change_the_machine_even_as_root() {
+    machine_stays_unchanged(&[]);
+}
+
+/// As on a kernel that refuses user namespaces: root still gets its own
+/// namespaces and loses its capabilities; anyone else keeps seccomp's
+/// refusals and is told the rest is missing.
+#[test]
+fn without_user_namespaces_root_is_still_held() {
+    machine_stays_unchanged(&[("GEMINI_RS_SANDBOX_FORCE_NO_USERNS", "1")]);
+}
+
+fn machine_stays_unchanged(env: &[(&str, &str)]) {
+    let sb = Sandbox::new();
+    if !sandbox_available(&sb) {
+        return;
+    }
+    sb.write("calls.py", PRIVILEGED_CALLS);
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    let command = "python3 calls.py; hostname sandboxed-x; echo hostname=$?; \
+        date -s @0 >/dev/null 2>&1; echo date=$?; \
+        mount -t tmpfs none /mnt 2>/dev/null; echo mnt=$?; \
+        echo caps=$(grep CapEff /proc/self/status | cut -f2); \
+        echo userns=$(awk '{print $3}' /proc/self/uid_map); \
+        echo ifaces=$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ,)";
+    let (out, output) = run_command_env(&sb, command, &["-s"], env);
+    assert_eq!(out.code, 0, "{out:?}");
+    for call in [
+        "reboot",
+        "clock_settime",
+        "adjtimex",
+        "swapon",
+        "finit_module",
+        "delete_module",
+        "mount",
+        "umount2",
+        "sethostname",
+        "setdomainname",
+    ] {
+        assert!(
+            output.contains(&format!("{call}=EPERM")),
+            "{call}: {output}"
+        );
+    }
+    for refused in ["hostname=1", "date=1", "mnt=32"] {
+        assert!(output.contains(refused), "{refused} in {output}");
+    }
+    assert!(output.contains("caps=0000000000000000"), "{output}");
+    assert_eq!(
+        std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap(),
+        host
+    );
+    if !env.is_empty() && !is_root() {
+        assert!(
+            out.stderr.contains("runs without its namespaces"),
+            "{out:?}"
+        );
+        return;
+    }
+    if namespaces_or_skip(&out) {
+        // Network is off: a namespace of its own, holding only a loopback.
+        assert!(output.contains("ifaces=lo,"), "{output}");
+        // A user namespace mapping one id, or (forced away) the host's.
+        let userns = if env.is_empty() { "1" } else { "4294967295" };
+        assert!(output.contains(&format!("userns={userns}")), "{output}");
+    }
+    if is_root() {
+        // Outside the sandbox root passes the permission checks (the
+        // invalid arguments then fail): the refusals above are the
+        // sandbox's.
+        let (_, outside) = run_command(&sb, "python3 calls.py", &[]);
+        for passed in ["reboot=EINVAL", "swapon=ENOENT", "sethostname=EINVAL"] {
+            assert!(outside.contains(passed), "{passed}: {outside}");
+        }
+    }
+}
+
+#[test]
+fn git_and_paths_missing_at_start_stay_protected_and_secrets_stay_out() {
+    let sb = Sandbox::new();
+    if !sandbox_available(&sb) {
+        return;
+    }
+    user_settings(
+        &sb,
+        json!({"tools": {"sandboxAllowedEnv": ["DEPLOY_TOKEN"]}}),
+    );
+    sb.write(".git/config", "[core]\n");
+    // No .env and no .gemini/ in the workspace (sandbox_available left
+    // none): a sandboxed command may not create them.
+    let _ = std::fs::remove_dir_all(sb.work.join(".gemini"));
+    let command = "echo '[core] fsmonitor = evil' >> .git/config; echo config=$?; \
+        touch .git/newfile; echo gitnew=$?; \
+        echo GEMINI_API_KEY=x > .env; mkdir -p .gemini; echo '{}' > .gemini/settings.json; \
+        echo vars=$(env | cut -d= -f1 | grep -E 'SECRET|PASSWORD|AUTH|TOKEN|CREDENTIAL|KEY' | sort | tr '\\n' ,)";
+    let env = [
+        ("AWS_SECRET_ACCESS_KEY", "s1"),
+        ("PGPASSWORD", "s2"),
+        ("MY_AUTH_HEADER", "s3"),
+        ("DEPLOY_TOKEN", "kept"),
+        ("GOOGLE_APPLICATION_CREDENTIALS", "/x"),
+    ];
+    let fake = FakeServer::replaying(&lines(&[
+        call("run_shell_command", json!({"command": command})),
+        text("done"),
+    ]));
+    let mut all_env = vec![("GOOGLE_GEMINI_BASE_URL", fake.base_url.as_str())];
+    all_env.extend(env);
+    let out = sb.run(&["--approval-mode=yolo", "-s", "-p", "go"], None, &all_env);
+    assert_eq!(out.code, 0, "{out:?}");
+    let output = fake.function_responses()[0]["functionResponse"]["response"]["output"].to_string();
+    assert!(output.contains("config=1"), "{output}");
+    assert!(output.contains("gitnew=1"), "{output}");
+    assert!(output.contains("vars=DEPLOY_TOKEN,"), "{output}");
+    assert_eq!(sb.read(".git/config").as_deref(), Some("[core]\n"));
+    assert!(!sb.work.join(".env").exists(), "{out:?}");
+    assert!(!sb.work.join(".gemini").exists(), "{out:?}");
+    // Moved aside where nothing loads them, and reported.
+    assert!(sb.work.join(".env.refused-by-sandbox").exists());
+    assert!(
+        out.stderr.contains("The sandbox refused") && out.stderr.contains(".env"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        output.contains("it was moved to"),
+        "the model hears of it: {output}"
+    );
+}
+
+#[test]
+fn workspace_mcp_servers_and_discovery_run_inside_the_sandbox() {
+    let sb = Sandbox::new();
+    if !sandbox_available(&sb) {
+        return;
+    }
+    let far = outside_dir();
+    let mark = |name: &str| far.path().join(name);
+    let starter = |name: &str| {
+        format!(
+            "touch {} ; touch {name}-inside.txt; echo '[]'",
+            mark(name).display()
+        )
+    };
+    user_settings(
+        &sb,
+        json!({"mcpServers": {"mine": {"command": "sh", "args": ["-c", starter("user-mcp")]}}}),
+    );
+    sb.write(
+        ".gemini/settings.json",
+        &json!({
+            "mcpServers": {"theirs": {"command": "sh", "args": ["-c", starter("workspace-mcp")]}},
+            "tools": {"discoveryCommand": format!("sh -c \"{}\"", starter("discovery"))}
+        })
+        .to_string(),
+    );
+    let (out, _) = run_command(&sb, "true", &["-s"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    for inside in ["workspace-mcp", "discovery"] {
+        assert!(
+            sb.work.join(format!("{inside}-inside.txt")).exists(),
+            "{inside} did not run: {out:?}"
+        );
+        assert!(
+            !mark(inside).exists(),
+            "{inside} wrote outside the workspace"
+        );
+    }
+    assert!(
+        mark("user-mcp").exists(),
+        "the user's server runs outside: {out:?}"
+    );
+}
+
+/// What gemini-rs's own file tools create (the user let them) is not taken
+/// for a sandboxed command's doing.
+#[test]
+fn a_protected_path_the_file_tools_create_is_kept() {
+    let sb = Sandbox::new();
+    if !sandbox_available(&sb) {
+        return;
+    }
+    let _ = std::fs::remove_file(sb.work.join(".env"));
+    let fake = FakeServer::replaying(&lines(&[
+        call(
+            "write_file",
+            json!({"file_path": ".env", "content": "A=1\n"}),
+        ),
+        call("run_shell_command", json!({"command": "cat .env"})),
+        text("done"),
+    ]));
+    let out = sb.run(
+        &["--approval-mode=yolo", "-s", "-p", "go"],
+        None,
+        &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(sb.read(".env").as_deref(), Some("A=1\n"), "{out:?}");
+    assert!(!sb.work.join(".env.refused-by-sandbox").exists());
+    assert!(
+        !out.stderr.contains("The sandbox refused"),
+        "{}",
+        out.stderr
+    );
 }

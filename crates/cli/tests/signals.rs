@@ -195,3 +195,126 @@ fn a_hook_ignoring_term_is_killed_and_the_exit_takes_two_seconds_at_most() {
     assert!(took < Duration::from_millis(2300), "exit took {took:?}");
     assert!(pgrep("sleep 62.").is_empty(), "left {}", pgrep("sleep 62."));
 }
+
+/// True while `pid` runs (a zombie has ended: only its parent's wait is
+/// missing).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        let state = stat[stat.rfind(')').map_or(0, |i| i + 2)..].chars().next();
+        state.is_some_and(|s| s != 'Z' && s != 'X')
+    })
+}
+
+fn parent(pid: u32) -> u32 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    rest.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// The terminal UI (in tmux) running the model's shell command, which
+/// ignores SIGTERM and writes its pid to `cmd.pid`: the tmux pane, the
+/// command's pid and gemini-rs's pid.
+fn ui_running_a_command(
+    sb: &Sandbox,
+    marker: &str,
+    record_exit: bool,
+) -> Option<(FakeServer, crate::tui::Tmux, u32, u32)> {
+    if !crate::tui::tmux_available() {
+        crate::support::peer_missing("tmux", "apt-get install tmux");
+        return None;
+    }
+    settings(sb);
+    let command = format!("echo $$ > cmd.pid; trap '' TERM; sleep {marker}; true");
+    let fake = FakeServer::replaying(&lines(&[
+        call("run_shell_command", json!({"command": command})),
+        text("unused"),
+    ]));
+    let args = ["--approval-mode=yolo"];
+    let t = if record_exit {
+        crate::tui::Tmux::start_recording_exit(sb, &fake.base_url, &args)
+    } else {
+        crate::tui::Tmux::start(sb, &fake.base_url, &args, 100, 30)
+    };
+    t.wait_for("mode: YOLO", 20);
+    t.type_text("run it");
+    t.keys(&["Enter"]);
+    let pid_file = sb.work.join("cmd.pid");
+    let read = || {
+        std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|s| s.trim().parse::<u32>().ok())
+    };
+    assert!(
+        wait_until(20, || read().is_some()
+            && !pgrep(&format!("sleep {marker}")).is_empty()),
+        "the command did not start: {}",
+        t.screen()
+    );
+    let command_pid = read().unwrap();
+    let gemini = parent(command_pid);
+    Some((fake, t, command_pid, gemini))
+}
+
+/// Waits up to 5 s for `pid` to end; how long it took.
+fn ended_within(pid: u32, from: Instant) -> Duration {
+    assert!(
+        wait_until(5, || !running(pid)),
+        "gemini-rs {pid} still runs 5 s after the signal"
+    );
+    from.elapsed()
+}
+
+#[test]
+fn the_ui_ends_on_term_and_hup_with_its_command_within_two_seconds() {
+    for (signal, code, marker) in [("TERM", 143, "63.25"), ("HUP", 129, "63.5")] {
+        let sb = Sandbox::new();
+        let Some((_fake, t, command, gemini)) = ui_running_a_command(&sb, marker, false) else {
+            return;
+        };
+        let sent = Instant::now();
+        send(gemini, signal);
+        let took = ended_within(gemini, sent);
+        // Two seconds, and a little for a loaded machine's scheduling.
+        assert!(took < Duration::from_millis(2300), "SIG{signal}: {took:?}");
+        assert!(!running(command), "SIG{signal} left the command {command}");
+        assert_eq!(pgrep(&format!("sleep {marker}")), "", "SIG{signal}");
+        t.wait_for(&format!("EXIT={code}"), 5);
+    }
+}
+
+#[test]
+fn sigint_to_the_ui_cancels_the_command_as_ctrl_c_does() {
+    let sb = Sandbox::new();
+    let Some((_fake, t, command, gemini)) = ui_running_a_command(&sb, "63.75", false) else {
+        return;
+    };
+    send(gemini, "INT");
+    assert!(
+        wait_until(3, || !running(command)),
+        "SIGINT left the command {command} running"
+    );
+    t.wait_for("Request cancelled.", 5);
+    assert!(running(gemini), "SIGINT ended the UI: {}", t.screen());
+    assert_eq!(pgrep("sleep 63.75"), "");
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT=0", 10);
+}
+
+#[test]
+fn a_closed_terminal_ends_the_ui_and_its_command_within_two_seconds() {
+    let sb = Sandbox::new();
+    let Some((_fake, t, command, gemini)) = ui_running_a_command(&sb, "64.25", true) else {
+        return;
+    };
+    let closed = Instant::now();
+    t.kill_session();
+    // Not spinning on the dead terminal: gone, with its command.
+    let took = ended_within(gemini, closed);
+    assert!(took < Duration::from_millis(2300), "{took:?}");
+    assert!(!running(command), "the command {command} survived");
+    assert_eq!(pgrep("sleep 64.25"), "");
+    // It ended as on SIGHUP, not with a terminal error.
+    let code = sb.home.join("exit.code");
+    assert!(wait_until(5, || code.exists()), "no exit code recorded");
+    assert_eq!(std::fs::read_to_string(&code).unwrap().trim(), "129");
+}

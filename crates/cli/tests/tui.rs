@@ -37,6 +37,25 @@ impl Tmux {
         w: u16,
         h: u16,
     ) -> Tmux {
+        Tmux::launch(sb, base_url, args, extra_env, (w, h), "")
+    }
+
+    /// [`Tmux::start`] in a pane whose shell outlives the terminal: it
+    /// writes gemini-rs's exit code to `exit.code` in the home folder also
+    /// after [`Tmux::kill_session`].
+    pub fn start_recording_exit(sb: &Sandbox, base_url: &str, args: &[&str]) -> Tmux {
+        let record = format!("trap '' HUP; R='{}'; ", sb.home.join("exit.code").display());
+        Tmux::launch(sb, base_url, args, &[], (100, 30), &record)
+    }
+
+    fn launch(
+        sb: &Sandbox,
+        base_url: &str,
+        args: &[&str],
+        extra_env: &[(&str, &str)],
+        (w, h): (u16, u16),
+        prefix: &str,
+    ) -> Tmux {
         let socket = sb.home.join("tmux.sock").display().to_string();
         let bin = env!("CARGO_BIN_EXE_gemini-rs");
         let env = [
@@ -59,7 +78,7 @@ impl Tmux {
         let env: Vec<(&str, String)> = env.into_iter().chain(extra).collect();
         let env: Vec<String> = env.iter().map(|(k, v)| format!("{k}='{v}'")).collect();
         let script = format!(
-            "cd '{}' && env -i {} '{bin}' {}; echo EXIT=$?; stty -a | grep -o -- '-icanon' || echo COOKED; sleep 60",
+            "{prefix}cd '{}' && env -i {} '{bin}' {}; C=$?; [ -n \"$R\" ] && echo $C > \"$R\"; echo EXIT=$C; stty -a | grep -o -- '-icanon' || echo COOKED; sleep 60",
             sb.work.display(),
             env.join(" "),
             args.join(" ")
@@ -106,6 +125,11 @@ impl Tmux {
         let mut args = vec!["send-keys", "-t", "main"];
         args.extend_from_slice(keys);
         self.tmux(&args);
+    }
+
+    /// Ends the session: its terminal closes under the program.
+    pub fn kill_session(&self) {
+        self.tmux(&["kill-session", "-t", "main"]);
     }
 
     pub fn type_text(&self, text: &str) {

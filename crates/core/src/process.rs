@@ -150,8 +150,8 @@ fn unregister(pgid: i32) {
 }
 
 /// Ends every registered group: SIGTERM (and SIGCONT) to all, then SIGKILL
-/// to what is left after `grace`. Blocks until then; for the way out of
-/// the process.
+/// to what is left after `grace`, and waits (briefly) until it is gone.
+/// Blocks until then; for the way out of the process.
 pub fn terminate_all(grace: Duration) {
     let groups: Vec<i32> = LIVE
         .lock()
@@ -170,6 +170,12 @@ pub fn terminate_all(grace: Duration) {
     }
     for &g in &groups {
         signal_group(g, libc::SIGKILL);
+    }
+    // SIGKILL is delivered, not done, when kill(2) returns: give the
+    // processes a moment to be gone before the caller exits.
+    let killed = Instant::now() + Duration::from_millis(250);
+    while Instant::now() < killed && groups.iter().any(|&g| !members(g).is_empty()) {
+        std::thread::sleep(Duration::from_millis(5));
     }
 }
 

@@ -1,23 +1,34 @@
 //! The native sandbox: every command the agent starts runs under
-//! Landlock, which allows writes only below the given directories, and
-//! (unless network is allowed) a seccomp filter that refuses every socket
-//! family but `AF_UNIX` and `AF_NETLINK`; where the kernel has user and
-//! mount namespaces, the rest of the file system is mounted read-only too.
-//! Everything is prepared in the parent and installed in the child between
-//! `fork` and `exec`, so a blocked action fails with EACCES/EPERM.
+//! Landlock, which allows writes only below the given directories, with no
+//! capabilities (also as root), and under a seccomp filter that refuses
+//! the calls that change the machine (clock, reboot, swap, modules,
+//! mounts, host name) and, unless network is allowed, every socket family
+//! but `AF_UNIX` and `AF_NETLINK`. Where the kernel allows it, the command
+//! also gets its own user, mount, UTS and (without network) network
+//! namespaces, in which the rest of the file system and the protected
+//! paths are mounted read-only. Everything is prepared in the parent and
+//! installed in the child between `fork` and `exec`, so a blocked action
+//! fails with EACCES/EPERM/EROFS.
 //!
 //! A leaf crate: it knows nothing of settings (the engine decides the
 //! policy) and is usable by anything that starts commands.
 
 #![deny(missing_docs)]
 
+mod guard;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "linux")]
 mod mounts;
 
 #[cfg(target_os = "linux")]
-pub use linux::{kernel_abi, network_filter};
+pub use linux::{filter, kernel_abi, network_filter};
+
+pub use guard::{REFUSED_SUFFIX, Refused};
+
+/// The paths inside a workspace folder that sandboxed commands may not
+/// change or create: they load or run outside the sandbox later.
+pub const PROTECTED: &[&str] = &[".gemini", ".git", ".env"];
 
 use std::fmt;
 use std::io;
@@ -27,6 +38,10 @@ use std::sync::Arc;
 /// Environment variable that makes [`SandboxPolicy::prepare`] behave as on
 /// a kernel without Landlock (for tests of that path).
 pub const FORCE_UNSUPPORTED_ENV: &str = "GEMINI_RS_SANDBOX_FORCE_UNSUPPORTED";
+
+/// Environment variable that makes [`SandboxPolicy::prepare`] behave as on
+/// a kernel that refuses user namespaces (for tests of that path).
+pub const FORCE_NO_USER_NAMESPACE_ENV: &str = "GEMINI_RS_SANDBOX_FORCE_NO_USERNS";
 
 /// Why the sandbox cannot be set up.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,6 +117,10 @@ pub enum IsolationError {
     /// The probe child did not start.
     #[error("{0}")]
     ProbeFailed(io::Error),
+    /// Tests asked to behave as without user namespaces (and the caller
+    /// is not root, who could do without).
+    #[error("user namespaces refused (forced by {FORCE_NO_USER_NAMESPACE_ENV})")]
+    NoUserNamespace,
     /// Mount namespaces are a Linux feature.
     #[error("not Linux")]
     #[cfg_attr(target_os = "linux", allow(dead_code))]
@@ -119,19 +138,27 @@ pub struct SandboxPolicy {
     /// Behave as on a kernel without Landlock (see
     /// [`FORCE_UNSUPPORTED_ENV`]).
     pub force_unsupported: bool,
-    /// Variables matching a secret's name (`*_API_KEY`, `*_TOKEN`,
-    /// `*_SECRET`) that sandboxed commands still get
-    /// (`tools.sandboxAllowedEnv`).
+    /// Behave as on a kernel that refuses user namespaces (see
+    /// [`FORCE_NO_USER_NAMESPACE_ENV`]).
+    pub force_no_user_namespace: bool,
+    /// Variables with a secret's name (see [`is_secret_name`]) that
+    /// sandboxed commands still get (`tools.sandboxAllowedEnv`).
     pub allowed_env: Vec<String>,
+    /// The workspace folders (also in `writable`): their [`PROTECTED`]
+    /// paths that are missing at [`SandboxPolicy::prepare`] are watched
+    /// (see [`PreparedSandbox::refuse_created`]).
+    pub workspace: Vec<PathBuf>,
 }
 
-/// True for names of variables that hold credentials.
+/// Words that mark a variable as a credential, wherever they stand in its
+/// name (`AWS_SECRET_ACCESS_KEY`, `GH_TOKEN`, `PGPASSWORD`, ...).
+pub const SECRET_WORDS: &[&str] = &["KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "AUTH"];
+
+/// True for names of variables that hold credentials: the name contains
+/// one of [`SECRET_WORDS`], in any case.
 pub fn is_secret_name(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
-    upper.ends_with("_API_KEY")
-        || upper.ends_with("_TOKEN")
-        || upper.ends_with("_SECRET")
-        || upper == "API_KEY"
+    SECRET_WORDS.iter().any(|w| upper.contains(w))
 }
 
 impl SandboxPolicy {
@@ -144,6 +171,7 @@ impl SandboxPolicy {
             linux::prepare(self).map(|inner| PreparedSandbox {
                 inner,
                 allowed_env: self.allowed_env.clone(),
+                watched: std::sync::Mutex::new(guard::missing(&self.workspace, PROTECTED)),
             })
         }
         #[cfg(not(target_os = "linux"))]
@@ -153,19 +181,21 @@ impl SandboxPolicy {
     }
 }
 
-/// A sandbox ready to be installed in children: an open Landlock ruleset
-/// and, without network, a compiled seccomp program.
+/// A sandbox ready to be installed in children: an open Landlock ruleset,
+/// a compiled seccomp program and the namespace plan.
 #[derive(Debug)]
 pub struct PreparedSandbox {
     #[cfg(target_os = "linux")]
     inner: linux::Prepared,
     allowed_env: Vec<String>,
+    watched: std::sync::Mutex<Vec<PathBuf>>,
 }
 
 impl PreparedSandbox {
-    /// Restricts the calling process: `PR_SET_NO_NEW_PRIVS`, Landlock's
-    /// `restrict_self`, then the seccomp filter. Only syscalls, no
-    /// allocation: safe between `fork` and `exec`.
+    /// Restricts the calling process: the namespaces and mounts, an empty
+    /// capability set, `PR_SET_NO_NEW_PRIVS`, Landlock's `restrict_self`,
+    /// then the seccomp filter. Only syscalls, no allocation: safe between
+    /// `fork` and `exec`.
     pub fn apply_in_child(&self) -> io::Result<()> {
         #[cfg(target_os = "linux")]
         {
@@ -174,6 +204,27 @@ impl PreparedSandbox {
         #[cfg(not(target_os = "linux"))]
         {
             Err(io::Error::from_raw_os_error(libc::ENOSYS))
+        }
+    }
+
+    /// Moves aside the [`PROTECTED`] paths that were missing when the
+    /// sandbox was prepared and exist now (a sandboxed command made them);
+    /// call it once a sandboxed command has ended. Each one is reported;
+    /// it is watched again afterwards.
+    pub fn refuse_created(&self) -> Vec<Refused> {
+        match self.watched.lock() {
+            Ok(watched) => guard::refuse_created(&watched),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// Stops watching the [`PROTECTED`] paths that exist now: gemini-rs
+    /// itself made them (a file tool the user let write there), so they
+    /// are not moved aside later. They stay unprotected until the next
+    /// session (the mounts are planned at the start).
+    pub fn accept_created(&self) {
+        if let Ok(mut watched) = self.watched.lock() {
+            watched.retain(|p| p.symlink_metadata().is_err());
         }
     }
 

@@ -32,8 +32,8 @@ const LANDLOCK_VERSION_QUERY: u32 = 1;
 pub(super) struct Prepared {
     /// The Landlock ruleset (close-on-exec).
     ruleset: OwnedFd,
-    /// The seccomp program; `None` when network is allowed.
-    pub(super) filter: Option<BpfProgram>,
+    /// The seccomp program.
+    pub(super) filter: BpfProgram,
     /// The read-only mounts; `None` where namespaces are not available
     /// (then `isolation_error` says why).
     pub(super) mounts: Option<Arc<MountPlan>>,
@@ -50,14 +50,13 @@ pub(super) fn prepare(policy: &SandboxPolicy) -> Result<Prepared, SandboxError> 
     let ruleset = ruleset(&policy.writable)?.ok_or(SandboxError::LandlockUnavailable(
         LandlockMissing::NoRuleset,
     ))?;
-    let filter = if policy.allow_network {
-        None
-    } else {
-        Some(network_filter()?)
-    };
-    let plan = Arc::new(MountPlan::new(&policy.writable));
-    let (mounts, isolation_error) = match mounts::supported(&plan) {
-        Ok(()) => (Some(plan), None),
+    let filter = filter(policy.allow_network)?;
+    let (mounts, isolation_error) = match mounts::choose(
+        &policy.writable,
+        !policy.allow_network,
+        policy.force_no_user_namespace,
+    ) {
+        Ok(plan) => (Some(plan), None),
         Err(why) => {
             tracing::warn!("sandbox: no mount isolation ({why})");
             (None, Some(why))
@@ -129,32 +128,59 @@ fn ruleset(writable: &[PathBuf]) -> Result<Option<OwnedFd>, SandboxError> {
     Ok(created.into())
 }
 
-/// The seccomp program: `socket(2)` with a family other than
-/// [`LOCAL_FAMILIES`] and `io_uring_setup(2)` (whose `IORING_OP_SOCKET`
-/// would get around the filter) fail with EPERM; everything else is
-/// allowed. Calls of another architecture (32-bit x86) kill the process,
-/// as seccompiler's arch check does.
+/// Calls that change the machine rather than files: the clock, reboot and
+/// kexec, swap, kernel modules, mounts (old and new API), the host name,
+/// process accounting. Refused with EPERM also where the command would
+/// hold the capability.
+const PRIVILEGED: &[libc::c_long] = &[
+    libc::SYS_reboot,
+    libc::SYS_kexec_load,
+    libc::SYS_kexec_file_load,
+    libc::SYS_clock_settime,
+    libc::SYS_clock_adjtime,
+    libc::SYS_adjtimex,
+    libc::SYS_settimeofday,
+    libc::SYS_swapon,
+    libc::SYS_swapoff,
+    libc::SYS_init_module,
+    libc::SYS_finit_module,
+    libc::SYS_delete_module,
+    libc::SYS_mount,
+    libc::SYS_umount2,
+    libc::SYS_pivot_root,
+    libc::SYS_fsopen,
+    libc::SYS_fsconfig,
+    libc::SYS_fsmount,
+    libc::SYS_fspick,
+    libc::SYS_move_mount,
+    libc::SYS_open_tree,
+    libc::SYS_mount_setattr,
+    libc::SYS_sethostname,
+    libc::SYS_setdomainname,
+    libc::SYS_acct,
+];
+
+/// The seccomp program of a sandbox without network: see [`filter`].
 pub fn network_filter() -> Result<BpfProgram, SandboxError> {
+    filter(false)
+}
+
+/// The seccomp program: the [`PRIVILEGED`] calls fail with EPERM and,
+/// without network, so do `socket(2)` with a family other than
+/// [`LOCAL_FAMILIES`] and `io_uring_setup(2)` (whose `IORING_OP_SOCKET`
+/// would get around the filter); everything else is allowed. Calls of
+/// another architecture (32-bit x86) kill the process, as seccompiler's
+/// arch check does.
+pub fn filter(allow_network: bool) -> Result<BpfProgram, SandboxError> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(setup_error)?;
-    let mut conditions = Vec::new();
-    for family in LOCAL_FAMILIES {
-        let family = u64::try_from(family).map_err(setup_error)?;
-        conditions.push(
-            SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, family)
-                .map_err(setup_error)?,
-        );
-    }
-    let socket_rule = vec![SeccompRule::new(conditions).map_err(setup_error)?];
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-    rules.insert(libc::SYS_socket, socket_rule.clone());
-    rules.insert(libc::SYS_io_uring_setup, Vec::new());
-    #[cfg(target_arch = "x86_64")]
-    {
-        // The x32 ABI shares the x86_64 audit arch; its numbers carry
-        // this bit.
-        const X32_SYSCALL_BIT: i64 = 0x4000_0000;
-        rules.insert(X32_SYSCALL_BIT | libc::SYS_socket, socket_rule);
-        rules.insert(X32_SYSCALL_BIT | libc::SYS_io_uring_setup, Vec::new());
+    for call in PRIVILEGED {
+        rules.insert(*call, Vec::new());
+        #[cfg(target_arch = "x86_64")]
+        rules.insert(X32_SYSCALL_BIT | *call, Vec::new());
+    }
+    if !allow_network {
+        network_rules(&mut rules)?;
     }
     let eperm = u32::try_from(libc::EPERM).map_err(setup_error)?;
     let filter = SeccompFilter::new(
@@ -167,11 +193,37 @@ pub fn network_filter() -> Result<BpfProgram, SandboxError> {
     BpfProgram::try_from(filter).map_err(setup_error)
 }
 
+/// The x32 ABI shares the x86_64 audit arch; its numbers carry this bit.
+#[cfg(target_arch = "x86_64")]
+const X32_SYSCALL_BIT: i64 = 0x4000_0000;
+
+/// Adds the socket and io_uring rules of a sandbox without network.
+fn network_rules(rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), SandboxError> {
+    let mut conditions = Vec::new();
+    for family in LOCAL_FAMILIES {
+        let family = u64::try_from(family).map_err(setup_error)?;
+        conditions.push(
+            SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, family)
+                .map_err(setup_error)?,
+        );
+    }
+    let socket_rule = vec![SeccompRule::new(conditions).map_err(setup_error)?];
+    rules.insert(libc::SYS_socket, socket_rule.clone());
+    rules.insert(libc::SYS_io_uring_setup, Vec::new());
+    #[cfg(target_arch = "x86_64")]
+    {
+        rules.insert(X32_SYSCALL_BIT | libc::SYS_socket, socket_rule);
+        rules.insert(X32_SYSCALL_BIT | libc::SYS_io_uring_setup, Vec::new());
+    }
+    Ok(())
+}
+
 fn setup_error(e: impl Display) -> SandboxError {
     SandboxError::Setup(e.to_string())
 }
 
 impl Prepared {
+    /// The namespaces and mounts, an empty capability set,
     /// `PR_SET_NO_NEW_PRIVS`, `landlock_restrict_self`, then the seccomp
     /// filter. Syscalls only: async-signal-safe.
     pub(super) fn apply(&self) -> io::Result<()> {
@@ -179,6 +231,7 @@ impl Prepared {
         if let Some(plan) = &self.mounts {
             plan.apply()?;
         }
+        drop_capabilities()?;
         // SAFETY: prctl with constant arguments.
         if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) } != 0 {
             return Err(io::Error::last_os_error());
@@ -194,12 +247,89 @@ impl Prepared {
         if rc != 0 {
             return Err(io::Error::last_os_error());
         }
-        if let Some(filter) = &self.filter {
-            seccompiler::apply_filter(filter).map_err(|e| match e {
-                seccompiler::Error::Prctl(e) | seccompiler::Error::Seccomp(e) => e,
-                _ => io::Error::from_raw_os_error(libc::EINVAL),
-            })?;
-        }
+        seccompiler::apply_filter(&self.filter).map_err(|e| match e {
+            seccompiler::Error::Prctl(e) | seccompiler::Error::Seccomp(e) => e,
+            _ => io::Error::from_raw_os_error(libc::EINVAL),
+        })?;
         Ok(())
     }
 }
+
+/// `_LINUX_CAPABILITY_VERSION_3`.
+const CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+
+/// `struct __user_cap_header_struct`.
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: libc::c_int,
+}
+
+/// `struct __user_cap_data_struct`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+/// Leaves the process no capability, now or after `exec` (also as root):
+/// empties the bounding and ambient sets, locks `SECBIT_NOROOT` (uid 0
+/// gains nothing at `exec`) and clears the effective, permitted and
+/// inheritable sets. A process that may not change its bounding set or
+/// secure bits (an unprivileged one outside a user namespace) has no
+/// capability to lose there, so EPERM on those is not an error.
+fn drop_capabilities() -> io::Result<()> {
+    for cap in 0..64 {
+        // SAFETY: prctl with integer arguments.
+        if unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) } != 0 {
+            match io::Error::last_os_error().raw_os_error() {
+                // Past the kernel's last capability.
+                Some(libc::EINVAL) => break,
+                Some(libc::EPERM) => break,
+                _ => return Err(io::Error::last_os_error()),
+            }
+        }
+    }
+    let bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED;
+    // SAFETY: prctl with integer arguments.
+    unsafe {
+        if libc::prctl(libc::PR_SET_SECUREBITS, bits as libc::c_ulong, 0, 0, 0) != 0
+            && io::Error::last_os_error().raw_os_error() != Some(libc::EPERM)
+        {
+            return Err(io::Error::last_os_error());
+        }
+        let clear = libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong;
+        if libc::prctl(libc::PR_CAP_AMBIENT, clear, 0, 0, 0) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    let mut header = CapHeader {
+        version: CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let data = [CapData {
+        effective: 0,
+        permitted: 0,
+        inheritable: 0,
+    }; 2];
+    // SAFETY: a version-3 header and the two data structs it asks for,
+    // alive for the call.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_capset,
+            &mut header as *mut CapHeader,
+            data.as_ptr(),
+        )
+    };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// `SECBIT_NOROOT`: uid 0 gets no capabilities at `exec`.
+const SECBIT_NOROOT: u32 = 1 << 0;
+/// `SECBIT_NOROOT_LOCKED`.
+const SECBIT_NOROOT_LOCKED: u32 = 1 << 1;

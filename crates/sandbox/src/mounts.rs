@@ -1,11 +1,14 @@
-//! Mount isolation for sandboxed commands, as bubblewrap does it: a private
-//! mount namespace (inside a user namespace when not root) in which every
-//! mount is read-only except the writable folders, and in which the
-//! protected paths inside them (`.gemini/`, `.git/hooks`, `.env`) are
+//! Namespaces for sandboxed commands, as bubblewrap sets them up: a user
+//! namespace (also for root: the host's capabilities then count for
+//! nothing), a UTS namespace (the host name), a network namespace holding
+//! only a loopback when network is off, and a private mount namespace in
+//! which every mount is read-only except the writable folders, and in
+//! which the protected paths inside them (`.gemini/`, `.git`, `.env`) are
 //! read-only again. Owners need no capability to `chmod`, `chown`,
 //! `setxattr` or `mknod`, and Landlock does not cover those: a read-only
 //! mount refuses them all (EROFS). gemini-rs's own `/proc/<pid>/environ`
-//! is hidden behind `/dev/null`.
+//! is hidden behind `/dev/null`. Where user namespaces are not available,
+//! root still gets the other namespaces (it may create them itself).
 //!
 //! Everything the child needs is prepared before `fork` as NUL-terminated
 //! bytes: the child only makes syscalls.
@@ -16,8 +19,7 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-/// Paths inside a writable folder that sandboxed commands may not change.
-pub(crate) const PROTECTED: &[&str] = &[".gemini", ".git/hooks", ".env"];
+use super::PROTECTED;
 
 /// `MOUNT_ATTR_RDONLY`.
 const MOUNT_ATTR_RDONLY: u64 = 0x1;
@@ -38,8 +40,11 @@ pub(crate) struct MountPlan {
     protected: Vec<CString>,
     /// `/proc/<gemini-rs pid>/environ`.
     hidden_environ: CString,
-    /// When not root: the user namespace's maps (`uid uid 1`).
+    /// With a user namespace: its maps (`uid uid 1`, the caller's own
+    /// ids, so files keep their owners).
     user_maps: Option<(Vec<u8>, Vec<u8>)>,
+    /// Whether the command gets a network namespace of its own.
+    new_net: bool,
 }
 
 fn c_path(p: &Path) -> Option<CString> {
@@ -47,8 +52,9 @@ fn c_path(p: &Path) -> Option<CString> {
 }
 
 impl MountPlan {
-    /// The plan for these writable folders (missing ones are skipped).
-    pub(crate) fn new(writable: &[PathBuf]) -> MountPlan {
+    /// The plan for these writable folders (missing ones are skipped), in
+    /// a user namespace or not, with a network namespace or not.
+    pub(crate) fn new(writable: &[PathBuf], user_ns: bool, new_net: bool) -> MountPlan {
         let existing: Vec<PathBuf> = writable
             .iter()
             .filter_map(|p| std::fs::canonicalize(p).ok())
@@ -65,7 +71,7 @@ impl MountPlan {
             .collect();
         // SAFETY: plain getters.
         let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-        let user_maps = (uid != 0).then(|| {
+        let user_maps = user_ns.then(|| {
             (
                 format!("{uid} {uid} 1\n").into_bytes(),
                 format!("{gid} {gid} 1\n").into_bytes(),
@@ -77,15 +83,19 @@ impl MountPlan {
             hidden_environ: CString::new(format!("/proc/{}/environ", std::process::id()))
                 .unwrap_or_default(),
             user_maps,
+            new_net,
         }
     }
 
     /// Applies the plan in the calling process (the child, before `exec`).
     pub(crate) fn apply(&self) -> io::Result<()> {
-        let flags = match self.user_maps {
-            Some(_) => libc::CLONE_NEWUSER | libc::CLONE_NEWNS,
-            None => libc::CLONE_NEWNS,
-        };
+        let mut flags = libc::CLONE_NEWNS | libc::CLONE_NEWUTS;
+        if self.user_maps.is_some() {
+            flags |= libc::CLONE_NEWUSER;
+        }
+        if self.new_net {
+            flags |= libc::CLONE_NEWNET;
+        }
         // SAFETY: unshare with constant flags.
         check(unsafe { libc::unshare(flags) })?;
         if let Some((uid_map, gid_map)) = &self.user_maps {
@@ -193,9 +203,37 @@ fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// The plan this machine allows: with a user namespace where the kernel
+/// lets this user create one, else (root only) without; `Err` with the
+/// first refusal when neither works.
+pub(crate) fn choose(
+    writable: &[PathBuf],
+    new_net: bool,
+    no_user_namespace: bool,
+) -> Result<std::sync::Arc<MountPlan>, IsolationError> {
+    let refused = if no_user_namespace {
+        IsolationError::NoUserNamespace
+    } else {
+        let with_user = std::sync::Arc::new(MountPlan::new(writable, true, new_net));
+        match supported(&with_user) {
+            Ok(()) => return Ok(with_user),
+            Err(why) => why,
+        }
+    };
+    // SAFETY: a plain getter.
+    if unsafe { libc::geteuid() } == 0 {
+        let without = std::sync::Arc::new(MountPlan::new(writable, false, new_net));
+        if supported(&without).is_ok() {
+            tracing::warn!("sandbox: no user namespace ({refused}); root's namespaces only");
+            return Ok(without);
+        }
+    }
+    Err(refused)
+}
+
 /// Whether this machine lets a child set up the plan: a probe child runs
 /// `true` with it (a few milliseconds, once per session with `-s`).
-pub(crate) fn supported(plan: &std::sync::Arc<MountPlan>) -> Result<(), IsolationError> {
+fn supported(plan: &std::sync::Arc<MountPlan>) -> Result<(), IsolationError> {
     use std::os::unix::process::CommandExt;
     let mut cmd = std::process::Command::new("/bin/true");
     cmd.stdin(std::process::Stdio::null())

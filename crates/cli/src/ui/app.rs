@@ -29,6 +29,7 @@ pub async fn run(
     use tokio::signal::unix::{SignalKind, signal};
     let mut term = signal(SignalKind::terminate())?;
     let mut hup = signal(SignalKind::hangup())?;
+    let mut int = signal(SignalKind::interrupt())?;
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     if let Some(p) = initial.filter(|p| !p.trim().is_empty()) {
@@ -43,14 +44,27 @@ pub async fn run(
         if let Some(picker) = app.picker_request.take() {
             crate::ui::commands::model::run(&mut app, tui, picker).await?;
         }
-        frame(&mut app, tui)?;
+        if let Err(e) = frame(&mut app, tui) {
+            // A terminal that went away ends the session as its hangup
+            // does; any other drawing error is reported.
+            if !terminal_gone(&e) {
+                return Err(e);
+            }
+            signalled = Some(ExitCode::HungUp);
+            break;
+        }
         if app.quit {
             break;
         }
         tokio::select! {
             ev = keys.recv() => match ev {
                 Some(ev) => on_term_event(&mut app, ev),
-                None => break,
+                // The key reader stops only when the terminal is gone
+                // (EOF, EIO, hangup): the same as SIGHUP.
+                None => {
+                    signalled = Some(ExitCode::HungUp);
+                    break;
+                }
             },
             ev = events.recv() => {
                 let Some(ev) = ev else {
@@ -75,6 +89,9 @@ pub async fn run(
                 signalled = Some(ExitCode::HungUp);
                 break;
             }
+            // SIGINT from outside (the terminal's own Ctrl+C arrives as a
+            // key in raw mode) does what the key does.
+            _ = int.recv() => on_term_event(&mut app, ctrl_c_key()),
         }
     }
     app.ctx.ops.submit(Op::Cancel);
@@ -87,9 +104,31 @@ pub async fn run(
                 }
             }
         };
-        let _ = tokio::time::timeout(crate::signals::GRACE, drain).await;
+        // After a signal, part of the grace only: the process still ends
+        // what is left of its children before it exits within it.
+        let wait = if signalled.is_some() {
+            crate::signals::SESSION_GRACE
+        } else {
+            crate::signals::GRACE
+        };
+        let _ = tokio::time::timeout(wait, drain).await;
     }
     Ok(signalled)
+}
+
+/// The key event of Ctrl+C.
+fn ctrl_c_key() -> Event {
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    Event::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL))
+}
+
+/// Whether a terminal write failed because the terminal is gone (closed
+/// window, ended tmux session, revoked tty).
+fn terminal_gone(e: &std::io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EIO | libc::ENXIO | libc::EBADF | libc::ENOTTY | libc::EPIPE)
+    ) || e.kind() == std::io::ErrorKind::BrokenPipe
 }
 
 /// Applies one session event; true when the session ended.

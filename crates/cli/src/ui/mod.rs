@@ -188,6 +188,7 @@ async fn run(handle: gemini_rs_core::SessionHandle, initial: Option<String>) -> 
     ));
     let (key_tx, key_rx) = tokio::sync::mpsc::unbounded_channel();
     let gate = keys;
+    let stdin_tty = std::io::IsTerminal::is_terminal(&std::io::stdin());
     std::thread::spawn(move || {
         loop {
             if key_tx.is_closed() {
@@ -197,7 +198,10 @@ async fn run(handle: gemini_rs_core::SessionHandle, initial: Option<String>) -> 
                 std::thread::sleep(std::time::Duration::from_millis(10));
                 continue;
             }
+            // Ending the loop drops the sender: the UI takes that as the
+            // terminal's hangup.
             match event::poll(std::time::Duration::from_millis(50)) {
+                Ok(false) if stdin_tty && term::input_closed() => break,
                 Ok(false) => continue,
                 Ok(true) => {}
                 Err(_) => break,
@@ -211,7 +215,11 @@ async fn run(handle: gemini_rs_core::SessionHandle, initial: Option<String>) -> 
     let app = control::App::new(state, ctx);
     let result = app::run(app, &mut tui, events, key_rx, initial).await;
     tui.finish();
-    let _ = tokio::time::timeout(crate::signals::GRACE, task).await;
+    let wait = match result {
+        Ok(Some(_)) => crate::signals::TASK_GRACE,
+        _ => crate::signals::GRACE,
+    };
+    let _ = tokio::time::timeout(wait, task).await;
     match result {
         Ok(signalled) => signalled.unwrap_or(ExitCode::Ok),
         Err(e) => {

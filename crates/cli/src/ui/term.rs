@@ -371,3 +371,17 @@ impl Tui {
         restore();
     }
 }
+
+/// Whether the terminal on stdin has gone away (hangup, error or a closed
+/// descriptor): a poll that returns at once with nothing to read would
+/// otherwise spin.
+pub fn input_closed() -> bool {
+    let mut fd = libc::pollfd {
+        fd: libc::STDIN_FILENO,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one pollfd that lives for the call; no waiting.
+    let n = unsafe { libc::poll(&mut fd, 1, 0) };
+    n > 0 && fd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
+}

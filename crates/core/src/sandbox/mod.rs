@@ -1,17 +1,19 @@
 //! The native sandbox (`-s/--sandbox`, `GEMINI_SANDBOX=true`, settings
 //! `tools.sandbox: true`): every command the agent starts runs under
 //! Landlock, which allows writes only below the workspace directories and
-//! the temp dirs, and (unless `tools.sandboxNetwork: true`) a seccomp
-//! filter that refuses every socket family but `AF_UNIX` and
-//! `AF_NETLINK`. Both are prepared in the parent and installed in the child
-//! between `fork` and `exec`, so a blocked action fails with EACCES/EPERM.
+//! the temp dirs, in namespaces of its own with no capabilities, and under
+//! a seccomp filter that refuses the machine-changing calls and (unless
+//! `tools.sandboxNetwork: true`) every socket family but `AF_UNIX` and
+//! `AF_NETLINK` (see the `gemini-rs-sandbox` crate). All of it is prepared
+//! in the parent and installed in the child between `fork` and `exec`.
 //!
 //! Gemini CLI's container sandboxes (`docker`, `podman`, `sandbox-exec`,
 //! ...) are refused with a clear error, and so is a kernel without
 //! Landlock: the sandbox never silently runs commands unprotected.
 
 pub use gemini_rs_sandbox::{
-    FORCE_UNSUPPORTED_ENV, PreparedSandbox, SandboxError, SandboxPolicy, install,
+    FORCE_NO_USER_NAMESPACE_ENV, FORCE_UNSUPPORTED_ENV, PreparedSandbox, Refused, SandboxError,
+    SandboxPolicy, install,
 };
 
 use crate::config::{SandboxSetting, Scope, Settings};
@@ -100,6 +102,7 @@ pub fn from_settings(
         }
         _ => return Err(SandboxError::Invalid(value)),
     }
+    let workspace = writable.clone();
     let mut dirs = writable;
     for extra in [
         PathBuf::from("/tmp"),
@@ -136,14 +139,23 @@ pub fn from_settings(
             .collect()
     })
     .unwrap_or_default();
-    let force_unsupported =
-        env(FORCE_UNSUPPORTED_ENV).is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
+    let forced = |name: &str| env(name).is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
+    let force_unsupported = forced(FORCE_UNSUPPORTED_ENV);
+    let force_no_user_namespace = forced(FORCE_NO_USER_NAMESPACE_ENV);
     Ok(Some(SandboxPolicy {
         writable: dirs,
         allow_network,
         force_unsupported,
+        force_no_user_namespace,
         allowed_env,
+        workspace,
     }))
+}
+
+/// The protected paths a sandboxed command created (moved aside, see
+/// [`PreparedSandbox::refuse_created`]); none without a sandbox.
+pub fn refuse_created(sandbox: Option<&std::sync::Arc<PreparedSandbox>>) -> Vec<Refused> {
+    sandbox.map(|s| s.refuse_created()).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -43,7 +43,9 @@ fn policy(writable: &[&Path], allow_network: bool) -> SandboxPolicy {
         writable: writable.iter().map(|p| p.to_path_buf()).collect(),
         allow_network,
         force_unsupported: false,
+        force_no_user_namespace: false,
         allowed_env: Vec::new(),
+        workspace: Vec::new(),
     }
 }
 

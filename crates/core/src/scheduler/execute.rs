@@ -7,6 +7,7 @@ use crate::events::{AgentEvent, ToolCallStatus};
 use crate::hooks::{AfterToolOutcome, BeforeToolOutcome, HookEvent, HookToolCall};
 use crate::tools::{BuiltCall, OutputSink, ToolError, ToolErrorKind, ToolResult};
 use gemini_rs_protocol::Part;
+use gemini_rs_protocol::events::ToolKind;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -101,6 +102,17 @@ impl Scheduler {
             call_id: Some(req.call_id.clone()),
             ..self.ctx.clone()
         };
+        // gemini-rs's own file tools write outside the sandbox, as the
+        // user allowed: what they create is theirs, not a sandboxed
+        // command's. What appeared before them is caught first.
+        let own_write = tool.spec().is_some()
+            && matches!(
+                tool.kind(),
+                ToolKind::Edit | ToolKind::Delete | ToolKind::Move
+            );
+        if own_write {
+            self.refuse_created(None);
+        }
         let mut result = tokio::select! {
             r = invocation.execute_streaming(&call_ctx, token.clone(), sink) => r,
             _ = cancel.cancelled() => {
@@ -113,6 +125,15 @@ impl Scheduler {
         }
         if let Some(note) = note {
             append_text(&mut result, &note);
+        }
+        // A sandboxed command (the tool's or a workspace hook's) may have
+        // created what runs outside the sandbox later.
+        if own_write {
+            if let Some(sandbox) = &self.ctx.sandbox {
+                sandbox.accept_created();
+            }
+        } else {
+            self.refuse_created(Some(&mut result));
         }
         let after = if self.hooks.has(HookEvent::AfterTool) {
             let response = tool_response_json(&result);
@@ -152,6 +173,21 @@ impl Scheduler {
             ToolCallStatus::Success
         };
         (result, status)
+    }
+}
+
+impl Scheduler {
+    /// Moves aside the protected paths a sandboxed command created (see
+    /// [`crate::sandbox::PreparedSandbox::refuse_created`]), warning the
+    /// user and, through `result`, the model.
+    fn refuse_created(&self, mut result: Option<&mut ToolResult>) {
+        for refused in crate::sandbox::refuse_created(self.ctx.sandbox.as_ref()) {
+            let message = refused.to_string();
+            if let Some(result) = result.as_deref_mut() {
+                append_text(result, &format!("\n\n{message}"));
+            }
+            self.emit(AgentEvent::Warning { message });
+        }
     }
 }
 

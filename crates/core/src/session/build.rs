@@ -97,7 +97,16 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let workspace = Arc::new(workspace(&config));
     let sandbox = native_sandbox(&config, &workspace)?;
     let policy = policy(&config, &mut notes)?;
-    let tools = tool_layer(&config, &workspace, &policy, mode, &model, &mut notes).await?;
+    let tools = tool_layer(
+        &config,
+        &workspace,
+        &policy,
+        mode,
+        &model,
+        sandbox.as_ref(),
+        &mut notes,
+    )
+    .await?;
     let (session_id, recorder, resumed_history) = recording_layer(&config, &workspace)?;
     let (hooks, hook_config) = hook_system(
         &config,
@@ -115,7 +124,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     if let Some(why) = sandbox.as_ref().and_then(|p| p.isolation_error()) {
         notes.push(StartupNote {
             text: format!(
-                "The sandbox runs without its read-only mounts here ({why}): .gemini/, .git/hooks and .env stay writable to commands, and files outside the workspace can have their owner or mode changed by root."
+                "The sandbox runs without its namespaces here ({why}): .gemini/, .git and .env stay writable to commands, and they share the host's network namespace and host name (internet sockets stay refused unless tools.sandboxNetwork allows them)."
             ),
             warning: true,
         });

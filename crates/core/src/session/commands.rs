@@ -458,6 +458,11 @@ impl Engine {
             ))],
         ));
         self.emit(finish(status, result.display, result.error));
+        for refused in crate::sandbox::refuse_created(self.ctx.sandbox.as_ref()) {
+            self.emit(AgentEvent::Warning {
+                message: refused.to_string(),
+            });
+        }
     }
 }
 

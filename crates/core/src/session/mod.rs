@@ -392,9 +392,20 @@ async fn run(mut engine: Engine, control: Control, mut ops: mpsc::UnboundedRecei
         futures::join!(servers, background.stop_all());
     });
     engine.ended().await;
+    // Workspace hooks (SessionEnd's too) ran sandboxed: what they created
+    // of the protected paths is moved aside before the end is reported.
+    for refused in crate::sandbox::refuse_created(engine.ctx.sandbox.as_ref()) {
+        engine.emit(AgentEvent::Warning {
+            message: refused.to_string(),
+        });
+    }
     engine.emit_stats();
     engine.emit(AgentEvent::SessionEnded);
     let _ = stopping.await;
+    // And what the workspace's MCP servers created before they stopped.
+    for refused in crate::sandbox::refuse_created(engine.ctx.sandbox.as_ref()) {
+        tracing::warn!("{refused}");
+    }
 }
 
 impl Engine {

@@ -4,8 +4,9 @@
 
 use super::config::{SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote};
 use super::custom_commands::{self, CustomCommand};
-use crate::config::Settings;
+use crate::config::{Scope, Settings};
 use crate::policy::{ApprovalMode, PolicyEngine, headless_excluded_tools};
+use crate::sandbox::PreparedSandbox;
 use crate::skills::Skill;
 use crate::subagents::AgentSet;
 use crate::tools::discovered::discover_tools;
@@ -13,6 +14,7 @@ use crate::tools::mcp::{McpManager, McpServerConfig, extensions};
 use crate::tools::spec::ModelUse;
 use crate::tools::{Tool, ToolRegistry, builtin};
 use crate::workspace::Workspace;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -37,6 +39,7 @@ pub(super) async fn tool_layer(
     policy: &PolicyEngine,
     mode: ApprovalMode,
     model: &str,
+    sandbox: Option<&Arc<PreparedSandbox>>,
     notes: &mut Vec<StartupNote>,
 ) -> Result<ToolLayer, StartError> {
     let settings = &config.settings;
@@ -45,7 +48,7 @@ pub(super) async fn tool_layer(
     let discovered = if tool_server {
         Vec::new()
     } else {
-        discovered(settings, root).await?
+        discovered(settings, root, sandbox).await?
     };
     let mut servers = extensions::all_servers(settings, &config.extensions);
     for (name, value) in &config.mcp_servers {
@@ -53,10 +56,16 @@ pub(super) async fn tool_layer(
         servers.push(McpServerConfig::from_value(name, value));
     }
     let mcp = if !tool_server && !servers.is_empty() {
+        let host = crate::tools::mcp::host(&config.paths, &config.env);
+        let sandboxed = sandbox.map(|s| {
+            let names = workspace_servers(settings, &config.extensions, root);
+            (crate::tools::mcp::sandboxed(&host, s.clone()), names)
+        });
         let mgr = McpManager::start_with(
             settings,
-            crate::tools::mcp::host(&config.paths, &config.env),
+            host,
             servers,
+            sandboxed,
             &workspace.dirs(),
             &config.allowed_mcp_server_names,
             config.trusted,
@@ -153,12 +162,44 @@ pub(super) async fn command_layer(
     commands
 }
 
+/// The MCP servers a sandboxed command could have declared: those of the
+/// workspace's settings and of the extensions in the project's
+/// `.gemini/extensions/`.
+fn workspace_servers(
+    settings: &Settings,
+    extensions: &[extensions::Extension],
+    root: &Path,
+) -> HashSet<String> {
+    let mut names: HashSet<String> = settings
+        .layer(Scope::Workspace)
+        .and_then(|(_, layer)| layer.get("mcpServers"))
+        .and_then(serde_json::Value::as_object)
+        .map(|servers| servers.keys().cloned().collect())
+        .unwrap_or_default();
+    let project_extensions = root.join(".gemini").join("extensions");
+    let canonical = std::fs::canonicalize(&project_extensions).unwrap_or(project_extensions);
+    for ext in extensions {
+        let path = std::fs::canonicalize(&ext.path).unwrap_or_else(|_| ext.path.clone());
+        if path.starts_with(&canonical) {
+            names.extend(ext.servers.iter().map(|s| s.name.clone()));
+        }
+    }
+    names
+}
+
 /// Runs `tools.discoveryCommand` (blocking, off the async threads). A
 /// failing command ends the start-up, as in Gemini CLI.
-async fn discovered(settings: &Settings, root: &Path) -> Result<Vec<Arc<dyn Tool>>, StartError> {
+async fn discovered(
+    settings: &Settings,
+    root: &Path,
+    sandbox: Option<&Arc<PreparedSandbox>>,
+) -> Result<Vec<Arc<dyn Tool>>, StartError> {
     let settings = settings.clone();
     let root = root.to_path_buf();
-    let joined = tokio::task::spawn_blocking(move || discover_tools(&settings, &root)).await;
+    let sandbox = sandbox.cloned();
+    let joined =
+        tokio::task::spawn_blocking(move || discover_tools(&settings, &root, sandbox.as_ref()))
+            .await;
     match joined {
         Ok(Ok(tools)) => Ok(tools),
         Ok(Err(e)) => {

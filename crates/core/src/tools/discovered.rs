@@ -66,17 +66,29 @@ impl DiscoveryError {
 
 /// Runs `tools.discoveryCommand` (if set) in `project_root` and returns the
 /// discovered tools. Blocking: call it once at startup (from async code,
-/// through `spawn_blocking`).
+/// through `spawn_blocking`). With `sandbox`, a command the workspace's
+/// settings name runs inside it (a sandboxed command may have written
+/// them); the user's runs outside, as their hooks do.
 pub fn discover_tools(
     settings: &Settings,
     project_root: &Path,
+    sandbox: Option<&Arc<crate::sandbox::PreparedSandbox>>,
 ) -> Result<Vec<Arc<dyn Tool>>, DiscoveryError> {
     let tools = &settings.typed().tools;
     let Some(discovery) = tools.discovery_command.as_deref() else {
         return Ok(Vec::new());
     };
     let call_command = tools.call_command.clone();
-    let stdout = run_discovery(discovery, project_root)?;
+    let from_workspace =
+        settings
+            .layer(crate::config::Scope::Workspace)
+            .is_some_and(|(_, layer)| {
+                ["/tools/discoveryCommand", "/toolDiscoveryCommand"]
+                    .iter()
+                    .any(|p| layer.pointer(p).is_some())
+            });
+    let sandbox = sandbox.filter(|_| from_workspace);
+    let stdout = run_discovery(discovery, project_root, sandbox)?;
     let parsed: Value =
         serde_json::from_str(stdout.trim()).map_err(|e| DiscoveryError::Parse(e.to_string()))?;
     let Value::Array(items) = parsed else {
@@ -134,7 +146,11 @@ fn truthy(v: &Value) -> bool {
 }
 
 /// Runs the discovery command without a shell; returns its stdout.
-fn run_discovery(command: &str, cwd: &Path) -> Result<String, DiscoveryError> {
+fn run_discovery(
+    command: &str,
+    cwd: &Path,
+    sandbox: Option<&Arc<crate::sandbox::PreparedSandbox>>,
+) -> Result<String, DiscoveryError> {
     let parts = shlex::split(command)
         .unwrap_or_else(|| command.split_whitespace().map(str::to_string).collect());
     let Some((program, args)) = parts.split_first() else {
@@ -147,6 +163,9 @@ fn run_discovery(command: &str, cwd: &Path) -> Result<String, DiscoveryError> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     crate::process::new_group(&mut cmd);
+    if let Some(sandbox) = sandbox {
+        crate::sandbox::install(&mut cmd, sandbox.clone());
+    }
     let mut child = cmd
         .spawn()
         .map_err(|e| DiscoveryError::Spawn(spawn_error_text(program, &e)))?;

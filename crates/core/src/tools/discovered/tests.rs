@@ -33,7 +33,7 @@ fn ctx(dir: &Path) -> ToolContext {
 #[tokio::test]
 async fn a14_discovery_and_calls() {
     let (dir, settings) = setup(DISC, CALL);
-    let tools = discover_tools(&settings, dir.path()).unwrap();
+    let tools = discover_tools(&settings, dir.path(), None).unwrap();
     let names: Vec<_> = tools.iter().map(|t| t.name().to_string()).collect();
     assert_eq!(names, ["discovered_tool_t", "discovered_tool_t2"]);
     let w = dir.path().display();
@@ -122,7 +122,9 @@ fn discovery_errors() {
     let dir = tempfile::tempdir().unwrap();
     let run = |disc: &str| {
         let s = Settings::from_value(json!({"tools": {"discoveryCommand": disc}}));
-        discover_tools(&s, dir.path()).err().map(|e| e.to_string())
+        discover_tools(&s, dir.path(), None)
+            .err()
+            .map(|e| e.to_string())
     };
     assert_eq!(
         run("   ").as_deref(),
@@ -145,7 +147,7 @@ fn discovery_errors() {
         Some("Tool discovery command failed with code 3.")
     );
     assert!(
-        discover_tools(&Settings::default(), dir.path())
+        discover_tools(&Settings::default(), dir.path(), None)
             .unwrap()
             .is_empty()
     );

@@ -32,6 +32,16 @@ pub fn host(paths: &GeminiPaths, env: &Env) -> Host {
     }
 }
 
+/// `host` with its stdio servers started inside `sandbox` (for the
+/// servers a workspace's settings or project extensions declare, which a
+/// sandboxed command could have written).
+pub fn sandboxed(host: &Host, sandbox: Arc<crate::sandbox::PreparedSandbox>) -> Host {
+    Host {
+        processes: Arc::new(SandboxedGroups(sandbox)),
+        ..host.clone()
+    }
+}
+
 /// Application Default Credentials, looked up on each use.
 struct AdcCredentials {
     home: PathBuf,
@@ -56,6 +66,20 @@ struct CoreGroups;
 impl ProcessGroups for CoreGroups {
     fn prepare(&self, cmd: &mut std::process::Command) {
         new_group(cmd);
+    }
+
+    fn adopt(&self, pid: u32) -> Box<dyn ChildGroup> {
+        Box::new(CoreGroup(Group::new(pid)))
+    }
+}
+
+/// Core's process groups, each started inside the sandbox.
+struct SandboxedGroups(Arc<crate::sandbox::PreparedSandbox>);
+
+impl ProcessGroups for SandboxedGroups {
+    fn prepare(&self, cmd: &mut std::process::Command) {
+        new_group(cmd);
+        crate::sandbox::install(cmd, self.0.clone());
     }
 
     fn adopt(&self, pid: u32) -> Box<dyn ChildGroup> {

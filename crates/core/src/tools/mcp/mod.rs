@@ -28,7 +28,7 @@ pub use client::McpConnection;
 pub use config::{McpServerConfig, ServerFilter, TransportSpec};
 pub use error::{ConnectError, PromptError};
 pub use handler::{file_uri, file_uri_path};
-pub use host::host;
+pub use host::{host, sandboxed};
 pub use naming::{generate_valid_name, qualified_name};
 pub use tool::McpTool;
 
@@ -76,6 +76,7 @@ impl McpManager {
                 &crate::config::Env::from_process(),
             ),
             config::configured_servers(settings),
+            None,
             workspace_dirs,
             allowed_server_names,
             project_trusted,
@@ -85,11 +86,12 @@ impl McpManager {
 
     /// As [`McpManager::start`], for the servers `configs` (the settings'
     /// and the extensions' servers, see [`extensions::all_servers`], and a
-    /// front end's own).
+    /// front end's own); the servers `sandboxed` names start with its host.
     pub async fn start_with(
         settings: &Settings,
         host: Host,
         configs: Vec<McpServerConfig>,
+        sandboxed: Option<(Host, HashSet<String>)>,
         workspace_dirs: &[PathBuf],
         allowed_server_names: &[String],
         project_trusted: bool,
@@ -116,7 +118,10 @@ impl McpManager {
             let changed = changed.clone();
             let elicitor = elicitor.clone();
             let name = cfg.name.clone();
-            let host = host.clone();
+            let host = match &sandboxed {
+                Some((inside, names)) if names.contains(&name) => inside.clone(),
+                _ => host.clone(),
+            };
             async move {
                 let handle =
                     tokio::spawn(McpConnection::connect(host, cfg, roots, changed, elicitor));
