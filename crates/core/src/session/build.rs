@@ -51,6 +51,8 @@ pub(super) struct Parts {
     pub skills: Arc<Vec<crate::skills::Skill>>,
     pub agents: Arc<crate::subagents::AgentSet>,
     pub checkpointer: Option<Checkpointer>,
+    /// `ask_user` question sets waiting for the front end.
+    pub questions: super::questions::Pending,
     pub context_files: Vec<memory::ContextFile>,
     pub session_id: String,
     pub model: String,
@@ -95,7 +97,13 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let workspace = Arc::new(workspace(&config));
     let sandbox = native_sandbox(&config, &workspace)?;
     let policy = policy(&config, &mut notes)?;
-    let tools = tool_layer(&config, &workspace, &policy, mode, &model, &mut notes).await?;
+    let questions = super::questions::Pending::default();
+    let asker = (config.ask_user && !tool_server)
+        .then(|| super::questions::asker(events.clone(), questions.clone()));
+    let tools = tool_layer(
+        &config, &workspace, &policy, mode, &model, asker, &mut notes,
+    )
+    .await?;
     let (session_id, recorder, resumed_history) = recording_layer(&config, &workspace)?;
     let (hooks, hook_config) = hook_system(
         &config,
@@ -230,6 +238,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         tools: registry,
         mcp: tools.mcp,
         checkpointer: layers.checkpointer,
+        questions,
         context_files,
         session_id,
         model,

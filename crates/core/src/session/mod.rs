@@ -16,6 +16,7 @@ pub mod config;
 pub mod custom_commands;
 mod elicitation;
 mod layers;
+mod questions;
 mod subagents;
 mod tool_set;
 mod view;
@@ -152,6 +153,7 @@ impl Session {
         let control = Control {
             confirmations: parts.confirmations,
             elicitations,
+            questions: parts.questions,
             mode: parts.mode,
             events: events_tx,
             mcp: parts.mcp,
@@ -193,6 +195,7 @@ pub(crate) struct Engine {
 struct Control {
     confirmations: mpsc::UnboundedSender<ConfirmationResponse>,
     elicitations: elicitation::Pending,
+    questions: questions::Pending,
     mode: Arc<RwLock<ApprovalMode>>,
     events: EventSender,
     mcp: Option<Arc<McpManager>>,
@@ -297,6 +300,7 @@ async fn run(mut engine: Engine, control: Control, mut ops: mpsc::UnboundedRecei
             Op::AnswerElicitation { id, reply } => {
                 elicitation::answer(&control.elicitations, id, reply)
             }
+            Op::AnswerQuestions { id, reply } => questions::answer(&control.questions, id, reply),
             Op::Cancel => {}
             Op::SetApprovalMode { mode } => control.set_mode(mode),
             Op::StopBackgroundProcess { pid } => control.stop_background(pid),
@@ -315,6 +319,9 @@ async fn run(mut engine: Engine, control: Control, mut ops: mpsc::UnboundedRecei
                                 }
                                 Some(Op::AnswerElicitation { id, reply }) => {
                                     elicitation::answer(&control.elicitations, id, reply)
+                                }
+                                Some(Op::AnswerQuestions { id, reply }) => {
+                                    questions::answer(&control.questions, id, reply)
                                 }
                                 Some(Op::Cancel) => {
                                     cancel.cancel();
@@ -438,6 +445,7 @@ impl Engine {
             // Handled by the task before an op gets here.
             Op::Confirm(_)
             | Op::AnswerElicitation { .. }
+            | Op::AnswerQuestions { .. }
             | Op::Cancel
             | Op::SetApprovalMode { .. }
             | Op::StopBackgroundProcess { .. }

@@ -37,6 +37,7 @@ pub(super) async fn tool_layer(
     policy: &PolicyEngine,
     mode: ApprovalMode,
     model: &str,
+    asker: Option<builtin::Asker>,
     notes: &mut Vec<StartupNote>,
 ) -> Result<ToolLayer, StartError> {
     let settings = &config.settings;
@@ -100,6 +101,7 @@ pub(super) async fn tool_layer(
         mcp.as_ref(),
         &skills,
         &agents.agents,
+        asker,
     );
     registry.exclude(extensions::excluded_tools(&config.extensions));
     if tool_server {
@@ -196,6 +198,7 @@ fn registry(
     mcp: Option<&Arc<McpManager>>,
     skills: &Arc<Vec<crate::skills::Skill>>,
     agents: &[crate::subagents::AgentDefinition],
+    asker: Option<builtin::Asker>,
 ) -> ToolRegistry {
     let settings = &config.settings;
     let mut registry = ToolRegistry::new();
@@ -210,6 +213,14 @@ fn registry(
         for (i, tool) in builtin::resource_tools(mcp).into_iter().enumerate() {
             builtins.insert(at + i, tool);
         }
+    }
+    if let Some(asker) = asker {
+        // After google_web_search, as Gemini CLI registers it.
+        let at = builtins
+            .iter()
+            .position(|t| t.name() == "google_web_search")
+            .map_or(builtins.len(), |i| i + 1);
+        builtins.insert(at, Arc::new(builtin::AskUserTool::new(asker)));
     }
     // The agents after the other built-ins, as in Gemini CLI.
     for agent in agents {

@@ -11,6 +11,7 @@ mod elicitation;
 mod info;
 mod model_error;
 mod output;
+mod questions;
 mod stats;
 mod tools;
 
@@ -27,6 +28,7 @@ pub use output::{
     ResultEvent, Severity, Status, StreamEvent, StreamModelStats, StreamStats, ToolResultEvent,
     ToolUseEvent, json_output_schema, stream_json_schema,
 };
+pub use questions::{Question, QuestionOption, QuestionType, QuestionsReply};
 pub use stats::{
     ApiMetrics, Decision, Decisions, FileMetrics, ModelMetrics, SessionStats, TokenMetrics,
     TokenTotals, ToolCallMetrics, ToolMetrics,
@@ -83,8 +85,8 @@ impl ApprovalMode {
     }
 }
 
-/// What a front end asks a session to do. Confirm, Cancel, SetApprovalMode
-/// and AnswerElicitation act at once; every other op waits for the one
+/// What a front end asks a session to do. Confirm, Cancel, SetApprovalMode,
+/// AnswerElicitation and AnswerQuestions act at once; every other op waits for the one
 /// before it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -177,6 +179,13 @@ pub enum Op {
         id: u64,
         /// The answer.
         reply: ElicitationReply,
+    },
+    /// Answer the model's questions (`ask_user`; acts at once).
+    AnswerQuestions {
+        /// The request's id.
+        id: u64,
+        /// The answers, or the user's dismissal.
+        reply: QuestionsReply,
     },
     /// End the session after the ops before it: run SessionEnd, stop.
     Shutdown,
@@ -476,6 +485,16 @@ pub enum AgentEvent {
         id: u64,
         /// What is asked.
         request: ElicitationRequest,
+    },
+    /// The model asks the user questions (`ask_user`, terminal UI only);
+    /// answer with [`Op::AnswerQuestions`]. The call `call_id` waits.
+    QuestionsAsked {
+        /// The request's id.
+        id: u64,
+        /// The `ask_user` call asking.
+        call_id: String,
+        /// The questions, in order.
+        questions: Vec<Question>,
     },
     /// An event of a sub-agent, run by the call `parent_call_id`.
     Nested {

@@ -12,7 +12,11 @@ use std::time::{Duration, Instant};
 pub fn on_term_event(app: &mut App, ev: Event) {
     match ev {
         Event::Key(k) if k.kind != KeyEventKind::Release => on_key(app, k),
-        Event::Paste(text) if app.state.confirm.is_none() && app.state.elicit.is_none() => {
+        Event::Paste(text)
+            if app.state.confirm.is_none()
+                && app.state.elicit.is_none()
+                && app.state.ask_user.is_none() =>
+        {
             app.state.input.insert_str(&text);
             refresh_completion(app);
         }
@@ -25,6 +29,14 @@ fn on_key(app: &mut App, key: KeyEvent) {
     let alt = key.modifiers.contains(KeyModifiers::ALT);
     if !(ctrl && key.code == KeyCode::Char('c')) {
         app.state.notice = None;
+    }
+    if let Some(form) = app.state.ask_user.as_mut() {
+        if let Some(reply) = form.on_key(key) {
+            let id = form.id;
+            app.state.ask_user = None;
+            app.ctx.ops.submit(Op::AnswerQuestions { id, reply });
+        }
+        return;
     }
     if let Some(form) = app.state.elicit.as_mut() {
         if let Some(reply) = form.on_key(key) {
