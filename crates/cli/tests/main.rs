@@ -35,6 +35,7 @@ mod today_settings;
 mod todos;
 mod trust;
 mod tui;
+mod tui_ask_user;
 mod tui_first_hour;
 mod tui_today;
 mod tui_trust;
