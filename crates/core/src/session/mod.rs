@@ -17,6 +17,7 @@ pub mod custom_commands;
 mod elicitation;
 mod layers;
 mod questions;
+mod rewind;
 mod subagents;
 mod tool_set;
 mod view;
@@ -379,6 +380,14 @@ impl Engine {
             Op::Clear => {
                 self.clear().await;
                 Finished::Clear
+            }
+            Op::Rewind {
+                back,
+                conversation,
+                files,
+            } => {
+                self.rewind(back, conversation, files).await;
+                Finished::Command
             }
             Op::Restore { id } => {
                 self.restore(&id).await;

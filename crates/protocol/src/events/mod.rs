@@ -119,6 +119,18 @@ pub enum Op {
         /// The checkpoint's id.
         id: String,
     },
+    /// Go back to before one of the latest prompts (`/rewind`): cut the
+    /// conversation there and/or put back the files the checkpoints of
+    /// that prompt's turn saved (`general.checkpointing.enabled`).
+    Rewind {
+        /// Which prompt: 1 is the latest, 2 the one before, ...
+        back: usize,
+        /// Cut the conversation before that prompt.
+        conversation: bool,
+        /// Restore the files as they were before the first checkpointed
+        /// edit after that prompt.
+        files: bool,
+    },
     /// Save the conversation under a tag (`/chat save`).
     SaveChat {
         /// The tag.
