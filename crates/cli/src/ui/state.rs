@@ -49,6 +49,10 @@ pub struct UiState {
     pub confirm: Option<ConfirmDialog>,
     /// An MCP server's open request for input.
     pub elicit: Option<crate::ui::view::elicit::ElicitForm>,
+    /// The open `/settings` or `/rewind` dialog.
+    pub dialog: Option<crate::ui::commands::dialog::Dialog>,
+    /// The prompts of this run (`/rewind` offers them).
+    pub prompts: crate::ui::commands::rewind::Prompts,
     /// The model's open questions (`ask_user`).
     pub ask_user: Option<crate::ui::view::ask_user::AskUserForm>,
     /// Confirmations waiting behind the open one.
@@ -100,6 +104,8 @@ impl UiState {
             show_nested: false,
             elicit: None,
             ask_user: None,
+            dialog: None,
+            prompts: Default::default(),
             stream: String::new(),
             message_started: false,
             thought: None,
@@ -466,10 +472,10 @@ impl UiState {
                 self.model = model;
                 self.context_window = context_window;
             }
+            AgentEvent::PromptStarted { text } => self.prompts.started(&text),
+            AgentEvent::HistoryReplaced { .. } => self.prompts.replaced(),
             // The banner, the echoed prompt and the busy state are the app's.
             AgentEvent::SessionStarted { .. }
-            | AgentEvent::PromptStarted { .. }
-            | AgentEvent::HistoryReplaced { .. }
             | AgentEvent::Finished(_)
             | AgentEvent::SessionEnded => {}
         }

@@ -4,7 +4,10 @@
 //! `handlers::slash`.
 
 pub mod chat;
+pub mod dialog;
 pub mod info;
 pub mod panels;
 pub mod parse;
+pub mod rewind;
+pub mod settings;
 pub mod theme;

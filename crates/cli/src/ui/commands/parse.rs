@@ -32,6 +32,11 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("memory", "Context files: /memory show|add <fact>|refresh"),
     ("model", "Show the model in use"),
     ("restore", "Restore files and conversation: /restore [id]"),
+    (
+        "rewind",
+        "Go back to before one of your prompts (conversation and/or file changes)",
+    ),
+    ("settings", "Edit the user or workspace settings"),
     ("quit", "Exit the CLI"),
     ("exit", "Exit the CLI"),
     ("skills", "List the agent skills: /skills list"),
@@ -98,6 +103,10 @@ pub enum Command {
     Model,
     /// `/restore [id]`.
     Restore(Option<String>),
+    /// `/rewind`.
+    Rewind,
+    /// `/settings`.
+    Settings,
     /// `/quit`, `/exit`.
     Quit,
     /// `/stats`.
@@ -148,6 +157,7 @@ impl Command {
             | Command::MemoryAdd(_)
             | Command::MemoryRefresh
             | Command::Restore(_)
+            | Command::Rewind
             | Command::DirectoryAdd(_)
             | Command::ExportSession(_)
             | Command::McpAuth(_) => true,
@@ -162,6 +172,7 @@ impl Command {
             | Command::MemoryShow
             | Command::Model
             | Command::Quit
+            | Command::Settings
             | Command::Stats
             | Command::Tools
             | Command::Theme(_)
@@ -238,6 +249,8 @@ pub fn parse(line: &str) -> Command {
         ("memory", Some(_)) => Command::Usage("Usage: /memory show | add <fact> | refresh".into()),
         ("model", _) => Command::Model,
         ("restore", _) => Command::Restore(sub.map(str::to_string)),
+        ("rewind", _) => Command::Rewind,
+        ("settings", _) => Command::Settings,
         ("quit" | "exit", _) => Command::Quit,
         ("stats", _) => Command::Stats,
         ("tools", _) => Command::Tools,

@@ -15,7 +15,8 @@ pub fn on_term_event(app: &mut App, ev: Event) {
         Event::Paste(text)
             if app.state.confirm.is_none()
                 && app.state.elicit.is_none()
-                && app.state.ask_user.is_none() =>
+                && app.state.ask_user.is_none()
+                && app.state.dialog.is_none() =>
         {
             app.state.input.insert_str(&text);
             refresh_completion(app);
@@ -44,6 +45,10 @@ fn on_key(app: &mut App, key: KeyEvent) {
             app.state.elicit = None;
             app.ctx.ops.submit(Op::AnswerElicitation { id, reply });
         }
+        return;
+    }
+    if app.state.confirm.is_none() && app.state.dialog.is_some() {
+        crate::ui::commands::dialog::on_key(app, key);
         return;
     }
     if let Some(dialog) = app.state.confirm.as_mut() {
