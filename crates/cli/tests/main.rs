@@ -37,6 +37,7 @@ mod trust;
 mod tui;
 mod tui_ask_user;
 mod tui_first_hour;
+mod tui_rewind_settings;
 mod tui_today;
 mod tui_trust;
 mod web;

@@ -72,7 +72,10 @@ fn an_ask_user_form_is_answered_and_the_answers_reach_the_model() {
     t.type_text("line two");
     t.keys(&["Enter"]);
     let review = t.wait_for("Review your answers:", 10);
-    assert!(review.contains("Features → Auth, Logs, metrics"), "{review}");
+    assert!(
+        review.contains("Features → Auth, Logs, metrics"),
+        "{review}"
+    );
     t.keys(&["Enter"]);
     t.wait_for("Noted your answers.", 20);
     let screen = t.wait_for("User answered:", 10);
@@ -125,10 +128,7 @@ fn headless_leaves_ask_user_out() {
         "model": {"name": "gemini-2.5-flash", "retry": {"initialDelayMs": 1}},
         "security": {"auth": {"selectedType": "gemini-api-key"}}
     }));
-    let fake = FakeServer::replaying(&lines(&[
-        call("ask_user", three_questions()),
-        text("ok"),
-    ]));
+    let fake = FakeServer::replaying(&lines(&[call("ask_user", three_questions()), text("ok")]));
     let out = sb.run(
         &["-p", "go", "--approval-mode", "yolo"],
         None,
@@ -140,8 +140,5 @@ fn headless_leaves_ask_user_out() {
         .as_str()
         .unwrap_or_default()
         .to_string();
-    assert!(
-        error.starts_with("Tool \"ask_user\" not found."),
-        "{error}"
-    );
+    assert!(error.starts_with("Tool \"ask_user\" not found."), "{error}");
 }

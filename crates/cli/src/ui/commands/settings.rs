@@ -308,9 +308,18 @@ impl SettingsPanel {
             Line::from(Span::styled("Settings", bold)),
             Line::from(vec![
                 Span::raw("Apply to: "),
-                Span::styled("User Settings", user),
+                Span::styled(
+                    format!("{} User Settings", dot(self.scope == FileScope::User)),
+                    user,
+                ),
                 Span::raw("  "),
-                Span::styled("Workspace Settings", workspace),
+                Span::styled(
+                    format!(
+                        "{} Workspace Settings",
+                        dot(self.scope == FileScope::Project)
+                    ),
+                    workspace,
+                ),
             ]),
             Line::from(Span::styled(
                 truncate(&format!("File: {}", self.file.path.display()), width),
@@ -366,6 +375,11 @@ impl SettingsPanel {
         )));
         out
     }
+}
+
+/// The mark of a scope: chosen or not.
+fn dot(chosen: bool) -> &'static str {
+    if chosen { "●" } else { "○" }
 }
 
 /// The default, as shown for a key not set in the file.
