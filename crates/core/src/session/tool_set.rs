@@ -93,16 +93,8 @@ pub(super) async fn tool_layer(
     let skills = Arc::new(skills);
     let agents = super::subagents::session_agents(config, tool_server, &config.extensions);
     notes.extend(super::subagents::agent_notes(&agents));
-    let mut registry = registry(
-        config,
-        policy,
-        mode,
-        discovered,
-        mcp.as_ref(),
-        &skills,
-        &agents.agents,
-        asker,
-    );
+    let builtins = session_builtins(mcp.as_ref(), &skills, &agents.agents, asker);
+    let mut registry = registry(config, policy, mode, builtins, discovered, mcp.as_ref());
     registry.exclude(extensions::excluded_tools(&config.extensions));
     if tool_server {
         // A session without a model leaves out the tools that need one.
@@ -186,23 +178,16 @@ fn write_todos_enabled(settings: &Settings, model: &str) -> bool {
     !preview && settings.typed().use_write_todos.unwrap_or(true)
 }
 
-/// The registry: built-ins (as `tools.core` allows), discovered tools, then
-/// MCP tools (renamed `<server>__<tool>` on a clash), with `tools.exclude`,
-/// policy-wide denials and, when nobody can be asked, the headless
-/// exclusions applied.
-fn registry(
-    config: &SessionConfig,
-    policy: &PolicyEngine,
-    mode: ApprovalMode,
-    discovered: Vec<Arc<dyn Tool>>,
+/// The built-in tools of this session, in Gemini CLI's registration
+/// order: every session's, the MCP resource tools (when a server is
+/// connected), `ask_user` (when the front end answers questions), the
+/// sub-agents and `activate_skill`.
+fn session_builtins(
     mcp: Option<&Arc<McpManager>>,
     skills: &Arc<Vec<crate::skills::Skill>>,
     agents: &[crate::subagents::AgentDefinition],
     asker: Option<builtin::Asker>,
-) -> ToolRegistry {
-    let settings = &config.settings;
-    let mut registry = ToolRegistry::new();
-    let core = settings.tools_core();
+) -> Vec<Arc<dyn Tool>> {
     let mut builtins = builtin::builtin_tools();
     if let Some(mcp) = mcp {
         // After web_fetch, as Gemini CLI registers them.
@@ -230,6 +215,24 @@ fn registry(
         // Last among the built-ins, as in Gemini CLI.
         builtins.push(Arc::new(builtin::ActivateSkillTool::new(skills.clone())));
     }
+    builtins
+}
+
+/// The registry: built-ins (as `tools.core` allows), discovered tools, then
+/// MCP tools (renamed `<server>__<tool>` on a clash), with `tools.exclude`,
+/// policy-wide denials and, when nobody can be asked, the headless
+/// exclusions applied.
+fn registry(
+    config: &SessionConfig,
+    policy: &PolicyEngine,
+    mode: ApprovalMode,
+    builtins: Vec<Arc<dyn Tool>>,
+    discovered: Vec<Arc<dyn Tool>>,
+    mcp: Option<&Arc<McpManager>>,
+) -> ToolRegistry {
+    let settings = &config.settings;
+    let mut registry = ToolRegistry::new();
+    let core = settings.tools_core();
     for tool in builtins {
         let keep = core.as_ref().is_none_or(|core| {
             let names = crate::tools::names::tool_forms(tool.as_ref());

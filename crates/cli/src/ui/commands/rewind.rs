@@ -271,7 +271,7 @@ mod tests {
         prompts.started("only");
         let mut panel = RewindPanel::new(&prompts, false);
         panel.on_key(key(KeyCode::Enter), &mut prompts);
-        let shown: Vec<String> = panel.lines(80).iter().map(|l| l.to_string()).collect();
+        let shown: Vec<String> = panel.lines(80).iter().map(ToString::to_string).collect();
         assert!(
             !shown.iter().any(|l| l.contains("Revert the file")),
             "{shown:?}"

@@ -204,8 +204,11 @@ impl AskUserForm {
                 page.other.push('\n');
                 return None;
             }
+            // Space on an empty "Other" of a multi-select ticks it.
+            let space_ticks = multi && page.other.is_empty();
             match key.code {
-                KeyCode::Char(c) if !ctrl && !(c == ' ' && page.other.is_empty() && multi) => {
+                KeyCode::Char(' ') if space_ticks => {}
+                KeyCode::Char(c) if !ctrl => {
                     page.other.push(c);
                     if multi {
                         page.other_picked = true;
@@ -235,10 +238,8 @@ impl AskUserForm {
                 }
             }
             KeyCode::Enter => return self.choose(item, multi, &labels),
-            KeyCode::Char(' ') if multi => {
-                if item != Item::Done {
-                    return self.choose(item, multi, &labels);
-                }
+            KeyCode::Char(' ') if multi && item != Item::Done => {
+                return self.choose(item, multi, &labels);
             }
             _ => {}
         }
@@ -591,7 +592,7 @@ mod tests {
         }
         assert!(f.on_key(key(KeyCode::Enter)).is_none());
         assert!(f.on_key(key(KeyCode::Char('1'))).is_none());
-        let shown: Vec<String> = f.lines(60).iter().map(|l| l.to_string()).collect();
+        let shown: Vec<String> = f.lines(60).iter().map(ToString::to_string).collect();
         assert!(
             shown.iter().any(|l| l.contains("Review your answers")),
             "{shown:?}"
