@@ -70,6 +70,14 @@ fn rewind_restores_the_file_and_cuts_the_conversation() {
         sb.read("notes.txt").as_deref(),
         Some("changed by the model\n")
     );
+    // Esc twice on the empty prompt opens the same dialog; Esc closes it.
+    t.keys(&["Escape"]);
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    t.keys(&["Escape"]);
+    t.wait_for("Go back to before one of your prompts", 10);
+    t.keys(&["Escape"]);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!t.screen().contains("Go back to before"), "{}", t.screen());
     t.type_text("/rewind");
     t.keys(&["Enter"]);
     let list = t.wait_for("Go back to before one of your prompts", 10);

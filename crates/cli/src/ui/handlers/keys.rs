@@ -82,6 +82,8 @@ fn on_key(app: &mut App, key: KeyEvent) {
                 s.completion = None;
             } else if app.busy() {
                 app.cancel_running();
+            } else {
+                double_esc(app);
             }
             return;
         }
@@ -233,4 +235,22 @@ fn ctrl_c(app: &mut App) {
     }
     app.last_ctrl_c = Some(now);
     app.state.notice = Some(("Press Ctrl-C again to exit.".into(), now));
+}
+
+/// Esc twice within half a second while idle: clears the prompt, or on an
+/// empty prompt opens `/rewind`, as in Gemini CLI.
+fn double_esc(app: &mut App) {
+    let now = Instant::now();
+    let twice = app
+        .last_esc
+        .is_some_and(|t| now.duration_since(t) < Duration::from_millis(500));
+    app.last_esc = (!twice).then_some(now);
+    if !twice {
+        return;
+    }
+    if app.state.input.is_empty() {
+        crate::ui::handlers::slash::command(app, "/rewind");
+    } else {
+        app.state.input.set("");
+    }
 }
