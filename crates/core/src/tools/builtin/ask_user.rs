@@ -7,7 +7,7 @@
 use super::Builtin;
 use super::Make;
 use super::common::parse_params;
-use crate::tools::spec::{DefaultPolicy, ToolSpec};
+use crate::tools::spec::ToolSpec;
 use crate::tools::{Tool, ToolContext, ToolError, ToolInvocation, ToolKind, ToolResult};
 use futures::future::BoxFuture;
 use gemini_rs_protocol::events::{Question, QuestionType, QuestionsReply};
@@ -86,13 +86,12 @@ static SCHEMA: LazyLock<Value> = LazyLock::new(|| {
     })
 });
 
-/// What `AskUserTool` declares about itself: it only asks, so it runs
-/// without a confirmation (the form is the user's say).
+/// What `AskUserTool` declares about itself: no default rule (as in
+/// 0.61) and no confirmation, since the form itself is the user's say.
 pub(super) static SPEC: ToolSpec = ToolSpec {
     name: "ask_user",
     display_name: "Ask User",
     kind: ToolKind::Communicate,
-    policy: DefaultPolicy::Allow,
     ..ToolSpec::BASE
 };
 
