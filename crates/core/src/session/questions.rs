@@ -30,15 +30,30 @@ pub(super) fn asker(events: EventSender, pending: Pending) -> Asker {
             call_id,
             questions,
         });
-        let pending = pending.clone();
+        let waiting = Waiting {
+            pending: pending.clone(),
+            id,
+        };
         Box::pin(async move {
-            let reply = rx.await.unwrap_or(QuestionsReply::Dismiss);
-            if let Ok(mut p) = pending.lock() {
-                p.remove(&id);
-            }
-            reply
+            let _waiting = waiting;
+            rx.await.unwrap_or(QuestionsReply::Dismiss)
         })
     })
+}
+
+/// Forgets a question set once its call stops waiting (answered, or
+/// cancelled while the form was open).
+struct Waiting {
+    pending: Pending,
+    id: u64,
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        if let Ok(mut p) = self.pending.lock() {
+            p.remove(&self.id);
+        }
+    }
 }
 
 /// Passes the front end's reply on.
