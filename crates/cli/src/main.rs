@@ -231,6 +231,8 @@ fn run_ui(
     let mut typed: Vec<(String, String)> = Vec::new();
     loop {
         let mut config = args.session_config(startup, true, session_id.clone());
+        // The terminal UI shows the model's questions (ask_user).
+        config.ask_user = true;
         for (var, value) in &typed {
             config.env = config.env.with(var, value);
         }

@@ -61,6 +61,11 @@ impl Translator {
                 let reply = gemini_rs_core::unattended_reply(&request, self.mode);
                 return Action::Submit(Op::AnswerElicitation { id, reply });
             }
+            // ACP sessions do not declare ask_user; nobody would answer.
+            AgentEvent::QuestionsAsked { id, .. } => {
+                let reply = gemini_rs_protocol::events::QuestionsReply::Dismiss;
+                return Action::Submit(Op::AnswerQuestions { id, reply });
+            }
             AgentEvent::Nested {
                 parent_call_id,
                 event,

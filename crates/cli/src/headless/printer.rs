@@ -145,6 +145,7 @@ impl Printer {
             AgentEvent::Thought { .. }
             | AgentEvent::ToolAwaitingApproval { .. }
             | AgentEvent::ElicitationRequested { .. }
+            | AgentEvent::QuestionsAsked { .. }
             | AgentEvent::ToolRunning { .. }
             | AgentEvent::ToolOutput { .. }
             | AgentEvent::Usage { .. }

@@ -145,6 +145,7 @@ fn on_event(app: &mut App, ev: AgentEvent) -> bool {
         | AgentEvent::ToolFinished(_)
         | AgentEvent::Nested { .. }
         | AgentEvent::ElicitationRequested { .. }
+        | AgentEvent::QuestionsAsked { .. }
         | AgentEvent::Usage { .. }
         | AgentEvent::Warning { .. }
         | AgentEvent::Info { .. }

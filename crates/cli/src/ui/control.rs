@@ -36,6 +36,8 @@ pub struct App {
     pub pending: usize,
     /// When Ctrl-C was last pressed on an empty prompt (twice quits).
     pub last_ctrl_c: Option<Instant>,
+    /// When Esc was last pressed while idle (twice clears or rewinds).
+    pub last_esc: Option<Instant>,
     /// Set when the user asked to quit.
     pub quit: bool,
     /// Set when the next frame must clear the screen first.
@@ -65,6 +67,7 @@ impl App {
             ctx,
             pending: 0,
             last_ctrl_c: None,
+            last_esc: None,
             quit: false,
             clear_requested: false,
             osc: None,

@@ -30,7 +30,8 @@ pub fn live_lines(
 
     // Bottom: status, editor, suggestions, footer.
     let mut bottom: Vec<Line<'static>> = Vec::new();
-    let dialog_open = s.confirm.is_some() || s.elicit.is_some();
+    let dialog_open =
+        s.confirm.is_some() || s.elicit.is_some() || s.ask_user.is_some() || s.dialog.is_some();
     if let Some((since, label)) = &s.busy
         && !dialog_open
     {
@@ -95,7 +96,21 @@ pub fn live_lines(
     // Top: dialog first, then running cards, then the streaming tail.
     let mut avail = max_h.saturating_sub(bottom.len());
     let mut dialog = Vec::new();
-    if let Some(form) = &s.elicit {
+    if let Some(form) = &s.ask_user {
+        dialog = form.lines(w);
+        dialog.insert(0, Line::default());
+        if dialog.len() > avail {
+            dialog.drain(..dialog.len() - avail);
+        }
+        avail -= dialog.len();
+    } else if let Some(open) = &s.dialog {
+        dialog = open.lines(w);
+        dialog.insert(0, Line::default());
+        if dialog.len() > avail {
+            dialog.drain(..dialog.len() - avail);
+        }
+        avail -= dialog.len();
+    } else if let Some(form) = &s.elicit {
         dialog = form.lines(w);
         dialog.insert(0, Line::default());
         if dialog.len() > avail {

@@ -51,6 +51,12 @@ pub struct UiState {
     pub confirm: Option<ConfirmDialog>,
     /// An MCP server's open request for input.
     pub elicit: Option<crate::ui::view::elicit::ElicitForm>,
+    /// The open `/settings` or `/rewind` dialog.
+    pub dialog: Option<crate::ui::commands::dialog::Dialog>,
+    /// The prompts of this run (`/rewind` offers them).
+    pub prompts: crate::ui::commands::rewind::Prompts,
+    /// The model's open questions (`ask_user`).
+    pub ask_user: Option<crate::ui::view::ask_user::AskUserForm>,
     /// Confirmations waiting behind the open one.
     pub confirm_queue: VecDeque<ConfirmDialog>,
     /// Set while a request runs: since when, and what it is.
@@ -100,6 +106,9 @@ impl UiState {
             cards: Vec::new(),
             show_nested: false,
             elicit: None,
+            ask_user: None,
+            dialog: None,
+            prompts: Default::default(),
             stream: String::new(),
             message_started: false,
             thought: None,
@@ -332,6 +341,15 @@ impl UiState {
                 self.commit_stream(true);
                 self.elicit = Some(crate::ui::view::elicit::ElicitForm::new(id, request));
             }
+            AgentEvent::QuestionsAsked {
+                id,
+                call_id,
+                questions,
+            } => {
+                self.commit_stream(true);
+                let form = crate::ui::view::ask_user::AskUserForm::new(id, call_id, questions);
+                self.ask_user = Some(form);
+            }
             AgentEvent::ModelRetry {
                 attempt,
                 max_attempts,
@@ -391,6 +409,14 @@ impl UiState {
                 }
             }
             AgentEvent::ToolFinished(f) => {
+                if self
+                    .ask_user
+                    .as_ref()
+                    .is_some_and(|q| q.call_id == f.call_id)
+                {
+                    // Cancelled while the form was open.
+                    self.ask_user = None;
+                }
                 let idx = match self.cards.iter().position(|c| c.call_id == f.call_id) {
                     Some(i) => i,
                     None => {
@@ -449,10 +475,10 @@ impl UiState {
                 self.model = model;
                 self.context_window = context_window;
             }
+            AgentEvent::PromptStarted { text } => self.prompts.started(&text),
+            AgentEvent::HistoryReplaced { .. } => self.prompts.replaced(),
             // The banner, the echoed prompt and the busy state are the app's.
             AgentEvent::SessionStarted { .. }
-            | AgentEvent::PromptStarted { .. }
-            | AgentEvent::HistoryReplaced { .. }
             | AgentEvent::Finished(_)
             | AgentEvent::SessionEnded => {}
         }

@@ -12,6 +12,7 @@
 //! and are left alone).
 
 mod git;
+mod rewind;
 
 use crate::workspace::write_atomic;
 use gemini_rs_protocol::Content;

@@ -214,6 +214,7 @@ fn default_decisions_per_mode() {
     let named: Vec<&str> = rules.iter().map(|r| r.tool_name.as_str()).collect();
     for unruled in [
         "write_todos",
+        "ask_user",
         "activate_skill",
         "get_internal_docs",
         "list_background_processes",

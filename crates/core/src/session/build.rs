@@ -51,6 +51,8 @@ pub(super) struct Parts {
     pub skills: Arc<Vec<crate::skills::Skill>>,
     pub agents: Arc<crate::subagents::AgentSet>,
     pub checkpointer: Option<Checkpointer>,
+    /// `ask_user` question sets waiting for the front end.
+    pub questions: super::questions::Pending,
     pub context_files: Vec<memory::ContextFile>,
     pub session_id: String,
     pub model: String,
@@ -97,13 +99,19 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let workspace = Arc::new(workspace(&config));
     let sandbox = native_sandbox(&config, &workspace)?;
     let policy = policy(&config, &mut notes)?;
+    let questions = super::questions::Pending::default();
+    let asker = (config.ask_user && !tool_server)
+        .then(|| super::questions::asker(events.clone(), questions.clone()));
     let tools = tool_layer(
         &config,
         &workspace,
         &policy,
         mode,
         &model,
-        sandbox.as_ref(),
+        super::tool_set::ToolHosts {
+            sandbox: sandbox.as_ref(),
+            asker,
+        },
         &mut notes,
     )
     .await?;
@@ -242,6 +250,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         tools: registry,
         mcp: tools.mcp,
         checkpointer: layers.checkpointer,
+        questions,
         context_files,
         session_id,
         model,

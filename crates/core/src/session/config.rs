@@ -38,6 +38,10 @@ pub struct SessionConfig {
     pub env: Env,
     /// Whether someone can answer confirmations.
     pub interactive: bool,
+    /// Whether the front end shows the model's questions (`ask_user`) and
+    /// answers them with [`Op::AnswerQuestions`](gemini_rs_protocol::events::Op::AnswerQuestions):
+    /// the terminal UI only (headless and ACP leave the tool out).
+    pub ask_user: bool,
     /// The id of a new session (a resumed one keeps its own).
     pub session_id: String,
     /// `-m/--model`.
@@ -90,6 +94,7 @@ impl SessionConfig {
             extensions: startup.extensions,
             env: startup.env,
             interactive: false,
+            ask_user: false,
             session_id: uuid::Uuid::new_v4().to_string(),
             model: None,
             approval_mode: ApprovalMode::Default,

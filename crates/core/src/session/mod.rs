@@ -17,6 +17,8 @@ pub mod custom_commands;
 mod elicitation;
 mod layers;
 mod model_switch;
+mod questions;
+mod rewind;
 mod subagents;
 mod tool_set;
 mod view;
@@ -161,6 +163,7 @@ impl Session {
         let control = Control {
             confirmations: parts.confirmations,
             elicitations,
+            questions: parts.questions,
             mode: parts.mode,
             events: events_tx,
             mcp: parts.mcp,
@@ -229,6 +232,7 @@ pub(crate) struct Engine {
 struct Control {
     confirmations: mpsc::UnboundedSender<ConfirmationResponse>,
     elicitations: elicitation::Pending,
+    questions: questions::Pending,
     mode: Arc<RwLock<ApprovalMode>>,
     events: EventSender,
     mcp: Option<Arc<McpManager>>,
@@ -333,6 +337,7 @@ async fn run(mut engine: Engine, control: Control, mut ops: mpsc::UnboundedRecei
             Op::AnswerElicitation { id, reply } => {
                 elicitation::answer(&control.elicitations, id, reply)
             }
+            Op::AnswerQuestions { id, reply } => questions::answer(&control.questions, id, reply),
             Op::Cancel => {}
             Op::SetApprovalMode { mode } => control.set_mode(mode),
             Op::StopBackgroundProcess { pid } => control.stop_background(pid),
@@ -351,6 +356,9 @@ async fn run(mut engine: Engine, control: Control, mut ops: mpsc::UnboundedRecei
                                 }
                                 Some(Op::AnswerElicitation { id, reply }) => {
                                     elicitation::answer(&control.elicitations, id, reply)
+                                }
+                                Some(Op::AnswerQuestions { id, reply }) => {
+                                    questions::answer(&control.questions, id, reply)
                                 }
                                 Some(Op::Cancel) => {
                                     cancel.cancel();
@@ -420,6 +428,14 @@ impl Engine {
                 self.clear().await;
                 Finished::Clear
             }
+            Op::Rewind {
+                back,
+                conversation,
+                files,
+            } => {
+                self.rewind(back, conversation, files).await;
+                Finished::Command
+            }
             Op::Restore { id } => {
                 self.restore(&id).await;
                 Finished::Command
@@ -478,6 +494,7 @@ impl Engine {
             // Handled by the task before an op gets here.
             Op::Confirm(_)
             | Op::AnswerElicitation { .. }
+            | Op::AnswerQuestions { .. }
             | Op::Cancel
             | Op::SetApprovalMode { .. }
             | Op::StopBackgroundProcess { .. }

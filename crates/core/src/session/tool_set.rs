@@ -30,6 +30,15 @@ pub(super) struct ToolLayer {
     pub agents: AgentSet,
 }
 
+/// Who the tools lean on: the sandbox that wraps the workspace's
+/// processes (`-s`) and the front end that answers `ask_user`.
+pub(super) struct ToolHosts<'a> {
+    /// The sandbox, when on.
+    pub sandbox: Option<&'a Arc<PreparedSandbox>>,
+    /// The front end's answerer, where a person can answer.
+    pub asker: Option<builtin::Asker>,
+}
+
 /// Discovered tools, MCP servers (the settings', the extensions' and a
 /// front end's), skills and agents, and the registry over them with every
 /// exclusion applied. A tool server (`mcp serve`) gets the built-ins only.
@@ -39,9 +48,10 @@ pub(super) async fn tool_layer(
     policy: &PolicyEngine,
     mode: ApprovalMode,
     model: &str,
-    sandbox: Option<&Arc<PreparedSandbox>>,
+    hosts: ToolHosts<'_>,
     notes: &mut Vec<StartupNote>,
 ) -> Result<ToolLayer, StartError> {
+    let ToolHosts { sandbox, asker } = hosts;
     let settings = &config.settings;
     let root = config.root.as_path();
     let tool_server = config.kind == SessionKind::ToolServer;
@@ -101,15 +111,8 @@ pub(super) async fn tool_layer(
     let skills = Arc::new(skills);
     let agents = super::subagents::session_agents(config, tool_server, &config.extensions);
     notes.extend(super::subagents::agent_notes(&agents));
-    let mut registry = registry(
-        config,
-        policy,
-        mode,
-        discovered,
-        mcp.as_ref(),
-        &skills,
-        &agents.agents,
-    );
+    let builtins = session_builtins(mcp.as_ref(), &skills, &agents.agents, asker);
+    let mut registry = registry(config, policy, mode, builtins, discovered, mcp.as_ref());
     registry.exclude(extensions::excluded_tools(&config.extensions));
     if tool_server {
         // A session without a model leaves out the tools that need one.
@@ -225,22 +228,16 @@ fn write_todos_enabled(settings: &Settings, model: &str) -> bool {
     !preview && settings.typed().use_write_todos.unwrap_or(true)
 }
 
-/// The registry: built-ins (as `tools.core` allows), discovered tools, then
-/// MCP tools (renamed `<server>__<tool>` on a clash), with `tools.exclude`,
-/// policy-wide denials and, when nobody can be asked, the headless
-/// exclusions applied.
-fn registry(
-    config: &SessionConfig,
-    policy: &PolicyEngine,
-    mode: ApprovalMode,
-    discovered: Vec<Arc<dyn Tool>>,
+/// The built-in tools of this session, in Gemini CLI's registration
+/// order: every session's, the MCP resource tools (when a server is
+/// connected), `ask_user` (when the front end answers questions), the
+/// sub-agents and `activate_skill`.
+fn session_builtins(
     mcp: Option<&Arc<McpManager>>,
     skills: &Arc<Vec<crate::skills::Skill>>,
     agents: &[crate::subagents::AgentDefinition],
-) -> ToolRegistry {
-    let settings = &config.settings;
-    let mut registry = ToolRegistry::new();
-    let core = settings.tools_core();
+    asker: Option<builtin::Asker>,
+) -> Vec<Arc<dyn Tool>> {
     let mut builtins = builtin::builtin_tools();
     if let Some(mcp) = mcp {
         // After web_fetch, as Gemini CLI registers them.
@@ -252,6 +249,14 @@ fn registry(
             builtins.insert(at + i, tool);
         }
     }
+    if let Some(asker) = asker {
+        // After google_web_search, as Gemini CLI registers it.
+        let at = builtins
+            .iter()
+            .position(|t| t.name() == "google_web_search")
+            .map_or(builtins.len(), |i| i + 1);
+        builtins.insert(at, Arc::new(builtin::AskUserTool::new(asker)));
+    }
     // The agents after the other built-ins, as in Gemini CLI.
     for agent in agents {
         builtins.push(Arc::new(builtin::SubagentTool::new(agent.clone())));
@@ -260,6 +265,24 @@ fn registry(
         // Last among the built-ins, as in Gemini CLI.
         builtins.push(Arc::new(builtin::ActivateSkillTool::new(skills.clone())));
     }
+    builtins
+}
+
+/// The registry: built-ins (as `tools.core` allows), discovered tools, then
+/// MCP tools (renamed `<server>__<tool>` on a clash), with `tools.exclude`,
+/// policy-wide denials and, when nobody can be asked, the headless
+/// exclusions applied.
+fn registry(
+    config: &SessionConfig,
+    policy: &PolicyEngine,
+    mode: ApprovalMode,
+    builtins: Vec<Arc<dyn Tool>>,
+    discovered: Vec<Arc<dyn Tool>>,
+    mcp: Option<&Arc<McpManager>>,
+) -> ToolRegistry {
+    let settings = &config.settings;
+    let mut registry = ToolRegistry::new();
+    let core = settings.tools_core();
     for tool in builtins {
         let keep = core.as_ref().is_none_or(|core| {
             let names = crate::tools::names::tool_forms(tool.as_ref());

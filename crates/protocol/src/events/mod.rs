@@ -11,6 +11,7 @@ mod elicitation;
 mod info;
 mod model_error;
 mod output;
+mod questions;
 mod stats;
 mod tools;
 
@@ -27,6 +28,7 @@ pub use output::{
     ResultEvent, Severity, Status, StreamEvent, StreamModelStats, StreamStats, ToolResultEvent,
     ToolUseEvent, json_output_schema, stream_json_schema,
 };
+pub use questions::{Question, QuestionOption, QuestionType, QuestionsReply};
 pub use stats::{
     ApiMetrics, Decision, Decisions, FileMetrics, ModelMetrics, SessionStats, TokenMetrics,
     TokenTotals, ToolCallMetrics, ToolMetrics,
@@ -83,8 +85,8 @@ impl ApprovalMode {
     }
 }
 
-/// What a front end asks a session to do. Confirm, Cancel, SetApprovalMode
-/// and AnswerElicitation act at once; every other op waits for the one
+/// What a front end asks a session to do. Confirm, Cancel, SetApprovalMode,
+/// AnswerElicitation and AnswerQuestions act at once; every other op waits for the one
 /// before it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -116,6 +118,18 @@ pub enum Op {
     Restore {
         /// The checkpoint's id.
         id: String,
+    },
+    /// Go back to before one of the latest prompts (`/rewind`): cut the
+    /// conversation there and/or put back the files the checkpoints of
+    /// that prompt's turn saved (`general.checkpointing.enabled`).
+    Rewind {
+        /// Which prompt: 1 is the latest, 2 the one before, ...
+        back: usize,
+        /// Cut the conversation before that prompt.
+        conversation: bool,
+        /// Restore the files as they were before the first checkpointed
+        /// edit after that prompt.
+        files: bool,
     },
     /// Save the conversation under a tag (`/chat save`).
     SaveChat {
@@ -177,6 +191,13 @@ pub enum Op {
         id: u64,
         /// The answer.
         reply: ElicitationReply,
+    },
+    /// Answer the model's questions (`ask_user`; acts at once).
+    AnswerQuestions {
+        /// The request's id.
+        id: u64,
+        /// The answers, or the user's dismissal.
+        reply: QuestionsReply,
     },
     /// End the session after the ops before it: run SessionEnd, stop.
     Shutdown,
@@ -476,6 +497,16 @@ pub enum AgentEvent {
         id: u64,
         /// What is asked.
         request: ElicitationRequest,
+    },
+    /// The model asks the user questions (`ask_user`, terminal UI only);
+    /// answer with [`Op::AnswerQuestions`]. The call `call_id` waits.
+    QuestionsAsked {
+        /// The request's id.
+        id: u64,
+        /// The `ask_user` call asking.
+        call_id: String,
+        /// The questions, in order.
+        questions: Vec<Question>,
     },
     /// An event of a sub-agent, run by the call `parent_call_id`.
     Nested {

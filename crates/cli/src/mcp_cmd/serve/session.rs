@@ -245,6 +245,7 @@ async fn route_events(
             | AgentEvent::ToolFinished(_)
             | AgentEvent::Nested { .. }
             | AgentEvent::ElicitationRequested { .. }
+            | AgentEvent::QuestionsAsked { .. }
             | AgentEvent::Usage { .. }
             | AgentEvent::Info { .. }
             | AgentEvent::ModelTurnFinished

@@ -61,6 +61,7 @@ pub fn shortcut_lines() -> Vec<Line<'static>> {
         kv("Up / Down", "Browse the input history"),
         kv("Tab", "Complete a /command or @path"),
         kv("Esc", "Cancel the running request; close suggestions"),
+        kv("Esc Esc", "Clear the prompt; on an empty prompt, /rewind"),
         kv("Ctrl-C", "Cancel; clear the input; twice to exit"),
         kv("Ctrl-D", "Exit on an empty prompt"),
         kv("Shift-Tab", "Cycle the approval mode"),

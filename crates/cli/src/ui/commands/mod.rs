@@ -5,6 +5,7 @@
 
 pub mod auth;
 pub mod chat;
+pub mod dialog;
 pub mod editor;
 pub mod extensions;
 pub mod info;
@@ -13,5 +14,7 @@ pub mod panels;
 pub mod parse;
 pub mod policies;
 pub mod report;
+pub mod rewind;
+pub mod settings;
 pub mod terminal_setup;
 pub mod theme;

@@ -39,6 +39,11 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "Choose the model provider (Gemini API key, Vertex AI, others)",
     ),
     ("restore", "Restore files and conversation: /restore [id]"),
+    (
+        "rewind",
+        "Go back to before one of your prompts (conversation and/or file changes)",
+    ),
+    ("settings", "Edit the user or workspace settings"),
     ("quit", "Exit the CLI"),
     ("exit", "Exit the CLI"),
     ("skills", "List the agent skills: /skills list"),
@@ -121,6 +126,10 @@ pub enum Command {
     Auth,
     /// `/restore [id]`.
     Restore(Option<String>),
+    /// `/rewind`.
+    Rewind,
+    /// `/settings`.
+    Settings,
     /// `/quit`, `/exit`.
     Quit,
     /// `/stats`.
@@ -189,6 +198,7 @@ impl Command {
             | Command::MemoryAdd(_)
             | Command::MemoryRefresh
             | Command::Restore(_)
+            | Command::Rewind
             | Command::DirectoryAdd(_)
             | Command::ExportSession(_)
             | Command::McpAuth(_)
@@ -205,6 +215,7 @@ impl Command {
             | Command::Model(None)
             | Command::Auth
             | Command::Quit
+            | Command::Settings
             | Command::Stats
             | Command::Tools
             | Command::Theme(_)
@@ -294,6 +305,8 @@ pub fn parse(line: &str) -> Command {
         }
         ("auth", _) => Command::Auth,
         ("restore", _) => Command::Restore(sub.map(str::to_string)),
+        ("rewind", _) => Command::Rewind,
+        ("settings", _) => Command::Settings,
         ("quit" | "exit", _) => Command::Quit,
         ("stats", _) => Command::Stats,
         ("tools", _) => Command::Tools,

@@ -12,7 +12,12 @@ use std::time::{Duration, Instant};
 pub fn on_term_event(app: &mut App, ev: Event) {
     match ev {
         Event::Key(k) if k.kind != KeyEventKind::Release => on_key(app, k),
-        Event::Paste(text) if app.state.confirm.is_none() && app.state.elicit.is_none() => {
+        Event::Paste(text)
+            if app.state.confirm.is_none()
+                && app.state.elicit.is_none()
+                && app.state.ask_user.is_none()
+                && app.state.dialog.is_none() =>
+        {
             app.state.input.insert_str(&text);
             refresh_completion(app);
         }
@@ -26,12 +31,24 @@ fn on_key(app: &mut App, key: KeyEvent) {
     if !(ctrl && key.code == KeyCode::Char('c')) {
         app.state.notice = None;
     }
+    if let Some(form) = app.state.ask_user.as_mut() {
+        if let Some(reply) = form.on_key(key) {
+            let id = form.id;
+            app.state.ask_user = None;
+            app.ctx.ops.submit(Op::AnswerQuestions { id, reply });
+        }
+        return;
+    }
     if let Some(form) = app.state.elicit.as_mut() {
         if let Some(reply) = form.on_key(key) {
             let id = form.id;
             app.state.elicit = None;
             app.ctx.ops.submit(Op::AnswerElicitation { id, reply });
         }
+        return;
+    }
+    if app.state.confirm.is_none() && app.state.dialog.is_some() {
+        crate::ui::commands::dialog::on_key(app, key);
         return;
     }
     if let Some(dialog) = app.state.confirm.as_mut() {
@@ -68,6 +85,8 @@ fn on_key(app: &mut App, key: KeyEvent) {
                 s.completion = None;
             } else if app.busy() {
                 app.cancel_running();
+            } else {
+                double_esc(app);
             }
             return;
         }
@@ -236,4 +255,22 @@ fn ctrl_c(app: &mut App) {
     }
     app.last_ctrl_c = Some(now);
     app.state.notice = Some(("Press Ctrl-C again to exit.".into(), now));
+}
+
+/// Esc twice within half a second while idle: clears the prompt, or on an
+/// empty prompt opens `/rewind`, as in Gemini CLI.
+fn double_esc(app: &mut App) {
+    let now = Instant::now();
+    let twice = app
+        .last_esc
+        .is_some_and(|t| now.duration_since(t) < Duration::from_millis(500));
+    app.last_esc = (!twice).then_some(now);
+    if !twice {
+        return;
+    }
+    if app.state.input.is_empty() {
+        crate::ui::handlers::slash::command(app, "/rewind");
+    } else {
+        app.state.input.set("");
+    }
 }

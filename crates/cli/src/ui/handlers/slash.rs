@@ -3,8 +3,11 @@
 //! `/clear`, `/compress`) send their op to the session while no request
 //! runs.
 
+use crate::ui::commands::dialog::Dialog;
 use crate::ui::commands::model::Picker;
 use crate::ui::commands::parse::{Command, parse};
+use crate::ui::commands::rewind::RewindPanel;
+use crate::ui::commands::settings::SettingsPanel;
 use crate::ui::commands::{chat, info, panels};
 use crate::ui::control::App;
 use gemini_rs_protocol::events::Op;
@@ -126,6 +129,24 @@ pub fn command(app: &mut App, line: &str) {
         Command::Model(None) => app.picker_request = Some(Picker::Model),
         Command::Auth => app.picker_request = Some(Picker::Auth),
         Command::Restore(id) => restore(app, id.as_deref()),
+        Command::Rewind => {
+            if s.prompts.is_empty() {
+                s.info("Nothing to rewind to.");
+            } else if !agent_busy(app) {
+                let checkpointing = app.ctx.info.checkpointing();
+                let panel = RewindPanel::new(&app.state.prompts, checkpointing);
+                app.state.dialog = Some(Dialog::Rewind(panel));
+            }
+        }
+        Command::Settings => {
+            let view = &app.ctx.info;
+            let user = view.paths().user_settings();
+            let workspace = view.paths().workspace_settings(view.root());
+            match SettingsPanel::open(user, workspace) {
+                Ok(panel) => s.dialog = Some(Dialog::Settings(panel)),
+                Err(e) => s.error(&e),
+            }
+        }
         Command::Quit => app.quit = true,
         Command::Stats => {
             let lines = info::stats_lines(

@@ -129,6 +129,11 @@ pub fn describe(args: &Value) -> String {
     let Some(obj) = args.as_object() else {
         return String::new();
     };
+    // ask_user: its questions.
+    if let Some(qs) = obj.get("questions").and_then(Value::as_array) {
+        let asked: Vec<&str> = qs.iter().filter_map(|q| q["question"].as_str()).collect();
+        return sanitize(&asked.join(", ").replace('\n', " "));
+    }
     for k in KEYS {
         if let Some(v) = obj.get(k) {
             let s = match v {

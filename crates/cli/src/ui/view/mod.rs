@@ -2,6 +2,7 @@
 //! wrapping, syntax highlighting, Markdown, tool cards, the
 //! confirmation dialog, the MCP input form and the todo list.
 
+pub mod ask_user;
 pub mod cards;
 pub mod confirm;
 pub mod elicit;

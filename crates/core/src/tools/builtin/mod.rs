@@ -3,6 +3,7 @@
 
 // Other built-in tool modules (declared by their authors; one line each).
 mod activate_skill;
+mod ask_user;
 mod background;
 // The Claude Code name table: `hooks migrate --from-claude` reads it; the
 // call converters serve the Claude-format hooks, which come next.
@@ -28,6 +29,7 @@ mod read_file;
 mod write_file;
 
 pub use activate_skill::ActivateSkillTool;
+pub use ask_user::{AskUserTool, Asker};
 pub(crate) use delegate::invoke_agent;
 pub use delegate::{INVOKE_AGENT, SubagentTool};
 pub use internal_docs::InternalDocsTool;
@@ -83,6 +85,7 @@ pub const BUILTINS: &[Builtin] = &[
     background::READ_BUILTIN,
     memory::BUILTIN,
     web_search::BUILTIN,
+    ask_user::BUILTIN,
     write_todos::BUILTIN,
     read_many_files::BUILTIN,
     activate_skill::BUILTIN,

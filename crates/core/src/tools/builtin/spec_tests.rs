@@ -21,6 +21,9 @@ fn all_tools() -> Vec<Arc<dyn Tool>> {
     let mut tools = builtin_tools();
     tools.push(Arc::new(ActivateSkillTool::new(Arc::new(Vec::new()))));
     tools.push(Arc::new(InternalDocsTool));
+    let dismiss: super::Asker =
+        Arc::new(|_, _| Box::pin(async { gemini_rs_protocol::events::QuestionsReply::Dismiss }));
+    tools.push(Arc::new(super::AskUserTool::new(dismiss)));
     // The resource tools, over a session without servers.
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
