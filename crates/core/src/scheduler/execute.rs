@@ -32,8 +32,10 @@ impl Scheduler {
                 name: &req.name,
                 args: &args,
                 mcp_context: mcp_context.as_ref(),
+                id: &req.call_id,
             })
             .await;
+        let context;
         match before {
             BeforeToolOutcome::Block { reason } => {
                 let mut r = ToolResult::error(
@@ -49,7 +51,9 @@ impl Scheduler {
             }
             BeforeToolOutcome::Proceed {
                 tool_input: Some(partial),
+                additional_context,
             } => {
+                context = additional_context;
                 let changed = changed_keys(&args, &partial);
                 if !changed.is_empty() {
                     let mut merged = args.clone();
@@ -81,7 +85,10 @@ impl Scheduler {
                     }
                 }
             }
-            BeforeToolOutcome::Proceed { tool_input: None } => {}
+            BeforeToolOutcome::Proceed {
+                tool_input: None,
+                additional_context,
+            } => context = additional_context,
         }
         self.emit(AgentEvent::ToolRunning {
             call_id: req.call_id.clone(),
@@ -114,14 +121,26 @@ impl Scheduler {
         if let Some(note) = note {
             append_text(&mut result, &note);
         }
-        let after = if self.hooks.has(HookEvent::AfterTool) {
+        if let Some(ctx) = context {
+            append_text(
+                &mut result,
+                &format!("\n\n<hook_context>{ctx}</hook_context>"),
+            );
+        }
+        let after = if self.hooks.has(HookEvent::AfterTool)
+            || (result.error.is_some() && self.hooks.has(HookEvent::AfterToolFailure))
+        {
             let response = tool_response_json(&result);
             let call = HookToolCall {
                 name: &req.name,
                 args: &args,
                 mcp_context: mcp_context.as_ref(),
+                id: &req.call_id,
             };
-            self.hooks.after_tool(call, &response).await
+            let error = result.error.as_ref().map(|e| e.message.clone());
+            self.hooks
+                .after_tool(call, &response, error.as_deref())
+                .await
         } else {
             AfterToolOutcome::Keep {
                 additional_context: None,
