@@ -125,27 +125,12 @@ impl HookSystem {
                 .specific("tool_input")
                 .and_then(Value::as_object)
                 .cloned(),
-            additional_context: out.additional_context(),
+            // Gemini CLI's BeforeTool has no context for the model;
+            // Claude's PreToolUse has.
+            additional_context: out
+                .additional_context()
+                .filter(|_| self.has_claude_hooks(HookEvent::BeforeTool)),
         }
-    }
-
-    /// AfterTool, after a tool returned a result (not when it threw).
-    /// `tool_response` is the result as hook JSON.
-    #[cfg(test)]
-    pub async fn after_tool(
-        &self,
-        tool_name: &str,
-        tool_input: &serde_json::Map<String, Value>,
-        tool_response: &Value,
-        mcp_context: Option<&Value>,
-    ) -> AfterToolOutcome {
-        let call = HookToolCall {
-            name: tool_name,
-            args: tool_input,
-            mcp_context,
-            id: "",
-        };
-        self.after_tool_call(call, tool_response, None).await
     }
 
     /// AfterTool for `call`, whose result is `tool_response` (hook JSON)
