@@ -10,8 +10,8 @@
 
 use super::config::HookEvent;
 use super::output::HookOutput;
-use crate::tools::builtin::claude::{call_from_claude, call_to_claude, claude_name};
 use crate::policy::ApprovalMode;
+use crate::tools::builtin::claude::{call_from_claude, call_to_claude, claude_name};
 use serde_json::{Map, Value};
 
 /// Gemini input fields Claude Code's hooks do not get (each event's
@@ -57,7 +57,9 @@ pub fn matches(matcher: Option<&str>, names: &[String]) -> bool {
         None | Some("") | Some("*") => return true,
         Some(m) => m,
     };
-    if m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '|') {
+    if m.chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '|')
+    {
         return m.split('|').any(|w| names.iter().any(|n| n == w));
     }
     match regex::Regex::new(m) {
@@ -340,7 +342,9 @@ mod tests {
         assert!(!out.is_blocking());
         assert_eq!(
             out.specific("tool_input"),
-            Some(&json!({"file_path": "b", "old_string": "o", "new_string": "n", "allow_multiple": false}))
+            Some(
+                &json!({"file_path": "b", "old_string": "o", "new_string": "n", "allow_multiple": false})
+            )
         );
         let two = parse_output(HookEvent::BeforeTool, Some(2), "{}", "no\n", None).unwrap();
         assert!(two.is_blocking());

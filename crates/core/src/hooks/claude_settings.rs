@@ -135,7 +135,11 @@ mod tests {
         assert!(!found[0].project && found[1].project);
         assert!(found[1].hooks.contains_key("PreToolUse"));
         assert_eq!(errors.len(), 1);
-        assert!(errors[0].to_string().contains("settings.local.json is not valid JSON"));
+        assert!(
+            errors[0]
+                .to_string()
+                .contains("settings.local.json is not valid JSON")
+        );
         let (found, errors) = load(root.path(), home.path(), false);
         assert_eq!(found.len(), 1, "project files need a trusted folder");
         assert!(errors.is_empty());

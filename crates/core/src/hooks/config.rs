@@ -396,16 +396,16 @@ fn parse_hook(hook: &Value, dialect: HookDialect, seconds: bool) -> Option<Comma
         return None;
     }
     let command = wire.command.filter(|c| !c.is_empty())?;
-    let timeout_ms = wire
-        .timeout
-        .filter(|t| t.is_finite() && *t > 0.0)
-        .map_or(DEFAULT_TIMEOUT_MS, |t| {
-            if seconds {
-                (t * 1000.0).round() as u64
-            } else {
-                t as u64
-            }
-        });
+    let timeout_ms =
+        wire.timeout
+            .filter(|t| t.is_finite() && *t > 0.0)
+            .map_or(DEFAULT_TIMEOUT_MS, |t| {
+                if seconds {
+                    (t * 1000.0).round() as u64
+                } else {
+                    t as u64
+                }
+            });
     let env = wire
         .env
         .map(|m| {

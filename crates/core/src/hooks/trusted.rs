@@ -122,7 +122,10 @@ mod tests {
         );
         let saved: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         assert_eq!(saved, json!({"/p": ["guard:python3 h.py", ":echo hi"]}));
-        assert_eq!(project_hooks_warning(Path::new("/p"), &hooks, &file, GEMINI), None);
+        assert_eq!(
+            project_hooks_warning(Path::new("/p"), &hooks, &file, GEMINI),
+            None
+        );
         assert!(project_hooks_warning(Path::new("/q"), &hooks, &file, GEMINI).is_some());
         let more = json!({"AfterTool": [{"hooks": [{"type": "command", "command": "new"}]}]});
         let w = project_hooks_warning(Path::new("/p"), &more, &file, GEMINI).unwrap();

@@ -150,10 +150,12 @@ impl Scheduler {
             AfterToolOutcome::Keep {
                 additional_context: Some(ctx),
             } => {
-                append_text(
-                    &mut result,
-                    &format!("\n\n<hook_context>{ctx}</hook_context>"),
-                );
+                let note = format!("\n\n<hook_context>{ctx}</hook_context>");
+                // A failed call answers the model with its error alone.
+                match result.error.as_mut() {
+                    Some(error) => error.message.push_str(&note),
+                    None => append_text(&mut result, &note),
+                }
             }
             AfterToolOutcome::Keep {
                 additional_context: None,

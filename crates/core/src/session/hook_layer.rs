@@ -5,9 +5,9 @@
 use super::config::{SessionConfig, StartupNote};
 use crate::config::Scope;
 use crate::events::{AgentEvent, EventSender};
-use crate::tools::mcp::extensions;
 use crate::hooks::claude_settings::ClaudeSettingsHooks;
 use crate::hooks::{HookConfig, HookEnv, HookMessage, HookSystem, Hooks, project_hooks_warning};
+use crate::tools::mcp::extensions;
 use std::sync::Arc;
 
 /// The hook system, when any hook is configured. Its messages become
@@ -46,7 +46,10 @@ pub(super) fn hook_system(
             .into_iter()
             .chain(project_claude.map(|f| {
                 let name = f.path.strip_prefix(root).unwrap_or(&f.path);
-                (serde_json::Value::Object(f.hooks.clone()), name.display().to_string())
+                (
+                    serde_json::Value::Object(f.hooks.clone()),
+                    name.display().to_string(),
+                )
             }));
         for (hooks, file) in sources {
             if let Some(warning) = project_hooks_warning(root, &hooks, &trusted_file, &file) {
@@ -109,4 +112,3 @@ fn claude_settings_hooks(
     }
     files
 }
-
