@@ -280,3 +280,49 @@ fn claude_settings_hooks_run_with_claude_compat() {
         "first-sighting warning names the file: {out:?}"
     );
 }
+
+#[test]
+fn a_subagent_stop_hook_sends_the_sub_agent_on_once() {
+    let sb = Sandbox::new();
+    sb.write_home(
+        ".gemini/agents/reader.md",
+        "---\nname: reader\ndescription: Reads files for you.\ntools: [read_file]\n---\nYou read files.\n",
+    );
+    sb.settings(&json!({
+        "model": {"name": super::MODEL, "retry": {"initialDelayMs": 1}},
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "experimental": {"enableAgents": true},
+        "hooks": {"SubagentStop": [{"matcher": "reader", "hooks": [claude_hook(&sb, "stop-once")]}]}
+    }));
+    let turns = lines(&[
+        call("reader", json!({"query": "read a"})),
+        call("complete_task", json!({"result": "first"})),
+        call("complete_task", json!({"result": "second"})),
+        text("done"),
+    ]);
+    let (fake, out) = run(&sb, &turns);
+    assert_eq!(out.code, 0, "{out:?}");
+    let seen = logged(&sb, "SubagentStop");
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(seen[0]["agent_type"], "reader");
+    assert_eq!(seen[0]["stop_hook_active"], false);
+    assert_eq!(seen[0]["last_assistant_message"], "first");
+    assert_eq!(seen[1]["stop_hook_active"], true);
+    assert_eq!(seen[1]["last_assistant_message"], "second");
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 4);
+    let resumed = requests[2].body["contents"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert!(
+        resumed
+            .to_string()
+            .contains("Run the tests before you stop."),
+        "{resumed}"
+    );
+    let last = fake.function_responses().last().unwrap().to_string();
+    assert!(last.contains("second"), "{last}");
+}
