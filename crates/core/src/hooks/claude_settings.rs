@@ -1,7 +1,8 @@
 //! `hooksConfig.claudeCompat`: the hooks of Claude Code's own settings
-//! files run too, as Claude hooks: the user's `~/.claude/settings.json`,
-//! and in a trusted folder the project's `.claude/settings.json` and
-//! `.claude/settings.local.json`.
+//! files run too, as Claude hooks: the user's `~/.claude/settings.json`
+//! and the project's `.claude/settings.json` and
+//! `.claude/settings.local.json` (read only in a trusted folder; the
+//! session reads none of them in an untrusted one).
 
 use crate::config::input_file::{InputFileError, MAX_INPUT_BYTES, read_input};
 use serde::Deserialize;

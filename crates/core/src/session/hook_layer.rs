@@ -90,14 +90,16 @@ pub(super) fn hook_system(
 }
 
 /// With `hooksConfig.claudeCompat`, adds the hooks of the Claude Code
-/// settings files (the project's only in a trusted folder) as Claude
-/// hooks; unreadable files become start-up warnings.
+/// settings files as Claude hooks, in a trusted folder only; unreadable
+/// files become start-up warnings.
 fn claude_settings_hooks(
     config: &SessionConfig,
     hook_config: &mut HookConfig,
     notes: &mut Vec<StartupNote>,
 ) -> Vec<ClaudeSettingsHooks> {
-    if config.settings.typed().hooks_config.claude_compat != Some(true) {
+    // In an untrusted folder no settings hook runs (Gemini CLI refuses
+    // them all there), so neither does any of Claude Code's.
+    if config.settings.typed().hooks_config.claude_compat != Some(true) || !config.trusted {
         return Vec::new();
     }
     let (files, errors) =
