@@ -476,4 +476,5 @@ fn a_hook_reads_its_stdin_and_environment() {
     );
 }
 
+mod claude;
 mod list;

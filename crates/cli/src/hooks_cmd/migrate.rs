@@ -9,7 +9,8 @@ use crate::settings_file::{FileScope, comments_note, read, write};
 use serde_json::{Map, Value, json};
 use std::path::Path;
 
-/// Claude Code events with no Gemini twin: left out, with a warning.
+/// Claude Code events with no Gemini twin: kept under their Claude name,
+/// where they run as Claude-format hooks.
 const NO_TWIN: [&str; 3] = ["SubagentStop", "SubAgentStop", "PostToolUseFailure"];
 
 /// What a migration produced: the Gemini hooks by event, and warnings.
@@ -129,13 +130,16 @@ pub fn convert(claude: &Value) -> Migrated {
         return out;
     };
     for (event, defs) in events {
-        if NO_TWIN.contains(&event.as_str()) {
-            out.warnings.push(format!(
-                "{event} has no Gemini CLI event; its hooks were not migrated."
-            ));
-            continue;
-        }
-        let Some(gemini) = gemini_rs_core::hook_event_name(event) else {
+        let twin = if NO_TWIN.contains(&event.as_str()) {
+            Some(if event == "SubAgentStop" {
+                "SubagentStop"
+            } else {
+                event.as_str()
+            })
+        } else {
+            gemini_rs_core::hook_event_name(event)
+        };
+        let Some(gemini) = twin else {
             out.warnings.push(format!(
                 "{event} is not a known hook event; its hooks were not migrated."
             ));
@@ -254,8 +258,11 @@ mod tests {
             !m.hooks.contains_key("BeforeAgent"),
             "prompt hooks do not run commands"
         );
-        assert_eq!(m.warnings.len(), 1, "{:?}", m.warnings);
-        assert!(m.warnings[0].contains("SubagentStop"));
+        assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+        assert_eq!(
+            m.hooks["SubagentStop"][0]["hooks"][0]["command"], "x",
+            "kept as a Claude-format hook"
+        );
     }
 
     #[test]

@@ -51,6 +51,8 @@ BeforeTool:
       description: Checks writes
       matcher: write_file, timeout: 500 ms, sequential: true
       source: user ({user})
+
+PreToolUse:
   ✓ ./project-check.sh (enabled)
       matcher: (all), timeout: 60000 ms, sequential: false
       source: project ({project})

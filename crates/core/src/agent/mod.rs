@@ -10,6 +10,7 @@ mod control;
 mod loop_guard;
 pub mod memory;
 pub mod routing;
+mod stop;
 mod structured;
 mod subagent;
 
@@ -18,6 +19,7 @@ mod turn;
 pub use at_path::{ReadResource, expand_with as expand_at_paths_with, references as at_references};
 pub use context::{PromptFeatures, environment_context, system_prompt};
 pub use loop_guard::{LoopGuard, LoopKind};
+pub use stop::MAX_STOP_CONTINUATIONS;
 pub use structured::{OutputSchema, OutputSchemaError};
 pub use subagent::complete_task_declaration;
 
@@ -233,52 +235,8 @@ impl Agent {
         let Some(hooks) = self.hooks.clone() else {
             return Ok(outcome);
         };
-        let joined = if responses.is_empty() {
-            "[no response text]".to_string()
-        } else {
-            responses.join("\n")
-        };
-        match hooks.after_agent(&prompt_text, &joined).await {
-            AgentHookOutcome::Proceed { .. } => Ok(outcome),
-            hook @ AgentHookOutcome::Block { .. } => {
-                self.emit(AgentEvent::Warning {
-                    message: format!("Agent execution blocked: {}", hook.message().unwrap_or("")),
-                });
-                let (reason, clear) = match &hook {
-                    AgentHookOutcome::Block {
-                        reason,
-                        clear_context,
-                        ..
-                    } => (reason.clone(), *clear_context),
-                    AgentHookOutcome::Proceed { .. } | AgentHookOutcome::Stop { .. } => {
-                        (String::new(), false)
-                    }
-                };
-                if clear {
-                    self.history = self.initial_history.clone();
-                }
-                let mut ignored = Vec::new();
-                let again = self
-                    .run_turns(vec![Part::text(reason)], &mut ignored, cancel)
-                    .await?;
-                self.structured_answer(again, cancel).await
-            }
-            hook @ AgentHookOutcome::Stop { .. } => {
-                if matches!(
-                    hook,
-                    AgentHookOutcome::Stop {
-                        clear_context: true,
-                        ..
-                    }
-                ) {
-                    self.history = self.initial_history.clone();
-                }
-                Ok(PromptOutcome {
-                    stopped: hook.message().map(str::to_string),
-                    ..outcome
-                })
-            }
-        }
+        self.stop_hooks(hooks, &prompt_text, responses, outcome, cancel)
+            .await
     }
 
     /// Model turns and tool batches until the model stops calling tools.

@@ -57,8 +57,9 @@ enum CompletionError {
 enum Step {
     /// Tool results to send next.
     Continue(Vec<Part>),
-    /// `complete_task` accepted this output.
-    Done(String),
+    /// `complete_task` accepted this output; the turn's answers (sent on
+    /// when a SubagentStop hook sends the agent on).
+    Done(String, Vec<Part>),
     /// The model answered without calling any tool.
     NoCalls,
     /// The turn's token fired.
@@ -118,6 +119,7 @@ impl Agent {
         };
         let mut next = vec![Part::text(query)];
         let mut turn: u32 = 0;
+        let mut stops: u32 = 0;
         let reason = loop {
             if def.max_turns.is_some_and(|max| turn >= max) {
                 break TerminateReason::MaxTurns;
@@ -140,7 +142,14 @@ impl Agent {
                     return Err(e);
                 }
                 Ok(Step::Continue(parts)) => next = parts,
-                Ok(Step::Done(output)) => {
+                Ok(Step::Done(output, answers)) => {
+                    if let Some(parts) = self
+                        .subagent_stop_hooks(def, agent_id, &output, answers, &mut stops)
+                        .await
+                    {
+                        next = parts;
+                        continue;
+                    }
                     timer.abort();
                     return Ok(SubagentOutcome {
                         reason: TerminateReason::Goal,
@@ -182,7 +191,7 @@ impl Agent {
         let prompt_id = format!("{agent_id}#{turn}");
         let step = self.sub_turn(next, def, &prompt_id, &grace).await;
         grace_timer.abort();
-        if let Ok(Step::Done(output)) = step {
+        if let Ok(Step::Done(output, _)) = step {
             return Ok(SubagentOutcome {
                 reason: TerminateReason::Goal,
                 result: output,
@@ -205,6 +214,42 @@ impl Agent {
             _ => format!("Agent stopped calling tools but did not call '{COMPLETE_TASK}'."),
         };
         Ok(SubagentOutcome { reason, result })
+    }
+
+    /// SubagentStop hooks on `output`: `Some` (the turn's answers and the
+    /// hook's reason) when one blocks and the sub-agent goes on; at most
+    /// [`super::MAX_STOP_CONTINUATIONS`] times in a row.
+    async fn subagent_stop_hooks(
+        &self,
+        def: &AgentDefinition,
+        agent_id: &str,
+        output: &str,
+        mut answers: Vec<Part>,
+        stops: &mut u32,
+    ) -> Option<Vec<Part>> {
+        let hooks = self.hooks.clone()?;
+        if !hooks.has(crate::hooks::HookEvent::SubagentStop) {
+            return None;
+        }
+        let outcome = hooks
+            .subagent_stop(&def.name, agent_id, output, *stops > 0)
+            .await;
+        let crate::hooks::AgentHookOutcome::Block { reason, .. } = outcome else {
+            return None;
+        };
+        if *stops >= super::MAX_STOP_CONTINUATIONS {
+            let _ = self.events.send(crate::events::AgentEvent::Warning {
+                message: format!(
+                    "SubagentStop hooks blocked {} times in a row; {} ends here: {reason}",
+                    super::MAX_STOP_CONTINUATIONS,
+                    def.name
+                ),
+            });
+            return None;
+        }
+        *stops += 1;
+        answers.push(Part::text(reason));
+        Some(answers)
     }
 
     /// One turn: send `parts`, then answer the calls.
@@ -276,7 +321,7 @@ impl Agent {
         }
         let mut parts: Vec<Part> = answers.into_iter().flatten().collect();
         if let Some(output) = output {
-            return Ok(Step::Done(output));
+            return Ok(Step::Done(output, parts));
         }
         if token.is_cancelled() {
             return Ok(Step::Interrupted(parts));

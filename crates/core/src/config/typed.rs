@@ -461,6 +461,9 @@ pub struct HooksConfigSettings {
     pub enabled: Option<bool>,
     /// `hooksConfig.disabled`: hook names, or commands of unnamed hooks.
     pub disabled: Vec<String>,
+    /// `hooksConfig.claudeCompat`: the hooks of `.claude/settings.json`
+    /// (the user's, and the project's in a trusted folder) run too.
+    pub claude_compat: Option<bool>,
     /// Keys not listed above.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

@@ -17,7 +17,9 @@ pub fn aggregate(event: HookEvent, outputs: &[&HookOutput]) -> Option<HookOutput
         | HookEvent::AfterTool
         | HookEvent::BeforeAgent
         | HookEvent::AfterAgent
-        | HookEvent::SessionStart => merge_or(outputs),
+        | HookEvent::SessionStart
+        | HookEvent::AfterToolFailure
+        | HookEvent::SubagentStop => merge_or(outputs),
         HookEvent::BeforeModel | HookEvent::AfterModel => merge_replace(outputs, true),
         HookEvent::BeforeToolSelection => merge_tool_selection(outputs),
         HookEvent::Notification | HookEvent::SessionEnd | HookEvent::PreCompress => {

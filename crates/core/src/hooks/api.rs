@@ -3,8 +3,8 @@
 //! [`NoHooks`] runs nothing and lets everything proceed.
 
 use super::outcomes::{
-    AfterModelOutcome, AfterToolOutcome, AgentHookOutcome, BeforeModelOutcome, BeforeToolOutcome,
-    SessionStartOutcome,
+    AfterModelOutcome, AfterToolOutcome, AgentHookOutcome, AgentStop, BeforeModelOutcome,
+    BeforeToolOutcome, SessionStartOutcome,
 };
 use super::{HookEvent, HookSystem};
 use futures::future::BoxFuture;
@@ -20,6 +20,8 @@ pub struct HookToolCall<'a> {
     pub args: &'a Map<String, Value>,
     /// MCP context (`mcp_context`) for MCP tools.
     pub mcp_context: Option<&'a Value>,
+    /// The call's id (Claude hooks' `tool_use_id`).
+    pub id: &'a str,
 }
 
 /// Hooks around every step of a session. Futures borrow their arguments.
@@ -34,11 +36,20 @@ pub trait Hooks: Send + Sync {
     fn pre_compress<'a>(&'a self, trigger: &'a str) -> BoxFuture<'a, ()>;
     /// BeforeAgent, once per prompt.
     fn before_agent<'a>(&'a self, prompt: &'a str) -> BoxFuture<'a, AgentHookOutcome>;
-    /// AfterAgent, when a prompt's last turn ends.
-    fn after_agent<'a>(
+    /// AfterAgent (Claude: `Stop`), when a prompt's last turn ends.
+    fn after_agent<'a>(&'a self, stop: AgentStop<'a>) -> BoxFuture<'a, AgentHookOutcome>;
+    /// True when a block of AfterAgent should be followed by AfterAgent
+    /// again once the agent went on (`stop_hook_active`), as Claude Code's
+    /// Stop hooks expect.
+    fn reruns_stop(&self) -> bool;
+    /// SubagentStop, when the sub-agent `agent_type` hands back `result`;
+    /// a block sends the reason back to it.
+    fn subagent_stop<'a>(
         &'a self,
-        prompt: &'a str,
-        response: &'a str,
+        agent_type: &'a str,
+        agent_id: &'a str,
+        result: &'a str,
+        stop_hook_active: bool,
     ) -> BoxFuture<'a, AgentHookOutcome>;
     /// BeforeModel, before each model call.
     fn before_model<'a>(
@@ -62,11 +73,13 @@ pub trait Hooks: Send + Sync {
     /// BeforeTool, right before a call executes.
     fn before_tool<'a>(&'a self, call: HookToolCall<'a>) -> BoxFuture<'a, BeforeToolOutcome>;
     /// AfterTool; `response` is the result as hook JSON
-    /// (`{llmContent, returnDisplay, error?}`).
+    /// (`{llmContent, returnDisplay, error?}`), `error` the failure's
+    /// message when the call failed (Claude: `PostToolUseFailure`).
     fn after_tool<'a>(
         &'a self,
         call: HookToolCall<'a>,
         response: &'a Value,
+        error: Option<&'a str>,
     ) -> BoxFuture<'a, AfterToolOutcome>;
     /// Notification (a call waits for the user's approval).
     fn notification<'a>(&'a self, message: &'a str, details: &'a Value) -> BoxFuture<'a, ()>;
@@ -88,12 +101,26 @@ impl Hooks for HookSystem {
     fn before_agent<'a>(&'a self, prompt: &'a str) -> BoxFuture<'a, AgentHookOutcome> {
         Box::pin(HookSystem::before_agent(self, prompt))
     }
-    fn after_agent<'a>(
+    fn after_agent<'a>(&'a self, stop: AgentStop<'a>) -> BoxFuture<'a, AgentHookOutcome> {
+        Box::pin(HookSystem::agent_stop(self, stop))
+    }
+    fn reruns_stop(&self) -> bool {
+        self.has_claude_hooks(HookEvent::AfterAgent)
+    }
+    fn subagent_stop<'a>(
         &'a self,
-        prompt: &'a str,
-        response: &'a str,
+        agent_type: &'a str,
+        agent_id: &'a str,
+        result: &'a str,
+        stop_hook_active: bool,
     ) -> BoxFuture<'a, AgentHookOutcome> {
-        Box::pin(HookSystem::after_agent(self, prompt, response, false))
+        Box::pin(HookSystem::subagent_stop(
+            self,
+            agent_type,
+            agent_id,
+            result,
+            stop_hook_active,
+        ))
     }
     fn before_model<'a>(
         &'a self,
@@ -118,25 +145,15 @@ impl Hooks for HookSystem {
         Box::pin(HookSystem::before_tool_selection(self, request, model))
     }
     fn before_tool<'a>(&'a self, call: HookToolCall<'a>) -> BoxFuture<'a, BeforeToolOutcome> {
-        Box::pin(HookSystem::before_tool(
-            self,
-            call.name,
-            call.args,
-            call.mcp_context,
-        ))
+        Box::pin(HookSystem::before_tool_call(self, call))
     }
     fn after_tool<'a>(
         &'a self,
         call: HookToolCall<'a>,
         response: &'a Value,
+        error: Option<&'a str>,
     ) -> BoxFuture<'a, AfterToolOutcome> {
-        Box::pin(HookSystem::after_tool(
-            self,
-            call.name,
-            call.args,
-            response,
-            call.mcp_context,
-        ))
+        Box::pin(HookSystem::after_tool_call(self, call, response, error))
     }
     fn notification<'a>(&'a self, message: &'a str, details: &'a Value) -> BoxFuture<'a, ()> {
         Box::pin(HookSystem::notification(self, message, details))
@@ -166,10 +183,22 @@ impl Hooks for NoHooks {
             }
         })
     }
-    fn after_agent<'a>(
+    fn after_agent<'a>(&'a self, _stop: AgentStop<'a>) -> BoxFuture<'a, AgentHookOutcome> {
+        Box::pin(async {
+            AgentHookOutcome::Proceed {
+                additional_context: None,
+            }
+        })
+    }
+    fn reruns_stop(&self) -> bool {
+        false
+    }
+    fn subagent_stop<'a>(
         &'a self,
-        _prompt: &'a str,
-        _response: &'a str,
+        _agent_type: &'a str,
+        _agent_id: &'a str,
+        _result: &'a str,
+        _stop_hook_active: bool,
     ) -> BoxFuture<'a, AgentHookOutcome> {
         Box::pin(async {
             AgentHookOutcome::Proceed {
@@ -205,12 +234,18 @@ impl Hooks for NoHooks {
         Box::pin(async { None })
     }
     fn before_tool<'a>(&'a self, _call: HookToolCall<'a>) -> BoxFuture<'a, BeforeToolOutcome> {
-        Box::pin(async { BeforeToolOutcome::Proceed { tool_input: None } })
+        Box::pin(async {
+            BeforeToolOutcome::Proceed {
+                tool_input: None,
+                additional_context: None,
+            }
+        })
     }
     fn after_tool<'a>(
         &'a self,
         _call: HookToolCall<'a>,
         _response: &'a Value,
+        _error: Option<&'a str>,
     ) -> BoxFuture<'a, AfterToolOutcome> {
         Box::pin(async {
             AfterToolOutcome::Keep {

@@ -38,11 +38,28 @@ pub enum HookEvent {
     AfterModel,
     /// Before the model chooses tools.
     BeforeToolSelection,
+    /// After a tool call failed (Claude Code only: `PostToolUseFailure`).
+    AfterToolFailure,
+    /// When a sub-agent finishes (Claude Code only: `SubagentStop`).
+    SubagentStop,
+}
+
+/// The contract a hook was written for: Gemini CLI's, or Claude Code's
+/// (declared under a Claude Code event name, or read from
+/// `.claude/settings.json`): its input, matchers and output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum HookDialect {
+    /// Gemini CLI's names and fields.
+    #[default]
+    Gemini,
+    /// Claude Code's tool names, parameter names, fields and exit codes.
+    Claude,
 }
 
 impl HookEvent {
-    /// Every event, in Gemini CLI's declaration order.
-    pub const ALL: [HookEvent; 11] = [
+    /// Every event, in Gemini CLI's declaration order, then the two that
+    /// only Claude Code has.
+    pub const ALL: [HookEvent; 13] = [
         HookEvent::BeforeTool,
         HookEvent::AfterTool,
         HookEvent::BeforeAgent,
@@ -54,6 +71,8 @@ impl HookEvent {
         HookEvent::BeforeModel,
         HookEvent::AfterModel,
         HookEvent::BeforeToolSelection,
+        HookEvent::AfterToolFailure,
+        HookEvent::SubagentStop,
     ];
 
     /// The Gemini CLI name (`hook_event_name`).
@@ -70,22 +89,67 @@ impl HookEvent {
             HookEvent::BeforeModel => "BeforeModel",
             HookEvent::AfterModel => "AfterModel",
             HookEvent::BeforeToolSelection => "BeforeToolSelection",
+            HookEvent::AfterToolFailure => "PostToolUseFailure",
+            HookEvent::SubagentStop => "SubagentStop",
         }
     }
 
-    /// Parses a settings key: a Gemini CLI event name or a Claude Code alias.
+    /// Claude Code's name for the event (its `hook_event_name` for Claude
+    /// hooks); `None` for the model and tool-selection events it lacks.
+    pub fn claude_name(self) -> Option<&'static str> {
+        Some(match self {
+            HookEvent::BeforeTool => "PreToolUse",
+            HookEvent::AfterTool => "PostToolUse",
+            HookEvent::BeforeAgent => "UserPromptSubmit",
+            HookEvent::AfterAgent => "Stop",
+            HookEvent::PreCompress => "PreCompact",
+            HookEvent::Notification => "Notification",
+            HookEvent::SessionStart => "SessionStart",
+            HookEvent::SessionEnd => "SessionEnd",
+            HookEvent::AfterToolFailure => "PostToolUseFailure",
+            HookEvent::SubagentStop => "SubagentStop",
+            HookEvent::BeforeModel | HookEvent::AfterModel | HookEvent::BeforeToolSelection => {
+                return None;
+            }
+        })
+    }
+
+    /// True for the events only Claude Code has (no Gemini CLI twin).
+    pub fn claude_only(self) -> bool {
+        matches!(self, HookEvent::AfterToolFailure | HookEvent::SubagentStop)
+    }
+
+    /// The name hooks of `dialect` know the event by.
+    pub fn name_in(self, dialect: HookDialect) -> &'static str {
+        match dialect {
+            HookDialect::Gemini => self.as_str(),
+            HookDialect::Claude => self.claude_name().unwrap_or(self.as_str()),
+        }
+    }
+
+    /// Parses a settings key: a Gemini CLI event name or a Claude Code one.
     pub fn from_key(key: &str) -> Option<HookEvent> {
-        if let Some(e) = HookEvent::ALL.iter().find(|e| e.as_str() == key) {
-            return Some(*e);
+        HookEvent::parse_key(key).map(|(event, _)| event)
+    }
+
+    /// Parses a settings key with the dialect it declares: a Claude Code
+    /// name that differs from Gemini CLI's (`PreToolUse`, `Stop`,
+    /// `PostToolUseFailure`, ...) makes a Claude hook; the names both share
+    /// (`SessionStart`, `SessionEnd`, `Notification`) stay Gemini's.
+    pub fn parse_key(key: &str) -> Option<(HookEvent, HookDialect)> {
+        if key == "SubAgentStop" {
+            return Some((HookEvent::SubagentStop, HookDialect::Claude));
         }
-        match key {
-            "PreToolUse" => Some(HookEvent::BeforeTool),
-            "PostToolUse" => Some(HookEvent::AfterTool),
-            "UserPromptSubmit" => Some(HookEvent::BeforeAgent),
-            "Stop" => Some(HookEvent::AfterAgent),
-            "PreCompact" => Some(HookEvent::PreCompress),
-            _ => None,
+        if let Some(e) = HookEvent::ALL
+            .iter()
+            .find(|e| !e.claude_only() && e.as_str() == key)
+        {
+            return Some((*e, HookDialect::Gemini));
         }
+        HookEvent::ALL
+            .iter()
+            .find(|e| e.claude_name() == Some(key))
+            .map(|e| (*e, HookDialect::Claude))
     }
 }
 
@@ -108,6 +172,8 @@ pub struct CommandHook {
     pub description: Option<String>,
     /// Extra environment variables.
     pub env: Vec<(String, String)>,
+    /// The contract it was written for.
+    pub dialect: HookDialect,
 }
 
 impl CommandHook {
@@ -134,6 +200,9 @@ pub struct HookDefinition {
     pub sequential: bool,
     /// The command hooks.
     pub hooks: Vec<CommandHook>,
+    /// The contract its hooks were written for (decides how the matcher
+    /// reads tool names).
+    pub dialect: HookDialect,
 }
 
 /// The parsed hook configuration of a run.
@@ -183,22 +252,54 @@ impl HookConfig {
 
     /// Adds the events of one `hooks` object.
     pub fn add_hooks(&mut self, hooks: &Map<String, Value>, source: &str) {
+        self.add_with(hooks, source, false);
+    }
+
+    /// Adds the `hooks` object of a Claude Code settings file
+    /// (`.claude/settings.json`): every hook in it is a Claude hook and
+    /// its timeouts count seconds, as Claude Code reads them.
+    pub fn add_claude_hooks(&mut self, hooks: &Map<String, Value>, source: &str) {
+        self.add_with(hooks, source, true);
+    }
+
+    fn add_with(&mut self, hooks: &Map<String, Value>, source: &str, claude_file: bool) {
         for (key, defs) in hooks {
             if NON_EVENT_KEYS.contains(&key.as_str()) {
                 continue;
             }
-            let Some(event) = HookEvent::from_key(key) else {
+            let Some((event, mut dialect)) = HookEvent::parse_key(key) else {
                 self.warnings.push(format!(
                     "Invalid hook event name: \"{key}\" from {source} config. Skipping."
                 ));
                 continue;
             };
+            if claude_file {
+                if event.claude_name().is_none() {
+                    self.warnings.push(format!(
+                        "\"{key}\" is not a Claude Code hook event (from {source} config). Skipping."
+                    ));
+                    continue;
+                }
+                dialect = HookDialect::Claude;
+            }
             let Some(defs) = defs.as_array() else {
                 continue;
             };
             let list = self.events.entry(event).or_default();
-            list.extend(defs.iter().filter_map(parse_definition));
+            list.extend(
+                defs.iter()
+                    .filter_map(|d| parse_definition(d, dialect, claude_file)),
+            );
         }
+    }
+
+    /// True when some enabled hook of `event` is a Claude hook.
+    pub fn has_claude(&self, event: HookEvent) -> bool {
+        self.enabled
+            && self.events.get(&event).is_some_and(|defs| {
+                defs.iter()
+                    .any(|d| d.dialect == HookDialect::Claude && !d.hooks.is_empty())
+            })
     }
 
     /// True when hooks run at all and `event` has at least one hook.
@@ -265,18 +366,24 @@ pub(super) struct WireHook {
     env: Option<Map<String, Value>>,
 }
 
-/// One definition; `None` when it has no `hooks` array.
-fn parse_definition(def: &Value) -> Option<HookDefinition> {
+/// One definition; `None` when it has no `hooks` array. `seconds`: its
+/// timeouts count seconds (a Claude Code settings file).
+fn parse_definition(def: &Value, dialect: HookDialect, seconds: bool) -> Option<HookDefinition> {
     let wire: WireDefinition = from_object(def);
     Some(HookDefinition {
-        hooks: wire.hooks?.iter().filter_map(parse_hook).collect(),
+        hooks: wire
+            .hooks?
+            .iter()
+            .filter_map(|h| parse_hook(h, dialect, seconds))
+            .collect(),
         matcher: wire.matcher,
         sequential: wire.sequential.unwrap_or(false),
+        dialect,
     })
 }
 
 /// One hook; `None` unless it is a command hook with a command.
-fn parse_hook(hook: &Value) -> Option<CommandHook> {
+fn parse_hook(hook: &Value, dialect: HookDialect, seconds: bool) -> Option<CommandHook> {
     if !hook.is_object() {
         return None;
     }
@@ -289,10 +396,16 @@ fn parse_hook(hook: &Value) -> Option<CommandHook> {
         return None;
     }
     let command = wire.command.filter(|c| !c.is_empty())?;
-    let timeout_ms = wire
-        .timeout
-        .filter(|t| t.is_finite() && *t > 0.0)
-        .map_or(DEFAULT_TIMEOUT_MS, |t| t as u64);
+    let timeout_ms =
+        wire.timeout
+            .filter(|t| t.is_finite() && *t > 0.0)
+            .map_or(DEFAULT_TIMEOUT_MS, |t| {
+                if seconds {
+                    (t * 1000.0).round() as u64
+                } else {
+                    t as u64
+                }
+            });
     let env = wire
         .env
         .map(|m| {
@@ -313,6 +426,7 @@ fn parse_hook(hook: &Value) -> Option<CommandHook> {
         timeout_ms,
         description: wire.description,
         env,
+        dialect,
     })
 }
 

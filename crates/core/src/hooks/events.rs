@@ -2,10 +2,10 @@
 
 use super::matcher::MatchTarget;
 use super::outcomes::{
-    AfterModelOutcome, AfterToolOutcome, AgentHookOutcome, BeforeModelOutcome, BeforeToolOutcome,
-    SessionStartOutcome,
+    AfterModelOutcome, AfterToolOutcome, AgentHookOutcome, AgentStop, BeforeModelOutcome,
+    BeforeToolOutcome, SessionStartOutcome,
 };
-use super::{HookEvent, HookOutput, HookSystem};
+use super::{HookDialect, HookEvent, HookOutput, HookSystem, HookToolCall};
 use gemini_rs_protocol::hook_api::{
     from_hook_llm_request, from_hook_llm_response, from_hook_tool_config, to_hook_llm_request,
     to_hook_llm_response,
@@ -14,7 +14,7 @@ use gemini_rs_protocol::{
     GenerateContentRequest, GenerateContentResponse, HookToolConfig, LLMRequest, LLMResponse,
     ToolConfig,
 };
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// A Stable Model API value as hook input JSON.
 fn to_json(v: impl serde::Serialize) -> Value {
@@ -25,6 +25,18 @@ fn trimmed(s: &Option<String>) -> Option<String> {
     s.as_ref()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
+}
+
+/// `tool_name`, `tool_input` and `mcp_context` of a call.
+fn tool_fields(call: HookToolCall<'_>) -> Vec<(&'static str, Value)> {
+    let mut f = vec![
+        ("tool_name", Value::String(call.name.into())),
+        ("tool_input", Value::Object(call.args.clone())),
+    ];
+    if let Some(m) = call.mcp_context {
+        f.push(("mcp_context", m.clone()));
+    }
+    f
 }
 
 /// Stop / block / proceed for the agent events.
@@ -64,27 +76,39 @@ fn agent_outcome(out: Option<HookOutput>, with_context: bool) -> AgentHookOutcom
 
 impl HookSystem {
     /// BeforeTool, right before execute (after policy and confirmation).
+    #[cfg(test)]
     pub async fn before_tool(
         &self,
         tool_name: &str,
-        tool_input: &Map<String, Value>,
+        tool_input: &serde_json::Map<String, Value>,
         mcp_context: Option<&Value>,
     ) -> BeforeToolOutcome {
-        let names = super::matcher::call_names(tool_name, mcp_context);
+        self.before_tool_call(HookToolCall {
+            name: tool_name,
+            args: tool_input,
+            mcp_context,
+            id: "",
+        })
+        .await
+    }
+
+    /// BeforeTool for `call`; Claude hooks (`PreToolUse`) also get its id.
+    pub async fn before_tool_call(&self, call: HookToolCall<'_>) -> BeforeToolOutcome {
+        let names = super::matcher::call_names(call.name, call.mcp_context);
         let out = self
-            .run_event(HookEvent::BeforeTool, MatchTarget::Tool(&names), || {
-                let mut f = vec![
-                    ("tool_name", Value::String(tool_name.into())),
-                    ("tool_input", Value::Object(tool_input.clone())),
-                ];
-                if let Some(m) = mcp_context {
-                    f.push(("mcp_context", m.clone()));
-                }
-                f
-            })
+            .run_event_with(
+                HookEvent::BeforeTool,
+                MatchTarget::Tool(&names),
+                None,
+                || tool_fields(call),
+                || vec![("tool_use_id", Value::String(call.id.into()))],
+            )
             .await;
         let Some(out) = out else {
-            return BeforeToolOutcome::Proceed { tool_input: None };
+            return BeforeToolOutcome::Proceed {
+                tool_input: None,
+                additional_context: None,
+            };
         };
         if out.should_stop() {
             return BeforeToolOutcome::Stop {
@@ -101,33 +125,58 @@ impl HookSystem {
                 .specific("tool_input")
                 .and_then(Value::as_object)
                 .cloned(),
+            // Gemini CLI's BeforeTool has no context for the model;
+            // Claude's PreToolUse has.
+            additional_context: out
+                .additional_context()
+                .filter(|_| self.has_claude_hooks(HookEvent::BeforeTool)),
         }
     }
 
-    /// AfterTool, after a tool returned a result (not when it threw).
-    /// `tool_response` is the result as hook JSON.
-    pub async fn after_tool(
+    /// AfterTool for `call`, whose result is `tool_response` (hook JSON)
+    /// and which failed with `error` when given. Gemini hooks see every
+    /// result; Claude's `PostToolUse` hooks only a success and its
+    /// `PostToolUseFailure` hooks only a failure.
+    pub async fn after_tool_call(
         &self,
-        tool_name: &str,
-        tool_input: &Map<String, Value>,
+        call: HookToolCall<'_>,
         tool_response: &Value,
-        mcp_context: Option<&Value>,
+        error: Option<&str>,
     ) -> AfterToolOutcome {
-        let names = super::matcher::call_names(tool_name, mcp_context);
-        let out = self
-            .run_event(HookEvent::AfterTool, MatchTarget::Tool(&names), || {
-                let mut f = vec![
-                    ("tool_name", Value::String(tool_name.into())),
-                    ("tool_input", Value::Object(tool_input.clone())),
-                    ("tool_response", tool_response.clone()),
-                ];
-                if let Some(m) = mcp_context {
-                    f.push(("mcp_context", m.clone()));
-                }
-                f
-            })
+        let names = super::matcher::call_names(call.name, call.mcp_context);
+        let target = MatchTarget::Tool(&names);
+        let id = || vec![("tool_use_id", Value::String(call.id.into()))];
+        let with_response = || {
+            let mut f = tool_fields(call);
+            f.insert(2, ("tool_response", tool_response.clone()));
+            f
+        };
+        let only = error.map(|_| HookDialect::Gemini);
+        let after = self
+            .run_event_with(HookEvent::AfterTool, target, only, with_response, id)
             .await;
-        let Some(out) = out else {
+        let failure = match error {
+            Some(message) => {
+                let failure_fields = || {
+                    vec![
+                        ("tool_use_id", Value::String(call.id.into())),
+                        ("error", Value::String(message.into())),
+                        ("is_interrupt", Value::Bool(false)),
+                    ]
+                };
+                self.run_event_with(
+                    HookEvent::AfterToolFailure,
+                    target,
+                    Some(HookDialect::Claude),
+                    || tool_fields(call),
+                    failure_fields,
+                )
+                .await
+            }
+            None => None,
+        };
+        let outputs: Vec<&HookOutput> = after.iter().chain(failure.iter()).collect();
+        let Some(out) = super::aggregate::aggregate(HookEvent::AfterTool, &outputs) else {
             return AfterToolOutcome::Keep {
                 additional_context: None,
             };
@@ -160,20 +209,74 @@ impl HookSystem {
     /// AfterAgent, when the outermost turn ends with no pending tool calls.
     /// `prompt_response` is the text of all model turns joined with `\n`
     /// (or `[no response text]`); `stop_hook_active` is false in v0.27.4.
+    #[cfg(test)]
     pub async fn after_agent(
         &self,
         prompt: &str,
         prompt_response: &str,
         stop_hook_active: bool,
     ) -> AgentHookOutcome {
+        self.agent_stop(AgentStop {
+            prompt,
+            response: prompt_response,
+            last_message: prompt_response,
+            stop_hook_active,
+        })
+        .await
+    }
+
+    /// AfterAgent (Claude: `Stop`) for `stop`; Claude hooks get
+    /// `last_assistant_message`.
+    pub async fn agent_stop(&self, stop: AgentStop<'_>) -> AgentHookOutcome {
         let out = self
-            .run_event(HookEvent::AfterAgent, MatchTarget::None, || {
-                vec![
-                    ("prompt", Value::String(prompt.into())),
-                    ("prompt_response", Value::String(prompt_response.into())),
-                    ("stop_hook_active", Value::Bool(stop_hook_active)),
-                ]
-            })
+            .run_event_with(
+                HookEvent::AfterAgent,
+                MatchTarget::None,
+                None,
+                || {
+                    vec![
+                        ("prompt", Value::String(stop.prompt.into())),
+                        ("prompt_response", Value::String(stop.response.into())),
+                        ("stop_hook_active", Value::Bool(stop.stop_hook_active)),
+                    ]
+                },
+                || {
+                    vec![(
+                        "last_assistant_message",
+                        Value::String(stop.last_message.into()),
+                    )]
+                },
+            )
+            .await;
+        agent_outcome(out, false)
+    }
+
+    /// SubagentStop (Claude hooks only), when the sub-agent `agent_type`
+    /// (run `agent_id`) hands back `result`; matchers select the agent's
+    /// name. A block sends its reason to the sub-agent, which goes on.
+    pub async fn subagent_stop(
+        &self,
+        agent_type: &str,
+        agent_id: &str,
+        result: &str,
+        stop_hook_active: bool,
+    ) -> AgentHookOutcome {
+        let out = self
+            .run_event_with(
+                HookEvent::SubagentStop,
+                MatchTarget::Trigger(agent_type),
+                Some(HookDialect::Claude),
+                Vec::new,
+                || {
+                    vec![
+                        ("stop_hook_active", Value::Bool(stop_hook_active)),
+                        ("agent_id", Value::String(agent_id.into())),
+                        ("agent_type", Value::String(agent_type.into())),
+                        ("agent_transcript_path", Value::String(String::new())),
+                        ("last_assistant_message", Value::String(result.into())),
+                    ]
+                },
+            )
             .await;
         agent_outcome(out, false)
     }
@@ -327,24 +430,38 @@ impl HookSystem {
 
     /// PreCompress (`manual|auto`). Advisory.
     pub async fn pre_compress(&self, trigger: &str) {
-        self.run_event(
+        self.run_event_with(
             HookEvent::PreCompress,
             MatchTarget::Trigger(trigger),
+            None,
             || vec![("trigger", Value::String(trigger.into()))],
+            || vec![("custom_instructions", Value::String(String::new()))],
         )
         .await;
     }
 
     /// Notification of type `ToolPermission` with `message` (`Tool <title>
     /// requires …`) and the serialisable confirmation `details`. Advisory.
+    /// Claude hooks get Claude's `permission_prompt` type.
     pub async fn notification(&self, message: &str, details: &Value) {
-        self.run_event(HookEvent::Notification, MatchTarget::None, || {
-            vec![
-                ("notification_type", Value::String("ToolPermission".into())),
-                ("message", Value::String(message.into())),
-                ("details", details.clone()),
-            ]
-        })
+        self.run_event_with(
+            HookEvent::Notification,
+            MatchTarget::None,
+            None,
+            || {
+                vec![
+                    ("notification_type", Value::String("ToolPermission".into())),
+                    ("message", Value::String(message.into())),
+                    ("details", details.clone()),
+                ]
+            },
+            || {
+                vec![(
+                    "notification_type",
+                    Value::String("permission_prompt".into()),
+                )]
+            },
+        )
         .await;
     }
 }

@@ -1,7 +1,7 @@
 //! Matchers (§9.2) and the execution plan of one event: the matching,
 //! enabled, deduplicated hooks and whether they run sequentially.
 
-use super::config::{CommandHook, HookConfig, HookEvent};
+use super::config::{CommandHook, HookConfig, HookDialect, HookEvent};
 use std::collections::HashSet;
 
 /// What a matcher is tested against.
@@ -62,12 +62,39 @@ pub struct ExecutionPlan {
     pub sequential: bool,
 }
 
+/// True when `matcher`, read as hooks of `dialect` read it, selects
+/// `target`.
+pub fn matches_in(dialect: HookDialect, matcher: Option<&str>, target: MatchTarget<'_>) -> bool {
+    match (dialect, target) {
+        (HookDialect::Gemini, _) | (HookDialect::Claude, MatchTarget::None) => {
+            matches(matcher, target)
+        }
+        (HookDialect::Claude, MatchTarget::Tool(names)) => {
+            super::claude::matches(matcher, &super::claude::match_names(names))
+        }
+        (HookDialect::Claude, MatchTarget::Trigger(t)) => {
+            super::claude::matches(matcher, &[t.to_string()])
+        }
+    }
+}
+
 /// Builds the plan: matching definitions, enabled hooks, identical hooks
 /// (`name:command`) once. `None` when nothing is to run.
+#[cfg(test)]
 pub fn plan(
     config: &HookConfig,
     event: HookEvent,
     target: MatchTarget<'_>,
+) -> Option<ExecutionPlan> {
+    plan_for(config, event, target, None)
+}
+
+/// [`plan`] of the hooks of one dialect (`only`), or of all.
+pub fn plan_for(
+    config: &HookConfig,
+    event: HookEvent,
+    target: MatchTarget<'_>,
+    only: Option<HookDialect>,
 ) -> Option<ExecutionPlan> {
     if !config.enabled {
         return None;
@@ -77,14 +104,15 @@ pub fn plan(
     let mut seen = HashSet::new();
     for def in defs
         .iter()
-        .filter(|d| matches(d.matcher.as_deref(), target))
+        .filter(|d| only.is_none_or(|o| o == d.dialect))
+        .filter(|d| matches_in(d.dialect, d.matcher.as_deref(), target))
     {
         for hook in &def.hooks {
             if config.is_disabled(hook) {
                 continue;
             }
             out.sequential |= def.sequential;
-            if !seen.insert(hook.key()) {
+            if !seen.insert((hook.dialect, hook.key())) {
                 tracing::debug!("Deduplicated hook: {}", hook.key());
                 continue;
             }

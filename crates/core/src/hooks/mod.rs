@@ -9,6 +9,8 @@
 
 pub mod aggregate;
 mod api;
+pub mod claude;
+pub mod claude_settings;
 pub mod config;
 pub mod events;
 pub mod matcher;
@@ -21,11 +23,12 @@ pub mod trusted;
 mod tests;
 
 pub use api::{HookToolCall, Hooks, NoHooks};
-pub use config::{HookConfig, HookEvent};
+pub use config::{HookConfig, HookDialect, HookEvent};
 #[cfg(test)]
 pub use outcomes::SessionStartOutcome;
 pub use outcomes::{
-    AfterModelOutcome, AfterToolOutcome, AgentHookOutcome, BeforeModelOutcome, BeforeToolOutcome,
+    AfterModelOutcome, AfterToolOutcome, AgentHookOutcome, AgentStop, BeforeModelOutcome,
+    BeforeToolOutcome,
 };
 pub use output::HookOutput;
 pub use runner::{HookEnv, HookRunResult};
@@ -77,6 +80,11 @@ impl HookSystem {
         self.config.has_event(event)
     }
 
+    /// True when `event` has an enabled Claude hook.
+    pub fn has_claude_hooks(&self, event: HookEvent) -> bool {
+        self.config.has_claude(event)
+    }
+
     fn emit(&self, kind: HookMessageKind, text: String) {
         (self.sink)(HookMessage { kind, text });
     }
@@ -117,17 +125,47 @@ impl HookSystem {
         target: MatchTarget<'_>,
         fields: impl FnOnce() -> Vec<(&'static str, Value)>,
     ) -> Option<HookOutput> {
-        let plan = matcher::plan(&self.config, event, target)?;
-        let mut input = self.base_input(event);
+        self.run_event_with(event, target, None, fields, Vec::new)
+            .await
+    }
+
+    /// [`Self::run_event`] of the hooks of one dialect (`only`) or all,
+    /// with `claude`: the fields only Claude hooks get (built only when one
+    /// of them runs).
+    pub async fn run_event_with(
+        &self,
+        event: HookEvent,
+        target: MatchTarget<'_>,
+        only: Option<HookDialect>,
+        fields: impl FnOnce() -> Vec<(&'static str, Value)>,
+        claude: impl FnOnce() -> Vec<(&'static str, Value)>,
+    ) -> Option<HookOutput> {
+        let plan = matcher::plan_for(&self.config, event, target, only)?;
+        let mut gemini = self.base_input(event);
         for (k, v) in fields() {
-            input.insert(k.into(), v);
+            gemini.insert(k.into(), v);
         }
+        let mut claude_fields = Map::new();
+        if plan.hooks.iter().any(|h| h.dialect == HookDialect::Claude) {
+            claude_fields.insert(
+                "permission_mode".into(),
+                Value::String(self.env.permission_mode().into()),
+            );
+            for (k, v) in claude() {
+                claude_fields.insert(k.into(), v);
+            }
+        }
+        let input = runner::EventInput {
+            event,
+            gemini,
+            claude: claude_fields,
+        };
         let results = if plan.sequential {
             tracing::debug!(
                 "Created execution plan for {event}: {} hook(s) to execute sequentially",
                 plan.hooks.len()
             );
-            runner::run_sequential(event, &plan.hooks, &input, &self.env).await
+            runner::run_sequential(&plan.hooks, &input, &self.env).await
         } else {
             tracing::debug!(
                 "Created execution plan for {event}: {} hook(s) to execute in parallel",

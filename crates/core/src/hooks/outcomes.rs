@@ -12,6 +12,9 @@ pub enum BeforeToolOutcome {
     Proceed {
         /// Partial arguments to merge (`Object.assign`) before running.
         tool_input: Option<Map<String, Value>>,
+        /// `additionalContext` for the model, appended to the result as
+        /// `<hook_context>…</hook_context>` (already escaped).
+        additional_context: Option<String>,
     },
     /// Do not run it; the model sees `reason` as the error.
     Block {
@@ -23,6 +26,20 @@ pub enum BeforeToolOutcome {
         /// The reason.
         reason: String,
     },
+}
+
+/// What AfterAgent (Claude: `Stop`) hooks are told about a finished
+/// prompt.
+#[derive(Debug, Clone, Copy)]
+pub struct AgentStop<'a> {
+    /// The user's prompt.
+    pub prompt: &'a str,
+    /// The text of every model turn of it, joined with `\n`.
+    pub response: &'a str,
+    /// The text of the last model turn.
+    pub last_message: &'a str,
+    /// True when the agent goes on because a Stop hook blocked before.
+    pub stop_hook_active: bool,
 }
 
 /// What AfterTool hooks decided.

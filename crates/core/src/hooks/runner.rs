@@ -1,7 +1,7 @@
 //! Running command hooks (§9.3): `bash -c` in the project dir, JSON on
 //! stdin, own process group killed on timeout, parallel or sequential.
 
-use super::config::{CommandHook, HookEvent};
+use super::config::{CommandHook, HookDialect, HookEvent};
 use super::output::{HookOutput, parse_command_output};
 use futures::future::join_all;
 use serde_json::{Map, Value};
@@ -25,6 +25,58 @@ pub struct HookEnv {
     /// The keys ([`super::CommandHook::key`]) of the hooks that come from
     /// the workspace's settings.
     pub workspace_hooks: std::collections::BTreeSet<String>,
+    /// The session's approval mode (Claude hooks' `permission_mode`).
+    pub approval_mode: Option<std::sync::Arc<std::sync::RwLock<crate::policy::ApprovalMode>>>,
+}
+
+impl HookEnv {
+    /// Claude Code's `permission_mode` for the session's approval mode now.
+    pub fn permission_mode(&self) -> &'static str {
+        let mode = self
+            .approval_mode
+            .as_ref()
+            .and_then(|m| m.read().ok().map(|m| *m))
+            .unwrap_or(crate::policy::ApprovalMode::Default);
+        super::claude::permission_mode(mode)
+    }
+}
+
+/// One event firing's input: the Gemini fields every hook's input is
+/// made from, and the fields only Claude hooks get.
+#[derive(Debug, Clone)]
+pub struct EventInput {
+    /// The event.
+    pub event: HookEvent,
+    /// The Gemini CLI input object.
+    pub gemini: Map<String, Value>,
+    /// Claude Code's own fields (`tool_use_id`, `permission_mode`, ...).
+    pub claude: Map<String, Value>,
+}
+
+impl EventInput {
+    /// The input object as hooks of `dialect` read it, serialised.
+    fn bytes_for(&self, dialect: HookDialect) -> Vec<u8> {
+        let bytes = match dialect {
+            HookDialect::Gemini => serde_json::to_vec(&self.gemini),
+            HookDialect::Claude => serde_json::to_vec(&super::claude::input(
+                self.event,
+                &self.gemini,
+                &self.claude,
+            )),
+        };
+        bytes.unwrap_or_default()
+    }
+
+    /// Runs one hook on this input, reading its output by its dialect.
+    async fn run(&self, hook: &CommandHook, env: &HookEnv) -> HookRunResult {
+        let mut r = run_hook(hook, &self.bytes_for(hook.dialect), env).await;
+        if hook.dialect == HookDialect::Claude && r.error.is_none() {
+            let called = self.gemini.get("tool_name").and_then(Value::as_str);
+            r.output =
+                super::claude::parse_output(self.event, r.exit_code, &r.stdout, &r.stderr, called);
+        }
+        r
+    }
 }
 
 /// Why a hook process did not run to its end.
@@ -217,29 +269,26 @@ async fn run_process(
 /// Runs hooks concurrently with the same input.
 pub async fn run_parallel(
     hooks: &[CommandHook],
-    input: &Map<String, Value>,
+    input: &EventInput,
     env: &HookEnv,
 ) -> Vec<HookRunResult> {
-    let bytes = serde_json::to_vec(input).unwrap_or_default();
-    join_all(hooks.iter().map(|h| run_hook(h, &bytes, env))).await
+    join_all(hooks.iter().map(|h| input.run(h, env))).await
 }
 
 /// Runs hooks one after another; each sees the previous one's changes
 /// (BeforeTool `tool_input` and BeforeModel `llm_request` shallow-merged,
 /// BeforeAgent `prompt += "\n\n" + additionalContext`).
 pub async fn run_sequential(
-    event: HookEvent,
     hooks: &[CommandHook],
-    input: &Map<String, Value>,
+    input: &EventInput,
     env: &HookEnv,
 ) -> Vec<HookRunResult> {
     let mut input = input.clone();
     let mut results = Vec::with_capacity(hooks.len());
     for hook in hooks {
-        let bytes = serde_json::to_vec(&input).unwrap_or_default();
-        let r = run_hook(hook, &bytes, env).await;
+        let r = input.run(hook, env).await;
         if let (true, Some(out)) = (r.success, &r.output) {
-            apply_to_input(event, &mut input, out);
+            apply_to_input(input.event, &mut input.gemini, out);
         }
         results.push(r);
     }
@@ -283,6 +332,8 @@ fn apply_to_input(event: HookEvent, input: &mut Map<String, Value>, out: &HookOu
         | HookEvent::SessionEnd
         | HookEvent::PreCompress
         | HookEvent::AfterModel
-        | HookEvent::BeforeToolSelection => {}
+        | HookEvent::BeforeToolSelection
+        | HookEvent::AfterToolFailure
+        | HookEvent::SubagentStop => {}
     }
 }

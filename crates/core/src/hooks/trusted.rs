@@ -39,11 +39,13 @@ fn hook_keys(hooks: &Value) -> Vec<(String, String)> {
 /// For the `hooks` object of the workspace settings layer of `project_dir`:
 /// when some hooks are not yet recorded in `trusted_hooks_file`, records all
 /// of them and returns the warning to print on stderr; `None` otherwise.
-/// Call it only in a trusted folder.
+/// `settings_file` names the file they come from in the warning. Call it
+/// only in a trusted folder.
 pub fn project_hooks_warning(
     project_dir: &Path,
     workspace_hooks: &Value,
     trusted_hooks_file: &Path,
+    settings_file: &str,
 ) -> Option<String> {
     let project = project_dir.to_string_lossy().into_owned();
     let mut all: Map<String, Value> = crate::config::input_file::read_input(
@@ -94,7 +96,7 @@ pub fn project_hooks_warning(
     }
     let list: Vec<String> = untrusted.iter().map(|n| format!("  - {n}")).collect();
     Some(format!(
-        "WARNING: The following project-level hooks have been detected in this workspace:\n{}\n\nThese hooks will be executed. If you did not configure these hooks or do not trust this project,\nplease review the project settings (.gemini/settings.json) and remove them.",
+        "WARNING: The following project-level hooks have been detected in this workspace:\n{}\n\nThese hooks will be executed. If you did not configure these hooks or do not trust this project,\nplease review the project settings ({settings_file}) and remove them.",
         list.join("\n")
     ))
 }
@@ -104,6 +106,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    const GEMINI: &str = ".gemini/settings.json";
+
     #[test]
     fn warns_once_and_records() {
         let dir = tempfile::tempdir().unwrap();
@@ -111,17 +115,20 @@ mod tests {
         let hooks = json!({"BeforeTool": [{"hooks": [{"type": "command", "command": "python3 h.py", "name": "guard"},
                                                       {"type": "command", "command": "echo hi"}]}],
                            "enabled": true});
-        let w = project_hooks_warning(Path::new("/p"), &hooks, &file).unwrap();
+        let w = project_hooks_warning(Path::new("/p"), &hooks, &file, GEMINI).unwrap();
         assert_eq!(
             w,
             "WARNING: The following project-level hooks have been detected in this workspace:\n  - guard\n  - echo hi\n\nThese hooks will be executed. If you did not configure these hooks or do not trust this project,\nplease review the project settings (.gemini/settings.json) and remove them."
         );
         let saved: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         assert_eq!(saved, json!({"/p": ["guard:python3 h.py", ":echo hi"]}));
-        assert_eq!(project_hooks_warning(Path::new("/p"), &hooks, &file), None);
-        assert!(project_hooks_warning(Path::new("/q"), &hooks, &file).is_some());
+        assert_eq!(
+            project_hooks_warning(Path::new("/p"), &hooks, &file, GEMINI),
+            None
+        );
+        assert!(project_hooks_warning(Path::new("/q"), &hooks, &file, GEMINI).is_some());
         let more = json!({"AfterTool": [{"hooks": [{"type": "command", "command": "new"}]}]});
-        let w = project_hooks_warning(Path::new("/p"), &more, &file).unwrap();
+        let w = project_hooks_warning(Path::new("/p"), &more, &file, GEMINI).unwrap();
         assert!(w.contains("  - new\n\n"));
     }
 }

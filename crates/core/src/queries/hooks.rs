@@ -90,7 +90,7 @@ pub fn list_hooks(startup: &Startup) -> Result<HooksListing, ConfigError> {
                     out.push((
                         *event,
                         HookListing {
-                            event: event.as_str().to_string(),
+                            event: event.name_in(hook.dialect).to_string(),
                             matcher: def.matcher.clone(),
                             sequential: def.sequential,
                             name: hook.name.clone(),
@@ -134,5 +134,7 @@ fn all_layers(startup: &Startup) -> Result<Settings, ConfigError> {
 /// a Claude Code event with a Gemini twin (`PreToolUse`) as the twin's name;
 /// `None` for anything else.
 pub fn hook_event_name(key: &str) -> Option<&'static str> {
-    crate::hooks::HookEvent::from_key(key).map(crate::hooks::HookEvent::as_str)
+    crate::hooks::HookEvent::from_key(key)
+        .filter(|e| !e.claude_only())
+        .map(crate::hooks::HookEvent::as_str)
 }

@@ -33,8 +33,10 @@ impl Scheduler {
                 name: &req.name,
                 args: &args,
                 mcp_context: mcp_context.as_ref(),
+                id: &req.call_id,
             })
             .await;
+        let context;
         match before {
             BeforeToolOutcome::Block { reason } => {
                 let mut r = ToolResult::error(
@@ -50,7 +52,9 @@ impl Scheduler {
             }
             BeforeToolOutcome::Proceed {
                 tool_input: Some(partial),
+                additional_context,
             } => {
+                context = additional_context;
                 let changed = changed_keys(&args, &partial);
                 if !changed.is_empty() {
                     let mut merged = args.clone();
@@ -82,7 +86,10 @@ impl Scheduler {
                     }
                 }
             }
-            BeforeToolOutcome::Proceed { tool_input: None } => {}
+            BeforeToolOutcome::Proceed {
+                tool_input: None,
+                additional_context,
+            } => context = additional_context,
         }
         self.emit(AgentEvent::ToolRunning {
             call_id: req.call_id.clone(),
@@ -135,14 +142,26 @@ impl Scheduler {
         } else {
             self.refuse_created(Some(&mut result));
         }
-        let after = if self.hooks.has(HookEvent::AfterTool) {
+        if let Some(ctx) = context {
+            append_text(
+                &mut result,
+                &format!("\n\n<hook_context>{ctx}</hook_context>"),
+            );
+        }
+        let after = if self.hooks.has(HookEvent::AfterTool)
+            || (result.error.is_some() && self.hooks.has(HookEvent::AfterToolFailure))
+        {
             let response = tool_response_json(&result);
             let call = HookToolCall {
                 name: &req.name,
                 args: &args,
                 mcp_context: mcp_context.as_ref(),
+                id: &req.call_id,
             };
-            self.hooks.after_tool(call, &response).await
+            let error = result.error.as_ref().map(|e| e.message.clone());
+            self.hooks
+                .after_tool(call, &response, error.as_deref())
+                .await
         } else {
             AfterToolOutcome::Keep {
                 additional_context: None,
@@ -152,10 +171,12 @@ impl Scheduler {
             AfterToolOutcome::Keep {
                 additional_context: Some(ctx),
             } => {
-                append_text(
-                    &mut result,
-                    &format!("\n\n<hook_context>{ctx}</hook_context>"),
-                );
+                let note = format!("\n\n<hook_context>{ctx}</hook_context>");
+                // A failed call answers the model with its error alone.
+                match result.error.as_mut() {
+                    Some(error) => error.message.push_str(&note),
+                    None => append_text(&mut result, &note),
+                }
             }
             AfterToolOutcome::Keep {
                 additional_context: None,

@@ -13,10 +13,10 @@ use crate::agent::{
     Agent, AgentConfig, PromptFeatures, compress, environment_context, memory, system_prompt,
 };
 use crate::checkpoint::Checkpointer;
-use crate::config::{Env, GeminiPaths, Scope, Settings, project_hash};
+use crate::config::{Env, GeminiPaths, Settings, project_hash};
 use crate::events::stats::SessionStats;
-use crate::events::{AgentEvent, ConfirmationResponse, EventSender};
-use crate::hooks::{HookConfig, HookEnv, HookMessage, HookSystem, Hooks, project_hooks_warning};
+use crate::events::{ConfirmationResponse, EventSender};
+use crate::hooks::{HookConfig, HookEnv, Hooks};
 use crate::model::default_generation_config;
 use crate::policy::{ApprovalMode, PolicyEngine, load_policy_dir, load_policy_file};
 use crate::recording::{self, ChatRecorder};
@@ -116,7 +116,8 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     )
     .await?;
     let (session_id, recorder, resumed_history) = recording_layer(&config, &workspace)?;
-    let (hooks, hook_config) = hook_system(
+    let mode = Arc::new(RwLock::new(mode));
+    let (hooks, hook_config) = super::hook_layer::hook_system(
         &config,
         HookEnv {
             project_dir: config.root.clone(),
@@ -124,6 +125,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
             transcript_path: recorder.path().display().to_string(),
             sandbox: sandbox.clone(),
             workspace_hooks: Default::default(),
+            approval_mode: Some(mode.clone()),
         },
         events.clone(),
         &mut notes,
@@ -144,7 +146,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         generator: generator.clone(),
         policy: Arc::new(policy),
         hooks: hooks.clone(),
-        mode: Arc::new(RwLock::new(mode)),
+        mode,
         confirmations: shared_confirmations(confirm_rx),
         stats: Arc::new(Mutex::new(SessionStats::default())),
         checkpointer: checkpointer(&settings, root, &workspace, &mut notes),
@@ -494,71 +496,6 @@ fn checkpointer(
             None
         }
     }
-}
-
-/// The hook system, when any hook is configured. Its messages become
-/// [`AgentEvent::HookMessage`]s; config warnings and the first-sighting
-/// warning for project hooks become start-up notes.
-fn hook_system(
-    config: &SessionConfig,
-    mut env: HookEnv,
-    events: EventSender,
-    notes: &mut Vec<StartupNote>,
-) -> (Option<Arc<dyn Hooks>>, Option<HookConfig>) {
-    let (settings, root, trusted) = (&config.settings, config.root.as_path(), config.trusted);
-    let mut hook_config = HookConfig::from_settings(settings, trusted);
-    if trusted {
-        for extension in config.extensions.iter() {
-            if let Some(hooks) = extensions::extension_hooks(extension, root) {
-                hook_config.add_hooks(&hooks, "extension");
-            }
-        }
-    }
-    notes.extend(hook_config.warnings.iter().map(|w| StartupNote {
-        text: w.clone(),
-        warning: true,
-    }));
-    if !hook_config.enabled || hook_config.events.is_empty() {
-        return (None, None);
-    }
-    if trusted
-        && let Some((_, layer)) = settings.layer(Scope::Workspace)
-        && let Some(hooks) = layer.get("hooks")
-        && let Some(warning) = project_hooks_warning(
-            root,
-            hooks,
-            &config.paths.gemini_dir.join("trusted_hooks.json"),
-        )
-    {
-        notes.push(StartupNote {
-            text: warning,
-            warning: false,
-        });
-    }
-    if env.sandbox.is_some()
-        && let Some((_, layer)) = settings.layer(Scope::Workspace)
-    {
-        let workspace = HookConfig::from_value(layer, "project");
-        env.workspace_hooks = workspace
-            .events
-            .values()
-            .flatten()
-            .flat_map(|definition| {
-                definition
-                    .hooks
-                    .iter()
-                    .map(super::super::hooks::config::CommandHook::key)
-            })
-            .collect();
-    }
-    let sink = Arc::new(move |msg: HookMessage| {
-        let _ = events.send(AgentEvent::HookMessage {
-            kind: msg.kind,
-            text: msg.text,
-        });
-    });
-    let system = HookSystem::new(hook_config.clone(), env, sink);
-    (Some(Arc::new(system)), Some(hook_config))
 }
 
 /// The system instruction plus the project's context files; refused

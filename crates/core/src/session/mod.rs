@@ -15,6 +15,7 @@ mod commands;
 pub mod config;
 pub mod custom_commands;
 mod elicitation;
+mod hook_layer;
 mod layers;
 mod model_switch;
 mod questions;

@@ -7,7 +7,7 @@ use serde_json::json;
 #[tokio::test]
 async fn input_fields_and_aliases() {
     let fx = Fixture::new();
-    let sys = fx.one("PreToolUse", None, "dump");
+    let sys = fx.one("BeforeTool", None, "dump");
     let mcp = json!({"server_name": "s", "tool_name": "t"});
     sys.before_tool("read_file", &args(), Some(&mcp)).await;
     let d = fx.dump("dump");
@@ -37,7 +37,7 @@ async fn input_fields_and_aliases() {
     );
     assert_eq!(d["mcp_context"], mcp);
 
-    let sys = fx.one("UserPromptSubmit", None, "dump");
+    let sys = fx.one("BeforeAgent", None, "dump");
     assert_eq!(
         sys.before_agent("go").await,
         AgentHookOutcome::Proceed {
@@ -45,7 +45,7 @@ async fn input_fields_and_aliases() {
         }
     );
     assert_eq!(fx.dump("dump")["prompt"], "go");
-    let sys = fx.one("Stop", None, "dump");
+    let sys = fx.one("AfterAgent", None, "dump");
     sys.after_agent("go", "thinking \ndone", false).await;
     let d = fx.dump("dump");
     assert_eq!(
@@ -53,7 +53,7 @@ async fn input_fields_and_aliases() {
         (Some("AfterAgent"), Some("thinking \ndone"))
     );
     assert_eq!(d["stop_hook_active"], false);
-    let sys = fx.one("PreCompact", Some("auto"), "dump");
+    let sys = fx.one("PreCompress", Some("auto"), "dump");
     sys.pre_compress("manual").await;
     assert!(!fx.log().contains("PreCompress"));
     sys.pre_compress("auto").await;
@@ -67,6 +67,48 @@ async fn input_fields_and_aliases() {
     let d = fx.dump("dump");
     assert_eq!(d["notification_type"], "ToolPermission");
     assert_eq!(d["details"], json!({"type": "exec"}));
+}
+
+#[tokio::test]
+async fn claude_events_get_claude_input() {
+    let fx = Fixture::new();
+    let sys = fx.one("PreToolUse", Some("Write"), "dump");
+    let call = crate::hooks::HookToolCall {
+        name: "write_file",
+        args: &args(),
+        mcp_context: None,
+        id: "call-7",
+    };
+    sys.before_tool_call(call).await;
+    let d = fx.dump("dump");
+    let keys: Vec<&str> = d.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "session_id",
+            "transcript_path",
+            "cwd",
+            "permission_mode",
+            "hook_event_name",
+            "tool_name",
+            "tool_input",
+            "tool_use_id"
+        ]
+    );
+    assert_eq!(d["hook_event_name"], "PreToolUse");
+    assert_eq!(d["tool_name"], "Write");
+    assert_eq!(d["tool_use_id"], "call-7");
+    assert_eq!(d["permission_mode"], "default");
+    let sys = fx.one("Stop", None, "dump");
+    sys.after_agent("go", "thinking \ndone", true).await;
+    let d = fx.dump("dump");
+    assert_eq!(d["hook_event_name"], "Stop");
+    assert_eq!(d["stop_hook_active"], true);
+    assert_eq!(d["last_assistant_message"], "thinking \ndone");
+    assert!(d.get("prompt_response").is_none());
+    let sys = fx.one("PreCompact", Some("auto|manual"), "dump");
+    sys.pre_compress("manual").await;
+    assert_eq!(fx.dump("dump")["hook_event_name"], "PreCompact");
 }
 
 #[tokio::test]

@@ -138,7 +138,10 @@ fn block(r: &str) -> BeforeToolOutcome {
     BeforeToolOutcome::Block { reason: r.into() }
 }
 
-const PROCEED: BeforeToolOutcome = BeforeToolOutcome::Proceed { tool_input: None };
+const PROCEED: BeforeToolOutcome = BeforeToolOutcome::Proceed {
+    tool_input: None,
+    additional_context: None,
+};
 
 /// The failure lines for one failed hook, duration masked.
 fn failure_lines(fx: &Fixture, mode: &str, event: &str) -> Vec<(HookMessageKind, String)> {

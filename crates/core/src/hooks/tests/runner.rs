@@ -76,6 +76,7 @@ async fn timeout_kills_the_process_group() {
         timeout_ms: 200,
         description: None,
         env: vec![],
+        dialect: config::HookDialect::Gemini,
     };
     let env = HookEnv {
         project_dir: fx.dir.clone(),
@@ -111,7 +112,8 @@ async fn sequential_hooks_see_previous_changes() {
     assert_eq!(
         out,
         BeforeToolOutcome::Proceed {
-            tool_input: Some(last)
+            tool_input: Some(last),
+            additional_context: None,
         }
     );
     let out = sys.before_agent("go").await;

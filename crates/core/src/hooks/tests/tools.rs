@@ -56,7 +56,8 @@ async fn exit_code_rows() {
     assert_eq!(
         before(&fx, "input_mod").await,
         BeforeToolOutcome::Proceed {
-            tool_input: Some(changed)
+            tool_input: Some(changed),
+            additional_context: None,
         }
     );
     assert_eq!(
@@ -82,13 +83,14 @@ async fn after_tool_rows() {
         name: "write_file",
         args: &args(),
         mcp_context: None,
+        id: "c1",
     };
     let run = |mode: &'static str| {
         let sys = fx.one("AfterTool", Some("write_file"), mode);
         let result = result.clone();
         async move {
             let response = crate::scheduler::tool_response_json(&result);
-            crate::hooks::Hooks::after_tool(&sys, call, &response).await
+            crate::hooks::Hooks::after_tool(&sys, call, &response, None).await
         }
     };
     assert_eq!(

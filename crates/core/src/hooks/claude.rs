@@ -1,0 +1,377 @@
+//! Claude Code's hook contract for the hooks written for it (declared
+//! under a Claude Code event name, or read from `.claude/settings.json`):
+//! matchers over Claude's tool names, Claude's input fields with
+//! `tool_input` in Claude's parameter names, and Claude's outputs and exit
+//! codes turned into the [`HookOutput`] the rest of the hook system reads.
+//!
+//! The tool and parameter names come from the tools' own specs
+//! ([`crate::tools::builtin::claude`]), the table `hooks migrate
+//! --from-claude` uses too.
+
+use super::config::HookEvent;
+use super::output::HookOutput;
+use crate::policy::ApprovalMode;
+use crate::tools::builtin::claude::{call_from_claude, call_to_claude, claude_name};
+use serde_json::{Map, Value};
+
+/// Gemini input fields Claude Code's hooks do not get (each event's
+/// Claude twin is given in [`input`] instead).
+const GEMINI_ONLY: [&str; 5] = [
+    "timestamp",
+    "mcp_context",
+    "original_request_name",
+    "prompt_response",
+    "details",
+];
+
+/// Claude Code's `permission_mode` for an approval mode.
+pub fn permission_mode(mode: ApprovalMode) -> &'static str {
+    match mode {
+        ApprovalMode::Default => "default",
+        ApprovalMode::AutoEdit => "acceptEdits",
+        ApprovalMode::Yolo => "bypassPermissions",
+        ApprovalMode::Plan => "plan",
+    }
+}
+
+/// Claude Code's name for a call: the built-in's twin (`Write`), an MCP
+/// tool as `mcp__<server>__<tool>`, any other tool as it is called.
+pub fn tool_name(called: &str, mcp_context: Option<&Value>) -> String {
+    if let Some((server, tool)) = mcp_context.and_then(|m| {
+        Some((
+            m.get("server_name")?.as_str()?,
+            m.get("tool_name")?.as_str()?,
+        ))
+    }) {
+        return format!("mcp__{server}__{tool}");
+    }
+    claude_name(called).unwrap_or(called).to_string()
+}
+
+/// True when a Claude Code `matcher` selects one of `names`: empty or `*`
+/// selects everything; letters, digits, `_` and `|` alone are exact names
+/// (`Write|Edit`); anything else is a regular expression searched in the
+/// name (an invalid one selects nothing).
+pub fn matches(matcher: Option<&str>, names: &[String]) -> bool {
+    let m = match matcher.map(str::trim) {
+        None | Some("") | Some("*") => return true,
+        Some(m) => m,
+    };
+    if m.chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '|')
+    {
+        return m.split('|').any(|w| names.iter().any(|n| n == w));
+    }
+    match regex::Regex::new(m) {
+        Ok(re) => names.iter().any(|n| re.is_match(n)),
+        Err(e) => {
+            tracing::warn!("Invalid hook matcher {m:?}: {e}");
+            false
+        }
+    }
+}
+
+/// The names a Claude hook's tool matcher is tested against: Claude's
+/// name for a built-in first, then every name the call has here (an MCP
+/// tool's include `mcp__<server>__<tool>`; a matcher on `write_file`
+/// selects it too).
+pub fn match_names(names: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(names.len() + 1);
+    for n in names {
+        if let Some(c) = claude_name(n).filter(|c| !out.iter().any(|o| o == c)) {
+            out.push(c.to_string());
+        }
+        if !out.contains(n) {
+            out.push(n.clone());
+        }
+    }
+    out
+}
+
+/// The input a Claude hook gets: the event's Gemini input with Claude's
+/// event name, tool name and parameter names, without the Gemini-only
+/// fields, plus `extra` (the fields only Claude Code has, which win).
+pub fn input(
+    event: HookEvent,
+    gemini: &Map<String, Value>,
+    extra: &Map<String, Value>,
+) -> Map<String, Value> {
+    let mut out = Map::new();
+    for key in ["session_id", "transcript_path", "cwd"] {
+        if let Some(v) = gemini.get(key) {
+            out.insert(key.into(), v.clone());
+        }
+    }
+    if let Some(mode) = extra.get("permission_mode") {
+        out.insert("permission_mode".into(), mode.clone());
+    }
+    out.insert(
+        "hook_event_name".into(),
+        Value::String(event.name_in(super::HookDialect::Claude).into()),
+    );
+    let called = gemini.get("tool_name").and_then(Value::as_str);
+    if let Some(called) = called {
+        let mcp = gemini.get("mcp_context");
+        out.insert("tool_name".into(), Value::String(tool_name(called, mcp)));
+        let args = gemini
+            .get("tool_input")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let args = match call_to_claude(called, &args) {
+            Some((_, translated)) => translated,
+            None => args,
+        };
+        out.insert("tool_input".into(), Value::Object(args));
+    }
+    for (key, value) in gemini {
+        let skip = GEMINI_ONLY.contains(&key.as_str())
+            || out.contains_key(key)
+            || (event == HookEvent::AfterAgent && key == "prompt");
+        if !skip {
+            out.insert(key.clone(), value.clone());
+        }
+    }
+    for (key, value) in extra {
+        out.insert(key.clone(), value.clone());
+    }
+    out
+}
+
+/// What a Claude hook's exit code, stdout and stderr mean, as the output
+/// the hook system acts on. `called` is the tool's name here (tool events),
+/// for turning `updatedInput` back into our parameter names.
+pub fn parse_output(
+    event: HookEvent,
+    exit_code: Option<i32>,
+    stdout: &str,
+    stderr: &str,
+    called: Option<&str>,
+) -> Option<HookOutput> {
+    match exit_code.unwrap_or(1) {
+        0 => {
+            let text = stdout.trim();
+            if text.is_empty() {
+                return None;
+            }
+            match serde_json::from_str::<Value>(text) {
+                Ok(v @ Value::Object(_)) => Some(from_json(event, &v, called)),
+                _ if matches!(event, HookEvent::BeforeAgent | HookEvent::SessionStart) => {
+                    // Plain stdout of these two events is context for the model.
+                    Some(context_output(text.to_string()))
+                }
+                _ => {
+                    tracing::debug!("Claude hook stdout (not JSON) for {event}: {text}");
+                    None
+                }
+            }
+        }
+        2 => Some(exit_two(event, stderr.trim())),
+        _ => {
+            let err = stderr.trim();
+            (!err.is_empty()).then(|| HookOutput {
+                decision: Some("allow".into()),
+                system_message: Some(format!("Warning: {err}")),
+                ..HookOutput::default()
+            })
+        }
+    }
+}
+
+/// An output that only adds context for the model.
+fn context_output(ctx: String) -> HookOutput {
+    let mut spec = Map::new();
+    spec.insert("additionalContext".into(), Value::String(ctx));
+    HookOutput {
+        hook_specific: Some(spec),
+        ..HookOutput::default()
+    }
+}
+
+/// Exit code 2: a blocking error whose stderr goes where the event sends
+/// it: the model (PreToolUse, PostToolUse, PostToolUseFailure, Stop,
+/// SubagentStop) or the user (UserPromptSubmit blocks the prompt; the
+/// other events only show it).
+fn exit_two(event: HookEvent, err: &str) -> HookOutput {
+    let reason = if err.is_empty() {
+        "Blocked by a hook (exit code 2).".to_string()
+    } else {
+        err.to_string()
+    };
+    match event {
+        HookEvent::AfterTool | HookEvent::AfterToolFailure => context_output(reason),
+        HookEvent::BeforeTool
+        | HookEvent::BeforeAgent
+        | HookEvent::AfterAgent
+        | HookEvent::SubagentStop => HookOutput {
+            decision: Some("block".into()),
+            reason: Some(reason),
+            ..HookOutput::default()
+        },
+        HookEvent::Notification
+        | HookEvent::SessionStart
+        | HookEvent::SessionEnd
+        | HookEvent::PreCompress
+        | HookEvent::BeforeModel
+        | HookEvent::AfterModel
+        | HookEvent::BeforeToolSelection => HookOutput {
+            decision: Some("allow".into()),
+            system_message: Some(format!("Warning: {reason}")),
+            ..HookOutput::default()
+        },
+    }
+}
+
+/// Claude's JSON output: the common fields as Gemini's, `updatedInput`
+/// as `tool_input` in our parameter names, and PostToolUse's `decision:
+/// "block"` (the tool already ran) as feedback for the model.
+fn from_json(event: HookEvent, v: &Value, called: Option<&str>) -> HookOutput {
+    let mut out = HookOutput::from_value(v);
+    if out.decision.as_deref() == Some("approve") {
+        out.decision = Some("allow".into());
+    }
+    match event {
+        HookEvent::BeforeTool => {
+            let updated = out
+                .specific("updatedInput")
+                .and_then(Value::as_object)
+                .cloned();
+            if let (Some(updated), Some(spec)) = (updated, out.hook_specific.as_mut()) {
+                let ours = called
+                    .and_then(claude_name)
+                    .and_then(|c| call_from_claude(c, &updated))
+                    .map_or(updated, |(_, args)| args);
+                spec.insert("tool_input".into(), Value::Object(ours));
+            }
+        }
+        HookEvent::AfterTool | HookEvent::AfterToolFailure if out.is_blocking() => {
+            let reason = out.reason.take().unwrap_or_default();
+            out.decision = None;
+            let joined = match out.specific("additionalContext").and_then(Value::as_str) {
+                Some(ctx) if !reason.is_empty() => format!("{reason}\n{ctx}"),
+                Some(ctx) => ctx.to_string(),
+                None => reason,
+            };
+            if !joined.is_empty() {
+                out.hook_specific
+                    .get_or_insert_with(Map::new)
+                    .insert("additionalContext".into(), Value::String(joined));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn matchers_read_claude_names_exactly_or_as_regexes() {
+        let write = match_names(&names(&["write_file"]));
+        assert_eq!(write, names(&["Write", "write_file"]));
+        assert!(matches(Some("Write|Edit"), &write));
+        assert!(matches(Some("write_file"), &write));
+        assert!(matches(Some("Wr.*"), &write));
+        assert!(!matches(Some("Edit"), &write));
+        assert!(!matches(Some("Writ"), &write), "plain names are exact");
+        let edit = match_names(&names(&["replace"]));
+        assert!(matches(Some("Write|Edit"), &edit));
+        assert!(!matches(Some("MultiEdit"), &edit));
+        let ls = match_names(&names(&["list_directory"]));
+        assert!(matches(Some("LS"), &ls));
+        let ctx = json!({"server_name": "files", "tool_name": "read-it"});
+        let mcp = match_names(&crate::hooks::matcher::call_names("read-it", Some(&ctx)));
+        assert!(matches(Some("mcp__files__read-it"), &mcp));
+        assert!(matches(Some("mcp__files__.*"), &mcp));
+        assert_eq!(tool_name("read-it", Some(&ctx)), "mcp__files__read-it");
+        assert!(!matches(Some("do(it"), &names(&["do(it"])));
+    }
+
+    #[test]
+    fn input_speaks_claude() {
+        let gemini = json!({"session_id": "s", "transcript_path": "t", "cwd": "/w",
+            "hook_event_name": "BeforeTool", "timestamp": "x",
+            "tool_name": "replace",
+            "tool_input": {"file_path": "a", "old_string": "o", "new_string": "n", "allow_multiple": true}});
+        let extra = json!({"permission_mode": "default", "tool_use_id": "c1"});
+        let got = input(
+            HookEvent::BeforeTool,
+            gemini.as_object().unwrap(),
+            extra.as_object().unwrap(),
+        );
+        assert_eq!(
+            Value::Object(got),
+            json!({"session_id": "s", "transcript_path": "t", "cwd": "/w",
+                "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Edit",
+                "tool_input": {"file_path": "a", "old_string": "o", "new_string": "n", "replace_all": true},
+                "tool_use_id": "c1"})
+        );
+        let stop = json!({"session_id": "s", "prompt": "go", "prompt_response": "a\nb",
+            "stop_hook_active": true});
+        let extra = json!({"last_assistant_message": "b"});
+        let got = input(
+            HookEvent::AfterAgent,
+            stop.as_object().unwrap(),
+            extra.as_object().unwrap(),
+        );
+        assert_eq!(
+            Value::Object(got),
+            json!({"session_id": "s", "hook_event_name": "Stop", "stop_hook_active": true,
+                "last_assistant_message": "b"})
+        );
+    }
+
+    #[test]
+    fn outputs_and_exit_codes() {
+        let out = parse_output(
+            HookEvent::BeforeTool,
+            Some(0),
+            r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+                "updatedInput": {"file_path": "b", "old_string": "o", "new_string": "n", "replace_all": false}}}"#,
+            "",
+            Some("replace"),
+        )
+        .unwrap();
+        assert!(!out.is_blocking());
+        assert_eq!(
+            out.specific("tool_input"),
+            Some(
+                &json!({"file_path": "b", "old_string": "o", "new_string": "n", "allow_multiple": false})
+            )
+        );
+        let two = parse_output(HookEvent::BeforeTool, Some(2), "{}", "no\n", None).unwrap();
+        assert!(two.is_blocking());
+        assert_eq!(two.effective_reason(), "no");
+        let empty = parse_output(HookEvent::AfterAgent, Some(2), "", "", None).unwrap();
+        assert!(empty.is_blocking());
+        let post = parse_output(HookEvent::AfterTool, Some(2), "", "lint failed", None).unwrap();
+        assert!(!post.is_blocking());
+        assert_eq!(post.additional_context().as_deref(), Some("lint failed"));
+        let block = parse_output(
+            HookEvent::AfterTool,
+            Some(0),
+            r#"{"decision": "block", "reason": "fix it"}"#,
+            "",
+            None,
+        )
+        .unwrap();
+        assert!(!block.is_blocking());
+        assert_eq!(block.additional_context().as_deref(), Some("fix it"));
+        let ctx = parse_output(HookEvent::BeforeAgent, Some(0), "remember x", "", None).unwrap();
+        assert_eq!(ctx.additional_context().as_deref(), Some("remember x"));
+        assert_eq!(
+            parse_output(HookEvent::BeforeTool, Some(0), "plain", "", None),
+            None
+        );
+        let warn = parse_output(HookEvent::BeforeTool, Some(1), "", "oops", None).unwrap();
+        assert!(!warn.is_blocking());
+        assert_eq!(warn.system_message.as_deref(), Some("Warning: oops"));
+    }
+}

@@ -1,0 +1,116 @@
+//! The session's hook layer: the hooks of the settings and extensions,
+//! with `hooksConfig.claudeCompat` those of Claude Code's settings files,
+//! and the warnings about them.
+
+use super::config::{SessionConfig, StartupNote};
+use crate::config::Scope;
+use crate::events::{AgentEvent, EventSender};
+use crate::hooks::claude_settings::ClaudeSettingsHooks;
+use crate::hooks::{HookConfig, HookEnv, HookMessage, HookSystem, Hooks, project_hooks_warning};
+use crate::tools::mcp::extensions;
+use std::sync::Arc;
+
+/// The hook system, when any hook is configured. Its messages become
+/// [`AgentEvent::HookMessage`]s; config warnings and the first-sighting
+/// warning for project hooks become start-up notes.
+pub(super) fn hook_system(
+    config: &SessionConfig,
+    mut env: HookEnv,
+    events: EventSender,
+    notes: &mut Vec<StartupNote>,
+) -> (Option<Arc<dyn Hooks>>, Option<HookConfig>) {
+    let (settings, root, trusted) = (&config.settings, config.root.as_path(), config.trusted);
+    let mut hook_config = HookConfig::from_settings(settings, trusted);
+    if trusted {
+        for extension in config.extensions.iter() {
+            if let Some(hooks) = extensions::extension_hooks(extension, root) {
+                hook_config.add_hooks(&hooks, "extension");
+            }
+        }
+    }
+    let claude_files = claude_settings_hooks(config, &mut hook_config, notes);
+    notes.extend(hook_config.warnings.iter().map(|w| StartupNote {
+        text: w.clone(),
+        warning: true,
+    }));
+    if !hook_config.enabled || hook_config.events.is_empty() {
+        return (None, None);
+    }
+    let trusted_file = config.paths.gemini_dir.join("trusted_hooks.json");
+    let workspace_layer = settings.layer(Scope::Workspace).map(|(_, layer)| layer);
+    if trusted {
+        let project_claude = claude_files.iter().filter(|f| f.project);
+        let sources = workspace_layer
+            .and_then(|layer| layer.get("hooks").cloned())
+            .map(|h| (h, ".gemini/settings.json".to_string()))
+            .into_iter()
+            .chain(project_claude.map(|f| {
+                let name = f.path.strip_prefix(root).unwrap_or(&f.path);
+                (
+                    serde_json::Value::Object(f.hooks.clone()),
+                    name.display().to_string(),
+                )
+            }));
+        for (hooks, file) in sources {
+            if let Some(warning) = project_hooks_warning(root, &hooks, &trusted_file, &file) {
+                notes.push(StartupNote {
+                    text: warning,
+                    warning: false,
+                });
+            }
+        }
+    }
+    if env.sandbox.is_some() {
+        let mut workspace = workspace_layer
+            .map(|layer| HookConfig::from_value(layer, "project"))
+            .unwrap_or_default();
+        for file in claude_files.iter().filter(|f| f.project) {
+            workspace.add_claude_hooks(&file.hooks, "project");
+        }
+        env.workspace_hooks = workspace
+            .events
+            .values()
+            .flatten()
+            .flat_map(|definition| {
+                definition
+                    .hooks
+                    .iter()
+                    .map(super::super::hooks::config::CommandHook::key)
+            })
+            .collect();
+    }
+    let sink = Arc::new(move |msg: HookMessage| {
+        let _ = events.send(AgentEvent::HookMessage {
+            kind: msg.kind,
+            text: msg.text,
+        });
+    });
+    let system = HookSystem::new(hook_config.clone(), env, sink);
+    (Some(Arc::new(system)), Some(hook_config))
+}
+
+/// With `hooksConfig.claudeCompat`, adds the hooks of the Claude Code
+/// settings files as Claude hooks, in a trusted folder only; unreadable
+/// files become start-up warnings.
+fn claude_settings_hooks(
+    config: &SessionConfig,
+    hook_config: &mut HookConfig,
+    notes: &mut Vec<StartupNote>,
+) -> Vec<ClaudeSettingsHooks> {
+    // In an untrusted folder no settings hook runs (Gemini CLI refuses
+    // them all there), so neither does any of Claude Code's.
+    if config.settings.typed().hooks_config.claude_compat != Some(true) || !config.trusted {
+        return Vec::new();
+    }
+    let (files, errors) =
+        crate::hooks::claude_settings::load(&config.root, &config.paths.home, config.trusted);
+    notes.extend(errors.iter().map(|e| StartupNote {
+        text: e.to_string(),
+        warning: true,
+    }));
+    for file in &files {
+        let source = file.path.display().to_string();
+        hook_config.add_claude_hooks(&file.hooks, &source);
+    }
+    files
+}
