@@ -180,6 +180,7 @@ impl Pump {
                 call_id,
                 outcome: updates::confirmation(answer),
                 modified_args: None,
+                feedback: None,
             }));
         });
     }

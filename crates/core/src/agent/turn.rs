@@ -315,7 +315,7 @@ impl Agent {
         &self,
         contents: Vec<Content>,
     ) -> gemini_rs_protocol::GenerateContentRequest {
-        let mut declarations = self.scheduler.registry().declarations();
+        let mut declarations = self.scheduler.declarations();
         declarations.extend(self.config.extra_declarations.iter().cloned());
         let mut request = gemini_rs_protocol::GenerateContentRequest {
             contents,

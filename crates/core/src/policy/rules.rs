@@ -31,6 +31,11 @@ pub struct PolicyRule {
     pub modes: Vec<ApprovalMode>,
     /// An ALLOW that also covers commands with redirections.
     pub allow_redirection: bool,
+    /// Only where someone can (true) or cannot (false) be asked; both
+    /// when unset.
+    pub interactive: Option<bool>,
+    /// A DENY's explanation, after `Tool execution denied by policy.`
+    pub deny_message: Option<String>,
 }
 
 /// Whether a rule applies to a call.
@@ -52,7 +57,28 @@ impl PolicyRule {
             priority,
             modes: Vec::new(),
             allow_redirection: false,
+            interactive: None,
+            deny_message: None,
         }
+    }
+
+    /// The same rule, only where someone can (`true`) or cannot be asked.
+    pub fn when_interactive(mut self, interactive: bool) -> Self {
+        self.interactive = Some(interactive);
+        self
+    }
+
+    /// The same rule with a DENY explanation.
+    pub fn with_deny_message(mut self, message: &str) -> Self {
+        self.deny_message = Some(message.to_string());
+        self
+    }
+
+    /// True when the rule has conditions on the arguments.
+    pub fn has_arg_conditions(&self) -> bool {
+        self.args.args_pattern.is_some()
+            || !self.args.command_prefixes.is_empty()
+            || self.args.command_regex.is_some()
     }
 
     /// The same rule restricted to some approval modes.
@@ -187,8 +213,9 @@ pub(super) fn default_rules() -> Vec<PolicyRule> {
         Decision::AskUser,
         1.010,
     ));
-    let mut yolo = PolicyRule::tool("*", Decision::Allow, 1.999).in_modes(&[ApprovalMode::Yolo]);
+    let mut yolo = PolicyRule::tool("*", Decision::Allow, 1.998).in_modes(&[ApprovalMode::Yolo]);
     yolo.allow_redirection = true;
     rules.push(yolo);
+    rules.extend(super::plan::plan_rules());
     rules
 }

@@ -248,13 +248,22 @@ fn registry(
         .collect();
     registry.exclude(denied);
     if !config.interactive {
+        // Per mode: a run that enters plan mode may write its plan, one
+        // that leaves it for auto_edit may edit.
         let mut allowed = settings.tools_allowed();
         allowed.extend(config.allowed_tools.iter().cloned());
-        let hidden: Vec<String> = headless_excluded_tools(mode, &allowed)
-            .into_iter()
-            .filter(|name| !policy.allows_somewhere(name))
-            .collect();
-        registry.exclude(hidden);
+        for mode in [
+            ApprovalMode::Default,
+            ApprovalMode::AutoEdit,
+            ApprovalMode::Yolo,
+            ApprovalMode::Plan,
+        ] {
+            let hidden: Vec<String> = headless_excluded_tools(mode, &allowed)
+                .into_iter()
+                .filter(|name| !policy.allows_somewhere(name))
+                .collect();
+            registry.exclude_in(mode, hidden);
+        }
     }
     registry
 }

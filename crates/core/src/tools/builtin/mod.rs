@@ -17,6 +17,7 @@ mod internal_docs;
 mod list_directory;
 mod mcp_resources;
 mod memory;
+mod plan_mode;
 mod read_many_files;
 mod replace;
 pub mod shell;
@@ -84,6 +85,8 @@ pub const BUILTINS: &[Builtin] = &[
     memory::BUILTIN,
     web_search::BUILTIN,
     write_todos::BUILTIN,
+    plan_mode::EXIT_BUILTIN,
+    plan_mode::ENTER_BUILTIN,
     read_many_files::BUILTIN,
     activate_skill::BUILTIN,
     internal_docs::BUILTIN,
