@@ -104,6 +104,12 @@ impl HookSystem {
             .format("%Y-%m-%dT%H:%M:%S%.3fZ")
             .to_string();
         m.insert("timestamp".into(), Value::String(ts));
+        if let Some(mode) = self.env.approval_mode.as_ref().and_then(|m| m.read().ok()) {
+            m.insert(
+                "approval_mode".into(),
+                Value::String(mode.as_str().to_string()),
+            );
+        }
         m
     }
 

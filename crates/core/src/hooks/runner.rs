@@ -25,6 +25,10 @@ pub struct HookEnv {
     /// The keys ([`super::CommandHook::key`]) of the hooks that come from
     /// the workspace's settings.
     pub workspace_hooks: std::collections::BTreeSet<String>,
+    /// The session's approval mode (`approval_mode` in every input).
+    pub approval_mode: Option<std::sync::Arc<std::sync::RwLock<crate::policy::ApprovalMode>>>,
+    /// The plans folder (`GEMINI_PLANS_DIR`).
+    pub plans_dir: Option<PathBuf>,
 }
 
 /// Why a hook process did not run to its end.
@@ -99,6 +103,9 @@ pub async fn run_hook(hook: &CommandHook, input: &[u8], env: &HookEnv) -> HookRu
         .env("CLAUDE_PROJECT_DIR", &dir)
         .env("GEMINI_CWD", &dir)
         .env("GEMINI_SESSION_ID", &env.session_id);
+    if let Some(dir) = &env.plans_dir {
+        cmd.env("GEMINI_PLANS_DIR", dir);
+    }
     // The model providers' keys stay out unless the hook's `env` names them.
     for (name, _) in std::env::vars_os() {
         if let Some(name) = name.to_str()

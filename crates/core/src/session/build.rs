@@ -96,8 +96,10 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let workspace = Arc::new(workspace(&config));
     let sandbox = native_sandbox(&config, &workspace)?;
     let policy = policy(&config, &mut notes)?;
-    let tools = tool_layer(&config, &workspace, &policy, mode, &model, &mut notes).await?;
+    let tools = tool_layer(&config, &workspace, &policy, &model, &mut notes).await?;
     let (session_id, recorder, resumed_history) = recording_layer(&config, &workspace)?;
+    let mode = Arc::new(RwLock::new(mode));
+    let plan = Arc::new(plan_state(&config, &workspace, &session_id, &mode)?);
     let (hooks, hook_config) = hook_system(
         &config,
         HookEnv {
@@ -106,6 +108,8 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
             transcript_path: recorder.path().display().to_string(),
             sandbox: sandbox.clone(),
             workspace_hooks: Default::default(),
+            approval_mode: Some(mode.clone()),
+            plans_dir: Some(plan.plans_dir().to_path_buf()),
         },
         events.clone(),
         &mut notes,
@@ -126,7 +130,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         generator: generator.clone(),
         policy: Arc::new(policy),
         hooks: hooks.clone(),
-        mode: Arc::new(RwLock::new(mode)),
+        mode,
         confirmations: shared_confirmations(confirm_rx),
         stats: Arc::new(Mutex::new(SessionStats::default())),
         checkpointer: checkpointer(&settings, root, &workspace, &mut notes),
@@ -151,7 +155,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         subagents: None,
         call_id: None,
         background: Arc::new(BackgroundShells::new(&paths.gemini_dir)),
-        plan: Arc::new(plan_state(&config, &workspace, &session_id, &layers.mode)?),
+        plan,
     };
     if !tool_server && !tools.agents.agents.is_empty() {
         ctx.subagents = Some(Arc::new(super::subagents::SubagentHost {

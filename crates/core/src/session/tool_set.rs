@@ -35,7 +35,6 @@ pub(super) async fn tool_layer(
     config: &SessionConfig,
     workspace: &Workspace,
     policy: &PolicyEngine,
-    mode: ApprovalMode,
     model: &str,
     notes: &mut Vec<StartupNote>,
 ) -> Result<ToolLayer, StartError> {
@@ -95,7 +94,6 @@ pub(super) async fn tool_layer(
     let mut registry = registry(
         config,
         policy,
-        mode,
         discovered,
         mcp.as_ref(),
         &skills,
@@ -191,7 +189,6 @@ fn write_todos_enabled(settings: &Settings, model: &str) -> bool {
 fn registry(
     config: &SessionConfig,
     policy: &PolicyEngine,
-    mode: ApprovalMode,
     discovered: Vec<Arc<dyn Tool>>,
     mcp: Option<&Arc<McpManager>>,
     skills: &Arc<Vec<crate::skills::Skill>>,
@@ -241,10 +238,18 @@ fn registry(
         policy.add_rules(mcp.policy_rules());
     }
     registry.exclude(settings.tools_exclude());
+    // Denied in every mode: not found at all. A rule for some modes only
+    // hides the tool's declaration there, and its calls get the refusal.
+    const MODES: [ApprovalMode; 4] = [
+        ApprovalMode::Default,
+        ApprovalMode::AutoEdit,
+        ApprovalMode::Yolo,
+        ApprovalMode::Plan,
+    ];
     let denied: Vec<String> = registry
         .active_policy_names()
         .into_iter()
-        .filter(|name| policy.denies_always(name, mode))
+        .filter(|name| MODES.iter().all(|m| policy.denies_always(name, *m)))
         .collect();
     registry.exclude(denied);
     if !config.interactive {
@@ -252,12 +257,7 @@ fn registry(
         // that leaves it for auto_edit may edit.
         let mut allowed = settings.tools_allowed();
         allowed.extend(config.allowed_tools.iter().cloned());
-        for mode in [
-            ApprovalMode::Default,
-            ApprovalMode::AutoEdit,
-            ApprovalMode::Yolo,
-            ApprovalMode::Plan,
-        ] {
+        for mode in MODES {
             let hidden: Vec<String> = headless_excluded_tools(mode, &allowed)
                 .into_iter()
                 .filter(|name| !policy.allows_somewhere(name))

@@ -7,4 +7,5 @@ pub mod chat;
 pub mod info;
 pub mod panels;
 pub mod parse;
+pub mod plan;
 pub mod theme;

@@ -30,6 +30,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "MCP servers and their tools: /mcp | /mcp auth <server>",
     ),
     ("memory", "Context files: /memory show|add <fact>|refresh"),
+    (
+        "plan",
+        "Switch to Plan Mode (read-only planning): /plan [goal]",
+    ),
     ("model", "Show the model in use"),
     ("restore", "Restore files and conversation: /restore [id]"),
     ("quit", "Exit the CLI"),
@@ -118,6 +122,8 @@ pub enum Command {
     Shells,
     /// `/shells stop <pid>`: end one.
     ShellStop(u32),
+    /// `/plan [goal]`: plan mode, then the goal as a prompt.
+    Plan(Option<String>),
     /// Recognised but not usable like this: the message.
     Usage(String),
     /// Not a command.
@@ -150,7 +156,8 @@ impl Command {
             | Command::Restore(_)
             | Command::DirectoryAdd(_)
             | Command::ExportSession(_)
-            | Command::McpAuth(_) => true,
+            | Command::McpAuth(_)
+            | Command::Plan(Some(_)) => true,
             Command::Help
             | Command::About
             | Command::ChatList
@@ -172,6 +179,7 @@ impl Command {
             | Command::Shortcuts
             | Command::Shells
             | Command::ShellStop(_)
+            | Command::Plan(None)
             | Command::Usage(_)
             | Command::Unknown(_) => false,
         }
@@ -209,6 +217,7 @@ pub fn parse(line: &str) -> Command {
             Command::Usage("Usage: /chat list | save <tag> | resume <tag> | delete <tag>".into())
         }
         ("clear", _) => Command::Clear,
+        ("plan", _) => Command::Plan(Some(rest_after(body, 1)).filter(|g| !g.is_empty())),
         ("compress" | "summarize", _) => Command::Compress,
         ("copy", _) => Command::Copy,
         ("export-session", _) => match rest_after(body, 1) {

@@ -7,5 +7,6 @@ pub mod confirm;
 pub mod elicit;
 pub mod highlight;
 pub mod markdown;
+pub mod plan;
 pub mod todos;
 pub mod wrap;

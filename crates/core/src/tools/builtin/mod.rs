@@ -256,6 +256,8 @@ mod tests {
                 "save_memory",
                 "google_web_search",
                 "write_todos",
+                "exit_plan_mode",
+                "enter_plan_mode",
                 "read_many_files"
             ]
         );
