@@ -99,6 +99,10 @@ fn headless_plan_mode_refuses_changes_and_ends_with_the_plan() {
         "{write}"
     );
 
+    let system = fake.requests()[0].body["systemInstruction"]["parts"][0]["text"].to_string();
+    assert!(system.contains("# Plan Mode"), "{system}");
+    assert!(system.contains(&plans.display().to_string()), "{system}");
+
     let r = responses(&fake);
     assert_eq!(
         r[0],
@@ -179,6 +183,9 @@ fn a_headless_run_enters_plan_mode_and_hooks_see_the_mode() {
         responses(&fake)[0],
         json!({"output": "Switching to Plan mode."})
     );
+    let system = |i: usize| fake.requests()[i].body["systemInstruction"].to_string();
+    assert!(!system(0).contains("# Plan Mode"));
+    assert!(system(1).contains("# Plan Mode"));
     // The plan folder of `general.plan.directory`, inside the project.
     assert_eq!(sb.read("docs/plans/p.md").as_deref(), Some(PLAN));
     assert!(out.stdout.contains("1. Add the flag."), "{out:?}");

@@ -321,7 +321,14 @@ impl Agent {
             contents,
             system_instruction: Some(Content {
                 role: Some("user".to_string()),
-                parts: vec![Part::text(self.config.system_instruction.clone())],
+                parts: vec![Part::text(
+                    match self.scheduler.ctx().plan.prompt_section() {
+                        Some(planning) => {
+                            format!("{}\n\n{planning}", self.config.system_instruction)
+                        }
+                        None => self.config.system_instruction.clone(),
+                    },
+                )],
                 ..Content::default()
             }),
             tools: (!declarations.is_empty()).then(|| {

@@ -25,7 +25,8 @@ pub struct HookEnv {
     /// The keys ([`super::CommandHook::key`]) of the hooks that come from
     /// the workspace's settings.
     pub workspace_hooks: std::collections::BTreeSet<String>,
-    /// The session's approval mode (`approval_mode` in every input).
+    /// The session's approval mode (`approval_mode: "plan"` in the inputs
+    /// while planning).
     pub approval_mode: Option<std::sync::Arc<std::sync::RwLock<crate::policy::ApprovalMode>>>,
     /// The plans folder (`GEMINI_PLANS_DIR`).
     pub plans_dir: Option<PathBuf>,

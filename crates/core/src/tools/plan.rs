@@ -141,6 +141,28 @@ impl PlanMode {
         })
     }
 
+    /// What the system prompt adds while planning: the rules of the mode
+    /// and where plans go; `None` outside plan mode.
+    pub fn prompt_section(&self) -> Option<String> {
+        if !self.active() {
+            return None;
+        }
+        let dir = self.plans_dir.display();
+        let approval = if self.interactive {
+            "Call exit_plan_mode with the plan's file name to ask the user to approve it; once approved you may implement it."
+        } else {
+            "Call exit_plan_mode with the plan's file name when the plan is complete: nobody can approve it in this session, so the session ends there with the plan."
+        };
+        Some(format!(
+            "# Plan Mode
+The session is in Plan Mode: research and design, do not change anything.
+             - Use only read-only tools to explore. Source files cannot be edited and commands cannot be run until a plan is approved.
+             - write_file and replace may only create or update Markdown (.md) plans in the plans folder `{dir}/` (a bare file name such as `feature-x.md` lands there).
+             - Answer questions directly; for a change, explore, agree on the approach with the user, then write the plan: the goal, the files involved, the steps and how to verify them.
+             - {approval}"
+        ))
+    }
+
     /// While planning, where a file edit of `given` lands (only plans may
     /// be written; the plans folder is created); `None` outside plan mode.
     pub fn edit_path(&self, given: &str) -> Option<Result<PathBuf, PlanPathError>> {
