@@ -53,10 +53,11 @@ pub(super) fn plan_rules() -> Vec<PolicyRule> {
                 .when_interactive(true),
         );
     }
+    // The path itself is kept inside the plans folder by the tools.
+    let markdown = Regex::new(r#""file_path":"(?:[^"\\]|\\.)*\.md""#).ok();
     for name in ["write_file", "replace"] {
         let mut md = rule(name, Decision::Allow, 70).in_modes(&[Plan]);
-        // The path itself is kept inside the plans folder by the tools.
-        md.args.args_pattern = Regex::new(r#""file_path":"(?:[^"\\]|\\.)*\.md""#).ok();
+        md.args.args_pattern = markdown.clone();
         rules.push(md);
         rules.push(
             rule(name, Decision::Deny, 65)
