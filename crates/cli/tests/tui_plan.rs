@@ -48,20 +48,29 @@ fn plan_command_to_feedback_to_approval() {
         return;
     };
     let plan = "# Plan\n\n1. Write src.txt with the greeting\n";
+    let exit = || call("exit_plan_mode", json!({"plan_filename": "greet.md"}));
     let fake = FakeServer::replaying(&lines(&[
         call(
             "write_file",
             json!({"file_path": "greet.md", "content": plan}),
         ),
-        call("exit_plan_mode", json!({"plan_filename": "greet.md"})),
-        call("exit_plan_mode", json!({"plan_filename": "greet.md"})),
+        exit(),
+        exit(),
+        exit(),
         call(
             "write_file",
             json!({"file_path": "src.txt", "content": "hello"}),
         ),
         text("Implemented the plan."),
     ]));
-    let t = Tmux::start(&sb, &fake.base_url, &[], 110, 40);
+    // The "editor" annotates the plan file it is given.
+    let editor = sb.write(
+        "editor.sh",
+        "#!/bin/sh\necho '- annotated: add a test' >> \"$1\"\n",
+    );
+    let editor = format!("sh {}", editor.display());
+    let env = [("EDITOR", editor.as_str())];
+    let t = Tmux::start_env(&sb, &fake.base_url, &[], &env, 110, 40);
     t.wait_for("mode: default", 20);
     t.type_text("/plan write the greeting");
     t.keys(&["Enter"]);
@@ -71,33 +80,63 @@ fn plan_command_to_feedback_to_approval() {
     t.wait_for("Plan Approval", 20);
     t.wait_for("Write src.txt with the greeting", 5);
     t.wait_for("Yes, automatically accept edits", 5);
+    // Ctrl+G: the plan is edited, and the model asked to review it.
+    t.keys(&["C-g"]);
+    t.wait_for("Edited the plan", 10);
+    wait_requests(&fake, 3, &t);
+    t.wait_for("Start implementing this plan?", 20);
     // Keep planning, with feedback.
     t.keys(&["3"]);
     t.wait_for("Feedback:", 5);
     t.type_text("mention the tests");
     t.keys(&["Enter"]);
     // The model presents it again: approve into auto_edit.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while fake.requests().len() < 3 {
-        assert!(std::time::Instant::now() < deadline, "{}", t.screen());
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    wait_requests(&fake, 4, &t);
     t.wait_for("Start implementing this plan?", 20);
     t.keys(&["1"]);
     t.wait_for("Implemented the plan.", 20);
     t.wait_for("mode: auto_edit", 10);
     let responses = fake.function_responses();
     let said = |i: usize| responses[i]["functionResponse"]["response"]["output"].to_string();
-    assert!(
-        said(1).contains("Plan rejected. User feedback: mention the tests"),
-        "{responses:?}"
-    );
-    assert!(
-        said(2).contains("Plan approved. Switching to Auto-Edit mode"),
-        "{responses:?}"
-    );
+    let expected = [
+        "Plan rejected. User feedback: I edited the plan file",
+        "Plan rejected. User feedback: mention the tests",
+        "Plan approved. Switching to Auto-Edit mode",
+    ];
+    for (i, text) in expected.iter().enumerate() {
+        assert!(said(i + 1).contains(text), "{responses:?}");
+    }
     assert_eq!(sb.read("src.txt").as_deref(), Some("hello"));
     assert!(sb.read("greet.md").is_none());
+    let annotated = walk(&sb.project_temp_dir())
+        .into_iter()
+        .find(|p| p.ends_with("greet.md"))
+        .unwrap();
+    let edited = std::fs::read_to_string(annotated).unwrap();
+    assert!(edited.ends_with("- annotated: add a test\n"), "{edited}");
     t.keys(&["C-d"]);
     t.wait_for("EXIT=0", 10);
+}
+
+/// Waits until the model was asked `n` times (the dialog after it shows).
+fn wait_requests(fake: &FakeServer, n: usize, t: &Tmux) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while fake.requests().len() < n {
+        assert!(std::time::Instant::now() < deadline, "{}", t.screen());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Every file below `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
 }

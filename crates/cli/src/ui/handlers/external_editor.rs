@@ -39,6 +39,24 @@ fn temp_path(file_path: &Path) -> PathBuf {
     ))
 }
 
+/// Runs the editor on `path` itself (a plan file).
+pub fn edit_in_place(path: &Path) -> Result<(), String> {
+    let cmd = editor_command();
+    let Some((prog, args)) = cmd.split_first() else {
+        return Err("No editor configured.".to_string());
+    };
+    let status = std::process::Command::new(prog)
+        .args(args)
+        .arg(path)
+        .status()
+        .map_err(|e| format!("Cannot start the editor {prog}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("The editor {prog} exited with {status}."))
+    }
+}
+
 /// Writes `content`, runs the editor on it, returns the edited text.
 fn edit_text(file_path: &Path, content: &str) -> Result<String, String> {
     let path = temp_path(file_path);
@@ -66,6 +84,10 @@ fn edit_text(file_path: &Path, content: &str) -> Result<String, String> {
 /// Runs the editor on `dialog`'s proposal with the terminal handed over,
 /// then sends the modified arguments (or reopens the dialog).
 pub fn run_editor(app: &mut App, tui: &mut Tui, dialog: ConfirmDialog) -> std::io::Result<()> {
+    if let ConfirmationDetails::ExitPlanMode { plan_path, .. } = &dialog.details {
+        let path = plan_path.clone();
+        return crate::ui::commands::plan::edit_plan(app, tui, dialog, &path);
+    }
     let ConfirmationDetails::Edit {
         file_path,
         new_content,

@@ -208,7 +208,9 @@ impl ConfirmDialog {
             ConfirmationDetails::Exec { .. } => "Allow execution of this command?",
             ConfirmationDetails::Mcp { .. } => "Allow execution of this MCP tool?",
             ConfirmationDetails::Info { .. } => "Do you want to proceed?",
-            ConfirmationDetails::ExitPlanMode { .. } => "Start implementing this plan?",
+            ConfirmationDetails::ExitPlanMode { .. } => {
+                "Start implementing this plan? (Ctrl+G edits it)"
+            }
         }
     }
 

@@ -1,7 +1,8 @@
 //! The plan approval dialog (`exit_plan_mode`): the plan as Markdown and
 //! three answers, as Gemini CLI 0.61 offers them: approve and let edits
 //! run (auto_edit), approve and confirm each edit (default), or keep
-//! planning with typed feedback. Esc cancels the call.
+//! planning with typed feedback; Ctrl+G edits the plan file in the
+//! external editor. Esc cancels the call.
 
 use crate::ui::view::confirm::ConfirmDialog;
 use crate::ui::view::markdown;
@@ -58,6 +59,10 @@ impl ConfirmDialog {
                 _ => {}
             }
             return None;
+        }
+        if key.code == KeyCode::Char('g') && key.modifiers.contains(KeyModifiers::CONTROL) {
+            // Ctrl+G: edit the plan file in the external editor.
+            return Some(ConfirmationOutcome::ModifyWithEditor);
         }
         let chosen = match key.code {
             KeyCode::Enter => self.options.get(self.selected).map(|o| o.0.clone()),
