@@ -7,7 +7,7 @@ use super::config::{
     SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote, resolve_model,
 };
 use super::layers::{AgentSeed, SharedLayers};
-use super::tool_set::{command_layer, tool_layer};
+use super::tool_set::{command_layer, plan_state, tool_layer};
 use crate::agent::routing::AutoRouting;
 use crate::agent::{
     Agent, AgentConfig, PromptFeatures, compress, environment_context, memory, system_prompt,
@@ -24,7 +24,6 @@ use crate::sandbox;
 use crate::scheduler::shared_confirmations;
 use crate::tools::background::BackgroundShells;
 use crate::tools::mcp::{McpManager, extensions};
-use crate::tools::plan::{PlanMode, plans_dir};
 use crate::tools::{ToolContext, ToolRegistry, builtin};
 use crate::workspace::Workspace;
 use gemini_rs_protocol::Content;
@@ -242,29 +241,6 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         resumed,
         notes,
     })
-}
-
-/// Plan mode's state: the plans folder (`general.plan.directory` inside
-/// the project, else the session's temp folder) and the shared mode.
-fn plan_state(
-    config: &SessionConfig,
-    workspace: &Workspace,
-    session_id: &str,
-    mode: &Arc<RwLock<ApprovalMode>>,
-) -> Result<PlanMode, StartError> {
-    let setting = config.settings.typed().general.plan.directory.clone();
-    let dir = plans_dir(
-        setting.as_deref(),
-        &config.root,
-        workspace.project_temp_dir(),
-        session_id,
-    )
-    .map_err(|e| config_error(e.to_string()))?;
-    let plan = PlanMode::new(dir, config.root.clone(), mode.clone(), config.interactive);
-    if plan.active() {
-        plan.ensure_dir();
-    }
-    Ok(plan)
 }
 
 /// Settings of the wrong type, and legacy keys read under their new

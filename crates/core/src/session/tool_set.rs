@@ -10,11 +10,12 @@ use crate::skills::Skill;
 use crate::subagents::AgentSet;
 use crate::tools::discovered::discover_tools;
 use crate::tools::mcp::{McpManager, McpServerConfig, extensions};
+use crate::tools::plan::{PlanMode, plans_dir};
 use crate::tools::spec::ModelUse;
 use crate::tools::{Tool, ToolRegistry, builtin};
 use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 /// The tools of a session and where they come from.
 pub(super) struct ToolLayer {
@@ -266,4 +267,27 @@ fn registry(
         }
     }
     registry
+}
+
+/// Plan mode's state: the plans folder (`general.plan.directory` inside
+/// the project, else the session's temp folder) and the shared mode.
+pub(super) fn plan_state(
+    config: &SessionConfig,
+    workspace: &Workspace,
+    session_id: &str,
+    mode: &Arc<RwLock<ApprovalMode>>,
+) -> Result<PlanMode, StartError> {
+    let setting = config.settings.typed().general.plan.directory.clone();
+    let dir = plans_dir(
+        setting.as_deref(),
+        &config.root,
+        workspace.project_temp_dir(),
+        session_id,
+    )
+    .map_err(|e| super::build::config_error(e.to_string()))?;
+    let plan = PlanMode::new(dir, config.root.clone(), mode.clone(), config.interactive);
+    if plan.active() {
+        plan.ensure_dir();
+    }
+    Ok(plan)
 }
