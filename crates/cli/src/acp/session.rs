@@ -96,7 +96,7 @@ impl AcpSession {
         let mode = ApprovalMode::parse(mode).ok_or_else(|| {
             Error::new(
                 ErrorCode::INVALID_PARAMS,
-                format!("unknown mode `{mode}` (default, auto_edit, yolo)"),
+                format!("unknown mode `{mode}` (default, auto_edit, yolo, plan)"),
             )
         })?;
         self.ops.submit(Op::SetApprovalMode { mode });
@@ -180,6 +180,7 @@ impl Pump {
                 call_id,
                 outcome: updates::confirmation(answer),
                 modified_args: None,
+                feedback: None,
             }));
         });
     }

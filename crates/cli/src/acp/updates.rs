@@ -212,6 +212,21 @@ fn options(details: &ConfirmationDetails) -> Vec<acp::PermissionOption> {
     use acp::PermissionOptionKind::{AllowAlways, AllowOnce, RejectOnce};
     let option =
         |id: &str, name: String, kind| acp::PermissionOption::new(id.to_string(), name, kind);
+    if let ConfirmationDetails::ExitPlanMode { .. } = details {
+        return vec![
+            option(
+                "proceed_always",
+                "Yes, automatically accept edits".into(),
+                AllowAlways,
+            ),
+            option(
+                "proceed_once",
+                "Yes, manually accept edits".into(),
+                AllowOnce,
+            ),
+            option("cancel", "No, keep planning".into(), RejectOnce),
+        ];
+    }
     let mut list = vec![option("proceed_once", "Allow once".into(), AllowOnce)];
     match details {
         ConfirmationDetails::Mcp {
@@ -235,7 +250,9 @@ fn options(details: &ConfirmationDetails) -> Vec<acp::PermissionOption> {
             format!("Always allow {}", root_commands.join(", ")),
             AllowAlways,
         )),
-        ConfirmationDetails::Edit { .. } | ConfirmationDetails::Info { .. } => {
+        ConfirmationDetails::Edit { .. }
+        | ConfirmationDetails::Info { .. }
+        | ConfirmationDetails::ExitPlanMode { .. } => {
             list.push(option("proceed_always", "Always allow".into(), AllowAlways));
         }
     }
@@ -355,6 +372,7 @@ fn confirmation_content(details: &ConfirmationDetails) -> Vec<acp::ToolCallConte
             "{tool_name} (MCP server {server_name})"
         ))],
         ConfirmationDetails::Info { prompt, .. } => vec![text_content(prompt)],
+        ConfirmationDetails::ExitPlanMode { plan, .. } => vec![text_content(plan)],
     }
 }
 
@@ -408,6 +426,11 @@ pub fn modes(current: ApprovalMode) -> acp::SessionModeState {
             mode("default", "Default", "Ask before edits and commands"),
             mode("auto_edit", "Auto edit", "Edit files without asking"),
             mode("yolo", "YOLO", "Run every tool without asking"),
+            mode(
+                "plan",
+                "Plan",
+                "Read-only: research and write a plan to approve",
+            ),
         ],
     )
 }

@@ -85,7 +85,7 @@ pub async fn run(
             AgentEvent::SessionStarted {
                 session_id, model, ..
             } if format == OutputFormat::StreamJson => printer.json_line(&StreamEvent::Init(
-                InitEvent::new(iso_now(), session_id, model),
+                InitEvent::new(iso_now(), session_id, model).with_mode(info.approval_mode()),
             )),
             AgentEvent::PromptStarted { text } if format == OutputFormat::StreamJson => printer
                 .json_line(&StreamEvent::Message(MessageEvent {
@@ -210,25 +210,40 @@ fn report_success(
             if let Some(value) = &outcome.structured_output {
                 printer.print_line(&value.to_string());
             }
+            // Headless planning ends with the plan.
+            if let Some(plan) = &outcome.plan {
+                printer.print_line(plan.trim_end());
+            }
             printer.finish_text();
         }
         OutputFormat::Json => {
             let body = JsonOutput {
                 session_id: Some(end.session_id.to_string()),
-                response: Some(outcome.last_turn_text),
+                response: Some(outcome.plan.unwrap_or(outcome.last_turn_text)),
                 stats: Some(end.stats.clone()),
                 error: None,
                 structured_output: outcome.structured_output,
             };
             print_stdout(&pretty(&body));
         }
-        OutputFormat::StreamJson => printer.json_line(&StreamEvent::Result(ResultEvent {
-            timestamp: iso_now(),
-            status: Status::Success,
-            error: None,
-            stats: StreamStats::of(end.stats, end.duration_ms),
-            structured_output: outcome.structured_output,
-        })),
+        OutputFormat::StreamJson => {
+            if let Some(plan) = outcome.plan {
+                printer.json_line(&StreamEvent::Message(MessageEvent {
+                    timestamp: iso_now(),
+                    role: MessageRole::Assistant,
+                    content: plan,
+                    delta: None,
+                    parent_tool_id: None,
+                }));
+            }
+            printer.json_line(&StreamEvent::Result(ResultEvent {
+                timestamp: iso_now(),
+                status: Status::Success,
+                error: None,
+                stats: StreamStats::of(end.stats, end.duration_ms),
+                structured_output: outcome.structured_output,
+            }))
+        }
     }
 }
 

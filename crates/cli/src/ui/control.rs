@@ -98,15 +98,18 @@ impl App {
             self.editor_request = Some(dialog);
             return;
         }
-        self.ctx.ops.submit(Op::Confirm(ConfirmationResponse::new(
-            dialog.call_id.clone(),
-            outcome,
-        )));
+        let response = match &dialog.feedback {
+            // The plan dialog's "keep planning" with the user's feedback.
+            Some(text) => ConfirmationResponse::plan_feedback(dialog.call_id.clone(), text.trim()),
+            None => ConfirmationResponse::new(dialog.call_id.clone(), outcome),
+        };
+        self.ctx.ops.submit(Op::Confirm(response));
         let edits = match dialog.details {
             ConfirmationDetails::Edit { .. } => true,
             ConfirmationDetails::Exec { .. }
             | ConfirmationDetails::Mcp { .. }
-            | ConfirmationDetails::Info { .. } => false,
+            | ConfirmationDetails::Info { .. }
+            | ConfirmationDetails::ExitPlanMode { .. } => false,
         };
         if outcome == ConfirmationOutcome::ProceedAlways && edits {
             self.state.mode = ApprovalMode::AutoEdit;

@@ -494,13 +494,22 @@ impl UiState {
     fn open_confirm(&mut self, mut dialog: ConfirmDialog) {
         // A diff taller than half the screen is printed in full above.
         let w = self.content_width();
-        if let ConfirmationDetails::Edit { file_name, .. } = &dialog.details
+        let heading = match &dialog.details {
+            ConfirmationDetails::Edit { file_name, .. } => {
+                Some(format!("Proposed change to {file_name}:"))
+            }
+            ConfirmationDetails::ExitPlanMode { plan_path, .. } => {
+                Some(format!("Plan {}:", plan_path.display()))
+            }
+            _ => None,
+        };
+        if let Some(heading) = heading
             && dialog.body(w).len() > usize::from(self.height) / 2
         {
             let body = dialog.body(w);
             self.out.push(Line::default());
             self.out.push(Line::from(Span::styled(
-                format!("Proposed change to {file_name}:"),
+                heading,
                 Style::new().add_modifier(Modifier::BOLD),
             )));
             self.out.extend(body);
@@ -545,12 +554,13 @@ impl UiState {
         self.thought = None;
     }
 
-    /// Cycles the approval mode (default, auto_edit, yolo).
+    /// Cycles the approval mode as Gemini CLI 0.61 does (Shift+Tab):
+    /// default, auto_edit, plan, default; yolo (Ctrl+Y) goes to auto_edit.
     pub fn next_mode(&self) -> ApprovalMode {
         match self.mode {
-            ApprovalMode::Default => ApprovalMode::AutoEdit,
-            ApprovalMode::AutoEdit => ApprovalMode::Yolo,
-            ApprovalMode::Yolo | ApprovalMode::Plan => ApprovalMode::Default,
+            ApprovalMode::Default | ApprovalMode::Yolo => ApprovalMode::AutoEdit,
+            ApprovalMode::AutoEdit => ApprovalMode::Plan,
+            ApprovalMode::Plan => ApprovalMode::Default,
         }
     }
 

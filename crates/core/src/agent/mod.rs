@@ -375,6 +375,17 @@ impl Agent {
             if let Some(reason) = completed.iter().find_map(|c| c.stop_reason()) {
                 return Ok(PromptOutcome::stopped(turn.text, reason.to_string()));
             }
+            if let Some(plan) = self.scheduler.ctx().plan.take_final_plan() {
+                // Headless planning ends with the plan.
+                self.history.push(Content::new(
+                    Role::User,
+                    completed.into_iter().flat_map(|c| c.parts).collect(),
+                ));
+                return Ok(PromptOutcome {
+                    plan: Some(plan),
+                    ..PromptOutcome::answered(turn.text)
+                });
+            }
             let mut parts: Vec<Part> = completed.into_iter().flat_map(|c| c.parts).collect();
             self.add_completions(&mut parts);
             next = Content::new(Role::User, parts);

@@ -315,13 +315,20 @@ impl Agent {
         &self,
         contents: Vec<Content>,
     ) -> gemini_rs_protocol::GenerateContentRequest {
-        let mut declarations = self.scheduler.registry().declarations();
+        let mut declarations = self.scheduler.declarations();
         declarations.extend(self.config.extra_declarations.iter().cloned());
         let mut request = gemini_rs_protocol::GenerateContentRequest {
             contents,
             system_instruction: Some(Content {
                 role: Some("user".to_string()),
-                parts: vec![Part::text(self.config.system_instruction.clone())],
+                parts: vec![Part::text(
+                    match self.scheduler.ctx().plan.prompt_section() {
+                        Some(planning) => {
+                            format!("{}\n\n{planning}", self.config.system_instruction)
+                        }
+                        None => self.config.system_instruction.clone(),
+                    },
+                )],
                 ..Content::default()
             }),
             tools: (!declarations.is_empty()).then(|| {

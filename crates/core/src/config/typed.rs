@@ -69,6 +69,20 @@ pub struct GeneralSettings {
     /// `tools.approvalMode` is moved here): `default`, `auto_edit` or
     /// `plan`, used when no flag names a mode.
     pub default_approval_mode: Option<String>,
+    /// `general.plan` (plan mode).
+    pub plan: PlanSettings,
+    /// Keys not listed above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `general.plan.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct PlanSettings {
+    /// `general.plan.directory`: the plans folder, relative to the
+    /// project root (inside it); the session's temp folder when unset.
+    pub directory: Option<String>,
     /// Keys not listed above.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

@@ -112,6 +112,17 @@ impl HookSystem {
             .format("%Y-%m-%dT%H:%M:%S%.3fZ")
             .to_string();
         m.insert("timestamp".into(), Value::String(ts));
+        // While planning (a mode v0.27.4's hooks never saw, so its inputs
+        // stay byte for byte in the other modes).
+        if self
+            .env
+            .approval_mode
+            .as_ref()
+            .and_then(|m| m.read().ok())
+            .is_some_and(|m| *m == crate::policy::ApprovalMode::Plan)
+        {
+            m.insert("approval_mode".into(), Value::String("plan".to_string()));
+        }
         m
     }
 

@@ -25,8 +25,11 @@ pub struct HookEnv {
     /// The keys ([`super::CommandHook::key`]) of the hooks that come from
     /// the workspace's settings.
     pub workspace_hooks: std::collections::BTreeSet<String>,
-    /// The session's approval mode (Claude hooks' `permission_mode`).
+    /// The session's approval mode (Claude hooks' `permission_mode`, and
+    /// `approval_mode: "plan"` in the inputs while planning).
     pub approval_mode: Option<std::sync::Arc<std::sync::RwLock<crate::policy::ApprovalMode>>>,
+    /// The plans folder (`GEMINI_PLANS_DIR`).
+    pub plans_dir: Option<PathBuf>,
 }
 
 impl HookEnv {
@@ -168,6 +171,9 @@ async fn run_process(
         .env("CLAUDE_PROJECT_DIR", &dir)
         .env("GEMINI_CWD", &dir)
         .env("GEMINI_SESSION_ID", &env.session_id);
+    if let Some(dir) = &env.plans_dir {
+        cmd.env("GEMINI_PLANS_DIR", dir);
+    }
     // The model providers' keys stay out unless the hook's `env` names them.
     for (name, _) in std::env::vars_os() {
         if let Some(name) = name.to_str()

@@ -1,6 +1,7 @@
 //! Who decides whether a call runs: approval modes, the allow / deny / ask
 //! rules with Gemini CLI's priorities, and which tools headless mode hides.
 
+mod plan;
 mod redirection;
 mod rules;
 mod toml;
@@ -212,14 +213,46 @@ impl PolicyEngine {
         }
     }
 
-    fn check_one(&self, tool_name: &str, args: &Value, mode: ApprovalMode) -> Decision {
-        let Ok(rules) = self.rules.read() else {
-            return Decision::AskUser;
-        };
-        let Some(rule) = rules
+    /// The first rule deciding `tool_name(args)` in `mode`, where this
+    /// engine runs (interactive or not).
+    fn first_match(&self, tool_name: &str, args: &Value, mode: ApprovalMode) -> Option<PolicyRule> {
+        let rules = self.rules.read().ok()?;
+        rules
             .iter()
+            .filter(|r| r.interactive.is_none_or(|i| i == self.interactive))
             .find(|r| r.matches(tool_name, args, mode) == RuleMatch::Yes)
-        else {
+            .cloned()
+    }
+
+    /// The explanation of the rule that denies `tool_name(args)` in
+    /// `mode`, when it has one (plan mode's rules do).
+    pub fn deny_message(
+        &self,
+        tool_name: &str,
+        args: &Value,
+        mode: ApprovalMode,
+    ) -> Option<String> {
+        self.first_match(tool_name, args, mode)
+            .filter(|r| r.decision == Decision::Deny)
+            .and_then(|r| r.deny_message)
+    }
+
+    /// True when every call of `tool_name` is denied in `mode` by a rule
+    /// of any tier (such a tool is not declared in that mode, though a
+    /// call still gets the rule's refusal).
+    pub fn hides(&self, tool_name: &str, mode: ApprovalMode) -> bool {
+        let Ok(rules) = self.rules.read() else {
+            return false;
+        };
+        rules
+            .iter()
+            .filter(|r| r.interactive.is_none_or(|i| i == self.interactive))
+            .find(|r| r.names_tool(tool_name) && (r.modes.is_empty() || r.modes.contains(&mode)))
+            .is_some_and(|r| r.decision == Decision::Deny && !r.has_arg_conditions())
+    }
+
+    fn check_one(&self, tool_name: &str, args: &Value, mode: ApprovalMode) -> Decision {
+        let Some(rule) = self.first_match(tool_name, args, mode) else {
             return Decision::AskUser;
         };
         let command = args.get("command").and_then(Value::as_str);
@@ -252,9 +285,11 @@ impl PolicyEngine {
         let Ok(rules) = self.rules.read() else {
             return false;
         };
-        let first = rules
-            .iter()
-            .find(|r| r.names_tool(tool_name) && (r.modes.is_empty() || r.modes.contains(&mode)));
+        let first = rules.iter().find(|r| {
+            r.interactive.is_none_or(|i| i == self.interactive)
+                && r.names_tool(tool_name)
+                && (r.modes.is_empty() || r.modes.contains(&mode))
+        });
         first.is_some_and(|r| {
             r.priority >= 2.0
                 && r.decision == Decision::Deny

@@ -34,6 +34,11 @@ pub struct PolicyRule {
     /// Where it comes from, as `/policies` shows it (`User: <file>`,
     /// `Settings (Tools Excluded)`, ...); empty when not told.
     pub source: String,
+    /// Only where someone can (true) or cannot (false) be asked; both
+    /// when unset.
+    pub interactive: Option<bool>,
+    /// A DENY's explanation, after `Tool execution denied by policy.`
+    pub deny_message: Option<String>,
 }
 
 /// Whether a rule applies to a call.
@@ -56,6 +61,8 @@ impl PolicyRule {
             modes: Vec::new(),
             allow_redirection: false,
             source: String::new(),
+            interactive: None,
+            deny_message: None,
         }
     }
 
@@ -63,6 +70,25 @@ impl PolicyRule {
     pub fn sourced(mut self, source: &str) -> Self {
         self.source = source.to_string();
         self
+    }
+
+    /// The same rule, only where someone can (`true`) or cannot be asked.
+    pub fn when_interactive(mut self, interactive: bool) -> Self {
+        self.interactive = Some(interactive);
+        self
+    }
+
+    /// The same rule with a DENY explanation.
+    pub fn with_deny_message(mut self, message: &str) -> Self {
+        self.deny_message = Some(message.to_string());
+        self
+    }
+
+    /// True when the rule has conditions on the arguments.
+    pub fn has_arg_conditions(&self) -> bool {
+        self.args.args_pattern.is_some()
+            || !self.args.command_prefixes.is_empty()
+            || self.args.command_regex.is_some()
     }
 
     /// The same rule restricted to some approval modes.
@@ -197,8 +223,9 @@ pub(super) fn default_rules() -> Vec<PolicyRule> {
         Decision::AskUser,
         1.010,
     ));
-    let mut yolo = PolicyRule::tool("*", Decision::Allow, 1.999).in_modes(&[ApprovalMode::Yolo]);
+    let mut yolo = PolicyRule::tool("*", Decision::Allow, 1.998).in_modes(&[ApprovalMode::Yolo]);
     yolo.allow_redirection = true;
     rules.push(yolo);
+    rules.extend(super::plan::plan_rules());
     rules.into_iter().map(|r| r.sourced("Default")).collect()
 }

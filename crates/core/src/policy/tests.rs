@@ -104,17 +104,8 @@ fn headless_exclusions() {
             "read_background_output"
         ]
     );
-    assert_eq!(
-        headless_excluded_tools(ApprovalMode::Plan, &[]),
-        [
-            "replace",
-            "write_file",
-            "web_fetch",
-            "run_shell_command",
-            "list_background_processes",
-            "read_background_output"
-        ]
-    );
+    // Plan mode hides nothing: its own rules refuse, saying why.
+    assert!(headless_excluded_tools(ApprovalMode::Plan, &[]).is_empty());
     // As Gemini CLI 0.61: the background tools are declared where the
     // shell is, headless in yolo only.
     assert_eq!(
@@ -203,7 +194,7 @@ fn default_decisions_per_mode() {
     }
     for name in ["replace", "write_file"] {
         assert_eq!(p.check(name, &none, Default), Decision::AskUser, "{name}");
-        assert_eq!(p.check(name, &none, Plan), Decision::AskUser, "{name}");
+        assert_eq!(p.check(name, &none, Plan), Decision::Deny, "{name}");
         assert_eq!(p.check(name, &none, AutoEdit), Decision::Allow, "{name}");
     }
     for name in ["save_memory", "run_shell_command", "web_fetch"] {
@@ -211,7 +202,11 @@ fn default_decisions_per_mode() {
         assert_eq!(p.check(name, &none, Yolo), Decision::Allow, "{name}");
     }
     let rules = rules::default_rules();
-    let named: Vec<&str> = rules.iter().map(|r| r.tool_name.as_str()).collect();
+    let named: Vec<&str> = rules
+        .iter()
+        .filter(|r| !r.modes.contains(&Plan))
+        .map(|r| r.tool_name.as_str())
+        .collect();
     for unruled in [
         "write_todos",
         "ask_user",
@@ -227,5 +222,99 @@ fn default_decisions_per_mode() {
             assert_eq!(p.check(name, &none, mode), Decision::Allow, "{name}");
         }
     }
-    assert_eq!(rules.len(), 8 + 5 + 2 + 2);
+    // v0.27.4's rules, then 0.61's plan-mode rules.
+    assert_eq!(rules.len(), 8 + 5 + 2 + 2 + 18);
+}
+
+#[test]
+fn plan_mode_allows_reading_and_plans_only() {
+    use ApprovalMode::{Default, Plan, Yolo};
+    let headless = PolicyEngine::new(false);
+    let tui = PolicyEngine::new(true);
+    let shell = json!({"command": "touch x"});
+    assert_eq!(
+        headless.check("run_shell_command", &shell, Plan),
+        Decision::Deny
+    );
+    assert_eq!(
+        headless
+            .deny_message("run_shell_command", &shell, Plan)
+            .as_deref(),
+        Some(plan::PLAN_DENY)
+    );
+    assert!(headless.hides("run_shell_command", Plan));
+    assert_eq!(
+        headless.check("read_file", &json!({}), Plan),
+        Decision::Allow
+    );
+    let plan_md = json!({"file_path": "feature.md", "content": "x"});
+    let source = json!({"file_path": "src/main.rs", "content": "x"});
+    for p in [&headless, &tui] {
+        assert_eq!(p.check("write_file", &plan_md, Plan), Decision::Allow);
+        assert_eq!(p.check("write_file", &source, Plan), Decision::Deny);
+        assert!(!p.hides("write_file", Plan));
+    }
+    assert_eq!(
+        tui.deny_message("replace", &source, Plan).as_deref(),
+        Some(plan::PLAN_WRITE_DENY)
+    );
+    // Entering and leaving.
+    assert_eq!(
+        tui.check("enter_plan_mode", &json!({}), Default),
+        Decision::AskUser
+    );
+    assert_eq!(
+        headless.check("enter_plan_mode", &json!({}), Default),
+        Decision::Allow
+    );
+    assert_eq!(
+        tui.check("enter_plan_mode", &json!({}), Plan),
+        Decision::Deny
+    );
+    assert_eq!(
+        tui.check("exit_plan_mode", &json!({}), Plan),
+        Decision::AskUser
+    );
+    assert_eq!(
+        headless.check("exit_plan_mode", &json!({}), Plan),
+        Decision::Allow
+    );
+    assert_eq!(
+        tui.deny_message("exit_plan_mode", &json!({}), Default)
+            .as_deref(),
+        Some("You are not currently in Plan Mode. Use enter_plan_mode first to design a plan.")
+    );
+    assert!(tui.hides("exit_plan_mode", Default));
+    assert!(tui.hides("enter_plan_mode", Yolo));
+    assert!(!headless.hides("enter_plan_mode", Yolo));
+}
+
+#[test]
+fn policy_files_target_modes_with_a_deny_message() {
+    let text = "[[rule]]\ntoolName = \"glob\"\ndecision = \"deny\"\npriority = 100\nmodes = [\"plan\"]\ninteractive = false\ndenyMessage = \"No globbing while planning.\"\n";
+    let rules = parse_policy(std::path::Path::new("p.toml"), text, 2).unwrap();
+    let engine = PolicyEngine::new(false);
+    engine.add_rules(rules);
+    let none = json!({});
+    assert_eq!(
+        engine.check("glob", &none, ApprovalMode::Plan),
+        Decision::Deny
+    );
+    assert_eq!(
+        engine
+            .deny_message("glob", &none, ApprovalMode::Plan)
+            .as_deref(),
+        Some("No globbing while planning.")
+    );
+    assert_eq!(
+        engine.check("glob", &none, ApprovalMode::Default),
+        Decision::Allow
+    );
+    // `interactive = false`: not a rule where someone can be asked.
+    let tui = PolicyEngine::new(true);
+    tui.add_rules(parse_policy(std::path::Path::new("p.toml"), text, 2).unwrap());
+    assert_eq!(
+        tui.check("glob", &none, ApprovalMode::Plan),
+        Decision::Allow
+    );
 }

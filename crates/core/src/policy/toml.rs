@@ -65,8 +65,12 @@ struct RawRule {
     priority: Option<i64>,
     #[serde(default)]
     modes: Vec<String>,
-    #[serde(default)]
+    #[serde(default, alias = "allowRedirection")]
     allow_redirection: bool,
+    #[serde(default)]
+    interactive: Option<bool>,
+    #[serde(default, rename = "denyMessage", alias = "deny_message")]
+    deny_message: Option<String>,
 }
 
 /// Parses the rules of one policy file; `tier` is 1 (default), 2 (user)
@@ -165,6 +169,8 @@ pub fn parse_policy(path: &Path, text: &str, tier: u8) -> Result<Vec<PolicyRule>
                 modes: modes.clone(),
                 allow_redirection: raw.allow_redirection,
                 source: format!("{}: {}", tier_name(tier), path.display()),
+                interactive: raw.interactive,
+                deny_message: raw.deny_message.clone(),
             });
         }
     }

@@ -151,6 +151,34 @@ impl Scheduler {
         &self.registry
     }
 
+    /// The declarations for the next request, in the current mode: less
+    /// the tools policy denies outright there, `enter_plan_mode` only
+    /// outside plan mode and `exit_plan_mode` only in it; while planning,
+    /// `write_file` and `replace` say they write plans only.
+    pub fn declarations(&self) -> Vec<gemini_rs_protocol::FunctionDeclaration> {
+        let mode = self.mode();
+        let planning = mode == ApprovalMode::Plan;
+        let mut decls = self.registry.declarations_in(mode, |tool| {
+            let name = tool.name();
+            (name == "enter_plan_mode" && planning)
+                || (name == "exit_plan_mode" && !planning)
+                || self.policy.hides(&tool.policy_name(), mode)
+        });
+        if planning {
+            let dir = self.ctx.plan.plans_dir().display().to_string();
+            for d in decls
+                .iter_mut()
+                .filter(|d| matches!(d.name.as_str(), "write_file" | "replace"))
+            {
+                let base = d.description.take().unwrap_or_default();
+                d.description = Some(format!(
+                    "For plans only, while in Plan Mode: {base} Use it only to write or update Markdown (.md) plans in the plans folder {dir}/ ; source files cannot be changed until the plan is approved."
+                ));
+            }
+        }
+        decls
+    }
+
     fn mode(&self) -> ApprovalMode {
         self.mode
             .read()
@@ -187,7 +215,10 @@ impl Scheduler {
                 name: req.name.clone(),
                 args: req.args.clone(),
             });
-            match self.registry.build(&req.name, &req.args, &self.ctx) {
+            match self
+                .registry
+                .build_in(Some(self.mode()), &req.name, &req.args, &self.ctx)
+            {
                 Ok(built) => {
                     done.push(None);
                     pending.push((i, req, built));
@@ -253,8 +284,14 @@ impl Scheduler {
                         self.finish(req, result, status, started.elapsed(), Some(decision)),
                     )
                 });
+            let before = self.mode();
             for (i, call) in futures::future::join_all(runs).await {
                 done[i] = Some(call);
+            }
+            // A plan tool switched the mode: front ends show it.
+            let after = self.mode();
+            if after != before {
+                self.emit(AgentEvent::ApprovalModeChanged { mode: after });
             }
         }
         done.into_iter().flatten().collect()
@@ -296,7 +333,13 @@ impl Scheduler {
             Decision::Deny => Approval::Refused(
                 ToolResult::from_error(crate::tools::ToolError::new(
                     ToolErrorKind::PolicyViolation,
-                    "Tool execution denied by policy.",
+                    match self
+                        .policy
+                        .deny_message(&built.tool.policy_name(), &args, self.mode())
+                    {
+                        Some(why) => format!("Tool execution denied by policy. {why}"),
+                        None => "Tool execution denied by policy.".to_string(),
+                    },
                 )),
                 ToolCallStatus::Error,
                 Some(StatsDecision::Reject),
@@ -330,6 +373,13 @@ impl Scheduler {
         built: &BuiltCall,
         details: &ConfirmationDetails,
     ) -> Approval {
+        if matches!(details, ConfirmationDetails::ExitPlanMode { .. }) {
+            // The plan tool reads the choice itself; nothing to remember.
+            return match outcome {
+                ConfirmationOutcome::Cancel => Approval::CancelBatch,
+                _ => Approval::Run(StatsDecision::Accept),
+            };
+        }
         let remember = |save: bool| {
             if built.tool.kind() == ToolKind::Edit {
                 if let Ok(mut mode) = self.mode.write() {
@@ -447,6 +497,7 @@ fn always_rules(
         ConfirmationDetails::Exec { .. }
         | ConfirmationDetails::Mcp { .. }
         | ConfirmationDetails::Edit { .. }
-        | ConfirmationDetails::Info { .. } => vec![allow(tool_name)],
+        | ConfirmationDetails::Info { .. }
+        | ConfirmationDetails::ExitPlanMode { .. } => vec![allow(tool_name)],
     }
 }

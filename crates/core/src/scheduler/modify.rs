@@ -54,6 +54,11 @@ impl Scheduler {
                 }
                 continue;
             }
+            built.invocation.answered(&answer);
+            if answer.outcome == ConfirmationOutcome::Cancel && answer.feedback.is_some() {
+                // Keep planning: the call answers the model with the feedback.
+                return Approval::Run(StatsDecision::Reject);
+            }
             return match self.apply_outcome(answer.outcome, built, &details) {
                 Approval::Run(_) if modified => Approval::Run(StatsDecision::Modify),
                 other => other,

@@ -7,7 +7,7 @@ use super::config::{
     SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote, resolve_model,
 };
 use super::layers::{AgentSeed, SharedLayers};
-use super::tool_set::{command_layer, tool_layer};
+use super::tool_set::{command_layer, plan_state, tool_layer};
 use crate::agent::routing::AutoRouting;
 use crate::agent::{
     Agent, AgentConfig, PromptFeatures, compress, environment_context, memory, system_prompt,
@@ -106,7 +106,6 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         &config,
         &workspace,
         &policy,
-        mode,
         &model,
         super::tool_set::ToolHosts {
             sandbox: sandbox.as_ref(),
@@ -117,6 +116,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     .await?;
     let (session_id, recorder, resumed_history) = recording_layer(&config, &workspace)?;
     let mode = Arc::new(RwLock::new(mode));
+    let plan = Arc::new(plan_state(&config, &workspace, &session_id, &mode)?);
     let (hooks, hook_config) = super::hook_layer::hook_system(
         &config,
         HookEnv {
@@ -126,6 +126,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
             sandbox: sandbox.clone(),
             workspace_hooks: Default::default(),
             approval_mode: Some(mode.clone()),
+            plans_dir: Some(plan.plans_dir().to_path_buf()),
         },
         events.clone(),
         &mut notes,
@@ -171,6 +172,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         subagents: None,
         call_id: None,
         background: Arc::new(BackgroundShells::new(&paths.gemini_dir)),
+        plan,
     };
     if !tool_server && !tools.agents.agents.is_empty() {
         ctx.subagents = Some(Arc::new(super::subagents::SubagentHost {

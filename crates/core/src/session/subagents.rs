@@ -130,6 +130,7 @@ impl SubagentHost {
             ToolSelection::Named(names) => names.clone(),
         };
         let mut registry = ToolRegistry::new();
+        registry.exclude_like(&self.registry);
         for name in names {
             if self.agent_names.contains(&name) || name == COMPLETE_TASK {
                 continue;

@@ -11,12 +11,13 @@ use crate::skills::Skill;
 use crate::subagents::AgentSet;
 use crate::tools::discovered::discover_tools;
 use crate::tools::mcp::{McpManager, McpServerConfig, extensions};
+use crate::tools::plan::{PlanMode, plans_dir};
 use crate::tools::spec::ModelUse;
 use crate::tools::{Tool, ToolRegistry, builtin};
 use crate::workspace::Workspace;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 /// The tools of a session and where they come from.
 pub(super) struct ToolLayer {
@@ -46,7 +47,6 @@ pub(super) async fn tool_layer(
     config: &SessionConfig,
     workspace: &Workspace,
     policy: &PolicyEngine,
-    mode: ApprovalMode,
     model: &str,
     hosts: ToolHosts<'_>,
     notes: &mut Vec<StartupNote>,
@@ -112,7 +112,7 @@ pub(super) async fn tool_layer(
     let agents = super::subagents::session_agents(config, tool_server, &config.extensions);
     notes.extend(super::subagents::agent_notes(&agents));
     let builtins = session_builtins(mcp.as_ref(), &skills, &agents.agents, asker);
-    let mut registry = registry(config, policy, mode, builtins, discovered, mcp.as_ref());
+    let mut registry = registry(config, policy, builtins, discovered, mcp.as_ref());
     registry.exclude(extensions::excluded_tools(&config.extensions));
     if tool_server {
         // A session without a model leaves out the tools that need one.
@@ -275,7 +275,6 @@ fn session_builtins(
 fn registry(
     config: &SessionConfig,
     policy: &PolicyEngine,
-    mode: ApprovalMode,
     builtins: Vec<Arc<dyn Tool>>,
     discovered: Vec<Arc<dyn Tool>>,
     mcp: Option<&Arc<McpManager>>,
@@ -305,20 +304,55 @@ fn registry(
         policy.add_rules(mcp.policy_rules());
     }
     registry.exclude(settings.tools_exclude());
+    // Denied in every mode: not found at all. A rule for some modes only
+    // hides the tool's declaration there, and its calls get the refusal.
+    const MODES: [ApprovalMode; 4] = [
+        ApprovalMode::Default,
+        ApprovalMode::AutoEdit,
+        ApprovalMode::Yolo,
+        ApprovalMode::Plan,
+    ];
     let denied: Vec<String> = registry
         .active_policy_names()
         .into_iter()
-        .filter(|name| policy.denies_always(name, mode))
+        .filter(|name| MODES.iter().all(|m| policy.denies_always(name, *m)))
         .collect();
     registry.exclude(denied);
     if !config.interactive {
+        // Per mode: a run that enters plan mode may write its plan, one
+        // that leaves it for auto_edit may edit.
         let mut allowed = settings.tools_allowed();
         allowed.extend(config.allowed_tools.iter().cloned());
-        let hidden: Vec<String> = headless_excluded_tools(mode, &allowed)
-            .into_iter()
-            .filter(|name| !policy.allows_somewhere(name))
-            .collect();
-        registry.exclude(hidden);
+        for mode in MODES {
+            let hidden: Vec<String> = headless_excluded_tools(mode, &allowed)
+                .into_iter()
+                .filter(|name| !policy.allows_somewhere(name))
+                .collect();
+            registry.exclude_in(mode, hidden);
+        }
     }
     registry
+}
+
+/// Plan mode's state: the plans folder (`general.plan.directory` inside
+/// the project, else the session's temp folder) and the shared mode.
+pub(super) fn plan_state(
+    config: &SessionConfig,
+    workspace: &Workspace,
+    session_id: &str,
+    mode: &Arc<RwLock<ApprovalMode>>,
+) -> Result<PlanMode, StartError> {
+    let setting = config.settings.typed().general.plan.directory.clone();
+    let dir = plans_dir(
+        setting.as_deref(),
+        &config.root,
+        workspace.project_temp_dir(),
+        session_id,
+    )
+    .map_err(|e| super::build::config_error(e.to_string()))?;
+    let plan = PlanMode::new(dir, config.root.clone(), mode.clone(), config.interactive);
+    if plan.active() {
+        plan.ensure_dir();
+    }
+    Ok(plan)
 }

@@ -10,6 +10,7 @@ pub mod mcp;
 #[cfg(test)]
 mod modifiable_tests;
 pub mod names;
+pub mod plan;
 pub mod registry;
 pub mod spec;
 pub mod validate;
@@ -61,6 +62,8 @@ pub struct ToolContext {
     pub call_id: Option<String>,
     /// The session's background shell commands.
     pub background: Arc<background::BackgroundShells>,
+    /// Plan mode: the approval mode, the plans folder, the final plan.
+    pub plan: Arc<plan::PlanMode>,
 }
 
 /// What a sub-agent run ended with.
@@ -110,7 +113,14 @@ impl ToolContext {
     ) -> Self {
         let gemini_dir = workspace.target_dir().join(".gemini-home");
         let background = Arc::new(background::BackgroundShells::new(&gemini_dir));
+        let plan = Arc::new(plan::PlanMode::new(
+            workspace.project_temp_dir().join("plans"),
+            workspace.target_dir().to_path_buf(),
+            Arc::new(std::sync::RwLock::new(crate::policy::ApprovalMode::Default)),
+            false,
+        ));
         ToolContext {
+            plan,
             workspace,
             settings,
             model: model.into(),
@@ -210,6 +220,9 @@ pub trait ToolInvocation: Send + Sync {
         ctx: &'a ToolContext,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, ToolResult>;
+    /// Hears the user's answer to [`ToolInvocation::confirmation`] before
+    /// the call runs (the plan approval reads its choice and feedback).
+    fn answered(&self, _answer: &gemini_rs_protocol::events::ConfirmationResponse) {}
     /// Runs the call, reporting live output to `output` while it runs
     /// (tools without live output just [`ToolInvocation::execute`]).
     fn execute_streaming<'a>(

@@ -4,6 +4,7 @@
 
 use super::validate::{ArgsValidator, validate_params_object};
 use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation};
+use crate::policy::ApprovalMode;
 use gemini_rs_protocol::FunctionDeclaration;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -33,6 +34,7 @@ pub struct BuiltCall {
 pub struct ToolRegistry {
     tools: Vec<RegisteredTool>,
     excluded: HashSet<String>,
+    mode_excluded: Vec<(ApprovalMode, String)>,
     aliases: Vec<(String, String)>,
 }
 
@@ -82,17 +84,37 @@ impl ToolRegistry {
         self.excluded.extend(names);
     }
 
+    /// Marks tools as excluded in one approval mode only (headless mode
+    /// hides the tools it could only ask about, per mode).
+    pub fn exclude_in<I: IntoIterator<Item = String>>(&mut self, mode: ApprovalMode, names: I) {
+        self.mode_excluded
+            .extend(names.into_iter().map(|n| (mode, n)));
+    }
+
+    /// Takes over `other`'s per-mode exclusions (a sub-agent's registry).
+    pub fn exclude_like(&mut self, other: &ToolRegistry) {
+        self.mode_excluded
+            .extend(other.mode_excluded.iter().cloned());
+    }
+
     /// True when a tool of that name is registered (active or not).
     pub fn is_registered(&self, name: &str) -> bool {
         self.tools.iter().any(|t| t.tool.name() == name)
     }
 
     fn active(&self) -> impl Iterator<Item = &RegisteredTool> {
-        self.tools.iter().filter(|t| {
-            !self
-                .excluded
-                .iter()
-                .any(|e| super::names::pattern_selects(e, &t.names))
+        self.active_in(None)
+    }
+
+    /// The tools not excluded, and in `mode` not excluded for that mode.
+    fn active_in(&self, mode: Option<ApprovalMode>) -> impl Iterator<Item = &RegisteredTool> {
+        self.tools.iter().filter(move |t| {
+            let selects = |e: &String| super::names::pattern_selects(e, &t.names);
+            !self.excluded.iter().any(selects)
+                && !self
+                    .mode_excluded
+                    .iter()
+                    .any(|(m, e)| Some(*m) == mode && selects(e))
         })
     }
 
@@ -107,13 +129,21 @@ impl ToolRegistry {
     /// one answering to `name` in another dialect (`grep_search`,
     /// `mcp_<server>_<tool>`, `mcp__<server>__<tool>`).
     pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
-        self.active()
+        self.get_in(None, name)
+    }
+
+    /// [`ToolRegistry::get`] among the tools active in `mode`.
+    pub fn get_in(&self, mode: Option<ApprovalMode>, name: &str) -> Option<&RegisteredTool> {
+        self.active_in(mode)
             .find(|t| t.tool.name() == name)
             .or_else(|| {
                 let target = self.aliases.iter().find(|(alias, _)| alias == name)?;
-                self.active().find(|t| t.tool.name() == target.1)
+                self.active_in(mode).find(|t| t.tool.name() == target.1)
             })
-            .or_else(|| self.active().find(|t| t.names.iter().any(|n| n == name)))
+            .or_else(|| {
+                self.active_in(mode)
+                    .find(|t| t.names.iter().any(|n| n == name))
+            })
     }
 
     /// The active tools' policy names, in registration order.
@@ -126,15 +156,29 @@ impl ToolRegistry {
         self.active().map(|t| t.tool.name().to_string()).collect()
     }
 
-    /// The declarations of the active tools, in registration order.
-    pub fn declarations(&self) -> Vec<FunctionDeclaration> {
-        self.active().map(|t| t.tool.declaration()).collect()
+    /// The declarations of the tools active in `mode`, in registration
+    /// order, less those `hidden` names.
+    pub fn declarations_in(
+        &self,
+        mode: ApprovalMode,
+        hidden: impl Fn(&dyn Tool) -> bool,
+    ) -> Vec<FunctionDeclaration> {
+        self.active_in(Some(mode))
+            .filter(|t| !hidden(t.tool.as_ref()))
+            .map(|t| t.tool.declaration())
+            .collect()
     }
 
     /// `Tool "x" not found.` plus up to three suggestions by edit distance.
+    #[cfg(test)]
     pub fn not_found_message(&self, name: &str) -> String {
+        self.not_found_in(None, name)
+    }
+
+    /// [`ToolRegistry::not_found_message`] among the tools active in `mode`.
+    fn not_found_in(&self, mode: Option<ApprovalMode>, name: &str) -> String {
         let mut scored: Vec<(usize, String)> = self
-            .active()
+            .active_in(mode)
             .map(|t| (levenshtein(name, t.tool.name()), t.tool.name().to_string()))
             .collect();
         scored.sort_by_key(|(d, _)| *d);
@@ -159,21 +203,32 @@ impl ToolRegistry {
         args: &Value,
         ctx: &ToolContext,
     ) -> Result<BuiltCall, ToolError> {
-        let Some(entry) = self.get(name) else {
+        self.build_in(None, name, args, ctx)
+    }
+
+    /// [`ToolRegistry::build`] among the tools active in `mode`.
+    pub fn build_in(
+        &self,
+        mode: Option<ApprovalMode>,
+        name: &str,
+        args: &Value,
+        ctx: &ToolContext,
+    ) -> Result<BuiltCall, ToolError> {
+        let Some(entry) = self.get_in(mode, name) else {
             if name == super::builtin::INVOKE_AGENT {
                 let (agent, mapped) = super::builtin::invoke_agent(args, |agent| {
-                    self.get(agent)
+                    self.get_in(mode, agent)
                         .filter(|t| t.tool.is_agent())
                         .map(|t| t.tool.parameter_schema().clone())
                 })?;
-                let mut built = self.build(&agent, &mapped, ctx)?;
+                let mut built = self.build_in(mode, &agent, &mapped, ctx)?;
                 // Hooks and recordings see the call as the model made it.
                 built.args = args.as_object().cloned().unwrap_or_default();
                 return Ok(built);
             }
             return Err(ToolError::new(
                 ToolErrorKind::ToolNotRegistered,
-                self.not_found_message(name),
+                self.not_found_in(mode, name),
             ));
         };
         let mut args = match args {

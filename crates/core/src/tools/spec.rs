@@ -88,25 +88,27 @@ impl DefaultPolicy {
 pub enum Headless {
     /// Declared in every mode.
     Declared,
-    /// Hidden in `default` and `plan`, declared from `auto_edit` on.
+    /// Hidden in `default`, declared from `auto_edit` on.
     FromAutoEdit,
     /// Declared in `yolo` only.
     YoloOnly,
 }
 
 impl Headless {
-    /// True when headless mode hides the tool in `mode`.
+    /// True when headless mode hides the tool in `mode`. Plan mode hides
+    /// nothing here: its own rules refuse every change but a plan, with
+    /// a refusal that says so.
     pub fn hidden_in(self, mode: ApprovalMode) -> bool {
         use ApprovalMode::{AutoEdit, Default, Plan, Yolo};
         match self {
             Headless::Declared => false,
             Headless::FromAutoEdit => match mode {
-                Default | Plan => true,
-                AutoEdit | Yolo => false,
+                Default => true,
+                AutoEdit | Yolo | Plan => false,
             },
             Headless::YoloOnly => match mode {
-                Default | Plan | AutoEdit => true,
-                Yolo => false,
+                Default | AutoEdit => true,
+                Yolo | Plan => false,
             },
         }
     }
@@ -205,7 +207,7 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert!(hidden(Headless::Declared).is_empty());
-        assert_eq!(hidden(Headless::FromAutoEdit), [Default, Plan]);
-        assert_eq!(hidden(Headless::YoloOnly), [Default, Plan, AutoEdit]);
+        assert_eq!(hidden(Headless::FromAutoEdit), [Default]);
+        assert_eq!(hidden(Headless::YoloOnly), [Default, AutoEdit]);
     }
 }

@@ -285,6 +285,10 @@ pub struct PromptOutcome {
     /// With an output schema: the final answer, valid against it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured_output: Option<Value>,
+    /// Set when the run ended with a plan (`exit_plan_mode` where nobody
+    /// can approve it): the plan's Markdown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<String>,
 }
 
 impl PromptOutcome {
@@ -567,6 +571,11 @@ pub struct ConfirmationResponse {
     /// scheduler merges them into the call, marks it `modified_by_user`
     /// and asks again with the new proposal. `None` asks again unchanged.
     pub modified_args: Option<Map<String, Value>>,
+    /// With [`ConfirmationOutcome::Cancel`] on a plan approval: keep
+    /// planning, and tell the model this (the call still runs and answers
+    /// with the feedback; the batch goes on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<String>,
 }
 
 impl ConfirmationResponse {
@@ -576,6 +585,15 @@ impl ConfirmationResponse {
             call_id: call_id.into(),
             outcome,
             modified_args: None,
+            feedback: None,
+        }
+    }
+
+    /// A plan rejected with the user's feedback (keep planning).
+    pub fn plan_feedback(call_id: impl Into<String>, feedback: impl Into<String>) -> Self {
+        ConfirmationResponse {
+            feedback: Some(feedback.into()),
+            ..ConfirmationResponse::new(call_id, ConfirmationOutcome::Cancel)
         }
     }
 
@@ -586,6 +604,7 @@ impl ConfirmationResponse {
             call_id: call_id.into(),
             outcome: ConfirmationOutcome::ModifyWithEditor,
             modified_args: Some(args),
+            feedback: None,
         }
     }
 }

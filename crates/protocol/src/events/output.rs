@@ -40,6 +40,9 @@ pub struct InitEvent {
     pub model: String,
     /// The version of this stream's schema ([`PROTOCOL_VERSION`]).
     pub schema_version: u32,
+    /// The approval mode the run starts in (`plan` while planning).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_mode: Option<super::ApprovalMode>,
 }
 
 impl InitEvent {
@@ -50,7 +53,14 @@ impl InitEvent {
             session_id,
             model,
             schema_version: PROTOCOL_VERSION,
+            approval_mode: None,
         }
+    }
+
+    /// The same line naming the approval mode.
+    pub fn with_mode(mut self, mode: super::ApprovalMode) -> Self {
+        self.approval_mode = Some(mode);
+        self
     }
 }
 

@@ -117,6 +117,18 @@ pub enum ConfirmationDetails {
         /// URLs involved.
         urls: Vec<String>,
     },
+    /// A plan to approve before plan mode ends (`exit_plan_mode`): approve
+    /// into `auto_edit` (ProceedAlways) or `default` (ProceedOnce), or keep
+    /// planning with feedback (Cancel with [`super::ConfirmationResponse`]'s
+    /// `feedback`).
+    ExitPlanMode {
+        /// Dialog title (`Plan Approval`).
+        title: String,
+        /// The plan file.
+        plan_path: std::path::PathBuf,
+        /// Its Markdown.
+        plan: String,
+    },
 }
 
 impl ConfirmationDetails {
@@ -126,7 +138,8 @@ impl ConfirmationDetails {
             ConfirmationDetails::Edit { title, .. }
             | ConfirmationDetails::Exec { title, .. }
             | ConfirmationDetails::Mcp { title, .. }
-            | ConfirmationDetails::Info { title, .. } => title,
+            | ConfirmationDetails::Info { title, .. }
+            | ConfirmationDetails::ExitPlanMode { title, .. } => title,
         }
     }
 
@@ -137,7 +150,9 @@ impl ConfirmationDetails {
             ConfirmationDetails::Edit { .. } => "editing",
             ConfirmationDetails::Exec { .. } => "execution",
             ConfirmationDetails::Mcp { .. } => "MCP",
-            ConfirmationDetails::Info { .. } => "information",
+            ConfirmationDetails::Info { .. } | ConfirmationDetails::ExitPlanMode { .. } => {
+                "information"
+            }
         };
         format!("Tool {} requires {what}", self.title())
     }
@@ -177,6 +192,10 @@ impl ConfirmationDetails {
                 urls,
             } => serde_json::json!({
                 "type": "info", "title": title, "prompt": prompt, "urls": urls}),
+            ConfirmationDetails::ExitPlanMode {
+                title, plan_path, ..
+            } => serde_json::json!({
+                "type": "exit_plan_mode", "title": title, "planPath": plan_path}),
         }
     }
 }
@@ -225,7 +244,8 @@ impl ConfirmationDetails {
             ConfirmationDetails::Edit { modifiable, .. } => modifiable.as_ref(),
             ConfirmationDetails::Exec { .. }
             | ConfirmationDetails::Mcp { .. }
-            | ConfirmationDetails::Info { .. } => None,
+            | ConfirmationDetails::Info { .. }
+            | ConfirmationDetails::ExitPlanMode { .. } => None,
         }
     }
 

@@ -12,6 +12,7 @@ pub mod info;
 pub mod model;
 pub mod panels;
 pub mod parse;
+pub mod plan;
 pub mod policies;
 pub mod report;
 pub mod rewind;

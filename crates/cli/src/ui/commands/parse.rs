@@ -38,6 +38,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "auth",
         "Choose the model provider (Gemini API key, Vertex AI, others)",
     ),
+    (
+        "plan",
+        "Switch to Plan Mode (read-only planning): /plan [goal]",
+    ),
     ("restore", "Restore files and conversation: /restore [id]"),
     (
         "rewind",
@@ -168,6 +172,8 @@ pub enum Command {
     TerminalSetup,
     /// `/vim`.
     Vim,
+    /// `/plan [goal]`: plan mode, then the goal as a prompt.
+    Plan(Option<String>),
     /// Recognised but not usable like this: the message.
     Usage(String),
     /// Not a command.
@@ -202,7 +208,8 @@ impl Command {
             | Command::DirectoryAdd(_)
             | Command::ExportSession(_)
             | Command::McpAuth(_)
-            | Command::Model(Some(_)) => true,
+            | Command::Model(Some(_))
+            | Command::Plan(Some(_)) => true,
             Command::Help
             | Command::About
             | Command::ChatList
@@ -235,6 +242,7 @@ impl Command {
             | Command::Privacy
             | Command::TerminalSetup
             | Command::Vim
+            | Command::Plan(None)
             | Command::Usage(_)
             | Command::Unknown(_) => false,
         }
@@ -272,6 +280,7 @@ pub fn parse(line: &str) -> Command {
             Command::Usage("Usage: /chat list | save <tag> | resume <tag> | delete <tag>".into())
         }
         ("clear", _) => Command::Clear,
+        ("plan", _) => Command::Plan(Some(rest_after(body, 1)).filter(|g| !g.is_empty())),
         ("compress" | "summarize", _) => Command::Compress,
         ("copy", _) => Command::Copy,
         ("export-session", _) => match rest_after(body, 1) {

@@ -48,26 +48,31 @@ fn temp_path(file_path: &Path) -> PathBuf {
     ))
 }
 
+/// Runs the editor (the preferred one, else `$VISUAL`/`$EDITOR`) on
+/// `path` itself (a plan file) and waits for it.
+pub fn edit_in_place(path: &Path, preferred: Option<&str>) -> Result<(), String> {
+    let cmd = editor_command(preferred);
+    let Some((prog, args)) = cmd.split_first() else {
+        return Err("No editor configured.".to_string());
+    };
+    let status = std::process::Command::new(prog)
+        .args(args)
+        .arg(path)
+        .status()
+        .map_err(|e| format!("Cannot start the editor {prog}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("The editor {prog} exited with {status}."))
+    }
+}
+
 /// Writes `content`, runs the editor on it, returns the edited text.
 fn edit_text(file_path: &Path, content: &str, preferred: Option<&str>) -> Result<String, String> {
     let path = temp_path(file_path);
     std::fs::write(&path, content).map_err(|e| format!("{}: {e}", path.display()))?;
-    let cmd = editor_command(preferred);
-    let result = match cmd.split_first() {
-        Some((prog, args)) => std::process::Command::new(prog)
-            .args(args)
-            .arg(&path)
-            .status()
-            .map_err(|e| format!("Cannot start the editor {prog}: {e}"))
-            .and_then(|st| {
-                if st.success() {
-                    std::fs::read_to_string(&path).map_err(|e| e.to_string())
-                } else {
-                    Err(format!("The editor {prog} exited with {st}."))
-                }
-            }),
-        None => Err("No editor configured.".to_string()),
-    };
+    let result = edit_in_place(&path, preferred)
+        .and_then(|()| std::fs::read_to_string(&path).map_err(|e| e.to_string()));
     let _ = std::fs::remove_file(&path);
     result
 }
@@ -75,6 +80,10 @@ fn edit_text(file_path: &Path, content: &str, preferred: Option<&str>) -> Result
 /// Runs the editor on `dialog`'s proposal with the terminal handed over,
 /// then sends the modified arguments (or reopens the dialog).
 pub fn run_editor(app: &mut App, tui: &mut Tui, dialog: ConfirmDialog) -> std::io::Result<()> {
+    if let ConfirmationDetails::ExitPlanMode { plan_path, .. } = &dialog.details {
+        let path = plan_path.clone();
+        return crate::ui::commands::plan::edit_plan(app, tui, dialog, &path);
+    }
     let ConfirmationDetails::Edit {
         file_path,
         new_content,

@@ -5,7 +5,7 @@
 use crate::ui::control::App;
 use crate::ui::handlers::submit::submit;
 use crate::ui::input::{complete, vim};
-use gemini_rs_protocol::events::Op;
+use gemini_rs_protocol::events::{ApprovalMode, Op};
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::time::{Duration, Instant};
 
@@ -88,6 +88,17 @@ fn on_key(app: &mut App, key: KeyEvent) {
             } else {
                 double_esc(app);
             }
+            return;
+        }
+        KeyCode::Char('y') if ctrl => {
+            // Ctrl+Y toggles yolo, as in Gemini CLI.
+            let next = if s.mode == ApprovalMode::Yolo {
+                ApprovalMode::Default
+            } else {
+                ApprovalMode::Yolo
+            };
+            s.mode = next;
+            app.ctx.ops.submit(Op::SetApprovalMode { mode: next });
             return;
         }
         KeyCode::BackTab => {

@@ -119,6 +119,7 @@ pub fn command(app: &mut App, line: &str) {
             }
         }
         Command::Init => init(app),
+        Command::Plan(goal) => crate::ui::commands::plan::run(app, goal),
         Command::Mcp => {
             s.push_lines(panels::mcp_lines(&app.ctx.info.mcp_servers()));
         }

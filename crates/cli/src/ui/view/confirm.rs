@@ -24,6 +24,8 @@ pub struct ConfirmDialog {
     pub selected: usize,
     /// True when the full body was printed above the dialog.
     pub printed_above: bool,
+    /// The plan dialog's feedback field, while it is open.
+    pub feedback: Option<String>,
 }
 
 impl ConfirmDialog {
@@ -74,6 +76,7 @@ impl ConfirmDialog {
                 ("Yes, allow always".into(), O::ProceedAlways),
                 ("No, suggest changes (esc)".into(), O::Cancel),
             ],
+            ConfirmationDetails::ExitPlanMode { .. } => super::plan::options(),
         };
         ConfirmDialog {
             call_id,
@@ -82,11 +85,20 @@ impl ConfirmDialog {
             options,
             selected: 0,
             printed_above: false,
+            feedback: None,
         }
     }
 
     /// Handles a key; returns the answer when the dialog is done.
     pub fn on_key(&mut self, key: KeyEvent) -> Option<ConfirmationOutcome> {
+        if let ConfirmationDetails::ExitPlanMode { .. } = self.details {
+            return self.plan_key(key);
+        }
+        self.choose(key)
+    }
+
+    /// Moves the highlight or picks an answer.
+    pub(super) fn choose(&mut self, key: KeyEvent) -> Option<ConfirmationOutcome> {
         let n = self.options.len();
         match key.code {
             KeyCode::Esc => Some(ConfirmationOutcome::Cancel),
@@ -116,7 +128,8 @@ impl ConfirmDialog {
             ConfirmationDetails::Edit { title, .. }
             | ConfirmationDetails::Exec { title, .. }
             | ConfirmationDetails::Mcp { title, .. }
-            | ConfirmationDetails::Info { title, .. } => title,
+            | ConfirmationDetails::Info { title, .. }
+            | ConfirmationDetails::ExitPlanMode { title, .. } => title,
         }
     }
 
@@ -181,6 +194,9 @@ impl ConfirmDialog {
                     }
                 }
             }
+            ConfirmationDetails::ExitPlanMode { plan, .. } => {
+                out.extend(super::plan::body(plan, width))
+            }
         }
         out
     }
@@ -192,6 +208,9 @@ impl ConfirmDialog {
             ConfirmationDetails::Exec { .. } => "Allow execution of this command?",
             ConfirmationDetails::Mcp { .. } => "Allow execution of this MCP tool?",
             ConfirmationDetails::Info { .. } => "Do you want to proceed?",
+            ConfirmationDetails::ExitPlanMode { .. } => {
+                "Start implementing this plan? (Ctrl+G edits it)"
+            }
         }
     }
 
@@ -238,11 +257,12 @@ impl ConfirmDialog {
                 Span::styled(format!("{}. {label}", i + 1), style),
             ]));
         }
+        out.extend(self.feedback_lines());
         out
     }
 
     /// Lines of the dialog besides the body.
     pub fn chrome_height(&self) -> usize {
-        2 + self.options.len()
+        2 + self.options.len() + self.feedback_lines().len()
     }
 }

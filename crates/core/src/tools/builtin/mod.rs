@@ -18,6 +18,7 @@ mod internal_docs;
 mod list_directory;
 mod mcp_resources;
 mod memory;
+mod plan_mode;
 mod read_many_files;
 mod replace;
 pub mod shell;
@@ -87,6 +88,8 @@ pub const BUILTINS: &[Builtin] = &[
     web_search::BUILTIN,
     ask_user::BUILTIN,
     write_todos::BUILTIN,
+    plan_mode::EXIT_BUILTIN,
+    plan_mode::ENTER_BUILTIN,
     read_many_files::BUILTIN,
     activate_skill::BUILTIN,
     internal_docs::BUILTIN,
@@ -256,6 +259,8 @@ mod tests {
                 "save_memory",
                 "google_web_search",
                 "write_todos",
+                "exit_plan_mode",
+                "enter_plan_mode",
                 "read_many_files"
             ]
         );

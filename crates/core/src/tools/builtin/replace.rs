@@ -152,8 +152,12 @@ impl Tool for ReplaceTool {
             ));
         }
         let filter = ctx.workspace.filter_options();
-        let abs = correct_path(&ctx.workspace, &file_path, filter)
-            .map_err(|e| ToolError::invalid_params(e.to_string()))?;
+        // While planning, only plans: the path lands in the plans folder.
+        let abs = match ctx.plan.edit_path(&file_path) {
+            Some(plan) => plan.map_err(|e| ToolError::invalid_params(e.to_string()))?,
+            None => correct_path(&ctx.workspace, &file_path, filter)
+                .map_err(|e| ToolError::invalid_params(e.to_string()))?,
+        };
         ctx.workspace
             .check_access(&abs)
             .map_err(ToolError::invalid_params)?;

@@ -114,7 +114,11 @@ impl Tool for WriteFileTool {
         if params.file_path.is_empty() {
             return Err(ToolError::invalid_params("Missing or empty \"file_path\""));
         }
-        let abs = ctx.workspace.resolve(&params.file_path);
+        // While planning, only plans: the path lands in the plans folder.
+        let abs = match ctx.plan.edit_path(&params.file_path) {
+            Some(plan) => plan.map_err(|e| ToolError::invalid_params(e.to_string()))?,
+            None => ctx.workspace.resolve(&params.file_path),
+        };
         ctx.workspace
             .check_access(&abs)
             .map_err(ToolError::invalid_params)?;

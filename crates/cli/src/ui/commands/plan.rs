@@ -1,0 +1,68 @@
+//! `/plan [goal]`: switches the session to plan mode (read-only research,
+//! the plan written as Markdown in the plans folder, then approved), and
+//! sends the goal, when given, as the first prompt of the plan; and
+//! Ctrl+G in the plan dialog, which edits the plan in the external editor.
+
+use crate::ui::control::App;
+use crate::ui::handlers::external_editor::edit_in_place;
+use crate::ui::term::Tui;
+use crate::ui::view::confirm::ConfirmDialog;
+use gemini_rs_protocol::events::{ApprovalMode, ConfirmationResponse, Op};
+use std::path::Path;
+
+/// What the model hears after the user edited the plan (Ctrl+G).
+const EDITED: &str = "I edited the plan file (or annotated it with feedback). Review it, revise it where needed, and present it again for approval.";
+
+/// Runs `/plan`.
+pub fn run(app: &mut App, goal: Option<String>) {
+    if app.state.mode != ApprovalMode::Plan {
+        app.state.mode = ApprovalMode::Plan;
+        if !app.ctx.ops.submit(Op::SetApprovalMode {
+            mode: ApprovalMode::Plan,
+        }) {
+            app.state.error("The session has ended.");
+            return;
+        }
+        app.state.info("Switched to Plan Mode.");
+    }
+    if let Some(goal) = goal {
+        app.send_prompt(goal);
+    }
+}
+
+/// Ctrl+G in the plan dialog: the plan file opens in the external editor
+/// (the terminal handed over meanwhile); afterwards the model is asked to
+/// review the edited plan. A failing editor reopens the dialog.
+pub fn edit_plan(
+    app: &mut App,
+    tui: &mut Tui,
+    dialog: ConfirmDialog,
+    path: &Path,
+) -> std::io::Result<()> {
+    let gate = app.ctx.keys.clone();
+    gate.pause();
+    tui.finish();
+    let edited = edit_in_place(path, app.preferred_editor.as_deref());
+    let restarted = Tui::start(false);
+    gate.resume();
+    *tui = restarted?;
+    app.clear_requested = false;
+    match edited {
+        Ok(()) => {
+            app.ctx
+                .ops
+                .submit(Op::Confirm(ConfirmationResponse::plan_feedback(
+                    dialog.call_id,
+                    EDITED,
+                )));
+            app.state
+                .info(&format!("Edited the plan {}.", path.display()));
+            app.state.confirm = app.state.confirm_queue.pop_front();
+        }
+        Err(e) => {
+            app.state.error(&e);
+            app.state.confirm = Some(dialog);
+        }
+    }
+    Ok(())
+}
