@@ -123,7 +123,31 @@ pub enum ProviderError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Providers {
     list: Vec<Provider>,
+    probed: ProbedWindows,
 }
+
+/// Context windows local servers reported, by model name (shared by the
+/// clones of one session's providers).
+#[derive(Debug, Clone, Default)]
+struct ProbedWindows(Arc<std::sync::RwLock<BTreeMap<String, u64>>>);
+
+impl ProbedWindows {
+    fn get(&self, model: &str) -> Option<u64> {
+        self.0.read().ok().and_then(|m| m.get(model).copied())
+    }
+}
+
+impl PartialEq for ProbedWindows {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || {
+            let a = self.0.read().map(|m| m.clone()).unwrap_or_default();
+            let b = other.0.read().map(|m| m.clone()).unwrap_or_default();
+            a == b
+        }
+    }
+}
+
+impl Eq for ProbedWindows {}
 
 /// A model name resolved to its provider.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -222,7 +246,10 @@ impl Providers {
                 None => list.push(provider),
             }
         }
-        Ok(Providers { list })
+        Ok(Providers {
+            list,
+            probed: ProbedWindows::default(),
+        })
     }
 
     /// The provider and bare model of `model`.
@@ -255,7 +282,8 @@ impl Providers {
         self.list.iter().map(|p| p.id.as_str()).collect()
     }
 
-    /// The limits of `model`: settings first, then what is known of it.
+    /// The limits of `model`: settings first, then what its local server
+    /// said, then what is known of it.
     pub fn limits(&self, model: &str) -> ModelLimits {
         let known = known_limits(model);
         let declared = self
@@ -264,8 +292,18 @@ impl Providers {
             .and_then(|r| r.provider.models.get(r.model).copied())
             .unwrap_or_default();
         ModelLimits {
-            context_window: declared.context_window.or(known.context_window),
+            context_window: declared
+                .context_window
+                .or_else(|| self.probed.get(model))
+                .or(known.context_window),
             max_output_tokens: declared.max_output_tokens.or(known.max_output_tokens),
+        }
+    }
+
+    /// Keeps the context window `model`'s local server reported.
+    pub fn set_probed_window(&self, model: &str, window: u64) {
+        if let Ok(mut m) = self.probed.0.write() {
+            m.insert(model.to_string(), window);
         }
     }
 
@@ -287,6 +325,14 @@ impl ContextWindows {
             None => known_limits(model),
         };
         limits.context_window.unwrap_or(DEFAULT_WINDOW)
+    }
+
+    /// Asks the local server behind `model` for its context window (see
+    /// `local_window`); later lookups of `model` use the answer.
+    pub async fn probe(&self, model: &str) {
+        if let Some(p) = &self.0 {
+            super::local_window::probe(p, model).await;
+        }
     }
 
     /// The wire `model` is spoken over (Gemini when it cannot be told).

@@ -95,7 +95,18 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let workspace = Arc::new(workspace(&config));
     let sandbox = native_sandbox(&config, &workspace)?;
     let policy = policy(&config, &mut notes)?;
-    let tools = tool_layer(&config, &workspace, &policy, mode, &model, &mut notes).await?;
+    // A local server's context window is asked while the tools start.
+    let windows = providers.context_windows();
+    let probe = async {
+        if !tool_server && config.replay.is_none() {
+            windows.probe(&model).await;
+        }
+    };
+    let (tools, ()) = tokio::join!(
+        tool_layer(&config, &workspace, &policy, mode, &model, &mut notes),
+        probe
+    );
+    let tools = tools?;
     let (session_id, recorder, resumed_history) = recording_layer(&config, &workspace)?;
     let (hooks, hook_config) = hook_system(
         &config,
