@@ -289,7 +289,8 @@ fn serve(mut stream: TcpStream, shared: &Shared) {
     let _ = write_reply(&mut stream, &reply, &stopped);
 }
 
-/// Route, then queue, then replay, then `404`.
+/// Route, then (for anything but a server-metadata request) queue, then
+/// replay, then `404`.
 fn choose(state: &mut State, request: &Request) -> Reply {
     if let Some(reply) = state
         .routes
@@ -298,6 +299,15 @@ fn choose(state: &mut State, request: &Request) -> Reply {
         .and_then(Route::next)
     {
         return reply;
+    }
+    // A local model server's metadata (llama.cpp `GET /props`, Ollama
+    // `POST /api/show`), asked at session start, is not a model request:
+    // unless routed it is answered `404`, as an API without it would.
+    let path = request.path_only();
+    if (request.method == "GET" && path.ends_with("/props"))
+        || (request.method == "POST" && path.ends_with("/api/show"))
+    {
+        return Reply::text(404, "not found: no route for a server metadata request");
     }
     if let Some(reply) = state.queue.pop_front() {
         return reply;

@@ -20,7 +20,7 @@ use tokio::sync::mpsc;
 /// session down (cancelling what runs) and waits for its end. Returns the
 /// exit code of the signal that ended it, if one did.
 pub async fn run(
-    mut app: App,
+    app: &mut App,
     tui: &mut Tui,
     mut events: mpsc::UnboundedReceiver<AgentEvent>,
     mut keys: mpsc::UnboundedReceiver<Event>,
@@ -32,21 +32,21 @@ pub async fn run(
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     if let Some(p) = initial.filter(|p| !p.trim().is_empty()) {
-        submit(&mut app, p);
+        submit(app, p);
     }
     let mut ended = false;
     let mut signalled = None;
     loop {
         if let Some(dialog) = app.editor_request.take() {
-            run_editor(&mut app, tui, dialog)?;
+            run_editor(app, tui, dialog)?;
         }
-        frame(&mut app, tui)?;
+        frame(app, tui)?;
         if app.quit {
             break;
         }
         tokio::select! {
             ev = keys.recv() => match ev {
-                Some(ev) => on_term_event(&mut app, ev),
+                Some(ev) => on_term_event(app, ev),
                 None => break,
             },
             ev = events.recv() => {
@@ -55,9 +55,9 @@ pub async fn run(
                     break;
                 };
                 // Apply a burst of events before drawing once.
-                ended = on_event(&mut app, ev);
+                ended = on_event(app, ev);
                 while !ended && let Ok(ev) = events.try_recv() {
-                    ended = on_event(&mut app, ev);
+                    ended = on_event(app, ev);
                 }
                 if ended {
                     break;
@@ -79,8 +79,11 @@ pub async fn run(
     if !ended {
         let drain = async {
             while let Some(ev) = events.recv().await {
-                if matches!(ev, AgentEvent::SessionEnded) {
-                    break;
+                match ev {
+                    AgentEvent::SessionEnded => break,
+                    // The last counts, for the summary printed on leaving.
+                    AgentEvent::Stats(stats) => app.state.stats = *stats,
+                    _ => {}
                 }
             }
         };

@@ -44,6 +44,8 @@ pub struct App {
     pub osc: Option<String>,
     /// A dialog whose proposal the loop opens in the external editor.
     pub editor_request: Option<ConfirmDialog>,
+    /// The recorded session `/resume` switches to when this one ends.
+    pub resume_request: Option<String>,
 }
 
 impl App {
@@ -58,6 +60,7 @@ impl App {
             clear_requested: false,
             osc: None,
             editor_request: None,
+            resume_request: None,
         }
     }
 

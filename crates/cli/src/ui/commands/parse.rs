@@ -32,6 +32,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("memory", "Context files: /memory show|add <fact>|refresh"),
     ("model", "Show the model in use"),
     ("restore", "Restore files and conversation: /restore [id]"),
+    (
+        "resume",
+        "Browse this project's sessions: /resume, then /resume <number or id>",
+    ),
     ("quit", "Exit the CLI"),
     ("exit", "Exit the CLI"),
     ("skills", "List the agent skills: /skills list"),
@@ -66,6 +70,9 @@ pub enum Command {
     ChatSave(String),
     /// `/chat resume <tag>` (also `load`).
     ChatResume(String),
+    /// `/resume [number or id]`: list this project's sessions, or switch
+    /// to one.
+    Resume(Option<String>),
     /// `/chat delete <tag>`.
     ChatDelete(String),
     /// `/clear`.
@@ -148,12 +155,14 @@ impl Command {
             | Command::MemoryAdd(_)
             | Command::MemoryRefresh
             | Command::Restore(_)
+            | Command::Resume(Some(_))
             | Command::DirectoryAdd(_)
             | Command::ExportSession(_)
             | Command::McpAuth(_) => true,
             Command::Help
             | Command::About
             | Command::ChatList
+            | Command::Resume(None)
             | Command::ChatDelete(_)
             | Command::Copy
             | Command::DirectoryShow
@@ -209,6 +218,7 @@ pub fn parse(line: &str) -> Command {
             Command::Usage("Usage: /chat list | save <tag> | resume <tag> | delete <tag>".into())
         }
         ("clear", _) => Command::Clear,
+        ("resume", _) => Command::Resume(Some(rest_after(body, 1)).filter(|a| !a.is_empty())),
         ("compress" | "summarize", _) => Command::Compress,
         ("copy", _) => Command::Copy,
         ("export-session", _) => match rest_after(body, 1) {
@@ -283,6 +293,8 @@ mod tests {
             Command::ChatSave("my tag".into())
         );
         assert_eq!(parse("/chat load x"), Command::ChatResume("x".into()));
+        assert_eq!(parse("/resume"), Command::Resume(None));
+        assert_eq!(parse("/resume 2"), Command::Resume(Some("2".into())));
         assert!(matches!(parse("/chat save"), Command::Usage(_)));
         assert_eq!(
             parse("/memory add  I like  tea "),
