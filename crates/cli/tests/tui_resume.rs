@@ -143,3 +143,27 @@ fn the_resume_browser_lists_sessions_and_switches_to_one() {
     let s = t.wait_for("EXIT=0", 20);
     assert_eq!(s.matches("To resume: gemini-rs --resume").count(), 1, "{s}");
 }
+
+#[test]
+fn a_resize_leaves_no_stale_input_box_in_the_scrollback() {
+    let Some(sb) = ui_sandbox() else {
+        return;
+    };
+    let fake = FakeServer::replaying(&lines(&[turn(json!([{"text": "unused"}]))]));
+    let t = Tmux::start(&sb, &fake.base_url, &[], 100, 30);
+    t.wait_for("mode: default", 20);
+    t.type_text("typed before the resize");
+    t.wait_for("> typed before the resize", 10);
+    // Narrower (the terminal rewraps the box), wider, then shorter.
+    for (w, h) in [(70, 30), (110, 30), (110, 24)] {
+        t.resize(w, h);
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        let s = t.wait_for("> typed before the resize", 10);
+        assert_eq!(
+            s.matches("> typed before the resize").count(),
+            1,
+            "after resizing to {w}x{h}:\n{s}"
+        );
+        assert_eq!(s.matches("mode: default").count(), 1, "{w}x{h}:\n{s}");
+    }
+}
