@@ -5,7 +5,7 @@
 //! left and for compression instead of a guess.
 
 use super::http::build_client;
-use super::provider::{Providers, Wire};
+use super::provider::{Providers, Wire, known_limits};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -77,7 +77,8 @@ async fn get_text(request: reqwest::RequestBuilder) -> Option<String> {
 
 /// Asks the local server behind `model` for its context window and keeps
 /// the answer in `providers`; nothing happens for remote servers, models
-/// whose window settings declare, or servers that do not say.
+/// whose window settings declare or that are well known (`gpt-4.1`), or
+/// servers that do not say.
 pub async fn probe(providers: &Providers, model: &str) {
     let Ok(resolved) = providers.resolve(model) else {
         return;
@@ -88,6 +89,7 @@ pub async fn probe(providers: &Providers, model: &str) {
     };
     if provider.wire != Wire::OpenAiChat
         || !super::is_loopback(base)
+        || known_limits(model).context_window.is_some()
         || provider
             .models
             .get(resolved.model)
