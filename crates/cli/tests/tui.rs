@@ -132,6 +132,19 @@ impl Tmux {
         self.tmux(&["kill-session", "-t", "main"]);
     }
 
+    /// Resizes the pane's window to `w`x`h`.
+    pub fn resize(&self, w: u16, h: u16) {
+        self.tmux(&[
+            "resize-window",
+            "-t",
+            "main",
+            "-x",
+            &w.to_string(),
+            "-y",
+            &h.to_string(),
+        ]);
+    }
+
     pub fn type_text(&self, text: &str) {
         self.tmux(&["send-keys", "-t", "main", "-l", text]);
     }

@@ -281,36 +281,55 @@ fn serve(mut stream: TcpStream, shared: &Shared) {
     };
     let reply = {
         let mut state = shared.lock();
-        let reply = choose(&mut state, &request);
-        state.requests.push(request);
+        let (reply, record) = choose(&mut state, &request);
+        if record {
+            state.requests.push(request);
+        }
         reply
     };
     let stopped = || shared.stopped.load(Ordering::SeqCst);
     let _ = write_reply(&mut stream, &reply, &stopped);
 }
 
-/// Route, then queue, then replay, then `404`.
-fn choose(state: &mut State, request: &Request) -> Reply {
+/// Route, then queue, then replay, then `404`; and whether the request
+/// is kept for [`FakeServer::requests`]. A local model server's metadata
+/// (llama.cpp `GET /props`, Ollama `POST /api/show`), asked at session
+/// start, is no model request: unless routed it is answered `404`, as an
+/// API without it would, and not kept, so the requests a test sees are
+/// the model's.
+fn choose(state: &mut State, request: &Request) -> (Reply, bool) {
     if let Some(reply) = state
         .routes
         .iter_mut()
         .find(|r| r.matches(request))
         .and_then(Route::next)
     {
-        return reply;
+        return (reply, true);
+    }
+    let path = request.path_only();
+    if (request.method == "GET" && path.ends_with("/props"))
+        || (request.method == "POST" && path.ends_with("/api/show"))
+    {
+        return (
+            Reply::text(404, "not found: no route for a server metadata request"),
+            false,
+        );
     }
     if let Some(reply) = state.queue.pop_front() {
-        return reply;
+        return (reply, true);
     }
     if let Some(reply) = state.replay.as_mut().and_then(|r| r.answer(request)) {
-        return reply;
+        return (reply, true);
     }
-    Reply::text(
-        404,
-        &format!(
-            "not found: no route, queued reply or recorded response for {} {}",
-            request.method, request.path
+    (
+        Reply::text(
+            404,
+            &format!(
+                "not found: no route, queued reply or recorded response for {} {}",
+                request.method, request.path
+            ),
         ),
+        true,
     )
 }
 

@@ -20,7 +20,7 @@ use tokio::sync::mpsc;
 /// session down (cancelling what runs) and waits for its end. Returns the
 /// exit code of the signal that ended it, if one did.
 pub async fn run(
-    mut app: App,
+    app: &mut App,
     tui: &mut Tui,
     mut events: mpsc::UnboundedReceiver<AgentEvent>,
     mut keys: mpsc::UnboundedReceiver<Event>,
@@ -33,18 +33,18 @@ pub async fn run(
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     if let Some(p) = initial.filter(|p| !p.trim().is_empty()) {
-        submit(&mut app, p);
+        submit(app, p);
     }
     let mut ended = false;
     let mut signalled = None;
     loop {
         if let Some(dialog) = app.editor_request.take() {
-            run_editor(&mut app, tui, dialog)?;
+            run_editor(app, tui, dialog)?;
         }
         if let Some(picker) = app.picker_request.take() {
-            crate::ui::commands::model::run(&mut app, tui, picker).await?;
+            crate::ui::commands::model::run(app, tui, picker).await?;
         }
-        if let Err(e) = frame(&mut app, tui) {
+        if let Err(e) = frame(app, tui) {
             // A terminal that went away ends the session as its hangup
             // does; any other drawing error is reported.
             if !terminal_gone(&e) {
@@ -58,7 +58,7 @@ pub async fn run(
         }
         tokio::select! {
             ev = keys.recv() => match ev {
-                Some(ev) => on_term_event(&mut app, ev),
+                Some(ev) => on_term_event(app, ev),
                 // The key reader stops only when the terminal is gone
                 // (EOF, EIO, hangup): the same as SIGHUP.
                 None => {
@@ -72,9 +72,9 @@ pub async fn run(
                     break;
                 };
                 // Apply a burst of events before drawing once.
-                ended = on_event(&mut app, ev);
+                ended = on_event(app, ev);
                 while !ended && let Ok(ev) = events.try_recv() {
-                    ended = on_event(&mut app, ev);
+                    ended = on_event(app, ev);
                 }
                 if ended {
                     break;
@@ -91,7 +91,7 @@ pub async fn run(
             }
             // SIGINT from outside (the terminal's own Ctrl+C arrives as a
             // key in raw mode) does what the key does.
-            _ = int.recv() => on_term_event(&mut app, ctrl_c_key()),
+            _ = int.recv() => on_term_event(app, ctrl_c_key()),
         }
     }
     app.ctx.ops.submit(Op::Cancel);
@@ -99,8 +99,11 @@ pub async fn run(
     if !ended {
         let drain = async {
             while let Some(ev) = events.recv().await {
-                if matches!(ev, AgentEvent::SessionEnded) {
-                    break;
+                match ev {
+                    AgentEvent::SessionEnded => break,
+                    // The last counts, for the summary printed on leaving.
+                    AgentEvent::Stats(stats) => app.state.stats = *stats,
+                    _ => {}
                 }
             }
         };

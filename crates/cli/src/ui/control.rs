@@ -50,6 +50,8 @@ pub struct App {
     pub preferred_editor: Option<String>,
     /// A picker (`/model`, `/auth`) the loop opens.
     pub picker_request: Option<crate::ui::commands::model::Picker>,
+    /// The recorded session `/resume` switches to when this one ends.
+    pub resume_request: Option<String>,
 }
 
 impl App {
@@ -74,6 +76,7 @@ impl App {
             editor_request: None,
             preferred_editor,
             picker_request: None,
+            resume_request: None,
         }
     }
 

@@ -19,7 +19,9 @@ mod control;
 mod handlers;
 mod input;
 mod key_gate;
+mod leave;
 mod render;
+mod resume;
 mod state;
 mod term;
 pub mod theme;
@@ -64,28 +66,42 @@ pub fn start(config: SessionConfig, format: OutputFormat, initial: Option<String
         }
     };
     let ended = runtime.block_on(async {
-        let session_id = config.session_id.clone();
-        let (config_paths, config_env) = (config.paths.clone(), config.env.clone());
-        let handle = match Session::start(config).await {
-            Ok(h) => h,
-            Err(e) => {
-                for note in &e.notes {
-                    eprintln!("{note}");
-                }
-                if e.kind == StartErrorKind::Auth {
-                    match commands::auth::choose(&config_paths, &config_env, Some(&e.message)).await
-                    {
-                        Ok(Some(chosen)) => return Ended::Chosen(chosen),
-                        Ok(None) => {}
-                        Err(err) => eprintln!("{err}"),
+        let mut config = config;
+        let mut initial = initial;
+        // `/resume` leaves one session for another with the same flags.
+        loop {
+            let session_id = config.session_id.clone();
+            let (config_paths, config_env) = (config.paths.clone(), config.env.clone());
+            let handle = match Session::start(config.clone()).await {
+                Ok(h) => h,
+                Err(e) => {
+                    for note in &e.notes {
+                        eprintln!("{note}");
                     }
+                    if e.kind == StartErrorKind::Auth {
+                        let why = Some(e.message.as_str());
+                        match commands::auth::choose(&config_paths, &config_env, why).await {
+                            Ok(Some(chosen)) => return Ended::Chosen(chosen),
+                            Ok(None) => {}
+                            Err(err) => eprintln!("{err}"),
+                        }
+                    }
+                    let code = ExitCode::of_start_error(e.kind);
+                    crate::headless::fatal_before_run(
+                        format,
+                        &session_id,
+                        e.class,
+                        &e.message,
+                        code,
+                    );
+                    return Ended::Exit(code);
                 }
-                let code = ExitCode::of_start_error(e.kind);
-                crate::headless::fatal_before_run(format, &session_id, e.class, &e.message, code);
-                return Ended::Exit(code);
+            };
+            match run(handle, initial.take()).await {
+                (_, Some(next)) => config.resume = Some(next),
+                (code, None) => return Ended::Exit(code),
             }
-        };
-        Ended::Exit(run(handle, initial).await)
+        }
     });
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     ended
@@ -123,7 +139,12 @@ fn home_relative(p: &Path, home: &Path) -> String {
     }
 }
 
-async fn run(handle: gemini_rs_core::SessionHandle, initial: Option<String>) -> ExitCode {
+/// Runs one session's UI; returns its exit code and, when `/resume` chose
+/// another session, that session's id.
+async fn run(
+    handle: gemini_rs_core::SessionHandle,
+    initial: Option<String>,
+) -> (ExitCode, Option<String>) {
     let notes = handle.notes.clone();
     let (ops, events, info, task) = handle.into_parts();
     let home = std::env::var_os("HOME")
@@ -142,6 +163,12 @@ async fn run(handle: gemini_rs_core::SessionHandle, initial: Option<String>) -> 
     }
     let keys = std::sync::Arc::new(key_gate::KeyGate::default());
     state.push_lines(banner(&summary.model, summary.resumed, &summary.session_id));
+    if summary.resumed
+        && let Ok((_, history)) =
+            gemini_rs_core::session_history(info.paths(), info.root(), &summary.session_id)
+    {
+        resume::push_history(&mut state, &history);
+    }
     for n in notes {
         // Notes written as warnings (the project-hooks one, in Gemini CLI's
         // words) show as warnings too.
@@ -177,7 +204,7 @@ async fn run(handle: gemini_rs_core::SessionHandle, initial: Option<String>) -> 
             eprintln!("Cannot start the terminal UI: {e}");
             ctx.ops.submit(gemini_rs_protocol::events::Op::Shutdown);
             let _ = task.await;
-            return ExitCode::Error;
+            return (ExitCode::Error, None);
         }
     };
     theme::set(choose_theme(
@@ -212,19 +239,32 @@ async fn run(handle: gemini_rs_core::SessionHandle, initial: Option<String>) -> 
             }
         }
     });
-    let app = control::App::new(state, ctx);
-    let result = app::run(app, &mut tui, events, key_rx, initial).await;
+    let mut app = control::App::new(state, ctx);
+    let result = app::run(&mut app, &mut tui, events, key_rx, initial).await;
     tui.finish();
     let wait = match result {
         Ok(Some(_)) => crate::signals::TASK_GRACE,
         _ => crate::signals::GRACE,
     };
     let _ = tokio::time::timeout(wait, task).await;
+    let next = app.resume_request.take();
     match result {
-        Ok(signalled) => signalled.unwrap_or(ExitCode::Ok),
+        Ok(Some(signalled)) => (signalled, None),
+        Ok(None) => {
+            if next.is_none() {
+                let stats = &app.state.stats;
+                let resumable = summary.resumed || !stats.models.is_empty();
+                let id = app.ctx.info.session_id();
+                print!(
+                    "{}",
+                    leave::summary(stats, app.ctx.started.elapsed(), id, resumable)
+                );
+            }
+            (ExitCode::Ok, next)
+        }
         Err(e) => {
             eprintln!("Terminal error: {e}");
-            ExitCode::Error
+            (ExitCode::Error, None)
         }
     }
 }

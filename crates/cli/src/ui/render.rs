@@ -185,7 +185,14 @@ pub fn footer(s: &UiState, w: usize) -> Line<'static> {
     let (mode, right) = if w >= 80 {
         (
             format!("{vim}mode: {mode_text} (shift+tab)"),
-            format!("{} ({left_pct}% context left){cost}{mcp}", s.model),
+            if s.context_estimated {
+                format!(
+                    "{} (~{left_pct}% context left, estimated){cost}{mcp}",
+                    s.model
+                )
+            } else {
+                format!("{} ({left_pct}% context left){cost}{mcp}", s.model)
+            },
         )
     } else {
         (format!("{vim}mode: {mode_text}"), s.model.clone())

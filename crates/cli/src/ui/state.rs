@@ -73,6 +73,8 @@ pub struct UiState {
     pub completion: Option<Completion>,
     /// Prompt tokens of the last request (context-window use).
     pub context_tokens: u64,
+    /// True when `context_tokens` is an estimate (the server sent no usage).
+    pub context_estimated: bool,
     /// Terminal width.
     pub width: u16,
     /// Terminal height.
@@ -121,6 +123,7 @@ impl UiState {
             notice: None,
             completion: None,
             context_tokens: 0,
+            context_estimated: false,
             width: 80,
             height: 24,
             queued: VecDeque::new(),
@@ -437,9 +440,12 @@ impl UiState {
                 self.drop_confirm(&f.call_id);
                 self.push_card(&card, now);
             }
-            AgentEvent::Usage { usage, .. } => {
+            AgentEvent::Usage {
+                usage, estimated, ..
+            } => {
                 if let Some(p) = usage.prompt_token_count {
                     self.context_tokens = p;
+                    self.context_estimated = estimated;
                 }
             }
             AgentEvent::Warning { message: w } => {

@@ -128,6 +128,9 @@ pub struct Tui {
     terminal: Terminal<Backend_>,
     height: u16,
     size: (u16, u16),
+    /// The widths of the live area's lines last drawn and the cursor in
+    /// it, to find that area again after the terminal reflowed it.
+    drawn: (Vec<usize>, Option<(u16, u16)>),
     /// The background the terminal reported at start, when asked.
     pub background: Option<Kind>,
 }
@@ -224,6 +227,7 @@ impl Tui {
             terminal,
             height: 1,
             size: (cols, rows),
+            drawn: (Vec::new(), None),
             background,
         })
     }
@@ -265,7 +269,22 @@ impl Tui {
         let area = self.viewport();
         let narrower = now.0 < self.size.0;
         self.size = now;
-        let top = if narrower {
+        // Terminals rewrap (and rejoin) lines on a resize, moving the old
+        // live area up or down: it is found from where the cursor went.
+        let reflowed = self.reflowed_top(now.0);
+        let top = if let Some(top) = reflowed {
+            // The old input box, rewrapped by the terminal, is erased
+            // where it now is (line by line from its top, since erasing
+            // from the corner makes tmux keep the screen in its history).
+            execute!(
+                io::stdout(),
+                cursor::MoveTo(0, top.saturating_add(1)),
+                terminal::Clear(terminal::ClearType::FromCursorDown),
+                cursor::MoveTo(0, top),
+                terminal::Clear(terminal::ClearType::CurrentLine)
+            )?;
+            top
+        } else if narrower {
             // Reflowed lines moved everything: start over at the top.
             execute!(
                 io::stdout(),
@@ -278,6 +297,25 @@ impl Tui {
         };
         self.reopen(self.height.min(now.1), Some(top))?;
         Ok(true)
+    }
+
+    /// Where the top of the live area last drawn is after the terminal
+    /// rewrapped it to `width` columns: found from where the cursor is now
+    /// (asked of the terminal) and the lines above it, each now taking
+    /// its width over `width` rows. `None` without a cursor to go by.
+    fn reflowed_top(&self, width: u16) -> Option<u16> {
+        let (widths, Some((cx, cy))) = &self.drawn else {
+            return None;
+        };
+        let (_, row) = cursor::position().ok()?;
+        let w = usize::from(width.max(1));
+        let above: usize = widths
+            .iter()
+            .take(usize::from(*cy))
+            .map(|lw| lw.div_ceil(w).max(1))
+            .sum::<usize>()
+            + usize::from(*cx) / w;
+        Some(row.saturating_sub(u16::try_from(above).unwrap_or(u16::MAX)))
     }
 
     /// Pushes lines into the scrollback above the viewport.
@@ -313,6 +351,7 @@ impl Tui {
         lines: Vec<Line<'static>>,
         cursor: Option<(u16, u16)>,
     ) -> io::Result<()> {
+        self.drawn = (lines.iter().map(Line::width).collect(), cursor);
         let want = (lines.len() as u16).clamp(1, self.size.1.max(1));
         if want != self.height {
             self.reopen(want, None)?;

@@ -392,6 +392,7 @@ fn cost_shows_in_the_footer_and_stats() {
         std::time::Duration::from_millis(5),
         None,
         false,
+        false,
     );
     s.stats.record_cost("gemini-2.5-pro", 0.25);
     let f = crate::ui::view::wrap::line_text(&render::footer(&s, 120));
@@ -405,4 +406,42 @@ fn cost_shows_in_the_footer_and_stats() {
         "{text:?}"
     );
     assert!(text.iter().any(|l| l.contains("Session cost")), "{text:?}");
+}
+
+#[test]
+fn estimated_tokens_are_marked_in_the_footer_and_stats() {
+    let mut s = state();
+    s.context_window = 1000;
+    let usage = gemini_rs_protocol::UsageMetadata {
+        prompt_token_count: Some(250),
+        candidates_token_count: Some(10),
+        total_token_count: Some(260),
+        ..Default::default()
+    };
+    s.on_agent_event(
+        AgentEvent::Usage {
+            model: "ollama/gemma3".into(),
+            usage: usage.clone(),
+            estimated: true,
+        },
+        Instant::now(),
+    );
+    s.stats.record_request(
+        "ollama/gemma3",
+        std::time::Duration::from_millis(5),
+        Some(&usage),
+        false,
+        true,
+    );
+    let f = crate::ui::view::wrap::line_text(&render::footer(&s, 120));
+    assert!(f.contains("(~75% context left, estimated)"), "{f}");
+    let lines =
+        crate::ui::commands::info::stats_lines(&s.stats, std::time::Duration::from_secs(1), "id");
+    let text: Vec<String> = lines.iter().map(crate::ui::view::wrap::line_text).collect();
+    assert!(
+        text.iter()
+            .any(|l| l.contains("Prompt tokens") && l.contains("~250")),
+        "{text:?}"
+    );
+    assert!(text.iter().any(|l| l.contains("estimated")), "{text:?}");
 }

@@ -63,7 +63,18 @@ pub fn split_point(history: &[Content]) -> Option<usize> {
     let last = history.last()?;
     let finished = last.role.as_deref() == Some("model")
         && last.parts.iter().all(|p| p.function_call.is_none());
-    (finished && history.len() > 1).then_some(history.len())
+    if finished && history.len() > 1 {
+        return Some(history.len());
+    }
+    // The latest prompt is itself most of the size (a large paste that
+    // overflows the window): everything before it is summarised.
+    history
+        .iter()
+        .rposition(|c| {
+            c.role.as_deref() == Some("user")
+                && c.parts.iter().all(|p| p.function_response.is_none())
+        })
+        .filter(|&i| i > 0)
 }
 
 const SUMMARY_PROMPT: &str = "Summarise the conversation so far for your own later use; it will replace the \
@@ -130,5 +141,10 @@ mod tests {
         assert_eq!(split_point(&history[..1]), None);
         // Only the model's answer after the prompt: all of it is summarised.
         assert_eq!(split_point(&history[..2]), Some(2));
+        // A last prompt larger than everything before it: the turns before
+        // it are summarised, it is kept.
+        let mut overflow = history[..4].to_vec();
+        overflow.push(turn(Role::User, &"y".repeat(20_000)));
+        assert_eq!(split_point(&overflow), Some(4));
     }
 }

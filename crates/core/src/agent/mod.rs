@@ -450,6 +450,9 @@ impl Agent {
                 });
                 true
             }
+            // Before a request, a conversation too short to summarise
+            // is simply sent; only `/compress` says there was nothing.
+            Err(compress::CompressError::TooShort) if trigger == "auto" => false,
             Err(e) => {
                 self.emit(AgentEvent::Warning {
                     message: e.to_string(),

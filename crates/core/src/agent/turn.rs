@@ -140,8 +140,13 @@ impl Agent {
         };
         let stream = match opened {
             Ok(s) => s,
-            Err(e) => {
-                self.record_request(model, started, None, true);
+            Err(mut e) => {
+                self.record_request(model, started, None, true, false);
+                crate::model::overflow::fill(
+                    &mut e,
+                    self.config.context_windows.get(model),
+                    crate::model::estimate::request_tokens(request),
+                );
                 return Err(e.into());
             }
         };
@@ -271,11 +276,18 @@ impl Agent {
         }
         .await;
         let failed = matches!(result, Err(AgentError::Model { .. }));
-        self.record_request(model, started, out.usage.as_ref(), failed);
+        // A server that sent no usage (many local ones) gets an estimate,
+        // marked as such, so the stats and the context left still move.
+        let estimated = out.usage.is_none() && result.is_ok();
+        if estimated {
+            out.usage = Some(crate::model::estimate::usage(request, &out.parts));
+        }
+        self.record_request(model, started, out.usage.as_ref(), failed, estimated);
         if let Some(u) = &out.usage {
             self.emit(AgentEvent::Usage {
                 model: model.to_string(),
                 usage: u.clone(),
+                estimated,
             });
         }
         self.emit(AgentEvent::ModelTurnFinished);
@@ -295,10 +307,11 @@ impl Agent {
         started: Instant,
         usage: Option<&UsageMetadata>,
         failed: bool,
+        estimated: bool,
     ) {
         let cost = self.pricing.as_ref().and_then(|p| p.cost(model, usage));
         if let Ok(mut stats) = self.stats.lock() {
-            stats.record_request(model, started.elapsed(), usage, failed);
+            stats.record_request(model, started.elapsed(), usage, failed, estimated);
             if let Some(usd) = cost {
                 stats.record_cost(model, usd);
             }

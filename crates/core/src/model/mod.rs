@@ -7,12 +7,15 @@ pub mod discovery;
 #[cfg(test)]
 mod discovery_tests;
 mod error;
+pub(crate) mod estimate;
 mod gemini;
 pub mod google_auth;
 pub(crate) mod http;
 mod limits;
+pub(crate) mod local_window;
 mod openai_chat;
 mod origin;
+pub(crate) mod overflow;
 pub mod prices;
 pub mod provider;
 mod recorder;

@@ -125,7 +125,32 @@ pub struct Providers {
     list: Vec<Provider>,
     /// The ids declared in `model.providers`.
     declared: Vec<String>,
+    /// Context windows local servers reported.
+    probed: ProbedWindows,
 }
+
+/// Context windows local servers reported, by model name (shared by the
+/// clones of one session's providers).
+#[derive(Debug, Clone, Default)]
+struct ProbedWindows(Arc<std::sync::RwLock<BTreeMap<String, u64>>>);
+
+impl ProbedWindows {
+    fn get(&self, model: &str) -> Option<u64> {
+        self.0.read().ok().and_then(|m| m.get(model).copied())
+    }
+}
+
+impl PartialEq for ProbedWindows {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || {
+            let a = self.0.read().map(|m| m.clone()).unwrap_or_default();
+            let b = other.0.read().map(|m| m.clone()).unwrap_or_default();
+            a == b
+        }
+    }
+}
+
+impl Eq for ProbedWindows {}
 
 /// A model name resolved to its provider.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,7 +250,11 @@ impl Providers {
             }
         }
         let declared = declared.keys().cloned().collect();
-        Ok(Providers { list, declared })
+        Ok(Providers {
+            list,
+            declared,
+            probed: ProbedWindows::default(),
+        })
     }
 
     /// Every provider, built-ins first.
@@ -268,7 +297,8 @@ impl Providers {
         self.list.iter().map(|p| p.id.as_str()).collect()
     }
 
-    /// The limits of `model`: settings first, then what is known of it.
+    /// The limits of `model`: settings first, then what its local server
+    /// said, then what is known of it.
     pub fn limits(&self, model: &str) -> ModelLimits {
         let known = known_limits(model);
         let declared = self
@@ -277,8 +307,18 @@ impl Providers {
             .and_then(|r| r.provider.models.get(r.model).copied())
             .unwrap_or_default();
         ModelLimits {
-            context_window: declared.context_window.or(known.context_window),
+            context_window: declared
+                .context_window
+                .or_else(|| self.probed.get(model))
+                .or(known.context_window),
             max_output_tokens: declared.max_output_tokens.or(known.max_output_tokens),
+        }
+    }
+
+    /// Keeps the context window `model`'s local server reported.
+    pub fn set_probed_window(&self, model: &str, window: u64) {
+        if let Ok(mut m) = self.probed.0.write() {
+            m.insert(model.to_string(), window);
         }
     }
 
@@ -316,6 +356,14 @@ impl ContextWindows {
     /// The providers behind the lookup, when the session has them.
     pub fn providers(&self) -> Option<&Arc<Providers>> {
         self.0.as_ref()
+    }
+
+    /// Asks the local server behind `model` for its context window (see
+    /// `local_window`); later lookups of `model` use the answer.
+    pub async fn probe(&self, model: &str) {
+        if let Some(p) = &self.0 {
+            super::local_window::probe(p, model).await;
+        }
     }
 
     /// The wire `model` is spoken over (Gemini when it cannot be told).

@@ -332,24 +332,15 @@ pub(crate) fn provider_failure(
                 snippet(body, 500)
             }
         });
-    let code = json
-        .as_ref()
-        .and_then(|v| {
-            v.pointer("/error/code")
-                .or_else(|| v.pointer("/error/type"))
-        })
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let lower = message.to_ascii_lowercase();
-    let too_long = code == "context_length_exceeded"
-        || lower.contains("context length")
-        || lower.contains("context window")
-        || lower.contains("prompt is too long")
-        || lower.contains("maximum context");
-    let error = if (400..500).contains(&status) && too_long {
+    let error = if (400..500).contains(&status)
+        && super::overflow::is_overflow(json.as_ref(), &message)
+    {
+        let n = super::overflow::numbers(json.as_ref(), &message);
         ModelError::ContextTooLong {
             provider: provider.to_string(),
             message,
+            window: n.window,
+            needed: n.needed,
         }
     } else {
         let advice = match (status, key_env) {

@@ -102,18 +102,22 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let questions = super::questions::Pending::default();
     let asker = (config.ask_user && !tool_server)
         .then(|| super::questions::asker(events.clone(), questions.clone()));
-    let tools = tool_layer(
-        &config,
-        &workspace,
-        &policy,
-        &model,
-        super::tool_set::ToolHosts {
-            sandbox: sandbox.as_ref(),
-            asker,
-        },
-        &mut notes,
-    )
-    .await?;
+    // A local server's context window is asked while the tools start.
+    let windows = providers.context_windows();
+    let probe = async {
+        if !tool_server && config.replay.is_none() {
+            windows.probe(&model).await;
+        }
+    };
+    let hosts = super::tool_set::ToolHosts {
+        sandbox: sandbox.as_ref(),
+        asker,
+    };
+    let (tools, ()) = tokio::join!(
+        tool_layer(&config, &workspace, &policy, &model, hosts, &mut notes),
+        probe
+    );
+    let tools = tools?;
     let (session_id, recorder, resumed_history) = recording_layer(&config, &workspace)?;
     let mode = Arc::new(RwLock::new(mode));
     let plan = Arc::new(plan_state(&config, &workspace, &session_id, &mode)?);

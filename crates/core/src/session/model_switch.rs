@@ -28,6 +28,7 @@ impl Engine {
         self.agent.set_model(model);
         let model = self.agent.model().to_string();
         self.ctx.model = model.clone();
+        self.info.context_windows.probe(&model).await;
         let context_window = self.info.context_window(&model);
         self.emit(AgentEvent::ModelChanged {
             model: model.clone(),

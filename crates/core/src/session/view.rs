@@ -308,6 +308,13 @@ impl SessionView {
             .collect()
     }
 
+    /// The conversation saved under `tag` (`/chat resume` draws it).
+    pub fn saved_chat(&self, tag: &str) -> Option<Vec<gemini_rs_protocol::Content>> {
+        saved_chats::load(self.project_temp_dir(), tag)
+            .ok()
+            .flatten()
+    }
+
     /// Deletes the conversation saved under `tag`; false when there is none.
     pub fn delete_saved_chat(&self, tag: &str) -> std::io::Result<bool> {
         saved_chats::delete(self.project_temp_dir(), tag)

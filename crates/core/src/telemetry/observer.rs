@@ -181,7 +181,7 @@ impl Observer {
             AgentEvent::Content { .. } | AgentEvent::Thought { .. } => {
                 self.ensure_model_call(nested);
             }
-            AgentEvent::Usage { model, usage } => {
+            AgentEvent::Usage { model, usage, .. } => {
                 self.ensure_model_call(nested);
                 if let Some(call) = self.scope_mut(nested).and_then(|s| s.model_call.as_mut()) {
                     call.usage = Some((model.clone(), usage.clone()));

@@ -422,6 +422,10 @@ pub enum AgentEvent {
         model: String,
         /// Usage of that request.
         usage: UsageMetadata,
+        /// True when the server sent no usage and these counts are
+        /// estimated from the request's and the answer's size.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        estimated: bool,
     },
     /// A warning for the user (stderr in headless mode).
     Warning {

@@ -130,14 +130,22 @@ pub enum ModelError {
     },
     /// The request no longer fits the model's context window.
     #[error(
-        "The conversation is too long for the model's context window ({provider}): {message}. \
-         Run /compress or /clear, or choose a model with a larger context window."
+        "The conversation is too long for the model's context window ({provider}): {}. \
+         Run /compress or /clear, or choose a model with a larger context window.",
+        overflow_text(.message, *.window, *.needed)
     )]
     ContextTooLong {
         /// The API.
         provider: String,
         /// The API's message.
         message: String,
+        /// The model's context window in tokens, where the server said.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        window: Option<u64>,
+        /// The tokens the request needed, as the server counted them (or
+        /// estimated where it did not say).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        needed: Option<u64>,
     },
     /// Nothing listens at the address (connection refused), or a loopback
     /// address did not answer within its connect timeout: not retried.
@@ -187,6 +195,16 @@ pub enum ModelError {
         /// The failure.
         error: Box<ModelError>,
     },
+}
+
+fn overflow_text(message: &str, window: Option<u64>, needed: Option<u64>) -> String {
+    match (window, needed) {
+        (Some(w), Some(n)) => {
+            format!("the model's context window is {w} tokens; this request needed about {n}")
+        }
+        (Some(w), None) => format!("the model's context window is {w} tokens ({message})"),
+        _ => message.to_string(),
+    }
 }
 
 fn hint_text(hint: &Option<String>) -> String {

@@ -208,6 +208,9 @@ pub struct StreamStats {
     /// Cost in US dollars, when every model used has a price.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// True when some token counts are estimates (a server sent no usage).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
 }
 
 /// One model's tokens in [`StreamStats`].
@@ -226,6 +229,9 @@ pub struct StreamModelStats {
     /// Cost in US dollars, when the model has a price.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// True when this model's token counts are estimates.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
 }
 
 impl StreamStats {
@@ -235,6 +241,7 @@ impl StreamStats {
             duration_ms,
             tool_calls: stats.tool_calls(),
             cost_usd: stats.total_cost_usd(),
+            estimated: stats.tokens_estimated(),
             ..StreamStats::default()
         };
         for (name, m) in &stats.models {
@@ -253,6 +260,7 @@ impl StreamStats {
                     cached: t.cached,
                     input: t.input,
                     cost_usd: m.cost_usd,
+                    estimated: t.estimated,
                 },
             );
         }

@@ -75,6 +75,10 @@ pub struct TokenMetrics {
     pub thoughts: u64,
     /// Tokens of tool-use prompts.
     pub tool: u64,
+    /// True when some of these counts are estimates: the server sent no
+    /// usage for at least one request (absent when all were reported).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
 }
 
 /// How many calls were approved which way.
@@ -160,13 +164,15 @@ pub struct TokenTotals {
 
 impl SessionStats {
     /// Counts one model request: its latency, whether it failed, and the
-    /// usage of its last chunk.
+    /// usage of its last chunk (`estimated` when the server sent none and
+    /// it was estimated).
     pub fn record_request(
         &mut self,
         model: &str,
         latency: Duration,
         usage: Option<&UsageMetadata>,
         failed: bool,
+        estimated: bool,
     ) {
         let m = self.models.entry(model.to_string()).or_default();
         m.api.total_requests += 1;
@@ -181,6 +187,7 @@ impl SessionStats {
             t.thoughts += u.thoughts_token_count.unwrap_or(0);
             t.tool += u.tool_use_prompt_token_count.unwrap_or(0);
             t.input = t.prompt.saturating_sub(t.cached);
+            t.estimated |= estimated;
         }
     }
 
@@ -243,6 +250,11 @@ impl SessionStats {
         self.tools.total_calls
     }
 
+    /// True when any model's token counts are estimates.
+    pub fn tokens_estimated(&self) -> bool {
+        self.models.values().any(|m| m.tokens.estimated)
+    }
+
     /// Token sums over all models.
     pub fn token_totals(&self) -> TokenTotals {
         self.models
@@ -280,7 +292,7 @@ mod tests {
             cached_content_token_count: Some(4),
             ..UsageMetadata::default()
         };
-        s.record_request("m", Duration::from_millis(7), Some(&usage), false);
+        s.record_request("m", Duration::from_millis(7), Some(&usage), false, false);
         s.record_tool(
             "read_file",
             true,

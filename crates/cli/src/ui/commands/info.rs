@@ -162,11 +162,21 @@ pub fn stats_lines(stats: &SessionStats, wall: Duration, session_id: &str) -> Ve
                 "API time",
                 fmt_duration(Duration::from_millis(n(m, "/api/totalLatencyMs"))),
             ));
-            out.push(kv("Prompt tokens", n(m, "/tokens/prompt").to_string()));
-            out.push(kv("Cached tokens", n(m, "/tokens/cached").to_string()));
-            out.push(kv("Output tokens", n(m, "/tokens/candidates").to_string()));
-            out.push(kv("Thought tokens", n(m, "/tokens/thoughts").to_string()));
-            out.push(kv("Total tokens", n(m, "/tokens/total").to_string()));
+            // Estimated counts (a server that sent no usage) read `~N`.
+            let estimated = m.pointer("/tokens/estimated") == Some(&Value::Bool(true));
+            let tilde = if estimated { "~" } else { "" };
+            let tokens = |ptr: &str| format!("{tilde}{}", n(m, ptr));
+            out.push(kv("Prompt tokens", tokens("/tokens/prompt")));
+            out.push(kv("Cached tokens", tokens("/tokens/cached")));
+            out.push(kv("Output tokens", tokens("/tokens/candidates")));
+            out.push(kv("Thought tokens", tokens("/tokens/thoughts")));
+            out.push(kv("Total tokens", tokens("/tokens/total")));
+            if estimated {
+                out.push(kv(
+                    "Note",
+                    "tokens estimated from the text's size: the server sent no usage",
+                ));
+            }
             if let Some(usd) = m.get("costUsd").and_then(Value::as_f64) {
                 out.push(kv("Cost", format_usd(usd)));
             }

@@ -48,6 +48,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "Go back to before one of your prompts (conversation and/or file changes)",
     ),
     ("settings", "Edit the user or workspace settings"),
+    (
+        "resume",
+        "Browse this project's sessions: /resume, then /resume <number or id>",
+    ),
     ("quit", "Exit the CLI"),
     ("exit", "Exit the CLI"),
     ("skills", "List the agent skills: /skills list"),
@@ -96,6 +100,9 @@ pub enum Command {
     ChatSave(String),
     /// `/chat resume <tag>` (also `load`).
     ChatResume(String),
+    /// `/resume [number or id]`: list this project's sessions, or switch
+    /// to one.
+    Resume(Option<String>),
     /// `/chat delete <tag>`.
     ChatDelete(String),
     /// `/clear`.
@@ -205,6 +212,7 @@ impl Command {
             | Command::MemoryRefresh
             | Command::Restore(_)
             | Command::Rewind
+            | Command::Resume(Some(_))
             | Command::DirectoryAdd(_)
             | Command::ExportSession(_)
             | Command::McpAuth(_)
@@ -213,6 +221,7 @@ impl Command {
             Command::Help
             | Command::About
             | Command::ChatList
+            | Command::Resume(None)
             | Command::ChatDelete(_)
             | Command::Copy
             | Command::DirectoryShow
@@ -281,6 +290,7 @@ pub fn parse(line: &str) -> Command {
         }
         ("clear", _) => Command::Clear,
         ("plan", _) => Command::Plan(Some(rest_after(body, 1)).filter(|g| !g.is_empty())),
+        ("resume", _) => Command::Resume(Some(rest_after(body, 1)).filter(|a| !a.is_empty())),
         ("compress" | "summarize", _) => Command::Compress,
         ("copy", _) => Command::Copy,
         ("export-session", _) => match rest_after(body, 1) {
@@ -401,6 +411,8 @@ mod tests {
             Command::ChatSave("my tag".into())
         );
         assert_eq!(parse("/chat load x"), Command::ChatResume("x".into()));
+        assert_eq!(parse("/resume"), Command::Resume(None));
+        assert_eq!(parse("/resume 2"), Command::Resume(Some("2".into())));
         assert!(matches!(parse("/chat save"), Command::Usage(_)));
         assert_eq!(
             parse("/memory add  I like  tea "),

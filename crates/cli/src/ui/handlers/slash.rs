@@ -48,6 +48,7 @@ pub fn command(app: &mut App, line: &str) {
         }
         Command::ChatSave(tag) => chat_save(app, &tag),
         Command::ChatResume(tag) => chat_resume(app, &tag),
+        Command::Resume(which) => crate::ui::resume::command(app, which.as_deref()),
         Command::ChatDelete(tag) => match app.ctx.info.delete_saved_chat(&tag) {
             Ok(true) => s.info(&format!(
                 "Conversation checkpoint '{tag}' has been deleted."
@@ -232,6 +233,9 @@ fn chat_save(app: &mut App, tag: &str) {
 
 fn chat_resume(app: &mut App, tag: &str) {
     if !agent_busy(app) {
+        if let Some(history) = app.ctx.info.saved_chat(tag) {
+            crate::ui::resume::push_history(&mut app.state, &history);
+        }
         app.start_op(
             Op::ResumeChat {
                 tag: tag.to_string(),
