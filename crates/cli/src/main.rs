@@ -210,7 +210,9 @@ fn real_main() -> Result<i32> {
         return Ok(code);
     }
     if ui_mode {
-        let config = args.session_config(startup, true, session_id);
+        let mut config = args.session_config(startup, true, session_id);
+        // The prompt is taken at once; MCP servers join as they connect.
+        config.mcp_in_background = true;
         ui::set_screen_reader(args.screen_reader);
         let code = ui::start(config, args.output_format, interactive_prompt).code();
         // What the session could not end in time (background commands on a

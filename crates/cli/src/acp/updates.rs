@@ -125,6 +125,7 @@ impl Translator {
             | AgentEvent::PromptStarted { .. }
             | AgentEvent::ModelChanged { .. }
             | AgentEvent::HistoryReplaced { .. }
+            | AgentEvent::McpServersChanged { .. }
             | AgentEvent::Finished(_) => return Action::Show(Vec::new()),
         };
         Action::Show(vec![update])

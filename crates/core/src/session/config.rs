@@ -38,6 +38,10 @@ pub struct SessionConfig {
     pub env: Env,
     /// Whether someone can answer confirmations.
     pub interactive: bool,
+    /// MCP servers connect after the start, their tools declared from the
+    /// first request after each connects (the terminal UI); otherwise the
+    /// start waits for all of them.
+    pub mcp_in_background: bool,
     /// The id of a new session (a resumed one keeps its own).
     pub session_id: String,
     /// `-m/--model`.
@@ -90,6 +94,7 @@ impl SessionConfig {
             extensions: startup.extensions,
             env: startup.env,
             interactive: false,
+            mcp_in_background: false,
             session_id: uuid::Uuid::new_v4().to_string(),
             model: None,
             approval_mode: ApprovalMode::Default,

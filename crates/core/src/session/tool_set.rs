@@ -26,6 +26,54 @@ pub(super) struct ToolLayer {
     pub skills: Arc<Vec<Skill>>,
     /// The sub-agents.
     pub agents: AgentSet,
+    /// What the registry is built from, to build it again as late MCP
+    /// servers connect.
+    pub recipe: RegistryRecipe,
+}
+
+/// Everything the registry is built from but the MCP servers' state, so a
+/// server connecting after the start (the terminal UI's) can be taken in.
+pub(super) struct RegistryRecipe {
+    config: SessionConfig,
+    discovered: Vec<Arc<dyn Tool>>,
+    skills: Arc<Vec<Skill>>,
+    agents: Vec<crate::subagents::AgentDefinition>,
+    model: String,
+}
+
+impl RegistryRecipe {
+    /// The registry over the MCP servers connected now, with every
+    /// exclusion applied.
+    pub fn build(
+        &self,
+        policy: &PolicyEngine,
+        mode: ApprovalMode,
+        mcp: Option<&Arc<McpManager>>,
+    ) -> ToolRegistry {
+        let config = &self.config;
+        let mut registry = registry(
+            config,
+            policy,
+            mode,
+            self.discovered.clone(),
+            mcp,
+            &self.skills,
+            &self.agents,
+        );
+        registry.exclude(extensions::excluded_tools(&config.extensions));
+        if config.kind == SessionKind::ToolServer {
+            // A session without a model leaves out the tools that need one.
+            registry.exclude(
+                builtin::specs()
+                    .filter(|s| s.model == ModelUse::Required)
+                    .map(|s| s.name.to_string()),
+            );
+        }
+        if !write_todos_enabled(&config.settings, &self.model) {
+            registry.exclude(["write_todos".to_string()]);
+        }
+        registry
+    }
 }
 
 /// Discovered tools, MCP servers (the settings', the extensions' and a
@@ -53,19 +101,25 @@ pub(super) async fn tool_layer(
         servers.push(McpServerConfig::from_value(name, value));
     }
     let mcp = if !tool_server && !servers.is_empty() {
-        let mgr = McpManager::start_with(
+        let mgr = McpManager::new(
             settings,
             crate::tools::mcp::host(&config.paths, &config.env),
             servers,
             &workspace.dirs(),
             &config.allowed_mcp_server_names,
             config.trusted,
-        )
-        .await;
-        notes.extend(mgr.failures().iter().map(|f| StartupNote {
-            text: f.clone(),
+        );
+        // The terminal UI takes the servers in as they connect (the
+        // session does); everyone else waits for all of them at once.
+        if !config.mcp_in_background {
+            mgr.connect_all().await;
+        }
+        notes.extend(mgr.failures().into_iter().map(|text| StartupNote {
+            text,
             warning: false,
         }));
+        // The rules follow from the configuration, connected or not.
+        policy.add_rules(mgr.policy_rules());
         Some(Arc::new(mgr))
     } else {
         None
@@ -92,32 +146,20 @@ pub(super) async fn tool_layer(
     let skills = Arc::new(skills);
     let agents = super::subagents::session_agents(config, tool_server, &config.extensions);
     notes.extend(super::subagents::agent_notes(&agents));
-    let mut registry = registry(
-        config,
-        policy,
-        mode,
+    let recipe = RegistryRecipe {
+        config: config.clone(),
         discovered,
-        mcp.as_ref(),
-        &skills,
-        &agents.agents,
-    );
-    registry.exclude(extensions::excluded_tools(&config.extensions));
-    if tool_server {
-        // A session without a model leaves out the tools that need one.
-        registry.exclude(
-            builtin::specs()
-                .filter(|s| s.model == ModelUse::Required)
-                .map(|s| s.name.to_string()),
-        );
-    }
-    if !write_todos_enabled(settings, model) {
-        registry.exclude(["write_todos".to_string()]);
-    }
+        skills: skills.clone(),
+        agents: agents.agents.clone(),
+        model: model.to_string(),
+    };
+    let registry = recipe.build(policy, mode, mcp.as_ref());
     Ok(ToolLayer {
         registry,
         mcp,
         skills,
         agents,
+        recipe,
     })
 }
 
@@ -238,7 +280,6 @@ fn registry(
         }
         registry.add_aliases(mcp.qualified_aliases());
         registry.add_aliases(mcp.mcp_prefixed_aliases());
-        policy.add_rules(mcp.policy_rules());
     }
     registry.exclude(settings.tools_exclude());
     let denied: Vec<String> = registry
