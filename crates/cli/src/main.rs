@@ -231,8 +231,10 @@ fn run_ui(
     let mut typed: Vec<(String, String)> = Vec::new();
     loop {
         let mut config = args.session_config(startup, true, session_id.clone());
-        // The terminal UI shows the model's questions (ask_user).
+        // The terminal UI shows the model's questions (ask_user); the
+        // prompt is taken at once and MCP servers join as they connect.
         config.ask_user = true;
+        config.mcp_in_background = true;
         for (var, value) in &typed {
             config.env = config.env.with(var, value);
         }

@@ -130,6 +130,7 @@ impl Translator {
             | AgentEvent::PromptStarted { .. }
             | AgentEvent::ModelChanged { .. }
             | AgentEvent::HistoryReplaced { .. }
+            | AgentEvent::McpServersChanged { .. }
             | AgentEvent::Finished(_) => return Action::Show(Vec::new()),
         };
         Action::Show(vec![update])

@@ -156,6 +156,7 @@ impl Printer {
             | AgentEvent::ApprovalModeChanged { .. }
             | AgentEvent::ModelChanged { .. }
             | AgentEvent::HistoryReplaced { .. }
+            | AgentEvent::McpServersChanged { .. }
             | AgentEvent::Finished(_)
             | AgentEvent::SessionEnded => {}
         }

@@ -161,7 +161,8 @@ fn on_event(app: &mut App, ev: AgentEvent) -> bool {
         | AgentEvent::PromptStarted { .. }
         | AgentEvent::ApprovalModeChanged { .. }
         | AgentEvent::ModelChanged { .. }
-        | AgentEvent::HistoryReplaced { .. }) => app.state.on_agent_event(ev, Instant::now()),
+        | AgentEvent::HistoryReplaced { .. }
+        | AgentEvent::McpServersChanged { .. }) => app.state.on_agent_event(ev, Instant::now()),
     }
     false
 }

@@ -157,10 +157,7 @@ async fn run(
     let mut state =
         state::UiState::new(summary.model.clone(), label, summary.approval_mode, history);
     state.context_window = info.context_window(&summary.model);
-    let mcp = info.mcp_servers();
-    if !mcp.servers.is_empty() || !mcp.failures.is_empty() {
-        state.mcp_status = Some((mcp.servers.len(), mcp.failures.len()));
-    }
+    state.set_mcp_status(&info.mcp_servers());
     let keys = std::sync::Arc::new(key_gate::KeyGate::default());
     state.push_lines(banner(&summary.model, summary.resumed, &summary.session_id));
     if summary.resumed

@@ -44,7 +44,11 @@ fn mcp_screen() {
         },
     ];
     let failures = vec!["Error connecting to MCP server 'broken': spawn failed".to_string()];
-    let info = McpServersInfo { servers, failures };
+    let info = McpServersInfo {
+        servers,
+        failures,
+        connecting: Vec::new(),
+    };
     let got = screen(panels::mcp_lines(&info), 80, 16);
     assert_screen(
         &got,
@@ -82,6 +86,7 @@ fn mcp_screen() {
     let info = McpServersInfo {
         servers: docs,
         failures: auth,
+        connecting: Vec::new(),
     };
     let got = screen(panels::mcp_lines(&info), 80, 9);
     assert_screen(

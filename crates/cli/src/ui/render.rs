@@ -171,8 +171,16 @@ pub fn footer(s: &UiState, w: usize) -> Line<'static> {
     let window = s.context_window.max(1);
     let left_pct = 100u64.saturating_sub(s.context_tokens * 100 / window);
     let mcp = match s.mcp_status {
-        Some((ready, 0)) => format!(" · MCP {ready} ready"),
-        Some((ready, failed)) => format!(" · MCP {ready} ready, {failed} failed"),
+        Some((ready, connecting, failed)) => {
+            let mut text = format!(" · MCP {ready} ready");
+            if connecting > 0 {
+                text.push_str(&format!(", {connecting} connecting"));
+            }
+            if failed > 0 {
+                text.push_str(&format!(", {failed} failed"));
+            }
+            text
+        }
         None => String::new(),
     };
     let cost = s

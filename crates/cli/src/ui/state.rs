@@ -11,7 +11,7 @@ use crate::ui::view::markdown;
 use crate::ui::view::wrap::{sanitize, wrap_prefixed};
 use gemini_rs_protocol::events::ApprovalMode;
 use gemini_rs_protocol::events::SessionStats;
-use gemini_rs_protocol::events::{AgentEvent, HookMessageKind, ToolCallStatus};
+use gemini_rs_protocol::events::{AgentEvent, HookMessageKind, McpServersInfo, ToolCallStatus};
 use gemini_rs_protocol::events::{ConfirmationDetails, TodoItem, ToolDisplay};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -26,7 +26,7 @@ pub struct UiState {
     /// Model id.
     pub model: String,
     /// MCP servers connected and failed, shown in the footer.
-    pub mcp_status: Option<(usize, usize)>,
+    pub mcp_status: Option<(usize, usize, usize)>,
     /// Workspace path as shown.
     pub workspace_label: String,
     /// The approval mode shown.
@@ -474,6 +474,7 @@ impl UiState {
             }
             AgentEvent::Stats(stats) => self.stats = *stats,
             AgentEvent::ApprovalModeChanged { mode } => self.mode = mode,
+            AgentEvent::McpServersChanged { servers } => self.set_mcp_status(&servers),
             AgentEvent::ModelChanged {
                 model,
                 context_window,
@@ -488,6 +489,16 @@ impl UiState {
             | AgentEvent::Finished(_)
             | AgentEvent::SessionEnded => {}
         }
+    }
+
+    /// The status bar's MCP counts: ready, still connecting, failed.
+    pub fn set_mcp_status(&mut self, servers: &McpServersInfo) {
+        let counts = (
+            servers.servers.len(),
+            servers.connecting.len(),
+            servers.failures.len(),
+        );
+        self.mcp_status = (counts != (0, 0, 0)).then_some(counts);
     }
 
     fn push_card(&mut self, card: &ToolCard, now: Instant) {

@@ -347,7 +347,7 @@ fn footer_shows_mode_and_notice() {
 #[test]
 fn footer_counts_mcp_servers() {
     let mut s = state();
-    s.mcp_status = Some((2, 1));
+    s.mcp_status = Some((2, 0, 1));
     let f = crate::ui::view::wrap::line_text(&render::footer(&s, 120));
     assert!(
         f.ends_with("(100% context left) · MCP 2 ready, 1 failed"),

@@ -119,7 +119,8 @@ fn the_terminal_asks_for_a_servers_input_in_a_form() {
         text("Thanks."),
     ]));
     let t = crate::tui::Tmux::start(&sb, &fake.base_url, &[], 110, 45);
-    t.wait_for("mode: default", 20);
+    // The prompt is taken at once; the server's tools come once it is ready.
+    t.wait_for("MCP 1 ready", 20);
     t.type_text("ask me");
     t.keys(&["Enter"]);
     let s = t.wait_for("asks for input", 20);
@@ -170,7 +171,7 @@ fn directory_add_grows_the_workspace_and_the_servers_roots() {
         text("Seen."),
     ]));
     let t = crate::tui::Tmux::start(&sb, &fake.base_url, &[], 110, 40);
-    t.wait_for("mode: default", 20);
+    t.wait_for("MCP 1 ready", 20);
     t.type_text(&format!("/directory add {}", other.display()));
     t.keys(&["Enter"]);
     t.wait_for("Successfully added directories:", 10);

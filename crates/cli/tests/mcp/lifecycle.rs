@@ -67,7 +67,13 @@ fn python() -> &'static str {
 }
 
 /// A `mcpServers` entry running [`SERVER`]; its pid file.
-fn server(sb: &Sandbox, name: &str, mode: &str, delay: f64, extra: Value) -> (Value, PathBuf) {
+pub(super) fn server(
+    sb: &Sandbox,
+    name: &str,
+    mode: &str,
+    delay: f64,
+    extra: Value,
+) -> (Value, PathBuf) {
     let script = sb.write_home("mcp-server.py", SERVER);
     let pidfile = sb.home.join(format!("{name}.pid"));
     let mut entry = json!({"command": python(),
@@ -79,7 +85,7 @@ fn server(sb: &Sandbox, name: &str, mode: &str, delay: f64, extra: Value) -> (Va
     (entry, pidfile)
 }
 
-fn settings(sb: &Sandbox, servers: Value) {
+pub(super) fn settings(sb: &Sandbox, servers: Value) {
     sb.settings(
         &json!({"model": {"name": "gemini-2.5-flash", "retry": {"initialDelayMs": 1}},
         "security": {"auth": {"selectedType": "gemini-api-key"}},

@@ -4,6 +4,7 @@
 
 mod conformance;
 mod everything;
+mod late;
 mod lifecycle;
 mod oauth;
 mod serve_edges;

@@ -236,6 +236,12 @@ fn downward_dirs(workspace: &Workspace, root: &Path, max_dirs: usize) -> Vec<Pat
         if dir != root {
             out.push(dir.clone());
         }
+        // Folders queued beyond the bound would never be visited: stop
+        // reading (and checking ignore rules) once the queue holds enough,
+        // so a wide tree costs the bound, not its width.
+        if visited + queue.len() >= max_dirs {
+            continue;
+        }
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };

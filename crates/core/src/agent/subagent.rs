@@ -279,7 +279,7 @@ impl Agent {
         if turn.calls.is_empty() {
             return Ok(Step::NoCalls);
         }
-        let allowed = self.scheduler.registry().clone();
+        let allowed = self.scheduler.registry();
         let mut answers: Vec<Option<Part>> = Vec::with_capacity(turn.calls.len());
         let mut requests = Vec::new();
         let mut slots = Vec::new();

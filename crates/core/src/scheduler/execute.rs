@@ -59,10 +59,11 @@ impl Scheduler {
                 if !changed.is_empty() {
                     let mut merged = args.clone();
                     merged.extend(partial);
-                    match self
-                        .registry
-                        .build(&req.name, &Value::Object(merged), &self.ctx)
-                    {
+                    match self.registry.snapshot().build(
+                        &req.name,
+                        &Value::Object(merged),
+                        &self.ctx,
+                    ) {
                         Ok(rebuilt) => {
                             invocation = rebuilt.invocation;
                             args = rebuilt.args;

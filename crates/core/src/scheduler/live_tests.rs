@@ -33,7 +33,7 @@ fn env(mode: ApprovalMode) -> Env {
         "gemini-2.5-flash",
     );
     let scheduler = Scheduler::new(SchedulerParts {
-        registry: Arc::new(registry),
+        registry: Arc::new(registry).into(),
         policy: Arc::new(PolicyEngine::new(true)),
         hooks: Arc::new(crate::hooks::NoHooks),
         ctx,

@@ -27,7 +27,8 @@ use crate::events::{
 use crate::hooks::Hooks;
 use crate::policy::{ApprovalMode, Decision, PolicyEngine, PolicyRule, priority};
 use crate::tools::{
-    BuiltCall, ConfirmationDetails, ToolContext, ToolErrorKind, ToolKind, ToolRegistry, ToolResult,
+    BuiltCall, ConfirmationDetails, LiveRegistry, ToolContext, ToolErrorKind, ToolKind,
+    ToolRegistry, ToolResult,
 };
 use gemini_rs_protocol::{Content, Part};
 use serde_json::Value;
@@ -73,7 +74,7 @@ impl CompletedCall {
 
 /// Everything the scheduler needs, shared for the session.
 pub struct Scheduler {
-    registry: Arc<ToolRegistry>,
+    registry: LiveRegistry,
     policy: Arc<PolicyEngine>,
     hooks: Arc<dyn Hooks>,
     ctx: ToolContext,
@@ -98,8 +99,8 @@ pub fn shared_confirmations(
 
 /// The parts of a session the scheduler works with.
 pub struct SchedulerParts {
-    /// The tools.
-    pub registry: Arc<ToolRegistry>,
+    /// The tools (the session's grow as MCP servers connect).
+    pub registry: LiveRegistry,
     /// The rules.
     pub policy: Arc<PolicyEngine>,
     /// Hooks around execution.
@@ -146,9 +147,9 @@ impl Scheduler {
         }
     }
 
-    /// The tool registry.
-    pub fn registry(&self) -> &Arc<ToolRegistry> {
-        &self.registry
+    /// The tool registry as it stands now.
+    pub fn registry(&self) -> Arc<ToolRegistry> {
+        self.registry.snapshot()
     }
 
     /// The declarations for the next request, in the current mode: less
@@ -158,7 +159,7 @@ impl Scheduler {
     pub fn declarations(&self) -> Vec<gemini_rs_protocol::FunctionDeclaration> {
         let mode = self.mode();
         let planning = mode == ApprovalMode::Plan;
-        let mut decls = self.registry.declarations_in(mode, |tool| {
+        let mut decls = self.registry.snapshot().declarations_in(mode, |tool| {
             let name = tool.name();
             (name == "enter_plan_mode" && planning)
                 || (name == "exit_plan_mode" && !planning)
@@ -215,10 +216,12 @@ impl Scheduler {
                 name: req.name.clone(),
                 args: req.args.clone(),
             });
-            match self
-                .registry
-                .build_in(Some(self.mode()), &req.name, &req.args, &self.ctx)
-            {
+            match self.registry.snapshot().build_in(
+                Some(self.mode()),
+                &req.name,
+                &req.args,
+                &self.ctx,
+            ) {
                 Ok(built) => {
                     done.push(None);
                     pending.push((i, req, built));

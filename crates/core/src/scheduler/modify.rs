@@ -79,6 +79,7 @@ impl Scheduler {
         args.insert("modified_by_user".to_string(), Value::Bool(true));
         *built = self
             .registry
+            .snapshot()
             .build(&req.name, &Value::Object(args), &self.ctx)?;
         Ok(())
     }

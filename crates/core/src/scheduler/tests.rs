@@ -143,7 +143,7 @@ fn harness(interactive: bool, barrier: Option<Arc<Barrier>>) -> Harness {
         "gemini-2.5-flash",
     );
     let scheduler = Scheduler::new(SchedulerParts {
-        registry: Arc::new(registry),
+        registry: Arc::new(registry).into(),
         policy: Arc::new(policy),
         hooks: Arc::new(crate::hooks::NoHooks),
         ctx,

@@ -24,7 +24,7 @@ use crate::sandbox;
 use crate::scheduler::shared_confirmations;
 use crate::tools::background::BackgroundShells;
 use crate::tools::mcp::{McpManager, extensions};
-use crate::tools::{ToolContext, ToolRegistry, builtin};
+use crate::tools::{LiveRegistry, ToolContext, ToolRegistry, builtin};
 use crate::workspace::Workspace;
 use gemini_rs_protocol::Content;
 use std::path::{Path, PathBuf};
@@ -44,8 +44,10 @@ pub(super) struct Parts {
     pub stats: Arc<Mutex<SessionStats>>,
     pub policy: Arc<PolicyEngine>,
     pub ctx: ToolContext,
-    pub tools: Arc<ToolRegistry>,
+    pub tools: LiveRegistry,
     pub mcp: Option<Arc<McpManager>>,
+    /// The MCP servers still to connect (the terminal UI's).
+    pub late_mcp: Option<super::late_mcp::LateMcp>,
     pub custom_commands: Vec<super::custom_commands::CustomCommand>,
     pub context_windows: crate::model::provider::ContextWindows,
     pub skills: Arc<Vec<crate::skills::Skill>>,
@@ -164,7 +166,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
             .unwrap_or(compress::DEFAULT_THRESHOLD),
         pricing,
     };
-    let registry = Arc::new(tools.registry);
+    let registry = LiveRegistry::new(Arc::new(tools.registry));
     let mut ctx = ToolContext {
         workspace: workspace.clone(),
         settings: settings.clone(),
@@ -189,7 +191,11 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let base_prompt = match system_md(&config.env, paths, root) {
         Some(Ok(text)) => text,
         Some(Err(e)) => return Err(config_error(e.to_string())),
-        None => system_prompt(prompt_features(&registry, &tools.agents, &tools.skills)),
+        None => system_prompt(prompt_features(
+            &registry.snapshot(),
+            &tools.agents,
+            &tools.skills,
+        )),
     };
     let (system_instruction, context_files) = with_context_files(
         base_prompt,
@@ -241,6 +247,16 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         agent.set_model(name);
     }
     let custom_commands = command_layer(&config, tools.mcp.as_deref(), &mut notes).await;
+    let late_mcp = tools
+        .mcp
+        .clone()
+        .filter(|mcp| !mcp.connecting().is_empty())
+        .map(|mcp| super::late_mcp::LateMcp {
+            mcp,
+            recipe: tools.recipe,
+            live: registry.clone(),
+            policy: layers.policy.clone(),
+        });
     Ok(Parts {
         live_model: config.replay.is_none(),
         agent,
@@ -257,6 +273,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         ctx,
         tools: registry,
         mcp: tools.mcp,
+        late_mcp,
         checkpointer: layers.checkpointer,
         questions,
         context_files,

@@ -42,6 +42,10 @@ pub struct SessionConfig {
     /// answers them with [`Op::AnswerQuestions`](gemini_rs_protocol::events::Op::AnswerQuestions):
     /// the terminal UI only (headless and ACP leave the tool out).
     pub ask_user: bool,
+    /// MCP servers connect after the start, their tools declared from the
+    /// first request after each connects (the terminal UI); otherwise the
+    /// start waits for all of them.
+    pub mcp_in_background: bool,
     /// The id of a new session (a resumed one keeps its own).
     pub session_id: String,
     /// `-m/--model`.
@@ -95,6 +99,7 @@ impl SessionConfig {
             env: startup.env,
             interactive: false,
             ask_user: false,
+            mcp_in_background: false,
             session_id: uuid::Uuid::new_v4().to_string(),
             model: None,
             approval_mode: ApprovalMode::Default,

@@ -14,7 +14,7 @@ use crate::model::provider::ContextWindows;
 use crate::policy::{ApprovalMode, PolicyEngine};
 use crate::recording::ChatRecorder;
 use crate::scheduler::{Scheduler, SchedulerParts, SharedConfirmations};
-use crate::tools::{ToolContext, ToolRegistry};
+use crate::tools::{LiveRegistry, ToolContext};
 use crate::workspace::Workspace;
 use gemini_rs_protocol::Content;
 use std::sync::{Arc, Mutex, RwLock};
@@ -38,7 +38,7 @@ pub(super) struct SharedLayers {
 /// What makes one agent different from another on the same layers.
 pub(super) struct AgentSeed {
     /// Its tools.
-    pub registry: Arc<ToolRegistry>,
+    pub registry: LiveRegistry,
     /// Its tool context (model, sub-agent runner, client file system).
     pub ctx: ToolContext,
     /// Its model, prompt and limits.

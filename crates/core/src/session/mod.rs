@@ -16,6 +16,7 @@ pub mod config;
 pub mod custom_commands;
 mod elicitation;
 mod hook_layer;
+mod late_mcp;
 mod layers;
 mod model_switch;
 mod questions;
@@ -174,8 +175,12 @@ impl Session {
         control.background.set_notifier(Some(Box::new(move |text| {
             let _ = notices.send(AgentEvent::Info { message: text });
         })));
+        let (started_tx, started_rx) = tokio::sync::watch::channel(false);
+        let late = parts
+            .late_mcp
+            .map(|late| tokio::spawn(late.run(info.clone(), control.events.clone(), started_rx)));
         let (ops_tx, ops_rx) = mpsc::unbounded_channel();
-        let task = tokio::spawn(run(engine, control, ops_rx));
+        let task = tokio::spawn(run(engine, control, ops_rx, (started_tx, late)));
         Ok(SessionHandle {
             ops: OpSender(ops_tx),
             events: events_rx,
@@ -320,9 +325,20 @@ impl Engine {
     }
 }
 
-/// The session task: ops in order, the immediate ones at once.
-async fn run(mut engine: Engine, control: Control, mut ops: mpsc::UnboundedReceiver<Op>) {
+/// The session task: ops in order, the immediate ones at once. `late` is
+/// told when the session has started and stopped at its end: the MCP
+/// servers connecting after the start.
+async fn run(
+    mut engine: Engine,
+    control: Control,
+    mut ops: mpsc::UnboundedReceiver<Op>,
+    late: (
+        tokio::sync::watch::Sender<bool>,
+        Option<tokio::task::JoinHandle<()>>,
+    ),
+) {
     engine.started().await;
+    let _ = late.0.send(true);
     let mut queue: VecDeque<Op> = VecDeque::new();
     let mut closed = false;
     loop {
@@ -390,6 +406,11 @@ async fn run(mut engine: Engine, control: Control, mut ops: mpsc::UnboundedRecei
     // the task itself ends when both are.
     // Background commands end the same way, beside them.
     control.background.set_notifier(None);
+    if let Some(connecting) = late.1 {
+        // A server still connecting is dropped when its connection ends
+        // (its process group with it).
+        connecting.abort();
+    }
     let mcp = control.mcp.clone();
     let background = control.background.clone();
     let stopping = tokio::spawn(async move {

@@ -13,7 +13,9 @@ use crate::subagents::{
     fill_template, runtime_inputs,
 };
 use crate::tools::builtin::InternalDocsTool;
-use crate::tools::{SubagentOutcome, SubagentRunError, SubagentRunner, ToolContext, ToolRegistry};
+use crate::tools::{
+    LiveRegistry, SubagentOutcome, SubagentRunError, SubagentRunner, ToolContext, ToolRegistry,
+};
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -25,7 +27,7 @@ pub(super) struct SubagentHost {
     /// The session's layers (model client, policy, hooks, ...).
     pub layers: SharedLayers,
     /// The session's tools (the agents' tools are picked from them).
-    pub registry: Arc<ToolRegistry>,
+    pub registry: LiveRegistry,
     /// The names of the session's agents (never given to an agent).
     pub agent_names: Vec<String>,
     /// The session's event stream (nested events go there).
@@ -90,7 +92,7 @@ impl SubagentRunner for SubagentHost {
                 background_completions: false,
             };
             let mut runner = self.layers.agent(AgentSeed {
-                registry: Arc::new(self.tools_for(agent)),
+                registry: Arc::new(self.tools_for(agent)).into(),
                 ctx: nested_ctx,
                 config,
                 history: Vec::new(),
@@ -125,19 +127,20 @@ impl SubagentHost {
     /// The agent's registry: the tools it names (or every tool), never an
     /// agent; `get_internal_docs` for the agents that name it.
     fn tools_for(&self, agent: &AgentDefinition) -> ToolRegistry {
+        let registry_now = self.registry.snapshot();
         let names: Vec<String> = match &agent.tools {
-            ToolSelection::All => self.registry.active_names(),
+            ToolSelection::All => registry_now.active_names(),
             ToolSelection::Named(names) => names.clone(),
         };
         let mut registry = ToolRegistry::new();
-        registry.exclude_like(&self.registry);
+        registry.exclude_like(&self.registry.snapshot());
         for name in names {
             if self.agent_names.contains(&name) || name == COMPLETE_TASK {
                 continue;
             }
             if name == INTERNAL_DOCS_TOOL {
                 registry.register(Arc::new(InternalDocsTool));
-            } else if let Some(tool) = self.registry.get(&name) {
+            } else if let Some(tool) = registry_now.get(&name) {
                 registry.register(tool.tool.clone());
             }
         }

@@ -29,6 +29,43 @@ pub(super) struct ToolLayer {
     pub skills: Arc<Vec<Skill>>,
     /// The sub-agents.
     pub agents: AgentSet,
+    /// What the registry is built from, to build it again as late MCP
+    /// servers connect.
+    pub recipe: RegistryRecipe,
+}
+
+/// Everything the registry is built from but the MCP servers' state, so a
+/// server connecting after the start (the terminal UI's) can be taken in.
+pub(super) struct RegistryRecipe {
+    config: SessionConfig,
+    discovered: Vec<Arc<dyn Tool>>,
+    skills: Arc<Vec<Skill>>,
+    agents: Vec<crate::subagents::AgentDefinition>,
+    model: String,
+    asker: Option<builtin::Asker>,
+}
+
+impl RegistryRecipe {
+    /// The registry over the MCP servers connected now, with every
+    /// exclusion applied.
+    pub fn build(&self, policy: &PolicyEngine, mcp: Option<&Arc<McpManager>>) -> ToolRegistry {
+        let config = &self.config;
+        let builtins = session_builtins(mcp, &self.skills, &self.agents, self.asker.clone());
+        let mut registry = registry(config, policy, builtins, self.discovered.clone(), mcp);
+        registry.exclude(extensions::excluded_tools(&config.extensions));
+        if config.kind == SessionKind::ToolServer {
+            // A session without a model leaves out the tools that need one.
+            registry.exclude(
+                builtin::specs()
+                    .filter(|s| s.model == ModelUse::Required)
+                    .map(|s| s.name.to_string()),
+            );
+        }
+        if !write_todos_enabled(&config.settings, &self.model) {
+            registry.exclude(["write_todos".to_string()]);
+        }
+        registry
+    }
 }
 
 /// Who the tools lean on: the sandbox that wraps the workspace's
@@ -71,7 +108,7 @@ pub(super) async fn tool_layer(
             let names = workspace_servers(settings, &config.extensions, root);
             (crate::tools::mcp::sandboxed(&host, s.clone()), names)
         });
-        let mgr = McpManager::start_with(
+        let mgr = McpManager::new(
             settings,
             host,
             servers,
@@ -79,12 +116,18 @@ pub(super) async fn tool_layer(
             &workspace.dirs(),
             &config.allowed_mcp_server_names,
             config.trusted,
-        )
-        .await;
-        notes.extend(mgr.failures().iter().map(|f| StartupNote {
-            text: f.clone(),
+        );
+        // The terminal UI takes the servers in as they connect (the
+        // session does); everyone else waits for all of them at once.
+        if !config.mcp_in_background {
+            mgr.connect_all().await;
+        }
+        notes.extend(mgr.failures().into_iter().map(|text| StartupNote {
+            text,
             warning: false,
         }));
+        // The rules follow from the configuration, connected or not.
+        policy.add_rules(mgr.policy_rules());
         Some(Arc::new(mgr))
     } else {
         None
@@ -111,25 +154,21 @@ pub(super) async fn tool_layer(
     let skills = Arc::new(skills);
     let agents = super::subagents::session_agents(config, tool_server, &config.extensions);
     notes.extend(super::subagents::agent_notes(&agents));
-    let builtins = session_builtins(mcp.as_ref(), &skills, &agents.agents, asker);
-    let mut registry = registry(config, policy, builtins, discovered, mcp.as_ref());
-    registry.exclude(extensions::excluded_tools(&config.extensions));
-    if tool_server {
-        // A session without a model leaves out the tools that need one.
-        registry.exclude(
-            builtin::specs()
-                .filter(|s| s.model == ModelUse::Required)
-                .map(|s| s.name.to_string()),
-        );
-    }
-    if !write_todos_enabled(settings, model) {
-        registry.exclude(["write_todos".to_string()]);
-    }
+    let recipe = RegistryRecipe {
+        config: config.clone(),
+        discovered,
+        skills: skills.clone(),
+        agents: agents.agents.clone(),
+        model: model.to_string(),
+        asker,
+    };
+    let registry = recipe.build(policy, mcp.as_ref());
     Ok(ToolLayer {
         registry,
         mcp,
         skills,
         agents,
+        recipe,
     })
 }
 
@@ -301,7 +340,6 @@ fn registry(
         }
         registry.add_aliases(mcp.qualified_aliases());
         registry.add_aliases(mcp.mcp_prefixed_aliases());
-        policy.add_rules(mcp.policy_rules());
     }
     registry.exclude(settings.tools_exclude());
     // Denied in every mode: not found at all. A rule for some modes only

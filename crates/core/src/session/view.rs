@@ -13,7 +13,7 @@ use crate::policy::ApprovalMode;
 use crate::recording::saved_chats;
 use crate::skills::Skill;
 use crate::subagents::{AgentDefinition, AgentOrigin, AgentSet};
-use crate::tools::ToolRegistry;
+use crate::tools::LiveRegistry;
 use crate::tools::mcp::McpManager;
 use crate::workspace::Workspace;
 use gemini_rs_protocol::events::{
@@ -34,7 +34,7 @@ pub struct SessionView {
     pub(super) paths: GeminiPaths,
     pub(super) env: crate::config::Env,
     pub(super) extensions: Arc<Vec<crate::tools::mcp::extensions::Extension>>,
-    pub(super) tools: Arc<ToolRegistry>,
+    pub(super) tools: LiveRegistry,
     pub(super) mcp: Option<Arc<McpManager>>,
     pub(super) background: Arc<crate::tools::background::BackgroundShells>,
     pub(super) hooks: Option<HookConfig>,
@@ -146,6 +146,7 @@ impl SessionView {
     /// The tools declared to the model, in registration order.
     pub fn tools(&self) -> Vec<ToolInfo> {
         self.tools
+            .snapshot()
             .active_names()
             .iter()
             .filter_map(|name| self.tool(name))
@@ -154,7 +155,8 @@ impl SessionView {
 
     /// One tool by the name (or alias) the model calls.
     pub fn tool(&self, name: &str) -> Option<ToolInfo> {
-        let tool = &self.tools.get(name)?.tool;
+        let registry = self.tools.snapshot();
+        let tool = &registry.get(name)?.tool;
         Some(ToolInfo {
             name: tool.name().to_string(),
             display_name: tool.display_name().to_string(),
@@ -213,7 +215,8 @@ impl SessionView {
             .collect();
         McpServersInfo {
             servers,
-            failures: mgr.failures().to_vec(),
+            failures: mgr.failures(),
+            connecting: mgr.connecting(),
         }
     }
 

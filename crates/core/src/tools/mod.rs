@@ -20,7 +20,7 @@ pub use gemini_rs_protocol::events::{
     ConfirmationDetails, FileDiff, Modifiable, TodoItem, TodoStatus, ToolDisplay, ToolError,
     ToolErrorKind, ToolKind, ToolResult,
 };
-pub use registry::{BuiltCall, ToolRegistry};
+pub use registry::{BuiltCall, LiveRegistry, ToolRegistry};
 pub use spec::ToolSpec;
 
 use crate::config::Settings;

@@ -8,7 +8,7 @@ use crate::policy::ApprovalMode;
 use gemini_rs_protocol::FunctionDeclaration;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 /// A registered tool with its compiled argument schema.
 pub struct RegisteredTool {
@@ -261,6 +261,41 @@ impl ToolRegistry {
             invocation,
             args,
         })
+    }
+}
+
+/// A session's registry as it stands: MCP servers that connect after the
+/// start (the terminal UI does not wait for them) replace it with a larger
+/// one. Readers take a snapshot, so a turn sees one consistent set.
+#[derive(Clone)]
+pub struct LiveRegistry(Arc<RwLock<Arc<ToolRegistry>>>);
+
+impl LiveRegistry {
+    /// A live registry starting as `registry`.
+    pub fn new(registry: Arc<ToolRegistry>) -> Self {
+        LiveRegistry(Arc::new(RwLock::new(registry)))
+    }
+
+    /// The registry as it stands now.
+    pub fn snapshot(&self) -> Arc<ToolRegistry> {
+        match self.0.read() {
+            Ok(guard) => guard.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Puts `registry` in place for every later snapshot.
+    pub fn replace(&self, registry: Arc<ToolRegistry>) {
+        match self.0.write() {
+            Ok(mut guard) => *guard = registry,
+            Err(poisoned) => *poisoned.into_inner() = registry,
+        }
+    }
+}
+
+impl From<Arc<ToolRegistry>> for LiveRegistry {
+    fn from(registry: Arc<ToolRegistry>) -> Self {
+        LiveRegistry::new(registry)
     }
 }
 

@@ -78,6 +78,10 @@ pub struct McpServersInfo {
     pub servers: Vec<McpServerInfo>,
     /// One line per server that failed to connect or needs authentication.
     pub failures: Vec<String>,
+    /// The servers still connecting (the terminal UI does not wait for
+    /// them), in configuration order.
+    #[serde(default)]
+    pub connecting: Vec<String>,
 }
 
 /// One configured hook.

@@ -516,6 +516,13 @@ pub enum AgentEvent {
         /// The questions, in order.
         questions: Vec<Question>,
     },
+    /// An MCP server connected or failed after the session started (the
+    /// terminal UI does not wait for them): where every server stands now.
+    /// Its tools are declared from the next model request on.
+    McpServersChanged {
+        /// The servers now.
+        servers: McpServersInfo,
+    },
     /// An event of a sub-agent, run by the call `parent_call_id`.
     Nested {
         /// The id of the call that delegated to the sub-agent.

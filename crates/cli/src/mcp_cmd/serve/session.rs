@@ -256,6 +256,7 @@ async fn route_events(
             | AgentEvent::ApprovalModeChanged { .. }
             | AgentEvent::ModelChanged { .. }
             | AgentEvent::HistoryReplaced { .. }
+            | AgentEvent::McpServersChanged { .. }
             | AgentEvent::Finished(_) => {}
         }
     }

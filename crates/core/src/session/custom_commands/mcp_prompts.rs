@@ -60,7 +60,7 @@ pub async fn prompt_turn(
     let inputs = parse_args(args, arguments)?;
     let conn = mcp
         .connections()
-        .iter()
+        .into_iter()
         .find(|c| c.config.name == *server)
         .ok_or_else(|| CommandError::NoServer {
             server: server.clone(),

@@ -38,7 +38,7 @@ use crate::tools::Tool;
 use gemini_rs_mcp::Host;
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::watch;
 
 /// All MCP connections of a session.
@@ -46,8 +46,14 @@ pub struct McpManager {
     configs: Vec<McpServerConfig>,
     filter: ServerFilter,
     project_trusted: bool,
-    connections: Vec<Arc<McpConnection>>,
-    failures: Vec<String>,
+    host: Host,
+    /// The sandbox's host and the (workspace) servers that start with it.
+    sandboxed: Option<(Host, HashSet<String>)>,
+    /// Connected servers, in settings order.
+    connections: RwLock<Vec<Arc<McpConnection>>>,
+    failures: RwLock<Vec<String>>,
+    /// Servers permitted to start and not connected or failed yet.
+    connecting: RwLock<Vec<McpServerConfig>>,
     #[cfg_attr(not(test), allow(dead_code))]
     changed: Arc<watch::Sender<u64>>,
     built: Mutex<Vec<Arc<McpTool>>>,
@@ -87,7 +93,33 @@ impl McpManager {
     /// As [`McpManager::start`], for the servers `configs` (the settings'
     /// and the extensions' servers, see [`extensions::all_servers`], and a
     /// front end's own); the servers `sandboxed` names start with its host.
+    #[cfg(test)]
     pub async fn start_with(
+        settings: &Settings,
+        host: Host,
+        configs: Vec<McpServerConfig>,
+        sandboxed: Option<(Host, HashSet<String>)>,
+        workspace_dirs: &[PathBuf],
+        allowed_server_names: &[String],
+        project_trusted: bool,
+    ) -> McpManager {
+        let mgr = Self::new(
+            settings,
+            host,
+            configs,
+            sandboxed,
+            workspace_dirs,
+            allowed_server_names,
+            project_trusted,
+        );
+        mgr.connect_all().await;
+        mgr
+    }
+
+    /// A manager with nothing connected yet: the servers permitted to start
+    /// wait in [`McpManager::connecting`] until [`McpManager::connect`]
+    /// (or [`McpManager::connect_all`]) takes them.
+    pub fn new(
         settings: &Settings,
         host: Host,
         configs: Vec<McpServerConfig>,
@@ -99,10 +131,8 @@ impl McpManager {
         let filter =
             ServerFilter::new(settings, allowed_server_names).with_enablement(&host.gemini_dir);
         let (tx, _rx) = watch::channel(0u64);
-        let changed = Arc::new(tx);
         let roots: handler::SharedRoots =
             Arc::new(std::sync::RwLock::new(handler::roots_for(workspace_dirs)));
-        let elicitor = elicitation::ElicitorSlot::default();
         let to_start: Vec<McpServerConfig> = if project_trusted && config::mcp_enabled(settings) {
             configs
                 .iter()
@@ -113,56 +143,91 @@ impl McpManager {
         } else {
             Vec::new()
         };
-        let attempts = to_start.into_iter().map(|cfg| {
-            let roots = roots.clone();
-            let changed = changed.clone();
-            let elicitor = elicitor.clone();
-            let name = cfg.name.clone();
-            let host = match &sandboxed {
-                Some((inside, names)) if names.contains(&name) => inside.clone(),
-                _ => host.clone(),
-            };
-            async move {
-                let handle =
-                    tokio::spawn(McpConnection::connect(host, cfg, roots, changed, elicitor));
-                let result = match handle.await {
-                    Ok(r) => r,
-                    Err(e) => Err(ConnectError::from(e)),
-                };
-                (name, result)
-            }
-        });
-        let mut connections = Vec::new();
-        let mut failures = Vec::new();
-        for (name, result) in futures::future::join_all(attempts).await {
-            match result {
-                Ok(conn) => connections.push(Arc::new(conn)),
-                Err(reason) => {
-                    tracing::warn!(server = %name, "MCP server failed to start: {reason}");
-                    failures.push(format!("Error connecting to MCP server '{name}': {reason}"));
-                }
-            }
-        }
         McpManager {
             configs,
             filter,
             project_trusted,
-            connections,
-            failures,
-            changed,
+            host,
+            sandboxed,
+            connections: RwLock::new(Vec::new()),
+            failures: RwLock::new(Vec::new()),
+            connecting: RwLock::new(to_start),
+            changed: Arc::new(tx),
             built: Mutex::new(Vec::new()),
-            elicitor,
+            elicitor: elicitation::ElicitorSlot::default(),
             roots,
         }
     }
 
+    /// Connects every server still waiting, all at once, each within its
+    /// own timeout; returns when all have connected or failed.
+    pub async fn connect_all(&self) {
+        let names: Vec<String> = self.connecting().into_iter().collect();
+        futures::future::join_all(names.iter().map(|n| self.connect(n))).await;
+    }
+
+    /// Connects the waiting server `name` (within its timeout). It joins
+    /// [`McpManager::connections`] in settings order, or a failure is
+    /// recorded in [`McpManager::failures`]; the others keep working.
+    /// Returns that failure's message, `None` when it connected (or was
+    /// not waiting).
+    pub async fn connect(&self, name: &str) -> Option<String> {
+        let cfg = read(&self.connecting)
+            .iter()
+            .find(|c| c.name == name)
+            .cloned()?;
+        // A workspace server starts inside the sandbox, when one is on.
+        let host = match &self.sandboxed {
+            Some((inside, names)) if names.contains(name) => inside.clone(),
+            _ => self.host.clone(),
+        };
+        let handle = tokio::spawn(McpConnection::connect(
+            host,
+            cfg,
+            self.roots.clone(),
+            self.changed.clone(),
+            self.elicitor.clone(),
+        ));
+        let result = match handle.await {
+            Ok(r) => r,
+            Err(e) => Err(ConnectError::from(e)),
+        };
+        let mut failure = None;
+        match result {
+            Ok(conn) => {
+                let order = |n: &str| self.configs.iter().position(|c| c.name == n);
+                let mut conns = write(&self.connections);
+                let at = conns
+                    .iter()
+                    .position(|c| order(c.name()) > order(name))
+                    .unwrap_or(conns.len());
+                conns.insert(at, Arc::new(conn));
+            }
+            Err(reason) => {
+                tracing::warn!(server = %name, "MCP server failed to start: {reason}");
+                let message = format!("Error connecting to MCP server '{name}': {reason}");
+                write(&self.failures).push(message.clone());
+                failure = Some(message);
+            }
+        }
+        write(&self.connecting).retain(|c| c.name != name);
+        failure
+    }
+
+    /// The servers still connecting, in settings order.
+    pub fn connecting(&self) -> Vec<String> {
+        read(&self.connecting)
+            .iter()
+            .map(|c| c.name.clone())
+            .collect()
+    }
     /// Offers `dirs` as the roots from now on and tells every connected
     /// server (`notifications/roots/list_changed`).
     pub async fn set_roots(&self, dirs: &[PathBuf]) {
         if let Ok(mut roots) = self.roots.write() {
             *roots = handler::roots_for(dirs);
         }
-        for conn in &self.connections {
+        for conn in self.connections() {
             if let Some(peer) = conn.peer()
                 && let Err(e) = peer.notify_roots_list_changed().await
             {
@@ -184,13 +249,13 @@ impl McpManager {
     }
 
     /// One human-readable message per server that could not be started.
-    pub fn failures(&self) -> &[String] {
-        &self.failures
+    pub fn failures(&self) -> Vec<String> {
+        read(&self.failures).clone()
     }
 
     /// The live connections, in settings order.
-    pub fn connections(&self) -> &[Arc<McpConnection>] {
-        &self.connections
+    pub fn connections(&self) -> Vec<Arc<McpConnection>> {
+        read(&self.connections).clone()
     }
 
     /// Ticks whenever a server's tool list changed (`tools/list_changed`).
@@ -207,7 +272,7 @@ impl McpManager {
     pub fn tools(&self, already_registered: &dyn Fn(&str) -> bool) -> Vec<Arc<dyn Tool>> {
         let mut taken: HashSet<String> = HashSet::new();
         let mut built: Vec<Arc<McpTool>> = Vec::new();
-        for conn in &self.connections {
+        for conn in self.connections() {
             let trusted = conn.config.trust && self.project_trusted;
             for t in conn.tools() {
                 if !conn.config.tool_enabled(&t.name) {
@@ -371,7 +436,8 @@ impl McpManager {
 
     /// Closes every connection (stdio servers are stopped).
     pub async fn shutdown(&self) {
-        futures::future::join_all(self.connections.iter().map(|c| c.shutdown())).await;
+        let conns = self.connections();
+        futures::future::join_all(conns.iter().map(|c| c.shutdown())).await;
     }
 }
 
@@ -380,7 +446,10 @@ impl McpManager {
     /// must be connected and list that resource.
     pub fn find_resource(&self, reference: &str) -> Option<(Arc<McpConnection>, String)> {
         let (server, uri) = reference.split_once(':')?;
-        let conn = self.connections().iter().find(|c| c.name() == server)?;
+        let conn = self
+            .connections()
+            .into_iter()
+            .find(|c| c.name() == server)?;
         let list = conn.resources();
         let listed = list.resources.iter().any(|(u, _, _)| u == uri);
         let templated = list
@@ -415,4 +484,16 @@ fn with_traceparent(mut config: McpServerConfig) -> McpServerConfig {
         env.entry("TRACEPARENT".to_string()).or_insert(traceparent);
     }
     config
+}
+
+/// The value behind `lock`, also when a panicking writer poisoned it.
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// As [`read`], for writing.
+fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    lock.write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -436,7 +436,8 @@ async fn failures_are_reported_and_not_fatal() {
         .map(|t| t.name().to_string())
         .collect();
     assert_eq!(names, ["do.it_", "fail", "b__do.it_"]);
-    let servers: Vec<&str> = mgr.connections().iter().map(|c| c.name()).collect();
+    let conns = mgr.connections();
+    let servers: Vec<&str> = conns.iter().map(|c| c.name()).collect();
     assert_eq!(servers, ["a", "b"]);
     let rules: Vec<(String, f64)> = mgr
         .policy_rules()
