@@ -23,6 +23,7 @@ mod leave;
 mod render;
 mod resume;
 mod state;
+mod state_events;
 mod term;
 pub mod theme;
 mod view;
