@@ -11,6 +11,26 @@ use gemini_rs_protocol::events::ToolKind;
 /// Pairs of parameter names, `(from, to)`.
 pub type ParamMap = &'static [(&'static str, &'static str)];
 
+/// The [`Tool`](crate::tools::Tool) methods a built-in answers from its
+/// spec: `name`, `display_name`, `kind` and `spec` itself.
+macro_rules! identity_from_spec {
+    ($spec:expr) => {
+        fn name(&self) -> &str {
+            $spec.name
+        }
+        fn display_name(&self) -> &str {
+            $spec.display_name
+        }
+        fn kind(&self) -> crate::tools::ToolKind {
+            $spec.kind
+        }
+        fn spec(&self) -> Option<&'static crate::tools::spec::ToolSpec> {
+            Some(&$spec)
+        }
+    };
+}
+pub(crate) use identity_from_spec;
+
 /// One built-in tool's declaration.
 #[derive(Debug, Clone, Copy)]
 pub struct ToolSpec {

@@ -7,6 +7,7 @@ use super::common::parse_params;
 use super::{Builtin, Make};
 use crate::skills::{Skill, folder_structure};
 use crate::tools::spec::ToolSpec;
+use crate::tools::spec::identity_from_spec;
 use crate::tools::{
     ConfirmationDetails, Tool, ToolContext, ToolDisplay, ToolError, ToolInvocation, ToolKind,
     ToolResult,
@@ -63,20 +64,9 @@ pub(super) const BUILTIN: Builtin = Builtin {
 };
 
 impl Tool for ActivateSkillTool {
-    fn name(&self) -> &str {
-        SPEC.name
-    }
-    fn display_name(&self) -> &str {
-        SPEC.display_name
-    }
+    identity_from_spec!(SPEC);
     fn description(&self) -> &str {
         &self.description
-    }
-    fn kind(&self) -> ToolKind {
-        SPEC.kind
-    }
-    fn spec(&self) -> Option<&'static ToolSpec> {
-        Some(&SPEC)
     }
     fn parameter_schema(&self) -> &Value {
         &self.schema

@@ -8,6 +8,7 @@ use super::Builtin;
 use super::Make;
 use super::common::parse_params;
 use crate::tools::spec::ToolSpec;
+use crate::tools::spec::identity_from_spec;
 use crate::tools::{Tool, ToolContext, ToolError, ToolInvocation, ToolKind, ToolResult};
 use futures::future::BoxFuture;
 use gemini_rs_protocol::events::{Question, QuestionType, QuestionsReply};
@@ -120,20 +121,9 @@ struct Params {
 }
 
 impl Tool for AskUserTool {
-    fn name(&self) -> &str {
-        SPEC.name
-    }
-    fn display_name(&self) -> &str {
-        SPEC.display_name
-    }
+    identity_from_spec!(SPEC);
     fn description(&self) -> &str {
         DESCRIPTION
-    }
-    fn kind(&self) -> ToolKind {
-        SPEC.kind
-    }
-    fn spec(&self) -> Option<&'static ToolSpec> {
-        Some(&SPEC)
     }
     fn parameter_schema(&self) -> &Value {
         &SCHEMA

@@ -6,6 +6,7 @@
 use super::common::parse_params;
 use super::{Builtin, Make};
 use crate::tools::background::{TAIL_BYTES, read_end};
+use crate::tools::spec::identity_from_spec;
 use crate::tools::spec::{Headless, ToolSpec};
 use crate::tools::{
     ConfirmationDetails, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind,
@@ -102,20 +103,9 @@ fn info_confirmation(spec: &ToolSpec, prompt: String) -> Option<ConfirmationDeta
 }
 
 impl Tool for ListBackgroundProcesses {
-    fn name(&self) -> &str {
-        LIST_SPEC.name
-    }
-    fn display_name(&self) -> &str {
-        LIST_SPEC.display_name
-    }
+    identity_from_spec!(LIST_SPEC);
     fn description(&self) -> &str {
         "Lists the shell commands started in the background in this session (`run_shell_command` with `is_background`), running or finished, with their PIDs."
-    }
-    fn kind(&self) -> ToolKind {
-        LIST_SPEC.kind
-    }
-    fn spec(&self) -> Option<&'static ToolSpec> {
-        Some(&LIST_SPEC)
     }
     fn parameter_schema(&self) -> &Value {
         list_schema()
@@ -187,20 +177,9 @@ struct ReadParams {
 }
 
 impl Tool for ReadBackgroundOutput {
-    fn name(&self) -> &str {
-        READ_SPEC.name
-    }
-    fn display_name(&self) -> &str {
-        READ_SPEC.display_name
-    }
+    identity_from_spec!(READ_SPEC);
     fn description(&self) -> &str {
         "Reads the end of the output log of a shell command started in the background in this session."
-    }
-    fn kind(&self) -> ToolKind {
-        READ_SPEC.kind
-    }
-    fn spec(&self) -> Option<&'static ToolSpec> {
-        Some(&READ_SPEC)
     }
     fn parameter_schema(&self) -> &Value {
         read_schema()

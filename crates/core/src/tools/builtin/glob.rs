@@ -6,6 +6,7 @@ use super::grep::HARD_EXCLUDED_DIRS;
 use super::list_directory::FileFilteringParams;
 use super::shorten_path;
 use super::{Builtin, Make};
+use crate::tools::spec::identity_from_spec;
 use crate::tools::spec::{ClaudeTwin, DefaultPolicy, ToolSpec};
 use crate::tools::{
     Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
@@ -93,24 +94,9 @@ pub(super) const BUILTIN: Builtin = Builtin {
 };
 
 impl Tool for GlobTool {
-    fn name(&self) -> &str {
-        SPEC.name
-    }
-
-    fn display_name(&self) -> &str {
-        SPEC.display_name
-    }
-
+    identity_from_spec!(SPEC);
     fn description(&self) -> &str {
         "Efficiently finds files matching specific glob patterns (e.g., `src/**/*.ts`, `**/*.md`), returning absolute paths sorted by modification time (newest first). Ideal for quickly locating files based on their name or path structure, especially in large codebases."
-    }
-
-    fn kind(&self) -> ToolKind {
-        SPEC.kind
-    }
-
-    fn spec(&self) -> Option<&'static ToolSpec> {
-        Some(&SPEC)
     }
 
     fn parameter_schema(&self) -> &Value {

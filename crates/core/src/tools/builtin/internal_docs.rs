@@ -4,6 +4,7 @@
 
 use super::common::parse_params;
 use super::{Builtin, Make};
+use crate::tools::spec::identity_from_spec;
 use crate::tools::spec::{AgentUse, ToolSpec};
 use crate::tools::{
     Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
@@ -51,20 +52,9 @@ pub(super) const BUILTIN: Builtin = Builtin {
 };
 
 impl Tool for InternalDocsTool {
-    fn name(&self) -> &str {
-        SPEC.name
-    }
-    fn display_name(&self) -> &str {
-        SPEC.display_name
-    }
+    identity_from_spec!(SPEC);
     fn description(&self) -> &str {
         "Returns one of this CLI's documentation files, or the list of them when no path is given."
-    }
-    fn kind(&self) -> ToolKind {
-        SPEC.kind
-    }
-    fn spec(&self) -> Option<&'static ToolSpec> {
-        Some(&SPEC)
     }
     fn parameter_schema(&self) -> &Value {
         &SCHEMA

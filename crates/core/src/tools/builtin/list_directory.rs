@@ -4,6 +4,7 @@
 use super::common::{Aliases, lenient, locale_compare, node_message, parse_params};
 use super::shorten_path;
 use super::{Builtin, Make};
+use crate::tools::spec::identity_from_spec;
 use crate::tools::spec::{ClaudeTwin, DefaultPolicy, ToolSpec};
 use crate::tools::{
     Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
@@ -143,24 +144,9 @@ pub(super) const BUILTIN: Builtin = Builtin {
 };
 
 impl Tool for ListDirectoryTool {
-    fn name(&self) -> &str {
-        SPEC.name
-    }
-
-    fn display_name(&self) -> &str {
-        SPEC.display_name
-    }
-
+    identity_from_spec!(SPEC);
     fn description(&self) -> &str {
         "Lists the names of files and subdirectories directly within a specified directory path. Can optionally ignore entries matching provided glob patterns."
-    }
-
-    fn kind(&self) -> ToolKind {
-        SPEC.kind
-    }
-
-    fn spec(&self) -> Option<&'static ToolSpec> {
-        Some(&SPEC)
     }
 
     fn parameter_schema(&self) -> &Value {

@@ -7,6 +7,7 @@
 use super::common::parse_params;
 use super::{Builtin, Make};
 use crate::tools::mcp::{McpConnection, McpManager, file_uri_path, resources};
+use crate::tools::spec::identity_from_spec;
 use crate::tools::spec::{DefaultPolicy, ToolSpec};
 use crate::tools::{
     Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
@@ -117,20 +118,9 @@ struct ReadParams {
 }
 
 impl Tool for ListMcpResources {
-    fn name(&self) -> &str {
-        LIST_SPEC.name
-    }
-    fn display_name(&self) -> &str {
-        LIST_SPEC.display_name
-    }
+    identity_from_spec!(LIST_SPEC);
     fn description(&self) -> &str {
         "Lists the resources the connected MCP servers offer (their URIs, names and descriptions)."
-    }
-    fn kind(&self) -> ToolKind {
-        LIST_SPEC.kind
-    }
-    fn spec(&self) -> Option<&'static ToolSpec> {
-        Some(&LIST_SPEC)
     }
     fn parameter_schema(&self) -> &Value {
         list_schema()
@@ -198,20 +188,9 @@ impl ToolInvocation for ListCall {
 }
 
 impl Tool for ReadMcpResource {
-    fn name(&self) -> &str {
-        READ_SPEC.name
-    }
-    fn display_name(&self) -> &str {
-        READ_SPEC.display_name
-    }
+    identity_from_spec!(READ_SPEC);
     fn description(&self) -> &str {
         "Reads the contents of a resource of a connected MCP server, by its URI."
-    }
-    fn kind(&self) -> ToolKind {
-        READ_SPEC.kind
-    }
-    fn spec(&self) -> Option<&'static ToolSpec> {
-        Some(&READ_SPEC)
     }
     fn parameter_schema(&self) -> &Value {
         read_schema()

@@ -4,6 +4,7 @@
 use super::common::{lenient, parse_params};
 use super::{Builtin, Make};
 use crate::tools::diff::unified_diff;
+use crate::tools::spec::identity_from_spec;
 use crate::tools::spec::{DefaultPolicy, Effect, ToolSpec};
 use crate::tools::{
     ConfirmationDetails, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind,
@@ -77,20 +78,9 @@ pub(super) const BUILTIN: Builtin = Builtin {
 };
 
 impl Tool for MemoryTool {
-    fn name(&self) -> &str {
-        SPEC.name
-    }
-    fn display_name(&self) -> &str {
-        SPEC.display_name
-    }
+    identity_from_spec!(SPEC);
     fn description(&self) -> &str {
         DESCRIPTION
-    }
-    fn kind(&self) -> ToolKind {
-        SPEC.kind
-    }
-    fn spec(&self) -> Option<&'static ToolSpec> {
-        Some(&SPEC)
     }
     fn parameter_schema(&self) -> &Value {
         &SCHEMA

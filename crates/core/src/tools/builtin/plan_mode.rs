@@ -9,9 +9,8 @@ use super::common::parse_params;
 use super::{Builtin, Make};
 use crate::policy::ApprovalMode;
 use crate::tools::spec::ToolSpec;
-use crate::tools::{
-    ConfirmationDetails, Tool, ToolContext, ToolError, ToolInvocation, ToolKind, ToolResult,
-};
+use crate::tools::spec::identity_from_spec;
+use crate::tools::{ConfirmationDetails, Tool, ToolContext, ToolError, ToolInvocation, ToolResult};
 use futures::future::BoxFuture;
 use gemini_rs_protocol::events::{ConfirmationOutcome, ConfirmationResponse};
 use serde::Deserialize;
@@ -84,20 +83,9 @@ fn exit_schema() -> &'static Value {
 }
 
 impl Tool for EnterPlanMode {
-    fn name(&self) -> &str {
-        ENTER_SPEC.name
-    }
-    fn display_name(&self) -> &str {
-        ENTER_SPEC.display_name
-    }
+    identity_from_spec!(ENTER_SPEC);
     fn description(&self) -> &str {
         "Switches the session to Plan Mode: research and design a larger or unclear change with read-only tools, write the plan as Markdown in the plans folder, then present it with exit_plan_mode."
-    }
-    fn kind(&self) -> ToolKind {
-        ENTER_SPEC.kind
-    }
-    fn spec(&self) -> Option<&'static ToolSpec> {
-        Some(&ENTER_SPEC)
     }
     fn parameter_schema(&self) -> &Value {
         enter_schema()
@@ -162,20 +150,9 @@ impl ToolInvocation for EnterCall {
 }
 
 impl Tool for ExitPlanMode {
-    fn name(&self) -> &str {
-        EXIT_SPEC.name
-    }
-    fn display_name(&self) -> &str {
-        EXIT_SPEC.display_name
-    }
+    identity_from_spec!(EXIT_SPEC);
     fn description(&self) -> &str {
         "Presents the finished plan (a Markdown file in the plans folder) for the user's approval and, once approved, leaves Plan Mode so the implementation can start. Agree on the approach with the user in the chat before calling it; source files can only be edited after it."
-    }
-    fn kind(&self) -> ToolKind {
-        EXIT_SPEC.kind
-    }
-    fn spec(&self) -> Option<&'static ToolSpec> {
-        Some(&EXIT_SPEC)
     }
     fn parameter_schema(&self) -> &Value {
         exit_schema()

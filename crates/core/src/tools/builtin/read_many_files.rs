@@ -9,6 +9,7 @@ use super::common::{Aliases, parse_params};
 use super::glob::FileGlob;
 use super::list_directory::FileFilteringParams;
 use super::{Builtin, Make};
+use crate::tools::spec::identity_from_spec;
 use crate::tools::spec::{DefaultPolicy, ToolSpec};
 use crate::tools::{
     Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
@@ -216,24 +217,9 @@ pub(super) const BUILTIN: Builtin = Builtin {
 };
 
 impl Tool for ReadManyFilesTool {
-    fn name(&self) -> &str {
-        SPEC.name
-    }
-
-    fn display_name(&self) -> &str {
-        SPEC.display_name
-    }
-
+    identity_from_spec!(SPEC);
     fn description(&self) -> &str {
         DESCRIPTION
-    }
-
-    fn kind(&self) -> ToolKind {
-        SPEC.kind
-    }
-
-    fn spec(&self) -> Option<&'static ToolSpec> {
-        Some(&SPEC)
     }
 
     fn parameter_schema(&self) -> &Value {

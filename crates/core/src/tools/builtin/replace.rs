@@ -18,6 +18,7 @@ use super::common::{lenient, node_message, parse_params};
 use super::shorten_path;
 use super::{Builtin, Make};
 use crate::tools::diff::unified_diff;
+use crate::tools::spec::identity_from_spec;
 use crate::tools::spec::{ClaudeTwin, DefaultPolicy, Effect, Headless, ToolSpec};
 use crate::tools::{
     ConfirmationDetails, FileDiff, Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind,
@@ -115,24 +116,9 @@ pub(super) const BUILTIN: Builtin = Builtin {
 };
 
 impl Tool for ReplaceTool {
-    fn name(&self) -> &str {
-        SPEC.name
-    }
-
-    fn display_name(&self) -> &str {
-        SPEC.display_name
-    }
-
+    identity_from_spec!(SPEC);
     fn description(&self) -> &str {
         DESCRIPTION
-    }
-
-    fn kind(&self) -> ToolKind {
-        SPEC.kind
-    }
-
-    fn spec(&self) -> Option<&'static ToolSpec> {
-        Some(&SPEC)
     }
 
     fn parameter_schema(&self) -> &Value {

@@ -25,6 +25,7 @@ pub use inline::run_inline;
 use super::common::{Aliases, lenient, parse_params};
 use super::{Builtin, Make};
 use crate::tools::background::CompletionBehavior;
+use crate::tools::spec::identity_from_spec;
 use crate::tools::spec::{ClaudeTwin, DefaultPolicy, Effect, Headless, ToolSpec};
 use crate::tools::{
     ConfirmationDetails, OutputSink, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation,
@@ -142,24 +143,9 @@ pub(super) const BUILTIN: Builtin = Builtin {
 };
 
 impl Tool for ShellTool {
-    fn name(&self) -> &str {
-        SPEC.name
-    }
-
-    fn display_name(&self) -> &str {
-        SPEC.display_name
-    }
-
+    identity_from_spec!(SPEC);
     fn description(&self) -> &str {
         DESCRIPTION
-    }
-
-    fn kind(&self) -> ToolKind {
-        SPEC.kind
-    }
-
-    fn spec(&self) -> Option<&'static ToolSpec> {
-        Some(&SPEC)
     }
 
     fn parameter_schema(&self) -> &Value {

@@ -13,6 +13,7 @@ use super::common::parse_params;
 use super::grounding::{Offsets, cite, has_sources};
 use super::{Builtin, Make};
 use crate::model::{ContentGenerator, ModelError};
+use crate::tools::spec::identity_from_spec;
 use crate::tools::spec::{ClaudeTwin, DefaultPolicy, Headless, ToolSpec};
 use crate::tools::{
     ConfirmationDetails, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind,
@@ -134,20 +135,9 @@ pub(super) const BUILTIN: Builtin = Builtin {
 };
 
 impl Tool for WebFetchTool {
-    fn name(&self) -> &str {
-        SPEC.name
-    }
-    fn display_name(&self) -> &str {
-        SPEC.display_name
-    }
+    identity_from_spec!(SPEC);
     fn description(&self) -> &str {
         DESCRIPTION
-    }
-    fn kind(&self) -> ToolKind {
-        SPEC.kind
-    }
-    fn spec(&self) -> Option<&'static ToolSpec> {
-        Some(&SPEC)
     }
     fn parameter_schema(&self) -> &Value {
         &SCHEMA

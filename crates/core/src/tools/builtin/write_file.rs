@@ -10,6 +10,7 @@ use super::common::{lenient, node_message, parse_params};
 use super::{Builtin, Make};
 use super::{node_error, shorten_path};
 use crate::tools::diff::{summary_diff, unified_diff};
+use crate::tools::spec::identity_from_spec;
 use crate::tools::spec::{ClaudeTwin, DefaultPolicy, Effect, Headless, ToolSpec};
 use crate::tools::{
     ClientFs, ClientFsError, ConfirmationDetails, FileDiff, Tool, ToolContext, ToolDisplay,
@@ -86,20 +87,9 @@ pub(super) const BUILTIN: Builtin = Builtin {
 };
 
 impl Tool for WriteFileTool {
-    fn name(&self) -> &str {
-        SPEC.name
-    }
-    fn display_name(&self) -> &str {
-        SPEC.display_name
-    }
+    identity_from_spec!(SPEC);
     fn description(&self) -> &str {
         DESCRIPTION
-    }
-    fn kind(&self) -> ToolKind {
-        SPEC.kind
-    }
-    fn spec(&self) -> Option<&'static ToolSpec> {
-        Some(&SPEC)
     }
     fn parameter_schema(&self) -> &Value {
         &self.schema
