@@ -4,23 +4,9 @@
 //! Shift+Tab cycles default, auto_edit, plan as Gemini CLI 0.61 does.
 
 use crate::e2e::{call, lines, text};
-use crate::support::Sandbox;
-use crate::tui::{Tmux, tmux_available};
+use crate::tui::{Tmux, ui_sandbox};
 use gemini_rs_test_support::FakeServer;
 use serde_json::json;
-
-fn ui_sandbox() -> Option<Sandbox> {
-    if !tmux_available() {
-        crate::support::peer_missing("tmux", "apt-get install tmux");
-        return None;
-    }
-    let sb = Sandbox::new();
-    sb.settings(&json!({
-        "model": {"name": "gemini-2.5-flash", "retry": {"initialDelayMs": 1}},
-        "security": {"auth": {"selectedType": "gemini-api-key"}}
-    }));
-    Some(sb)
-}
 
 #[test]
 fn shift_tab_cycles_the_modes_through_plan() {

@@ -3,24 +3,10 @@
 //! still (no spinner frames). Runs in tmux like `tui`.
 
 use crate::e2e::{call, lines, text};
-use crate::support::Sandbox;
-use crate::tui::{Tmux, tmux_available};
+use crate::tui::{Tmux, ui_sandbox};
 use gemini_rs_test_support::FakeServer;
 use serde_json::{Value, json};
 use std::time::Duration;
-
-fn ui_sandbox() -> Option<Sandbox> {
-    if !tmux_available() {
-        crate::support::peer_missing("tmux", "apt-get install tmux");
-        return None;
-    }
-    let sb = Sandbox::new();
-    sb.settings(&json!({
-        "model": {"name": "gemini-2.5-flash", "retry": {"initialDelayMs": 1}},
-        "security": {"auth": {"selectedType": "gemini-api-key"}}
-    }));
-    Some(sb)
-}
 
 #[test]
 fn export_session_writes_what_session_file_imports() {
