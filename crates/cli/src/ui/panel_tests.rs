@@ -47,9 +47,9 @@ fn mcp_screen() {
     let info = McpServersInfo {
         servers,
         failures,
-        connecting: Vec::new(),
+        connecting: vec!["slow".to_string()],
     };
-    let got = screen(panels::mcp_lines(&info), 80, 16);
+    let got = screen(panels::mcp_lines(&info), 80, 18);
     assert_screen(
         &got,
         &[
@@ -62,6 +62,8 @@ fn mcp_screen() {
             "",
             "● empty - Ready (0 tools)",
             "    No tools available",
+            "",
+            "◌ slow - Connecting… (its tools join the next request)",
             "",
             "● Error connecting to MCP server 'broken': spawn failed",
         ],

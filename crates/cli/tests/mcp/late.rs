@@ -1,7 +1,8 @@
 //! The terminal UI does not wait for MCP servers (#29): a prompt typed
 //! while a slow server starts is taken at once, declaring the tools
 //! connected so far; the first request after the server connects declares
-//! its tool. The status bar shows the server connecting, then ready.
+//! its tool. The status bar and `/mcp` show the server connecting, then
+//! ready, and its prompt becomes a slash command.
 
 use super::lifecycle::{server, settings};
 use crate::e2e::{lines, text};
@@ -35,6 +36,9 @@ fn the_ui_takes_a_prompt_while_a_slow_server_starts_and_declares_its_tool_once_c
     let t = Tmux::start(&sb, &fake.base_url, &[], 120, 30);
     let s = t.wait_for("mode: default", 20);
     assert!(s.contains("MCP 0 ready, 1 connecting"), "{s}");
+    t.type_text("/mcp");
+    t.keys(&["Enter"]);
+    t.wait_for("slow - Connecting", 10);
     t.type_text("before the server");
     t.keys(&["Enter"]);
     t.wait_for("first answer", 20);
@@ -48,11 +52,14 @@ fn the_ui_takes_a_prompt_while_a_slow_server_starts_and_declares_its_tool_once_c
     );
     assert!(names.iter().any(|n| n == "read_file"), "{names:?}");
     t.wait_for("MCP 1 ready", 20);
-    t.type_text("after the server");
+    // Its prompt is a slash command now.
+    t.type_text("/ping_slow_prompt");
     t.keys(&["Enter"]);
     t.wait_for("second answer", 20);
     let requests = fake.requests();
     assert_eq!(requests.len(), 2, "{requests:?}");
     let names = declared(&requests[1].body);
     assert!(names.iter().any(|n| n == "ping_slow"), "{names:?}");
+    let body = requests[1].body.to_string();
+    assert!(body.contains("prompt of ping_slow"), "{body}");
 }

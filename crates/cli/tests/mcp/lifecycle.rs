@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 /// A stdio MCP server in Python. Arguments: the file to write its pid to,
 /// the mode (`eof`: exits at end of input; `stubborn`: ignores TERM and
 /// end of input; `hang`: never answers), the seconds to wait before
-/// answering, and the name of its one tool.
+/// answering, and the name of its one tool (its one prompt is that name
+/// with `_prompt`).
 const SERVER: &str = r#"
 import json, os, signal, sys, time
 pidfile, mode, delay, tool = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
@@ -36,10 +37,16 @@ for line in sys.stdin:
         continue
     if method == "initialize":
         result = {"protocolVersion": msg["params"]["protocolVersion"],
-                  "capabilities": {"tools": {}}, "serverInfo": {"name": tool, "version": "1"}}
+                  "capabilities": {"tools": {}, "prompts": {}},
+                  "serverInfo": {"name": tool, "version": "1"}}
     elif method == "tools/list":
         result = {"tools": [{"name": tool, "description": "pong",
                              "inputSchema": {"type": "object"}}]}
+    elif method == "prompts/list":
+        result = {"prompts": [{"name": tool + "_prompt", "description": "a prompt"}]}
+    elif method == "prompts/get":
+        result = {"messages": [{"role": "user",
+                                "content": {"type": "text", "text": "prompt of " + tool}}]}
     else:
         result = {}
     sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": mid, "result": result}) + "\n")

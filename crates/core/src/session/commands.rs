@@ -36,9 +36,10 @@ impl Engine {
         mut parts: Vec<Part>,
         cancel: &CancellationToken,
     ) -> Result<PromptOutcome, AgentError> {
+        let commands = self.info.custom_commands();
         if let [only] = parts.as_slice()
             && let Some(text) = only.text.as_deref()
-            && let Some((cmd, args)) = custom_commands::invoked(&self.info.custom_commands, text)
+            && let Some((cmd, args)) = custom_commands::invoked(&commands, text)
         {
             let mode = self
                 .mode

@@ -2,6 +2,7 @@
 //! user types, and the registry is built again as each one arrives, so the
 //! next model request declares its tools.
 
+use super::custom_commands::{self, CustomCommand};
 use super::tool_set::RegistryRecipe;
 use super::view::SessionView;
 use crate::events::{AgentEvent, EventSender};
@@ -21,7 +22,8 @@ pub(super) struct LateMcp {
 
 impl LateMcp {
     /// Connects every waiting server at once. As each connects the
-    /// registry is built again over the servers connected so far; a
+    /// registry is built again over the servers connected so far and its
+    /// prompts become slash commands; a
     /// failure is reported as a warning. Either way the servers' state is
     /// reported (`McpServersChanged`), never before `started` turns true
     /// (the session's first event comes first).
@@ -39,12 +41,19 @@ impl LateMcp {
             let view = view.clone();
             async move {
                 let failure = this.mcp.connect(name).await;
+                let prompts = match failure {
+                    None => this.prompts_of(name).await,
+                    Some(_) => Vec::new(),
+                };
                 // A dropped sender means the session is ending; report anyway.
                 let _ = started.wait_for(|s| *s).await;
                 // Synchronous from here: the futures run on one task, so two
                 // arrivals never interleave their rebuilds.
                 match failure {
-                    None => this.rebuild(),
+                    None => {
+                        this.rebuild();
+                        view.add_commands(prompts);
+                    }
                     Some(message) => {
                         let _ = events.send(AgentEvent::Warning { message });
                     }
@@ -55,6 +64,19 @@ impl LateMcp {
             }
         });
         futures::future::join_all(arrivals).await;
+    }
+
+    /// The prompts of the server `name`, just connected, as slash commands.
+    async fn prompts_of(&self, name: &str) -> Vec<CustomCommand> {
+        match self
+            .mcp
+            .connections()
+            .into_iter()
+            .find(|c| c.name() == name)
+        {
+            Some(conn) => custom_commands::connection_prompt_commands(&conn).await,
+            None => Vec::new(),
+        }
     }
 
     /// The registry over the servers connected now, in place for the next

@@ -136,7 +136,7 @@ impl Session {
             background: parts.ctx.background.clone(),
             hooks: parts.hook_config.clone(),
             checkpointer: parts.checkpointer.clone(),
-            custom_commands: parts.custom_commands.clone(),
+            custom_commands: RwLock::new(parts.custom_commands.clone()),
             context_windows: parts.context_windows.clone(),
             policy: parts.policy.clone(),
             skills: parts.skills.clone(),

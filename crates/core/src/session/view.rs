@@ -39,7 +39,7 @@ pub struct SessionView {
     pub(super) background: Arc<crate::tools::background::BackgroundShells>,
     pub(super) hooks: Option<HookConfig>,
     pub(super) checkpointer: Option<Checkpointer>,
-    pub(super) custom_commands: Vec<CustomCommand>,
+    pub(super) custom_commands: RwLock<Vec<CustomCommand>>,
     pub(super) context_windows: ContextWindows,
     pub(super) policy: Arc<crate::policy::PolicyEngine>,
     pub(super) skills: Arc<Vec<Skill>>,
@@ -255,7 +255,28 @@ impl SessionView {
 
     /// The custom slash commands (files and MCP prompts).
     pub fn commands(&self) -> Vec<CommandInfo> {
-        self.custom_commands.iter().map(command_info).collect()
+        self.custom_commands().iter().map(command_info).collect()
+    }
+
+    /// The custom commands now (an MCP server connecting late adds its
+    /// prompts).
+    pub(super) fn custom_commands(&self) -> Vec<CustomCommand> {
+        self.custom_commands
+            .read()
+            .map(|c| c.clone())
+            .unwrap_or_default()
+    }
+
+    /// Adds the commands whose names are not taken yet (file commands and
+    /// earlier prompts win, as at start-up).
+    pub(super) fn add_commands(&self, new: Vec<CustomCommand>) {
+        if let Ok(mut commands) = self.custom_commands.write() {
+            for cmd in new {
+                if !commands.iter().any(|c| c.name == cmd.name) {
+                    commands.push(cmd);
+                }
+            }
+        }
     }
 
     /// The enabled agent skills.

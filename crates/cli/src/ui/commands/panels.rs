@@ -23,7 +23,7 @@ fn dim() -> Style {
 /// `/mcp`.
 pub fn mcp_lines(info: &McpServersInfo) -> Vec<Line<'static>> {
     let (servers, failures): (&[McpServerInfo], &[String]) = (&info.servers, &info.failures);
-    if servers.is_empty() && failures.is_empty() {
+    if servers.is_empty() && failures.is_empty() && info.connecting.is_empty() {
         return vec![
             Line::from("No MCP servers configured."),
             Line::from(Span::styled(
@@ -81,6 +81,17 @@ pub fn mcp_lines(info: &McpServersInfo) -> Vec<Line<'static>> {
             }
             out.push(Line::from(spans));
         }
+    }
+    for name in &info.connecting {
+        out.push(Line::default());
+        out.push(Line::from(vec![
+            Span::styled("◌ ", Style::new().fg(Color::Yellow)),
+            Span::styled(name.clone(), Style::new().add_modifier(Modifier::BOLD)),
+            Span::styled(
+                " - Connecting… (its tools join the next request)",
+                Style::new().fg(Color::Yellow),
+            ),
+        ]));
     }
     for f in failures {
         out.push(Line::default());

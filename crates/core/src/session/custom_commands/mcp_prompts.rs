@@ -4,7 +4,7 @@
 
 use super::error::CommandError;
 use super::{CommandSource, CustomCommand, PromptArgument};
-use crate::tools::mcp::McpManager;
+use crate::tools::mcp::{McpConnection, McpManager};
 use gemini_rs_protocol::Part;
 use serde_json::{Map, Value};
 
@@ -12,36 +12,43 @@ use serde_json::{Map, Value};
 pub async fn mcp_prompt_commands(mcp: &McpManager) -> Vec<CustomCommand> {
     let mut out = Vec::new();
     for conn in mcp.connections() {
-        for prompt in conn.list_prompts().await {
-            let Some(name) = prompt.get("name").and_then(Value::as_str) else {
-                continue;
-            };
-            let arguments = prompt
-                .get("arguments")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|a| {
-                    Some(PromptArgument {
-                        name: a.get("name")?.as_str()?.to_string(),
-                        required: a.get("required").and_then(Value::as_bool) == Some(true),
-                    })
+        out.extend(connection_prompt_commands(&conn).await);
+    }
+    out
+}
+
+/// The prompts of one server as commands.
+pub async fn connection_prompt_commands(conn: &McpConnection) -> Vec<CustomCommand> {
+    let mut out = Vec::new();
+    for prompt in conn.list_prompts().await {
+        let Some(name) = prompt.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        let arguments = prompt
+            .get("arguments")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|a| {
+                Some(PromptArgument {
+                    name: a.get("name")?.as_str()?.to_string(),
+                    required: a.get("required").and_then(Value::as_bool) == Some(true),
                 })
-                .collect();
-            let description = prompt
-                .get("description")
-                .and_then(Value::as_str)
-                .unwrap_or("Invoke this MCP prompt")
-                .to_string();
-            out.push(CustomCommand {
-                name: name.to_string(),
-                description,
-                source: CommandSource::McpPrompt {
-                    server: conn.config.name.clone(),
-                    arguments,
-                },
-            });
-        }
+            })
+            .collect();
+        let description = prompt
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or("Invoke this MCP prompt")
+            .to_string();
+        out.push(CustomCommand {
+            name: name.to_string(),
+            description,
+            source: CommandSource::McpPrompt {
+                server: conn.config.name.clone(),
+                arguments,
+            },
+        });
     }
     out
 }

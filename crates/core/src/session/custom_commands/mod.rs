@@ -9,7 +9,7 @@ mod mcp_prompts;
 
 pub use error::{CommandError, CommandFileError};
 pub use expand::{AskCommand, Expansion, expand};
-pub use mcp_prompts::{mcp_prompt_commands, prompt_turn};
+pub use mcp_prompts::{connection_prompt_commands, mcp_prompt_commands, prompt_turn};
 
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
