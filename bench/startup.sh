@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Wall time and peak memory of `gemini-rs --version` and of a replayed
-# 3-tool session (examples/demo.responses: read_file, write_file, read_file).
-# Targets on a 2-core machine: --version < 10 ms and < 10 MB;
-# replayed session < 100 ms and < 30 MB. Not part of CI.
+# Wall time and peak memory of `--version` and of a replayed 3-tool session
+# (examples/demo.responses: read_file, write_file, read_file), gemini-rs
+# beside Gemini CLI 0.61 on the same work, the two run in turn. Targets on
+# a 2-core machine: --version < 10 ms and < 10 MB; replayed session
+# < 100 ms and < 30 MB. Not part of CI.
 #
-# Env: RUNS (default 20); BIN (a prebuilt gemini-rs, skips the release build).
+# Env: RUNS (default 10); BIN (a prebuilt gemini-rs, skips the release
+# build); REF (Gemini CLI's `gemini`; installed with npm under
+# target/bench-ref when missing; REF=none measures gemini-rs alone).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-runs="${RUNS:-20}"
+runs="${RUNS:-10}"
 if [ ! -x /usr/bin/time ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time
 fi
@@ -18,15 +21,18 @@ else
   cargo build --release --quiet --manifest-path "$root/Cargo.toml" -p gemini-rs
   bin="$root/target/release/gemini-rs"
 fi
+ref="${REF:-$root/target/bench-ref/node_modules/.bin/gemini}"
+if [ "$ref" != none ] && [ ! -x "$ref" ]; then
+  npm install --silent --prefix "$root/target/bench-ref" @google/gemini-cli@0.61.0 >&2
+fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-# measure NAME CMD...: the median wall ms (bash's microsecond clock around
-# the command) and the max RSS (GNU time, report written to a file with -o
-# so the program's own output can go to /dev/null) over $runs runs.
+# measure CMD...: "<median wall ms> <max RSS MB>" over $runs runs (bash's
+# microsecond clock around the command; GNU time for the RSS, its report
+# written with -o so the program's own output can go to /dev/null).
 measure() {
-  local name="$1"; shift
   local walls=() rss_max=0
   for _ in $(seq "$runs"); do
     local t0=$EPOCHREALTIME
@@ -38,10 +44,30 @@ measure() {
     [ "$rss" -gt "$rss_max" ] && rss_max=$rss
   done
   local median; median=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  printf '%-28s median %7s ms   max RSS %6.1f MB\n' "$name" "$median" "$(awk -v k="$rss_max" 'BEGIN{print k/1024}')"
+  echo "$median $(awk -v k="$rss_max" 'BEGIN{printf "%.1f", k/1024}')"
 }
 
-measure "gemini-rs --version" "$bin" --version
+# pair LABEL ARGS...: gemini-rs and Gemini CLI 0.61 with ARGS, one after
+# the other; both figures and the time ratio.
+pair() {
+  local label="$1"; shift
+  local a b
+  a=$(measure "$bin" "$@")
+  if [ "$ref" = none ]; then
+    printf '%-26s gemini-rs %8.1f ms %6.1f MB\n' "$label" $a
+    return
+  fi
+  b=$(measure "$ref" "$@")
+  # shellcheck disable=SC2086
+  awk -v l="$label" -v a="$a" -v b="$b" 'BEGIN {
+    split(a, x, " "); split(b, y, " ");
+    printf "%-26s gemini-rs %8.1f ms %6.1f MB   Gemini CLI 0.61 %8.1f ms %6.1f MB   ratio %.3fx\n",
+      l, x[1], x[2], y[1], y[2], x[1] / y[1] }'
+}
+
+mkdir -p "$work/home"
+export HOME="$work/home" GEMINI_API_KEY=dummy GEMINI_CLI_NO_RELAUNCH=true
+pair "--version" --version
 
 project="$work/project"
 mkdir -p "$project"
@@ -50,5 +76,5 @@ cd "$project"
 export GEMINI_CLI_HOME="$work/home" GEMINI_CLI_SYSTEM_SETTINGS_PATH="$work/no-system-settings.json"
 export GEMINI_CLI_TRUST_WORKSPACE=true  # scratch folders, trusted as harnesses do
 # write_file overwrites CHANGELOG.md on every run, so the runs are alike.
-measure "replayed 3-tool session" "$bin" --fake-responses "$root/examples/demo.responses" \
-  --approval-mode=auto_edit "Turn NOTES.md into a CHANGELOG.md"
+pair "replayed 3-tool session" --fake-responses "$root/examples/demo.responses" \
+  --approval-mode=auto_edit -p "Turn NOTES.md into a CHANGELOG.md"
