@@ -235,3 +235,64 @@ fn a_policy_file_rule_targets_plan_mode() {
     );
     assert!(!declared(&fake, 0).contains(&"glob".to_string()));
 }
+
+/// A stdio MCP server with a tool it marks read-only (`lookup`) and one it
+/// does not (`edit`).
+const ANNOTATED_SERVER: &str = r#"
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    mid, method = msg.get("id"), msg.get("method")
+    if mid is None:
+        continue
+    if method == "initialize":
+        result = {"protocolVersion": msg["params"]["protocolVersion"],
+                  "capabilities": {"tools": {}}, "serverInfo": {"name": "docs", "version": "1"}}
+    elif method == "tools/list":
+        schema = {"type": "object"}
+        result = {"tools": [
+            {"name": "lookup", "description": "reads", "inputSchema": schema,
+             "annotations": {"readOnlyHint": True}},
+            {"name": "edit", "description": "writes", "inputSchema": schema,
+             "annotations": {"readOnlyHint": False}}]}
+    elif method == "tools/call":
+        name = msg["params"]["name"]
+        result = {"content": [{"type": "text", "text": name + " ran"}]}
+    else:
+        result = {}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": mid, "result": result}) + "\n")
+    sys.stdout.flush()
+"#;
+
+#[test]
+fn a_policy_on_tool_annotations_lets_read_only_mcp_tools_run_while_planning() {
+    // Gemini CLI 0.61's documented rule for read-only MCP tools in plan mode.
+    let sb = Sandbox::new();
+    let script = sb.write_home("docs-server.py", ANNOTATED_SERVER);
+    settings(
+        &sb,
+        json!({"mcpServers": {"docs": {"command": "python3", "args": [script]}}}),
+    );
+    sb.write_home(
+        ".gemini/policies/mcp-read-only.toml",
+        "[[rule]]\nmcpName = \"*\"\ntoolAnnotations = { readOnlyHint = true }\ndecision = \"allow\"\npriority = 100\nmodes = [\"plan\"]\n",
+    );
+    let fake = FakeServer::replaying(&lines(&[
+        call("lookup", json!({})),
+        call("edit", json!({})),
+        text("ok"),
+    ]));
+    let out = sb.run(
+        &["--approval-mode", "plan", "-p", "look"],
+        None,
+        &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let got = responses(&fake);
+    assert_eq!(got[0], json!({"output": "lookup ran"}), "{got:?}");
+    let refusal = got[1]["error"].as_str().unwrap_or_default();
+    assert!(refusal.contains("You are in Plan Mode"), "{got:?}");
+    let names = declared(&fake, 0);
+    assert!(names.contains(&"lookup".to_string()), "{names:?}");
+    assert!(!names.contains(&"edit".to_string()), "{names:?}");
+}

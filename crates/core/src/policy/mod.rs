@@ -14,7 +14,8 @@ pub use shell_parse::split_commands;
 pub use toml::parse_policy;
 pub use toml::{PolicyFileError, load_policy_dir, load_policy_file, saved_rule_text};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
 use std::sync::RwLock;
 
 pub use gemini_rs_protocol::events::ApprovalMode;
@@ -55,6 +56,8 @@ pub struct PolicyEngine {
     rules: RwLock<Vec<PolicyRule>>,
     interactive: bool,
     saved_rules_file: Option<std::path::PathBuf>,
+    /// MCP tools' annotations by policy name, for `toolAnnotations`.
+    annotations: RwLock<HashMap<String, Map<String, Value>>>,
 }
 
 impl PolicyEngine {
@@ -69,6 +72,7 @@ impl PolicyEngine {
             rules: RwLock::new(Vec::new()),
             interactive,
             saved_rules_file: None,
+            annotations: RwLock::default(),
         };
         for rule in rules::default_rules() {
             engine.add_rule(rule);
@@ -213,14 +217,27 @@ impl PolicyEngine {
         }
     }
 
+    /// The annotations of the registered MCP tools, by policy name
+    /// (`<server>__<tool>`), replacing the last ones: what rules with
+    /// `toolAnnotations` see.
+    pub fn set_tool_annotations(&self, tools: Vec<(String, Map<String, Value>)>) {
+        if let Ok(mut map) = self.annotations.write() {
+            *map = tools.into_iter().collect();
+        }
+    }
+
     /// The first rule deciding `tool_name(args)` in `mode`, where this
     /// engine runs (interactive or not).
     fn first_match(&self, tool_name: &str, args: &Value, mode: ApprovalMode) -> Option<PolicyRule> {
         let rules = self.rules.read().ok()?;
+        let annotations = self.annotations.read().ok()?;
+        let annotated = annotations.get(tool_name);
         rules
             .iter()
             .filter(|r| r.interactive.is_none_or(|i| i == self.interactive))
-            .find(|r| r.matches(tool_name, args, mode) == RuleMatch::Yes)
+            .find(|r| {
+                r.matches(tool_name, args, mode) == RuleMatch::Yes && r.annotations_match(annotated)
+            })
             .cloned()
     }
 
@@ -241,12 +258,14 @@ impl PolicyEngine {
     /// of any tier (such a tool is not declared in that mode, though a
     /// call still gets the rule's refusal).
     pub fn hides(&self, tool_name: &str, mode: ApprovalMode) -> bool {
-        let Ok(rules) = self.rules.read() else {
+        let (Ok(rules), Ok(annotations)) = (self.rules.read(), self.annotations.read()) else {
             return false;
         };
+        let annotated = annotations.get(tool_name);
         rules
             .iter()
             .filter(|r| r.interactive.is_none_or(|i| i == self.interactive))
+            .filter(|r| r.annotations_match(annotated))
             .find(|r| r.names_tool(tool_name) && (r.modes.is_empty() || r.modes.contains(&mode)))
             .is_some_and(|r| r.decision == Decision::Deny && !r.has_arg_conditions())
     }
@@ -282,11 +301,13 @@ impl PolicyEngine {
     /// True when a rule above the default tier denies every call of
     /// `tool_name` in `mode` (such a tool is not declared at all).
     pub fn denies_always(&self, tool_name: &str, mode: ApprovalMode) -> bool {
-        let Ok(rules) = self.rules.read() else {
+        let (Ok(rules), Ok(annotations)) = (self.rules.read(), self.annotations.read()) else {
             return false;
         };
+        let annotated = annotations.get(tool_name);
         let first = rules.iter().find(|r| {
             r.interactive.is_none_or(|i| i == self.interactive)
+                && r.annotations_match(annotated)
                 && r.names_tool(tool_name)
                 && (r.modes.is_empty() || r.modes.contains(&mode))
         });

@@ -1,7 +1,7 @@
 //! The default rules of plan mode, as Gemini CLI 0.61's `plan.toml` and
 //! `yolo.toml` decide them: everything is denied while planning except the
-//! read-only tools, asking the user, the research agents and writing `.md`
-//! plans; `enter_plan_mode` only outside plan mode, `exit_plan_mode` only
+//! read-only tools (MCP tools annotated `readOnlyHint` included), asking
+//! the user, the research agents and writing `.md` plans; `enter_plan_mode` only outside plan mode, `exit_plan_mode` only
 //! inside it (approval asked where someone can answer), neither in an
 //! interactive yolo session.
 
@@ -43,6 +43,15 @@ pub(super) fn plan_rules() -> Vec<PolicyRule> {
             .in_modes(&[Plan])
             .with_deny_message(PLAN_DENY),
     ];
+    // MCP tools their server marks read-only: asked, where someone can be.
+    let mut read_only = serde_json::Map::new();
+    read_only.insert("readOnlyHint".into(), serde_json::Value::Bool(true));
+    rules.push(
+        rule("mcp_*", Decision::AskUser, 50)
+            .in_modes(&[Plan])
+            .when_interactive(true)
+            .with_annotations(read_only),
+    );
     for name in ["codebase_investigator", "cli_help"] {
         rules.push(rule(name, Decision::Allow, 50).in_modes(&[Plan]));
     }

@@ -3,7 +3,7 @@
 
 use super::{ApprovalMode, Decision};
 use regex::Regex;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Which tool calls a rule covers, beyond the tool name.
 #[derive(Debug, Clone, Default)]
@@ -39,6 +39,9 @@ pub struct PolicyRule {
     pub interactive: Option<bool>,
     /// A DENY's explanation, after `Tool execution denied by policy.`
     pub deny_message: Option<String>,
+    /// Only tools whose MCP annotations hold every one of these values
+    /// (`toolAnnotations = { readOnlyHint = true }`).
+    pub tool_annotations: Option<Map<String, Value>>,
 }
 
 /// Whether a rule applies to a call.
@@ -63,6 +66,23 @@ impl PolicyRule {
             source: String::new(),
             interactive: None,
             deny_message: None,
+            tool_annotations: None,
+        }
+    }
+
+    /// The same rule, only for tools annotated with these values.
+    pub fn with_annotations(mut self, annotations: Map<String, Value>) -> Self {
+        self.tool_annotations = Some(annotations);
+        self
+    }
+
+    /// True when the rule's annotation conditions hold for a tool
+    /// annotated `annotations` (always, without conditions).
+    pub fn annotations_match(&self, annotations: Option<&Map<String, Value>>) -> bool {
+        match (&self.tool_annotations, annotations) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(want), Some(have)) => want.iter().all(|(k, v)| have.get(k) == Some(v)),
         }
     }
 
@@ -107,6 +127,12 @@ impl PolicyRule {
     /// by its name or any other name it answers to (`grep_search`,
     /// `mcp_<server>_<tool>`, ...; see [`crate::tools::names`]).
     pub fn names_tool(&self, tool_name: &str) -> bool {
+        // `mcpName = "*"` with a tool name: that tool of any server.
+        if let Some(tool) = self.tool_name.strip_prefix("*__") {
+            return tool_name
+                .split_once("__")
+                .is_some_and(|(server, t)| !server.is_empty() && t == tool);
+        }
         let direct = match self.tool_name.strip_suffix('*') {
             Some(prefix) => tool_name.starts_with(prefix),
             None => self.tool_name == tool_name,

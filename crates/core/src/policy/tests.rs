@@ -223,7 +223,7 @@ fn default_decisions_per_mode() {
         }
     }
     // v0.27.4's rules, then 0.61's plan-mode rules.
-    assert_eq!(rules.len(), 8 + 5 + 2 + 2 + 18);
+    assert_eq!(rules.len(), 8 + 5 + 2 + 2 + 19);
 }
 
 #[test]
@@ -287,6 +287,27 @@ fn plan_mode_allows_reading_and_plans_only() {
     assert!(tui.hides("exit_plan_mode", Default));
     assert!(tui.hides("enter_plan_mode", Yolo));
     assert!(!headless.hides("enter_plan_mode", Yolo));
+    // MCP tools their server marks read-only are asked for where someone
+    // can answer; the others stay refused and undeclared.
+    for p in [&headless, &tui] {
+        p.set_tool_annotations(vec![
+            (
+                "docs__find".into(),
+                json!({"readOnlyHint": true}).as_object().cloned().unwrap(),
+            ),
+            (
+                "docs__edit".into(),
+                json!({"readOnlyHint": false}).as_object().cloned().unwrap(),
+            ),
+        ]);
+    }
+    let none = json!({});
+    assert_eq!(tui.check("docs__find", &none, Plan), Decision::AskUser);
+    assert!(!tui.hides("docs__find", Plan));
+    assert_eq!(tui.check("docs__edit", &none, Plan), Decision::Deny);
+    assert!(tui.hides("docs__edit", Plan));
+    assert_eq!(headless.check("docs__find", &none, Plan), Decision::Deny);
+    assert!(headless.hides("docs__find", Plan));
 }
 
 #[test]

@@ -50,6 +50,10 @@ impl OneOrMany {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawRule {
+    /// A label (Gemini CLI's own files name some rules); not used.
+    #[serde(default)]
+    #[allow(dead_code)]
+    name: Option<String>,
     #[serde(rename = "toolName")]
     tool_name: Option<OneOrMany>,
     #[serde(rename = "mcpName")]
@@ -71,6 +75,8 @@ struct RawRule {
     interactive: Option<bool>,
     #[serde(default, rename = "denyMessage", alias = "deny_message")]
     deny_message: Option<String>,
+    #[serde(default, rename = "toolAnnotations")]
+    tool_annotations: Option<toml::Table>,
 }
 
 /// Parses the rules of one policy file; `tier` is 1 (default), 2 (user)
@@ -129,7 +135,29 @@ pub fn parse_policy(path: &Path, text: &str, tier: u8) -> Result<Vec<PolicyRule>
                 .unwrap_or_default(),
             command_regex: regex(&raw.command_regex, "commandRegex")?,
         };
+        let tool_annotations = raw
+            .tool_annotations
+            .map(|t| serde_json::to_value(t).map_err(|e| e.to_string()))
+            .transpose()
+            .map_err(|e| invalid(None, format!("rule {n}: invalid toolAnnotations: {e}")))?
+            .and_then(|v| match v {
+                serde_json::Value::Object(map) => Some(map),
+                _ => None,
+            });
         let names = match (raw.tool_name, &raw.mcp_name) {
+            // Any server: every MCP tool, or the named tool of any server.
+            (tools, Some(server)) if server == "*" => tools
+                .map(OneOrMany::into_vec)
+                .unwrap_or_else(|| vec!["*".to_string()])
+                .into_iter()
+                .map(|t| {
+                    if t == "*" {
+                        "mcp_*".to_string()
+                    } else {
+                        format!("*__{t}")
+                    }
+                })
+                .collect(),
             // A name already in today's `mcp_<server>_<tool>` form stays.
             (Some(t), Some(server)) => t
                 .into_vec()
@@ -171,6 +199,7 @@ pub fn parse_policy(path: &Path, text: &str, tier: u8) -> Result<Vec<PolicyRule>
                 source: format!("{}: {}", tier_name(tier), path.display()),
                 interactive: raw.interactive,
                 deny_message: raw.deny_message.clone(),
+                tool_annotations: tool_annotations.clone(),
             });
         }
     }
@@ -258,6 +287,35 @@ fn toml_string(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tool_annotations_and_any_server_as_gemini_cli_0_61_writes_them() {
+        let text = "[[rule]]\nname = \"read-only MCP\"\ntoolName = \"*\"\nmcpName = \"*\"\ntoolAnnotations = { readOnlyHint = true }\ndecision = \"allow\"\npriority = 100\n\n[[rule]]\nmcpName = \"*\"\ntoolName = \"search\"\ndecision = \"deny\"\n";
+        let rules = parse_policy(Path::new("p.toml"), text, 2).unwrap();
+        assert_eq!(rules[0].tool_name, "mcp_*");
+        let want = serde_json::json!({"readOnlyHint": true});
+        assert_eq!(rules[0].tool_annotations.as_ref(), want.as_object());
+        assert!(rules[0].names_tool("docs__lookup"));
+        assert!(!rules[0].names_tool("read_file"));
+        assert!(rules[1].names_tool("docs__search") && rules[1].names_tool("web__search"));
+        assert!(!rules[1].names_tool("docs__lookup") && !rules[1].names_tool("search"));
+        let engine = crate::policy::PolicyEngine::new(false);
+        for r in rules {
+            engine.add_rule(r);
+        }
+        let read_only = want.as_object().cloned().unwrap();
+        let writes = serde_json::json!({"readOnlyHint": false});
+        engine.set_tool_annotations(vec![
+            ("docs__lookup".into(), read_only),
+            ("docs__edit".into(), writes.as_object().cloned().unwrap()),
+        ]);
+        let args = serde_json::json!({});
+        use crate::policy::ApprovalMode::Default as D;
+        assert_eq!(engine.decide("docs__lookup", &args, D), Decision::Allow);
+        assert_eq!(engine.decide("docs__edit", &args, D), Decision::AskUser);
+        assert_eq!(engine.decide("docs__other", &args, D), Decision::AskUser);
+        assert_eq!(engine.decide("docs__search", &args, D), Decision::Deny);
+    }
 
     #[test]
     fn parses_rules_with_tiers() {

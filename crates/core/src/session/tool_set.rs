@@ -340,6 +340,7 @@ fn registry(
         }
         registry.add_aliases(mcp.qualified_aliases());
         registry.add_aliases(mcp.mcp_prefixed_aliases());
+        policy.set_tool_annotations(mcp.tool_annotations());
     }
     registry.exclude(settings.tools_exclude());
     // Denied in every mode: not found at all. A rule for some modes only

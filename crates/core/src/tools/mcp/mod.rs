@@ -36,6 +36,7 @@ use crate::config::Settings;
 use crate::policy::{Decision, PolicyRule, priority};
 use crate::tools::Tool;
 use gemini_rs_mcp::Host;
+use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
@@ -285,20 +286,44 @@ impl McpManager {
                     valid
                 };
                 taken.insert(name.clone());
-                built.push(Arc::new(McpTool::new(
-                    conn.clone(),
-                    name,
-                    &t.name,
-                    t.description.as_deref(),
-                    Some(t.input_schema.as_ref()),
-                    trusted,
-                )));
+                let annotations = t
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| serde_json::to_value(a).ok())
+                    .and_then(|v| match v {
+                        Value::Object(map) => Some(map),
+                        _ => None,
+                    })
+                    .unwrap_or_default();
+                built.push(Arc::new(
+                    McpTool::new(
+                        conn.clone(),
+                        name,
+                        &t.name,
+                        t.description.as_deref(),
+                        Some(t.input_schema.as_ref()),
+                        trusted,
+                    )
+                    .with_annotations(annotations),
+                ));
             }
         }
         if let Ok(mut guard) = self.built.lock() {
             *guard = built.clone();
         }
         built.into_iter().map(|t| t as Arc<dyn Tool>).collect()
+    }
+
+    /// The annotations of the tools of the last [`McpManager::tools`], by
+    /// policy name, for policy rules with `toolAnnotations`.
+    pub fn tool_annotations(&self) -> Vec<(String, Map<String, Value>)> {
+        let Ok(built) = self.built.lock() else {
+            return Vec::new();
+        };
+        built
+            .iter()
+            .map(|t| (t.policy_name(), t.annotations().clone()))
+            .collect()
     }
 
     #[cfg(test)]

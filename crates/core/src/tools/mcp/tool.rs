@@ -24,6 +24,7 @@ pub struct McpTool {
     schema: Value,
     trusted: bool,
     connection: Arc<McpConnection>,
+    annotations: Map<String, Value>,
 }
 
 impl McpTool {
@@ -49,7 +50,19 @@ impl McpTool {
             schema,
             trusted,
             connection,
+            annotations: Map::new(),
         }
+    }
+
+    /// The same tool with the server's annotations (`readOnlyHint`, ...).
+    pub fn with_annotations(mut self, annotations: Map<String, Value>) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// The server's annotations of the tool (`readOnlyHint`, ...).
+    pub fn annotations(&self) -> &Map<String, Value> {
+        &self.annotations
     }
 
     /// The server's name.
