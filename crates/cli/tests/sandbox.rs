@@ -404,6 +404,50 @@ fn workspace_mcp_servers_and_discovery_run_inside_the_sandbox() {
     );
 }
 
+#[test]
+fn mcp_list_probes_workspace_servers_inside_the_sandbox() {
+    let sb = Sandbox::new();
+    if !sandbox_available(&sb) {
+        return;
+    }
+    let far = outside_dir();
+    let mark = |name: &str| far.path().join(name);
+    let starter = |name: &str| {
+        format!(
+            "touch {} ; touch {name}-inside.txt; echo '[]'",
+            mark(name).display()
+        )
+    };
+    user_settings(
+        &sb,
+        json!({"tools": {"sandbox": true},
+            "mcpServers": {"mine": {"command": "sh", "args": ["-c", starter("user-mcp")]}}}),
+    );
+    sb.write(
+        ".gemini/settings.json",
+        &json!({"mcpServers": {"theirs": {"command": "sh", "args": ["-c", starter("workspace-mcp")]}}})
+            .to_string(),
+    );
+    let out = sb.run(&["mcp", "list"], None, &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout.contains("theirs") && out.stdout.contains("mine"),
+        "{out:?}"
+    );
+    assert!(
+        sb.work.join("workspace-mcp-inside.txt").exists(),
+        "the workspace's server did not run: {out:?}"
+    );
+    assert!(
+        !mark("workspace-mcp").exists(),
+        "the workspace's server wrote outside the workspace: {out:?}"
+    );
+    assert!(
+        mark("user-mcp").exists(),
+        "the user's server runs outside: {out:?}"
+    );
+}
+
 /// What gemini-rs's own file tools create (the user let them) is not taken
 /// for a sandboxed command's doing.
 #[test]

@@ -10,6 +10,8 @@ use crate::tools::mcp::{
     McpManager, McpServerConfig, TransportSpec, config, oauth, server_enablement,
 };
 use gemini_rs_mcp::Host;
+use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How long `mcp list` waits for one server.
@@ -85,12 +87,22 @@ pub async fn list_servers(startup: &Startup) -> Vec<ServerListing> {
     };
     let dirs = [startup.root.clone()];
     let host = crate::tools::mcp::host(&startup.paths, &startup.env);
+    let sandboxed = sandboxed_host(startup, &host);
     let disabled = server_enablement::disabled(&startup.paths.gemini_dir);
     let is_disabled =
         |c: &McpServerConfig| disabled.contains(&server_enablement::normalize(&c.name));
     let probes = servers.iter().map(|c| {
-        let probe = (!is_disabled(c))
-            .then(|| McpManager::probe(host.clone(), c.clone(), &dirs, PROBE_LIMIT));
+        // A server the workspace declared runs in the sandbox, as in a
+        // session; without a sandbox that works, it does not run at all.
+        let host = match &sandboxed {
+            Some((names, host)) if names.contains(&c.name) => host.clone(),
+            _ => Ok(host.clone()),
+        };
+        let probe = (!is_disabled(c)).then(|| async {
+            McpManager::probe(host?, c.clone(), &dirs, PROBE_LIMIT)
+                .await
+                .map_err(|e| (e.needs_authentication(), e.to_string()))
+        });
         async move {
             match probe {
                 Some(p) => Some(p.await),
@@ -109,11 +121,36 @@ pub async fn list_servers(startup: &Startup) -> Vec<ServerListing> {
             probe: match result {
                 None => ServerProbe::Disabled,
                 Some(Ok(tools)) => ServerProbe::Connected(tools),
-                Some(Err(e)) if e.needs_authentication() => ServerProbe::NeedsAuthentication,
-                Some(Err(e)) => ServerProbe::Disconnected(e.to_string()),
+                Some(Err((true, _))) => ServerProbe::NeedsAuthentication,
+                Some(Err((false, reason))) => ServerProbe::Disconnected(reason),
             },
         })
         .collect()
+}
+
+/// With the sandbox on (`GEMINI_SANDBOX`, `tools.sandbox`): the servers
+/// the workspace declared, and the host that starts them inside it (or why
+/// the sandbox cannot be prepared here).
+fn sandboxed_host(
+    startup: &Startup,
+    host: &Host,
+) -> Option<(HashSet<String>, Result<Host, (bool, String)>)> {
+    let env = |k: &str| startup.env.raw(k);
+    let writable = vec![startup.root.clone()];
+    let prepared = match crate::sandbox::from_settings(&startup.settings, None, &env, writable) {
+        Ok(None) => return None,
+        Ok(Some(policy)) => policy.prepare(),
+        Err(e) => Err(e),
+    };
+    let names = crate::session::tool_set::workspace_servers(
+        &startup.settings,
+        &startup.extensions,
+        &startup.root,
+    );
+    let host = prepared
+        .map(|s| crate::tools::mcp::sandboxed(host, Arc::new(s)))
+        .map_err(|e| (false, format!("the sandbox cannot start it: {e}")));
+    Some((names, host))
 }
 
 /// Why `mcp enable|disable` could not switch a server.

@@ -22,7 +22,7 @@ mod model_switch;
 mod questions;
 mod rewind;
 mod subagents;
-mod tool_set;
+pub(crate) mod tool_set;
 mod view;
 
 pub use config::{SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote};

@@ -207,7 +207,7 @@ pub(super) async fn command_layer(
 /// The MCP servers a sandboxed command could have declared: those of the
 /// workspace's settings and of the extensions in the project's
 /// `.gemini/extensions/`.
-fn workspace_servers(
+pub(crate) fn workspace_servers(
     settings: &Settings,
     extensions: &[extensions::Extension],
     root: &Path,
