@@ -95,18 +95,23 @@ pub async fn list_servers(startup: &Startup) -> Vec<ServerListing> {
         // A server the workspace declared runs in the sandbox, as in a
         // session; without a sandbox that works, it does not run at all.
         let host = match &sandboxed {
-            Some((names, host)) if names.contains(&c.name) => host.clone(),
+            Some(s) if s.names.contains(&c.name) => s.host.clone(),
             _ => Ok(host.clone()),
         };
-        let probe = (!is_disabled(c)).then(|| async {
-            McpManager::probe(host?, c.clone(), &dirs, PROBE_LIMIT)
-                .await
-                .map_err(|e| (e.needs_authentication(), e.to_string()))
-        });
+        let disabled = is_disabled(c);
+        let (config, dirs) = (c.clone(), &dirs);
         async move {
-            match probe {
-                Some(p) => Some(p.await),
-                None => None,
+            if disabled {
+                return ServerProbe::Disabled;
+            }
+            let host = match host {
+                Ok(host) => host,
+                Err(why) => return ServerProbe::Disconnected(why),
+            };
+            match McpManager::probe(host, config, dirs, PROBE_LIMIT).await {
+                Ok(tools) => ServerProbe::Connected(tools),
+                Err(e) if e.needs_authentication() => ServerProbe::NeedsAuthentication,
+                Err(e) => ServerProbe::Disconnected(e.to_string()),
             }
         }
     });
@@ -114,27 +119,25 @@ pub async fn list_servers(startup: &Startup) -> Vec<ServerListing> {
     servers
         .iter()
         .zip(results)
-        .map(|(server, result)| ServerListing {
+        .map(|(server, probe)| ServerListing {
             name: server.name.clone(),
             extension: from_extension(&server.name),
             transport: describe(server),
-            probe: match result {
-                None => ServerProbe::Disabled,
-                Some(Ok(tools)) => ServerProbe::Connected(tools),
-                Some(Err((true, _))) => ServerProbe::NeedsAuthentication,
-                Some(Err((false, reason))) => ServerProbe::Disconnected(reason),
-            },
+            probe,
         })
         .collect()
 }
 
-/// With the sandbox on (`GEMINI_SANDBOX`, `tools.sandbox`): the servers
-/// the workspace declared, and the host that starts them inside it (or why
-/// the sandbox cannot be prepared here).
-fn sandboxed_host(
-    startup: &Startup,
-    host: &Host,
-) -> Option<(HashSet<String>, Result<Host, (bool, String)>)> {
+/// With the sandbox on: the servers the workspace declared, and the host
+/// that starts them inside it (or why the sandbox cannot be set up).
+struct SandboxedServers {
+    names: HashSet<String>,
+    host: Result<Host, String>,
+}
+
+/// The [`SandboxedServers`] when the sandbox is on (`GEMINI_SANDBOX`,
+/// `tools.sandbox`).
+fn sandboxed_host(startup: &Startup, host: &Host) -> Option<SandboxedServers> {
     let env = |k: &str| startup.env.raw(k);
     let writable = vec![startup.root.clone()];
     let prepared = match crate::sandbox::from_settings(&startup.settings, None, &env, writable) {
@@ -149,8 +152,8 @@ fn sandboxed_host(
     );
     let host = prepared
         .map(|s| crate::tools::mcp::sandboxed(host, Arc::new(s)))
-        .map_err(|e| (false, format!("the sandbox cannot start it: {e}")));
-    Some((names, host))
+        .map_err(|e| format!("the sandbox cannot start it: {e}"));
+    Some(SandboxedServers { names, host })
 }
 
 /// Why `mcp enable|disable` could not switch a server.
