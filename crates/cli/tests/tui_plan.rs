@@ -100,6 +100,14 @@ fn plan_command_to_feedback_to_approval() {
         .unwrap();
     let edited = std::fs::read_to_string(annotated).unwrap();
     assert!(edited.ends_with("- annotated: add a test\n"), "{edited}");
+    // `/plan` alone shows the approved plan again; `/plan copy` copies it.
+    t.type_text("/plan");
+    t.keys(&["Enter"]);
+    t.wait_for("Approved Plan: greet.md", 10);
+    t.wait_for("annotated: add a test", 5);
+    t.type_text("/plan copy");
+    t.keys(&["Enter"]);
+    t.wait_for("Plan copied to the clipboard (greet.md", 10);
     t.keys(&["C-d"]);
     t.wait_for("EXIT=0", 10);
 }

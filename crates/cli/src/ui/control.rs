@@ -52,6 +52,8 @@ pub struct App {
     pub picker_request: Option<crate::ui::commands::model::Picker>,
     /// The recorded session `/resume` switches to when this one ends.
     pub resume_request: Option<String>,
+    /// The plan last approved in the plan dialog (`/plan` shows it).
+    pub approved_plan: Option<std::path::PathBuf>,
 }
 
 impl App {
@@ -77,6 +79,7 @@ impl App {
             preferred_editor,
             picker_request: None,
             resume_request: None,
+            approved_plan: None,
         }
     }
 
@@ -107,6 +110,15 @@ impl App {
             None => ConfirmationResponse::new(dialog.call_id.clone(), outcome),
         };
         self.ctx.ops.submit(Op::Confirm(response));
+        if let ConfirmationDetails::ExitPlanMode { plan_path, .. } = &dialog.details
+            && dialog.feedback.is_none()
+            && matches!(
+                outcome,
+                ConfirmationOutcome::ProceedOnce | ConfirmationOutcome::ProceedAlways
+            )
+        {
+            self.approved_plan = Some(plan_path.clone());
+        }
         let edits = match dialog.details {
             ConfirmationDetails::Edit { .. } => true,
             ConfirmationDetails::Exec { .. }

@@ -40,7 +40,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "plan",
-        "Switch to Plan Mode (read-only planning): /plan [goal]",
+        "Switch to Plan Mode (read-only planning) and view the approved plan: /plan [goal] | copy",
     ),
     ("restore", "Restore files and conversation: /restore [id]"),
     (
@@ -181,6 +181,8 @@ pub enum Command {
     Vim,
     /// `/plan [goal]`: plan mode, then the goal as a prompt.
     Plan(Option<String>),
+    /// `/plan copy`: the approved plan to the clipboard.
+    PlanCopy,
     /// Recognised but not usable like this: the message.
     Usage(String),
     /// Not a command.
@@ -252,6 +254,7 @@ impl Command {
             | Command::TerminalSetup
             | Command::Vim
             | Command::Plan(None)
+            | Command::PlanCopy
             | Command::Usage(_)
             | Command::Unknown(_) => false,
         }
@@ -289,6 +292,7 @@ pub fn parse(line: &str) -> Command {
             Command::Usage("Usage: /chat list | save <tag> | resume <tag> | delete <tag>".into())
         }
         ("clear", _) => Command::Clear,
+        ("plan", Some("copy")) if rest_after(body, 2).is_empty() => Command::PlanCopy,
         ("plan", _) => Command::Plan(Some(rest_after(body, 1)).filter(|g| !g.is_empty())),
         ("resume", _) => Command::Resume(Some(rest_after(body, 1)).filter(|a| !a.is_empty())),
         ("compress" | "summarize", _) => Command::Compress,
@@ -412,6 +416,12 @@ mod tests {
         );
         assert_eq!(parse("/chat load x"), Command::ChatResume("x".into()));
         assert_eq!(parse("/resume"), Command::Resume(None));
+        assert_eq!(parse("/plan copy"), Command::PlanCopy);
+        assert_eq!(parse("/plan"), Command::Plan(None));
+        assert_eq!(
+            parse("/plan copy the api"),
+            Command::Plan(Some("copy the api".into()))
+        );
         assert_eq!(parse("/resume 2"), Command::Resume(Some("2".into())));
         assert!(matches!(parse("/chat save"), Command::Usage(_)));
         assert_eq!(

@@ -1,6 +1,7 @@
 //! `/plan [goal]`: switches the session to plan mode (read-only research,
 //! the plan written as Markdown in the plans folder, then approved), and
-//! sends the goal, when given, as the first prompt of the plan; and
+//! sends the goal, when given, as the first prompt of the plan, or shows
+//! the approved plan again; `/plan copy` copies that plan; and
 //! Ctrl+G in the plan dialog, which edits the plan in the external editor.
 
 use crate::ui::control::App;
@@ -25,9 +26,56 @@ pub fn run(app: &mut App, goal: Option<String>) {
         }
         app.state.info("Switched to Plan Mode.");
     }
-    if let Some(goal) = goal {
-        app.send_prompt(goal);
+    match goal {
+        Some(goal) => app.send_prompt(goal),
+        None => show_approved(app),
     }
+}
+
+/// The approved plan, shown again (nothing before one is approved).
+fn show_approved(app: &mut App) {
+    let Some(path) = app.approved_plan.clone() else {
+        return;
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(plan) => {
+            app.state
+                .info(&format!("Approved Plan: {}", file_name(&path)));
+            let width = usize::from(app.state.width);
+            app.state
+                .push_lines(crate::ui::view::plan::body(&plan, width));
+        }
+        Err(e) => app
+            .state
+            .error(&format!("Cannot read the plan {}: {e}", path.display())),
+    }
+}
+
+/// `/plan copy`: the approved plan to the clipboard (OSC 52).
+pub fn copy(app: &mut App) {
+    let Some(path) = app.approved_plan.clone() else {
+        app.state.warn("No approved plan found to copy.");
+        return;
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(plan) => {
+            let b64 = crate::ui::handlers::slash::base64(plan.as_bytes());
+            app.osc = Some(format!("\x1b]52;c;{b64}\x07"));
+            app.state.info(&format!(
+                "Plan copied to the clipboard ({}, OSC 52).",
+                file_name(&path)
+            ));
+        }
+        Err(e) => app
+            .state
+            .error(&format!("Failed to copy the plan {}: {e}", path.display())),
+    }
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
 }
 
 /// Ctrl+G in the plan dialog: the plan file opens in the external editor

@@ -121,6 +121,7 @@ pub fn command(app: &mut App, line: &str) {
         }
         Command::Init => init(app),
         Command::Plan(goal) => crate::ui::commands::plan::run(app, goal),
+        Command::PlanCopy => crate::ui::commands::plan::copy(app),
         Command::Mcp => {
             s.push_lines(panels::mcp_lines(&app.ctx.info.mcp_servers()));
         }
