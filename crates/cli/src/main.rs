@@ -210,7 +210,10 @@ fn real_main() -> Result<i32> {
         return Ok(code);
     }
     if ui_mode {
-        ui::set_screen_reader(args.screen_reader);
+        // The flag, else `ui.accessibility.screenReader`, as Gemini CLI.
+        let from_settings = startup.settings.get("ui.accessibility.screenReader")
+            == Some(&serde_json::Value::Bool(true));
+        ui::set_screen_reader(args.screen_reader || from_settings);
         let code = run_ui(args, startup, &root, &paths, session_id, interactive_prompt);
         return Ok(code);
     }

@@ -56,20 +56,34 @@ fn export_session_writes_what_session_file_imports() {
 
 #[test]
 fn screen_reader_mode_shows_no_spinner() {
+    screen_reader_case(&["--screen-reader"], false);
+}
+
+#[test]
+fn the_screen_reader_setting_turns_the_mode_on() {
+    screen_reader_case(&[], true);
+}
+
+/// A turn with a running command in screen reader mode, turned on by
+/// `flags` or by `ui.accessibility.screenReader` (`setting`).
+fn screen_reader_case(flags: &[&str], setting: bool) {
     let Some(sb) = ui_sandbox() else {
         return;
     };
+    if setting {
+        sb.settings(
+            &json!({"model": {"name": "gemini-2.5-flash", "retry": {"initialDelayMs": 1}},
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "ui": {"accessibility": {"screenReader": true}}}),
+        );
+    }
     let fake = FakeServer::replaying(&lines(&[
         call("run_shell_command", json!({"command": "sleep 2"})),
         text("slept"),
     ]));
-    let t = Tmux::start(
-        &sb,
-        &fake.base_url,
-        &["--screen-reader", "--approval-mode=yolo"],
-        100,
-        30,
-    );
+    let mut args = flags.to_vec();
+    args.push("--approval-mode=yolo");
+    let t = Tmux::start(&sb, &fake.base_url, &args, 100, 30);
     t.wait_for("mode: YOLO", 20);
     t.type_text("sleep please");
     t.keys(&["Enter"]);
