@@ -7,9 +7,9 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("about", "Show version info"),
     (
         "chat",
-        "Manage conversations: /chat save|resume|delete <tag>, /chat list",
+        "Browse recorded sessions, or manage conversations: /chat save|resume|delete <tag>, /chat list",
     ),
-    ("clear", "Clear the screen and the conversation"),
+    ("clear", "Clear the screen and the conversation (also /new)"),
     (
         "compress",
         "Compress the context by replacing it with a summary",
@@ -288,10 +288,12 @@ pub fn parse(line: &str) -> Command {
             "Missing tag. Usage: /chat delete <tag>",
             Command::ChatDelete,
         ),
+        // Bare `/chat` browses the recorded sessions, as `/resume` does.
+        ("chat", None) => Command::Resume(None),
         ("chat", _) => {
             Command::Usage("Usage: /chat list | save <tag> | resume <tag> | delete <tag>".into())
         }
-        ("clear", _) => Command::Clear,
+        ("clear" | "new", _) => Command::Clear,
         ("plan", Some("copy")) if rest_after(body, 2).is_empty() => Command::PlanCopy,
         ("plan", _) => Command::Plan(Some(rest_after(body, 1)).filter(|g| !g.is_empty())),
         ("resume", _) => Command::Resume(Some(rest_after(body, 1)).filter(|a| !a.is_empty())),
@@ -417,6 +419,8 @@ mod tests {
         assert_eq!(parse("/chat load x"), Command::ChatResume("x".into()));
         assert_eq!(parse("/resume"), Command::Resume(None));
         assert_eq!(parse("/plan copy"), Command::PlanCopy);
+        assert_eq!(parse("/chat"), Command::Resume(None));
+        assert_eq!(parse("/new"), Command::Clear);
         assert_eq!(parse("/plan"), Command::Plan(None));
         assert_eq!(
             parse("/plan copy the api"),
