@@ -69,7 +69,7 @@ fn start() -> Option<LlamaServer> {
     let started = Instant::now();
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(
-            started.elapsed() < Duration::from_secs(120),
+            started.elapsed() < Duration::from_secs(300),
             "the llama.cpp server did not start"
         );
         std::thread::sleep(Duration::from_millis(200));
