@@ -64,6 +64,17 @@ fn run_command_env(
 }
 
 /// Skips (outside CI) where the kernel offers no Landlock.
+/// A command that marks where it runs: it touches `<name>` in `far` (a
+/// folder outside the workspace) and `<name>-inside.txt` in its working
+/// directory, then prints `[]` (no discovered tools; no MCP server).
+fn marking_command(far: &tempfile::TempDir, name: &str) -> String {
+    let outside = far.path().join(name);
+    format!(
+        "touch {} ; touch {name}-inside.txt; echo '[]'",
+        outside.display()
+    )
+}
+
 fn sandbox_available(sb: &Sandbox) -> bool {
     user_settings(sb, json!({}));
     let (out, _) = run_command(sb, "true", &["-s"]);
@@ -368,12 +379,7 @@ fn workspace_mcp_servers_and_discovery_run_inside_the_sandbox() {
     }
     let far = outside_dir();
     let mark = |name: &str| far.path().join(name);
-    let starter = |name: &str| {
-        format!(
-            "touch {} ; touch {name}-inside.txt; echo '[]'",
-            mark(name).display()
-        )
-    };
+    let starter = |name: &str| marking_command(&far, name);
     user_settings(
         &sb,
         json!({"mcpServers": {"mine": {"command": "sh", "args": ["-c", starter("user-mcp")]}}}),
@@ -412,12 +418,7 @@ fn mcp_list_probes_workspace_servers_inside_the_sandbox() {
     }
     let far = outside_dir();
     let mark = |name: &str| far.path().join(name);
-    let starter = |name: &str| {
-        format!(
-            "touch {} ; touch {name}-inside.txt; echo '[]'",
-            mark(name).display()
-        )
-    };
+    let starter = |name: &str| marking_command(&far, name);
     user_settings(
         &sb,
         json!({"tools": {"sandbox": true},
