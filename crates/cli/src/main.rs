@@ -426,11 +426,7 @@ fn sessions_command(args: &Args, paths: &GeminiPaths, root: &Path) -> i32 {
     );
     for (i, s) in sessions.iter().enumerate() {
         // As Gemini CLI: whitespace folded, non-ASCII dropped, 100 columns.
-        let folded = s
-            .first_prompt
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
+        let folded = s.title().split_whitespace().collect::<Vec<_>>().join(" ");
         let clean: String = folded.chars().filter(|c| (' '..='~').contains(c)).collect();
         let title = if clean.chars().count() > 100 {
             format!("{}...", clean.chars().take(97).collect::<String>())

@@ -404,3 +404,23 @@ fn a_0_27_hash_folder_is_migrated_and_old_sessions_expire() {
     assert_eq!(out.code, 0, "{out:?}");
     assert!(slug.join("chats").join(UPSTREAM_0_61.0).exists());
 }
+
+#[test]
+fn a_sessions_summary_names_it_in_the_listing() {
+    let sb = Sandbox::new();
+    settings(&sb);
+    let chats = sb.project_temp_dir().join("chats");
+    let file = install(&chats, UPSTREAM_0_61, chrono::Duration::minutes(5));
+    // 0.61 appends the summary it generated as a metadata update.
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text.push_str("{\"$set\":{\"summary\":\"Reading the greeting file\"}}\n");
+    std::fs::write(&file, text).unwrap();
+    let out = sb.run(&["--list-sessions"], None, &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout.contains(&format!(
+            "  1. Reading the greeting file (5 minutes ago) [{UPSTREAM_0_61_ID}]"
+        )),
+        "{out:?}"
+    );
+}

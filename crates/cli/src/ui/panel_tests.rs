@@ -170,6 +170,7 @@ fn chat_list_screen() {
         file: "/tmp/session.json".into(),
         start_time: "2026-01-03T09:00:00.000Z".into(),
         first_prompt: "hi".into(),
+        summary: None,
     }];
     let got = screen(chat::list_lines(&saved, &sessions), 80, 12);
     assert_screen(

@@ -160,7 +160,7 @@ pub fn browser_lines(listed: &[(usize, Listed)], current: &str) -> Vec<Line<'sta
         let date = date.replace('T', " ");
         let first: String = l
             .info
-            .first_prompt
+            .title()
             .lines()
             .next()
             .unwrap_or("")
@@ -329,6 +329,7 @@ mod tests {
             start_time: String::new(),
             last_updated: "2026-11-26T10:00:00.000Z".into(),
             first_prompt: "hello".into(),
+            summary: None,
         };
         let all = vec![info("aaa-1"), info("bbb-2"), info("bbb-3")];
         assert_eq!(

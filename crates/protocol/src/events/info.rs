@@ -200,6 +200,20 @@ pub struct RecordedSessionInfo {
     pub last_updated: String,
     /// The text of its first prompt.
     pub first_prompt: String,
+    /// The summary Gemini CLI 0.61 saves in a session file, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+}
+
+impl RecordedSessionInfo {
+    /// What listings call the session: its summary, else its first prompt
+    /// (as Gemini CLI 0.61 names sessions).
+    pub fn title(&self) -> &str {
+        self.summary
+            .as_deref()
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or(&self.first_prompt)
+    }
 }
 
 /// A conversation saved with `/chat save`.
