@@ -1,5 +1,5 @@
-//! Issue 27.5 in the terminal: `/vim`, `/editor`, `/terminal-setup`,
-//! `/policies`, `/extensions`, `/bug`, `/privacy` and `/docs`, each used as
+//! Slash commands in the terminal: `/vim`, `/editor`, `/terminal-setup`,
+//! `/policies`, `/extensions`, `/bug`, `/privacy`, `/docs` and `/commands`, each used as
 //! a person would, in tmux like `tui`.
 
 use crate::e2e::{call, lines, text, turn};
@@ -190,6 +190,34 @@ fn bug_report_carries_no_secret_and_privacy_names_the_provider() {
     t.type_text("/docs");
     t.keys(&["Enter"]);
     t.wait_for("docs/", 10);
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT=0", 10);
+}
+
+#[test]
+fn a_command_file_written_meanwhile_is_listed_and_usable_after_a_reload() {
+    let Some(sb) = ui_sandbox() else {
+        return;
+    };
+    let fake = FakeServer::replaying(&lines(&[text("Reviewed.")]));
+    let t = Tmux::start(&sb, &fake.base_url, &[], 100, 30);
+    t.wait_for("mode: default", 20);
+    sb.write_home(
+        ".gemini/commands/git/review.toml",
+        "description = \"Review the diff\"\nprompt = \"Review this change: {{args}}\"\n",
+    );
+    t.type_text("/commands list");
+    t.keys(&["Enter"]);
+    t.wait_for("User commands (", 10);
+    t.wait_for("- git/review.toml", 5);
+    t.type_text("/commands reload");
+    t.keys(&["Enter"]);
+    t.wait_for("Custom commands reloaded", 10);
+    t.type_text("/git:review the parser");
+    t.keys(&["Enter"]);
+    t.wait_for("Reviewed.", 20);
+    let body = fake.requests()[0].body.to_string();
+    assert!(body.contains("Review this change: the parser"), "{body}");
     t.keys(&["C-d"]);
     t.wait_for("EXIT=0", 10);
 }

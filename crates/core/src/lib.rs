@@ -59,9 +59,9 @@ pub use queries::{
     terminate_children,
 };
 pub use session::{
-    FileContents, FileReadError, OpSender, PathEntry, PolicyListing, Session, SessionConfig,
-    SessionHandle, SessionKind, SessionView, StartError, StartErrorKind, StartupNote,
-    WorkspaceFile, unattended_reply,
+    CommandFolder, FileContents, FileReadError, OpSender, PathEntry, PolicyListing, Session,
+    SessionConfig, SessionHandle, SessionKind, SessionView, StartError, StartErrorKind,
+    StartupNote, WorkspaceFile, unattended_reply,
 };
 pub use startup::{Startup, folder_trust};
 pub use tools::builtin::claude::twins as claude_tool_twins;

@@ -49,6 +49,7 @@ pub(super) struct Parts {
     /// The MCP servers still to connect (the terminal UI's).
     pub late_mcp: Option<super::late_mcp::LateMcp>,
     pub custom_commands: Vec<super::custom_commands::CustomCommand>,
+    pub command_folders: super::custom_commands::CommandFolders,
     pub context_windows: crate::model::provider::ContextWindows,
     pub skills: Arc<Vec<crate::skills::Skill>>,
     pub agents: Arc<crate::subagents::AgentSet>,
@@ -246,7 +247,8 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     if let Some(name) = asked.filter(|n| AutoRouting::for_model(n, false).is_some()) {
         agent.set_model(name);
     }
-    let custom_commands = command_layer(&config, tools.mcp.as_deref(), &mut notes).await;
+    let (custom_commands, command_folders) =
+        command_layer(&config, tools.mcp.as_deref(), &mut notes).await;
     let late_mcp = tools
         .mcp
         .clone()
@@ -261,6 +263,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         live_model: config.replay.is_none(),
         agent,
         custom_commands,
+        command_folders,
         context_windows: providers.context_windows(),
         skills: tools.skills,
         agents: Arc::new(tools.agents),

@@ -26,6 +26,7 @@ pub(crate) mod tool_set;
 mod view;
 
 pub use config::{SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote};
+pub use custom_commands::CommandFolder;
 pub use elicitation::unattended_reply;
 pub use view::{FileContents, FileReadError, PathEntry, PolicyListing, SessionView, WorkspaceFile};
 
@@ -137,6 +138,7 @@ impl Session {
             hooks: parts.hook_config.clone(),
             checkpointer: parts.checkpointer.clone(),
             custom_commands: RwLock::new(parts.custom_commands.clone()),
+            command_folders: parts.command_folders.clone(),
             context_windows: parts.context_windows.clone(),
             policy: parts.policy.clone(),
             skills: parts.skills.clone(),

@@ -3,7 +3,7 @@
 //! exclusions and policy-wide denials) and when `write_todos` is declared.
 
 use super::config::{SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote};
-use super::custom_commands::{self, CustomCommand};
+use super::custom_commands::{self, CommandFolders, CustomCommand};
 use crate::config::{Scope, Settings};
 use crate::policy::{ApprovalMode, PolicyEngine, headless_excluded_tools};
 use crate::sandbox::PreparedSandbox;
@@ -173,23 +173,26 @@ pub(super) async fn tool_layer(
 }
 
 /// The custom slash commands: the extensions', the user's and (in a
-/// trusted folder) the project's files, then the MCP servers' prompts.
+/// trusted folder) the project's files, then the MCP servers' prompts;
+/// and the folders the files came from (`/commands reload` reads them
+/// again).
 pub(super) async fn command_layer(
     config: &SessionConfig,
     mcp: Option<&McpManager>,
     notes: &mut Vec<StartupNote>,
-) -> Vec<CustomCommand> {
-    let project_commands = config.root.join(".gemini").join("commands");
-    let extension_commands: Vec<(String, PathBuf)> = config
-        .extensions
-        .iter()
-        .map(|e| (e.name.clone(), e.path.join("commands")))
-        .collect();
-    let (mut commands, warnings) = custom_commands::load(
-        &extension_commands,
-        &config.paths.gemini_dir.join("commands"),
-        config.trusted.then_some(project_commands.as_path()),
-    );
+) -> (Vec<CustomCommand>, CommandFolders) {
+    let folders = CommandFolders {
+        extensions: config
+            .extensions
+            .iter()
+            .map(|e| (e.name.clone(), e.path.join("commands")))
+            .collect(),
+        user: config.paths.gemini_dir.join("commands"),
+        project: config
+            .trusted
+            .then(|| config.root.join(".gemini").join("commands")),
+    };
+    let (mut commands, warnings) = folders.load();
     if let Some(mcp) = mcp {
         for prompt in custom_commands::mcp_prompt_commands(mcp).await {
             if !commands.iter().any(|c| c.name == prompt.name) {
@@ -201,7 +204,7 @@ pub(super) async fn command_layer(
         text,
         warning: true,
     }));
-    commands
+    (commands, folders)
 }
 
 /// The MCP servers a sandboxed command could have declared: those of the

@@ -24,7 +24,7 @@ use gemini_rs_protocol::events::{
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use super::custom_commands::{CommandSource, CustomCommand};
+use super::custom_commands::{CommandFolder, CommandFolders, CommandSource, CustomCommand};
 
 /// The parts of a session a front end may look at.
 pub struct SessionView {
@@ -40,6 +40,7 @@ pub struct SessionView {
     pub(super) hooks: Option<HookConfig>,
     pub(super) checkpointer: Option<Checkpointer>,
     pub(super) custom_commands: RwLock<Vec<CustomCommand>>,
+    pub(super) command_folders: CommandFolders,
     pub(super) context_windows: ContextWindows,
     pub(super) policy: Arc<crate::policy::PolicyEngine>,
     pub(super) skills: Arc<Vec<Skill>>,
@@ -265,6 +266,21 @@ impl SessionView {
             .read()
             .map(|c| c.clone())
             .unwrap_or_default()
+    }
+
+    /// The folders of command files, each with its files (`/commands list`).
+    pub fn command_folders(&self) -> Vec<CommandFolder> {
+        self.command_folders.listing()
+    }
+
+    /// Reads the command files again, keeping the MCP servers' prompts
+    /// (`/commands reload`); the warnings name the files that cannot be used.
+    pub fn reload_commands(&self) -> Vec<String> {
+        let (files, warnings) = self.command_folders.load();
+        if let Ok(mut commands) = self.custom_commands.write() {
+            *commands = super::custom_commands::reloaded(&commands, files);
+        }
+        warnings
     }
 
     /// Adds the commands whose names are not taken yet (file commands and

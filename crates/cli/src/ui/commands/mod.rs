@@ -5,6 +5,7 @@
 
 pub mod auth;
 pub mod chat;
+pub mod custom;
 pub mod dialog;
 pub mod editor;
 pub mod extensions;

@@ -11,6 +11,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     ("clear", "Clear the screen and the conversation (also /new)"),
     (
+        "commands",
+        "Custom command files: /commands list, /commands reload",
+    ),
+    (
         "compress",
         "Compress the context by replacing it with a summary",
     ),
@@ -183,6 +187,10 @@ pub enum Command {
     Plan(Option<String>),
     /// `/plan copy`: the approved plan to the clipboard.
     PlanCopy,
+    /// `/commands list`.
+    CommandsList,
+    /// `/commands reload`.
+    CommandsReload,
     /// Recognised but not usable like this: the message.
     Usage(String),
     /// Not a command.
@@ -255,6 +263,8 @@ impl Command {
             | Command::Vim
             | Command::Plan(None)
             | Command::PlanCopy
+            | Command::CommandsList
+            | Command::CommandsReload
             | Command::Usage(_)
             | Command::Unknown(_) => false,
         }
@@ -294,6 +304,9 @@ pub fn parse(line: &str) -> Command {
             Command::Usage("Usage: /chat list | save <tag> | resume <tag> | delete <tag>".into())
         }
         ("clear" | "new", _) => Command::Clear,
+        ("commands", Some("list")) => Command::CommandsList,
+        ("commands", Some("reload")) => Command::CommandsReload,
+        ("commands", _) => Command::Usage(super::custom::USAGE.into()),
         ("plan", Some("copy")) if rest_after(body, 2).is_empty() => Command::PlanCopy,
         ("plan", _) => Command::Plan(Some(rest_after(body, 1)).filter(|g| !g.is_empty())),
         ("resume", _) => Command::Resume(Some(rest_after(body, 1)).filter(|a| !a.is_empty())),
@@ -421,6 +434,8 @@ mod tests {
         assert_eq!(parse("/plan copy"), Command::PlanCopy);
         assert_eq!(parse("/chat"), Command::Resume(None));
         assert_eq!(parse("/new"), Command::Clear);
+        assert_eq!(parse("/commands reload"), Command::CommandsReload);
+        assert!(matches!(parse("/commands"), Command::Usage(_)));
         assert_eq!(parse("/plan"), Command::Plan(None));
         assert_eq!(
             parse("/plan copy the api"),

@@ -122,6 +122,11 @@ pub fn command(app: &mut App, line: &str) {
         Command::Init => init(app),
         Command::Plan(goal) => crate::ui::commands::plan::run(app, goal),
         Command::PlanCopy => crate::ui::commands::plan::copy(app),
+        Command::CommandsList => {
+            let folders = app.ctx.info.command_folders();
+            s.push_lines(crate::ui::commands::custom::list_lines(&folders));
+        }
+        Command::CommandsReload => crate::ui::commands::custom::reload(app),
         Command::Mcp => {
             s.push_lines(panels::mcp_lines(&app.ctx.info.mcp_servers()));
         }

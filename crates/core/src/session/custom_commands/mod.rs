@@ -5,10 +5,12 @@
 
 mod error;
 mod expand;
+mod folders;
 mod mcp_prompts;
 
 pub use error::{CommandError, CommandFileError};
 pub use expand::{AskCommand, Expansion, expand};
+pub use folders::{CommandFolder, CommandFolders, reloaded};
 pub use mcp_prompts::{connection_prompt_commands, mcp_prompt_commands, prompt_turn};
 
 use serde::Deserialize;
