@@ -1,6 +1,7 @@
-//! Issue 25.3 in the terminal: an untrusted folder gets the trust dialog
+//! Folder trust in the terminal: an untrusted folder gets the trust dialog
 //! before anything of it runs; it lists what the folder brings, and the
-//! answer is saved in `trustedFolders.json`. Runs in tmux like `tui`.
+//! answer is saved in `trustedFolders.json`; `/permissions trust` changes a
+//! level from a session. Runs in tmux like `tui`.
 
 use crate::e2e::{lines, text};
 use crate::support::Sandbox;
@@ -165,4 +166,38 @@ fn escape_leaves_without_a_decision() {
     assert!(!sb.home.join(".gemini/trustedFolders.json").exists());
     assert!(sb.read("hook-ran.txt").is_none());
     assert!(fake.requests().is_empty());
+}
+
+#[test]
+fn permissions_trust_changes_a_folders_level_from_the_session() {
+    let Some(sb) = folder() else {
+        return;
+    };
+    let fake = FakeServer::replaying(&lines(&[text("unused")]));
+    let t = start(&sb, &fake);
+    t.keys(&["Enter"]);
+    t.wait_for("mode: default", 20);
+    std::fs::create_dir(sb.work.join("sub")).unwrap();
+    let sub = std::fs::canonicalize(sb.work.join("sub")).unwrap();
+    t.type_text("/permissions trust sub");
+    t.keys(&["Enter"]);
+    t.wait_for("Modify Trust Level", 10);
+    t.wait_for("Now: trusted", 5);
+    t.keys(&["3"]);
+    t.wait_for("Saved the trust level of", 10);
+    assert_eq!(rules(&sb)[sub.display().to_string()], "DO_NOT_TRUST");
+    assert!(!t.screen().contains("Restart gemini-rs"), "{}", t.screen());
+    // Its own folder: the session says to restart.
+    t.type_text("/permissions trust");
+    t.keys(&["Enter"]);
+    t.wait_for("Trust parent folder (", 10);
+    t.keys(&["Down", "Enter"]);
+    t.wait_for("Restart gemini-rs to apply the trust change", 10);
+    let work = std::fs::canonicalize(&sb.work).unwrap();
+    assert_eq!(rules(&sb)[work.display().to_string()], "TRUST_PARENT");
+    t.type_text("/permissions trust nope");
+    t.keys(&["Enter"]);
+    t.wait_for("Error accessing path:", 10);
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT=0", 10);
 }

@@ -1,9 +1,12 @@
 //! The full-width dialogs slash commands open over the input line
-//! (`/settings`, `/rewind`): which one is open, its keys and its lines.
+//! (`/settings`, `/rewind`, `/permissions trust`): which one is open, its
+//! keys and its lines.
 
+use crate::ui::commands::permissions::{TrustPanel, TrustStep};
 use crate::ui::commands::rewind::{RewindPanel, RewindStep};
 use crate::ui::commands::settings::SettingsPanel;
 use crate::ui::control::App;
+use gemini_rs_core::TrustLevel;
 use ratatui::crossterm::event::KeyEvent;
 use ratatui::text::Line;
 
@@ -13,6 +16,8 @@ pub enum Dialog {
     Settings(SettingsPanel),
     /// `/rewind`.
     Rewind(RewindPanel),
+    /// `/permissions trust`.
+    Trust(TrustPanel),
 }
 
 impl Dialog {
@@ -21,6 +26,7 @@ impl Dialog {
         match self {
             Dialog::Settings(p) => p.lines(width),
             Dialog::Rewind(p) => p.lines(width),
+            Dialog::Trust(p) => p.lines(width),
         }
     }
 }
@@ -45,6 +51,34 @@ pub fn on_key(app: &mut App, key: KeyEvent) {
                     app.state.input.set(&text);
                 }
                 app.start_op(op, "Rewinding");
+            }
+        },
+        Dialog::Trust(p) => match p.on_key(key) {
+            TrustStep::Open => {}
+            TrustStep::Closed => app.state.dialog = None,
+            TrustStep::Chosen(dir, level) => {
+                app.state.dialog = None;
+                let paths = app.ctx.info.paths().clone();
+                match gemini_rs_core::save_folder_trust(&paths, &dir, level) {
+                    Ok(()) => {
+                        app.state
+                            .info(&format!("Saved the trust level of {}.", dir.display()));
+                        // The rule covers the folder (its parent for
+                        // TRUST_PARENT) and everything below it.
+                        let scope = match level {
+                            TrustLevel::Parent => dir.parent().unwrap_or(&dir),
+                            _ => &dir,
+                        };
+                        if app.ctx.info.root().starts_with(scope) {
+                            app.state.warn(
+                                "Restart gemini-rs to apply the trust change to this session.",
+                            );
+                        }
+                    }
+                    Err(e) => app
+                        .state
+                        .error(&format!("Could not save the trust level: {e}")),
+                }
             }
         },
     }

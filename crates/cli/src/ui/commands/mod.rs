@@ -13,6 +13,7 @@ pub mod info;
 pub mod model;
 pub mod panels;
 pub mod parse;
+pub mod permissions;
 pub mod plan;
 pub mod policies;
 pub mod report;

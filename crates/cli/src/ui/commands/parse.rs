@@ -46,6 +46,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "plan",
         "Switch to Plan Mode (read-only planning) and view the approved plan: /plan [goal] | copy",
     ),
+    (
+        "permissions",
+        "Change a folder's trust level: /permissions trust [dir]",
+    ),
     ("restore", "Restore files and conversation: /restore [id]"),
     (
         "rewind",
@@ -189,6 +193,8 @@ pub enum Command {
     PlanCopy,
     /// `/commands list`.
     CommandsList,
+    /// `/permissions trust [dir]`.
+    PermissionsTrust(Option<String>),
     /// `/commands reload`.
     CommandsReload,
     /// Recognised but not usable like this: the message.
@@ -265,6 +271,7 @@ impl Command {
             | Command::PlanCopy
             | Command::CommandsList
             | Command::CommandsReload
+            | Command::PermissionsTrust(_)
             | Command::Usage(_)
             | Command::Unknown(_) => false,
         }
@@ -304,6 +311,10 @@ pub fn parse(line: &str) -> Command {
             Command::Usage("Usage: /chat list | save <tag> | resume <tag> | delete <tag>".into())
         }
         ("clear" | "new", _) => Command::Clear,
+        ("permissions", Some("trust")) => {
+            Command::PermissionsTrust(Some(arg.clone()).filter(|a| !a.is_empty()))
+        }
+        ("permissions", _) => Command::Usage(super::permissions::USAGE.into()),
         ("commands", Some("list")) => Command::CommandsList,
         ("commands", Some("reload")) => Command::CommandsReload,
         ("commands", _) => Command::Usage(super::custom::USAGE.into()),
@@ -435,6 +446,11 @@ mod tests {
         assert_eq!(parse("/chat"), Command::Resume(None));
         assert_eq!(parse("/new"), Command::Clear);
         assert_eq!(parse("/commands reload"), Command::CommandsReload);
+        assert_eq!(
+            parse("/permissions trust ../x"),
+            Command::PermissionsTrust(Some("../x".into()))
+        );
+        assert_eq!(parse("/permissions trust"), Command::PermissionsTrust(None));
         assert!(matches!(parse("/commands"), Command::Usage(_)));
         assert_eq!(parse("/plan"), Command::Plan(None));
         assert_eq!(

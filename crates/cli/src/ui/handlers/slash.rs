@@ -127,6 +127,14 @@ pub fn command(app: &mut App, line: &str) {
             s.push_lines(crate::ui::commands::custom::list_lines(&folders));
         }
         Command::CommandsReload => crate::ui::commands::custom::reload(app),
+        Command::PermissionsTrust(arg) => {
+            use crate::ui::commands::permissions::{TrustPanel, folder};
+            let view = &app.ctx.info;
+            match folder(arg.as_deref(), view.root(), &view.paths().home) {
+                Ok(dir) => s.dialog = Some(Dialog::Trust(TrustPanel::new(dir, view.paths()))),
+                Err(e) => s.error(&e),
+            }
+        }
         Command::Mcp => {
             s.push_lines(panels::mcp_lines(&app.ctx.info.mcp_servers()));
         }
