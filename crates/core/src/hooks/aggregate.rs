@@ -86,6 +86,18 @@ fn merge_or(outputs: &[&HookOutput]) -> HookOutput {
     if !blocked && !stopped {
         merged.decision = Some("allow".into());
     }
+    // Claude's PreToolUse: deny > ask > allow, whichever hook said it.
+    let strongest = outputs
+        .iter()
+        .filter_map(|o| o.specific("permissionDecision")?.as_str())
+        .max_by_key(|d| permission_rank(d));
+    if let Some(decision) = strongest {
+        let decision = Value::String(decision.to_string());
+        extend(
+            &mut merged.hook_specific,
+            &Map::from_iter([("permissionDecision".into(), decision)]),
+        );
+    }
     let join = |v: Vec<String>| (!v.is_empty()).then(|| v.join("\n"));
     merged.stop_reason = join(stops);
     merged.reason = join(reasons);
@@ -97,6 +109,16 @@ fn merge_or(outputs: &[&HookOutput]) -> HookOutput {
         );
     }
     merged
+}
+
+/// How strongly a `permissionDecision` restricts a call.
+fn permission_rank(decision: &str) -> u8 {
+    match decision {
+        "deny" => 3,
+        "ask" => 2,
+        "allow" => 1,
+        _ => 0,
+    }
 }
 
 /// Later outputs override earlier fields; `hookSpecificOutput` is

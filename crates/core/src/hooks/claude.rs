@@ -232,6 +232,15 @@ fn from_json(event: HookEvent, v: &Value, called: Option<&str>) -> HookOutput {
     }
     match event {
         HookEvent::BeforeTool => {
+            // The older `decision: "approve"` (or "allow") is a permission
+            // decision too; `permissionDecision` wins when both are given.
+            if out.decision.as_deref() == Some("allow")
+                && out.specific("permissionDecision").is_none()
+            {
+                out.hook_specific
+                    .get_or_insert_with(Map::new)
+                    .insert("permissionDecision".into(), Value::String("allow".into()));
+            }
             let updated = out
                 .specific("updatedInput")
                 .and_then(Value::as_object)

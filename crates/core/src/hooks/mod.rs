@@ -28,7 +28,7 @@ pub use config::{HookConfig, HookDialect, HookEvent};
 pub use outcomes::SessionStartOutcome;
 pub use outcomes::{
     AfterModelOutcome, AfterToolOutcome, AgentHookOutcome, AgentStop, BeforeModelOutcome,
-    BeforeToolOutcome,
+    BeforeToolOutcome, HookPermission,
 };
 pub use output::HookOutput;
 pub use runner::{HookEnv, HookRunResult};
