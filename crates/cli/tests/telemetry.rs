@@ -230,7 +230,7 @@ fn otlp_span_tree_hangs_under_traceparent_and_children_get_their_spans() {
 }
 
 #[test]
-fn outfile_gets_spans_and_logs_as_json_lines() {
+fn outfile_gets_spans_logs_and_metrics_as_json_lines() {
     let sb = Sandbox::new();
     let fake = FakeServer::replaying(&lines(&[
         call("run_shell_command", json!({"command": "true"})),
@@ -287,7 +287,50 @@ fn outfile_gets_spans_and_logs_as_json_lines() {
     // logPrompts: false keeps the prompt's text out.
     assert!(prompt["attributes"].get("prompt").is_none(), "{prompt}");
     assert_eq!(prompt["_body"], "User prompt. Length: 2.");
-    assert_eq!(records.len(), spans.len() + logs.len());
+    // Metrics: the reader's export at exit, as Gemini CLI's file metric
+    // exporter writes it (cumulative `ResourceMetrics`).
+    let exports: Vec<&Value> = records
+        .iter()
+        .filter(|r| r.get("scopeMetrics").is_some())
+        .collect();
+    assert_eq!(
+        records.len(),
+        spans.len() + logs.len() + exports.len(),
+        "{text}"
+    );
+    let last = exports
+        .last()
+        .unwrap_or_else(|| panic!("no metrics: {text}"));
+    assert!(last["resource"]["_rawAttributes"].is_array(), "{last}");
+    let metrics = last["scopeMetrics"][0]["metrics"].as_array().unwrap();
+    let metric = |name: &str| {
+        metrics
+            .iter()
+            .find(|m| m["descriptor"]["name"] == name)
+            .unwrap_or_else(|| panic!("{name} missing: {last}"))
+    };
+    let tokens = metric("gemini_cli.token.usage");
+    assert_eq!(tokens["descriptor"]["type"], "COUNTER");
+    assert_eq!(tokens["aggregationTemporality"], 1);
+    assert_eq!(tokens["dataPointType"], 3);
+    let input: u64 = tokens["dataPoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["attributes"]["type"] == "input")
+        .map(|p| p["value"].as_u64().unwrap())
+        .sum();
+    assert_eq!(input, 200, "two model calls of 100 input tokens: {tokens}");
+    let calls = metric("gemini_cli.tool.call.count");
+    let point = &calls["dataPoints"][0];
+    assert_eq!(point["attributes"]["function_name"], "run_shell_command");
+    assert_eq!(point["attributes"]["success"], true);
+    assert_eq!(point["value"], 1);
+    assert!(point["startTime"].as_array().is_some_and(|t| t.len() == 2));
+    let latency = metric("gemini_cli.tool.call.latency");
+    assert_eq!(latency["descriptor"]["unit"], "ms");
+    assert_eq!(latency["dataPointType"], 0);
+    assert_eq!(latency["dataPoints"][0]["value"]["count"], 1);
 }
 
 /// Wall time of one replayed run with `env`.
