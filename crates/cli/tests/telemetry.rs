@@ -137,9 +137,17 @@ fn settings(sb: &Sandbox) {
     sb.settings(&json!({
         "model": {"name": "gemini-2.5-flash"},
         "security": {"auth": {"selectedType": "gemini-api-key"}},
-        "hooks": {"BeforeTool": [{"hooks": [
-            {"type": "command", "name": "dump", "command": dump("hook")}
-        ]}]}
+        "hooks": {
+            "BeforeTool": [{"hooks": [
+                {"type": "command", "name": "dump", "command": dump("hook")}
+            ]}],
+            "BeforeModel": [{"hooks": [
+                {"type": "command", "name": "model-dump", "command": dump("model-hook")}
+            ]}],
+            "SessionStart": [{"hooks": [
+                {"type": "command", "name": "start-dump", "command": dump("start-hook")}
+            ]}]
+        }
     }));
 }
 
@@ -196,9 +204,32 @@ fn otlp_span_tree_hangs_under_traceparent_and_children_get_their_spans() {
     assert_eq!(parent(tool[0]), id(turn[0]));
     assert_eq!(attr(tool[0], "gen_ai.tool.name"), "run_shell_command");
     assert_eq!(attr(tool[0], "success"), true);
-    let hook = named(&spans, "hook_call");
+    let hooks = named(&spans, "hook_call");
+    let hook_of = |event: &str| -> Vec<&Value> {
+        hooks
+            .iter()
+            .copied()
+            .filter(|h| attr(h, "hook_event_name") == event)
+            .collect()
+    };
+    let hook = hook_of("BeforeTool");
     assert_eq!(hook.len(), 1, "{spans:#?}");
     assert_eq!(attr(hook[0], "exit_code"), "0");
+    // Each hook's span hangs under the step that fired it.
+    assert_eq!(parent(hook[0]), id(tool[0]), "BeforeTool under its call");
+    let model_hooks = hook_of("BeforeModel");
+    assert_eq!(model_hooks.len(), 2, "{spans:#?}");
+    let llm_ids: Vec<String> = llm.iter().map(|s| id(s)).collect();
+    for h in &model_hooks {
+        assert!(
+            llm_ids.contains(&parent(h)),
+            "BeforeModel under an llm_call: {h:#}"
+        );
+    }
+    assert_ne!(parent(model_hooks[0]), parent(model_hooks[1]));
+    let start = hook_of("SessionStart");
+    assert_eq!(start.len(), 1, "{spans:#?}");
+    assert_eq!(parent(start[0]), id(session[0]), "no turn yet: the session");
     // Child processes carry the trace id and the span id of their own span.
     let child_traceparent = |what: &str| sb.read(&format!("{what}.traceparent")).unwrap();
     assert_eq!(

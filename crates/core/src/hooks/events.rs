@@ -113,9 +113,10 @@ impl HookSystem {
     async fn tool_gate(&self, call: HookToolCall<'_>, dialect: HookDialect) -> PreToolUseOutcome {
         let names = super::matcher::call_names(call.name, call.mcp_context);
         let out = self
-            .run_event_with(
+            .run_event_for(
                 HookEvent::BeforeTool,
                 MatchTarget::Tool(&names),
+                Some(call.id),
                 Some(dialect),
                 || tool_fields(call),
                 || vec![("tool_use_id", Value::String(call.id.into()))],
@@ -179,7 +180,14 @@ impl HookSystem {
         };
         let only = error.map(|_| HookDialect::Gemini);
         let after = self
-            .run_event_with(HookEvent::AfterTool, target, only, with_response, id)
+            .run_event_for(
+                HookEvent::AfterTool,
+                target,
+                Some(call.id),
+                only,
+                with_response,
+                id,
+            )
             .await;
         let failure = match error {
             Some(message) => {
@@ -190,9 +198,10 @@ impl HookSystem {
                         ("is_interrupt", Value::Bool(false)),
                     ]
                 };
-                self.run_event_with(
+                self.run_event_for(
                     HookEvent::AfterToolFailure,
                     target,
+                    Some(call.id),
                     Some(HookDialect::Claude),
                     || tool_fields(call),
                     failure_fields,
