@@ -240,6 +240,20 @@ mod tests {
     }
 
     #[test]
+    fn the_strictest_permission_decision_wins() {
+        let decide = |d: &str| out(json!({"hookSpecificOutput": {"permissionDecision": d}}));
+        let (allow, ask, deny) = (decide("allow"), decide("ask"), decide("deny"));
+        let merged = |outs: &[&HookOutput]| {
+            let m = aggregate(HookEvent::BeforeTool, outs).unwrap();
+            m.specific("permissionDecision").cloned()
+        };
+        assert_eq!(merged(&[&allow, &ask, &allow]), Some(json!("ask")));
+        assert_eq!(merged(&[&deny, &ask, &allow]), Some(json!("deny")));
+        assert_eq!(merged(&[&allow]), Some(json!("allow")));
+        assert_eq!(merged(&[&out(json!({}))]), None);
+    }
+
+    #[test]
     fn replace_merge() {
         let a = out(json!({"decision": "block", "hookSpecificOutput": {"a": 1}}));
         let b = out(json!({"decision": "allow", "hookSpecificOutput": {"b": 2}}));

@@ -355,6 +355,22 @@ mod tests {
                 &json!({"file_path": "b", "old_string": "o", "new_string": "n", "allow_multiple": false})
             )
         );
+        let approve = parse_output(
+            HookEvent::BeforeTool,
+            Some(0),
+            r#"{"decision": "approve"}"#,
+            "",
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            approve.specific("permissionDecision"),
+            Some(&json!("allow"))
+        );
+        let ask = r#"{"hookSpecificOutput": {"permissionDecision": "ask"}}"#;
+        let ask = parse_output(HookEvent::BeforeTool, Some(0), ask, "", None).unwrap();
+        assert!(!ask.is_blocking());
+        assert_eq!(ask.specific("permissionDecision"), Some(&json!("ask")));
         let two = parse_output(HookEvent::BeforeTool, Some(2), "{}", "no\n", None).unwrap();
         assert!(two.is_blocking());
         assert_eq!(two.effective_reason(), "no");
