@@ -7,7 +7,8 @@ use crate::e2e::{call, lines, text};
 use crate::support::Sandbox;
 use serde_json::json;
 
-/// A workspace whose `Write` calls a PreToolUse hook answers with `decision`.
+/// A workspace whose `Write` and `Read` calls a PreToolUse hook answers
+/// with `decision`.
 fn sandbox_with_hook(decision: &str) -> Sandbox {
     let sb = Sandbox::new();
     let answer = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
@@ -15,7 +16,7 @@ fn sandbox_with_hook(decision: &str) -> Sandbox {
     let command = format!("cat >/dev/null; echo {decision} >> pre.log; echo '{answer}'");
     sb.settings(&json!({"model": {"name": "gemini-2.5-flash"},
         "security": {"auth": {"selectedType": "gemini-api-key"}},
-        "hooks": {"PreToolUse": [{"matcher": "Write",
+        "hooks": {"PreToolUse": [{"matcher": "Write|Read",
             "hooks": [{"type": "command", "command": command}]}]}}));
     sb
 }
@@ -47,6 +48,29 @@ fn ask_requests_permission_under_yolo() {
         "allowed once, it ran"
     );
     assert_eq!(sb.read("pre.log").as_deref(), Some("ask\n"));
+}
+
+#[test]
+fn ask_requests_permission_for_a_tool_with_no_confirmation_of_its_own() {
+    let sb = sandbox_with_hook("ask");
+    sb.write("r.txt", "read me");
+    let session = lines(&[
+        call("read_file", json!({"file_path": "r.txt"})),
+        text("Read."),
+    ]);
+    let scenario = json!({"permission": "reject_once", "prompts": ["read r.txt"]});
+    let Some(log) = run(&sb, "hook-ask-read", &session, scenario) else {
+        return;
+    };
+    let asked = log["permissions"].as_array().unwrap();
+    assert_eq!(asked.len(), 1, "{log:#}");
+    let shown = asked[0]["toolCall"]["content"][0]["content"]["text"].to_string();
+    assert!(shown.contains("r.txt"), "{shown}");
+    let done = updates(&log, "tool_call_update");
+    assert!(
+        done.iter().any(|u| u["status"] == "failed"),
+        "rejected: {done:#?}"
+    );
 }
 
 #[test]
