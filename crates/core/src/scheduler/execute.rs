@@ -34,7 +34,7 @@ impl Scheduler {
             })
             .await;
         if let Err(result) = self.apply_hook_action(req, &mut built, before, &mut notes) {
-            return (result, ToolCallStatus::Error);
+            return (*result, ToolCallStatus::Error);
         }
         let BuiltCall {
             invocation,

@@ -48,7 +48,7 @@ impl Scheduler {
         &self,
         req: &ToolCallRequest,
         built: &mut BuiltCall,
-    ) -> Result<Gate, ToolResult> {
+    ) -> Result<Gate, Box<ToolResult>> {
         let mcp_context = built.tool.mcp_context();
         let outcome = self
             .hooks
@@ -76,10 +76,10 @@ impl Scheduler {
         built: &mut BuiltCall,
         action: BeforeToolOutcome,
         notes: &mut HookNotes,
-    ) -> Result<(), ToolResult> {
+    ) -> Result<(), Box<ToolResult>> {
         match action {
-            BeforeToolOutcome::Block { reason } => Err(blocked_result(&reason)),
-            BeforeToolOutcome::Stop { reason } => Err(stop_result(&reason)),
+            BeforeToolOutcome::Block { reason } => Err(Box::new(blocked_result(&reason))),
+            BeforeToolOutcome::Stop { reason } => Err(Box::new(stop_result(&reason))),
             BeforeToolOutcome::Proceed {
                 tool_input,
                 additional_context,
@@ -109,7 +109,7 @@ impl Scheduler {
         req: &ToolCallRequest,
         built: &mut BuiltCall,
         partial: Map<String, Value>,
-    ) -> Result<Vec<String>, ToolResult> {
+    ) -> Result<Vec<String>, Box<ToolResult>> {
         let changed = changed_keys(&built.args, &partial);
         if changed.is_empty() {
             return Ok(changed);
@@ -135,7 +135,7 @@ impl Scheduler {
                     "Tool parameter modification by hook failed validation: {}",
                     e.message
                 ))];
-                Err(r)
+                Err(Box::new(r))
             }
         }
     }

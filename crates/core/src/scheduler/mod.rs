@@ -267,7 +267,7 @@ impl Scheduler {
                     Err(result) => {
                         let status = ToolCallStatus::Error;
                         let reject = Some(StatsDecision::Reject);
-                        done[i] = Some(self.finish(req, result, status, Duration::ZERO, reject));
+                        done[i] = Some(self.finish(req, *result, status, Duration::ZERO, reject));
                         continue;
                     }
                 };
