@@ -2,6 +2,7 @@
 //! SDK (`@agentclientprotocol/sdk` from npm) running `tests/acp/client.mjs`
 //! over recorded model sessions.
 
+mod hooks;
 mod plan;
 mod trust;
 mod wire;

@@ -478,3 +478,4 @@ fn a_hook_reads_its_stdin_and_environment() {
 
 mod claude;
 mod list;
+mod permission;

@@ -137,9 +137,17 @@ fn settings(sb: &Sandbox) {
     sb.settings(&json!({
         "model": {"name": "gemini-2.5-flash"},
         "security": {"auth": {"selectedType": "gemini-api-key"}},
-        "hooks": {"BeforeTool": [{"hooks": [
-            {"type": "command", "name": "dump", "command": dump("hook")}
-        ]}]}
+        "hooks": {
+            "BeforeTool": [{"hooks": [
+                {"type": "command", "name": "dump", "command": dump("hook")}
+            ]}],
+            "BeforeModel": [{"hooks": [
+                {"type": "command", "name": "model-dump", "command": dump("model-hook")}
+            ]}],
+            "SessionStart": [{"hooks": [
+                {"type": "command", "name": "start-dump", "command": dump("start-hook")}
+            ]}]
+        }
     }));
 }
 
@@ -196,9 +204,32 @@ fn otlp_span_tree_hangs_under_traceparent_and_children_get_their_spans() {
     assert_eq!(parent(tool[0]), id(turn[0]));
     assert_eq!(attr(tool[0], "gen_ai.tool.name"), "run_shell_command");
     assert_eq!(attr(tool[0], "success"), true);
-    let hook = named(&spans, "hook_call");
+    let hooks = named(&spans, "hook_call");
+    let hook_of = |event: &str| -> Vec<&Value> {
+        hooks
+            .iter()
+            .copied()
+            .filter(|h| attr(h, "hook_event_name") == event)
+            .collect()
+    };
+    let hook = hook_of("BeforeTool");
     assert_eq!(hook.len(), 1, "{spans:#?}");
     assert_eq!(attr(hook[0], "exit_code"), "0");
+    // Each hook's span hangs under the step that fired it.
+    assert_eq!(parent(hook[0]), id(tool[0]), "BeforeTool under its call");
+    let model_hooks = hook_of("BeforeModel");
+    assert_eq!(model_hooks.len(), 2, "{spans:#?}");
+    let llm_ids: Vec<String> = llm.iter().map(|s| id(s)).collect();
+    for h in &model_hooks {
+        assert!(
+            llm_ids.contains(&parent(h)),
+            "BeforeModel under an llm_call: {h:#}"
+        );
+    }
+    assert_ne!(parent(model_hooks[0]), parent(model_hooks[1]));
+    let start = hook_of("SessionStart");
+    assert_eq!(start.len(), 1, "{spans:#?}");
+    assert_eq!(parent(start[0]), id(session[0]), "no turn yet: the session");
     // Child processes carry the trace id and the span id of their own span.
     let child_traceparent = |what: &str| sb.read(&format!("{what}.traceparent")).unwrap();
     assert_eq!(
@@ -230,7 +261,7 @@ fn otlp_span_tree_hangs_under_traceparent_and_children_get_their_spans() {
 }
 
 #[test]
-fn outfile_gets_spans_and_logs_as_json_lines() {
+fn outfile_gets_spans_logs_and_metrics_as_json_lines() {
     let sb = Sandbox::new();
     let fake = FakeServer::replaying(&lines(&[
         call("run_shell_command", json!({"command": "true"})),
@@ -287,7 +318,50 @@ fn outfile_gets_spans_and_logs_as_json_lines() {
     // logPrompts: false keeps the prompt's text out.
     assert!(prompt["attributes"].get("prompt").is_none(), "{prompt}");
     assert_eq!(prompt["_body"], "User prompt. Length: 2.");
-    assert_eq!(records.len(), spans.len() + logs.len());
+    // Metrics: the reader's export at exit, as Gemini CLI's file metric
+    // exporter writes it (cumulative `ResourceMetrics`).
+    let exports: Vec<&Value> = records
+        .iter()
+        .filter(|r| r.get("scopeMetrics").is_some())
+        .collect();
+    assert_eq!(
+        records.len(),
+        spans.len() + logs.len() + exports.len(),
+        "{text}"
+    );
+    let last = exports
+        .last()
+        .unwrap_or_else(|| panic!("no metrics: {text}"));
+    assert!(last["resource"]["_rawAttributes"].is_array(), "{last}");
+    let metrics = last["scopeMetrics"][0]["metrics"].as_array().unwrap();
+    let metric = |name: &str| {
+        metrics
+            .iter()
+            .find(|m| m["descriptor"]["name"] == name)
+            .unwrap_or_else(|| panic!("{name} missing: {last}"))
+    };
+    let tokens = metric("gemini_cli.token.usage");
+    assert_eq!(tokens["descriptor"]["type"], "COUNTER");
+    assert_eq!(tokens["aggregationTemporality"], 1);
+    assert_eq!(tokens["dataPointType"], 3);
+    let input: u64 = tokens["dataPoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["attributes"]["type"] == "input")
+        .map(|p| p["value"].as_u64().unwrap())
+        .sum();
+    assert_eq!(input, 200, "two model calls of 100 input tokens: {tokens}");
+    let calls = metric("gemini_cli.tool.call.count");
+    let point = &calls["dataPoints"][0];
+    assert_eq!(point["attributes"]["function_name"], "run_shell_command");
+    assert_eq!(point["attributes"]["success"], true);
+    assert_eq!(point["value"], 1);
+    assert!(point["startTime"].as_array().is_some_and(|t| t.len() == 2));
+    let latency = metric("gemini_cli.tool.call.latency");
+    assert_eq!(latency["descriptor"]["unit"], "ms");
+    assert_eq!(latency["dataPointType"], 0);
+    assert_eq!(latency["dataPoints"][0]["value"]["count"], 1);
 }
 
 /// Wall time of one replayed run with `env`.

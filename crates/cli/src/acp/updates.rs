@@ -124,6 +124,7 @@ impl Translator {
             | AgentEvent::Info { .. }
             | AgentEvent::HookMessage { .. }
             | AgentEvent::Stats(_)
+            | AgentEvent::HookRan(_)
             | AgentEvent::ModelTurnFinished
             | AgentEvent::ModelRetry { .. }
             | AgentEvent::SessionStarted { .. }

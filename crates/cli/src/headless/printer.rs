@@ -151,6 +151,7 @@ impl Printer {
             | AgentEvent::Usage { .. }
             | AgentEvent::ModelTurnFinished
             | AgentEvent::Stats(_)
+            | AgentEvent::HookRan(_)
             | AgentEvent::SessionStarted { .. }
             | AgentEvent::PromptStarted { .. }
             | AgentEvent::ApprovalModeChanged { .. }

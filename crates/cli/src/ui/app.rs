@@ -155,6 +155,7 @@ fn on_event(app: &mut App, ev: AgentEvent) -> bool {
         | AgentEvent::Error { .. }
         | AgentEvent::HookMessage { .. }
         | AgentEvent::Stats(_)
+        | AgentEvent::HookRan(_)
         | AgentEvent::ModelTurnFinished
         | AgentEvent::ModelRetry { .. }
         | AgentEvent::SessionStarted { .. }

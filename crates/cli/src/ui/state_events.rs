@@ -149,6 +149,8 @@ impl UiState {
                 }
             }
             AgentEvent::Stats(stats) => self.stats = *stats,
+            // For telemetry only.
+            AgentEvent::HookRan(_) => {}
             AgentEvent::ApprovalModeChanged { mode } => self.mode = mode,
             AgentEvent::McpServersChanged { servers } => self.set_mcp_status(&servers),
             AgentEvent::ModelChanged {

@@ -86,6 +86,18 @@ fn merge_or(outputs: &[&HookOutput]) -> HookOutput {
     if !blocked && !stopped {
         merged.decision = Some("allow".into());
     }
+    // Claude's PreToolUse: deny > ask > allow, whichever hook said it.
+    let strongest = outputs
+        .iter()
+        .filter_map(|o| o.specific("permissionDecision")?.as_str())
+        .max_by_key(|d| permission_rank(d));
+    if let Some(decision) = strongest {
+        let decision = Value::String(decision.to_string());
+        extend(
+            &mut merged.hook_specific,
+            &Map::from_iter([("permissionDecision".into(), decision)]),
+        );
+    }
     let join = |v: Vec<String>| (!v.is_empty()).then(|| v.join("\n"));
     merged.stop_reason = join(stops);
     merged.reason = join(reasons);
@@ -97,6 +109,16 @@ fn merge_or(outputs: &[&HookOutput]) -> HookOutput {
         );
     }
     merged
+}
+
+/// How strongly a `permissionDecision` restricts a call.
+fn permission_rank(decision: &str) -> u8 {
+    match decision {
+        "deny" => 3,
+        "ask" => 2,
+        "allow" => 1,
+        _ => 0,
+    }
 }
 
 /// Later outputs override earlier fields; `hookSpecificOutput` is
@@ -215,6 +237,20 @@ mod tests {
         assert!(m.should_stop());
         assert_eq!(m.decision, None);
         assert_eq!(m.effective_reason(), "s1\ns2");
+    }
+
+    #[test]
+    fn the_strictest_permission_decision_wins() {
+        let decide = |d: &str| out(json!({"hookSpecificOutput": {"permissionDecision": d}}));
+        let (allow, ask, deny) = (decide("allow"), decide("ask"), decide("deny"));
+        let merged = |outs: &[&HookOutput]| {
+            let m = aggregate(HookEvent::BeforeTool, outs).unwrap();
+            m.specific("permissionDecision").cloned()
+        };
+        assert_eq!(merged(&[&allow, &ask, &allow]), Some(json!("ask")));
+        assert_eq!(merged(&[&deny, &ask, &allow]), Some(json!("deny")));
+        assert_eq!(merged(&[&allow]), Some(json!("allow")));
+        assert_eq!(merged(&[&out(json!({}))]), None);
     }
 
     #[test]

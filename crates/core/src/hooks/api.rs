@@ -4,7 +4,7 @@
 
 use super::outcomes::{
     AfterModelOutcome, AfterToolOutcome, AgentHookOutcome, AgentStop, BeforeModelOutcome,
-    BeforeToolOutcome, SessionStartOutcome,
+    BeforeToolOutcome, PreToolUseOutcome, SessionStartOutcome,
 };
 use super::{HookEvent, HookSystem};
 use futures::future::BoxFuture;
@@ -70,7 +70,9 @@ pub trait Hooks: Send + Sync {
         request: &'a GenerateContentRequest,
         model: &'a str,
     ) -> BoxFuture<'a, Option<ToolConfig>>;
-    /// BeforeTool, right before a call executes.
+    /// Claude-format PreToolUse, before policy and confirmation.
+    fn pre_tool_use<'a>(&'a self, call: HookToolCall<'a>) -> BoxFuture<'a, PreToolUseOutcome>;
+    /// Gemini-format BeforeTool, right before a call executes.
     fn before_tool<'a>(&'a self, call: HookToolCall<'a>) -> BoxFuture<'a, BeforeToolOutcome>;
     /// AfterTool; `response` is the result as hook JSON
     /// (`{llmContent, returnDisplay, error?}`), `error` the failure's
@@ -143,6 +145,9 @@ impl Hooks for HookSystem {
         model: &'a str,
     ) -> BoxFuture<'a, Option<ToolConfig>> {
         Box::pin(HookSystem::before_tool_selection(self, request, model))
+    }
+    fn pre_tool_use<'a>(&'a self, call: HookToolCall<'a>) -> BoxFuture<'a, PreToolUseOutcome> {
+        Box::pin(HookSystem::pre_tool_use(self, call))
     }
     fn before_tool<'a>(&'a self, call: HookToolCall<'a>) -> BoxFuture<'a, BeforeToolOutcome> {
         Box::pin(HookSystem::before_tool_call(self, call))
@@ -232,6 +237,17 @@ impl Hooks for NoHooks {
         _model: &'a str,
     ) -> BoxFuture<'a, Option<ToolConfig>> {
         Box::pin(async { None })
+    }
+    fn pre_tool_use<'a>(&'a self, _call: HookToolCall<'a>) -> BoxFuture<'a, PreToolUseOutcome> {
+        Box::pin(async {
+            PreToolUseOutcome {
+                action: BeforeToolOutcome::Proceed {
+                    tool_input: None,
+                    additional_context: None,
+                },
+                permission: None,
+            }
+        })
     }
     fn before_tool<'a>(&'a self, _call: HookToolCall<'a>) -> BoxFuture<'a, BeforeToolOutcome> {
         Box::pin(async {

@@ -232,6 +232,15 @@ fn from_json(event: HookEvent, v: &Value, called: Option<&str>) -> HookOutput {
     }
     match event {
         HookEvent::BeforeTool => {
+            // The older `decision: "approve"` (or "allow") is a permission
+            // decision too; `permissionDecision` wins when both are given.
+            if out.decision.as_deref() == Some("allow")
+                && out.specific("permissionDecision").is_none()
+            {
+                out.hook_specific
+                    .get_or_insert_with(Map::new)
+                    .insert("permissionDecision".into(), Value::String("allow".into()));
+            }
             let updated = out
                 .specific("updatedInput")
                 .and_then(Value::as_object)
@@ -346,6 +355,22 @@ mod tests {
                 &json!({"file_path": "b", "old_string": "o", "new_string": "n", "allow_multiple": false})
             )
         );
+        let approve = parse_output(
+            HookEvent::BeforeTool,
+            Some(0),
+            r#"{"decision": "approve"}"#,
+            "",
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            approve.specific("permissionDecision"),
+            Some(&json!("allow"))
+        );
+        let ask = r#"{"hookSpecificOutput": {"permissionDecision": "ask"}}"#;
+        let ask = parse_output(HookEvent::BeforeTool, Some(0), ask, "", None).unwrap();
+        assert!(!ask.is_blocking());
+        assert_eq!(ask.specific("permissionDecision"), Some(&json!("ask")));
         let two = parse_output(HookEvent::BeforeTool, Some(2), "{}", "no\n", None).unwrap();
         assert!(two.is_blocking());
         assert_eq!(two.effective_reason(), "no");

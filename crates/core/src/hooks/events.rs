@@ -3,7 +3,7 @@
 use super::matcher::MatchTarget;
 use super::outcomes::{
     AfterModelOutcome, AfterToolOutcome, AgentHookOutcome, AgentStop, BeforeModelOutcome,
-    BeforeToolOutcome, SessionStartOutcome,
+    BeforeToolOutcome, HookPermission, PreToolUseOutcome, SessionStartOutcome,
 };
 use super::{HookDialect, HookEvent, HookOutput, HookSystem, HookToolCall};
 use gemini_rs_protocol::hook_api::{
@@ -75,7 +75,7 @@ fn agent_outcome(out: Option<HookOutput>, with_context: bool) -> AgentHookOutcom
 }
 
 impl HookSystem {
-    /// BeforeTool, right before execute (after policy and confirmation).
+    /// Claude's PreToolUse, then Gemini's BeforeTool (tests).
     #[cfg(test)]
     pub async fn before_tool(
         &self,
@@ -83,54 +83,81 @@ impl HookSystem {
         tool_input: &serde_json::Map<String, Value>,
         mcp_context: Option<&Value>,
     ) -> BeforeToolOutcome {
-        self.before_tool_call(HookToolCall {
+        let call = HookToolCall {
             name: tool_name,
             args: tool_input,
             mcp_context,
             id: "",
-        })
-        .await
+        };
+        match self.pre_tool_use(call).await.action {
+            BeforeToolOutcome::Proceed { .. } if !self.has_claude_hooks(HookEvent::BeforeTool) => {
+                self.before_tool_call(call).await
+            }
+            claude => claude,
+        }
     }
 
-    /// BeforeTool for `call`; Claude hooks (`PreToolUse`) also get its id.
+    /// BeforeTool for `call`: the Gemini-format hooks, which run after
+    /// policy and confirmation (as in Gemini CLI).
     pub async fn before_tool_call(&self, call: HookToolCall<'_>) -> BeforeToolOutcome {
+        self.tool_gate(call, HookDialect::Gemini).await.action
+    }
+
+    /// PreToolUse for `call`: the Claude-format hooks, which run before
+    /// policy and confirmation (as in Claude Code) and get the call's id.
+    pub async fn pre_tool_use(&self, call: HookToolCall<'_>) -> PreToolUseOutcome {
+        self.tool_gate(call, HookDialect::Claude).await
+    }
+
+    /// The BeforeTool hooks of one dialect and what they decided.
+    async fn tool_gate(&self, call: HookToolCall<'_>, dialect: HookDialect) -> PreToolUseOutcome {
         let names = super::matcher::call_names(call.name, call.mcp_context);
         let out = self
-            .run_event_with(
+            .run_event_for(
                 HookEvent::BeforeTool,
                 MatchTarget::Tool(&names),
-                None,
+                Some(call.id),
+                Some(dialect),
                 || tool_fields(call),
                 || vec![("tool_use_id", Value::String(call.id.into()))],
             )
             .await;
         let Some(out) = out else {
-            return BeforeToolOutcome::Proceed {
-                tool_input: None,
-                additional_context: None,
+            return PreToolUseOutcome {
+                action: BeforeToolOutcome::Proceed {
+                    tool_input: None,
+                    additional_context: None,
+                },
+                permission: None,
             };
         };
-        if out.should_stop() {
-            return BeforeToolOutcome::Stop {
+        let action = if out.should_stop() {
+            BeforeToolOutcome::Stop {
                 reason: out.effective_reason(),
-            };
-        }
-        if out.is_blocking() {
-            return BeforeToolOutcome::Block {
+            }
+        } else if out.is_blocking() {
+            BeforeToolOutcome::Block {
                 reason: out.effective_reason(),
-            };
-        }
-        BeforeToolOutcome::Proceed {
-            tool_input: out
-                .specific("tool_input")
-                .and_then(Value::as_object)
-                .cloned(),
-            // Gemini CLI's BeforeTool has no context for the model;
-            // Claude's PreToolUse has.
-            additional_context: out
-                .additional_context()
-                .filter(|_| self.has_claude_hooks(HookEvent::BeforeTool)),
-        }
+            }
+        } else {
+            BeforeToolOutcome::Proceed {
+                tool_input: out
+                    .specific("tool_input")
+                    .and_then(Value::as_object)
+                    .cloned(),
+                // Gemini CLI's BeforeTool has no context for the model;
+                // Claude's PreToolUse has.
+                additional_context: out
+                    .additional_context()
+                    .filter(|_| dialect == HookDialect::Claude),
+            }
+        };
+        let permission = match out.specific("permissionDecision").and_then(Value::as_str) {
+            Some("ask") if dialect == HookDialect::Claude => Some(HookPermission::Ask),
+            Some("allow") if dialect == HookDialect::Claude => Some(HookPermission::Allow),
+            _ => None,
+        };
+        PreToolUseOutcome { action, permission }
     }
 
     /// AfterTool for `call`, whose result is `tool_response` (hook JSON)
@@ -153,7 +180,14 @@ impl HookSystem {
         };
         let only = error.map(|_| HookDialect::Gemini);
         let after = self
-            .run_event_with(HookEvent::AfterTool, target, only, with_response, id)
+            .run_event_for(
+                HookEvent::AfterTool,
+                target,
+                Some(call.id),
+                only,
+                with_response,
+                id,
+            )
             .await;
         let failure = match error {
             Some(message) => {
@@ -164,9 +198,10 @@ impl HookSystem {
                         ("is_interrupt", Value::Bool(false)),
                     ]
                 };
-                self.run_event_with(
+                self.run_event_for(
                     HookEvent::AfterToolFailure,
                     target,
+                    Some(call.id),
                     Some(HookDialect::Claude),
                     || tool_fields(call),
                     failure_fields,

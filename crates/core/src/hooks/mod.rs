@@ -28,7 +28,7 @@ pub use config::{HookConfig, HookDialect, HookEvent};
 pub use outcomes::SessionStartOutcome;
 pub use outcomes::{
     AfterModelOutcome, AfterToolOutcome, AgentHookOutcome, AgentStop, BeforeModelOutcome,
-    BeforeToolOutcome,
+    BeforeToolOutcome, HookPermission,
 };
 pub use output::HookOutput;
 pub use runner::{HookEnv, HookRunResult};
@@ -151,6 +151,21 @@ impl HookSystem {
         fields: impl FnOnce() -> Vec<(&'static str, Value)>,
         claude: impl FnOnce() -> Vec<(&'static str, Value)>,
     ) -> Option<HookOutput> {
+        self.run_event_for(event, target, None, only, fields, claude)
+            .await
+    }
+
+    /// [`Self::run_event_with`] for the hooks a tool call (`call_id`)
+    /// fires, whose telemetry spans hang under the call's.
+    pub async fn run_event_for(
+        &self,
+        event: HookEvent,
+        target: MatchTarget<'_>,
+        call_id: Option<&str>,
+        only: Option<HookDialect>,
+        fields: impl FnOnce() -> Vec<(&'static str, Value)>,
+        claude: impl FnOnce() -> Vec<(&'static str, Value)>,
+    ) -> Option<HookOutput> {
         let plan = matcher::plan_for(&self.config, event, target, only)?;
         let mut gemini = self.base_input(event);
         for (k, v) in fields() {
@@ -170,6 +185,7 @@ impl HookSystem {
             event,
             gemini,
             claude: claude_fields,
+            call_id: call_id.filter(|id| !id.is_empty()).map(str::to_string),
         };
         let results = if plan.sequential {
             tracing::debug!(

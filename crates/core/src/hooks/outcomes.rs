@@ -28,6 +28,25 @@ pub enum BeforeToolOutcome {
     },
 }
 
+/// What Claude Code's PreToolUse hooks said about asking the user
+/// (`permissionDecision`; a `deny` is a [`BeforeToolOutcome::Block`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookPermission {
+    /// Run without asking, where policy would ask (a deny rule still refuses).
+    Allow,
+    /// Ask the user, where policy, the approval mode or a rule would allow.
+    Ask,
+}
+
+/// What PreToolUse hooks decided, before policy and confirmation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreToolUseOutcome {
+    /// Run (with rewritten input and context), block or stop.
+    pub action: BeforeToolOutcome,
+    /// Their permission decision, when one of them gave `allow` or `ask`.
+    pub permission: Option<HookPermission>,
+}
+
 /// What AfterAgent (Claude: `Stop`) hooks are told about a finished
 /// prompt.
 #[derive(Debug, Clone, Copy)]

@@ -30,6 +30,9 @@ pub struct HookEnv {
     pub approval_mode: Option<std::sync::Arc<std::sync::RwLock<crate::policy::ApprovalMode>>>,
     /// The plans folder (`GEMINI_PLANS_DIR`).
     pub plans_dir: Option<PathBuf>,
+    /// Where finished runs are reported for their telemetry spans (the
+    /// session's event stream).
+    pub runs: Option<crate::events::EventSender>,
 }
 
 impl HookEnv {
@@ -54,6 +57,8 @@ pub struct EventInput {
     pub gemini: Map<String, Value>,
     /// Claude Code's own fields (`tool_use_id`, `permission_mode`, ...).
     pub claude: Map<String, Value>,
+    /// The tool call that fired it (tool events).
+    pub call_id: Option<String>,
 }
 
 impl EventInput {
@@ -72,7 +77,9 @@ impl EventInput {
 
     /// Runs one hook on this input, reading its output by its dialect.
     async fn run(&self, hook: &CommandHook, env: &HookEnv) -> HookRunResult {
-        let mut r = run_hook(hook, &self.bytes_for(hook.dialect), env).await;
+        let bytes = self.bytes_for(hook.dialect);
+        let call_id = self.call_id.as_deref();
+        let mut r = run_hook(hook, &bytes, env, self.event, call_id).await;
         if hook.dialect == HookDialect::Claude && r.error.is_none() {
             let called = self.gemini.get("tool_name").and_then(Value::as_str);
             r.output =
@@ -134,15 +141,34 @@ pub fn expand_command(command: &str, project_dir: &Path) -> String {
     out
 }
 
-/// Runs one hook with `input` (already serialised) on stdin; with
-/// telemetry on, in a span of its own that its process is told of.
-pub async fn run_hook(hook: &CommandHook, input: &[u8], env: &HookEnv) -> HookRunResult {
-    let span = crate::telemetry::HookSpan::start(hook.display_name());
+/// Runs one hook of `event` (fired by call `call_id`) with `input`
+/// (already serialised) on stdin. With telemetry on, its process gets the
+/// `TRACEPARENT` of a span of its own, reported when it ends as an
+/// [`crate::events::AgentEvent::HookRan`] so the span nests under the
+/// step that fired it.
+pub async fn run_hook(
+    hook: &CommandHook,
+    input: &[u8],
+    env: &HookEnv,
+    event: HookEvent,
+    call_id: Option<&str>,
+) -> HookRunResult {
+    let span = env
+        .runs
+        .as_ref()
+        .and_then(|_| crate::telemetry::HookSpan::start(hook.display_name()));
     let traceparent = span.as_ref().map(crate::telemetry::HookSpan::traceparent);
     let result = run_process(hook, input, env, traceparent).await;
-    if let Some(span) = span {
+    if let (Some(span), Some(runs)) = (span, &env.runs) {
         let error = result.error.as_ref().map(ToString::to_string);
-        span.end(result.exit_code, result.duration, error);
+        let run = span.finish(
+            event.as_str(),
+            call_id,
+            result.exit_code,
+            result.duration,
+            error,
+        );
+        let _ = runs.send(crate::events::AgentEvent::HookRan(run));
     }
     result
 }

@@ -1,97 +1,48 @@
 //! Execution of one approved call: BeforeTool hooks, the tool, AfterTool
 //! hooks, and the notes they add for the model.
 
+use super::gate::{HookNotes, stop_result};
 use super::hooks::tool_response_json;
 use super::{Scheduler, ToolCallRequest};
 use crate::events::{AgentEvent, ToolCallStatus};
-use crate::hooks::{AfterToolOutcome, BeforeToolOutcome, HookEvent, HookToolCall};
+use crate::hooks::{AfterToolOutcome, HookEvent, HookToolCall};
 use crate::tools::{BuiltCall, OutputSink, ToolError, ToolErrorKind, ToolResult};
 use gemini_rs_protocol::Part;
 use gemini_rs_protocol::events::ToolKind;
-use serde_json::{Map, Value};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 impl Scheduler {
-    /// Runs the hooks and the tool; returns the result and its status.
+    /// Runs the Gemini-format BeforeTool hooks, the tool and the AfterTool
+    /// hooks; `notes` are what the PreToolUse hooks left. Returns the
+    /// result and its status.
     pub(super) async fn execute(
         &self,
         req: &ToolCallRequest,
-        built: BuiltCall,
+        mut built: BuiltCall,
+        mut notes: HookNotes,
         cancel: &CancellationToken,
     ) -> (ToolResult, ToolCallStatus) {
-        let BuiltCall {
-            mut invocation,
-            mut args,
-            tool,
-        } = built;
-        let mcp_context = tool.mcp_context();
-        let mut note = None;
+        let mcp_context = built.tool.mcp_context();
         let before = self
             .hooks
             .before_tool(HookToolCall {
                 name: &req.name,
-                args: &args,
+                args: &built.args,
                 mcp_context: mcp_context.as_ref(),
                 id: &req.call_id,
             })
             .await;
-        let context;
-        match before {
-            BeforeToolOutcome::Block { reason } => {
-                let mut r = ToolResult::error(
-                    ToolErrorKind::ExecutionFailed,
-                    reason.clone(),
-                    reason.clone(),
-                );
-                r.llm_content = vec![Part::text(format!("Tool execution blocked: {reason}"))];
-                return (r, ToolCallStatus::Error);
-            }
-            BeforeToolOutcome::Stop { reason } => {
-                return (stop_result(&reason), ToolCallStatus::Error);
-            }
-            BeforeToolOutcome::Proceed {
-                tool_input: Some(partial),
-                additional_context,
-            } => {
-                context = additional_context;
-                let changed = changed_keys(&args, &partial);
-                if !changed.is_empty() {
-                    let mut merged = args.clone();
-                    merged.extend(partial);
-                    match self.registry.snapshot().build(
-                        &req.name,
-                        &Value::Object(merged),
-                        &self.ctx,
-                    ) {
-                        Ok(rebuilt) => {
-                            invocation = rebuilt.invocation;
-                            args = rebuilt.args;
-                            note = Some(format!(
-                                "\n\n[System] Tool input parameters ({}) were modified by a hook before execution.",
-                                changed.join(", ")
-                            ));
-                        }
-                        Err(e) => {
-                            let mut r = ToolResult::error(
-                                ToolErrorKind::InvalidToolParams,
-                                format!("Error: {}", e.message),
-                                format!("Error: {}", e.message),
-                            );
-                            r.llm_content = vec![Part::text(format!(
-                                "Tool parameter modification by hook failed validation: {}",
-                                e.message
-                            ))];
-                            return (r, ToolCallStatus::Error);
-                        }
-                    }
-                }
-            }
-            BeforeToolOutcome::Proceed {
-                tool_input: None,
-                additional_context,
-            } => context = additional_context,
+        if let Err(result) = self.apply_hook_action(req, &mut built, before, &mut notes) {
+            return (*result, ToolCallStatus::Error);
         }
+        let BuiltCall {
+            invocation,
+            args,
+            tool,
+        } = built;
+        let note = notes.modified_note();
+        let context = notes.context;
         self.emit(AgentEvent::ToolRunning {
             call_id: req.call_id.clone(),
         });
@@ -213,29 +164,12 @@ impl Scheduler {
     }
 }
 
-fn stop_result(reason: &str) -> ToolResult {
-    let mut r = ToolResult::error(ToolErrorKind::StopExecution, reason, reason);
-    r.llm_content = vec![Part::text(format!(
-        "Agent execution stopped by hook: {reason}"
-    ))];
-    r
-}
-
 fn cancelled_during_execution() -> ToolResult {
     ToolResult::error(
         ToolErrorKind::ExecutionFailed,
         "[Operation Cancelled] User cancelled tool execution.",
         "Command cancelled by user.",
     )
-}
-
-/// Keys of `partial` whose value differs from `args`, in `partial`'s order.
-fn changed_keys(args: &Map<String, Value>, partial: &Map<String, Value>) -> Vec<String> {
-    partial
-        .iter()
-        .filter(|(k, v)| args.get(*k) != Some(*v))
-        .map(|(k, _)| k.clone())
-        .collect()
 }
 
 /// Appends to the last text part (the model sees text parts joined).

@@ -6,6 +6,7 @@
 //! approved one at a time); every other call runs alone, in order.
 
 mod execute;
+mod gate;
 pub mod hooks;
 #[cfg(test)]
 mod live_tests;
@@ -24,7 +25,7 @@ use crate::events::{
     AgentEvent, ConfirmationOutcome, ConfirmationResponse, EventSender, ToolCallFinished,
     ToolCallStatus,
 };
-use crate::hooks::Hooks;
+use crate::hooks::{HookPermission, Hooks};
 use crate::policy::{ApprovalMode, Decision, PolicyEngine, PolicyRule, priority};
 use crate::tools::{
     BuiltCall, ConfirmationDetails, LiveRegistry, ToolContext, ToolErrorKind, ToolKind,
@@ -261,12 +262,24 @@ impl Scheduler {
                     done[i] = Some(self.cancelled(req, reason));
                     continue;
                 }
-                match self.approve(&req, &mut built, cancel).await {
+                let gate = match self.pre_tool_use(&req, &mut built).await {
+                    Ok(gate) => gate,
+                    Err(result) => {
+                        let status = ToolCallStatus::Error;
+                        let reject = Some(StatsDecision::Reject);
+                        done[i] = Some(self.finish(req, *result, status, Duration::ZERO, reject));
+                        continue;
+                    }
+                };
+                match self
+                    .approve(&req, &mut built, gate.permission, cancel)
+                    .await
+                {
                     Approval::Run(decision) => {
                         if built.tool.kind() == ToolKind::Edit {
                             self.checkpoint(&req, history).await;
                         }
-                        approved.push((i, req, built, decision))
+                        approved.push((i, req, built, decision, gate.notes))
                     }
                     Approval::Refused(result, status, decision) => {
                         done[i] = Some(self.finish(req, result, status, Duration::ZERO, decision));
@@ -279,9 +292,9 @@ impl Scheduler {
             }
             let runs = approved
                 .into_iter()
-                .map(|(i, req, built, decision)| async move {
+                .map(|(i, req, built, decision, notes)| async move {
                     let started = std::time::Instant::now();
-                    let (result, status) = self.execute(&req, built, cancel).await;
+                    let (result, status) = self.execute(&req, built, notes, cancel).await;
                     (
                         i,
                         self.finish(req, result, status, started.elapsed(), Some(decision)),
@@ -320,26 +333,36 @@ impl Scheduler {
     }
 
     /// Policy and, when it says to ask, the user's confirmation (asked
-    /// again after the user modified the proposal in an editor).
+    /// again after the user modified the proposal in an editor). A
+    /// PreToolUse hook's `permission` turns an ask into an allow and an
+    /// allow into an ask; a deny rule refuses whatever it said. Without a
+    /// user to ask, an ask is refused as a deny.
     async fn approve(
         &self,
         req: &ToolCallRequest,
         built: &mut BuiltCall,
+        permission: Option<HookPermission>,
         cancel: &CancellationToken,
     ) -> Approval {
         let args = Value::Object(built.args.clone());
-        let decision = self
-            .policy
-            .check(&built.tool.policy_name(), &args, self.mode());
+        let name = built.tool.policy_name();
+        let decision = match (self.policy.decide(&name, &args, self.mode()), permission) {
+            (Decision::AskUser, Some(HookPermission::Allow)) => {
+                return Approval::Run(StatsDecision::AutoAccept);
+            }
+            (Decision::Allow, Some(HookPermission::Ask)) => Decision::AskUser,
+            (decision, _) => decision,
+        };
         match decision {
             Decision::Allow => Approval::Run(StatsDecision::Accept),
-            Decision::Deny => Approval::Refused(
+            Decision::AskUser if self.policy.interactive() => {
+                let forced = permission == Some(HookPermission::Ask);
+                self.ask_user(req, built, forced, cancel).await
+            }
+            Decision::Deny | Decision::AskUser => Approval::Refused(
                 ToolResult::from_error(crate::tools::ToolError::new(
                     ToolErrorKind::PolicyViolation,
-                    match self
-                        .policy
-                        .deny_message(&built.tool.policy_name(), &args, self.mode())
-                    {
+                    match self.policy.deny_message(&name, &args, self.mode()) {
                         Some(why) => format!("Tool execution denied by policy. {why}"),
                         None => "Tool execution denied by policy.".to_string(),
                     },
@@ -347,7 +370,6 @@ impl Scheduler {
                 ToolCallStatus::Error,
                 Some(StatsDecision::Reject),
             ),
-            Decision::AskUser => self.ask_user(req, built, cancel).await,
         }
     }
 

@@ -8,22 +8,33 @@ use super::{Approval, Scheduler, ToolCallRequest};
 use crate::events::ToolCallStatus;
 use crate::events::stats::Decision as StatsDecision;
 use crate::events::{AgentEvent, ConfirmationOutcome};
-use crate::tools::{BuiltCall, ToolError, ToolResult};
+use crate::tools::{BuiltCall, ConfirmationDetails, ToolError, ToolResult};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 impl Scheduler {
     /// Shows the confirmation and waits for the answer; a modification
-    /// rebuilds the call and asks again.
+    /// rebuilds the call and asks again. `forced` (a hook asked) asks
+    /// about a call whose tool has no confirmation of its own too.
     pub(super) async fn ask_user(
         &self,
         req: &ToolCallRequest,
         built: &mut BuiltCall,
+        forced: bool,
         cancel: &CancellationToken,
     ) -> Approval {
         let mut modified = false;
         loop {
-            let Some(details) = built.invocation.confirmation(&self.ctx).await else {
+            let details = match built.invocation.confirmation(&self.ctx).await {
+                Some(details) => Some(details),
+                None if forced => Some(ConfirmationDetails::Info {
+                    title: format!("Confirm {}", built.tool.display_name()),
+                    prompt: built.invocation.description(),
+                    urls: Vec::new(),
+                }),
+                None => None,
+            };
+            let Some(details) = details else {
                 return Approval::Run(if modified {
                     StatsDecision::Modify
                 } else {

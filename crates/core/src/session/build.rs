@@ -134,6 +134,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
             workspace_hooks: Default::default(),
             approval_mode: Some(mode.clone()),
             plans_dir: Some(plan.plans_dir().to_path_buf()),
+            runs: None,
         },
         events.clone(),
         &mut notes,

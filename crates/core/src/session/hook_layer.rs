@@ -79,6 +79,7 @@ pub(super) fn hook_system(
             })
             .collect();
     }
+    env.runs = Some(events.clone());
     let sink = Arc::new(move |msg: HookMessage| {
         let _ = events.send(AgentEvent::HookMessage {
             kind: msg.kind,

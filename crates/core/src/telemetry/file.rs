@@ -1,4 +1,4 @@
-//! `outfile`: spans and log records appended as JSON lines, one object per
+//! `outfile`: spans and log records (metrics: [`super::metric_file`]) appended as JSON lines, one object per
 //! line, with the field names Gemini CLI's file exporters write
 //! (`_spanContext`, `parentSpanContext`, `startTime` as `[seconds, nanos]`,
 //! `hrTime`, `_body`, `resource._rawAttributes`, ...).
@@ -31,7 +31,7 @@ impl Outfile {
         Ok(Outfile(Arc::new(Mutex::new(file))))
     }
 
-    fn write_lines(&self, lines: &[Json]) -> OTelSdkResult {
+    pub(super) fn write_lines(&self, lines: &[Json]) -> OTelSdkResult {
         let mut text = String::new();
         for line in lines {
             text.push_str(&line.to_string());
@@ -46,7 +46,7 @@ impl Outfile {
     }
 }
 
-fn hr_time(at: SystemTime) -> Json {
+pub(super) fn hr_time(at: SystemTime) -> Json {
     hr_duration(at.duration_since(UNIX_EPOCH).unwrap_or_default())
 }
 
@@ -89,7 +89,7 @@ fn any_value(v: &AnyValue) -> Json {
     }
 }
 
-fn attributes<'a>(kvs: impl Iterator<Item = &'a KeyValue>) -> Json {
+pub(super) fn attributes<'a>(kvs: impl Iterator<Item = &'a KeyValue>) -> Json {
     Json::Object(
         kvs.map(|kv| (kv.key.to_string(), value(&kv.value)))
             .collect::<Map<_, _>>(),
@@ -104,7 +104,7 @@ fn span_context(cx: &SpanContext) -> Json {
     })
 }
 
-fn resource(resource: &Resource) -> Json {
+pub(super) fn resource(resource: &Resource) -> Json {
     json!({
         "_rawAttributes": resource
             .iter()

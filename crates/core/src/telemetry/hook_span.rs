@@ -1,83 +1,89 @@
-//! A hook run's span and its `gemini_cli.hook_call` record: the hook
-//! process gets the span's `TRACEPARENT`.
+//! A hook run's span and its `gemini_cli.hook_call` record. The runner
+//! picks the span's id before the hook starts, so the hook's process gets
+//! its `TRACEPARENT`; when the hook has ended it reports a [`HookRun`]
+//! through the event stream, and the observer records the span under the
+//! step that fired it (the tool call, the model call, the turn).
 
-use super::{EXPORTERS, LINK, traceparent};
-use opentelemetry::logs::{AnyValue, LogRecord as _, Logger as _};
-use opentelemetry::trace::{
-    Span as _, SpanContext, Status, TraceContextExt, TraceFlags, TraceState, Tracer,
-};
+use super::logs::Logs;
+use super::{EXPORTERS, Exporters, LINK, ids, traceparent};
+use gemini_rs_protocol::events::HookRun;
+use opentelemetry::trace::{Span as _, SpanId, Status, TraceId, Tracer};
 use opentelemetry::{Context, KeyValue};
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// The span of one hook run (only while telemetry is on).
+/// A hook run in progress (only while telemetry is on).
 pub struct HookSpan {
-    span: opentelemetry_sdk::trace::Span,
+    trace_id: TraceId,
+    span_id: SpanId,
+    started: SystemTime,
     name: String,
 }
 
 impl HookSpan {
-    /// Opens the span of hook `name` under the session span; `None` while
-    /// telemetry is off.
+    /// Picks the span id of hook `name`'s run; `None` while telemetry is off.
     pub fn start(name: &str) -> Option<HookSpan> {
-        let exporters = EXPORTERS.get()?;
+        EXPORTERS.get()?;
         let link = (*LINK.read().ok()?)?;
-        let parent = Context::new().with_remote_span_context(SpanContext::new(
-            link.trace_id,
-            link.session_span,
-            TraceFlags::SAMPLED,
-            false,
-            TraceState::default(),
-        ));
-        let builder = exporters.tracer.span_builder("hook_call").with_attributes([
-            KeyValue::new("hook_name", name.to_string()),
-            KeyValue::new("hook_type", "command"),
-        ]);
         Some(HookSpan {
-            span: exporters.tracer.build_with_context(builder, &parent),
+            trace_id: link.trace_id,
+            span_id: ids::random_span_id(),
+            started: SystemTime::now(),
             name: name.to_string(),
         })
     }
 
     /// `TRACEPARENT` for the hook's process.
     pub fn traceparent(&self) -> String {
-        let cx = self.span.span_context();
-        traceparent(cx.trace_id(), cx.span_id())
+        traceparent(self.trace_id, self.span_id)
     }
 
-    /// Ends the span with how the hook ended.
-    pub fn end(mut self, exit_code: Option<i32>, took: Duration, error: Option<String>) {
-        let success = exit_code == Some(0) && error.is_none();
-        let ms = i64::try_from(took.as_millis()).unwrap_or(i64::MAX);
-        self.span.set_attributes([
-            KeyValue::new("exit_code", i64::from(exit_code.unwrap_or(-1))),
+    /// What to report when the hook of `event` (fired by call `call_id`) ended.
+    pub fn finish(
+        self,
+        event: &str,
+        call_id: Option<&str>,
+        exit_code: Option<i32>,
+        took: Duration,
+        error: Option<String>,
+    ) -> HookRun {
+        let since = self.started.duration_since(UNIX_EPOCH).unwrap_or_default();
+        HookRun {
+            event: event.to_string(),
+            hook_name: self.name,
+            call_id: call_id.map(str::to_string),
+            span_id: self.span_id.to_string(),
+            started_unix_us: u64::try_from(since.as_micros()).unwrap_or(u64::MAX),
+            duration: took,
+            exit_code,
+            error,
+        }
+    }
+}
+
+/// Records `run` as a `hook_call` span under `parent`, with its log record.
+pub(super) fn record(ex: &Exporters, logs: &Logs<'_>, parent: &Context, run: &HookRun) {
+    let Ok(span_id) = SpanId::from_hex(&run.span_id) else {
+        return;
+    };
+    let started = UNIX_EPOCH + Duration::from_micros(run.started_unix_us);
+    let success = run.exit_code == Some(0) && run.error.is_none();
+    let ms = i64::try_from(run.duration.as_millis()).unwrap_or(i64::MAX);
+    let builder = ex
+        .tracer
+        .span_builder("hook_call")
+        .with_start_time(started)
+        .with_attributes([
+            KeyValue::new("hook_name", run.hook_name.clone()),
+            KeyValue::new("hook_event_name", run.event.clone()),
+            KeyValue::new("hook_type", "command"),
+            KeyValue::new("exit_code", i64::from(run.exit_code.unwrap_or(-1))),
             KeyValue::new("success", success),
             KeyValue::new("duration_ms", ms),
         ]);
-        if let Some(error) = &error {
-            self.span.set_status(Status::error(error.clone()));
-        }
-        if let Some(exporters) = EXPORTERS.get() {
-            let mut record = exporters.logger.create_log_record();
-            record.set_event_name("gemini_cli.hook_call");
-            record.set_timestamp(std::time::SystemTime::now());
-            record.set_body(AnyValue::from(format!(
-                "Hook call {}. Success: {success}. Duration: {ms}ms.",
-                self.name
-            )));
-            record.add_attribute("event.name", "gemini_cli.hook_call");
-            record.add_attribute("hook_name", self.name.clone());
-            record.add_attribute("duration_ms", ms);
-            record.add_attribute("success", success);
-            if let Some(code) = exit_code {
-                record.add_attribute("exit_code", i64::from(code));
-            }
-            if let Some(error) = error {
-                record.add_attribute("error", error);
-            }
-            let cx = self.span.span_context();
-            record.set_trace_context(cx.trace_id(), cx.span_id(), Some(cx.trace_flags()));
-            exporters.logger.emit(record);
-        }
-        self.span.end();
+    let mut span = ids::with_span_id(span_id, || ex.tracer.build_with_context(builder, parent));
+    if let Some(error) = &run.error {
+        span.set_status(Status::error(error.clone()));
     }
+    logs.hook_call(run, success, &span);
+    span.end_with_timestamp(started + run.duration);
 }

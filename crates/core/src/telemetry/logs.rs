@@ -1,10 +1,11 @@
 //! Log records with Gemini CLI's event names (`gemini_cli.user_prompt`,
 //! `gemini_cli.api_request`, `gemini_cli.api_response`,
-//! `gemini_cli.api_error`, `gemini_cli.tool_call`, `gemini_cli.agent.*`)
+//! `gemini_cli.api_error`, `gemini_cli.tool_call`, `gemini_cli.agent.*`,
+//! `gemini_cli.hook_call`)
 //! and its attribute names, each tied to the span it happened in.
 
 use gemini_rs_protocol::UsageMetadata;
-use gemini_rs_protocol::events::ToolCallFinished;
+use gemini_rs_protocol::events::{HookRun, ToolCallFinished};
 use opentelemetry::logs::{AnyValue, LogRecord as _, Logger as _, Severity};
 use opentelemetry::trace::Span as _;
 use opentelemetry_sdk::logs::SdkLogger;
@@ -49,6 +50,27 @@ impl Logs<'_> {
         let cx = span.span_context();
         record.set_trace_context(cx.trace_id(), cx.span_id(), Some(cx.trace_flags()));
         self.logger.emit(record);
+    }
+
+    pub(super) fn hook_call(&self, run: &HookRun, success: bool, span: &Span) {
+        let mut attrs: Attrs = vec![
+            ("hook_event_name", run.event.clone().into()),
+            ("hook_name", run.hook_name.clone().into()),
+            ("duration_ms", millis(run.duration.as_millis())),
+            ("success", AnyValue::Boolean(success)),
+        ];
+        if let Some(code) = run.exit_code {
+            attrs.push(("exit_code", AnyValue::Int(i64::from(code))));
+        }
+        if let Some(error) = &run.error {
+            attrs.push(("error", error.clone().into()));
+        }
+        let body = format!(
+            "Hook call {}. Success: {success}. Duration: {}ms.",
+            run.hook_name,
+            run.duration.as_millis()
+        );
+        self.emit("gemini_cli.hook_call", body, attrs, span);
     }
 
     pub(super) fn user_prompt(&self, text: &str, span: &Span) {

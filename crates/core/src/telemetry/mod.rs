@@ -16,6 +16,7 @@ mod hook_span;
 mod http;
 mod ids;
 mod logs;
+mod metric_file;
 mod metrics;
 mod observer;
 
@@ -148,10 +149,17 @@ fn exporters(
                 path: path.clone(),
                 source,
             })?;
+            let reader = PeriodicReader::builder(metric_file::MetricFile::new(out.clone()))
+                .with_interval(Duration::from_secs(10))
+                .build();
+            let meters = SdkMeterProvider::builder()
+                .with_resource(resource.clone())
+                .with_reader(reader)
+                .build();
             (
                 traces.with_batch_exporter(file::SpanFile::new(out.clone(), resource.clone())),
                 logs.with_batch_exporter(file::LogFile::new(out, resource)),
-                None,
+                Some(meters),
             )
         }
         Sink::Otlp(endpoint) => {

@@ -8,6 +8,7 @@
 //! [`PROTOCOL_VERSION`] changes whenever a field changes meaning or goes.
 
 mod elicitation;
+mod hook_run;
 mod info;
 mod model_error;
 mod op;
@@ -17,6 +18,7 @@ mod stats;
 mod tools;
 
 pub use elicitation::{ElicitationReply, ElicitationRequest, FieldError, parse_field};
+pub use hook_run::HookRun;
 pub use info::{
     AgentInfo, AgentsInfo, BackgroundProcessInfo, BackgroundStatus, CheckpointInfo,
     CommandArgument, CommandInfo, ContextFileInfo, HookInfo, HooksInfo, McpResourceInfo,
@@ -324,6 +326,8 @@ pub enum AgentEvent {
         /// The text, without prefix or trailing newline.
         text: String,
     },
+    /// A hook command ran (sent only while telemetry is on).
+    HookRan(HookRun),
     /// The session's metrics after an op; sent before each
     /// [`AgentEvent::Finished`] and before [`AgentEvent::SessionEnded`].
     Stats(Box<SessionStats>),

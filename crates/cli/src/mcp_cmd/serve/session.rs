@@ -251,6 +251,7 @@ async fn route_events(
             | AgentEvent::ModelTurnFinished
             | AgentEvent::ModelRetry { .. }
             | AgentEvent::Stats(_)
+            | AgentEvent::HookRan(_)
             | AgentEvent::SessionStarted { .. }
             | AgentEvent::PromptStarted { .. }
             | AgentEvent::ApprovalModeChanged { .. }

@@ -79,7 +79,7 @@ async fn claude_events_get_claude_input() {
         mcp_context: None,
         id: "call-7",
     };
-    sys.before_tool_call(call).await;
+    sys.pre_tool_use(call).await;
     let d = fx.dump("dump");
     let keys: Vec<&str> = d.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(

@@ -82,7 +82,14 @@ async fn timeout_kills_the_process_group() {
         project_dir: fx.dir.clone(),
         ..HookEnv::default()
     };
-    let r = crate::hooks::runner::run_hook(&hook, b"{}", &env).await;
+    let r = crate::hooks::runner::run_hook(
+        &hook,
+        b"{}",
+        &env,
+        crate::hooks::HookEvent::BeforeTool,
+        None,
+    )
+    .await;
     assert!(!r.success);
     assert_eq!(
         r.error.as_ref().map(ToString::to_string).as_deref(),

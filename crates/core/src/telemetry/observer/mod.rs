@@ -4,6 +4,8 @@
 //! attributes, and metrics. It taps the stream between the
 //! session task and the front end, so nothing in the engine calls it.
 
+mod hook_parent;
+
 use super::metrics::Metrics;
 use super::{Exporters, SessionTelemetry, ids, logs};
 use gemini_rs_protocol::UsageMetadata;
@@ -224,6 +226,10 @@ impl Observer {
                 }
             }
             AgentEvent::ToolFinished(done) => self.tool_finished(done, nested),
+            AgentEvent::HookRan(run) => {
+                let parent = self.hook_parent(run);
+                super::hook_span::record(self.ex, &self.logs(), &parent, run);
+            }
             AgentEvent::Stats(stats) => {
                 let cost: Option<f64> = stats
                     .models
