@@ -72,6 +72,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "Background shell commands: /shells | /shells stop <pid>",
     ),
     ("bashes", "Same as /shells"),
+    ("tasks", "Same as /shells (Gemini CLI 0.61's name)"),
     ("stats", "Show session statistics"),
     ("theme", "Change the colour theme: /theme [name]"),
     ("tools", "List the available tools and their descriptions"),
@@ -374,12 +375,12 @@ pub fn parse(line: &str) -> Command {
         ("agents", Some("acknowledge")) => Command::AgentsAcknowledge,
         ("agents", Some(_)) => Command::Usage("Usage: /agents list | acknowledge".to_string()),
         ("shortcuts", _) => Command::Shortcuts,
-        ("shells" | "bashes", None | Some("list")) => Command::Shells,
-        ("shells" | "bashes", Some("stop" | "kill")) => match arg.parse() {
+        ("shells" | "bashes" | "tasks", None | Some("list")) => Command::Shells,
+        ("shells" | "bashes" | "tasks", Some("stop" | "kill")) => match arg.parse() {
             Ok(pid) => Command::ShellStop(pid),
             Err(_) => Command::Usage("Usage: /shells stop <pid>".to_string()),
         },
-        ("shells" | "bashes", Some(_)) => {
+        ("shells" | "bashes" | "tasks", Some(_)) => {
             Command::Usage("Usage: /shells | /shells stop <pid>".to_string())
         }
         ("bug", _) => Command::Bug(rest_after(body, 1)),
@@ -445,6 +446,7 @@ mod tests {
         assert_eq!(parse("/plan copy"), Command::PlanCopy);
         assert_eq!(parse("/chat"), Command::Resume(None));
         assert_eq!(parse("/new"), Command::Clear);
+        assert_eq!(parse("/tasks"), Command::Shells);
         assert_eq!(parse("/commands reload"), Command::CommandsReload);
         assert_eq!(
             parse("/permissions trust ../x"),
