@@ -424,13 +424,21 @@ fn mcp_list_probes_workspace_servers_inside_the_sandbox() {
         json!({"tools": {"sandbox": true},
             "mcpServers": {"mine": {"command": "sh", "args": ["-c", starter("user-mcp")]}}}),
     );
+    let _ = std::fs::remove_file(sb.work.join(".env"));
     sb.write(
         ".gemini/settings.json",
-        &json!({"mcpServers": {"theirs": {"command": "sh", "args": ["-c", starter("workspace-mcp")]}}})
-            .to_string(),
+        &json!({"mcpServers": {
+            "theirs": {"command": "sh", "args": ["-c", starter("workspace-mcp")]},
+            "maker": {"command": "sh", "args": ["-c", "echo K=1 > .env; echo '[]'"]}
+        }})
+        .to_string(),
     );
     let out = sb.run(&["mcp", "list"], None, &[]);
     assert_eq!(out.code, 0, "{out:?}");
+    // What it created where the sandbox cannot mount is moved aside.
+    assert!(!sb.work.join(".env").exists(), "{out:?}");
+    assert!(sb.work.join(".env.refused-by-sandbox").exists(), "{out:?}");
+    assert!(out.stderr.contains("The sandbox refused"), "{out:?}");
     assert!(
         out.stdout.contains("theirs") && out.stdout.contains("mine"),
         "{out:?}"

@@ -22,7 +22,11 @@ pub(super) async fn run(env: &Env) -> i32 {
             return 1;
         }
     };
-    let servers = list_servers(&startup).await;
+    let list = list_servers(&startup).await;
+    for refused in &list.refused {
+        eprintln!("Warning: {refused}");
+    }
+    let servers = list.servers;
     if servers.is_empty() {
         println!("No MCP servers configured.");
         return 0;

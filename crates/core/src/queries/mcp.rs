@@ -73,8 +73,18 @@ fn servers(startup: &Startup) -> Vec<McpServerConfig> {
     )
 }
 
+/// What `mcp list` found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerList {
+    /// Every configured server, in order.
+    pub servers: Vec<ServerListing>,
+    /// What the sandbox moved aside: `.env`, `.gemini` or `.git` a
+    /// sandboxed server created where none was (one line each).
+    pub refused: Vec<String>,
+}
+
 /// Probes every configured server concurrently (each within 10 s).
-pub async fn list_servers(startup: &Startup) -> Vec<ServerListing> {
+pub async fn list_servers(startup: &Startup) -> ServerList {
     let servers = servers(startup);
     let in_settings = |name: &str| startup.settings.typed().mcp_servers.contains_key(name);
     let from_extension = |name: &str| {
@@ -116,7 +126,13 @@ pub async fn list_servers(startup: &Startup) -> Vec<ServerListing> {
         }
     });
     let results = futures::future::join_all(probes).await;
-    servers
+    // As after each command in a session: what a sandboxed server created
+    // where the sandbox cannot mount is moved aside.
+    let refused = sandboxed
+        .and_then(|s| s.prepared)
+        .map(|p| p.refuse_created().iter().map(ToString::to_string).collect())
+        .unwrap_or_default();
+    let servers = servers
         .iter()
         .zip(results)
         .map(|(server, probe)| ServerListing {
@@ -125,7 +141,8 @@ pub async fn list_servers(startup: &Startup) -> Vec<ServerListing> {
             transport: describe(server),
             probe,
         })
-        .collect()
+        .collect();
+    ServerList { servers, refused }
 }
 
 /// With the sandbox on: the servers the workspace declared, and the host
@@ -133,6 +150,7 @@ pub async fn list_servers(startup: &Startup) -> Vec<ServerListing> {
 struct SandboxedServers {
     names: HashSet<String>,
     host: Result<Host, String>,
+    prepared: Option<Arc<crate::sandbox::PreparedSandbox>>,
 }
 
 /// The [`SandboxedServers`] when the sandbox is on (`GEMINI_SANDBOX`,
@@ -150,10 +168,16 @@ fn sandboxed_host(startup: &Startup, host: &Host) -> Option<SandboxedServers> {
         &startup.extensions,
         &startup.root,
     );
+    let prepared = prepared.map(Arc::new);
     let host = prepared
-        .map(|s| crate::tools::mcp::sandboxed(host, Arc::new(s)))
+        .as_ref()
+        .map(|s| crate::tools::mcp::sandboxed(host, s.clone()))
         .map_err(|e| format!("the sandbox cannot start it: {e}"));
-    Some(SandboxedServers { names, host })
+    Some(SandboxedServers {
+        names,
+        host,
+        prepared: prepared.ok(),
+    })
 }
 
 /// Why `mcp enable|disable` could not switch a server.
