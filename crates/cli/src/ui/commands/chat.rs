@@ -1,16 +1,10 @@
 //! `/chat list`: the saved conversations (kept by the session) and the
 //! recorded sessions.
 
+use super::heading;
 use gemini_rs_protocol::events::{RecordedSessionInfo, SavedChatInfo};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-
-fn heading(text: &str) -> Line<'static> {
-    Line::from(Span::styled(
-        text.to_string(),
-        Style::new().add_modifier(Modifier::BOLD).fg(Color::Cyan),
-    ))
-}
 
 /// `/chat list`: the saved conversations, then the recorded sessions.
 pub fn list_lines(saved: &[SavedChatInfo], sessions: &[RecordedSessionInfo]) -> Vec<Line<'static>> {

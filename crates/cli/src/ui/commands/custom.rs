@@ -3,7 +3,7 @@
 
 use crate::ui::control::App;
 use gemini_rs_core::CommandFolder;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 
 /// What `/commands` alone says.
@@ -23,9 +23,10 @@ pub fn list_lines(folders: &[CommandFolder]) -> Vec<Line<'static>> {
     }
     let mut out = Vec::new();
     for folder in folders {
-        out.push(Line::from(Span::styled(
-            format!("{} commands ({}):", folder.label, folder.path.display()),
-            Style::new().add_modifier(Modifier::BOLD).fg(Color::Cyan),
+        out.push(super::heading(&format!(
+            "{} commands ({}):",
+            folder.label,
+            folder.path.display()
         )));
         match &folder.files {
             Ok(files) => out.extend(files.iter().map(|f| Line::from(format!("  - {f}")))),

@@ -1,6 +1,7 @@
 //! What the informational slash commands print: `/help`, `/shortcuts`,
 //! `/tools`, `/stats`, `/about` and `/memory show`.
 
+use super::heading;
 use crate::ui::commands::parse::COMMANDS;
 use crate::ui::view::cards::fmt_duration;
 use crate::ui::view::wrap::sanitize;
@@ -11,13 +12,6 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 use std::time::Duration;
-
-fn heading(text: &str) -> Line<'static> {
-    Line::from(Span::styled(
-        text.to_string(),
-        Style::new().add_modifier(Modifier::BOLD).fg(Color::Cyan),
-    ))
-}
 
 fn kv(k: &str, v: impl Into<String>) -> Line<'static> {
     Line::from(vec![

@@ -21,3 +21,14 @@ pub mod rewind;
 pub mod settings;
 pub mod terminal_setup;
 pub mod theme;
+
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+
+/// A panel's heading line (bold cyan), as every listing command draws it.
+pub fn heading(text: &str) -> Line<'static> {
+    Line::from(Span::styled(
+        text.to_string(),
+        Style::new().add_modifier(Modifier::BOLD).fg(Color::Cyan),
+    ))
+}

@@ -1,6 +1,7 @@
 //! The text of `/mcp`, `/hooks`, `/directory show` and `/restore`, built
 //! from plain data so the screens can be snapshot-tested.
 
+use super::heading;
 use gemini_rs_protocol::events::{
     BackgroundProcessInfo, BackgroundStatus, CheckpointInfo, HooksInfo, McpServerInfo,
     McpServerStatus, McpServersInfo,
@@ -8,13 +9,6 @@ use gemini_rs_protocol::events::{
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use std::path::PathBuf;
-
-fn heading(text: &str) -> Line<'static> {
-    Line::from(Span::styled(
-        text.to_string(),
-        Style::new().add_modifier(Modifier::BOLD).fg(Color::Cyan),
-    ))
-}
 
 fn dim() -> Style {
     Style::new().fg(Color::DarkGray)
