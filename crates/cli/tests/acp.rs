@@ -507,3 +507,73 @@ fn a_sub_agent_shows_its_calls_and_a_cancel_ends_them() {
     );
     assert!(chat.contains("cancelled"), "{chat}");
 }
+
+#[test]
+fn config_options_switch_the_model_and_the_mode() {
+    let sb = sandbox();
+    let responses = lines(&[
+        call("write_file", json!({"file_path": "c.txt", "content": "c"})),
+        text("Written."),
+    ]);
+    let configs = json!([
+        {"configId": "model", "value": "gemini-2.5-pro"},
+        {"configId": "model", "value": "nosuch/model-x"},
+        {"configId": "mode", "value": "yolo"},
+        {"configId": "colour", "value": "blue"}
+    ]);
+    let Some(log) = run(
+        &sb,
+        "config",
+        &responses,
+        json!({"configs": configs, "prompts": ["write c.txt"]}),
+    ) else {
+        return;
+    };
+    let current = |options: &Value, id: &str| {
+        let option = options
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["id"] == id)
+            .unwrap_or_else(|| panic!("no {id} option: {options:#}"))
+            .clone();
+        option["currentValue"].as_str().unwrap().to_string()
+    };
+    let created = &log["answers"]["new"]["configOptions"];
+    assert_eq!(current(created, "model"), "gemini-2.5-flash", "{log:#}");
+    assert_eq!(current(created, "mode"), "default");
+    let models = created
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["id"] == "model")
+        .unwrap()["options"]
+        .to_string();
+    assert!(models.contains("gemini-2.5-pro"), "{models}");
+    let answers = log["answers"]["configs"].as_array().unwrap();
+    assert_eq!(
+        current(&answers[0]["configOptions"], "model"),
+        "gemini-2.5-pro"
+    );
+    assert!(
+        answers[1]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("nosuch"),
+        "{answers:#?}"
+    );
+    assert_eq!(current(&answers[2]["configOptions"], "mode"), "yolo");
+    assert_eq!(
+        current(&answers[2]["configOptions"], "model"),
+        "gemini-2.5-pro"
+    );
+    assert!(
+        answers[3]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("colour")
+    );
+    // yolo: the write runs without a permission request.
+    assert!(log["permissions"].as_array().unwrap().is_empty(), "{log:#}");
+    assert_eq!(sb.read("c.txt").as_deref(), Some("c"));
+}

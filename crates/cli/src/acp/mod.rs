@@ -8,6 +8,7 @@
 //! slow (starting a session, a prompt) is handed to a task and answered
 //! through its `Responder` later.
 
+mod config;
 mod fs;
 mod nested;
 mod prompt;
@@ -120,6 +121,18 @@ pub async fn run(args: Args, paths: GeminiPaths) -> i32 {
             },
             on_receive_request!(),
         )
+        .on_receive_request(
+            {
+                let s = server.clone();
+                async move |req: acp::SetSessionConfigOptionRequest, responder, _cx| match s
+                    .session(&req.session_id)
+                {
+                    Ok(session) => session.set_config_option(req, responder),
+                    Err(e) => responder.respond_with_error(e),
+                }
+            },
+            on_receive_request!(),
+        )
         .on_receive_notification(
             {
                 let s = server.clone();
@@ -223,7 +236,8 @@ impl Server {
                 Ok(session) => {
                     let answer =
                         acp::NewSessionResponse::new(session.info.session_id().to_string())
-                            .modes(updates::modes(session.info.approval_mode()));
+                            .modes(updates::modes(session.info.approval_mode()))
+                            .config_options(session.config_options());
                     if responder.respond(answer).is_ok() {
                         announce(&cx, &session);
                     }
@@ -262,8 +276,9 @@ impl Server {
                     let _ = cx.send_notification(note);
                 }
             }
-            let answer =
-                acp::LoadSessionResponse::new().modes(updates::modes(info.approval_mode()));
+            let answer = acp::LoadSessionResponse::new()
+                .modes(updates::modes(info.approval_mode()))
+                .config_options(session.config_options());
             if responder.respond(answer).is_ok() {
                 announce(&cx, &session);
             }

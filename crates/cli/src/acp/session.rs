@@ -3,6 +3,7 @@
 //! notifications, `session/request_permission` requests, and the answer to
 //! `session/prompt` when the prompt ends.
 
+use super::config::{ConfigState, SharedConfig};
 use super::updates::{self, Action, Translator};
 use super::{Connection, prompt};
 use agent_client_protocol::v1::Responder;
@@ -26,6 +27,8 @@ pub struct AcpSession {
     prompt: PendingPrompt,
     /// Set by `session/cancel` until the prompt ends.
     cancelled: Arc<AtomicBool>,
+    /// The config options' state (mode, model).
+    config: SharedConfig,
 }
 
 impl AcpSession {
@@ -36,11 +39,17 @@ impl AcpSession {
         events: mpsc::UnboundedReceiver<AgentEvent>,
         info: Arc<SessionView>,
     ) -> AcpSession {
+        let config = ConfigState::new(
+            info.summary().model.clone(),
+            info.approval_mode(),
+            info.known_models(),
+        );
         let session = AcpSession {
             ops,
             info,
             prompt: Arc::default(),
             cancelled: Arc::default(),
+            config,
         };
         let pump = Pump {
             cx,
@@ -49,6 +58,7 @@ impl AcpSession {
             translator: Translator::new(session.info.clone()),
             prompt: session.prompt.clone(),
             cancelled: session.cancelled.clone(),
+            config: session.config.clone(),
         };
         tokio::spawn(pump.run(events));
         session
@@ -103,6 +113,64 @@ impl AcpSession {
         Ok(())
     }
 
+    /// The config options now (`configOptions` of `session/new`).
+    pub fn config_options(&self) -> Vec<acp::SessionConfigOption> {
+        self.config
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .options()
+    }
+
+    /// `session/set_config_option`: `mode` switches at once; `model` is
+    /// answered when the session has switched (or refused, with why).
+    pub fn set_config_option(
+        &self,
+        req: acp::SetSessionConfigOptionRequest,
+        responder: Responder<acp::SetSessionConfigOptionResponse>,
+    ) -> Result<(), Error> {
+        let acp::SessionConfigOptionValue::ValueId { value } = &req.value else {
+            return responder.respond_with_error(Error::new(
+                ErrorCode::INVALID_PARAMS,
+                "mode and model take one of their values",
+            ));
+        };
+        let value = value.0.to_string();
+        match &*req.config_id.0 {
+            "mode" => {
+                if let Err(e) = self.set_mode(&value) {
+                    return responder.respond_with_error(e);
+                }
+                let mut config = self
+                    .config
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if let Some(mode) = ApprovalMode::parse(&value) {
+                    config.mode = mode;
+                }
+                responder.respond(acp::SetSessionConfigOptionResponse::new(config.options()))
+            }
+            "model" => {
+                let mut config = self
+                    .config
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if let Some(responder) = config.wait_for_switch(responder) {
+                    return responder.respond_with_error(Error::new(
+                        ErrorCode::INVALID_REQUEST,
+                        "a model switch is already under way",
+                    ));
+                }
+                drop(config);
+                self.ops.submit(Op::SetModel { model: value });
+                Ok(())
+            }
+            other => responder.respond_with_error(Error::new(
+                ErrorCode::INVALID_PARAMS,
+                format!("unknown config option `{other}` (mode, model)"),
+            )),
+        }
+    }
+
     /// Ends the session (SessionEnd hooks, MCP servers stopped).
     pub fn shutdown(&self) {
         self.ops.submit(Op::Shutdown);
@@ -117,11 +185,16 @@ struct Pump {
     translator: Translator,
     prompt: PendingPrompt,
     cancelled: Arc<AtomicBool>,
+    config: SharedConfig,
 }
 
 impl Pump {
     async fn run(mut self, mut events: mpsc::UnboundedReceiver<AgentEvent>) {
         while let Some(event) = events.recv().await {
+            self.config
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .observe(&event);
             match self.translator.translate(event) {
                 Action::Show(shown) => {
                     for update in shown {
@@ -138,7 +211,11 @@ impl Pump {
                 Action::Ended => break,
             }
         }
-        // A prompt still open when the session ends is answered.
+        // A prompt or a switch still open when the session ends is answered.
+        self.config
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .abandon();
         if let Some(responder) = self.take_prompt() {
             let _ = responder.respond(acp::PromptResponse::new(acp::StopReason::Cancelled));
         }

@@ -1,7 +1,8 @@
 // A real ACP client (the official TypeScript SDK) driving `gemini-rs --acp`.
 // Usage: node client.mjs <scenario.json>
 // The scenario: {"command": [...], "cwd": "...", "fs": bool, "permission": "allow_once" | ...,
-//   "prompts": ["..."], "cancelOnRun": bool, "load": "<session id>", "mcpServers": [...]}.
+//   "prompts": ["..."], "cancelOnRun": bool, "load": "<session id>", "mcpServers": [...],
+//   "configs": [{"configId": "model", "value": "..."}]}.
 // Prints one JSON object: the answers, the updates, the permission requests and the
 // fs calls, for the Rust test to check.
 import { spawn } from "node:child_process";
@@ -93,6 +94,17 @@ try {
         sessionId,
         modeId: scenario.mode,
       });
+    }
+    // Config options to set, in order: each answer, or its error.
+    log.answers.configs = [];
+    for (const { configId, value } of scenario.configs ?? []) {
+      try {
+        log.answers.configs.push(
+          await ctx.request(acp.methods.agent.session.setConfigOption, { sessionId, configId, value }),
+        );
+      } catch (e) {
+        log.answers.configs.push({ code: e.code, message: e.message });
+      }
     }
     log.answers.prompts = [];
     for (const text of scenario.prompts ?? []) {

@@ -353,6 +353,19 @@ fn configured(provider: &Provider, declared: bool, env: &Env) -> bool {
         }
 }
 
+/// The models known without asking any server: Gemini's named models and
+/// the ones declared for every configured provider (`provider/model`).
+pub fn known_models(providers: &Providers, env: &Env) -> Vec<String> {
+    let mut out: Vec<String> = GEMINI_MODELS.iter().map(ToString::to_string).collect();
+    for p in providers.all() {
+        if p.id == "gemini" || !configured(p, providers.is_declared(&p.id), env) {
+            continue;
+        }
+        out.extend(p.models.keys().map(|m| format!("{}/{m}", p.id)));
+    }
+    out
+}
+
 /// The models of every configured provider (Ollama when it answers),
 /// listed at once.
 pub async fn model_choices(providers: &Providers, env: &Env) -> Vec<ProviderModels> {

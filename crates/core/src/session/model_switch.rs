@@ -74,6 +74,19 @@ impl Engine {
 }
 
 impl SessionView {
+    /// The models known without asking a server (Gemini's, and those
+    /// declared for configured providers): what an ACP client's model
+    /// picker offers.
+    pub fn known_models(&self) -> Vec<String> {
+        match self.context_windows.providers() {
+            Some(providers) => crate::model::discovery::known_models(providers, &self.env),
+            None => crate::model::discovery::GEMINI_MODELS
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+        }
+    }
+
     /// The models of Gemini and of every configured provider, listed from
     /// their servers where they can say (`/model`'s picker).
     pub async fn model_choices(&self) -> Vec<ProviderModels> {
