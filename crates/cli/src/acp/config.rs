@@ -71,24 +71,38 @@ impl ConfigState {
 
     /// Follows the session's events: the model and mode in use, and the
     /// verdict on a switch in flight (its `ModelChanged` or its `Error`).
-    pub fn observe(&mut self, event: &AgentEvent) {
+    /// A change the client did not ask for (a plan tool leaving plan mode,
+    /// `/model` in a command) comes back as the update to send.
+    pub fn observe(&mut self, event: &AgentEvent) -> Option<acp::SessionUpdate> {
         match event {
             AgentEvent::ModelChanged { model, .. } => {
                 self.model = model.clone();
-                if let Some(responder) = self.pending.take() {
-                    let answer = acp::SetSessionConfigOptionResponse::new(self.options());
-                    let _ = responder.respond(answer);
+                match self.pending.take() {
+                    Some(responder) => {
+                        let answer = acp::SetSessionConfigOptionResponse::new(self.options());
+                        let _ = responder.respond(answer);
+                        None
+                    }
+                    None => Some(self.update()),
                 }
             }
-            AgentEvent::ApprovalModeChanged { mode } => self.mode = *mode,
+            AgentEvent::ApprovalModeChanged { mode } if *mode != self.mode => {
+                self.mode = *mode;
+                Some(self.update())
+            }
             AgentEvent::Error { message } => {
                 if let Some(responder) = self.pending.take() {
                     let _ = responder
                         .respond_with_error(Error::new(ErrorCode::INVALID_PARAMS, message.clone()));
                 }
+                None
             }
-            _ => {}
+            _ => None,
         }
+    }
+
+    fn update(&self) -> acp::SessionUpdate {
+        acp::SessionUpdate::ConfigOptionUpdate(acp::ConfigOptionUpdate::new(self.options()))
     }
 
     /// A switch still waiting when the session ends is refused.

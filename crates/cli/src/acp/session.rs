@@ -191,10 +191,15 @@ struct Pump {
 impl Pump {
     async fn run(mut self, mut events: mpsc::UnboundedReceiver<AgentEvent>) {
         while let Some(event) = events.recv().await {
-            self.config
+            let changed = self
+                .config
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .observe(&event);
+            if let Some(update) = changed {
+                let note = acp::SessionNotification::new(self.session_id.clone(), update);
+                let _ = self.cx.send_notification(note);
+            }
             match self.translator.translate(event) {
                 Action::Show(shown) => {
                     for update in shown {

@@ -43,6 +43,20 @@ fn switching_to_plan_mode_and_approving_the_plan() {
         .map(|u| u["currentModeId"].as_str().unwrap())
         .collect();
     assert_eq!(switched, ["plan", "auto_edit"], "{log:#}");
+    // The config options follow: their mode is the one the plan left in.
+    let config_modes: Vec<String> = updates(&log, "config_option_update")
+        .iter()
+        .filter_map(|u| {
+            let options = u["configOptions"].as_array()?;
+            let mode = options.iter().find(|o| o["id"] == "mode")?;
+            Some(mode["currentValue"].as_str()?.to_string())
+        })
+        .collect();
+    assert_eq!(
+        config_modes.last().map(String::as_str),
+        Some("auto_edit"),
+        "{log:#}"
+    );
     // Only the plan approval was asked; its choices are the plan dialog's.
     let asked = log["permissions"].as_array().unwrap();
     assert_eq!(asked.len(), 1, "{log:#}");
