@@ -32,7 +32,9 @@ use crate::model::{ContentGenerator, ModelError};
 use crate::recording::{ChatRecorder, ToolCallRecord};
 use crate::scheduler::{CompletedCall, Scheduler, ToolCallRequest};
 use crate::tools::ToolDisplay;
-use gemini_rs_protocol::{Content, FunctionCall, GenerationConfig, Part, Role};
+use gemini_rs_protocol::{
+    Content, FunctionCall, FunctionDeclaration, GenerationConfig, Part, Role,
+};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
@@ -97,6 +99,9 @@ pub struct Agent {
     pricing: Option<Arc<crate::model::prices::Pricing>>,
     /// The next requests force the structured-output tool.
     force_structured: bool,
+    /// The last request's declarations, lent to the next one while what
+    /// they depend on stays the same.
+    declarations: Option<(crate::scheduler::DeclarationsKey, Vec<FunctionDeclaration>)>,
 }
 
 impl Agent {
@@ -126,6 +131,7 @@ impl Agent {
             last_prompt_tokens: None,
             pricing: None,
             force_structured: false,
+            declarations: None,
         }
     }
 

@@ -8,7 +8,7 @@ use crate::hooks::{AfterModelOutcome, BeforeModelOutcome};
 use crate::model::{ChunkStream, ModelError};
 use futures::StreamExt;
 use gemini_rs_protocol::{
-    Content, FunctionCall, GenerateContentResponse, Part, Tool, UsageMetadata,
+    Content, FunctionCall, FunctionDeclaration, GenerateContentResponse, Part, Tool, UsageMetadata,
 };
 use std::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -62,11 +62,25 @@ impl Agent {
         // Without hooks nothing else looks at the request: lend it the
         // history instead of copying it (long sessions would copy it on
         // every turn), and take it back whatever happens.
+        // The declarations likewise, while the tools, the mode and the
+        // rules stay the same (the structured-output tool is added to them).
+        let key = self
+            .scheduler
+            .declarations_key()
+            .filter(|_| self.config.output_schema.is_none());
+        let declarations = match (self.declarations.take(), &key) {
+            (Some((was, decls)), Some(key)) if was == *key => decls,
+            _ => self.declarations_now(),
+        };
         let contents = std::mem::take(&mut self.history);
-        let mut request = self.build_request_from(contents);
+        let mut request = self.build_request_with(contents, declarations);
         let model = self.config.model.clone();
         let result = self.send(&request, &model, cancel).await;
         self.history = std::mem::take(&mut request.contents);
+        let lent = request.tools.take().and_then(|t| t.into_iter().next());
+        if let (Some(key), Some(decls)) = (key, lent.and_then(|t| t.function_declarations)) {
+            self.declarations = Some((key, decls));
+        }
         result
     }
 
@@ -320,16 +334,22 @@ impl Agent {
 
     /// The request for the current history (a copy of it).
     pub(super) fn build_request(&self) -> gemini_rs_protocol::GenerateContentRequest {
-        self.build_request_from(self.history.clone())
+        self.build_request_with(self.history.clone(), self.declarations_now())
     }
 
-    /// The request for `contents`.
-    fn build_request_from(
-        &self,
-        contents: Vec<Content>,
-    ) -> gemini_rs_protocol::GenerateContentRequest {
+    /// The declarations of the tools for a request now.
+    fn declarations_now(&self) -> Vec<FunctionDeclaration> {
         let mut declarations = self.scheduler.declarations();
         declarations.extend(self.config.extra_declarations.iter().cloned());
+        declarations
+    }
+
+    /// The request for `contents` declaring `declarations`.
+    fn build_request_with(
+        &self,
+        contents: Vec<Content>,
+        declarations: Vec<FunctionDeclaration>,
+    ) -> gemini_rs_protocol::GenerateContentRequest {
         let mut request = gemini_rs_protocol::GenerateContentRequest {
             contents,
             system_instruction: Some(Content {

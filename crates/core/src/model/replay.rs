@@ -25,9 +25,22 @@ pub enum ReplayMode {
 #[derive(Debug)]
 pub struct ReplayGenerator {
     mode: ReplayMode,
-    lines: Vec<RecordedResponse>,
+    lines: Vec<Line>,
+    /// The file, for errors.
+    origin: String,
     /// Strict: index of the next line. Non-strict: which lines were used.
     state: Mutex<ReplayState>,
+}
+
+/// One recorded answer: checked when the file is loaded and kept as text,
+/// parsed again when its call comes (parsed answers take many times the
+/// room of their text, and a long replay holds thousands).
+#[derive(Debug)]
+struct Line {
+    method: RecordedMethod,
+    text: Box<str>,
+    /// Its line number in the file.
+    number: usize,
 }
 
 #[derive(Debug, Default)]
@@ -59,27 +72,28 @@ impl ReplayGenerator {
             if line.trim().is_empty() {
                 continue;
             }
-            let parsed = serde_json::from_str(line).map_err(|e| ModelError::ResponsesLine {
-                path: origin.to_string(),
-                line: index + 1,
-                message: e.to_string(),
-            })?;
-            lines.push(parsed);
+            let parsed: RecordedResponse =
+                serde_json::from_str(line).map_err(|e| ModelError::ResponsesLine {
+                    path: origin.to_string(),
+                    line: index + 1,
+                    message: e.to_string(),
+                })?;
+            lines.push(Line {
+                method: parsed.method(),
+                text: line.into(),
+                number: index + 1,
+            });
         }
-        Ok(Self::new(lines, mode))
-    }
-
-    /// Replays the given answers.
-    pub fn new(lines: Vec<RecordedResponse>, mode: ReplayMode) -> ReplayGenerator {
         let state = ReplayState {
             next: 0,
             used: vec![false; lines.len()],
         };
-        ReplayGenerator {
+        Ok(ReplayGenerator {
             mode,
             lines,
+            origin: origin.to_string(),
             state: Mutex::new(state),
-        }
+        })
     }
 
     #[cfg(test)]
@@ -102,7 +116,7 @@ impl ReplayGenerator {
             ReplayMode::Strict => {
                 let index = state.next;
                 state.next += 1;
-                let recorded = self.lines.get(index).map(RecordedResponse::method);
+                let recorded = self.lines.get(index).map(|l| l.method);
                 if let Some(recorded) = recorded.filter(|m| !answers(*m, method)) {
                     return Err(ModelError::Replay {
                         message: format!(
@@ -119,7 +133,7 @@ impl ReplayGenerator {
                     .lines
                     .iter()
                     .zip(&state.used)
-                    .position(|(line, used)| !used && answers(line.method(), method));
+                    .position(|(line, used)| !used && answers(line.method, method));
                 if let Some(i) = found {
                     state.used[i] = true;
                 }
@@ -127,7 +141,11 @@ impl ReplayGenerator {
             }
         };
         match index.and_then(|i| self.lines.get(i)) {
-            Some(line) => Ok(line.clone()),
+            Some(line) => serde_json::from_str(&line.text).map_err(|e| ModelError::ResponsesLine {
+                path: self.origin.clone(),
+                line: line.number,
+                message: e.to_string(),
+            }),
             None => Err(ModelError::Replay {
                 message: format!(
                     "No more mock responses for {}, got request:\n{}",
@@ -334,7 +352,12 @@ mod tests {
             }
             files += 1;
             let g = ReplayGenerator::from_file(&path, ReplayMode::NonStrict).unwrap();
-            for line in g.lines.clone() {
+            let recorded: Vec<RecordedResponse> = g
+                .lines
+                .iter()
+                .map(|l| serde_json::from_str(&l.text).unwrap())
+                .collect();
+            for line in recorded {
                 let name = path.display();
                 match line {
                     RecordedResponse::GenerateContentStream(chunks) => {

@@ -134,6 +134,12 @@ impl PolicyEngine {
         self.rules.read().map(|r| r.clone()).unwrap_or_default()
     }
 
+    /// How many rules there are: rules are only ever added, so a change
+    /// of the rules changes the count.
+    pub(crate) fn rule_count(&self) -> usize {
+        self.rules.read().map(|r| r.len()).unwrap_or(0)
+    }
+
     /// Adds one rule.
     pub fn add_rule(&self, rule: PolicyRule) {
         if let Ok(mut rules) = self.rules.write() {

@@ -19,6 +19,8 @@ pub use retention::cleanup_sessions;
 use gemini_rs_protocol::{Content, Part, UsageMetadata};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A session that could not be found or read.
 #[derive(Debug, thiserror::Error)]
@@ -57,6 +59,9 @@ pub struct ChatRecorder {
 struct Worker {
     tx: std::sync::mpsc::Sender<Job>,
     thread: std::thread::JoinHandle<()>,
+    /// Whether the writer may pause to gather messages (off while every
+    /// record waits until written).
+    gather: Arc<AtomicBool>,
 }
 
 enum Job {
@@ -137,9 +142,15 @@ impl FileState {
     }
 }
 
+/// How long the writer gathers messages after a write before it looks
+/// for more (unless someone waits for the file).
+const GATHER: std::time::Duration = std::time::Duration::from_millis(1);
+
 /// Owns the file. Messages that arrived while it was writing go out
-/// together, in one write.
-fn write_loop(mut state: FileState, rx: std::sync::mpsc::Receiver<Job>) {
+/// together, in one write. After a write nobody waits for, it pauses for
+/// [`GATHER`] instead of sleeping on the channel: the agent's sends then
+/// wake no thread, and a long session writes once a millisecond at most.
+fn write_loop(mut state: FileState, rx: std::sync::mpsc::Receiver<Job>, gather: &AtomicBool) {
     while let Ok(first) = rx.recv() {
         let mut msgs = Vec::new();
         let mut replies = Vec::new();
@@ -166,6 +177,9 @@ fn write_loop(mut state: FileState, rx: std::sync::mpsc::Receiver<Job>) {
             && let Err(e) = state.write(msgs)
         {
             tracing::warn!("could not write session file {}: {e}", state.path.display());
+        }
+        if replies.is_empty() && gather.load(Ordering::Relaxed) {
+            std::thread::sleep(GATHER);
         }
         for reply in replies {
             let _ = reply.send(());
@@ -240,6 +254,8 @@ impl ChatRecorder {
         let worker = enabled
             .then(|| {
                 let (tx, rx) = std::sync::mpsc::channel();
+                let gather = Arc::new(AtomicBool::new(true));
+                let writer_gather = gather.clone();
                 let state = FileState {
                     path: path.clone(),
                     record,
@@ -248,8 +264,8 @@ impl ChatRecorder {
                 };
                 std::thread::Builder::new()
                     .name("session-writer".into())
-                    .spawn(move || write_loop(state, rx))
-                    .map(|thread| Worker { tx, thread })
+                    .spawn(move || write_loop(state, rx, &writer_gather))
+                    .map(|thread| Worker { tx, thread, gather })
                     .map_err(|e| tracing::warn!("chat recording is off: {e}"))
                     .ok()
             })
@@ -266,6 +282,9 @@ impl ChatRecorder {
     /// file during the session, such as hooks).
     pub fn set_synchronous(&mut self, synchronous: bool) {
         self.synchronous = synchronous;
+        if let Some(worker) = &self.worker {
+            worker.gather.store(!synchronous, Ordering::Relaxed);
+        }
     }
 
     /// Waits until every message so far is written (`None` when recording
@@ -360,7 +379,7 @@ impl ChatRecorder {
 impl Drop for ChatRecorder {
     /// Everything handed over is written before the recorder goes.
     fn drop(&mut self) {
-        if let Some(Worker { tx, thread }) = self.worker.take() {
+        if let Some(Worker { tx, thread, .. }) = self.worker.take() {
             drop(tx);
             let _ = thread.join();
         }

@@ -14,10 +14,14 @@
 //! `maxCount` and is never deleted). Files that are not sessions, or hold
 //! nothing to resume, are deleted too once a day old (Gemini CLI deletes
 //! them at once, which can race with a session just starting).
+//! A large file is not read whole: its metadata and its last update are
+//! read from its head and tail (see [`head`]), so start-up costs the same
+//! whatever the size of old sessions.
 //! `minRetention` (default `1d`) is a safety floor: a `maxAge` below it is
 //! a configuration error and nothing is deleted, as upstream.
 
 use crate::config::Settings;
+use head::Header;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -106,14 +110,6 @@ pub fn policy(settings: &Settings) -> Result<Option<RetentionPolicy>, RetentionE
     Ok(Some(RetentionPolicy { max_age, max_count }))
 }
 
-/// What retention needs of a file.
-struct Header {
-    session_id: String,
-    last_updated: String,
-    start_time: String,
-    resumable: bool,
-}
-
 struct Found {
     path: PathBuf,
     header: Option<Header>,
@@ -142,15 +138,7 @@ pub fn apply(
 ) -> usize {
     let found: Vec<Found> = super::session_files(chats_dir)
         .map(|path| {
-            let header = std::fs::read_to_string(&path)
-                .ok()
-                .and_then(|t| super::read_session(&t))
-                .map(|r| Header {
-                    resumable: super::resumable(&r),
-                    session_id: r.session_id,
-                    last_updated: r.last_updated,
-                    start_time: r.start_time,
-                });
+            let header = head::read(&path);
             Found { path, header }
         })
         .collect();
@@ -220,5 +208,6 @@ fn modified(path: &Path) -> Option<chrono::DateTime<chrono::Utc>> {
         .map(chrono::DateTime::<chrono::Utc>::from)
 }
 
+mod head;
 #[cfg(test)]
 mod tests;

@@ -121,6 +121,21 @@ pub struct SchedulerParts {
     pub checkpointer: Option<Checkpointer>,
 }
 
+/// The registry, the mode and the policy's rules as one request saw them.
+pub(crate) struct DeclarationsKey {
+    registry: Arc<ToolRegistry>,
+    mode: ApprovalMode,
+    rules: usize,
+}
+
+impl PartialEq for DeclarationsKey {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.registry, &other.registry)
+            && self.mode == other.mode
+            && self.rules == other.rules
+    }
+}
+
 enum Approval {
     Run(StatsDecision),
     Refused(ToolResult, ToolCallStatus, Option<StatsDecision>),
@@ -179,6 +194,18 @@ impl Scheduler {
             }
         }
         decls
+    }
+
+    /// What [`Scheduler::declarations`] depends on, `None` in plan mode
+    /// (whose declarations name the plans folder): equal keys, equal
+    /// declarations, so a request can reuse the last one's.
+    pub(crate) fn declarations_key(&self) -> Option<DeclarationsKey> {
+        let mode = self.mode();
+        (mode != ApprovalMode::Plan).then(|| DeclarationsKey {
+            registry: self.registry.snapshot(),
+            mode,
+            rules: self.policy.rule_count(),
+        })
     }
 
     fn mode(&self) -> ApprovalMode {

@@ -130,3 +130,102 @@ fn deletes_old_and_surplus_sessions_but_never_the_current_one() {
     assert_eq!(cleanup_sessions(d, &s, "x"), 0);
     assert_eq!(cleanup_sessions(&d.join("missing"), &s, "x"), 0);
 }
+
+/// Sets a file's modification time `days` ago.
+fn age(path: &Path, days: u64) {
+    let t = std::time::SystemTime::now() - std::time::Duration::from_secs(days * 86_400);
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
+
+/// A file larger than the whole-file limit whose body is not JSON: read
+/// whole, it would hold nothing to resume (and be deleted once a day old).
+fn huge(path: &Path, head: &str, tail: &str) {
+    let body = "not json {[\n".repeat((head::WHOLE_FILE_LIMIT as usize / 12) * 2);
+    std::fs::write(path, format!("{head}\n{body}{tail}")).unwrap();
+}
+
+#[test]
+fn large_files_are_classified_by_their_head_and_tail_without_reading_them_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let now = chrono::Utc::now();
+    let ago = |days: i64| (now - chrono::Duration::days(days)).to_rfc3339();
+    let header = |id: &str| {
+        format!(
+            r#"{{"sessionId":"{id}","projectHash":"h","startTime":"{}","lastUpdated":"{}","kind":"main"}}"#,
+            ago(90),
+            ago(90)
+        )
+    };
+    let set = |days: i64| format!("{{\"$set\":{{\"lastUpdated\":\"{}\"}}}}\n", ago(days));
+
+    // Dated by the last `$set` of its tail (a day old on disk, so the old
+    // code, finding nothing to resume in it, would delete it).
+    let recent = d.join("session-recent.jsonl");
+    huge(&recent, &header("recent"), &set(2));
+    age(&recent, 3);
+    // Its last update is 40 days ago: too old.
+    let old = d.join("session-old.jsonl");
+    huge(&old, &header("old"), &set(40));
+    // No `$set` in the tail: the file's time dates it.
+    let by_mtime_new = d.join("session-mnew.jsonl");
+    huge(&by_mtime_new, &header("mnew"), "");
+    age(&by_mtime_new, 5);
+    let by_mtime_old = d.join("session-mold.jsonl");
+    huge(&by_mtime_old, &header("mold"), "");
+    age(&by_mtime_old, 45);
+    // A 0.27.4 file: its top-level fields, then a torn messages array.
+    let legacy_new = d.join("session-lnew.json");
+    let legacy = |id: &str, days: i64| {
+        format!(
+            "{{\n  \"sessionId\": \"{id}\",\n  \"projectHash\": \"h\",\n  \"startTime\": \"{}\",\n  \"lastUpdated\": \"{}\",\n  \"messages\": [",
+            ago(days),
+            ago(days)
+        )
+    };
+    huge(&legacy_new, &legacy("lnew", 3), "");
+    age(&legacy_new, 3);
+    let legacy_old = d.join("session-lold.json");
+    huge(&legacy_old, &legacy("lold", 50), "");
+    // The current session, however old and large, stays.
+    let current = d.join("session-cur.jsonl");
+    huge(&current, &header("current"), &set(60));
+    // A sub-agent's large file holds nothing to resume: deleted a day old.
+    let sub = d.join("session-sub.jsonl");
+    huge(
+        &sub,
+        r#"{"sessionId":"sub","projectHash":"h","kind":"subagent"}"#,
+        &set(1),
+    );
+    age(&sub, 2);
+    // Large, but no session header: not a session.
+    let junk = d.join("session-junk.jsonl");
+    huge(&junk, "garbage", "");
+    age(&junk, 2);
+
+    let policy = RetentionPolicy {
+        max_age: Some(chrono::Duration::days(30)),
+        max_count: None,
+    };
+    assert_eq!(apply(d, &policy, "current", now), 5);
+    for kept in [&recent, &by_mtime_new, &legacy_new, &current] {
+        assert!(kept.exists(), "{} was deleted", kept.display());
+    }
+    for gone in [&old, &by_mtime_old, &legacy_old, &sub, &junk] {
+        assert!(!gone.exists(), "{} was kept", gone.display());
+    }
+
+    // maxCount ranks them by the same dates: the newest stays.
+    let policy = RetentionPolicy {
+        max_age: None,
+        max_count: Some(2),
+    };
+    assert_eq!(apply(d, &policy, "current", now), 2);
+    assert!(current.exists() && recent.exists());
+    assert!(!legacy_new.exists() && !by_mtime_new.exists());
+}
