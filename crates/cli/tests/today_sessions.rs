@@ -224,6 +224,8 @@ fn harbor_runs_resumes_and_reads_the_newest_session_file() {
     assert_eq!(tool["args"], json!({"file_path": "a.txt"}));
     assert_eq!(tool["status"], "success");
     assert_eq!(tool["displayName"], "ReadFile");
+    // The call's own description, as 0.61 records it (not the tool's).
+    assert_eq!(tool["description"], "a.txt", "{tool:#}");
     assert_eq!(
         tool["result"][0]["functionResponse"]["response"],
         json!({"output": "hello"})
@@ -417,10 +419,15 @@ fn a_sessions_summary_names_it_in_the_listing() {
     std::fs::write(&file, text).unwrap();
     let out = sb.run(&["--list-sessions"], None, &[]);
     assert_eq!(out.code, 0, "{out:?}");
+    // The age is left out: the fixture's seconds make it 4 or 5 minutes.
+    let line = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("  1. "))
+        .unwrap_or_default();
     assert!(
-        out.stdout.contains(&format!(
-            "  1. Reading the greeting file (5 minutes ago) [{UPSTREAM_0_61_ID}]"
-        )),
+        line.starts_with("  1. Reading the greeting file (")
+            && line.ends_with(&format!("ago) [{UPSTREAM_0_61_ID}]")),
         "{out:?}"
     );
 }
