@@ -487,10 +487,21 @@ impl Agent {
         let calls = completed
             .iter()
             .map(|c| {
+                // As Gemini CLI 0.61 records them: the call's own one-line
+                // description, else the tool's.
                 let mut extra = gemini_rs_protocol::Extra::new();
-                if let Some(tool) = registry.get(&c.request.name) {
+                let tool = registry.get(&c.request.name);
+                if let Some(tool) = tool {
                     extra.insert("displayName".into(), tool.tool.display_name().into());
-                    extra.insert("description".into(), tool.tool.description().into());
+                }
+                let described = c.description.as_deref().map(str::trim);
+                let description = match (described.filter(|d| !d.is_empty()), tool) {
+                    (Some(d), _) => Some(d.to_string()),
+                    (None, Some(tool)) => Some(tool.tool.description().to_string()),
+                    (None, None) => None,
+                };
+                if let Some(d) = description {
+                    extra.insert("description".into(), d.into());
                 }
                 ToolCallRecord {
                     id: c.request.call_id.clone(),

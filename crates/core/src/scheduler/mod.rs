@@ -60,9 +60,18 @@ pub struct CompletedCall {
     pub result: ToolResult,
     /// functionResponse part(s) for the model.
     pub parts: Vec<Part>,
+    /// The validated call's one-line description (`None` when the call
+    /// never validated), as the session file records it.
+    pub description: Option<String>,
 }
 
 impl CompletedCall {
+    /// The same call, with the description of its validated invocation.
+    fn described(mut self, built: &BuiltCall) -> Self {
+        self.description = Some(built.invocation.description());
+        self
+    }
+
     /// The reason, when a hook asked to stop the agent.
     pub fn stop_reason(&self) -> Option<&str> {
         self.result
@@ -294,7 +303,8 @@ impl Scheduler {
                     Err(result) => {
                         let status = ToolCallStatus::Error;
                         let reject = Some(StatsDecision::Reject);
-                        done[i] = Some(self.finish(req, *result, status, Duration::ZERO, reject));
+                        let call = self.finish(req, *result, status, Duration::ZERO, reject);
+                        done[i] = Some(call.described(&built));
                         continue;
                     }
                 };
@@ -309,7 +319,8 @@ impl Scheduler {
                         approved.push((i, req, built, decision, gate.notes))
                     }
                     Approval::Refused(result, status, decision) => {
-                        done[i] = Some(self.finish(req, result, status, Duration::ZERO, decision));
+                        let call = self.finish(req, result, status, Duration::ZERO, decision);
+                        done[i] = Some(call.described(&built));
                     }
                     Approval::CancelBatch => {
                         done[i] = Some(self.cancelled(req, "User denied execution."));
@@ -321,11 +332,12 @@ impl Scheduler {
                 .into_iter()
                 .map(|(i, req, built, decision, notes)| async move {
                     let started = std::time::Instant::now();
+                    let description = built.invocation.description();
                     let (result, status) = self.execute(&req, built, notes, cancel).await;
-                    (
-                        i,
-                        self.finish(req, result, status, started.elapsed(), Some(decision)),
-                    )
+                    let mut call =
+                        self.finish(req, result, status, started.elapsed(), Some(decision));
+                    call.description = Some(description);
+                    (i, call)
                 });
             let before = self.mode();
             for (i, call) in futures::future::join_all(runs).await {
@@ -519,6 +531,7 @@ impl Scheduler {
             status,
             result,
             parts,
+            description: None,
         }
     }
 }
