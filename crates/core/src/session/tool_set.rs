@@ -194,11 +194,8 @@ pub(super) async fn command_layer(
     };
     let (mut commands, warnings) = folders.load();
     if let Some(mcp) = mcp {
-        for prompt in custom_commands::mcp_prompt_commands(mcp).await {
-            if !commands.iter().any(|c| c.name == prompt.name) {
-                commands.push(prompt);
-            }
-        }
+        let prompts = custom_commands::mcp_prompt_commands(mcp).await;
+        custom_commands::add_unnamed(&mut commands, prompts);
     }
     notes.extend(warnings.into_iter().map(|text| StartupNote {
         text,

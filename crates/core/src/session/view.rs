@@ -287,11 +287,7 @@ impl SessionView {
     /// earlier prompts win, as at start-up).
     pub(super) fn add_commands(&self, new: Vec<CustomCommand>) {
         if let Ok(mut commands) = self.custom_commands.write() {
-            for cmd in new {
-                if !commands.iter().any(|c| c.name == cmd.name) {
-                    commands.push(cmd);
-                }
-            }
+            super::custom_commands::add_unnamed(&mut commands, new);
         }
     }
 

@@ -82,14 +82,11 @@ fn toml_files(dir: &Path) -> std::io::Result<Vec<String>> {
 /// MCP prompts already known whose names no file took.
 pub fn reloaded(current: &[CustomCommand], files: Vec<CustomCommand>) -> Vec<CustomCommand> {
     let mut out = files;
-    for prompt in current
+    let prompts = current
         .iter()
         .filter(|c| matches!(c.source, CommandSource::McpPrompt { .. }))
-    {
-        if !out.iter().any(|c| c.name == prompt.name) {
-            out.push(prompt.clone());
-        }
-    }
+        .cloned();
+    super::add_unnamed(&mut out, prompts);
     out
 }
 

@@ -197,6 +197,20 @@ fn one_line(text: &str, max: usize) -> String {
     }
 }
 
+/// Appends the commands of `extra` whose names `commands` does not have
+/// yet: the ones already there win (file commands over MCP prompts, the
+/// earlier prompt over a later one).
+pub fn add_unnamed(
+    commands: &mut Vec<CustomCommand>,
+    extra: impl IntoIterator<Item = CustomCommand>,
+) {
+    for cmd in extra {
+        if !commands.iter().any(|c| c.name == cmd.name) {
+            commands.push(cmd);
+        }
+    }
+}
+
 /// The command a prompt invokes: `/name args` with `name` a known command.
 pub fn invoked<'a>(
     commands: &'a [CustomCommand],
