@@ -47,7 +47,9 @@ pub fn ask(root: &Path, paths: &GeminiPaths) -> anyhow::Result<Answer> {
     Ok(Answer::Decided(trust))
 }
 
-fn name_of(p: &Path) -> String {
+/// A path's last component as shown to the user (the whole path when it
+/// has none, as `/`).
+pub(crate) fn name_of(p: &Path) -> String {
     p.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| p.display().to_string())

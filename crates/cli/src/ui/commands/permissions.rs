@@ -3,6 +3,7 @@
 //! rule is saved in `trustedFolders.json`; this session keeps the trust it
 //! started with, so a change to its own folder says to restart.
 
+use crate::trust::name_of;
 use crate::ui::view::wrap::truncate;
 use gemini_rs_core::{FolderTrust, GeminiPaths, TrustLevel};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -53,12 +54,6 @@ pub fn folder(arg: Option<&str>, root: &Path, home: &Path) -> Result<PathBuf, St
         Ok(_) => Err(format!("Path is not a directory: {}", dir.display())),
         Err(e) => Err(format!("Error accessing path: {}. {e}", dir.display())),
     }
-}
-
-fn name_of(p: &Path) -> String {
-    p.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| p.display().to_string())
 }
 
 impl TrustPanel {

@@ -4,6 +4,7 @@
 //! the approved plan again; `/plan copy` copies that plan; and
 //! Ctrl+G in the plan dialog, which edits the plan in the external editor.
 
+use crate::trust::name_of;
 use crate::ui::control::App;
 use crate::ui::handlers::external_editor::edit_in_place;
 use crate::ui::term::Tui;
@@ -40,7 +41,7 @@ fn show_approved(app: &mut App) {
     match std::fs::read_to_string(&path) {
         Ok(plan) => {
             app.state
-                .info(&format!("Approved Plan: {}", file_name(&path)));
+                .info(&format!("Approved Plan: {}", name_of(&path)));
             let width = usize::from(app.state.width);
             app.state
                 .push_lines(crate::ui::view::plan::body(&plan, width));
@@ -63,19 +64,13 @@ pub fn copy(app: &mut App) {
             app.osc = Some(format!("\x1b]52;c;{b64}\x07"));
             app.state.info(&format!(
                 "Plan copied to the clipboard ({}, OSC 52).",
-                file_name(&path)
+                name_of(&path)
             ));
         }
         Err(e) => app
             .state
             .error(&format!("Failed to copy the plan {}: {e}", path.display())),
     }
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string())
 }
 
 /// Ctrl+G in the plan dialog: the plan file opens in the external editor
