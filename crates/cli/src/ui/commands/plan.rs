@@ -60,8 +60,7 @@ pub fn copy(app: &mut App) {
     };
     match std::fs::read_to_string(&path) {
         Ok(plan) => {
-            let b64 = crate::ui::handlers::slash::base64(plan.as_bytes());
-            app.osc = Some(format!("\x1b]52;c;{b64}\x07"));
+            app.osc = Some(crate::ui::handlers::slash::osc52_copy(&plan));
             app.state.info(&format!(
                 "Plan copied to the clipboard ({}, OSC 52).",
                 name_of(&path)

@@ -77,8 +77,7 @@ pub fn command(app: &mut App, line: &str) {
             if s.last_answer.is_empty() {
                 s.info("No output in history to copy.");
             } else {
-                let b64 = base64(s.last_answer.as_bytes());
-                app.osc = Some(format!("\x1b]52;c;{b64}\x07"));
+                app.osc = Some(osc52_copy(&s.last_answer));
                 s.info("Last answer copied to the clipboard (OSC 52).");
             }
         }
@@ -311,8 +310,13 @@ fn init(app: &mut App) {
     app.send_prompt(INIT_PROMPT.to_string());
 }
 
+/// The OSC 52 sequence that puts `text` on the terminal's clipboard.
+pub fn osc52_copy(text: &str) -> String {
+    format!("\x1b]52;c;{}\x07", base64(text.as_bytes()))
+}
+
 /// Base64 (standard alphabet, padded), for OSC 52.
-pub fn base64(data: &[u8]) -> String {
+fn base64(data: &[u8]) -> String {
     const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {
