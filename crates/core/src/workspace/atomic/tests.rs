@@ -55,23 +55,45 @@ fn a_failed_precondition_keeps_the_target_and_leaves_no_temp_file() {
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
 }
 
+/// Takes this thread's file-system identity to `nobody` until dropped.
+/// Linux keeps the file-system uid per thread, and moving it off 0 clears
+/// the thread's DAC-override capabilities, so root is refused by directory
+/// permissions like anyone else; other test threads keep running as root.
+struct AsNobody;
+
+impl AsNobody {
+    fn new() -> Self {
+        // SAFETY: setfsuid only changes the calling thread's credentials.
+        unsafe { libc::setfsuid(65534) };
+        AsNobody
+    }
+}
+
+impl Drop for AsNobody {
+    fn drop(&mut self) {
+        // SAFETY: as above; returns the thread to its real uid.
+        unsafe { libc::setfsuid(libc::getuid()) };
+    }
+}
+
 /// A full file system (`/dev/full` cannot hold a directory, so a tiny
 /// tmpfs would be needed) is not available in the test sandbox; a
-/// read-only directory stands in for it, which only refuses writes
-/// when not running as root.
+/// read-only directory stands in for it. As root (CI runs as root) the
+/// write is made as `nobody`, whom the directory's mode refuses.
 #[test]
 fn a_refused_write_keeps_the_original_and_leaves_no_temp_file() {
-    if unsafe { libc::geteuid() } == 0 {
-        eprintln!("skipped: root ignores directory permissions");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
     let sub = dir.path().join("ro");
     fs::create_dir(&sub).unwrap();
     let p = sub.join("f.txt");
     fs::write(&p, "original").unwrap();
+    fs::set_permissions(&p, fs::Permissions::from_mode(0o644)).unwrap();
     fs::set_permissions(&sub, fs::Permissions::from_mode(0o555)).unwrap();
-    let err = write_atomic(&p, b"new").unwrap_err();
+    let err = {
+        let _nobody = (unsafe { libc::geteuid() } == 0).then(AsNobody::new);
+        write_atomic(&p, b"new").unwrap_err()
+    };
     fs::set_permissions(&sub, fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
     assert_eq!(fs::read_to_string(&p).unwrap(), "original");
