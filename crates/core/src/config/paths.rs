@@ -1,8 +1,6 @@
 //! Where Gemini CLI keeps its files: `~/.gemini` (home from
 //! `GEMINI_CLI_HOME`), the settings layers and the per-project temp dir.
 
-use sha2::{Digest, Sha256};
-use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 /// Default system settings file.
@@ -74,19 +72,10 @@ impl GeminiPaths {
     }
 }
 
-/// The 64-hex SHA-256 of the project root path, Gemini CLI's project id.
-pub fn project_hash(root: &Path) -> String {
-    let digest = Sha256::digest(root.to_string_lossy().as_bytes());
-    let mut hex = String::with_capacity(64);
-    for byte in digest {
-        let _ = write!(hex, "{byte:02x}");
-    }
-    hex
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::projects::project_hash;
 
     #[test]
     fn temp_dir_is_the_registered_slug() {

@@ -15,12 +15,23 @@
 //! Gemini CLI takes (`projects.json.lock`, a directory), so both can run at
 //! once.
 
-use super::paths::project_hash;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
+
+/// The 64-hex SHA-256 of the project root path, Gemini CLI's project id.
+pub fn project_hash(root: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    use std::fmt::Write;
+    let digest = Sha256::digest(root.to_string_lossy().as_bytes());
+    let mut hex = String::with_capacity(64);
+    for byte in digest {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    hex
+}
 
 /// The marker naming a slug folder's project.
 const PROJECT_ROOT_FILE: &str = ".project_root";

@@ -5,7 +5,7 @@
 //! left and for compression instead of a guess.
 
 use super::http::build_client;
-use super::provider::{Providers, Wire, known_limits};
+use super::provider::{ContextWindows, Providers, Wire, known_limits};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -73,6 +73,16 @@ async fn get_text(request: reqwest::RequestBuilder) -> Option<String> {
         .await
         .ok()?
         .ok()
+}
+
+impl ContextWindows {
+    /// Asks the local server behind `model` for its context window (see
+    /// [`probe`]); later lookups of `model` use the answer.
+    pub async fn probe(&self, model: &str) {
+        if let Some(p) = self.providers() {
+            probe(p, model).await;
+        }
+    }
 }
 
 /// Asks the local server behind `model` for its context window and keeps

@@ -358,14 +358,6 @@ impl ContextWindows {
         self.0.as_ref()
     }
 
-    /// Asks the local server behind `model` for its context window (see
-    /// `local_window`); later lookups of `model` use the answer.
-    pub async fn probe(&self, model: &str) {
-        if let Some(p) = &self.0 {
-            super::local_window::probe(p, model).await;
-        }
-    }
-
     /// The wire `model` is spoken over (Gemini when it cannot be told).
     pub fn wire(&self, model: &str) -> Wire {
         self.0

@@ -74,7 +74,8 @@ impl PolicyEngine {
             saved_rules_file: None,
             annotations: RwLock::default(),
         };
-        for rule in rules::default_rules() {
+        let plan = plan::plan_rules().into_iter().map(|r| r.sourced("Default"));
+        for rule in rules::default_rules().into_iter().chain(plan) {
             engine.add_rule(rule);
         }
         engine

@@ -236,7 +236,8 @@ fn starts_with_words(command: &str, prefix: &str) -> bool {
 }
 
 /// The default TOML policies of v0.27.4 (read-only, write, discovered,
-/// yolo): each built-in tool's rules come from its spec.
+/// yolo): each built-in tool's rules come from its spec. Plan mode's
+/// defaults are `plan::plan_rules`.
 pub(super) fn default_rules() -> Vec<PolicyRule> {
     let mut rules = Vec::new();
     for spec in crate::tools::builtin::specs() {
@@ -252,6 +253,5 @@ pub(super) fn default_rules() -> Vec<PolicyRule> {
     let mut yolo = PolicyRule::tool("*", Decision::Allow, 1.998).in_modes(&[ApprovalMode::Yolo]);
     yolo.allow_redirection = true;
     rules.push(yolo);
-    rules.extend(super::plan::plan_rules());
     rules.into_iter().map(|r| r.sourced("Default")).collect()
 }

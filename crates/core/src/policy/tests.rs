@@ -222,8 +222,9 @@ fn default_decisions_per_mode() {
             assert_eq!(p.check(name, &none, mode), Decision::Allow, "{name}");
         }
     }
-    // v0.27.4's rules, then 0.61's plan-mode rules.
-    assert_eq!(rules.len(), 8 + 5 + 2 + 2 + 19);
+    // v0.27.4's rules; 0.61's plan-mode rules are their own list.
+    assert_eq!(rules.len(), 8 + 5 + 2 + 2);
+    assert_eq!(plan::plan_rules().len(), 19);
 }
 
 #[test]

@@ -65,10 +65,6 @@ pub(super) struct Parts {
     pub live_model: bool,
 }
 
-pub(super) fn config_error(message: impl Into<String>) -> StartError {
-    StartError::new(StartErrorKind::Config, "FatalConfigError", message)
-}
-
 /// Builds every part; `events` is where the agent, the scheduler and the
 /// hooks report. Layer by layer: the model, the tools (with MCP servers,
 /// skills and agents), the recording, hooks, then the agent on the
@@ -192,7 +188,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     }
     let base_prompt = match system_md(&config.env, paths, root) {
         Some(Ok(text)) => text,
-        Some(Err(e)) => return Err(config_error(e.to_string())),
+        Some(Err(e)) => return Err(StartError::config(e.to_string())),
         None => system_prompt(prompt_features(
             &registry.snapshot(),
             &tools.agents,
@@ -465,7 +461,7 @@ fn policy(
     let core = settings.tools_core();
     engine.add_settings_rules(&allowed, &settings.tools_exclude(), core.as_deref());
     engine.add_confirmation_rules(&settings.tools_confirmation_required());
-    let file_error = |e: crate::policy::PolicyFileError| config_error(e.to_string());
+    let file_error = |e: crate::policy::PolicyFileError| StartError::config(e.to_string());
     let mut skipped = Vec::new();
     let user_dir = paths.gemini_dir.join("policies");
     engine.add_rules(load_policy_dir(&user_dir, 2, &mut skipped).map_err(file_error)?);

@@ -161,6 +161,11 @@ impl StartError {
             notes: Vec::new(),
         }
     }
+
+    /// A configuration error (`FatalConfigError`, exit 52).
+    pub fn config(message: impl Into<String>) -> Self {
+        StartError::new(StartErrorKind::Config, "FatalConfigError", message)
+    }
 }
 
 /// A line for the user from the start-up (settings warnings, MCP servers

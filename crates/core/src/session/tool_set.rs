@@ -388,7 +388,7 @@ pub(super) fn plan_state(
         workspace.project_temp_dir(),
         session_id,
     )
-    .map_err(|e| super::build::config_error(e.to_string()))?;
+    .map_err(|e| StartError::config(e.to_string()))?;
     let plan = PlanMode::new(dir, config.root.clone(), mode.clone(), config.interactive);
     if plan.active() {
         plan.ensure_dir();
