@@ -18,6 +18,7 @@ mod harnesses;
 mod hooks;
 mod mcp;
 mod output_schema;
+mod packaging;
 mod plan_mode;
 mod provider_wires;
 mod providers;
