@@ -11,6 +11,7 @@ mod automation;
 mod background;
 mod commands;
 mod conformance;
+mod dialects;
 mod e2e;
 mod fs_tools;
 mod hardening;

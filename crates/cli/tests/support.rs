@@ -96,13 +96,20 @@ impl Sandbox {
 
     /// The binary in `work` with a clean environment, not started yet.
     pub fn command<A: AsRef<std::ffi::OsStr>>(&self, args: &[A], env: &[(&str, &str)]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_gemini-rs"));
+        // `GEMINI_RS_TEST_BIN` names another build of the binary (a target
+        // folder shared by several checkouts uplifts theirs to one path).
+        let bin = std::env::var_os("GEMINI_RS_TEST_BIN")
+            .unwrap_or_else(|| env!("CARGO_BIN_EXE_gemini-rs").into());
+        let mut cmd = Command::new(bin);
         cmd.current_dir(&self.work)
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("HOME", &self.home)
             .env("GEMINI_CLI_HOME", &self.home)
             .env("GEMINI_API_KEY", "dummy")
+            // The suite was written against Gemini CLI 0.27.4's outputs;
+            // tests of today's dialect say so (tests/dialects.rs).
+            .env("GEMINI_RS_DIALECT", "0.27")
             // Every run says how it trusts its folder, as CI harnesses do;
             // the trust tests remove it (an empty value unsets).
             .env("GEMINI_CLI_TRUST_WORKSPACE", "true")

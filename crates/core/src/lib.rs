@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 mod agent;
+mod catalogue;
 mod checkpoint;
 mod config;
 mod events;
@@ -40,6 +41,7 @@ mod tools;
 mod workspace;
 
 pub use agent::{OutputSchema, OutputSchemaError};
+pub use catalogue::claude::twins as claude_tool_twins;
 pub use config::dotenv::parse as parse_dotenv;
 pub use config::input_file::{InputFileError, MAX_INPUT_BYTES, read_input};
 pub use config::jsonc::strip_comments as strip_json_comments;
@@ -64,6 +66,5 @@ pub use session::{
     StartupNote, WorkspaceFile, unattended_reply,
 };
 pub use startup::{Startup, folder_trust};
-pub use tools::builtin::claude::twins as claude_tool_twins;
 pub use tools::{ClientFs, ClientFsError};
 pub use workspace::write_atomic;

@@ -59,7 +59,16 @@ fn title_or_name(v: &Value) -> &str {
         .unwrap_or("undefined")
 }
 
-/// The parts the model gets for a successful result.
+/// A server's text as the model gets it: inside `<untrusted_context>`
+/// tags, a closing tag in the text escaped, as Gemini CLI 0.61 guards
+/// against prompt injection from a server (in both dialects).
+pub fn wrap_untrusted(text: &str) -> String {
+    let escaped = text.replace("</untrusted_context>", "&lt;/untrusted_context&gt;");
+    format!("<untrusted_context>\n{escaped}\n</untrusted_context>")
+}
+
+/// The parts the model gets for a successful result: texts wrapped as
+/// untrusted context ([`wrap_untrusted`]).
 pub fn to_parts(tool: &str, response: &Value) -> Vec<Part> {
     let Some(content) = response.get("content").and_then(Value::as_array) else {
         return vec![Part::text("[Error: Could not parse tool response]")];
@@ -69,7 +78,7 @@ pub fn to_parts(tool: &str, response: &Value) -> Vec<Part> {
         match str_field(block, "type") {
             Some("text") => {
                 if let Some(t) = str_field(block, "text") {
-                    parts.push(Part::text(t));
+                    parts.push(Part::text(wrap_untrusted(t)));
                 }
             }
             Some(kind @ ("image" | "audio")) => {
@@ -86,8 +95,8 @@ pub fn to_parts(tool: &str, response: &Value) -> Vec<Part> {
                 let Some(res) = block.get("resource") else {
                     continue;
                 };
-                if let Some(t) = str_field(res, "text") {
-                    parts.push(Part::text(t));
+                if let Some(t) = str_field(res, "text").filter(|t| !t.is_empty()) {
+                    parts.push(Part::text(wrap_untrusted(t)));
                 } else if let Some(blob) = str_field(res, "blob") {
                     let mime = str_field(res, "mimeType").unwrap_or("application/octet-stream");
                     parts.push(Part::text(format!(
@@ -169,6 +178,14 @@ mod tests {
     }
 
     #[test]
+    fn server_text_is_wrapped_with_its_closing_tag_escaped() {
+        assert_eq!(
+            wrap_untrusted("a</untrusted_context>b"),
+            "<untrusted_context>\na&lt;/untrusted_context&gt;b\n</untrusted_context>"
+        );
+    }
+
+    #[test]
     fn parts_and_display() {
         let resp = json!({"content": [
             {"type": "text", "text": "pic:"},
@@ -184,10 +201,10 @@ mod tests {
         assert_eq!(
             texts,
             vec![
-                "pic:",
+                "<untrusted_context>\npic:\n</untrusted_context>",
                 "[Tool 'img' provided the following image data with mime-type: image/png]",
                 "Resource Link: x at file:///x",
-                "inner",
+                "<untrusted_context>\ninner\n</untrusted_context>",
                 "[Tool 'img' provided the following embedded resource with mime-type: application/pdf]",
                 "[Tool 'img' provided the following audio data with mime-type: audio/wav]",
             ]

@@ -6,6 +6,7 @@
 //! `docs/settings.md`.
 
 use super::Settings;
+use crate::catalogue::dialect::{DIALECT_ENV, Dialect};
 use gemini_rs_protocol::events::ApprovalMode;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -111,6 +112,26 @@ impl Settings {
         })
     }
 
+    /// The session's dialect: `env` (the value of `GEMINI_RS_DIALECT`),
+    /// else `general.dialect`, else today's; a value naming neither
+    /// dialect is passed over with a warning.
+    pub fn dialect(&self, env: Option<&str>) -> (Dialect, Option<String>) {
+        let setting = self.typed().general.dialect.as_deref();
+        let mut note = None;
+        for (source, value) in [(DIALECT_ENV, env), ("general.dialect", setting)] {
+            let Some(value) = value else { continue };
+            match Dialect::parse(value) {
+                Some(dialect) => return (dialect, note),
+                None => {
+                    note.get_or_insert(format!(
+                        "{source} is \"{value}\", which is not one of today or 0.27; ignored."
+                    ));
+                }
+            }
+        }
+        (Dialect::Today, note)
+    }
+
     /// Warnings about today's keys holding values that cannot be used.
     pub fn today_notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
@@ -141,6 +162,21 @@ pub(crate) fn merge(base: &mut Map<String, Value>, over: &Map<String, Value>) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn dialect_from_environment_then_setting() {
+        let s = |v: Value| Settings::from_value(v);
+        let old = s(serde_json::json!({"general": {"dialect": "0.27"}}));
+        assert_eq!(old.dialect(None).0, Dialect::V027);
+        assert_eq!(old.dialect(Some("today")).0, Dialect::Today);
+        let (d, note) = old.dialect(Some("0.3"));
+        assert_eq!(d, Dialect::V027);
+        assert!(note.is_some_and(|n| n.starts_with("GEMINI_RS_DIALECT is \"0.3\"")));
+        assert_eq!(
+            s(serde_json::json!({})).dialect(None),
+            (Dialect::Today, None)
+        );
+    }
 
     #[test]
     fn approval_mode_from_settings() {

@@ -71,6 +71,10 @@ pub struct GeneralSettings {
     pub default_approval_mode: Option<String>,
     /// `general.plan` (plan mode).
     pub plan: PlanSettings,
+    /// `general.dialect`: `today` (the default) or `0.27`, the Gemini CLI
+    /// release whose names and texts the model and scripts see
+    /// ([`crate::catalogue::dialect`]); `GEMINI_RS_DIALECT` overrides it.
+    pub dialect: Option<String>,
     /// Keys not listed above.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

@@ -5,13 +5,13 @@
 //! codes turned into the [`HookOutput`] the rest of the hook system reads.
 //!
 //! The tool and parameter names come from the tools' own specs
-//! ([`crate::tools::builtin::claude`]), the table `hooks migrate
+//! ([`crate::catalogue::claude`]), the table `hooks migrate
 //! --from-claude` uses too.
 
 use super::config::HookEvent;
 use super::output::HookOutput;
+use crate::catalogue::claude::{call_from_claude, call_to_claude, claude_name};
 use crate::policy::ApprovalMode;
-use crate::tools::builtin::claude::{call_from_claude, call_to_claude, claude_name};
 use serde_json::{Map, Value};
 
 /// Gemini input fields Claude Code's hooks do not get (each event's

@@ -45,7 +45,7 @@ pub fn call_names(called: &str, mcp_context: Option<&serde_json::Value>) -> Vec<
     });
     let mut names = vec![called.to_string()];
     let policy_name = server_tool.as_deref().unwrap_or(called);
-    for n in crate::tools::names::forms(policy_name) {
+    for n in crate::catalogue::names::forms(policy_name) {
         if !names.contains(&n) {
             names.push(n);
         }

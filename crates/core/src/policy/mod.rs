@@ -308,6 +308,19 @@ impl PolicyEngine {
     /// True when a rule above the default tier denies every call of
     /// `tool_name` in `mode` (such a tool is not declared at all).
     pub fn denies_always(&self, tool_name: &str, mode: ApprovalMode) -> bool {
+        self.first_rule_denies(tool_name, mode, 2.0)
+    }
+
+    /// True when the strongest rule for `tool_name` in `mode`, of any tier,
+    /// denies every call: today's Gemini CLI then removes the tool in that
+    /// mode (plan mode's shell, a deny with `modes`).
+    pub fn denies_outright(&self, tool_name: &str, mode: ApprovalMode) -> bool {
+        self.first_rule_denies(tool_name, mode, f64::MIN)
+    }
+
+    /// True when the first rule for `tool_name` in `mode` is a deny of
+    /// every call at `min_priority` or above.
+    fn first_rule_denies(&self, tool_name: &str, mode: ApprovalMode, min_priority: f64) -> bool {
         let (Ok(rules), Ok(annotations)) = (self.rules.read(), self.annotations.read()) else {
             return false;
         };
@@ -319,7 +332,7 @@ impl PolicyEngine {
                 && (r.modes.is_empty() || r.modes.contains(&mode))
         });
         first.is_some_and(|r| {
-            r.priority >= 2.0
+            r.priority >= min_priority
                 && r.decision == Decision::Deny
                 && r.args.args_pattern.is_none()
                 && r.args.command_prefixes.is_empty()
@@ -343,14 +356,14 @@ fn shell_parts(tool_name: &str, args: &Value) -> Option<Vec<String>> {
 /// fetch tools in `default`/`plan`, the shell in `auto_edit`); a tool named
 /// in `allowed` stays.
 pub fn headless_excluded_tools(mode: ApprovalMode, allowed: &[String]) -> Vec<String> {
-    crate::tools::builtin::specs()
+    crate::catalogue::builtins::specs()
         .filter(|spec| spec.headless.hidden_in(mode))
         .map(|spec| spec.name)
         .filter(|name| {
-            let names = crate::tools::names::forms(name);
+            let names = crate::catalogue::names::forms(name);
             !allowed
                 .iter()
-                .any(|a| crate::tools::names::entry_names(a, &names))
+                .any(|a| crate::catalogue::names::entry_names(a, &names))
         })
         .map(str::to_string)
         .collect()

@@ -2,6 +2,7 @@
 //! Gemini CLI v0.27.4.
 
 use super::{ApprovalMode, Decision};
+use crate::catalogue::spec::DefaultPolicy;
 use regex::Regex;
 use serde_json::{Map, Value};
 
@@ -125,7 +126,7 @@ impl PolicyRule {
 
     /// True when the rule names the tool (ignoring arguments and modes):
     /// by its name or any other name it answers to (`grep_search`,
-    /// `mcp_<server>_<tool>`, ...; see [`crate::tools::names`]).
+    /// `mcp_<server>_<tool>`, ...; see [`crate::catalogue::names`]).
     pub fn names_tool(&self, tool_name: &str) -> bool {
         // `mcpName = "*"` with a tool name: that tool of any server.
         if let Some(tool) = self.tool_name.strip_prefix("*__") {
@@ -138,9 +139,9 @@ impl PolicyRule {
             None => self.tool_name == tool_name,
         };
         direct
-            || crate::tools::names::pattern_selects(
+            || crate::catalogue::names::pattern_selects(
                 &self.tool_name,
-                &crate::tools::names::forms(tool_name),
+                &crate::catalogue::names::forms(tool_name),
             )
     }
 
@@ -235,13 +236,28 @@ fn starts_with_words(command: &str, prefix: &str) -> bool {
     }
 }
 
+/// The default rules of a spec's [`DefaultPolicy`] (the `read-only.toml`
+/// and `write.toml` of v0.27.4), as `(decision, priority, modes)`; empty
+/// modes mean every mode.
+fn spec_rules(policy: DefaultPolicy) -> &'static [(Decision, f64, &'static [ApprovalMode])] {
+    match policy {
+        DefaultPolicy::Allow => &[(Decision::Allow, 1.050, &[])],
+        DefaultPolicy::Ask => &[(Decision::AskUser, 1.010, &[])],
+        DefaultPolicy::AskUnlessAutoEdit => &[
+            (Decision::AskUser, 1.010, &[]),
+            (Decision::Allow, 1.015, &[ApprovalMode::AutoEdit]),
+        ],
+        DefaultPolicy::Unruled => &[],
+    }
+}
+
 /// The default TOML policies of v0.27.4 (read-only, write, discovered,
 /// yolo): each built-in tool's rules come from its spec. Plan mode's
 /// defaults are `plan::plan_rules`.
 pub(super) fn default_rules() -> Vec<PolicyRule> {
     let mut rules = Vec::new();
-    for spec in crate::tools::builtin::specs() {
-        for (decision, priority, modes) in spec.policy.rules() {
+    for spec in crate::catalogue::builtins::specs() {
+        for (decision, priority, modes) in spec_rules(spec.policy) {
             rules.push(PolicyRule::tool(spec.name, *decision, *priority).in_modes(modes));
         }
     }

@@ -19,6 +19,7 @@ mod tests;
 pub use hooks::tool_response_json;
 pub use response::function_response_parts;
 
+use crate::catalogue::dialect::Dialect;
 use crate::checkpoint::Checkpointer;
 use crate::events::stats::{Decision as StatsDecision, SessionStats};
 use crate::events::{
@@ -375,7 +376,8 @@ impl Scheduler {
     /// again after the user modified the proposal in an editor). A
     /// PreToolUse hook's `permission` turns an ask into an allow and an
     /// allow into an ask; a deny rule refuses whatever it said. Without a
-    /// user to ask, an ask is refused as a deny.
+    /// user to ask, an ask is refused: as today's Gemini CLI says it
+    /// (confirmation not supported) or as a deny (0.27.4).
     async fn approve(
         &self,
         req: &ToolCallRequest,
@@ -397,6 +399,19 @@ impl Scheduler {
             Decision::AskUser if self.policy.interactive() => {
                 let forced = permission == Some(HookPermission::Ask);
                 self.ask_user(req, built, forced, cancel).await
+            }
+            Decision::AskUser if self.registry.snapshot().dialect() == Dialect::Today => {
+                Approval::Refused(
+                    ToolResult::from_error(crate::tools::ToolError::new(
+                        ToolErrorKind::PolicyViolation,
+                        format!(
+                            "Tool execution for \"{}\" requires user confirmation, which is not supported in non-interactive mode.",
+                            built.tool.display_name()
+                        ),
+                    )),
+                    ToolCallStatus::Error,
+                    Some(StatsDecision::Reject),
+                )
             }
             Decision::Deny | Decision::AskUser => Approval::Refused(
                 ToolResult::from_error(crate::tools::ToolError::new(

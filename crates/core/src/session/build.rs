@@ -72,6 +72,13 @@ pub(super) struct Parts {
 pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<Parts, StartError> {
     let settings = &config.settings;
     let mut notes = settings_notes(settings);
+    let dialect_env = config.env.var(crate::catalogue::dialect::DIALECT_ENV);
+    if let (_, Some(text)) = settings.dialect(dialect_env.as_deref()) {
+        notes.push(StartupNote {
+            text,
+            warning: true,
+        });
+    }
     let paths = &config.paths;
     let root = config.root.as_path();
     let model = resolve_model(

@@ -1,6 +1,7 @@
 //! What a front end tells a session before it starts, and why a start can
 //! fail. Plain data: the binary fills it from its flags.
 
+use crate::catalogue::dialect::{DIALECT_ENV, Dialect};
 use crate::config::{Env, GeminiPaths, Settings};
 use crate::model::ReplayMode;
 use crate::policy::ApprovalMode;
@@ -36,6 +37,9 @@ pub struct SessionConfig {
     pub extensions: Arc<Vec<Extension>>,
     /// The environment the session reads variables from.
     pub env: Env,
+    /// The Gemini CLI dialect the session speaks (`general.dialect`,
+    /// overridden by `GEMINI_RS_DIALECT`).
+    pub dialect: Dialect,
     /// Whether someone can answer confirmations.
     pub interactive: bool,
     /// Whether the front end shows the model's questions (`ask_user`) and
@@ -89,7 +93,12 @@ pub struct SessionConfig {
 impl SessionConfig {
     /// A config with no flags set, from the start-up load.
     pub fn new(startup: Startup) -> Self {
+        let dialect = startup
+            .settings
+            .dialect(startup.env.var(DIALECT_ENV).as_deref())
+            .0;
         SessionConfig {
+            dialect,
             kind: SessionKind::Chat,
             settings: startup.settings,
             paths: startup.paths,

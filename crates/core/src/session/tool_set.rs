@@ -4,6 +4,7 @@
 
 use super::config::{SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote};
 use super::custom_commands::{self, CommandFolders, CustomCommand};
+use crate::catalogue::dialect::Dialect;
 use crate::config::{Scope, Settings};
 use crate::policy::{ApprovalMode, PolicyEngine, headless_excluded_tools};
 use crate::sandbox::PreparedSandbox;
@@ -319,7 +320,7 @@ fn registry(
     mcp: Option<&Arc<McpManager>>,
 ) -> ToolRegistry {
     let settings = &config.settings;
-    let mut registry = ToolRegistry::new();
+    let mut registry = ToolRegistry::new().with_dialect(config.dialect);
     let core = settings.tools_core();
     for tool in builtins {
         let keep = core.as_ref().is_none_or(|core| {
@@ -357,6 +358,19 @@ fn registry(
         .filter(|name| MODES.iter().all(|m| policy.denies_always(name, *m)))
         .collect();
     registry.exclude(denied);
+    if config.dialect == Dialect::Today {
+        // Today's Gemini CLI removes a tool in a mode whose strongest rule
+        // there denies it outright (plan mode's shell, a deny with
+        // `modes`): the model is told it is not found.
+        for mode in MODES {
+            let removed: Vec<String> = registry
+                .active_policy_names()
+                .into_iter()
+                .filter(|name| policy.denies_outright(name, mode))
+                .collect();
+            registry.exclude_in(mode, removed);
+        }
+    }
     if !config.interactive {
         // Per mode: a run that enters plan mode may write its plan, one
         // that leaves it for auto_edit may edit.

@@ -217,8 +217,8 @@ pub fn parse_markdown(text: &str, origin: AgentOrigin) -> Result<AgentDefinition
 /// `grep_search`), a discovered tool, or an MCP tool as `<server>__<tool>`,
 /// `mcp__<server>__<tool>` or `mcp_<server>_<tool>`.
 fn valid_tool_name(name: &str) -> bool {
-    let listable = crate::tools::builtin::specs()
-        .any(|s| s.answers_to(name) && s.agents == crate::tools::spec::AgentUse::Any);
+    let listable = crate::catalogue::builtins::specs()
+        .any(|s| s.answers_to(name) && s.agents == crate::catalogue::spec::AgentUse::Any);
     if listable || name.starts_with("discovered_tool_") {
         return true;
     }

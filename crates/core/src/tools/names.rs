@@ -1,38 +1,9 @@
-//! Every name a tool answers to, in both Gemini CLI dialects, and how a
-//! name written by a user (a policy's `toolName`, a hook matcher,
-//! `tools.exclude`, `tools.core`, an agent's tool list) selects tools.
-//!
-//! A built-in tool answers to its name and its [`ToolSpec`] aliases
-//! (`search_file_content` and `grep_search`). An MCP tool, whose policy
-//! name is `<server>__<tool>`, answers to that, to its registry name, to
-//! `<server>__<validName(tool)>`, to Claude Code's `mcp__<server>__<tool>`
-//! and to today's `mcp_<server>_<tool>` (sanitised and shortened as Gemini
-//! CLI 0.61 does). Lists of names are never kept elsewhere: the aliases
-//! come from the specs and the MCP forms from the policy name.
-//!
-//! [`ToolSpec`]: super::spec::ToolSpec
+//! The names a registered tool answers to; the rules are the catalogue's
+//! ([`crate::catalogue::names`]), re-exported here for the tools.
+
+pub use crate::catalogue::names::*;
 
 use super::Tool;
-use super::mcp::naming::{mcp_prefixed_name, qualified_name};
-
-/// The names of the tool whose policy name is `policy_name`: itself, a
-/// built-in's aliases, or an MCP tool's other forms.
-pub fn forms(policy_name: &str) -> Vec<String> {
-    let mut out = vec![policy_name.to_string()];
-    if let Some(spec) = super::builtin::spec(policy_name) {
-        out.extend(
-            std::iter::once(spec.name)
-                .chain(spec.aliases.iter().copied())
-                .map(str::to_string),
-        );
-    } else if let Some((server, tool)) = mcp_parts(policy_name) {
-        out.push(format!("mcp__{server}__{tool}"));
-        out.push(qualified_name(server, tool));
-        out.push(mcp_prefixed_name(server, tool));
-    }
-    out.dedup();
-    out
-}
 
 /// The names of `tool`: its registry name and the [`forms`] of its
 /// policy name.
@@ -42,74 +13,4 @@ pub fn tool_forms(tool: &dyn Tool) -> Vec<String> {
         out.push(tool.name().to_string());
     }
     out
-}
-
-/// `(server, tool)` of an MCP policy name `<server>__<tool>`.
-fn mcp_parts(policy_name: &str) -> Option<(&str, &str)> {
-    let (server, tool) = policy_name.split_once("__")?;
-    (!server.is_empty() && !tool.is_empty()).then_some((server, tool))
-}
-
-/// True when the user-written `pattern` selects a tool with these names:
-/// it equals one of them, or it ends in `*` and one starts with the rest
-/// (`*`, `mcp_*`, `mcp_<server>_*`, `<server>__*`, `mcp__<server>__*`).
-pub fn pattern_selects(pattern: &str, names: &[String]) -> bool {
-    match pattern.strip_suffix('*') {
-        Some(prefix) => names.iter().any(|n| n.starts_with(prefix)),
-        None => names.iter().any(|n| n == pattern),
-    }
-}
-
-/// True when a `tools.core`/`--allowed-tools` style entry (`name` or
-/// `name(args)`) names a tool with these names.
-pub fn entry_names(entry: &str, names: &[String]) -> bool {
-    let name = match entry.split_once('(') {
-        Some((name, _)) if entry.ends_with(')') => name,
-        _ => entry,
-    };
-    pattern_selects(name.trim(), names)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn builtins_answer_to_their_aliases() {
-        let f = forms("search_file_content");
-        assert!(pattern_selects("grep_search", &f));
-        assert!(pattern_selects("search_file_content", &f));
-        assert!(!pattern_selects("mcp_*", &f));
-        assert_eq!(forms("read_file"), ["read_file"]);
-    }
-
-    #[test]
-    fn mcp_tools_answer_to_every_dialect() {
-        let f = forms("my-srv__do.it!");
-        for p in [
-            "my-srv__do.it!",
-            "my-srv__do.it_",
-            "mcp__my-srv__do.it!",
-            "mcp_my-srv_do.it_",
-            "mcp_*",
-            "mcp_my-srv_*",
-            "my-srv__*",
-            "mcp__my-srv__*",
-            "*",
-        ] {
-            assert!(pattern_selects(p, &f), "{p}");
-        }
-        for p in ["mcp_other_*", "do.it!", "other__*"] {
-            assert!(!pattern_selects(p, &f), "{p}");
-        }
-    }
-
-    #[test]
-    fn entries_with_arguments() {
-        let f = forms("run_shell_command");
-        assert!(entry_names("run_shell_command(git status)", &f));
-        assert!(entry_names("run_shell_command", &f));
-        assert!(!entry_names("run_shell(git)", &f));
-        assert!(entry_names("grep_search", &forms("search_file_content")));
-    }
 }

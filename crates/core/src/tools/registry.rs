@@ -4,6 +4,8 @@
 
 use super::validate::{ArgsValidator, validate_params_object};
 use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation};
+use crate::catalogue::dialect::Dialect;
+use crate::catalogue::params::converted_params_schema;
 use crate::policy::ApprovalMode;
 use gemini_rs_protocol::FunctionDeclaration;
 use serde_json::{Map, Value};
@@ -15,6 +17,9 @@ pub struct RegisteredTool {
     /// The tool.
     pub tool: Arc<dyn Tool>,
     validator: ArgsValidator,
+    /// The types of the parameters it converts (`start_line`), checked
+    /// before the conversion.
+    converted: Option<ArgsValidator>,
     /// Every name it answers to ([`super::names::tool_forms`]).
     names: Vec<String>,
 }
@@ -36,12 +41,52 @@ pub struct ToolRegistry {
     excluded: HashSet<String>,
     mode_excluded: Vec<(ApprovalMode, String)>,
     aliases: Vec<(String, String)>,
+    dialect: Dialect,
 }
 
 impl ToolRegistry {
-    /// An empty registry.
+    /// An empty registry, declaring its tools as 0.27.4 named them until
+    /// [`Self::with_dialect`] says otherwise (a session always says).
     pub fn new() -> Self {
-        ToolRegistry::default()
+        ToolRegistry {
+            dialect: Dialect::V027,
+            ..ToolRegistry::default()
+        }
+    }
+
+    /// The same registry declaring its tools as `dialect` names them.
+    pub fn with_dialect(mut self, dialect: Dialect) -> Self {
+        self.dialect = dialect;
+        self
+    }
+
+    /// The dialect the registry declares its tools in.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// The name the model knows `tool` by in this registry's dialect:
+    /// `grep_search` or `search_file_content`, `mcp_<server>_<tool>` or
+    /// the MCP tool's registry name.
+    pub fn declared_name(&self, tool: &dyn Tool) -> String {
+        if let Some(spec) = tool.spec() {
+            return self.dialect.builtin_name(spec).to_string();
+        }
+        if let Some(server) = tool.server_name() {
+            let policy_name = tool.policy_name();
+            let server_tool = policy_name
+                .strip_prefix(server)
+                .and_then(|rest| rest.strip_prefix("__"))
+                .unwrap_or(tool.name());
+            return self.dialect.mcp_name(server, server_tool, tool.name());
+        }
+        tool.name().to_string()
+    }
+
+    /// Whether the dialect declares `tool` (today's has no
+    /// `read_many_files` or `save_memory`).
+    fn declares(&self, tool: &dyn Tool) -> bool {
+        tool.spec().is_none_or(|spec| self.dialect.declares(spec))
     }
 
     /// Adds a tool (and the aliases its spec declares, e.g. `grep_search`);
@@ -55,10 +100,15 @@ impl ToolRegistry {
             );
         }
         let validator = ArgsValidator::new(tool.parameter_schema());
+        let converted = tool
+            .spec()
+            .and_then(|spec| converted_params_schema(spec.name))
+            .map(|schema| ArgsValidator::new(&schema));
         let names = super::names::tool_forms(tool.as_ref());
         let entry = RegisteredTool {
             tool,
             validator,
+            converted,
             names,
         };
         match self
@@ -95,6 +145,7 @@ impl ToolRegistry {
     pub fn exclude_like(&mut self, other: &ToolRegistry) {
         self.mode_excluded
             .extend(other.mode_excluded.iter().cloned());
+        self.dialect = other.dialect;
     }
 
     /// True when a tool of that name is registered (active or not).
@@ -164,8 +215,12 @@ impl ToolRegistry {
         hidden: impl Fn(&dyn Tool) -> bool,
     ) -> Vec<FunctionDeclaration> {
         self.active_in(Some(mode))
-            .filter(|t| !hidden(t.tool.as_ref()))
-            .map(|t| t.tool.declaration())
+            .filter(|t| self.declares(t.tool.as_ref()) && !hidden(t.tool.as_ref()))
+            .map(|t| {
+                let mut declaration = t.tool.declaration();
+                declaration.name = self.declared_name(t.tool.as_ref());
+                declaration
+            })
             .collect()
     }
 
@@ -179,7 +234,9 @@ impl ToolRegistry {
     fn not_found_in(&self, mode: Option<ApprovalMode>, name: &str) -> String {
         let mut scored: Vec<(usize, String)> = self
             .active_in(mode)
-            .map(|t| (levenshtein(name, t.tool.name()), t.tool.name().to_string()))
+            .filter(|t| self.declares(t.tool.as_ref()))
+            .map(|t| self.declared_name(t.tool.as_ref()))
+            .map(|n| (levenshtein(name, &n), n))
             .collect();
         scored.sort_by_key(|(d, _)| *d);
         let top: Vec<String> = scored
@@ -214,7 +271,13 @@ impl ToolRegistry {
         args: &Value,
         ctx: &ToolContext,
     ) -> Result<BuiltCall, ToolError> {
-        let Some(entry) = self.get_in(mode, name) else {
+        // Today's Gemini CLI finds an MCP tool by its `mcp_` name only.
+        let entry = self.get_in(mode, name).filter(|t| {
+            self.dialect != Dialect::Today
+                || t.tool.server_name().is_none()
+                || self.declared_name(t.tool.as_ref()) == name
+        });
+        let Some(entry) = entry else {
             if name == super::builtin::INVOKE_AGENT {
                 let (agent, mapped) = super::builtin::invoke_agent(args, |agent| {
                     self.get_in(mode, agent)
@@ -241,6 +304,11 @@ impl ToolRegistry {
                 other.as_object().cloned().unwrap_or_default()
             }
         };
+        if let Some(converted) = &entry.converted {
+            converted
+                .validate(&Value::Object(args.clone()))
+                .map_err(|e| ToolError::invalid_params(e.to_string()))?;
+        }
         if let Some(spec) = entry.tool.spec() {
             super::builtin::common::move_aliases(&mut args, spec.param_aliases);
         }

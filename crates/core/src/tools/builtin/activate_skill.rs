@@ -5,12 +5,11 @@
 
 use super::common::parse_params;
 use super::{Builtin, Make};
+use crate::catalogue::builtins::ACTIVATE_SKILL as SPEC;
 use crate::skills::{Skill, folder_structure};
-use crate::tools::spec::ToolSpec;
 use crate::tools::spec::identity_from_spec;
 use crate::tools::{
-    ConfirmationDetails, Tool, ToolContext, ToolDisplay, ToolError, ToolInvocation, ToolKind,
-    ToolResult,
+    ConfirmationDetails, Tool, ToolContext, ToolDisplay, ToolError, ToolInvocation, ToolResult,
 };
 use futures::future::BoxFuture;
 use gemini_rs_protocol::Part;
@@ -48,14 +47,6 @@ impl ActivateSkillTool {
         }
     }
 }
-
-/// What `ActivateSkillTool` declares about itself.
-pub(super) static SPEC: ToolSpec = ToolSpec {
-    name: "activate_skill",
-    display_name: "Activate Skill",
-    kind: ToolKind::Other,
-    ..ToolSpec::BASE
-};
 
 /// Its registration (the session makes it when it has what it needs).
 pub(super) const BUILTIN: Builtin = Builtin {

@@ -7,9 +7,9 @@
 use super::Builtin;
 use super::Make;
 use super::common::parse_params;
-use crate::tools::spec::ToolSpec;
+use crate::catalogue::builtins::ASK_USER as SPEC;
 use crate::tools::spec::identity_from_spec;
-use crate::tools::{Tool, ToolContext, ToolError, ToolInvocation, ToolKind, ToolResult};
+use crate::tools::{Tool, ToolContext, ToolError, ToolInvocation, ToolResult};
 use futures::future::BoxFuture;
 use gemini_rs_protocol::events::{Question, QuestionType, QuestionsReply};
 use serde::Deserialize;
@@ -86,15 +86,6 @@ static SCHEMA: LazyLock<Value> = LazyLock::new(|| {
         }
     })
 });
-
-/// What `AskUserTool` declares about itself: no default rule (as in
-/// 0.61) and no confirmation, since the form itself is the user's say.
-pub(super) static SPEC: ToolSpec = ToolSpec {
-    name: "ask_user",
-    display_name: "Ask User",
-    kind: ToolKind::Communicate,
-    ..ToolSpec::BASE
-};
 
 /// Its registration: only sessions whose front end answers questions
 /// make it (with their [`Asker`]).

@@ -5,12 +5,12 @@
 
 use super::common::parse_params;
 use super::{Builtin, Make};
+use crate::catalogue::builtins::{BACKGROUND_LIST as LIST_SPEC, BACKGROUND_READ as READ_SPEC};
 use crate::tools::background::{TAIL_BYTES, read_end};
+use crate::tools::spec::ToolSpec;
 use crate::tools::spec::identity_from_spec;
-use crate::tools::spec::{Headless, ToolSpec};
 use crate::tools::{
-    ConfirmationDetails, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind,
-    ToolResult,
+    ConfirmationDetails, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolResult,
 };
 use futures::future::BoxFuture;
 use gemini_rs_protocol::events::BackgroundStatus;
@@ -30,25 +30,6 @@ pub struct ListBackgroundProcesses;
 
 /// The `read_background_output` tool.
 pub struct ReadBackgroundOutput;
-
-/// What `list_background_processes` declares about itself.
-pub(super) static LIST_SPEC: ToolSpec = ToolSpec {
-    name: "list_background_processes",
-    display_name: "List Background Processes",
-    kind: ToolKind::Read,
-    // Declared where the shell is: headless only in yolo, as 0.61 does.
-    headless: Headless::YoloOnly,
-    ..ToolSpec::BASE
-};
-
-/// What `read_background_output` declares about itself.
-pub(super) static READ_SPEC: ToolSpec = ToolSpec {
-    name: "read_background_output",
-    display_name: "Read Background Output",
-    kind: ToolKind::Read,
-    headless: Headless::YoloOnly,
-    ..ToolSpec::BASE
-};
 
 /// Registration of `list_background_processes` (every session).
 pub(super) const LIST_BUILTIN: Builtin = Builtin {

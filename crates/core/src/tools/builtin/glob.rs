@@ -6,11 +6,9 @@ use super::grep::HARD_EXCLUDED_DIRS;
 use super::list_directory::FileFilteringParams;
 use super::shorten_path;
 use super::{Builtin, Make};
+use crate::catalogue::builtins::GLOB as SPEC;
 use crate::tools::spec::identity_from_spec;
-use crate::tools::spec::{ClaudeTwin, DefaultPolicy, ToolSpec};
-use crate::tools::{
-    Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
-};
+use crate::tools::{Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolResult};
 use crate::workspace::FilterOptions;
 use futures::future::BoxFuture;
 use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
@@ -27,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 pub struct GlobTool;
 
 /// `path` is the later name of `dir_path`.
-const ALIASES: Aliases = &[("path", "dir_path")];
+const ALIASES: Aliases = SPEC.param_aliases;
 
 /// The arguments of one call, after schema validation.
 #[derive(Debug, Default, PartialEq, Deserialize)]
@@ -72,20 +70,6 @@ fn schema() -> &'static Value {
         })
     })
 }
-
-/// What `GlobTool` declares about itself.
-pub(super) static SPEC: ToolSpec = ToolSpec {
-    name: "glob",
-    display_name: "FindFiles",
-    param_aliases: ALIASES,
-    claude: Some(ClaudeTwin {
-        name: "Glob",
-        params: &[("pattern", "pattern"), ("path", "dir_path")],
-    }),
-    kind: ToolKind::Search,
-    policy: DefaultPolicy::Allow,
-    ..ToolSpec::BASE
-};
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {

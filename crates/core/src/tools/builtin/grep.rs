@@ -11,11 +11,9 @@ mod tests;
 
 use super::common::{Aliases, node_message, parse_params};
 use super::{Builtin, Make};
+use crate::catalogue::builtins::GREP as SPEC;
 use crate::tools::spec::identity_from_spec;
-use crate::tools::spec::{ClaudeTwin, DefaultPolicy, ToolSpec};
-use crate::tools::{
-    Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
-};
+use crate::tools::{Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolResult};
 use futures::future::BoxFuture;
 use jsregex::Translation;
 use options::Options;
@@ -32,7 +30,7 @@ use tokio_util::sync::CancellationToken;
 pub(crate) use search::HARD_EXCLUDED_DIRS;
 
 /// Later names: `path` for `dir_path`, `include_pattern` for `include`.
-const ALIASES: Aliases = &[("path", "dir_path"), ("include_pattern", "include")];
+const ALIASES: Aliases = SPEC.param_aliases;
 
 /// The arguments of one call, after schema validation.
 #[derive(Debug, Default, PartialEq, Deserialize)]
@@ -76,25 +74,6 @@ fn schema() -> &'static Value {
         })
     })
 }
-
-/// What `GrepTool` declares about itself.
-pub(super) static SPEC: ToolSpec = ToolSpec {
-    name: "search_file_content",
-    display_name: "SearchText",
-    aliases: &["grep_search"],
-    param_aliases: ALIASES,
-    claude: Some(ClaudeTwin {
-        name: "Grep",
-        params: &[
-            ("pattern", "pattern"),
-            ("path", "dir_path"),
-            ("glob", "include"),
-        ],
-    }),
-    kind: ToolKind::Search,
-    policy: DefaultPolicy::Allow,
-    ..ToolSpec::BASE
-};
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {

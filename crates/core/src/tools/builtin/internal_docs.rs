@@ -4,11 +4,9 @@
 
 use super::common::parse_params;
 use super::{Builtin, Make};
+use crate::catalogue::builtins::INTERNAL_DOCS as SPEC;
 use crate::tools::spec::identity_from_spec;
-use crate::tools::spec::{AgentUse, ToolSpec};
-use crate::tools::{
-    Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
-};
+use crate::tools::{Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolResult};
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -35,15 +33,6 @@ static SCHEMA: LazyLock<Value> = LazyLock::new(|| {
 
 /// The `get_internal_docs` tool (display name `GetInternalDocs`).
 pub struct InternalDocsTool;
-
-/// What `InternalDocsTool` declares about itself.
-pub(super) static SPEC: ToolSpec = ToolSpec {
-    name: crate::subagents::INTERNAL_DOCS_TOOL,
-    display_name: "GetInternalDocs",
-    kind: ToolKind::Think,
-    agents: AgentUse::BuiltInAgentsOnly,
-    ..ToolSpec::BASE
-};
 
 /// Its registration (the session makes it when it has what it needs).
 pub(super) const BUILTIN: Builtin = Builtin {

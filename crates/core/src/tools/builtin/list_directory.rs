@@ -4,11 +4,9 @@
 use super::common::{Aliases, lenient, locale_compare, node_message, parse_params};
 use super::shorten_path;
 use super::{Builtin, Make};
+use crate::catalogue::builtins::LIST_DIRECTORY as SPEC;
 use crate::tools::spec::identity_from_spec;
-use crate::tools::spec::{ClaudeTwin, DefaultPolicy, ToolSpec};
-use crate::tools::{
-    Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
-};
+use crate::tools::{Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolResult};
 use crate::workspace::FilterOptions;
 use futures::future::BoxFuture;
 use serde::Deserialize;
@@ -22,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 pub struct ListDirectoryTool;
 
 /// `path` is the later name of `dir_path`.
-const ALIASES: Aliases = &[("path", "dir_path")];
+const ALIASES: Aliases = SPEC.param_aliases;
 
 /// The arguments of one call, after schema validation.
 #[derive(Debug, Default, PartialEq, Deserialize)]
@@ -122,20 +120,6 @@ fn schema() -> &'static Value {
         })
     })
 }
-
-/// What `ListDirectoryTool` declares about itself.
-pub(super) static SPEC: ToolSpec = ToolSpec {
-    name: "list_directory",
-    display_name: "ReadFolder",
-    param_aliases: ALIASES,
-    claude: Some(ClaudeTwin {
-        name: "LS",
-        params: &[("path", "dir_path"), ("ignore", "ignore")],
-    }),
-    kind: ToolKind::Read,
-    policy: DefaultPolicy::Allow,
-    ..ToolSpec::BASE
-};
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {

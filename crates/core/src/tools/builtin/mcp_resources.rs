@@ -6,12 +6,12 @@
 
 use super::common::parse_params;
 use super::{Builtin, Make};
+use crate::catalogue::builtins::{
+    MCP_RESOURCES_LIST as LIST_SPEC, MCP_RESOURCES_READ as READ_SPEC,
+};
 use crate::tools::mcp::{McpConnection, McpManager, file_uri_path, resources};
 use crate::tools::spec::identity_from_spec;
-use crate::tools::spec::{DefaultPolicy, ToolSpec};
-use crate::tools::{
-    Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
-};
+use crate::tools::{Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolResult};
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -20,25 +20,6 @@ use tokio_util::sync::CancellationToken;
 
 /// `tools.truncateToolOutputThreshold` default (characters).
 const DEFAULT_THRESHOLD: usize = 4_000_000;
-
-/// What `list_mcp_resources` declares about itself.
-pub(super) static LIST_SPEC: ToolSpec = ToolSpec {
-    name: "list_mcp_resources",
-    display_name: "List MCP Resources",
-    kind: ToolKind::Search,
-    // `read-only.toml` allows both.
-    policy: DefaultPolicy::Allow,
-    ..ToolSpec::BASE
-};
-
-/// What `read_mcp_resource` declares about itself.
-pub(super) static READ_SPEC: ToolSpec = ToolSpec {
-    name: "read_mcp_resource",
-    display_name: "Read MCP Resource",
-    kind: ToolKind::Read,
-    policy: DefaultPolicy::Allow,
-    ..ToolSpec::BASE
-};
 
 /// `list_mcp_resources`: made by the session when a server has resources.
 pub(super) const LIST_BUILTIN: Builtin = Builtin {

@@ -3,12 +3,11 @@
 
 use super::common::{lenient, parse_params};
 use super::{Builtin, Make};
+use crate::catalogue::builtins::MEMORY as SPEC;
 use crate::tools::diff::unified_diff;
 use crate::tools::spec::identity_from_spec;
-use crate::tools::spec::{DefaultPolicy, Effect, ToolSpec};
 use crate::tools::{
-    ConfirmationDetails, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind,
-    ToolResult,
+    ConfirmationDetails, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolResult,
 };
 use crate::workspace::write_atomic;
 use futures::future::BoxFuture;
@@ -60,16 +59,6 @@ static SCHEMA: LazyLock<Value> = LazyLock::new(|| {
 
 /// The `save_memory` tool (display name `SaveMemory`, kind think).
 pub struct MemoryTool;
-
-/// What `MemoryTool` declares about itself.
-pub(super) static SPEC: ToolSpec = ToolSpec {
-    name: "save_memory",
-    display_name: "SaveMemory",
-    kind: ToolKind::Think,
-    effect: Effect::Mutating,
-    policy: DefaultPolicy::Ask,
-    ..ToolSpec::BASE
-};
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {

@@ -5,10 +5,6 @@
 mod activate_skill;
 mod ask_user;
 mod background;
-// The Claude Code name table: `hooks migrate --from-claude` reads it; the
-// call converters serve the Claude-format hooks, which come next.
-#[allow(dead_code)]
-pub mod claude;
 pub(crate) mod common;
 mod delegate;
 mod glob;
@@ -69,8 +65,9 @@ pub enum Make {
 
 /// Every built-in tool, the ones every session registers in Gemini CLI's
 /// registration order (`activate_skill` and the sub-agents follow them).
-/// Adding a built-in tool: its file (with its `SPEC` and `BUILTIN`), its
-/// `mod` line and one line here.
+/// Adding a built-in tool: its spec in the catalogue
+/// (`catalogue/builtins.rs`, listed in `SPECS` in this order), its file
+/// (with its `BUILTIN`), its `mod` line and one line here.
 pub const BUILTINS: &[Builtin] = &[
     list_directory::BUILTIN,
     read_file::BUILTIN,
@@ -95,16 +92,7 @@ pub const BUILTINS: &[Builtin] = &[
     internal_docs::BUILTIN,
 ];
 
-/// The declarations of every built-in tool, in [`BUILTINS`] order.
-pub fn specs() -> impl Iterator<Item = &'static ToolSpec> {
-    BUILTINS.iter().map(|b| b.spec)
-}
-
-/// The built-in tool called `name`, by its name or an alias
-/// (`grep_search`).
-pub fn spec(name: &str) -> Option<&'static ToolSpec> {
-    specs().find(|s| s.answers_to(name))
-}
+pub use crate::catalogue::builtins::specs;
 
 /// The built-in tools every session registers, in Gemini CLI's
 /// registration order: `list_directory, read_file, search_file_content,

@@ -7,8 +7,8 @@
 
 use super::common::parse_params;
 use super::{Builtin, Make};
+use crate::catalogue::builtins::{PLAN_MODE_ENTER as ENTER_SPEC, PLAN_MODE_EXIT as EXIT_SPEC};
 use crate::policy::ApprovalMode;
-use crate::tools::spec::ToolSpec;
 use crate::tools::spec::identity_from_spec;
 use crate::tools::{ConfirmationDetails, Tool, ToolContext, ToolError, ToolInvocation, ToolResult};
 use futures::future::BoxFuture;
@@ -24,20 +24,6 @@ pub struct EnterPlanMode;
 
 /// `exit_plan_mode`.
 pub struct ExitPlanMode;
-
-/// What `enter_plan_mode` declares (its policy comes from the plan rules).
-pub(super) static ENTER_SPEC: ToolSpec = ToolSpec {
-    name: "enter_plan_mode",
-    display_name: "Enter Plan Mode",
-    ..ToolSpec::BASE
-};
-
-/// What `exit_plan_mode` declares.
-pub(super) static EXIT_SPEC: ToolSpec = ToolSpec {
-    name: "exit_plan_mode",
-    display_name: "Exit Plan Mode",
-    ..ToolSpec::BASE
-};
 
 /// Registration of `enter_plan_mode` (every session).
 pub(super) const ENTER_BUILTIN: Builtin = Builtin {

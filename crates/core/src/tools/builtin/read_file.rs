@@ -5,10 +5,10 @@
 use super::common::{Aliases, parse_params};
 use super::{Builtin, Make};
 use super::{node_error, shorten_path};
+use crate::catalogue::builtins::READ_FILE as SPEC;
 use crate::tools::spec::identity_from_spec;
-use crate::tools::spec::{ClaudeTwin, DefaultPolicy, ToolSpec};
 use crate::tools::{
-    Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
+    Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation, ToolResult,
 };
 use crate::workspace::{
     FileKind, MAX_FILE_BYTES, OpenFailure, Workspace, decode_text, detect_kind,
@@ -38,7 +38,7 @@ range of a large file. Images (PNG, JPG, GIF, WEBP, SVG, BMP), PDF, audio and vi
 data; other binary files are skipped.";
 
 /// Later names of `file_path`.
-const ALIASES: Aliases = &[("path", "file_path"), ("absolute_path", "file_path")];
+const ALIASES: Aliases = SPEC.param_aliases;
 
 /// The arguments of one call, after schema validation. The 1-based
 /// `start_line`/`end_line` of later versions are not aliases but a
@@ -87,24 +87,6 @@ impl ReadFileTool {
         ReadFileTool { schema }
     }
 }
-
-/// What `ReadFileTool` declares about itself.
-pub(super) static SPEC: ToolSpec = ToolSpec {
-    name: "read_file",
-    display_name: "ReadFile",
-    param_aliases: ALIASES,
-    claude: Some(ClaudeTwin {
-        name: "Read",
-        params: &[
-            ("file_path", "file_path"),
-            ("offset", "offset"),
-            ("limit", "limit"),
-        ],
-    }),
-    kind: ToolKind::Read,
-    policy: DefaultPolicy::Allow,
-    ..ToolSpec::BASE
-};
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {

@@ -9,10 +9,10 @@ use super::common::{Aliases, parse_params};
 use super::glob::FileGlob;
 use super::list_directory::FileFilteringParams;
 use super::{Builtin, Make};
+use crate::catalogue::builtins::READ_MANY_FILES as SPEC;
 use crate::tools::spec::identity_from_spec;
-use crate::tools::spec::{DefaultPolicy, ToolSpec};
 use crate::tools::{
-    Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
+    Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation, ToolResult,
 };
 use crate::workspace::{
     FileKind, FilterOptions, MAX_FILE_BYTES, OpenFailure, Workspace, decode_text, detect_kind,
@@ -151,7 +151,7 @@ fn schema() -> &'static Value {
 }
 
 /// `paths` is the later name of `include`.
-const ALIASES: Aliases = &[("paths", "include")];
+const ALIASES: Aliases = SPEC.param_aliases;
 
 /// Why one matched file was skipped (listed in the display).
 #[derive(Debug, thiserror::Error)]
@@ -199,16 +199,6 @@ impl Default for Params {
         }
     }
 }
-
-/// What `ReadManyFilesTool` declares about itself.
-pub(super) static SPEC: ToolSpec = ToolSpec {
-    name: "read_many_files",
-    display_name: "ReadManyFiles",
-    param_aliases: ALIASES,
-    kind: ToolKind::Read,
-    policy: DefaultPolicy::Allow,
-    ..ToolSpec::BASE
-};
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {

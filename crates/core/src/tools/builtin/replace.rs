@@ -17,12 +17,12 @@ mod tests;
 use super::common::{lenient, node_message, parse_params};
 use super::shorten_path;
 use super::{Builtin, Make};
+use crate::catalogue::builtins::REPLACE as SPEC;
 use crate::tools::diff::unified_diff;
 use crate::tools::spec::identity_from_spec;
-use crate::tools::spec::{ClaudeTwin, DefaultPolicy, Effect, Headless, ToolSpec};
 use crate::tools::{
     ConfirmationDetails, FileDiff, Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind,
-    ToolInvocation, ToolKind, ToolResult,
+    ToolInvocation, ToolResult,
 };
 use crate::workspace::{
     CheckedWriteError, MAX_FILE_BYTES, OpenFailure, Workspace, escaped, not_regular_message,
@@ -88,26 +88,6 @@ fn schema() -> &'static Value {
         })
     })
 }
-
-/// What `ReplaceTool` declares about itself.
-pub(super) static SPEC: ToolSpec = ToolSpec {
-    name: "replace",
-    display_name: "Edit",
-    claude: Some(ClaudeTwin {
-        name: "Edit",
-        params: &[
-            ("file_path", "file_path"),
-            ("old_string", "old_string"),
-            ("new_string", "new_string"),
-            ("replace_all", "allow_multiple"),
-        ],
-    }),
-    kind: ToolKind::Edit,
-    effect: Effect::Mutating,
-    policy: DefaultPolicy::AskUnlessAutoEdit,
-    headless: Headless::FromAutoEdit,
-    ..ToolSpec::BASE
-};
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {

@@ -24,12 +24,12 @@ pub use inline::run_inline;
 
 use super::common::{Aliases, lenient, parse_params};
 use super::{Builtin, Make};
+use crate::catalogue::builtins::SHELL as SPEC;
 use crate::tools::background::CompletionBehavior;
 use crate::tools::spec::identity_from_spec;
-use crate::tools::spec::{ClaudeTwin, DefaultPolicy, Effect, Headless, ToolSpec};
 use crate::tools::{
     ConfirmationDetails, OutputSink, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation,
-    ToolKind, ToolResult,
+    ToolResult,
 };
 use capture::{Capture, Limits};
 use futures::future::BoxFuture;
@@ -56,7 +56,7 @@ const DEFAULT_LINES: usize = 1000;
 pub struct ShellTool;
 
 /// `directory` is the later name of `dir_path`.
-const ALIASES: Aliases = &[("directory", "dir_path")];
+const ALIASES: Aliases = SPEC.param_aliases;
 
 /// The arguments of one call, after schema validation.
 #[derive(Debug, Default, PartialEq, Deserialize)]
@@ -115,26 +115,6 @@ fn schema() -> &'static Value {
         })
     })
 }
-
-/// What `ShellTool` declares about itself.
-pub(super) static SPEC: ToolSpec = ToolSpec {
-    name: "run_shell_command",
-    display_name: "Shell",
-    param_aliases: ALIASES,
-    claude: Some(ClaudeTwin {
-        name: "Bash",
-        params: &[
-            ("command", "command"),
-            ("description", "description"),
-            ("run_in_background", "is_background"),
-        ],
-    }),
-    kind: ToolKind::Execute,
-    effect: Effect::Mutating,
-    policy: DefaultPolicy::Ask,
-    headless: Headless::YoloOnly,
-    ..ToolSpec::BASE
-};
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {

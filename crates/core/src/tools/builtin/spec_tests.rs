@@ -1,8 +1,8 @@
 //! The spec table: names are unique, tools agree with their specs, the
 //! Claude Code map is one to one and round-trips.
 
-use super::claude::{by_claude_name, call_from_claude, call_to_claude, claude_name};
 use super::{ActivateSkillTool, BUILTINS, InternalDocsTool, builtin_tools, spec, specs};
+use crate::catalogue::claude::{by_claude_name, call_from_claude, call_to_claude, claude_name};
 use crate::tools::Tool;
 use crate::tools::spec::{AgentUse, Effect, ModelUse};
 use serde_json::{Map, Value, json};
@@ -193,4 +193,18 @@ fn claude_calls_round_trip() {
 
     assert!(call_from_claude("Task", &Map::new()).is_none());
     assert!(call_to_claude("save_memory", &Map::new()).is_none());
+}
+
+#[test]
+fn the_catalogue_lists_every_builtin_in_registration_order() {
+    let ours: Vec<&str> = super::specs().map(|s| s.name).collect();
+    let catalogue: Vec<&str> = crate::catalogue::builtins::specs()
+        .map(|s| s.name)
+        .collect();
+    assert_eq!(ours, catalogue);
+    assert!(
+        super::specs()
+            .zip(crate::catalogue::builtins::specs())
+            .all(|(a, b)| std::ptr::eq(a, b))
+    );
 }

@@ -12,12 +12,11 @@ mod tests;
 use super::common::parse_params;
 use super::grounding::{Offsets, cite, has_sources};
 use super::{Builtin, Make};
+use crate::catalogue::builtins::WEB_FETCH as SPEC;
 use crate::model::{ContentGenerator, ModelError};
 use crate::tools::spec::identity_from_spec;
-use crate::tools::spec::{ClaudeTwin, DefaultPolicy, Headless, ToolSpec};
 use crate::tools::{
-    ConfirmationDetails, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind,
-    ToolResult,
+    ConfirmationDetails, Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolResult,
 };
 use fetch::{FetchError, FetchLimits, fetch, github_raw, is_private_url, page_text};
 use futures::future::BoxFuture;
@@ -111,22 +110,6 @@ fn validate(prompt: &str) -> Result<Vec<String>, PromptError> {
     }
     Ok(parsed.urls)
 }
-
-/// What `WebFetchTool` declares about itself.
-pub(super) static SPEC: ToolSpec = ToolSpec {
-    name: "web_fetch",
-    display_name: "WebFetch",
-    // Claude's `url` has no parameter of its own: our `prompt` carries
-    // the URLs.
-    claude: Some(ClaudeTwin {
-        name: "WebFetch",
-        params: &[("prompt", "prompt")],
-    }),
-    kind: ToolKind::Fetch,
-    policy: DefaultPolicy::Ask,
-    headless: Headless::FromAutoEdit,
-    ..ToolSpec::BASE
-};
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {

@@ -5,11 +5,9 @@
 use super::common::parse_params;
 use super::grounding::{Offsets, cite};
 use super::{Builtin, Make};
+use crate::catalogue::builtins::WEB_SEARCH as SPEC;
 use crate::tools::spec::identity_from_spec;
-use crate::tools::spec::{ClaudeTwin, DefaultPolicy, ModelUse, ToolSpec};
-use crate::tools::{
-    Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
-};
+use crate::tools::{Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolResult};
 use futures::future::BoxFuture;
 use gemini_rs_protocol::{Content, GenerateContentRequest, GenerationConfig, Tool as ApiTool};
 use serde::Deserialize;
@@ -38,20 +36,6 @@ static SCHEMA: LazyLock<Value> = LazyLock::new(|| {
 
 /// The `google_web_search` tool (display name `GoogleSearch`, kind search).
 pub struct WebSearchTool;
-
-/// What `WebSearchTool` declares about itself.
-pub(super) static SPEC: ToolSpec = ToolSpec {
-    name: "google_web_search",
-    display_name: "GoogleSearch",
-    claude: Some(ClaudeTwin {
-        name: "WebSearch",
-        params: &[("query", "query")],
-    }),
-    kind: ToolKind::Search,
-    policy: DefaultPolicy::Allow,
-    model: ModelUse::Required,
-    ..ToolSpec::BASE
-};
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {

@@ -9,12 +9,12 @@
 use super::common::{lenient, node_message, parse_params};
 use super::{Builtin, Make};
 use super::{node_error, shorten_path};
+use crate::catalogue::builtins::WRITE_FILE as SPEC;
 use crate::tools::diff::{summary_diff, unified_diff};
 use crate::tools::spec::identity_from_spec;
-use crate::tools::spec::{ClaudeTwin, DefaultPolicy, Effect, Headless, ToolSpec};
 use crate::tools::{
     ClientFs, ClientFsError, ConfirmationDetails, FileDiff, Tool, ToolContext, ToolDisplay,
-    ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
+    ToolError, ToolErrorKind, ToolInvocation, ToolResult,
 };
 use crate::workspace::{
     CheckedWriteError, MAX_FILE_BYTES, OpenFailure, Workspace, escaped, not_regular_message,
@@ -64,21 +64,6 @@ impl WriteFileTool {
         WriteFileTool { schema }
     }
 }
-
-/// What `WriteFileTool` declares about itself.
-pub(super) static SPEC: ToolSpec = ToolSpec {
-    name: "write_file",
-    display_name: "WriteFile",
-    claude: Some(ClaudeTwin {
-        name: "Write",
-        params: &[("file_path", "file_path"), ("content", "content")],
-    }),
-    kind: ToolKind::Edit,
-    effect: Effect::Mutating,
-    policy: DefaultPolicy::AskUnlessAutoEdit,
-    headless: Headless::FromAutoEdit,
-    ..ToolSpec::BASE
-};
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {

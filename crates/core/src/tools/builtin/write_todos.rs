@@ -5,11 +5,10 @@
 
 use super::common::parse_params;
 use super::{Builtin, Make};
-use crate::tools::spec::ToolSpec;
+use crate::catalogue::builtins::WRITE_TODOS as SPEC;
 use crate::tools::spec::identity_from_spec;
 use crate::tools::{
-    TodoItem, TodoStatus, Tool, ToolContext, ToolDisplay, ToolError, ToolInvocation, ToolKind,
-    ToolResult,
+    TodoItem, TodoStatus, Tool, ToolContext, ToolDisplay, ToolError, ToolInvocation, ToolResult,
 };
 use futures::future::BoxFuture;
 use gemini_rs_protocol::{FunctionDeclaration, Part};
@@ -90,14 +89,6 @@ static RESPONSE_SCHEMA: LazyLock<Value> = LazyLock::new(|| {
 
 /// The `write_todos` tool (display name `WriteTodos`, kind other).
 pub struct WriteTodosTool;
-
-/// What `WriteTodosTool` declares about itself.
-pub(super) static SPEC: ToolSpec = ToolSpec {
-    name: "write_todos",
-    display_name: "WriteTodos",
-    kind: ToolKind::Other,
-    ..ToolSpec::BASE
-};
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {

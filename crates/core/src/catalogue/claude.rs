@@ -5,8 +5,8 @@
 //! Only names are mapped; values pass unchanged. Parameters without a
 //! twin keep their names.
 
-use super::specs;
-use crate::tools::spec::ToolSpec;
+use super::builtins::specs;
+use super::spec::ToolSpec;
 use serde_json::{Map, Value};
 
 /// Every built-in tool with a Claude Code twin, as (Claude's name, ours).
@@ -21,7 +21,7 @@ pub fn by_claude_name(claude: &str) -> Option<&'static ToolSpec> {
 
 /// Claude Code's name for the built-in tool called `name` (or an alias).
 pub fn claude_name(name: &str) -> Option<&'static str> {
-    super::spec(name).and_then(ToolSpec::claude_name)
+    super::builtins::spec(name).and_then(ToolSpec::claude_name)
 }
 
 /// A Claude Code call (`Edit` with `replace_all`) as ours (`replace` with
@@ -42,7 +42,7 @@ pub fn call_to_claude(
     name: &str,
     args: &Map<String, Value>,
 ) -> Option<(&'static str, Map<String, Value>)> {
-    let twin = super::spec(name)?.claude?;
+    let twin = super::builtins::spec(name)?.claude?;
     Some((twin.name, rename(args, |k| twin.claude_for(k))))
 }
 

@@ -1,0 +1,276 @@
+//! Scripted sessions played through gemini-rs in a dialect and compared
+//! with what Gemini CLI itself did (issue 36): the scenarios are
+//! `e2e/reference/scenarios.json`, the goldens `tests/dialects/<dialect>/`,
+//! recorded from the reference programs by `e2e/reference/record.sh`.
+//! Each golden holds the tools declared in the first request and every
+//! function response, paths written `<tmp>` (project) and `<home>`.
+
+use crate::e2e::lines;
+use crate::support::Sandbox;
+use gemini_rs_test_support::FakeServer;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn scenarios() -> Value {
+    let path = repo().join("e2e/reference/scenarios.json");
+    serde_json::from_str(&std::fs::read_to_string(&path).expect("scenarios.json"))
+        .expect("scenarios.json is JSON")
+}
+
+/// One model turn of a scenario as a responses-file line.
+fn model_turn(step: &Value) -> String {
+    let parts = match step.get("call").and_then(Value::as_str) {
+        Some(name) => json!([{"functionCall": {"name": name, "args": step["args"].clone()}}]),
+        None => json!([{"text": step["text"].clone()}]),
+    };
+    crate::e2e::turn(parts)
+}
+
+/// What the model was shown when `scenario` ran in `dialect`, as the
+/// recorder writes it.
+fn play(name: &str, dialect: &str) -> Value {
+    let all = scenarios();
+    let scenario = &all[name];
+    let sb = Sandbox::new();
+    let home = sb.home.display().to_string();
+    let files = scenario["files"].as_object().cloned().unwrap_or_default();
+    for (rel, content) in &files {
+        sb.write(rel, content.as_str().unwrap_or_default());
+    }
+    let home_files = scenario["home_files"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    for (rel, content) in &home_files {
+        sb.write_home(
+            rel,
+            &content
+                .as_str()
+                .unwrap_or_default()
+                .replace("<home>", &home),
+        );
+    }
+    let mut settings = json!({
+        "model": {"name": "gemini-2.5-flash", "retry": {"initialDelayMs": 1}},
+        "security": {"auth": {"selectedType": "gemini-api-key"}}
+    });
+    let extra = scenario["settings"].to_string().replace("<home>", &home);
+    if let (Some(s), Ok(Value::Object(extra))) = (
+        settings.as_object_mut(),
+        serde_json::from_str::<Value>(&extra),
+    ) {
+        s.extend(extra);
+    }
+    sb.write_home(".gemini/settings.json", &settings.to_string());
+    let turns: Vec<String> = scenario["turns"]
+        .as_array()
+        .map(|t| t.iter().map(model_turn).collect())
+        .unwrap_or_default();
+    let fake = FakeServer::replaying(&lines(&turns));
+    let flags: Vec<String> = scenario["flags"]
+        .as_array()
+        .map(|f| {
+            f.iter()
+                .filter_map(Value::as_str)
+                .map(|a| a.replace("<home>", &home))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut args: Vec<&str> = flags.iter().map(String::as_str).collect();
+    args.extend(["-p", "go"]);
+    let out = sb.run(
+        &args,
+        None,
+        &[
+            ("GOOGLE_GEMINI_BASE_URL", &fake.base_url),
+            ("GEMINI_RS_DIALECT", dialect),
+        ],
+    );
+    assert_eq!(out.code, 0, "{name}: {out:?}");
+    let requests: Vec<Value> = fake
+        .requests()
+        .into_iter()
+        .map(|r| r.body)
+        .filter(|b| b.get("tools").is_some())
+        .collect();
+    let mut declared: Vec<String> = requests
+        .first()
+        .and_then(|b| b["tools"].as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .flat_map(|g| {
+            g["functionDeclarations"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter_map(|d| d["name"].as_str().map(str::to_string))
+        .collect();
+    declared.sort();
+    let mut responses = Vec::new();
+    for body in &requests {
+        let last = body["contents"].as_array().and_then(|c| c.last()).cloned();
+        for part in last
+            .and_then(|c| c["parts"].as_array().cloned())
+            .unwrap_or_default()
+        {
+            if let Some(fr) = part.get("functionResponse") {
+                responses.push(json!([fr["name"], fr["response"]]));
+            }
+        }
+    }
+    let text = json!({"declared": declared, "responses": responses})
+        .to_string()
+        .replace(&sb.work.display().to_string(), "<tmp>")
+        .replace(&home, "<home>");
+    serde_json::from_str(&text).expect("normalised golden")
+}
+
+/// The golden of `name` recorded from the reference of `dialect`.
+fn golden(name: &str, dialect: &str) -> Value {
+    let path = repo().join(format!("crates/cli/tests/dialects/{dialect}/{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(&path).expect("golden")).expect("golden JSON")
+}
+
+/// The declared names the scenario compares (`compare_declared`: names,
+/// or prefixes ending in `*`); every name when it lists none.
+fn compared(scenario: &Value, declared: &Value) -> Vec<String> {
+    let patterns: Vec<&str> = scenario["compare_declared"]
+        .as_array()
+        .map(|p| p.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    declared
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|n| {
+            patterns.iter().any(|p| match p.strip_suffix('*') {
+                Some(prefix) => n.starts_with(prefix),
+                None => n == p,
+            })
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// `responses` with the suggestions of not-found errors left out: they
+/// rank every declared tool, and 0.61 declares tools gemini-rs does not
+/// have (`update_topic`, `invoke_agent`).
+fn without_suggestions(mut responses: Value) -> Value {
+    for response in responses.as_array_mut().into_iter().flatten() {
+        if let Some(error) = response[1]["error"].as_str()
+            && let Some((head, _)) = error.split_once(" Did you mean")
+            && head.ends_with("not found.")
+        {
+            response[1]["error"] = json!(head);
+        }
+    }
+    responses
+}
+
+/// `responses` with the shell's process group id written `<pgid>`.
+fn without_pgid(responses: Value) -> Value {
+    const KEY: &str = "Process Group PGID: ";
+    let text = responses.to_string();
+    let mut out = String::new();
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find(KEY) {
+        out.push_str(&rest[..at + KEY.len()]);
+        out.push_str("<pgid>");
+        rest = rest[at + KEY.len()..].trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    out.push_str(rest);
+    serde_json::from_str(&out).expect("JSON")
+}
+
+/// Plays `name` in `dialect` and compares it with the golden.
+fn check(name: &str, dialect: &str) {
+    let all = scenarios();
+    let mut ours = play(name, dialect);
+    let mut theirs = golden(name, dialect);
+    for side in [&mut ours, &mut theirs] {
+        side["responses"] = without_pgid(without_suggestions(side["responses"].take()));
+    }
+    assert_eq!(
+        ours["responses"], theirs["responses"],
+        "{name} ({dialect}): function responses differ"
+    );
+    assert_eq!(
+        compared(&all[name], &ours["declared"]),
+        compared(&all[name], &theirs["declared"]),
+        "{name} ({dialect}): declared tools differ"
+    );
+}
+
+#[test]
+fn today_mcp_tools_are_declared_prefixed_and_their_results_wrapped() {
+    check("mcp-names", "today");
+}
+
+#[test]
+fn today_wrong_parameter_types_get_the_schema_error() {
+    check("param-type", "today");
+}
+
+#[test]
+fn v027_mcp_tools_keep_their_names_and_results_are_wrapped_as_today() {
+    let ours = play("mcp-names", "0.27");
+    let mut theirs = golden("mcp-names", "0.27");
+    // Deliberate differences from 0.27.4 (docs/dialects.md): today's
+    // `mcp_<server>_<tool>` is accepted in every dialect, and a server's
+    // text reaches the model as untrusted context in both.
+    theirs["responses"][0][1] = json!({"output": "found x on line 3"});
+    for response in theirs["responses"].as_array_mut().into_iter().flatten() {
+        if let Some(text) = response[1]["output"].as_str() {
+            response[1]["output"] =
+                json!(format!("<untrusted_context>\n{text}\n</untrusted_context>"));
+        }
+    }
+    assert_eq!(ours["responses"], theirs["responses"]);
+    let all = scenarios();
+    assert_eq!(
+        compared(&all["mcp-names"], &ours["declared"]),
+        compared(&all["mcp-names"], &theirs["declared"])
+    );
+}
+
+#[test]
+fn today_plan_mode_removes_the_shell() {
+    check("plan-shell", "today");
+}
+
+#[test]
+fn today_a_deny_for_some_modes_removes_the_tool_there() {
+    check("deny-modes", "today");
+}
+
+#[test]
+fn today_a_headless_ask_rule_keeps_the_tool() {
+    check("headless-ask", "today");
+}
+
+#[test]
+fn today_a_redirect_under_an_allow_rule_asks() {
+    check("echo-redirect", "today");
+}
+
+#[test]
+fn v027_wrong_parameter_types_get_the_schema_error_too() {
+    // A deliberate difference (docs/dialects.md): 0.27.4 ignored today's
+    // `start_line`/`end_line`; gemini-rs accepts them in both dialects,
+    // so checks their types in both.
+    let ours = play("param-type", "0.27");
+    let today = golden("param-type", "today");
+    assert_eq!(ours["responses"], today["responses"]);
+}
+
+#[test]
+fn v027_a_headless_ask_rule_is_refused_as_a_deny() {
+    check("headless-ask", "0.27");
+}
