@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// `modelConfigs.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ModelConfigsSettings {
     /// `modelConfigs.customAliases`: a name `--model` (or `model.name`)
@@ -24,7 +24,7 @@ pub struct ModelConfigsSettings {
 }
 
 /// One entry of `modelConfigs.customAliases`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct CustomAlias {
     /// Another alias whose settings this one starts from.
@@ -34,7 +34,7 @@ pub struct CustomAlias {
 }
 
 /// `modelConfig` of a custom alias.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AliasModelConfig {
     /// The model the alias stands for.
@@ -72,7 +72,10 @@ impl Settings {
 
     /// Whether agent skills are on: `skills.enabled` (default true).
     pub fn skills_enabled(&self) -> bool {
-        self.typed().skills.enabled.unwrap_or(true)
+        self.typed()
+            .skills
+            .enabled
+            .unwrap_or(super::defaults::SKILLS_ENABLED)
     }
 
     /// `tools.confirmationRequired`.
