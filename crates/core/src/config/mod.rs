@@ -14,6 +14,7 @@ mod merge;
 mod paths;
 mod projects;
 mod schema;
+mod system_mcp;
 mod today;
 pub mod trust;
 mod trust_scan;
@@ -260,6 +261,11 @@ impl Settings {
             merge::merge_into(&mut merged, &current, "");
             layers.push((scope, path, value));
         }
+        warnings.extend(system_mcp::drop_writable_commands(
+            &mut merged,
+            &layers,
+            env,
+        ));
         let mut settings = Settings::from_parts(merged, layers, migrated);
         settings.warnings = warnings;
         settings.workspace_credentials = allowed;
