@@ -19,6 +19,7 @@ mod hooks;
 mod mcp;
 mod output_schema;
 mod plan_mode;
+mod policy_070;
 mod provider_wires;
 mod providers;
 mod routing;
