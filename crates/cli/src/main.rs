@@ -211,8 +211,13 @@ fn real_main() -> Result<i32> {
     }
     if ui_mode {
         // The flag, else `ui.accessibility.screenReader`, as Gemini CLI.
-        let from_settings = startup.settings.get("ui.accessibility.screenReader")
-            == Some(&serde_json::Value::Bool(true));
+        let from_settings = startup
+            .settings
+            .typed()
+            .ui
+            .accessibility
+            .screen_reader
+            .unwrap_or(gemini_rs_core::setting_defaults::SCREEN_READER);
         ui::set_screen_reader(args.screen_reader || from_settings);
         let code = run_ui(args, startup, &root, &paths, session_id, interactive_prompt);
         return Ok(code);

@@ -21,6 +21,7 @@ mod mcp;
 mod output_schema;
 mod packaging;
 mod plan_mode;
+mod policy_070;
 mod provider_wires;
 mod providers;
 mod routing;

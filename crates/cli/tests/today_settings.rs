@@ -164,3 +164,36 @@ fn unknown_and_mistyped_keys_never_stop_a_start() {
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(fake.requests().len(), 1);
 }
+
+/// Issue 37 item 2: a key no version reads and a value of the wrong type
+/// are named on stderr with their file; Gemini CLI 0.61's own keys and
+/// `$schema` are not.
+#[test]
+fn unknown_and_mistyped_keys_are_named_with_their_file() {
+    let (_, stderr) = offered(
+        json!({
+            "$schema": "https://example.invalid/settings.schema.json",
+            "ui": {"hideBanner": true, "footer": {"hideCWD": true}},
+            "general": {"vimMode": true, "enableAutoUpdate": false},
+            "privacy": {"usageStatisticsEnabled": false},
+            "tools": {"exclud": ["run_shell_command"]},
+            "hooksConfig": {"enabled": "yes"}
+        }),
+        "read_file",
+    );
+    assert!(
+        stderr.contains("Unknown setting 'tools.exclud' in ")
+            && stderr.contains(".gemini/settings.json at line "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Invalid value for setting 'hooksConfig.enabled' in "),
+        "{stderr}"
+    );
+    for quiet in ["$schema", "ui.", "general.", "privacy"] {
+        assert!(
+            !stderr.contains(&format!("Unknown setting '{quiet}")),
+            "{quiet}: {stderr}"
+        );
+    }
+}

@@ -1,6 +1,7 @@
 //! Issue 27 item 5 in part: `/rewind` of a file edit (the file is back as
 //! it was and the conversation is cut before the prompt) and `/settings`
-//! changing a user and a workspace value on disk. Runs in tmux like `tui`.
+//! changing a user and a workspace value on disk (every key the settings
+//! schema marks editable is offered). Runs in tmux like `tui`.
 
 use crate::e2e::{call, lines, text};
 use crate::support::Sandbox;
@@ -123,13 +124,20 @@ fn settings_changes_a_user_and_a_workspace_value() {
     t.type_text("/settings");
     t.keys(&["Enter"]);
     t.wait_for("Apply to: ● User Settings", 10);
-    // User scope: switch checkpoints on.
+    // Every key the schema marks editable is offered, not a hand list:
+    // vim mode and the screen reader were not in the editor before.
+    t.wait_for("Vim key bindings", 10);
+    t.wait_for("Screen reader mode", 10);
+    // User scope: switch checkpoints on, then vim mode.
     t.keys(&["Down", "Enter"]);
     t.wait_for("Saved general.checkpointing.enabled = true", 10);
-    // Workspace scope: type a number of turns.
+    t.keys(&["Down", "Enter"]);
+    t.wait_for("Saved general.vimMode = true", 10);
+    // Workspace scope: type a number of turns (the rows after vim mode:
+    // editor, plans folder, model, max session turns).
     t.keys(&["Tab"]);
     t.wait_for("● Workspace Settings", 10);
-    t.keys(&["Down", "Down", "Enter"]);
+    t.keys(&["Down", "Down", "Down", "Down", "Enter"]);
     t.type_text("25");
     t.keys(&["Enter"]);
     t.wait_for("Saved model.maxSessionTurns = 25", 10);
@@ -143,6 +151,7 @@ fn settings_changes_a_user_and_a_workspace_value() {
     )
     .unwrap();
     assert_eq!(user["general"]["checkpointing"]["enabled"], json!(true));
+    assert_eq!(user["general"]["vimMode"], json!(true));
     assert_eq!(user["model"]["name"], "gemini-2.5-flash");
     assert!(user["model"].get("maxSessionTurns").is_none(), "{user}");
     assert!(

@@ -42,11 +42,15 @@ mod workspace;
 
 pub use agent::{OutputSchema, OutputSchemaError};
 pub use catalogue::claude::twins as claude_tool_twins;
+pub use config::defaults as setting_defaults;
 pub use config::dotenv::parse as parse_dotenv;
 pub use config::input_file::{InputFileError, MAX_INPUT_BYTES, read_input};
 pub use config::jsonc::strip_comments as strip_json_comments;
 pub use config::trust::{Trust as FolderTrust, TrustLevel, save as save_folder_trust};
 pub use config::{ConfigError, Env, FolderContents, GeminiPaths, Scope as SettingsScope, Settings};
+pub use config::{
+    EditableSetting, SettingKind, editable_settings, settings_schema, settings_table,
+};
 pub use model::ReplayMode;
 pub use model::discovery::{
     DiscoveryError, GEMINI_MODELS, LocalKind, LocalServer, PROBE_PORTS_VAR, ProviderModels,

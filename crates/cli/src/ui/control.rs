@@ -7,6 +7,7 @@ use crate::ui::key_gate::KeyGate;
 use crate::ui::state::UiState;
 use crate::ui::view::cards::CardStatus;
 use crate::ui::view::confirm::ConfirmDialog;
+use gemini_rs_core::setting_defaults::VIM_MODE;
 use gemini_rs_core::{OpSender, SessionView};
 use gemini_rs_protocol::events::ApprovalMode;
 use gemini_rs_protocol::events::ConfirmationDetails;
@@ -60,12 +61,9 @@ impl App {
     /// A new session loop.
     pub fn new(mut state: UiState, ctx: Ctx) -> Self {
         let settings = ctx.info.settings();
-        let vim = settings.get("general.vimMode") == Some(&serde_json::Value::Bool(true));
-        state.vim.set_enabled(vim);
-        let preferred_editor = settings
-            .get("general.preferredEditor")
-            .and_then(serde_json::Value::as_str)
-            .map(str::to_string);
+        let general = &settings.typed().general;
+        state.vim.set_enabled(general.vim_mode.unwrap_or(VIM_MODE));
+        let preferred_editor = general.preferred_editor.clone();
         App {
             state,
             ctx,

@@ -188,12 +188,7 @@ async fn run(
         term::restore();
         prev(info);
     }));
-    let configured_theme = ctx
-        .info
-        .settings()
-        .get("ui.theme")
-        .and_then(serde_json::Value::as_str)
-        .map(str::to_string);
+    let configured_theme = ctx.info.settings().typed().ui.theme.clone();
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let mut tui = match term::Tui::start(!no_color && configured_theme.is_none()) {
         Ok(t) => t,

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 /// Share of the history (by size) kept verbatim after compression.
 const PRESERVE_FRACTION: f64 = 0.3;
 /// `model.compressionThreshold` when unset: compress at half the window.
-pub const DEFAULT_THRESHOLD: f64 = 0.5;
+pub const DEFAULT_THRESHOLD: f64 = crate::config::defaults::COMPRESSION_THRESHOLD;
 
 /// Why a compression did not happen; the history is left untouched.
 #[derive(Debug, thiserror::Error)]

@@ -70,19 +70,32 @@ pub fn expand_env(value: &mut Value, env: &dyn Fn(&str) -> Option<String>) {
     }
 }
 
-/// Expands `$VAR` and `${VAR}` in one string.
+/// Expands `$VAR`, `${VAR}` and, as the shell and Gemini CLI 0.70 do,
+/// `${VAR:-default}` (the default when VAR is unset or empty) and
+/// `${VAR-default}` (the default only when VAR is unset) in one string.
+/// An unknown variable without a default is left as written.
 pub fn expand_str(s: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(pos) = rest.find('$') {
         out.push_str(&rest[..pos]);
         let after = &rest[pos + 1..];
-        let (name, consumed) = reference_at(after);
-        match (name.is_empty(), env(name)) {
-            (false, Some(v)) => out.push_str(&v),
-            _ => out.push_str(&rest[pos..pos + 1 + consumed]),
+        let found = reference_at(after);
+        let value = if found.name.is_empty() {
+            None
+        } else {
+            match (env(found.name), found.default) {
+                (Some(v), Some(d)) if v.is_empty() && d.if_empty => Some(d.text.to_string()),
+                (Some(v), _) => Some(v),
+                (None, Some(d)) => Some(d.text.to_string()),
+                (None, None) => None,
+            }
+        };
+        match value {
+            Some(v) => out.push_str(&v),
+            None => out.push_str(&rest[pos..pos + 1 + found.consumed]),
         }
-        rest = &after[consumed..];
+        rest = &after[found.consumed..];
     }
     out.push_str(rest);
     out
@@ -96,28 +109,80 @@ pub fn references(s: &str) -> impl Iterator<Item = &str> {
         loop {
             let pos = rest.find('$')?;
             let after = &rest[pos + 1..];
-            let (name, consumed) = reference_at(after);
-            rest = &after[consumed..];
-            if !name.is_empty() {
-                return Some(name);
+            let found = reference_at(after);
+            rest = &after[found.consumed..];
+            if !found.name.is_empty() {
+                return Some(found.name);
             }
         }
     })
 }
 
-/// The variable name right after a `$` and how many bytes it takes
-/// (`("", 0)` when none).
-fn reference_at(after: &str) -> (&str, usize) {
+/// A `${VAR:-default}` / `${VAR-default}` default.
+#[derive(Clone, Copy)]
+struct Fallback<'a> {
+    text: &'a str,
+    /// `:-`: also when the variable is set but empty.
+    if_empty: bool,
+}
+
+/// A reference right after a `$`.
+struct Reference<'a> {
+    /// The variable (empty when none).
+    name: &'a str,
+    default: Option<Fallback<'a>>,
+    /// How many bytes it takes after the `$`.
+    consumed: usize,
+}
+
+/// The variable reference right after a `$`.
+fn reference_at(after: &str) -> Reference<'_> {
+    let none = Reference {
+        name: "",
+        default: None,
+        consumed: 0,
+    };
     if let Some(inner) = after.strip_prefix('{') {
-        match inner.find('}') {
-            Some(end) if is_name(&inner[..end]) => (&inner[..end], end + 2),
-            _ => ("", 0),
+        let Some(end) = inner.find('}') else {
+            return none;
+        };
+        let body = &inner[..end];
+        let name_end = body
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(body.len());
+        let (name, tail) = body.split_at(name_end);
+        let default = if tail.is_empty() {
+            None
+        } else if let Some(text) = tail.strip_prefix(":-") {
+            Some(Fallback {
+                text,
+                if_empty: true,
+            })
+        } else if let Some(text) = tail.strip_prefix('-') {
+            Some(Fallback {
+                text,
+                if_empty: false,
+            })
+        } else {
+            return none;
+        };
+        if !is_name(name) {
+            return none;
+        }
+        Reference {
+            name,
+            default,
+            consumed: end + 2,
         }
     } else {
         let end = after
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(after.len());
-        (&after[..end], end)
+        Reference {
+            name: &after[..end],
+            default: None,
+            consumed: end,
+        }
     }
 }
 
@@ -129,6 +194,26 @@ fn is_name(s: &str) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn defaults_apply_when_unset_and_with_colon_when_empty() {
+        let env = |k: &str| match k {
+            "SET" => Some("v".to_string()),
+            "EMPTY" => Some(String::new()),
+            _ => None,
+        };
+        assert_eq!(
+            expand_str("${SET:-d}/${EMPTY:-d}/${NOPE:-d}", &env),
+            "v/d/d"
+        );
+        assert_eq!(expand_str("${SET-d}/${EMPTY-d}/${NOPE-d}", &env), "v//d");
+        assert_eq!(
+            expand_str("${NOPE:-}x ${A:=b} ${NOPE}", &env),
+            "x ${A:=b} ${NOPE}"
+        );
+        let names: Vec<&str> = references("${EMPTY:-d} ${X-y}").collect();
+        assert_eq!(names, ["EMPTY", "X"]);
+    }
 
     #[test]
     fn comments_go_strings_stay() {
@@ -145,7 +230,7 @@ mod tests {
             expand_str("$HOME/x ${HOME} $NOPE ${NOPE} $", &env),
             "/h/x /h $NOPE ${NOPE} $"
         );
-        let names: Vec<&str> = references("$A/x ${B_1} ${no-t} $ $$C").collect();
+        let names: Vec<&str> = references("$A/x ${B_1} ${no t} $ $$C").collect();
         assert_eq!(names, ["A", "B_1", "C"]);
         let mut v = json!({"a": ["$HOME"], "b": {"c": "${HOME}"}});
         expand_env(&mut v, &env);

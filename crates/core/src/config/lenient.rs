@@ -195,7 +195,7 @@ fn path_in_layer(
 }
 
 /// Line and column (1-based) of the value at `path` in a settings file.
-fn position_in_file(file: &Path, path: &[Segment]) -> Option<(usize, usize)> {
+pub(crate) fn position_in_file(file: &Path, path: &[Segment]) -> Option<(usize, usize)> {
     let text =
         super::input_file::read_input(file, None, super::input_file::MAX_INPUT_BYTES).ok()?;
     let stripped = super::jsonc::strip_comments(text.trim_start_matches('\u{feff}'));

@@ -3,6 +3,7 @@
 //! folder trust and the paths under `~/.gemini`.
 
 mod credentials;
+pub mod defaults;
 pub mod dotenv;
 mod env;
 pub mod input_file;
@@ -12,16 +13,22 @@ pub(crate) mod lenient;
 mod merge;
 mod paths;
 mod projects;
+mod schema;
+mod system_mcp;
 mod today;
 pub mod trust;
 mod trust_scan;
 mod typed;
+mod typed_ui;
 
 pub use credentials::{ALLOW_KEY as ALLOW_WORKSPACE_CREDENTIALS, is_provider_key};
 pub use env::Env;
 pub use legacy::MigratedSetting;
 pub use paths::GeminiPaths;
 pub use projects::project_hash;
+pub use schema::{
+    EditableSetting, SettingKind, editable_settings, settings_schema, settings_table,
+};
 pub use today::ResolvedAlias;
 pub(crate) use today::merge as merge_json;
 pub use trust_scan::FolderContents;
@@ -233,6 +240,12 @@ impl Settings {
                 Err(LayerError::Fatal(e)) => return Err(e),
             }
         }
+        for (_, path, value) in &raw {
+            for text in schema::unknown_warnings(path, value) {
+                tracing::warn!("{text}");
+                warnings.push(text);
+            }
+        }
         let allowed = credentials::allowed(&raw);
         if !allowed {
             warnings.extend(credentials::guard_workspace(&mut raw));
@@ -249,6 +262,11 @@ impl Settings {
             merge::merge_into(&mut merged, &current, "");
             layers.push((scope, path, value));
         }
+        warnings.extend(system_mcp::drop_writable_commands(
+            &mut merged,
+            &layers,
+            env,
+        ));
         let mut settings = Settings::from_parts(merged, layers, migrated);
         settings.warnings = warnings;
         settings.workspace_credentials = allowed;
@@ -274,9 +292,10 @@ impl Settings {
         &self.migrated
     }
 
-    /// Settings files skipped (not regular, too large) and credential
-    /// settings of the workspace left out, one sentence each, in load
-    /// order. Front ends show them as warnings.
+    /// Settings files skipped (not regular, too large), keys no version
+    /// reads (naming file and key) and credential settings of the
+    /// workspace left out, one sentence each, in load order. Front ends
+    /// show them as warnings.
     pub fn load_warnings(&self) -> &[String] {
         &self.warnings
     }
@@ -317,7 +336,11 @@ impl Settings {
     /// `security.folderTrust.enabled` (default true, as in today's Gemini
     /// CLI; `false` in the user settings turns the check off).
     pub fn folder_trust_enabled(&self) -> bool {
-        self.typed.security.folder_trust.enabled.unwrap_or(true)
+        self.typed
+            .security
+            .folder_trust
+            .enabled
+            .unwrap_or(defaults::FOLDER_TRUST)
     }
 
     /// `model.name` (empty counts as unset).
@@ -327,7 +350,10 @@ impl Settings {
 
     /// `model.maxSessionTurns` (-1 = unlimited).
     pub fn max_session_turns(&self) -> i64 {
-        self.typed.model.max_session_turns.unwrap_or(-1)
+        self.typed
+            .model
+            .max_session_turns
+            .unwrap_or(defaults::MAX_SESSION_TURNS)
     }
 
     /// `model.retry.initialDelayMs`: the first retry delay of model calls.
@@ -346,7 +372,7 @@ impl Settings {
             .context
             .file_filtering
             .respect_git_ignore
-            .unwrap_or(true)
+            .unwrap_or(defaults::RESPECT_GIT_IGNORE)
     }
 
     /// `context.fileFiltering.respectGeminiIgnore` (default true).
@@ -355,7 +381,7 @@ impl Settings {
             .context
             .file_filtering
             .respect_gemini_ignore
-            .unwrap_or(true)
+            .unwrap_or(defaults::RESPECT_GEMINI_IGNORE)
     }
 
     /// `context.fileFiltering.customIgnoreFilePaths`.
@@ -380,7 +406,7 @@ impl Settings {
             .filter(|n| !n.is_empty())
             .collect();
         if names.is_empty() {
-            vec!["GEMINI.md".to_string()]
+            vec![defaults::CONTEXT_FILE_NAME.to_string()]
         } else {
             names
         }

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// `modelConfigs.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ModelConfigsSettings {
     /// `modelConfigs.customAliases`: a name `--model` (or `model.name`)
@@ -25,7 +25,7 @@ pub struct ModelConfigsSettings {
 }
 
 /// One entry of `modelConfigs.customAliases`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct CustomAlias {
     /// Another alias whose settings this one starts from.
@@ -35,7 +35,7 @@ pub struct CustomAlias {
 }
 
 /// `modelConfig` of a custom alias.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AliasModelConfig {
     /// The model the alias stands for.
@@ -73,7 +73,10 @@ impl Settings {
 
     /// Whether agent skills are on: `skills.enabled` (default true).
     pub fn skills_enabled(&self) -> bool {
-        self.typed().skills.enabled.unwrap_or(true)
+        self.typed()
+            .skills
+            .enabled
+            .unwrap_or(super::defaults::SKILLS_ENABLED)
     }
 
     /// `tools.confirmationRequired`.

@@ -12,11 +12,13 @@
 //! by `hooks::config` and `tools::mcp::config`, which report their own
 //! problems entry by entry.
 
+use super::defaults as d;
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
 /// The whole settings tree.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct TypedSettings {
     /// `general.*`.
@@ -43,6 +45,7 @@ pub struct TypedSettings {
     /// `advanced.*`.
     pub advanced: AdvancedSettings,
     /// `useWriteTodos`: declare `write_todos` (default true).
+    #[schemars(extend("x-editable" = true, "x-label" = "Todo list tool (write_todos)", "default" = d::USE_WRITE_TODOS))]
     pub use_write_todos: Option<bool>,
     /// `skills.*`.
     pub skills: SkillsSettings,
@@ -52,23 +55,32 @@ pub struct TypedSettings {
     pub agents: AgentsSettings,
     /// `modelConfigs.*` (today's Gemini CLI).
     pub model_configs: super::today::ModelConfigsSettings,
+    /// `ui.*`.
+    pub ui: super::typed_ui::UiSettings,
     /// Top-level keys not listed above, kept as they are.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
 /// `general.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct GeneralSettings {
-    /// `general.checkpointing`.
-    pub checkpointing: CheckpointingSettings,
-    /// `general.sessionRetention`.
-    pub session_retention: Option<SessionRetentionSettings>,
     /// `general.defaultApprovalMode` (today's Gemini CLI; v0.27.4's
     /// `tools.approvalMode` is moved here): `default`, `auto_edit` or
     /// `plan`, used when no flag names a mode.
+    #[schemars(extend("x-editable" = true, "x-label" = "Default approval mode", "default" = d::DEFAULT_APPROVAL_MODE, "enum" = ["default", "auto_edit", "plan"]))]
     pub default_approval_mode: Option<String>,
+    /// `general.checkpointing`.
+    pub checkpointing: CheckpointingSettings,
+    /// `general.vimMode`: vim key bindings in the prompt.
+    #[schemars(extend("x-editable" = true, "x-label" = "Vim key bindings", "default" = d::VIM_MODE))]
+    pub vim_mode: Option<bool>,
+    /// `general.preferredEditor`: the editor `/editor` and Ctrl+X open.
+    #[schemars(extend("x-editable" = true, "x-label" = "Preferred editor"))]
+    pub preferred_editor: Option<String>,
+    /// `general.sessionRetention`.
+    pub session_retention: Option<SessionRetentionSettings>,
     /// `general.plan` (plan mode).
     pub plan: PlanSettings,
     /// `general.dialect`: `today` (the default) or `0.27`, the Gemini CLI
@@ -81,11 +93,12 @@ pub struct GeneralSettings {
 }
 
 /// `general.plan.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct PlanSettings {
     /// `general.plan.directory`: the plans folder, relative to the
     /// project root (inside it); the session's temp folder when unset.
+    #[schemars(extend("x-editable" = true, "x-label" = "Plans folder (relative to the project)"))]
     pub directory: Option<String>,
     /// Keys not listed above.
     #[serde(flatten)]
@@ -93,10 +106,12 @@ pub struct PlanSettings {
 }
 
 /// `general.checkpointing.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct CheckpointingSettings {
-    /// `general.checkpointing.enabled`.
+    /// `general.checkpointing.enabled`: snapshots before file edits
+    /// (`/restore`, `/rewind`).
+    #[schemars(extend("x-editable" = true, "x-label" = "Checkpoints before file edits (/restore, /rewind)", "default" = d::CHECKPOINTING))]
     pub enabled: Option<bool>,
     /// Keys not listed above.
     #[serde(flatten)]
@@ -104,7 +119,7 @@ pub struct CheckpointingSettings {
 }
 
 /// `general.sessionRetention.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct SessionRetentionSettings {
     /// `enabled`.
@@ -121,18 +136,22 @@ pub struct SessionRetentionSettings {
 }
 
 /// `model.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ModelSettings {
     /// `model.name`.
+    #[schemars(extend("x-editable" = true, "x-label" = "Model"))]
     pub name: Option<String>,
     /// `model.maxSessionTurns` (-1 = unlimited).
+    #[schemars(extend("x-editable" = true, "x-label" = "Max session turns (-1: no limit)", "default" = d::MAX_SESSION_TURNS))]
     pub max_session_turns: Option<i64>,
     /// `model.retry`.
     pub retry: RetrySettings,
     /// `model.disableLoopDetection`.
+    #[schemars(extend("x-editable" = true, "x-label" = "Disable loop detection", "default" = d::DISABLE_LOOP_DETECTION))]
     pub disable_loop_detection: Option<bool>,
     /// `model.compressionThreshold` (fraction of the context window).
+    #[schemars(extend("x-editable" = true, "x-label" = "Compression threshold (share of the context window)", "default" = d::COMPRESSION_THRESHOLD))]
     pub compression_threshold: Option<f64>,
     /// `model.providers`: provider id -> how to reach it (`-m <id>/<model>`).
     pub providers: std::collections::BTreeMap<String, ProviderSettings>,
@@ -154,13 +173,14 @@ pub struct ModelSettings {
 }
 
 /// `skills.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct SkillsSettings {
     /// `skills.disabled`: skill names switched off.
     pub disabled: Vec<String>,
     /// `skills.enabled` (default true; v0.27.4's `experimental.skills` is
     /// moved here): false switches every skill off.
+    #[schemars(extend("x-editable" = true, "x-label" = "Agent skills", "default" = d::SKILLS_ENABLED))]
     pub enabled: Option<bool>,
     /// Keys not listed above.
     #[serde(flatten)]
@@ -168,10 +188,11 @@ pub struct SkillsSettings {
 }
 
 /// `experimental.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ExperimentalSettings {
     /// `experimental.enableAgents`: load the user's and project's agents.
+    #[schemars(extend("x-editable" = true, "x-label" = "User and project sub-agents", "default" = d::ENABLE_AGENTS))]
     pub enable_agents: Option<bool>,
     /// Keys not listed above.
     #[serde(flatten)]
@@ -179,7 +200,7 @@ pub struct ExperimentalSettings {
 }
 
 /// `agents.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AgentsSettings {
     /// `agents.overrides`: agent name -> what to change.
@@ -190,7 +211,7 @@ pub struct AgentsSettings {
 }
 
 /// `agents.overrides.<name>`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AgentOverride {
     /// Switches the agent on or off.
@@ -205,7 +226,7 @@ pub struct AgentOverride {
 }
 
 /// `agents.overrides.<name>.runConfig`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AgentRunOverride {
     /// `maxTurns`.
@@ -218,7 +239,7 @@ pub struct AgentRunOverride {
 }
 
 /// `agents.overrides.<name>.modelConfig`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AgentModelOverride {
     /// `model` (`inherit` keeps the session's).
@@ -229,7 +250,7 @@ pub struct AgentModelOverride {
 }
 
 /// `model.providers.<id>`: a model provider the user declares.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ProviderSettings {
     /// `type`: the wire, `openai`, `anthropic` or `gemini`.
@@ -247,7 +268,7 @@ pub struct ProviderSettings {
 }
 
 /// `model.prices.<provider>.<model>`, in US dollars per million tokens.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct PriceSettings {
     /// `input`: prompt tokens.
@@ -259,7 +280,7 @@ pub struct PriceSettings {
 }
 
 /// `model.providers.<id>.models.<model>`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ModelLimitSettings {
     /// `contextWindow`, in tokens.
@@ -269,7 +290,7 @@ pub struct ModelLimitSettings {
 }
 
 /// `model.retry.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct RetrySettings {
     /// `model.retry.initialDelayMs`.
@@ -280,15 +301,17 @@ pub struct RetrySettings {
 }
 
 /// `context.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ContextSettings {
     /// `context.fileName`: one name or a list of names.
     #[serde(deserialize_with = "one_or_many")]
+    #[schemars(schema_with = "one_or_many_schema", extend("default" = d::CONTEXT_FILE_NAME))]
     pub file_name: Option<Vec<String>>,
     /// `context.includeDirectories`.
     pub include_directories: Vec<String>,
     /// `context.discoveryMaxDirs`.
+    #[schemars(extend("x-editable" = true, "x-label" = "Context file search: most directories"))]
     pub discovery_max_dirs: Option<u64>,
     /// `context.fileFiltering`.
     pub file_filtering: FileFilteringSettings,
@@ -298,12 +321,14 @@ pub struct ContextSettings {
 }
 
 /// `context.fileFiltering.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct FileFilteringSettings {
-    /// `respectGitIgnore` (default true).
+    /// `respectGitIgnore`: file tools skip what `.gitignore` lists.
+    #[schemars(extend("x-editable" = true, "x-label" = "Respect .gitignore", "default" = d::RESPECT_GIT_IGNORE))]
     pub respect_git_ignore: Option<bool>,
-    /// `respectGeminiIgnore` (default true).
+    /// `respectGeminiIgnore`: file tools skip what `.geminiignore` lists.
+    #[schemars(extend("x-editable" = true, "x-label" = "Respect .geminiignore", "default" = d::RESPECT_GEMINI_IGNORE))]
     pub respect_gemini_ignore: Option<bool>,
     /// `customIgnoreFilePaths`.
     pub custom_ignore_file_paths: Vec<String>,
@@ -313,7 +338,7 @@ pub struct FileFilteringSettings {
 }
 
 /// `tools.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ToolsSettings {
     /// `tools.allowed`: tools that run without asking.
@@ -351,17 +376,19 @@ pub struct ToolsSettings {
 }
 
 /// `tools.shell.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ShellSettings {
     /// `tools.shell.inactivityTimeout` (seconds).
     pub inactivity_timeout: Option<f64>,
     /// `tools.shell.timeout` (seconds).
     pub timeout: Option<f64>,
-    /// `tools.shell.pager` (default `cat`).
+    /// `tools.shell.pager`: `PAGER` of shell commands.
+    #[schemars(extend("x-editable" = true, "x-label" = "Shell pager", "default" = d::SHELL_PAGER))]
     pub pager: Option<String>,
     /// `tools.shell.backgroundCompletionBehavior`: `silent` (default),
     /// `inject` or `notify`.
+    #[schemars(extend("x-editable" = true, "x-label" = "When a background shell command ends", "default" = d::BACKGROUND_COMPLETION, "enum" = ["silent", "inject", "notify"]))]
     pub background_completion_behavior: Option<String>,
     /// Keys not listed above.
     #[serde(flatten)]
@@ -369,7 +396,7 @@ pub struct ShellSettings {
 }
 
 /// `tools.sandbox` as written.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum SandboxSetting {
     /// `true` / `false`.
@@ -400,23 +427,28 @@ impl<'de> Deserialize<'de> for BoolOrText {
 }
 
 /// `security.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct SecuritySettings {
     /// `security.folderTrust`.
     pub folder_trust: FolderTrustSettings,
     /// `security.auth`.
     pub auth: AuthSettings,
+    /// `security.allowWorkspaceCredentials` (gemini-rs): the workspace's
+    /// settings and extensions may use credentials. Read from the user's
+    /// and the system's files only (see `config::credentials`).
+    pub allow_workspace_credentials: Option<bool>,
     /// Keys not listed above.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
 /// `security.folderTrust.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct FolderTrustSettings {
-    /// `security.folderTrust.enabled` (default false).
+    /// `security.folderTrust.enabled`: ask whether to trust a folder.
+    #[schemars(extend("x-editable" = true, "x-label" = "Folder trust", "default" = d::FOLDER_TRUST))]
     pub enabled: Option<bool>,
     /// Keys not listed above.
     #[serde(flatten)]
@@ -424,7 +456,7 @@ pub struct FolderTrustSettings {
 }
 
 /// `security.auth.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AuthSettings {
     /// `security.auth.selectedType`.
@@ -437,7 +469,7 @@ pub struct AuthSettings {
 }
 
 /// `mcp.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct McpSettings {
     /// `mcp.allowed`: when non-empty, only these servers.
@@ -450,7 +482,7 @@ pub struct McpSettings {
 }
 
 /// `admin.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AdminSettings {
     /// `admin.mcp`.
@@ -461,10 +493,11 @@ pub struct AdminSettings {
 }
 
 /// `admin.mcp.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AdminMcpSettings {
-    /// `admin.mcp.enabled` (default true).
+    /// `admin.mcp.enabled`: MCP servers may run.
+    #[schemars(extend("default" = d::ADMIN_MCP_ENABLED))]
     pub enabled: Option<bool>,
     /// Keys not listed above.
     #[serde(flatten)]
@@ -472,15 +505,17 @@ pub struct AdminMcpSettings {
 }
 
 /// `hooksConfig.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct HooksConfigSettings {
-    /// `hooksConfig.enabled` (default true).
+    /// `hooksConfig.enabled`: hooks run.
+    #[schemars(extend("x-editable" = true, "x-label" = "Hooks", "default" = d::HOOKS_ENABLED))]
     pub enabled: Option<bool>,
     /// `hooksConfig.disabled`: hook names, or commands of unnamed hooks.
     pub disabled: Vec<String>,
     /// `hooksConfig.claudeCompat`: the hooks of `.claude/settings.json`
     /// (the user's, and the project's in a trusted folder) run too.
+    #[schemars(extend("x-editable" = true, "x-label" = "Claude Code hooks (.claude/settings.json) too", "default" = d::CLAUDE_COMPAT))]
     pub claude_compat: Option<bool>,
     /// Keys not listed above.
     #[serde(flatten)]
@@ -488,7 +523,7 @@ pub struct HooksConfigSettings {
 }
 
 /// `advanced.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AdvancedSettings {
     /// `advanced.excludedEnvVars`: variables `.env` files may not set.
@@ -496,6 +531,23 @@ pub struct AdvancedSettings {
     /// Keys not listed above.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl JsonSchema for BoolOrText {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "BoolOrText".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": ["boolean", "string"]})
+    }
+}
+
+/// The schema of [`one_or_many`]'s values.
+fn one_or_many_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]
+    })
 }
 
 /// `"a"` or `["a", "b"]` as a list.

@@ -238,7 +238,10 @@ impl HookConfig {
 
     /// Parses the typed settings; `source` names them in warnings.
     pub fn from_typed(settings: &TypedSettings, source: &str) -> HookConfig {
-        let enabled = settings.hooks_config.enabled.unwrap_or(true)
+        let enabled = settings
+            .hooks_config
+            .enabled
+            .unwrap_or(crate::config::defaults::HOOKS_ENABLED)
             && settings.tools.enable_hooks.unwrap_or(true);
         let mut config = HookConfig {
             enabled,

@@ -1,6 +1,7 @@
 //! Who decides whether a call runs: approval modes, the allow / deny / ask
 //! rules with Gemini CLI's priorities, and which tools headless mode hides.
 
+mod expansion;
 mod plan;
 mod redirection;
 mod rules;
@@ -282,12 +283,22 @@ impl PolicyEngine {
             return Decision::AskUser;
         };
         let command = args.get("command").and_then(Value::as_str);
-        let redirects = tool_name == "run_shell_command" && command.is_some_and(has_redirection);
+        let shell = tool_name == "run_shell_command";
+        let redirects = shell && command.is_some_and(has_redirection);
         let lenient_mode = matches!(mode, ApprovalMode::AutoEdit | ApprovalMode::Yolo);
+        // Gemini CLI 0.70: a variable the environment does not set makes
+        // the command unknown until it runs, so it asks (not in yolo).
+        let unresolved = shell
+            && mode != ApprovalMode::Yolo
+            && command.is_some_and(|c| {
+                !expansion::unresolved_variables(c, &|name| std::env::var_os(name).is_some())
+                    .is_empty()
+            });
         match rule.decision {
             Decision::Allow if redirects && !rule.allow_redirection && !lenient_mode => {
                 Decision::AskUser
             }
+            Decision::Allow if unresolved => Decision::AskUser,
             d => d,
         }
     }
@@ -371,3 +382,5 @@ pub fn headless_excluded_tools(mode: ApprovalMode, allowed: &[String]) -> Vec<St
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_070;

@@ -165,17 +165,24 @@ impl PolicyRule {
             .and_then(Value::as_str)
             .unwrap_or("")
             .trim();
+        if self.args.command_prefixes.is_empty() && self.args.command_regex.is_none() {
+            return RuleMatch::Yes;
+        }
+        // Gemini CLI 0.70: the text, and the top-level command's words as
+        // the shell passes them (quotes and escapes removed).
+        let argv = super::shell_parse::top_level_argv(command);
+        let forms = [command, argv.as_str()];
         if !self.args.command_prefixes.is_empty()
             && !self
                 .args
                 .command_prefixes
                 .iter()
-                .any(|p| starts_with_words(command, p))
+                .any(|p| forms.iter().any(|f| starts_with_words(f, p)))
         {
             return RuleMatch::No;
         }
         if let Some(re) = &self.args.command_regex
-            && !re.is_match(command)
+            && !forms.iter().any(|f| re.is_match(f))
         {
             return RuleMatch::No;
         }

@@ -19,6 +19,18 @@ pub fn split_commands(cmd: &str) -> Vec<String> {
     parse(cmd).into_iter().map(|s| s.text).collect()
 }
 
+/// The words of the first simple command of `cmd` as the shell passes
+/// them (quotes and escapes removed), joined by single spaces: what
+/// Gemini CLI 0.70 matches prefix and regex rules against beside the
+/// text (`git "status"` is `git status`).
+pub fn top_level_argv(cmd: &str) -> String {
+    parse(cmd)
+        .into_iter()
+        .next()
+        .map(|s| s.words.join(" "))
+        .unwrap_or_default()
+}
+
 /// The distinct root command names of `cmd` in order of appearance: the
 /// first word of every simple command after variable assignments and
 /// reserved words, reduced to its base name (`/usr/bin/git` gives `git`).

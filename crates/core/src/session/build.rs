@@ -225,7 +225,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
             .typed()
             .model
             .disable_loop_detection
-            .unwrap_or(false),
+            .unwrap_or(crate::config::defaults::DISABLE_LOOP_DETECTION),
         compression_threshold: layers.compression_threshold,
         context_windows: providers.context_windows(),
         auto_classify: config.replay.is_none(),

@@ -265,7 +265,11 @@ fn write_todos_enabled(settings: &Settings, model: &str) -> bool {
         model.strip_prefix("models/").unwrap_or(model),
         "gemini-3-pro-preview" | "gemini-3-flash-preview" | "auto-gemini-3"
     );
-    !preview && settings.typed().use_write_todos.unwrap_or(true)
+    !preview
+        && settings
+            .typed()
+            .use_write_todos
+            .unwrap_or(crate::config::defaults::USE_WRITE_TODOS)
 }
 
 /// The built-in tools of this session, in Gemini CLI's registration

@@ -1,5 +1,6 @@
-//! `/settings`: an editor for the settings gemini-rs honours, by their
-//! type (a switch, a choice among values, a number, a text), written to
+//! `/settings`: an editor for every key the settings schema marks
+//! `x-editable` (`docs/schema/settings.schema.json`), by its type (a
+//! switch, a choice among values, a number, a text), written to
 //! the user's or the workspace's `settings.json` (Tab switches the scope).
 //! Every change is written at once, atomically, through core's writer
 //! (`settings_file::write`); the rest of the file is kept.
@@ -16,100 +17,10 @@ use ratatui::text::{Line, Span};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
-/// A setting's type.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Kind {
-    /// `true` or `false`.
-    Bool(bool),
-    /// One of these values (the first is the default).
-    Choice(&'static [&'static str]),
-    /// A whole number, with its default.
-    Integer(i64),
-    /// A number, with its default.
-    Number(f64),
-    /// Text (no default: unset means the built-in choice).
-    Text,
-}
-
-/// One editable setting.
-#[derive(Debug, Clone, Copy)]
-pub struct Setting {
-    /// Its dotted key (`general.checkpointing.enabled`).
-    pub key: &'static str,
-    /// What it does.
-    pub label: &'static str,
-    /// Its type and default.
-    pub kind: Kind,
-}
-
-/// The settings offered, as docs/settings.md lists what gemini-rs honours.
-pub const SETTINGS: &[Setting] = &[
-    Setting {
-        key: "general.defaultApprovalMode",
-        label: "Default approval mode",
-        kind: Kind::Choice(&["default", "auto_edit", "plan"]),
-    },
-    Setting {
-        key: "general.checkpointing.enabled",
-        label: "Checkpoints before file edits (/restore, /rewind)",
-        kind: Kind::Bool(false),
-    },
-    Setting {
-        key: "model.name",
-        label: "Model",
-        kind: Kind::Text,
-    },
-    Setting {
-        key: "model.maxSessionTurns",
-        label: "Max session turns (-1: no limit)",
-        kind: Kind::Integer(-1),
-    },
-    Setting {
-        key: "model.compressionThreshold",
-        label: "Compression threshold (share of the context window)",
-        kind: Kind::Number(0.5),
-    },
-    Setting {
-        key: "model.disableLoopDetection",
-        label: "Disable loop detection",
-        kind: Kind::Bool(false),
-    },
-    Setting {
-        key: "useWriteTodos",
-        label: "Todo list tool (write_todos)",
-        kind: Kind::Bool(true),
-    },
-    Setting {
-        key: "skills.enabled",
-        label: "Agent skills",
-        kind: Kind::Bool(true),
-    },
-    Setting {
-        key: "experimental.enableAgents",
-        label: "User and project sub-agents",
-        kind: Kind::Bool(false),
-    },
-    Setting {
-        key: "hooksConfig.enabled",
-        label: "Hooks",
-        kind: Kind::Bool(true),
-    },
-    Setting {
-        key: "security.folderTrust.enabled",
-        label: "Folder trust",
-        kind: Kind::Bool(true),
-    },
-    Setting {
-        key: "context.fileFiltering.respectGitIgnore",
-        label: "Respect .gitignore",
-        kind: Kind::Bool(true),
-    },
-    Setting {
-        key: "context.fileFiltering.respectGeminiIgnore",
-        label: "Respect .geminiignore",
-        kind: Kind::Bool(true),
-    },
-];
+/// One editable setting (its dotted key, label and kind).
+pub use gemini_rs_core::EditableSetting as Setting;
+/// A setting's type and default, as the settings schema states it.
+pub use gemini_rs_core::SettingKind as Kind;
 
 /// The value at dotted `key` in `map`.
 pub fn get<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
@@ -150,7 +61,7 @@ pub fn set(map: &mut Map<String, Value>, key: &str, value: Option<Value>) -> Res
 }
 
 /// Parses what the user typed for a number or text setting.
-pub fn parse(kind: Kind, typed: &str) -> Result<Value, String> {
+pub fn parse(kind: &Kind, typed: &str) -> Result<Value, String> {
     let t = typed.trim();
     match kind {
         Kind::Integer(_) => t
@@ -163,14 +74,17 @@ pub fn parse(kind: Kind, typed: &str) -> Result<Value, String> {
             .and_then(serde_json::Number::from_f64)
             .map(Value::Number)
             .ok_or_else(|| format!("\"{t}\" is not a number.")),
-        Kind::Text if t.is_empty() => Err("Type a value (Backspace on the row removes it).".into()),
-        Kind::Text => Ok(Value::String(t.to_string())),
-        Kind::Bool(_) | Kind::Choice(_) => Err("This setting is not typed in.".into()),
+        Kind::Text(_) if t.is_empty() => {
+            Err("Type a value (Backspace on the row removes it).".into())
+        }
+        Kind::Text(_) => Ok(Value::String(t.to_string())),
+        Kind::Bool(_) | Kind::Choice { .. } => Err("This setting is not typed in.".into()),
     }
 }
 
 /// The open editor.
 pub struct SettingsPanel {
+    settings: Vec<Setting>,
     user: PathBuf,
     workspace: PathBuf,
     scope: FileScope,
@@ -188,6 +102,7 @@ impl SettingsPanel {
     pub fn open(user: PathBuf, workspace: PathBuf) -> Result<Self, String> {
         let file = read(&user, FileScope::User)?;
         Ok(SettingsPanel {
+            settings: gemini_rs_core::editable_settings(),
             user,
             workspace,
             scope: FileScope::User,
@@ -214,10 +129,10 @@ impl SettingsPanel {
     }
 
     /// Writes `value` (or removes the key) in the scope's file.
-    fn save(&mut self, setting: Setting, value: Option<Value>) {
+    fn save(&mut self, setting: &Setting, value: Option<Value>) {
         let before = self.file.value.clone();
         let result =
-            set(&mut self.file.value, setting.key, value.clone()).and_then(|()| write(&self.file));
+            set(&mut self.file.value, &setting.key, value.clone()).and_then(|()| write(&self.file));
         self.note = Some(match result {
             Ok(()) => {
                 let what = match &value {
@@ -240,11 +155,15 @@ impl SettingsPanel {
 
     /// Handles a key; false when the editor closes.
     pub fn on_key(&mut self, key: KeyEvent) -> bool {
-        let setting = SETTINGS[self.cursor];
+        let Some(setting) = self.settings.get(self.cursor).cloned() else {
+            return false;
+        };
+        let setting = &setting;
+        let count = self.settings.len();
         if let Some(text) = self.editing.as_mut() {
             match key.code {
                 KeyCode::Esc => self.editing = None,
-                KeyCode::Enter => match parse(setting.kind, text) {
+                KeyCode::Enter => match parse(&setting.kind, text) {
                     Ok(v) => {
                         self.editing = None;
                         self.save(setting, Some(v));
@@ -259,29 +178,27 @@ impl SettingsPanel {
             }
             return true;
         }
-        let current = get(&self.file.value, setting.key).cloned();
+        let current = get(&self.file.value, &setting.key).cloned();
         match key.code {
             KeyCode::Esc => return false,
             KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => return false,
             KeyCode::Tab | KeyCode::BackTab => self.switch_scope(),
-            KeyCode::Up => self.cursor = (self.cursor + SETTINGS.len() - 1) % SETTINGS.len(),
-            KeyCode::Down => self.cursor = (self.cursor + 1) % SETTINGS.len(),
+            KeyCode::Up => self.cursor = (self.cursor + count - 1) % count,
+            KeyCode::Down => self.cursor = (self.cursor + 1) % count,
             KeyCode::Backspace | KeyCode::Delete if current.is_some() => self.save(setting, None),
-            KeyCode::Enter | KeyCode::Char(' ') => match setting.kind {
+            KeyCode::Enter | KeyCode::Char(' ') => match &setting.kind {
                 Kind::Bool(default) => {
-                    let now = current.and_then(|v| v.as_bool()).unwrap_or(default);
+                    let now = current.and_then(|v| v.as_bool()).unwrap_or(*default);
                     self.save(setting, Some(Value::Bool(!now)));
                 }
-                Kind::Choice(values) => {
-                    let now = current
-                        .as_ref()
-                        .and_then(Value::as_str)
-                        .unwrap_or(values[0]);
-                    let i = values.iter().position(|v| *v == now).map_or(0, |i| i + 1);
-                    let next = values[i % values.len()];
-                    self.save(setting, Some(Value::String(next.to_string())));
+                Kind::Choice { values, default } => {
+                    let now = current.as_ref().and_then(Value::as_str).unwrap_or(default);
+                    let i = values.iter().position(|v| v == now).map_or(0, |i| i + 1);
+                    if let Some(next) = values.get(i % values.len().max(1)) {
+                        self.save(setting, Some(Value::String(next.clone())));
+                    }
                 }
-                Kind::Integer(_) | Kind::Number(_) | Kind::Text => {
+                Kind::Integer(_) | Kind::Number(_) | Kind::Text(_) => {
                     let text = match current {
                         Some(Value::String(s)) => s,
                         Some(v) => v.to_string(),
@@ -327,15 +244,16 @@ impl SettingsPanel {
             )),
             Line::default(),
         ];
-        let label_w = SETTINGS
+        let label_w = self
+            .settings
             .iter()
             .map(|s| s.label.len())
             .max()
             .unwrap_or(0)
             .min(width / 2);
-        for (i, s) in SETTINGS.iter().enumerate() {
+        for (i, s) in self.settings.iter().enumerate() {
             let here = i == self.cursor;
-            let set_here = get(&self.file.value, s.key);
+            let set_here = get(&self.file.value, &s.key);
             let value = match (here, &self.editing) {
                 (true, Some(text)) => {
                     Span::styled(format!("{text}▌"), Style::new().fg(Color::Yellow))
@@ -343,11 +261,11 @@ impl SettingsPanel {
                 _ => match set_here {
                     Some(Value::String(v)) => Span::raw(v.clone()),
                     Some(v) => Span::raw(v.to_string()),
-                    None => Span::styled(default_text(s.kind), dim),
+                    None => Span::styled(default_text(&s.kind), dim),
                 },
             };
             let mark = if here { "› " } else { "  " };
-            let label = truncate(s.label, label_w);
+            let label = truncate(&s.label, label_w);
             let star = if set_here.is_some() { "*" } else { " " };
             out.push(Line::from(vec![
                 Span::styled(mark, accent),
@@ -383,13 +301,17 @@ fn dot(chosen: bool) -> &'static str {
 }
 
 /// The default, as shown for a key not set in the file.
-fn default_text(kind: Kind) -> String {
-    match kind {
-        Kind::Bool(b) => format!("{b} (default)"),
-        Kind::Choice(v) => format!("{} (default)", v[0]),
-        Kind::Integer(n) => format!("{n} (default)"),
-        Kind::Number(n) => format!("{n} (default)"),
-        Kind::Text => "(default)".into(),
+fn default_text(kind: &Kind) -> String {
+    let value = match kind {
+        Kind::Bool(b) => Some(b.to_string()),
+        Kind::Choice { default, .. } => Some(default.clone()),
+        Kind::Integer(n) => n.map(|n| n.to_string()),
+        Kind::Number(n) => n.map(|n| n.to_string()),
+        Kind::Text(t) => t.clone(),
+    };
+    match value {
+        Some(v) => format!("{v} (default)"),
+        None => "(default)".into(),
     }
 }
 
@@ -416,10 +338,10 @@ mod tests {
 
     #[test]
     fn typed_values_follow_the_kind() {
-        assert_eq!(parse(Kind::Integer(-1), " 40 ").unwrap(), json!(40));
-        assert!(parse(Kind::Integer(-1), "4.5").is_err());
-        assert_eq!(parse(Kind::Number(0.5), "0.7").unwrap(), json!(0.7));
-        assert!(parse(Kind::Text, "  ").is_err());
+        assert_eq!(parse(&Kind::Integer(Some(-1)), " 40 ").unwrap(), json!(40));
+        assert!(parse(&Kind::Integer(None), "4.5").is_err());
+        assert_eq!(parse(&Kind::Number(Some(0.5)), "0.7").unwrap(), json!(0.7));
+        assert!(parse(&Kind::Text(None), "  ").is_err());
     }
 
     #[test]

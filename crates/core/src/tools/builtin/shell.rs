@@ -264,7 +264,12 @@ impl ShellSettings {
                     .unwrap_or(DEFAULT_INACTIVITY_SECS),
             )),
             total: positive_duration(tools.shell.timeout),
-            pager: tools.shell.pager.as_deref().unwrap_or("cat").to_string(),
+            pager: tools
+                .shell
+                .pager
+                .as_deref()
+                .unwrap_or(crate::config::defaults::SHELL_PAGER)
+                .to_string(),
             limits: Limits {
                 threshold: on.then_some(threshold),
                 lines: if on { lines } else { DEFAULT_LINES },

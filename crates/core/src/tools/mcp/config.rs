@@ -66,7 +66,12 @@ pub fn configured_servers(settings: &Settings) -> Vec<McpServerConfig> {
 
 /// `admin.mcp.enabled` (default true).
 pub fn mcp_enabled(settings: &Settings) -> bool {
-    settings.typed().admin.mcp.enabled.unwrap_or(true)
+    settings
+        .typed()
+        .admin
+        .mcp
+        .enabled
+        .unwrap_or(crate::config::defaults::ADMIN_MCP_ENABLED)
 }
 
 #[cfg(test)]
