@@ -54,6 +54,8 @@ fn our_call(tool: &str, input: &Value) -> (String, Value) {
             if let Some(all) = args.as_object_mut().and_then(|a| a.remove("replace_all")) {
                 args["allow_multiple"] = all;
             }
+            // gemini-rs's model fills its `replace`'s required field.
+            args["instruction"] = json!("Edit the file.");
             "replace"
         }
         other => other,
@@ -63,9 +65,11 @@ fn our_call(tool: &str, input: &Value) -> (String, Value) {
 
 /// The SSE events of one scripted turn, as record.py streams them.
 fn turn_reply(turn: &Value, n: usize) -> Reply {
-    let mut ev = vec![json!({"type": "message_start", "message": {"id": format!("msg_{n}"),
+    let mut ev = vec![
+        json!({"type": "message_start", "message": {"id": format!("msg_{n}"),
         "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [],
-        "stop_reason": null, "usage": {"input_tokens": 10, "output_tokens": 1}}})];
+        "stop_reason": null, "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+    ];
     let mut i = 0;
     if let Some(text) = turn["text"].as_str() {
         ev.push(json!({"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}}));
@@ -76,10 +80,14 @@ fn turn_reply(turn: &Value, n: usize) -> Reply {
     let calls = turn["calls"].as_array().cloned().unwrap_or_default();
     for (k, c) in calls.iter().enumerate() {
         let (name, args) = our_call(c["tool"].as_str().unwrap_or(""), &c["input"]);
-        ev.push(json!({"type": "content_block_start", "index": i, "content_block": {"type": "tool_use",
-            "id": format!("toolu_{n}_{k}"), "name": name, "input": {}}}));
-        ev.push(json!({"type": "content_block_delta", "index": i, "delta": {"type": "input_json_delta",
-            "partial_json": args.to_string()}}));
+        ev.push(
+            json!({"type": "content_block_start", "index": i, "content_block": {"type": "tool_use",
+            "id": format!("toolu_{n}_{k}"), "name": name, "input": {}}}),
+        );
+        ev.push(
+            json!({"type": "content_block_delta", "index": i, "delta": {"type": "input_json_delta",
+            "partial_json": args.to_string()}}),
+        );
         ev.push(json!({"type": "content_block_stop", "index": i}));
         i += 1;
     }
@@ -319,9 +327,7 @@ fn play(name: &str, events: &[Value]) -> Vec<String> {
                 .unwrap_or_else(|_| t.clone());
             turn_reply(&t, n)
         })
-        .chain(std::iter::repeat_with(|| {
-            turn_reply(&json!({"text": "Nothing more."}), 99)
-        }).take(3))
+        .chain(std::iter::repeat_with(|| turn_reply(&json!({"text": "Nothing more."}), 99)).take(3))
         .collect();
     let fake = FakeServer::with_replies(turns);
     let prompt = scn["prompt"].as_str().unwrap_or("Please go.");
@@ -357,8 +363,16 @@ fn claude_hooks_do_what_they_do_under_claude_code() {
         .collect();
     let only = std::env::var("CLAUDE_REFERENCE_ONLY").unwrap_or_default();
     let mut all = Vec::new();
-    for name in names.iter().filter(|n| only.is_empty() || only.split(',').any(|o| o == *n)) {
+    for name in names
+        .iter()
+        .filter(|n| only.is_empty() || only.split(',').any(|o| o == *n))
+    {
         all.extend(play(name, &events));
     }
-    assert!(all.is_empty(), "{} differences:\n{}", all.len(), all.join("\n"));
+    assert!(
+        all.is_empty(),
+        "{} differences:\n{}",
+        all.len(),
+        all.join("\n")
+    );
 }
