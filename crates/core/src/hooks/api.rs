@@ -254,6 +254,7 @@ impl Hooks for NoHooks {
                     additional_context: None,
                 },
                 permission: None,
+                permission_reason: None,
             }
         })
     }

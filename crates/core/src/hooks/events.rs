@@ -131,6 +131,7 @@ impl HookSystem {
                     additional_context: None,
                 },
                 permission: None,
+                permission_reason: None,
             };
         };
         let action = if out.should_stop() {
@@ -159,7 +160,16 @@ impl HookSystem {
             Some("allow") if dialect == HookDialect::Claude => Some(HookPermission::Allow),
             _ => None,
         };
-        PreToolUseOutcome { action, permission }
+        let permission_reason = permission
+            .and(out.specific("permissionDecisionReason"))
+            .and_then(Value::as_str)
+            .filter(|r| !r.is_empty())
+            .map(str::to_string);
+        PreToolUseOutcome {
+            action,
+            permission,
+            permission_reason,
+        }
     }
 
     /// AfterTool for `call`, whose result is `tool_response` (hook JSON)

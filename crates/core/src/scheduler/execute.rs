@@ -44,6 +44,7 @@ impl Scheduler {
         } = built;
         let note = notes.modified_note();
         let context = notes.context;
+        let stop_after = notes.stop_after;
         self.emit(AgentEvent::ToolRunning {
             call_id: req.call_id.clone(),
         });
@@ -150,6 +151,9 @@ impl Scheduler {
             AfterToolOutcome::Stop { reason } => {
                 return (stop_result(&reason), ToolCallStatus::Error);
             }
+        }
+        if let Some(reason) = stop_after {
+            return (stop_result(&reason), ToolCallStatus::Error);
         }
         let status = if result.error.is_some() {
             ToolCallStatus::Error
