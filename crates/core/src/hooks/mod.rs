@@ -11,6 +11,7 @@ pub mod aggregate;
 mod api;
 pub mod claude;
 pub mod claude_settings;
+pub mod claude_transcript;
 pub mod config;
 pub mod events;
 pub mod matcher;
