@@ -351,6 +351,22 @@ fn play(name: &str, events: &[Value]) -> Vec<String> {
         .collect()
 }
 
+/// The differences still left, each as (scenario, start of the
+/// difference), and listed in docs/claude-hooks.md. The test fails on any
+/// other difference and on an entry that no longer differs.
+const KNOWN: [(&str, &str); 6] = [
+    // Headless default mode does not declare the shell tool, so the model
+    // cannot call it and PreToolUse never sees the call.
+    ("pre_ask_default_mode", "events "),
+    ("pre_ask_default_mode", "the model received "),
+    ("pre_allow_default_mode", "events "),
+    ("pre_allow_default_mode", "the model received "),
+    ("pre_allow_default_mode", "files "),
+    // A command that exits non-zero is a result, not an error, on the
+    // model's side (Gemini CLI's shell contract): no `is_error`.
+    ("bash_fails", "the model received "),
+];
+
 #[test]
 fn claude_hooks_do_what_they_do_under_claude_code() {
     let spec = fixture("scenarios");
@@ -362,17 +378,25 @@ fn claude_hooks_do_what_they_do_under_claude_code() {
         .filter_map(|s| s["name"].as_str().map(String::from))
         .collect();
     let only = std::env::var("CLAUDE_REFERENCE_ONLY").unwrap_or_default();
+    let chosen = |n: &str| only.is_empty() || only.split(',').any(|o| o == n);
     let mut all = Vec::new();
-    for name in names
-        .iter()
-        .filter(|n| only.is_empty() || only.split(',').any(|o| o == *n))
-    {
+    for name in names.iter().filter(|n| chosen(n)) {
         all.extend(play(name, &events));
     }
+    let is = |d: &String, s: &str, start: &str| d.starts_with(&format!("{s}: {start}"));
+    let new: Vec<&str> = all
+        .iter()
+        .filter(|d| !KNOWN.iter().any(|(s, start)| is(d, s, start)))
+        .map(String::as_str)
+        .collect();
+    let gone: Vec<_> = KNOWN
+        .iter()
+        .filter(|(s, start)| chosen(s) && !all.iter().any(|d| is(d, s, start)))
+        .collect();
     assert!(
-        all.is_empty(),
-        "{} differences:\n{}",
-        all.len(),
-        all.join("\n")
+        new.is_empty() && gone.is_empty(),
+        "{} differences:\n{}\nno longer different (remove them from KNOWN): {gone:?}",
+        new.len(),
+        new.join("\n")
     );
 }
