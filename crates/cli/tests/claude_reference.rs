@@ -145,7 +145,7 @@ fn markers(body: &Value) -> Vec<String> {
         if let Some(suffix) = tail.strip_prefix('-') {
             let letters: String = suffix
                 .chars()
-                .take_while(|c| c.is_ascii_alphabetic())
+                .take_while(char::is_ascii_alphabetic)
                 .collect();
             if !letters.is_empty() {
                 m = format!("{m}-{letters}");
@@ -232,9 +232,13 @@ fn input_diffs(at: &str, theirs: &Value, ours: &Value, diffs: &mut Vec<String>) 
     }
     for (k, tv) in t {
         let Some(ov) = o.get(k) else { continue };
-        if type_of(tv) != type_of(ov) {
-            diffs.push(format!("{at}: `{k}` is {ov}, Claude Code sends {tv}"));
-        } else if k != "tool_response" && tv != ov {
+        // `tool_response` is compared by type only (see the module doc).
+        let same = if k == "tool_response" {
+            type_of(tv) == type_of(ov)
+        } else {
+            tv == ov
+        };
+        if !same {
             diffs.push(format!("{at}: `{k}` is {ov}, Claude Code sends {tv}"));
         }
     }

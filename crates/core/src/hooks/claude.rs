@@ -195,10 +195,10 @@ pub fn input(
         // SessionStart's context reaches the model beside the prompt, not
         // in it.
         HookEvent::BeforeAgent => {
-            if let Some(Value::String(prompt)) = out.get_mut("prompt") {
-                if let Some(rest) = strip_session_context(prompt) {
-                    *prompt = rest;
-                }
+            if let Some(Value::String(prompt)) = out.get_mut("prompt")
+                && let Some(rest) = strip_session_context(prompt)
+            {
+                *prompt = rest;
             }
         }
         _ => {}
