@@ -9,6 +9,7 @@ mod acp;
 mod agents;
 mod automation;
 mod background;
+mod claude_reference;
 mod commands;
 mod conformance;
 mod dialects;

@@ -179,24 +179,22 @@ fn hooks_migrate_from_claude_converts_into_project_settings() {
         "kept as a Claude-format hook: {s}"
     );
     assert_eq!(s["model"]["name"], "m", "other settings stay");
+    // Claude's events, matchers and commands, which run as Claude hooks.
     assert_eq!(
-        s["hooks"]["BeforeTool"],
-        json!([{"matcher": "write_file|replace", "hooks": [
-            {"type": "command", "command": "\"$GEMINI_PROJECT_DIR\"/.claude/guard.sh", "timeout": 20000}]}])
+        s["hooks"]["PreToolUse"],
+        json!([{"matcher": "Write|Edit", "hooks": [
+            {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/guard.sh", "timeout": 20000}]}])
     );
-    assert_eq!(s["hooks"]["AfterTool"][0]["matcher"], "run_shell_command");
-    assert_eq!(s["hooks"]["AfterAgent"].as_array().unwrap().len(), 2, "{s}");
+    assert_eq!(s["hooks"]["PostToolUse"][0]["matcher"], "Bash");
+    assert_eq!(s["hooks"]["Stop"][0]["hooks"][0]["command"], "notify done");
+    assert_eq!(s["hooks"]["AfterAgent"].as_array().unwrap().len(), 1, "{s}");
     // Running it again adds nothing twice.
     let out = sb.run(&["hooks", "migrate", "--from-claude"], None, &[]);
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(settings_at(&sb.work.join(".gemini/settings.json")), s);
     // The migrated hooks are what `hooks list` shows for the project.
     let list = sb.run(&["hooks", "list", "--json"], None, &[]);
-    assert!(
-        list.stdout.contains("write_file|replace"),
-        "{}",
-        list.stdout
-    );
+    assert!(list.stdout.contains("Write|Edit"), "{}", list.stdout);
 
     let empty = Sandbox::new();
     let out = empty.run(&["hooks", "migrate", "--from-claude"], None, &[]);

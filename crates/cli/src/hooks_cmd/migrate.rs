@@ -1,17 +1,16 @@
 //! `hooks migrate --from-claude`: the project's Claude Code hooks
 //! (`.claude/settings.json`, then `.claude/settings.local.json`) converted
-//! into the project's `.gemini/settings.json`. Events become their Gemini
-//! twins, Claude's tool names in matchers become ours (from the tool
-//! specs), `$CLAUDE_PROJECT_DIR` becomes `$GEMINI_PROJECT_DIR`, and
-//! timeouts go from Claude's seconds to Gemini's milliseconds.
+//! into the project's `.gemini/settings.json`. Events keep Claude Code's
+//! names, under which gemini-rs runs them as Claude-format hooks (Claude's
+//! input, tool names and outputs), so the scripts keep working unchanged;
+//! matchers and commands stay as written (Claude's tool names match and
+//! `CLAUDE_PROJECT_DIR` is set); timeouts go from Claude's seconds to
+//! Gemini's milliseconds. Gemini CLI 0.61 converts to its own events
+//! instead (docs/claude-hooks.md says why).
 
 use crate::settings_file::{FileScope, comments_note, read, write};
 use serde_json::{Map, Value, json};
 use std::path::Path;
-
-/// Claude Code events with no Gemini twin: kept under their Claude name,
-/// where they run as Claude-format hooks.
-const NO_TWIN: [&str; 3] = ["SubagentStop", "SubAgentStop", "PostToolUseFailure"];
 
 /// What a migration produced: the Gemini hooks by event, and warnings.
 #[derive(Debug, Default, PartialEq)]
@@ -130,16 +129,13 @@ pub fn convert(claude: &Value) -> Migrated {
         return out;
     };
     for (event, defs) in events {
-        let twin = if NO_TWIN.contains(&event.as_str()) {
-            Some(if event == "SubAgentStop" {
-                "SubagentStop"
-            } else {
-                event.as_str()
-            })
+        let name = if event == "SubAgentStop" {
+            "SubagentStop"
         } else {
-            gemini_rs_core::hook_event_name(event)
+            event.as_str()
         };
-        let Some(gemini) = twin else {
+        let known = gemini_rs_core::is_hook_event(name);
+        let Some(kept) = known.then_some(name) else {
             out.warnings.push(format!(
                 "{event} is not a known hook event; its hooks were not migrated."
             ));
@@ -152,7 +148,7 @@ pub fn convert(claude: &Value) -> Migrated {
             continue;
         };
         let converted: Vec<Value> = defs.iter().filter_map(definition).collect();
-        append(&mut out.hooks, gemini, Value::Array(converted));
+        append(&mut out.hooks, kept, Value::Array(converted));
     }
     out.hooks
         .retain(|_, v| v.as_array().is_some_and(|a| !a.is_empty()));
@@ -173,7 +169,7 @@ fn definition(def: &Value) -> Option<Value> {
     }
     let mut out = Map::new();
     if let Some(m) = def.get("matcher").and_then(Value::as_str) {
-        out.insert("matcher".into(), json!(matcher(m)));
+        out.insert("matcher".into(), json!(m));
     }
     if let Some(s) = def.get("sequential").and_then(Value::as_bool) {
         out.insert("sequential".into(), json!(s));
@@ -197,10 +193,7 @@ fn command_hook(hook: &Value) -> Option<Value> {
     let command = hook.get("command")?.as_str()?;
     let mut out = Map::new();
     out.insert("type".into(), json!("command"));
-    out.insert(
-        "command".into(),
-        json!(command.replace("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR")),
-    );
+    out.insert("command".into(), json!(command));
     if let Some(secs) = hook.get("timeout").and_then(Value::as_f64)
         && secs > 0.0
     {
@@ -210,67 +203,35 @@ fn command_hook(hook: &Value) -> Option<Value> {
     Some(Value::Object(out))
 }
 
-/// A Claude Code matcher (a regex over tool names) with Claude's tool
-/// names replaced by ours, whole words only.
-fn matcher(m: &str) -> String {
-    let mut out = String::with_capacity(m.len());
-    let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String| {
-        let ours = gemini_rs_core::claude_tool_twins()
-            .find(|(claude, _)| *claude == word.as_str())
-            .map(|(_, ours)| ours);
-        out.push_str(ours.unwrap_or(word));
-        word.clear();
-    };
-    for c in m.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' {
-            word.push(c);
-        } else {
-            flush(&mut word, &mut out);
-            out.push(c);
-        }
-    }
-    flush(&mut word, &mut out);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn events_matchers_commands_and_timeouts_convert() {
+    fn events_matchers_and_commands_stay_claude_s_and_timeouts_convert() {
         let claude = json!({"hooks": {
             "PreToolUse": [{"matcher": "Edit|Write|Bash", "hooks": [
                 {"type": "command", "command": "$CLAUDE_PROJECT_DIR/.claude/guard.sh", "timeout": 30}]}],
             "PostToolUse": [{"matcher": "Read", "hooks": [{"type": "command", "command": "log"}]}],
-            "SubagentStop": [{"hooks": [{"type": "command", "command": "x"}]}],
-            "UserPromptSubmit": [{"hooks": [{"type": "prompt", "prompt": "no"}]}]
+            "SubAgentStop": [{"hooks": [{"type": "command", "command": "x"}]}],
+            "UserPromptSubmit": [{"hooks": [{"type": "prompt", "prompt": "no"}]}],
+            "NoSuchEvent": [{"hooks": [{"type": "command", "command": "y"}]}]
         }});
         let m = convert(&claude);
         assert_eq!(
-            m.hooks["BeforeTool"],
-            json!([{"matcher": "replace|write_file|run_shell_command", "hooks": [
-                {"type": "command", "command": "$GEMINI_PROJECT_DIR/.claude/guard.sh", "timeout": 30000}]}])
+            m.hooks["PreToolUse"],
+            json!([{"matcher": "Edit|Write|Bash", "hooks": [
+                {"type": "command", "command": "$CLAUDE_PROJECT_DIR/.claude/guard.sh", "timeout": 30000}]}])
         );
-        assert_eq!(m.hooks["AfterTool"][0]["matcher"], "read_file");
+        assert_eq!(m.hooks["PostToolUse"][0]["matcher"], "Read");
+        assert_eq!(m.hooks["SubagentStop"][0]["hooks"][0]["command"], "x");
         assert!(
-            !m.hooks.contains_key("BeforeAgent"),
+            !m.hooks.contains_key("UserPromptSubmit"),
             "prompt hooks do not run commands"
         );
-        assert!(m.warnings.is_empty(), "{:?}", m.warnings);
         assert_eq!(
-            m.hooks["SubagentStop"][0]["hooks"][0]["command"], "x",
-            "kept as a Claude-format hook"
+            m.warnings,
+            ["NoSuchEvent is not a known hook event; its hooks were not migrated."]
         );
-    }
-
-    #[test]
-    fn matcher_words_only() {
-        assert_eq!(
-            matcher("Bash|Grep|LS|MyBash|Web.*"),
-            "run_shell_command|search_file_content|list_directory|MyBash|Web.*"
-        );
-        assert_eq!(matcher("WebFetch"), "web_fetch");
     }
 }

@@ -125,9 +125,9 @@ fn a_pre_tool_use_hook_rewrites_an_edit_through_updated_input() {
     assert_eq!(seen[0]["tool_name"], "Edit");
     assert_eq!(
         seen[0]["tool_input"],
-        json!({"file_path": "notes.txt", "instruction": "Mark the notes final.",
-            "old_string": "draft", "new_string": "final", "replace_all": false}),
-        "Claude's parameter names; ours without a twin kept"
+        json!({"file_path": "notes.txt", "old_string": "draft", "new_string": "final",
+            "replace_all": false}),
+        "Claude's parameter names, without `instruction` (Claude's Edit has none)"
     );
     let response = single_response(&fake).to_string();
     assert!(

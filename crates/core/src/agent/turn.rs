@@ -93,7 +93,7 @@ impl Agent {
         let mut model = self.config.model.clone();
         if let Some(hooks) = self.hooks.clone() {
             if !self.history.is_empty() {
-                hooks.pre_compress("auto").await;
+                hooks.turn_pre_compress().await;
             }
             match hooks.before_model(&request, &model).await {
                 BeforeModelOutcome::Proceed {

@@ -34,6 +34,8 @@ pub trait Hooks: Send + Sync {
     fn session_end<'a>(&'a self, reason: &'a str) -> BoxFuture<'a, ()>;
     /// PreCompress (`auto|manual`).
     fn pre_compress<'a>(&'a self, trigger: &'a str) -> BoxFuture<'a, ()>;
+    /// The PreCompress before each model call (Gemini-format hooks only).
+    fn turn_pre_compress(&self) -> BoxFuture<'_, ()>;
     /// BeforeAgent, once per prompt.
     fn before_agent<'a>(&'a self, prompt: &'a str) -> BoxFuture<'a, AgentHookOutcome>;
     /// AfterAgent (Claude: `Stop`), when a prompt's last turn ends.
@@ -99,6 +101,9 @@ impl Hooks for HookSystem {
     }
     fn pre_compress<'a>(&'a self, trigger: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(HookSystem::pre_compress(self, trigger))
+    }
+    fn turn_pre_compress(&self) -> BoxFuture<'_, ()> {
+        Box::pin(HookSystem::turn_pre_compress(self))
     }
     fn before_agent<'a>(&'a self, prompt: &'a str) -> BoxFuture<'a, AgentHookOutcome> {
         Box::pin(HookSystem::before_agent(self, prompt))
@@ -181,6 +186,9 @@ impl Hooks for NoHooks {
     fn pre_compress<'a>(&'a self, _trigger: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async {})
     }
+    fn turn_pre_compress(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
     fn before_agent<'a>(&'a self, _prompt: &'a str) -> BoxFuture<'a, AgentHookOutcome> {
         Box::pin(async {
             AgentHookOutcome::Proceed {
@@ -246,6 +254,7 @@ impl Hooks for NoHooks {
                     additional_context: None,
                 },
                 permission: None,
+                permission_reason: None,
             }
         })
     }

@@ -13,6 +13,41 @@ use super::output::HookOutput;
 use crate::catalogue::claude::{call_from_claude, call_to_claude, claude_name};
 use crate::policy::ApprovalMode;
 use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::time::Instant;
+
+/// What Claude Code's inputs carry from one event to the next: the id of
+/// the prompt being answered (`prompt_id`, from UserPromptSubmit on) and
+/// when each call's PreToolUse hooks let it go (`duration_ms`).
+#[derive(Debug, Default)]
+pub struct ClaudeState {
+    prompt_id: Option<String>,
+    started: HashMap<String, Instant>,
+}
+
+impl ClaudeState {
+    /// A new prompt begins: it gets a fresh `prompt_id`.
+    pub fn new_prompt(&mut self) {
+        self.prompt_id = Some(uuid::Uuid::new_v4().to_string());
+    }
+
+    /// The current prompt's id (none before the first prompt).
+    pub fn prompt_id(&self) -> Option<&str> {
+        self.prompt_id.as_deref()
+    }
+
+    /// The call `id` starts now.
+    pub fn call_started(&mut self, id: &str) {
+        self.started.insert(id.to_string(), Instant::now());
+    }
+
+    /// Milliseconds since the call `id` started (0 when unknown).
+    pub fn call_ended(&mut self, id: &str) -> u64 {
+        self.started.remove(id).map_or(0, |t| {
+            u64::try_from(t.elapsed().as_millis()).unwrap_or(u64::MAX)
+        })
+    }
+}
 
 /// Gemini input fields Claude Code's hooks do not get (each event's
 /// Claude twin is given in [`input`] instead).
@@ -102,7 +137,12 @@ pub fn input(
             out.insert(key.into(), v.clone());
         }
     }
-    if let Some(mode) = extra.get("permission_mode") {
+    // Claude Code sends no permission mode at the session's edges.
+    let edge = matches!(event, HookEvent::SessionStart | HookEvent::SessionEnd);
+    if let Some(id) = extra.get("prompt_id") {
+        out.insert("prompt_id".into(), id.clone());
+    }
+    if let Some(mode) = extra.get("permission_mode").filter(|_| !edge) {
         out.insert("permission_mode".into(), mode.clone());
     }
     out.insert(
@@ -119,6 +159,15 @@ pub fn input(
             .cloned()
             .unwrap_or_default();
         let args = match call_to_claude(called, &args) {
+            Some(("Edit", mut translated)) => {
+                // Claude's Edit has no `instruction` and always says
+                // whether it replaces every occurrence.
+                translated.remove("instruction");
+                translated
+                    .entry("replace_all")
+                    .or_insert(Value::Bool(false));
+                translated
+            }
             Some((_, translated)) => translated,
             None => args,
         };
@@ -133,9 +182,53 @@ pub fn input(
         }
     }
     for (key, value) in extra {
-        out.insert(key.clone(), value.clone());
+        if key != "permission_mode" && key != "prompt_id" {
+            out.insert(key.clone(), value.clone());
+        }
+    }
+    match event {
+        // The end of a `-p` run (and of any session not ended by the user
+        // at the prompt) is `other` to Claude Code.
+        HookEvent::SessionEnd if out.get("reason").and_then(Value::as_str) == Some("exit") => {
+            out.insert("reason".into(), Value::String("other".into()));
+        }
+        // SessionStart's context reaches the model beside the prompt, not
+        // in it.
+        HookEvent::BeforeAgent => {
+            if let Some(Value::String(prompt)) = out.get_mut("prompt")
+                && let Some(rest) = strip_session_context(prompt)
+            {
+                *prompt = rest;
+            }
+        }
+        _ => {}
     }
     out
+}
+
+/// Claude Code's `error` for a shell command that exited non-zero, read
+/// from the shell tool's result (`Output: …\nExit Code: n\n…`): Claude
+/// Code counts such a command as failed (`PostToolUseFailure`); `None`
+/// when it exited 0.
+pub fn shell_failure(result_text: &str) -> Option<String> {
+    let (before, after) = result_text.split_once("\nExit Code: ")?;
+    let code: i64 = after.lines().next()?.trim().parse().ok()?;
+    let output = before
+        .rsplit_once("Output: ")
+        .map_or(before, |(_, o)| o)
+        .trim();
+    Some(match output {
+        "" | "(empty)" => format!("Exit code {code}"),
+        out => format!("Exit code {code}\n{out}"),
+    })
+}
+
+/// `prompt` without the `<hook_context>` SessionStart's hooks put in
+/// front of the first prompt.
+fn strip_session_context(prompt: &str) -> Option<String> {
+    let rest = prompt.strip_prefix("<hook_context>")?;
+    let (_, after) = rest.split_once("</hook_context>\n\n")?;
+    Some(after.to_string())
 }
 
 /// What a Claude hook's exit code, stdout and stderr mean, as the output

@@ -100,7 +100,9 @@ impl HookSystem {
     /// BeforeTool for `call`: the Gemini-format hooks, which run after
     /// policy and confirmation (as in Gemini CLI).
     pub async fn before_tool_call(&self, call: HookToolCall<'_>) -> BeforeToolOutcome {
-        self.tool_gate(call, HookDialect::Gemini).await.action
+        let action = self.tool_gate(call, HookDialect::Gemini).await.action;
+        self.claude_state().call_started(call.id);
+        action
     }
 
     /// PreToolUse for `call`: the Claude-format hooks, which run before
@@ -129,6 +131,7 @@ impl HookSystem {
                     additional_context: None,
                 },
                 permission: None,
+                permission_reason: None,
             };
         };
         let action = if out.should_stop() {
@@ -157,7 +160,16 @@ impl HookSystem {
             Some("allow") if dialect == HookDialect::Claude => Some(HookPermission::Allow),
             _ => None,
         };
-        PreToolUseOutcome { action, permission }
+        let permission_reason = permission
+            .and(out.specific("permissionDecisionReason"))
+            .and_then(Value::as_str)
+            .filter(|r| !r.is_empty())
+            .map(str::to_string);
+        PreToolUseOutcome {
+            action,
+            permission,
+            permission_reason,
+        }
     }
 
     /// AfterTool for `call`, whose result is `tool_response` (hook JSON)
@@ -172,7 +184,13 @@ impl HookSystem {
     ) -> AfterToolOutcome {
         let names = super::matcher::call_names(call.name, call.mcp_context);
         let target = MatchTarget::Tool(&names);
-        let id = || vec![("tool_use_id", Value::String(call.id.into()))];
+        let ms = Value::from(self.claude_state().call_ended(call.id));
+        let id = || {
+            vec![
+                ("tool_use_id", Value::String(call.id.into())),
+                ("duration_ms", ms.clone()),
+            ]
+        };
         let with_response = || {
             let mut f = tool_fields(call);
             f.insert(2, ("tool_response", tool_response.clone()));
@@ -196,6 +214,7 @@ impl HookSystem {
                         ("tool_use_id", Value::String(call.id.into())),
                         ("error", Value::String(message.into())),
                         ("is_interrupt", Value::Bool(false)),
+                        ("duration_ms", ms.clone()),
                     ]
                 };
                 self.run_event_for(
@@ -233,6 +252,7 @@ impl HookSystem {
 
     /// BeforeAgent, once per prompt before its first model call.
     pub async fn before_agent(&self, prompt: &str) -> AgentHookOutcome {
+        self.claude_state().new_prompt();
         let out = self
             .run_event(HookEvent::BeforeAgent, MatchTarget::None, || {
                 vec![("prompt", Value::String(prompt.into()))]
@@ -276,10 +296,16 @@ impl HookSystem {
                     ]
                 },
                 || {
-                    vec![(
-                        "last_assistant_message",
-                        Value::String(stop.last_message.into()),
-                    )]
+                    // Claude Code's background tasks and scheduled prompts
+                    // have no counterpart here: always none.
+                    vec![
+                        (
+                            "last_assistant_message",
+                            Value::String(stop.last_message.into()),
+                        ),
+                        ("background_tasks", Value::Array(Vec::new())),
+                        ("session_crons", Value::Array(Vec::new())),
+                    ]
                 },
             )
             .await;
@@ -465,10 +491,23 @@ impl HookSystem {
 
     /// PreCompress (`manual|auto`). Advisory.
     pub async fn pre_compress(&self, trigger: &str) {
+        self.pre_compress_of(trigger, None).await;
+    }
+
+    /// The PreCompress Gemini CLI fires before each model call once there
+    /// is history: Gemini-format hooks only (Claude's PreCompact fires
+    /// only when history is compacted).
+    pub async fn turn_pre_compress(&self) {
+        self.pre_compress_of("auto", Some(HookDialect::Gemini))
+            .await;
+    }
+
+    /// PreCompress for the hooks of `only` (or all).
+    async fn pre_compress_of(&self, trigger: &str, only: Option<HookDialect>) {
         self.run_event_with(
             HookEvent::PreCompress,
             MatchTarget::Trigger(trigger),
-            None,
+            only,
             || vec![("trigger", Value::String(trigger.into()))],
             || vec![("custom_instructions", Value::String(String::new()))],
         )

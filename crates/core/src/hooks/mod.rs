@@ -11,6 +11,7 @@ pub mod aggregate;
 mod api;
 pub mod claude;
 pub mod claude_settings;
+pub mod claude_transcript;
 pub mod config;
 pub mod events;
 pub mod matcher;
@@ -57,6 +58,7 @@ pub struct HookSystem {
     config: HookConfig,
     env: HookEnv,
     sink: HookMessageSink,
+    claude: std::sync::Mutex<claude::ClaudeState>,
 }
 
 impl std::fmt::Debug for HookSystem {
@@ -71,7 +73,19 @@ impl std::fmt::Debug for HookSystem {
 impl HookSystem {
     /// A hook system for one session.
     pub fn new(config: HookConfig, env: HookEnv, sink: HookMessageSink) -> Self {
-        HookSystem { config, env, sink }
+        HookSystem {
+            config,
+            env,
+            sink,
+            claude: std::sync::Mutex::default(),
+        }
+    }
+
+    /// What Claude Code's inputs carry across events.
+    fn claude_state(&self) -> std::sync::MutexGuard<'_, claude::ClaudeState> {
+        self.claude
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// True when `event` has at least one enabled hook configured (cheap;
@@ -177,6 +191,9 @@ impl HookSystem {
                 "permission_mode".into(),
                 Value::String(self.env.permission_mode().into()),
             );
+            if let Some(id) = self.claude_state().prompt_id() {
+                claude_fields.insert("prompt_id".into(), Value::String(id.into()));
+            }
             for (k, v) in claude() {
                 claude_fields.insert(k.into(), v);
             }

@@ -45,6 +45,8 @@ pub struct PreToolUseOutcome {
     pub action: BeforeToolOutcome,
     /// Their permission decision, when one of them gave `allow` or `ask`.
     pub permission: Option<HookPermission>,
+    /// The decision's `permissionDecisionReason`, when given.
+    pub permission_reason: Option<String>,
 }
 
 /// What AfterAgent (Claude: `Stop`) hooks are told about a finished

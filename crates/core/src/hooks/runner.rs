@@ -66,11 +66,11 @@ impl EventInput {
     fn bytes_for(&self, dialect: HookDialect) -> Vec<u8> {
         let bytes = match dialect {
             HookDialect::Gemini => serde_json::to_vec(&self.gemini),
-            HookDialect::Claude => serde_json::to_vec(&super::claude::input(
-                self.event,
-                &self.gemini,
-                &self.claude,
-            )),
+            HookDialect::Claude => {
+                let mut input = super::claude::input(self.event, &self.gemini, &self.claude);
+                super::claude_transcript::point_at_view(&mut input);
+                serde_json::to_vec(&input)
+            }
         };
         bytes.unwrap_or_default()
     }

@@ -130,6 +130,12 @@ fn all_layers(startup: &Startup) -> Result<Settings, ConfigError> {
     Ok(Settings::load(&startup.root, &startup.paths, true, &var)?.settings)
 }
 
+/// True when a settings key names an event gemini-rs runs: Gemini CLI's
+/// names and Claude Code's (`PreToolUse`, `SubagentStop`, ...).
+pub fn is_hook_event(key: &str) -> bool {
+    crate::hooks::HookEvent::from_key(key).is_some()
+}
+
 /// The Gemini CLI event a settings key names: a Gemini event name as it is,
 /// a Claude Code event with a Gemini twin (`PreToolUse`) as the twin's name;
 /// `None` for anything else.

@@ -12,7 +12,7 @@ mod skills;
 
 pub use extension_check::{ExtensionCheck, ExtensionSetting, check_extension};
 pub use extensions::{ExtensionListing, list_extensions, set_extension_enabled};
-pub use hooks::{HookListing, HooksListing, hook_event_name, list_hooks};
+pub use hooks::{HookListing, HooksListing, hook_event_name, is_hook_event, list_hooks};
 pub use mcp::{
     McpAuthError, McpSwitchError, OAuthServer, ServerList, ServerListing, ServerProbe,
     list_servers, oauth_server, set_server_enabled,

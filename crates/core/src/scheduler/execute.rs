@@ -6,6 +6,7 @@ use super::hooks::tool_response_json;
 use super::{Scheduler, ToolCallRequest};
 use crate::events::{AgentEvent, ToolCallStatus};
 use crate::hooks::{AfterToolOutcome, HookEvent, HookToolCall};
+use crate::tools::builtin::claude::claude_name;
 use crate::tools::{BuiltCall, OutputSink, ToolError, ToolErrorKind, ToolResult};
 use gemini_rs_protocol::Part;
 use gemini_rs_protocol::events::ToolKind;
@@ -43,6 +44,7 @@ impl Scheduler {
         } = built;
         let note = notes.modified_note();
         let context = notes.context;
+        let stop_after = notes.stop_after;
         self.emit(AgentEvent::ToolRunning {
             call_id: req.call_id.clone(),
         });
@@ -100,8 +102,19 @@ impl Scheduler {
                 &format!("\n\n<hook_context>{ctx}</hook_context>"),
             );
         }
+        // A shell command that exits non-zero failed to Claude Code
+        // (PostToolUseFailure); Gemini hooks see it as a result.
+        let error = result
+            .error
+            .as_ref()
+            .map(|e| e.message.clone())
+            .or_else(|| {
+                (claude_name(&req.name) == Some("Bash"))
+                    .then(|| crate::hooks::claude::shell_failure(&result.llm_text()))
+                    .flatten()
+            });
         let after = if self.hooks.has(HookEvent::AfterTool)
-            || (result.error.is_some() && self.hooks.has(HookEvent::AfterToolFailure))
+            || (error.is_some() && self.hooks.has(HookEvent::AfterToolFailure))
         {
             let response = tool_response_json(&result);
             let call = HookToolCall {
@@ -110,7 +123,6 @@ impl Scheduler {
                 mcp_context: mcp_context.as_ref(),
                 id: &req.call_id,
             };
-            let error = result.error.as_ref().map(|e| e.message.clone());
             self.hooks
                 .after_tool(call, &response, error.as_deref())
                 .await
@@ -139,6 +151,9 @@ impl Scheduler {
             AfterToolOutcome::Stop { reason } => {
                 return (stop_result(&reason), ToolCallStatus::Error);
             }
+        }
+        if let Some(reason) = stop_after {
+            return (stop_result(&reason), ToolCallStatus::Error);
         }
         let status = if result.error.is_some() {
             ToolCallStatus::Error

@@ -18,6 +18,9 @@ pub(super) struct HookNotes {
     pub changed: Vec<String>,
     /// `additionalContext` (already escaped).
     pub context: Option<String>,
+    /// A PreToolUse hook's `continue: false`: as in Claude Code, the call
+    /// still runs (and its PostToolUse hooks), then the agent stops.
+    pub stop_after: Option<String>,
 }
 
 impl HookNotes {
@@ -36,6 +39,8 @@ impl HookNotes {
 pub(super) struct Gate {
     /// `allow` or `ask`, when a hook gave one.
     pub permission: Option<HookPermission>,
+    /// Why, as the hook said (`permissionDecisionReason`).
+    pub permission_reason: Option<String>,
     /// What to tell the model with the result.
     pub notes: HookNotes,
 }
@@ -60,9 +65,20 @@ impl Scheduler {
             })
             .await;
         let mut notes = HookNotes::default();
-        self.apply_hook_action(req, built, outcome.action, &mut notes)?;
+        let action = match outcome.action {
+            BeforeToolOutcome::Stop { reason } => {
+                notes.stop_after = Some(reason);
+                BeforeToolOutcome::Proceed {
+                    tool_input: None,
+                    additional_context: None,
+                }
+            }
+            action => action,
+        };
+        self.apply_hook_action(req, built, action, &mut notes)?;
         Ok(Gate {
             permission: outcome.permission,
+            permission_reason: outcome.permission_reason,
             notes,
         })
     }

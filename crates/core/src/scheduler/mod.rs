@@ -309,10 +309,7 @@ impl Scheduler {
                         continue;
                     }
                 };
-                match self
-                    .approve(&req, &mut built, gate.permission, cancel)
-                    .await
-                {
+                match self.approve(&req, &mut built, &gate, cancel).await {
                     Approval::Run(decision) => {
                         if built.tool.kind() == ToolKind::Edit {
                             self.checkpoint(&req, history).await;
@@ -382,9 +379,10 @@ impl Scheduler {
         &self,
         req: &ToolCallRequest,
         built: &mut BuiltCall,
-        permission: Option<HookPermission>,
+        gate: &gate::Gate,
         cancel: &CancellationToken,
     ) -> Approval {
+        let permission = gate.permission;
         let args = Value::Object(built.args.clone());
         let name = built.tool.policy_name();
         let decision = match (self.policy.decide(&name, &args, self.mode()), permission) {
@@ -416,9 +414,16 @@ impl Scheduler {
             Decision::Deny | Decision::AskUser => Approval::Refused(
                 ToolResult::from_error(crate::tools::ToolError::new(
                     ToolErrorKind::PolicyViolation,
-                    match self.policy.deny_message(&name, &args, self.mode()) {
-                        Some(why) => format!("Tool execution denied by policy. {why}"),
-                        None => "Tool execution denied by policy.".to_string(),
+                    // A hook's `ask` with no one to ask: the model reads
+                    // the hook's reason, as under Claude Code.
+                    match (decision, permission, gate.permission_reason.as_deref()) {
+                        (Decision::AskUser, Some(HookPermission::Ask), Some(why)) => {
+                            format!("Tool execution denied by policy. {why}")
+                        }
+                        _ => match self.policy.deny_message(&name, &args, self.mode()) {
+                            Some(why) => format!("Tool execution denied by policy. {why}"),
+                            None => "Tool execution denied by policy.".to_string(),
+                        },
                     },
                 )),
                 ToolCallStatus::Error,

@@ -1,0 +1,159 @@
+//! The transcript Claude Code's hooks read: gemini-rs records a session in
+//! Gemini CLI's JSONL (`user` and `gemini` messages); a Claude hook's
+//! `transcript_path` points at a view of it in Claude Code's shape, written
+//! beside it (`<name>.claude.jsonl`) each time a Claude hook runs:
+//! `{"type": "user"|"assistant", "uuid", "timestamp", "message": {"role",
+//! "content"}}` with text, `tool_use` (Claude's tool names and parameter
+//! names) and `tool_result` blocks.
+
+use crate::tools::builtin::claude::call_to_claude;
+use serde_json::{Map, Value, json};
+use std::path::{Path, PathBuf};
+
+/// Writes the Claude Code view of the transcript at `path`; its path, or
+/// `None` when the transcript cannot be read or the view not written.
+pub fn write_view(path: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let view = path.with_extension("claude.jsonl");
+    let mut out = String::new();
+    for entry in messages(&text).iter().filter_map(entry) {
+        out.push_str(&entry.to_string());
+        out.push('\n');
+    }
+    // Whole or not at all: a hook already running may be reading it.
+    let tmp = path.with_extension("claude.jsonl.tmp");
+    match std::fs::write(&tmp, out).and_then(|()| std::fs::rename(&tmp, &view)) {
+        Ok(()) => Some(view),
+        Err(e) => {
+            tracing::warn!(
+                "Could not write the Claude transcript {}: {e}",
+                view.display()
+            );
+            None
+        }
+    }
+}
+
+/// The message records of a JSONL transcript, the last update of each id.
+fn messages(text: &str) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for line in text.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let (Some(id), Some(_)) = (v["id"].as_str(), v["type"].as_str()) else {
+            continue;
+        };
+        match out.iter_mut().find(|m| m["id"] == id) {
+            Some(m) => *m = v,
+            None => out.push(v),
+        }
+    }
+    out
+}
+
+/// One record as Claude Code's transcript entry (`None` for notes).
+fn entry(m: &Value) -> Option<Value> {
+    let (kind, content) = match m["type"].as_str()? {
+        "user" => ("user", user_content(&m["content"])?),
+        "gemini" => ("assistant", assistant_content(m)),
+        _ => return None,
+    };
+    Some(
+        json!({"type": kind, "uuid": m["id"], "timestamp": m["timestamp"],
+        "message": {"role": kind, "content": content}}),
+    )
+}
+
+/// A user record's content: its text, or its tool results.
+fn user_content(content: &Value) -> Option<Value> {
+    let parts = match content {
+        Value::String(s) => return Some(Value::String(s.clone())),
+        Value::Array(parts) => parts,
+        _ => return None,
+    };
+    let results: Vec<Value> = parts
+        .iter()
+        .filter_map(|p| p.get("functionResponse"))
+        .map(|fr| {
+            json!({"type": "tool_result", "tool_use_id": fr["id"],
+                "content": fr["response"].to_string()})
+        })
+        .collect();
+    if !results.is_empty() {
+        return Some(Value::Array(results));
+    }
+    let text: String = parts.iter().filter_map(|p| p["text"].as_str()).collect();
+    Some(Value::String(text))
+}
+
+/// A model record's content blocks: its text, then its calls.
+fn assistant_content(m: &Value) -> Value {
+    let mut blocks = Vec::new();
+    if let Some(text) = m["content"].as_str().filter(|t| !t.is_empty()) {
+        blocks.push(json!({"type": "text", "text": text}));
+    }
+    for call in m["toolCalls"].as_array().into_iter().flatten() {
+        let name = call["name"].as_str().unwrap_or_default();
+        let args = call["args"].as_object().cloned().unwrap_or_default();
+        let (name, input) = call_to_claude(name, &args)
+            .map_or((name.to_string(), args), |(n, a)| (n.to_string(), a));
+        blocks.push(json!({"type": "tool_use", "id": call["id"], "name": name,
+            "input": Value::Object(input)}));
+    }
+    Value::Array(blocks)
+}
+
+/// `input` with `transcript_path` pointing at the Claude view, when the
+/// transcript exists.
+pub fn point_at_view(input: &mut Map<String, Value>) {
+    let Some(path) = input.get("transcript_path").and_then(Value::as_str) else {
+        return;
+    };
+    if path.is_empty() {
+        return;
+    }
+    if let Some(view) = write_view(Path::new(path)) {
+        input.insert(
+            "transcript_path".into(),
+            Value::String(view.to_string_lossy().into_owned()),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_view_types_model_turns_as_assistant_with_claude_tool_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session.jsonl");
+        std::fs::write(
+            &path,
+            concat!(
+                r#"{"sessionId":"s","projectHash":"h"}"#, "\n",
+                r#"{"id":"u1","timestamp":"t","type":"user","content":[{"text":"go"}]}"#, "\n",
+                r#"{"id":"g1","timestamp":"t","type":"gemini","content":"","model":"m"}"#, "\n",
+                r#"{"id":"g1","timestamp":"t","type":"gemini","content":"Running.","model":"m","toolCalls":[{"id":"c1","name":"run_shell_command","args":{"command":"ls"}}]}"#, "\n",
+                r#"{"id":"r1","timestamp":"t","type":"user","content":[{"functionResponse":{"id":"c1","name":"run_shell_command","response":{"output":"a"}}}]}"#, "\n",
+            ),
+        )
+        .unwrap();
+        let view = write_view(&path).unwrap();
+        let lines: Vec<Value> = std::fs::read_to_string(view)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+        assert_eq!(kinds, ["user", "assistant", "user"]);
+        assert_eq!(lines[0]["message"]["content"], "go");
+        assert_eq!(
+            lines[1]["message"]["content"],
+            json!([{"type": "text", "text": "Running."},
+                {"type": "tool_use", "id": "c1", "name": "Bash", "input": {"command": "ls"}}])
+        );
+        assert_eq!(lines[2]["message"]["content"][0]["tool_use_id"], "c1");
+    }
+}
