@@ -136,6 +136,7 @@ fn two_hundred_acp_sessions_in_one_process() {
     };
     send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": 1, "clientCapabilities": {}}}));
+    wait_for(0..1, &mut answers);
     for i in 0..N {
         send(
             json!({"jsonrpc": "2.0", "id": 1 + i, "method": "session/new",

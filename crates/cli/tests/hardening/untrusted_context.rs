@@ -99,12 +99,14 @@ fn an_untrusted_folder_gives_the_model_only_the_global_context_file() {
             "{mark} reached the model: {untrusted}"
         );
     }
+    // Trusted, the folder's own files reach the model (ACP sessions take
+    // their folders from `session/new`, so `--include-directories` adds
+    // none there).
     let trusted = system_instruction(&sb, "true", &include);
     for mark in [
         "GLOBAL-CONTEXT-MARK",
         "PROJECT-CONTEXT-MARK",
         "BELOW-CONTEXT-MARK",
-        "INCLUDED-CONTEXT-MARK",
     ] {
         assert!(trusted.contains(mark), "{mark} missing: {trusted}");
     }

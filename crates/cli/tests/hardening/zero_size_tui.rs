@@ -37,6 +37,9 @@ impl ZeroPty {
             )
         };
         assert_eq!(r, 0, "openpty");
+        // SAFETY: a flag on the fd just opened: gemini-rs must not inherit
+        // the master side, or closing ours would not close the pty.
+        unsafe { libc::fcntl(master, libc::F_SETFD, libc::FD_CLOEXEC) };
         // SAFETY: both fds were just opened and are owned here.
         let (master, slave) =
             unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
