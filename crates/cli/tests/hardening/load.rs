@@ -167,7 +167,6 @@ fn two_hundred_acp_sessions_in_one_process() {
             answers[&id]
         );
     }
-    drop(send);
     drop(stdin);
     let deadline = Instant::now() + Duration::from_secs(30);
     let status = loop {
