@@ -297,8 +297,8 @@ impl Args {
     pub fn output_schema(&self) -> Result<Option<gemini_rs_core::OutputSchema>, String> {
         use gemini_rs_core::OutputSchema;
         if let Some(path) = &self.output_schema {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| format!("--output-schema: cannot read {}: {e}", path.display()))?;
+            let text = gemini_rs_core::read_input(path, None, gemini_rs_core::MAX_INPUT_BYTES)
+                .map_err(|e| format!("--output-schema: {e}"))?;
             return OutputSchema::parse(&text)
                 .map(Some)
                 .map_err(|e| format!("--output-schema {}: {e}", path.display()));

@@ -49,7 +49,9 @@ pub fn run(argv: Vec<String>) -> i32 {
         Err(code) => return code,
     };
     let mut cmd = command();
-    let mut out = std::io::stdout().lock();
+    // Made whole first, then written once: a reader that has gone
+    // (`| head -c 10`) is a quiet exit 141, not a panic of the generator.
+    let mut out = Vec::new();
     let shell = match cli.output {
         Output::Bash => Shell::Bash,
         Output::Zsh => Shell::Zsh,
@@ -58,7 +60,7 @@ pub fn run(argv: Vec<String>) -> i32 {
         Output::Elvish => Shell::Elvish,
         Output::Man => {
             return match clap_mangen::Man::new(cmd).render(&mut out) {
-                Ok(()) => 0,
+                Ok(()) => crate::exit::write_stdout(&out),
                 Err(e) => {
                     eprintln!("Error: {e}");
                     1
@@ -67,7 +69,7 @@ pub fn run(argv: Vec<String>) -> i32 {
         }
     };
     clap_complete::generate(shell, &mut cmd, "gemini-rs", &mut out);
-    0
+    crate::exit::write_stdout(&out)
 }
 
 #[cfg(test)]

@@ -84,3 +84,43 @@ impl ExitCode {
         }
     }
 }
+
+/// The exit code of a process ended by SIGPIPE, as a shell reports it.
+pub const CLOSED_OUTPUT: i32 = 128 + libc::SIGPIPE;
+
+/// Writes `bytes` to stdout and flushes; the exit code: 0, or
+/// [`CLOSED_OUTPUT`] when the reader has gone, or 1 (with a message) on
+/// another error.
+pub fn write_stdout(bytes: &[u8]) -> i32 {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => 0,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => CLOSED_OUTPUT,
+        Err(e) => {
+            eprintln!("Error: cannot write the output: {e}");
+            1
+        }
+    }
+}
+
+/// Makes a closed stdout or stderr end the process quietly with exit 141
+/// (what a shell reports for SIGPIPE), as `head` expects of a writer:
+/// `println!` and `eprintln!` panic on EPIPE (SIGPIPE stays ignored, so
+/// a child's closed pipe is an error, never a death), and this hook turns
+/// exactly that panic into the exit, with no message or backtrace.
+pub fn quiet_on_closed_output() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if message.starts_with("failed printing to std") && message.contains("os error 32") {
+            std::process::exit(CLOSED_OUTPUT);
+        }
+        previous(info);
+    }));
+}

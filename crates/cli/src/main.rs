@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 const NO_INPUT: &str = "No input provided via stdin. Input can be provided by piping data into gemini or using the --prompt option.";
 
 fn main() {
+    exit::quiet_on_closed_output();
     // Arguments are read as they are: a prompt or a path that is not UTF-8
     // must give an error (or be used as a path), never a panic.
     let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();

@@ -79,11 +79,18 @@ pub fn read(path: &Path, scope: FileScope) -> Result<SettingsFile, String> {
     })
 }
 
-/// Writes the file (atomically), creating its folder.
+/// Writes the file (atomically), creating its folder. A symlink is
+/// followed only within the folder that holds `.gemini/` (the project
+/// or the home folder), as the settings loader reads it.
 pub fn write(file: &SettingsFile) -> Result<(), String> {
     let text = serde_json::to_string_pretty(&Value::Object(file.value.clone()))
         .map_err(|e| e.to_string())?;
-    gemini_rs_core::write_atomic(&file.path, format!("{text}\n").as_bytes())
+    let root = file
+        .path
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(Path::new("/"));
+    gemini_rs_core::write_atomic_within(&file.path, root, format!("{text}\n").as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", file.path.display()))
 }
 

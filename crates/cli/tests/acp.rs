@@ -406,6 +406,30 @@ fn files_go_through_a_client_that_offers_them() {
     assert_eq!(done, 3, "{log:#}");
 }
 
+/// Issue 41.4: a client that answers `fs/write_text_file` with
+/// `"result": null` (all of the answer's fields are optional; Gemini CLI
+/// accepts it) gets its write done, and the prompt ends.
+#[test]
+fn a_null_answer_to_a_write_is_an_empty_answer() {
+    let sb = sandbox();
+    let scenario = json!({"fs": true, "writeAnswer": "null", "permission": "allow_once",
+        "prompts": ["write n.txt"]});
+    let Some(log) = run(&sb, "fs-null", &write_session(), scenario) else {
+        return;
+    };
+    assert_eq!(
+        log["answers"]["prompts"],
+        json!([{"stopReason": "end_turn"}]),
+        "{log:#}"
+    );
+    assert_eq!(log["writes"].as_array().unwrap().len(), 1, "{log:#}");
+    let done = updates(&log, "tool_call_update")
+        .into_iter()
+        .filter(|u| u["status"] == "completed")
+        .count();
+    assert_eq!(done, 1, "{log:#}");
+}
+
 #[test]
 fn a_custom_command_asks_before_its_shell_command_runs() {
     let sb = sandbox();

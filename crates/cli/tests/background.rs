@@ -250,6 +250,55 @@ fn sigterm_to_gemini_rs_ends_the_background_command() {
     assert!(gone, "SIGTERM left the background command running");
 }
 
+/// Issue 41.7: `kill -9` runs no handler, yet the background command
+/// (and its child that ignores SIGTERM) dies with gemini-rs.
+#[test]
+fn kill_9_of_gemini_rs_ends_the_background_command() {
+    let sb = Sandbox::new();
+    settings(&sb);
+    let fake = FakeServer::replaying(&lines(&[
+        call(
+            "run_shell_command",
+            json!({"command": COMMAND, "is_background": true}),
+        ),
+        call(
+            "run_shell_command",
+            json!({"command": "touch busy; sleep 61.37"}),
+        ),
+        text("unused"),
+    ]));
+    let mut child = sb.spawn(
+        &["--approval-mode=yolo", "-p", "go"],
+        &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)],
+    );
+    let leader = pid_in(&sb.work.join("leader.pid"));
+    let worker = pid_in(&sb.work.join("child.pid"));
+    assert!(
+        wait_until(20, || sb.work.join("busy").exists()),
+        "the second command did not start"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let gone = wait_until(5, || !alive(leader) && !alive(worker));
+    if !gone {
+        kill(leader);
+        kill(worker);
+    }
+    assert!(gone, "kill -9 left the background command running");
+    assert!(
+        wait_until(5, || !foreground_sleep_runs()),
+        "kill -9 left the foreground command running"
+    );
+}
+
+/// True while this test's foreground `sleep 61.37` still runs.
+fn foreground_sleep_runs() -> bool {
+    std::process::Command::new("pgrep")
+        .args(["-x", "-f", "sleep 61.37"])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 #[test]
 fn headless_default_mode_does_not_declare_the_background_tools() {
     let sb = Sandbox::new();

@@ -2,9 +2,16 @@
 //! pass): start-up inputs are bounded regular files, credentials go only
 //! where the user sent them, and search stays within memory.
 
+mod closed_output;
 mod credentials;
 mod inputs;
+mod load;
+mod private_files;
 mod search;
+mod startup_files;
+mod stream;
+mod untrusted_context;
+mod zero_size_tui;
 
 use crate::support::{Output, Sandbox};
 use std::path::Path;

@@ -67,8 +67,8 @@ pub use queries::{
 pub use session::{
     CommandFolder, FileContents, FileReadError, OpSender, PathEntry, PolicyListing, Session,
     SessionConfig, SessionHandle, SessionKind, SessionView, StartError, StartErrorKind,
-    StartupNote, WorkspaceFile, unattended_reply,
+    StartupNote, WorkspaceFile, mode_allowed_untrusted, unattended_reply, untrusted_mode_refusal,
 };
 pub use startup::{Startup, folder_trust};
 pub use tools::{ClientFs, ClientFsError};
-pub use workspace::write_atomic;
+pub use workspace::{write_atomic, write_atomic_within};

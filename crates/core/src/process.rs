@@ -2,7 +2,10 @@
 //! The shell tool, `!cmd`, hooks, discovered tools and MCP stdio servers
 //! each run in a group of their own, registered here while alive, so a
 //! signal to gemini-rs ends them all ([`terminate_all`]) and a dropped
-//! run never leaves one behind ([`Group`]'s destructor).
+//! run never leaves one behind ([`Group`]'s destructor); a guardian
+//! process ends them when gemini-rs itself is killed (`guardian.rs`).
+
+mod guardian;
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;
@@ -63,6 +66,7 @@ impl Group {
             && let Ok(mut live) = LIVE.lock()
         {
             live.insert(pgid);
+            guardian::added(pgid);
         }
         Group { pgid, armed: true }
     }
@@ -144,8 +148,10 @@ impl Drop for Group {
 }
 
 fn unregister(pgid: i32) {
-    if let Ok(mut live) = LIVE.lock() {
-        live.remove(&pgid);
+    if let Ok(mut live) = LIVE.lock()
+        && live.remove(&pgid)
+    {
+        guardian::removed(pgid);
     }
 }
 

@@ -91,6 +91,25 @@ pub(crate) fn write_reply(
                 out.write_all(&block)?;
             }
         }
+        Body::Numbered { prefix, unit } => {
+            head.push_str("connection: close\r\n\r\n");
+            out.write_all(head.as_bytes())?;
+            out.write_all(prefix)?;
+            if unit.is_empty() {
+                pause(HANG, stopped);
+                return Ok(());
+            }
+            let mut n = 0u64;
+            let mut block = String::new();
+            while !stopped() {
+                block.clear();
+                while block.len() < 64 * 1024 {
+                    block.push_str(&unit.replace("{n}", &n.to_string()));
+                    n += 1;
+                }
+                out.write_all(block.as_bytes())?;
+            }
+        }
         Body::Events {
             events,
             cut_after,

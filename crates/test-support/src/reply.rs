@@ -38,6 +38,9 @@ pub(crate) enum Body {
     /// `prefix`, then `unit` over and over until the client goes away or
     /// the server is dropped; no `content-length` (a body that never ends).
     Endless { prefix: Vec<u8>, unit: Vec<u8> },
+    /// Like `Endless`, but every `{n}` of `unit` is the unit's number
+    /// (0, 1, 2, ...): an answer that never stops and never repeats.
+    Numbered { prefix: Vec<u8>, unit: String },
     /// Read the request, never answer; the connection stays open for 30 s
     /// or until the server is dropped.
     Hang,
@@ -189,6 +192,26 @@ impl Reply {
             body: Body::Endless {
                 prefix: prefix.into(),
                 unit: unit.into(),
+            },
+            delay: None,
+        }
+    }
+
+    /// Like [`Reply::endless`], but every `{n}` in `unit` is replaced by
+    /// the number of the unit (0, 1, 2, ...): endless distinct text, e.g.
+    /// an answer whose words never repeat.
+    pub fn endless_numbered(
+        status: u16,
+        content_type: &str,
+        prefix: impl Into<Vec<u8>>,
+        unit: &str,
+    ) -> Reply {
+        Reply {
+            status,
+            headers: vec![("content-type".into(), content_type.into())],
+            body: Body::Numbered {
+                prefix: prefix.into(),
+                unit: unit.to_string(),
             },
             delay: None,
         }

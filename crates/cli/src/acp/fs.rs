@@ -2,8 +2,8 @@
 //! and `fs/write_text_file`: tools read its buffers and write through it.
 
 use super::Connection;
-use agent_client_protocol::ErrorCode;
 use agent_client_protocol::v1::schema as acp;
+use agent_client_protocol::{ErrorCode, UntypedMessage};
 use futures::future::BoxFuture;
 use gemini_rs_core::{ClientFs, ClientFsError};
 use std::path::Path;
@@ -25,6 +25,21 @@ impl std::fmt::Debug for AcpFs {
     }
 }
 
+impl AcpFs {
+    /// Sends `request` as `method` and returns the client's answer as
+    /// JSON: the typed decoding is ours, so an answer that does not match
+    /// the schema becomes an error for this one call (the SDK's own
+    /// decoding would leave nothing to tell the tool).
+    async fn ask(
+        &self,
+        method: &str,
+        request: impl serde::Serialize,
+    ) -> Result<serde_json::Value, agent_client_protocol::Error> {
+        let message = UntypedMessage::new(method, request)?;
+        self.cx.send_request(message).block_task().await
+    }
+}
+
 impl ClientFs for AcpFs {
     fn read_text_file<'a>(
         &'a self,
@@ -32,8 +47,16 @@ impl ClientFs for AcpFs {
     ) -> BoxFuture<'a, Result<Option<String>, ClientFsError>> {
         Box::pin(async move {
             let request = acp::ReadTextFileRequest::new(self.session_id.clone(), path);
-            match self.cx.send_request(request).block_task().await {
-                Ok(answer) => Ok(Some(answer.content)),
+            match self.ask("fs/read_text_file", request).await {
+                Ok(answer) => match serde_json::from_value::<acp::ReadTextFileResponse>(answer) {
+                    Ok(answer) => Ok(Some(answer.content)),
+                    Err(e) => Err(ClientFsError::Read {
+                        path: path.to_path_buf(),
+                        message: format!(
+                            "the client's answer to fs/read_text_file does not decode: {e}"
+                        ),
+                    }),
+                },
                 // "Resource not found": the file does not exist yet.
                 Err(e) if e.code == ErrorCode::RESOURCE_NOT_FOUND => Ok(None),
                 Err(e) => Err(ClientFsError::Read {
@@ -51,15 +74,23 @@ impl ClientFs for AcpFs {
     ) -> BoxFuture<'a, Result<(), ClientFsError>> {
         Box::pin(async move {
             let request = acp::WriteTextFileRequest::new(self.session_id.clone(), path, content);
-            self.cx
-                .send_request(request)
-                .block_task()
+            let failed = |message: String| ClientFsError::Write {
+                path: path.to_path_buf(),
+                message,
+            };
+            let answer = self
+                .ask("fs/write_text_file", request)
                 .await
-                .map(|_| ())
-                .map_err(|e| ClientFsError::Write {
-                    path: path.to_path_buf(),
-                    message: e.message,
-                })
+                .map_err(|e| failed(e.message))?;
+            // Every field of the answer is optional: `null` (Gemini CLI
+            // accepts it) is an empty answer.
+            if answer.is_null() || answer.is_object() {
+                Ok(())
+            } else {
+                Err(failed(format!(
+                    "the client's answer to fs/write_text_file does not decode: expected an object, got {answer}"
+                )))
+            }
         })
     }
 }

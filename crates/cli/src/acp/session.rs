@@ -109,6 +109,12 @@ impl AcpSession {
                 format!("unknown mode `{mode}` (default, auto_edit, yolo, plan)"),
             )
         })?;
+        if !self.info.trusted() && !gemini_rs_core::mode_allowed_untrusted(mode) {
+            return Err(Error::new(
+                ErrorCode::INVALID_PARAMS,
+                gemini_rs_core::untrusted_mode_refusal(mode),
+            ));
+        }
         self.ops.submit(Op::SetApprovalMode { mode });
         Ok(())
     }

@@ -26,14 +26,16 @@ pub fn run(root: &Path) -> i32 {
     let mut found = Vec::new();
     for rel in sources {
         let path = root.join(rel);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => {
-                eprintln!("Error: cannot read {}: {e}", path.display());
-                return 1;
-            }
-        };
+        // A start-up input: regular, bounded, inside the project.
+        let text =
+            match gemini_rs_core::read_input(&path, Some(root), gemini_rs_core::MAX_INPUT_BYTES) {
+                Ok(t) => t,
+                Err(e) if e.is_missing() => continue,
+                Err(e) => {
+                    eprintln!("Error: {e}");
+                    return 1;
+                }
+            };
         let value: Value = match serde_json::from_str(&gemini_rs_core::strip_json_comments(&text)) {
             Ok(v) => v,
             Err(e) => {

@@ -89,7 +89,9 @@ impl<B: Backend> Backend for HintBackend<B> {
     }
 
     fn size(&self) -> Result<Size, Self::Error> {
-        self.inner.size()
+        let s = self.inner.size()?;
+        let (width, height) = usable_size((s.width, s.height));
+        Ok(Size::new(width, height))
     }
 
     fn window_size(&mut self) -> Result<WindowSize, Self::Error> {
@@ -99,6 +101,24 @@ impl<B: Backend> Backend for HintBackend<B> {
     fn flush(&mut self) -> Result<(), Self::Error> {
         self.inner.flush()
     }
+}
+
+/// The size used when a terminal reports none (0 columns or 0 rows, as a
+/// pty opened without a window size does).
+pub const DEFAULT_SIZE: (u16, u16) = (80, 24);
+
+/// `size`, or [`DEFAULT_SIZE`] when it is unknown (0x0).
+pub fn usable_size(size: (u16, u16)) -> (u16, u16) {
+    if size.0 == 0 || size.1 == 0 {
+        DEFAULT_SIZE
+    } else {
+        size
+    }
+}
+
+/// The terminal's size, [`DEFAULT_SIZE`] when it reports none.
+pub fn terminal_size() -> io::Result<(u16, u16)> {
+    terminal::size().map(usable_size)
 }
 
 type Backend_ = HintBackend<CrosstermBackend<BufWriter<Stdout>>>;
@@ -195,7 +215,7 @@ impl Tui {
     /// Enters raw mode and opens a one-line viewport at the cursor; with
     /// `detect`, first asks the terminal for its background colour.
     pub fn start(detect: bool) -> io::Result<Tui> {
-        let (cols, rows) = terminal::size()?;
+        let (cols, rows) = terminal_size()?;
         terminal::enable_raw_mode()?;
         let background = if detect { query_background() } else { None };
         let mut out = io::stdout();
@@ -262,7 +282,7 @@ impl Tui {
 
     /// Follows a terminal resize; returns true when the size changed.
     pub fn check_resize(&mut self) -> io::Result<bool> {
-        let now = terminal::size()?;
+        let now = terminal_size()?;
         if now == self.size {
             return Ok(false);
         }

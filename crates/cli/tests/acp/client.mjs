@@ -2,7 +2,8 @@
 // Usage: node client.mjs <scenario.json>
 // The scenario: {"command": [...], "cwd": "...", "fs": bool, "permission": "allow_once" | ...,
 //   "prompts": ["..."], "cancelOnRun": bool, "load": "<session id>", "mcpServers": [...],
-//   "configs": [{"configId": "model", "value": "..."}]}.
+//   "configs": [{"configId": "model", "value": "..."}], "mode": "<mode id>",
+//   "writeAnswer": "null" (answer fs/write_text_file with a null result)}.
 // Prints one JSON object: the answers, the updates, the permission requests and the
 // fs calls, for the Rust test to check.
 import { spawn } from "node:child_process";
@@ -48,7 +49,7 @@ const app = acp
   .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
     log.writes.push(params);
     files.set(params.path, params.content);
-    return {};
+    return scenario.writeAnswer === "null" ? null : {};
   })
   .onNotification(acp.methods.client.session.update, ({ params }) => {
     log.updates.push(params.update);
@@ -90,10 +91,14 @@ try {
       sessionId = created.sessionId;
     }
     if (scenario.mode) {
-      log.answers.setMode = await ctx.request(acp.methods.agent.session.setMode, {
-        sessionId,
-        modeId: scenario.mode,
-      });
+      try {
+        log.answers.setMode = await ctx.request(acp.methods.agent.session.setMode, {
+          sessionId,
+          modeId: scenario.mode,
+        });
+      } catch (e) {
+        log.answers.setMode = { code: e.code, message: e.message };
+      }
     }
     // Config options to set, in order: each answer, or its error.
     log.answers.configs = [];

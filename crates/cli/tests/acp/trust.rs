@@ -3,7 +3,7 @@
 //! unloaded.
 
 use super::{run, sandbox, updates};
-use crate::e2e::{lines, text};
+use crate::e2e::{call, lines, text};
 use serde_json::json;
 
 #[test]
@@ -45,4 +45,48 @@ fn an_untrusted_folder_serves_prompts_without_its_own_parts() {
     );
     let commands = &updates(&log, "available_commands_update")[0]["availableCommands"];
     assert!(commands.to_string().contains("\"mine\""), "{commands}");
+}
+
+/// Issue 41.3: in an untrusted folder neither `session/set_mode` nor the
+/// mode config option leaves `default` (or `plan`): the refusal is an
+/// error the client can show, and a shell call still asks.
+#[test]
+fn an_untrusted_folder_cannot_raise_its_mode() {
+    let sb = sandbox();
+    let responses = lines(&[
+        call("run_shell_command", json!({"command": "touch ran.txt"})),
+        text("done"),
+    ]);
+    for (mode, configs) in [
+        ("yolo", json!([{"configId": "mode", "value": "yolo"}])),
+        (
+            "autoEdit",
+            json!([{"configId": "mode", "value": "auto_edit"}]),
+        ),
+    ] {
+        let scenario = json!({"mode": mode, "configs": configs, "permission": "reject_once",
+            "prompts": ["run it"], "trustWorkspace": ""});
+        let Some(log) = run(&sb, "untrusted-mode", &responses, scenario) else {
+            return;
+        };
+        let refused = &log["answers"]["setMode"];
+        assert_eq!(refused["code"], -32602, "{log:#}");
+        assert!(
+            refused["message"]
+                .as_str()
+                .unwrap()
+                .contains("not available in an untrusted folder"),
+            "{refused}"
+        );
+        let config = &log["answers"]["configs"][0];
+        assert_eq!(config["code"], -32602, "{config}");
+        assert_eq!(log["permissions"].as_array().unwrap().len(), 1, "{log:#}");
+        assert!(sb.read("ran.txt").is_none(), "the command ran unasked");
+    }
+    // Plan mode stays available.
+    let scenario = json!({"mode": "plan", "prompts": [], "trustWorkspace": ""});
+    let Some(log) = run(&sb, "untrusted-plan", &lines(&[]), scenario) else {
+        return;
+    };
+    assert_eq!(log["answers"]["setMode"], json!({}), "{log:#}");
 }

@@ -197,3 +197,43 @@ fn bad_schemas_exit_42_before_any_model_call() {
     }
     assert!(fake.requests().is_empty());
 }
+
+/// `$defs` d0..d{depth}, each an `anyOf` of two `$ref`s to the next: a
+/// 1.5 KB schema whose expansion doubles with every level.
+fn chained_schema(depth: usize) -> String {
+    let mut defs = serde_json::Map::new();
+    for i in 0..depth {
+        let next = format!("#/$defs/d{}", i + 1);
+        defs.insert(
+            format!("d{i}"),
+            json!({"anyOf": [{"$ref": next}, {"$ref": next}]}),
+        );
+    }
+    defs.insert(format!("d{depth}"), json!({"type": "string"}));
+    json!({"$defs": defs, "$ref": "#/$defs/d0"}).to_string()
+}
+
+/// Issue 41.6: a schema whose `$ref`s expand exponentially is refused
+/// with exit 42, at once and before any model call.
+#[test]
+fn an_exponential_schema_is_refused_before_any_model_call() {
+    let sb = sandbox();
+    let fake = FakeServer::with_replies([]);
+    for depth in [22, 40] {
+        let schema = chained_schema(depth);
+        let started = std::time::Instant::now();
+        let out = run(&sb, Wire::Gemini, &fake, &["--json-schema", &schema]);
+        assert_eq!(out.code, 42, "depth {depth}: {out:?}");
+        assert!(
+            out.stderr
+                .contains("--json-schema: too complex to validate"),
+            "{out:?}"
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "depth {depth} took {:?}",
+            started.elapsed()
+        );
+    }
+    assert!(fake.requests().is_empty());
+}

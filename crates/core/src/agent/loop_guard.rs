@@ -3,7 +3,9 @@
 //! (`model.disableLoopDetection` turns it off).
 
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{Hash, Hasher};
 
 /// Identical consecutive tool calls that count as a loop.
 const TOOL_CALL_THRESHOLD: usize = 5;
@@ -11,6 +13,13 @@ const TOOL_CALL_THRESHOLD: usize = 5;
 const CONTENT_THRESHOLD: usize = 10;
 /// Size of the text chunks compared.
 const CHUNK_SIZE: usize = 50;
+/// The widest stretch `CONTENT_THRESHOLD` repeats may spread over and
+/// still count: older chunks can never be part of a loop, so they are
+/// forgotten (the guard's memory is bounded by this window, not by the
+/// length of the answer).
+const SPAN: usize = CHUNK_SIZE * CONTENT_THRESHOLD * 2;
+/// Text kept before the scan point is trimmed once it grows past this.
+const TEXT_KEEP: usize = 4 * SPAN;
 
 /// What the guard concluded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,13 +31,24 @@ pub enum LoopKind {
 }
 
 /// State of the guard for one prompt.
+///
+/// Content is compared as 50-byte chunks at every offset; a chunk seen
+/// [`CONTENT_THRESHOLD`] times within [`SPAN`] bytes is a loop. Chunks
+/// are kept as 64-bit hashes of those within the last [`SPAN`] bytes
+/// only, so memory stays constant however long the answer.
 #[derive(Debug, Default)]
 pub struct LoopGuard {
     last_call: Option<String>,
     call_repeats: usize,
+    /// The text not yet trimmed; `text[0]` is at absolute offset `base`.
     text: String,
-    chunk_positions: HashMap<String, Vec<usize>>,
+    base: usize,
+    /// Absolute offset of the next chunk to scan.
     scanned: usize,
+    /// Offsets of the chunks seen in the window, by hash.
+    chunk_positions: HashMap<u64, VecDeque<usize>>,
+    /// The window's chunks in order: (hash, offset).
+    window: VecDeque<(u64, usize)>,
     in_code_block: bool,
 }
 
@@ -64,31 +84,75 @@ impl LoopGuard {
                 continue;
             }
             self.text.push_str(line);
-        }
-        while self.text.len() >= self.scanned + CHUNK_SIZE {
-            let start = self.scanned;
-            let Some(chunk) = self.text.get(start..start + CHUNK_SIZE) else {
-                self.scanned += 1;
-                continue;
-            };
-            let chunk = chunk.to_string();
-            self.scanned += 1;
-            let positions = self.chunk_positions.entry(chunk).or_default();
-            positions.push(start);
-            if positions.len() >= CONTENT_THRESHOLD {
-                let recent = &positions[positions.len() - CONTENT_THRESHOLD..];
-                let span = recent[CONTENT_THRESHOLD - 1] - recent[0];
-                if span <= CHUNK_SIZE * CONTENT_THRESHOLD * 2 {
-                    return Some(LoopKind::RepeatedContent);
-                }
+            if let Some(hit) = self.scan() {
+                return Some(hit);
             }
         }
         None
     }
 
+    /// Looks at every whole chunk not scanned yet.
+    fn scan(&mut self) -> Option<LoopKind> {
+        while self.base + self.text.len() >= self.scanned + CHUNK_SIZE {
+            let start = self.scanned;
+            self.scanned += 1;
+            let at = start - self.base;
+            let Some(chunk) = self.text.get(at..at + CHUNK_SIZE) else {
+                continue;
+            };
+            let mut hasher = DefaultHasher::new();
+            chunk.hash(&mut hasher);
+            let hash = hasher.finish();
+            self.forget_before(start.saturating_sub(SPAN));
+            self.window.push_back((hash, start));
+            let positions = self.chunk_positions.entry(hash).or_default();
+            positions.push_back(start);
+            if positions.len() >= CONTENT_THRESHOLD {
+                let first = positions[positions.len() - CONTENT_THRESHOLD];
+                if start - first <= SPAN {
+                    return Some(LoopKind::RepeatedContent);
+                }
+            }
+        }
+        self.trim_text();
+        None
+    }
+
+    /// Drops the chunks that start before `oldest`.
+    fn forget_before(&mut self, oldest: usize) {
+        while let Some(&(hash, pos)) = self.window.front() {
+            if pos >= oldest {
+                break;
+            }
+            self.window.pop_front();
+            if let Some(positions) = self.chunk_positions.get_mut(&hash) {
+                positions.pop_front();
+                if positions.is_empty() {
+                    self.chunk_positions.remove(&hash);
+                }
+            }
+        }
+    }
+
+    /// Drops the text before the scan point, keeping a char boundary.
+    fn trim_text(&mut self) {
+        let scanned = self.scanned - self.base;
+        if scanned <= TEXT_KEEP {
+            return;
+        }
+        let mut cut = scanned;
+        while cut > 0 && !self.text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        self.text.drain(..cut);
+        self.base += cut;
+    }
+
     fn reset_content(&mut self) {
         self.text.clear();
         self.chunk_positions.clear();
+        self.window.clear();
+        self.base = 0;
         self.scanned = 0;
     }
 }
@@ -144,5 +208,27 @@ mod tests {
             )));
         }
         assert_eq!(varied, None);
+    }
+
+    #[test]
+    fn memory_stays_bounded_over_a_long_distinct_answer() {
+        let mut g = LoopGuard::new();
+        for i in 0..200_000u64 {
+            assert_eq!(g.on_content(&format!("word{i} ")), None);
+        }
+        assert!(
+            g.chunk_positions.len() <= SPAN + 1,
+            "{}",
+            g.chunk_positions.len()
+        );
+        assert!(g.window.len() <= SPAN + 1);
+        assert!(g.text.len() <= TEXT_KEEP + 4096, "{}", g.text.len());
+        // Repetition after it is still found.
+        let sentence = "I will now check the file again to be sure it is right. ";
+        let mut hit = None;
+        for _ in 0..20 {
+            hit = hit.or(g.on_content(sentence));
+        }
+        assert_eq!(hit, Some(LoopKind::RepeatedContent));
     }
 }

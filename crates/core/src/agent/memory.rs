@@ -50,6 +50,10 @@ pub struct MemoryOptions<'a> {
     pub home: &'a Path,
     /// Most directories searched downward.
     pub max_dirs: usize,
+    /// False in an untrusted folder: only the global file (`~/.gemini`)
+    /// is read, none of the workspace's (its folders, the folders above
+    /// and below them, `--include-directories`), as Gemini CLI 0.61 does.
+    pub workspace_files: bool,
 }
 
 /// The context files read, and warnings about what was refused.
@@ -78,8 +82,14 @@ pub fn load_context(workspace: &Workspace, opts: &MemoryOptions<'_>) -> LoadedCo
         }
     };
     let root = workspace.target_dir();
-    let upward = upward_dirs(root, opts.home);
-    let downward = downward_dirs(workspace, root, opts.max_dirs);
+    let (upward, downward) = if opts.workspace_files {
+        (
+            upward_dirs(root, opts.home),
+            downward_dirs(workspace, root, opts.max_dirs),
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
     // As Gemini CLI orders them: per name, the global file, then the
     // upward ones (outermost first), then those below, sorted by path.
     for name in opts.file_names {
@@ -342,14 +352,14 @@ pub struct SettingsContext {
     pub files: Vec<ContextFile>,
 }
 
-/// The context files the settings name, found from the workspace, loaded
-/// and formatted.
+/// The context files the settings name, found from the workspace (when
+/// the folder is `trusted`), loaded and formatted.
 pub fn context_from_settings(
     workspace: &Workspace,
     settings: &crate::config::Settings,
     extension_files: &[PathBuf],
-    gemini_dir: &Path,
-    home: &Path,
+    (gemini_dir, home): (&Path, &Path),
+    trusted: bool,
 ) -> SettingsContext {
     let names = settings.context_file_names();
     let opts = MemoryOptions {
@@ -359,6 +369,7 @@ pub fn context_from_settings(
         max_dirs: settings
             .context_discovery_max_dirs()
             .unwrap_or(DEFAULT_MAX_DIRS),
+        workspace_files: trusted,
     };
     let mut loaded = load_context(workspace, &opts);
     // The extensions' context files come after the others.
@@ -441,6 +452,7 @@ mod tests {
             gemini_dir: &home.join(".gemini"),
             home: &home,
             max_dirs: 200,
+            workspace_files: true,
         };
         let files = load_context_files(&ws, &opts);
         let contents: Vec<&str> = files
@@ -520,6 +532,7 @@ mod tests {
             gemini_dir: &home.join(".gemini"),
             home: &home,
             max_dirs: 200,
+            workspace_files: true,
         };
         let loaded = load_context(&ws, &opts);
         assert_eq!(loaded.files.len(), 1);
@@ -579,6 +592,7 @@ mod tests {
             gemini_dir: &home.join(".gemini"),
             home: &home,
             max_dirs: 200,
+            workspace_files: true,
         };
         let loaded = load_context(&ws, &opts);
         let contents: Vec<&str> = loaded.files.iter().map(|f| f.content.as_str()).collect();

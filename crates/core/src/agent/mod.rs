@@ -10,6 +10,7 @@ mod control;
 mod loop_guard;
 pub mod memory;
 pub mod routing;
+mod schema_bound;
 mod stop;
 mod structured;
 mod subagent;

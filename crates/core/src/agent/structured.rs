@@ -31,6 +31,9 @@ pub enum OutputSchemaError {
     /// The object is not a valid JSON Schema.
     #[error("not a valid JSON Schema: {0}")]
     NotSchema(String),
+    /// Past the bounds that keep validation fast.
+    #[error("too complex to validate: {0}")]
+    TooComplex(#[from] super::schema_bound::SchemaBoundError),
 }
 
 /// A checked output schema, cheap to clone.
@@ -53,6 +56,7 @@ impl OutputSchema {
         if !schema.is_object() {
             return Err(OutputSchemaError::NotObject);
         }
+        super::schema_bound::check(&schema)?;
         jsonschema::meta::validate(&schema)
             .map_err(|e| OutputSchemaError::NotSchema(e.to_string()))?;
         let validator = jsonschema::validator_for(&schema)

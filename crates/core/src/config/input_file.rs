@@ -15,6 +15,9 @@ pub const MAX_INPUT_BYTES: u64 = 4 * 1024 * 1024;
 /// The size cap of a `--fake-responses` file (a recorded session).
 pub const MAX_RESPONSES_BYTES: u64 = 512 * 1024 * 1024;
 
+/// A session file given with `--session-file` may be at most this large.
+pub const MAX_SESSION_BYTES: u64 = 512 * 1024 * 1024;
+
 /// How deep `[`/`{` may nest in YAML front matter or TOML text.
 pub const MAX_NESTING: usize = 64;
 

@@ -26,7 +26,13 @@ fn read_record(file: &Path) -> Result<ConversationRecord, SessionError> {
         path: file.to_path_buf(),
         message,
     };
-    let text = std::fs::read_to_string(file).map_err(|e| unreadable(e.to_string()))?;
+    // A start-up input: a regular file, opened without blocking, capped.
+    let text = crate::config::input_file::read_input(
+        file,
+        None,
+        crate::config::input_file::MAX_SESSION_BYTES,
+    )
+    .map_err(|e| unreadable(e.to_string()))?;
     serde_json::from_str::<ConversationRecord>(&text)
         .ok()
         .or_else(|| read_session(&text))

@@ -100,7 +100,8 @@ impl FileState {
                 std::fs::create_dir_all(dir)?;
             }
             let mut opts = std::fs::OpenOptions::new();
-            opts.append(true).create(true);
+            // Created 0600: a session file holds prompts and answers.
+            std::os::unix::fs::OpenOptionsExt::mode(opts.append(true).create(true), 0o600);
             match start {
                 Start::Convert => jsonl::write_whole(&self.path, &self.record)?,
                 Start::Append => {

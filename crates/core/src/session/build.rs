@@ -207,7 +207,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         &settings,
         &config.extensions,
         &workspace,
-        paths,
+        (paths, config.trusted),
         &mut notes,
     );
     let today = chrono::Local::now().format("%A, %B %-d, %Y").to_string();
@@ -535,12 +535,17 @@ fn with_context_files(
     settings: &Settings,
     extensions: &[extensions::Extension],
     workspace: &Workspace,
-    paths: &GeminiPaths,
+    (paths, trusted): (&GeminiPaths, bool),
     notes: &mut Vec<StartupNote>,
 ) -> (String, Vec<memory::ContextFile>) {
     let files = extension_context_files(extensions);
-    let context =
-        memory::context_from_settings(workspace, settings, &files, &paths.gemini_dir, &paths.home);
+    let context = memory::context_from_settings(
+        workspace,
+        settings,
+        &files,
+        (&paths.gemini_dir, &paths.home),
+        trusted,
+    );
     notes.extend(context.warnings.into_iter().map(|text| StartupNote {
         text,
         warning: true,

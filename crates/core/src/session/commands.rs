@@ -351,8 +351,8 @@ impl Engine {
             &self.info.workspace,
             &self.info.settings,
             &extension_files,
-            &paths.gemini_dir,
-            &paths.home,
+            (&paths.gemini_dir, &paths.home),
+            self.info.trusted,
         );
         let (count, text) = (context.file_count, context.text);
         if let Ok(mut files) = self.info.context_files.write() {

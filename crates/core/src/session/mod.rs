@@ -103,6 +103,7 @@ impl Session {
         let extensions = config.extensions.clone();
         let env = config.env.clone();
         let interactive = config.interactive;
+        let trusted = config.trusted;
         let parts = build::build(config, events_tx.clone()).await?;
         let elicitations = elicitation::Pending::default();
         if let Some(mcp) = &parts.mcp {
@@ -129,6 +130,7 @@ impl Session {
             },
             workspace: parts.ctx.workspace.clone(),
             settings: parts.ctx.settings.clone(),
+            trusted,
             paths,
             env,
             extensions,
@@ -172,6 +174,7 @@ impl Session {
             events: events_tx,
             mcp: parts.mcp,
             background: engine.ctx.background.clone(),
+            trusted,
         };
         let notices = control.events.clone();
         control.background.set_notifier(Some(Box::new(move |text| {
@@ -236,6 +239,20 @@ pub(crate) struct Engine {
     live_model: bool,
 }
 
+/// True for the modes an untrusted folder may use (`default`, `plan`):
+/// neither approves anything by itself.
+pub fn mode_allowed_untrusted(mode: ApprovalMode) -> bool {
+    matches!(mode, ApprovalMode::Default | ApprovalMode::Plan)
+}
+
+/// Why `mode` is refused in an untrusted folder.
+pub fn untrusted_mode_refusal(mode: ApprovalMode) -> String {
+    format!(
+        "The {} approval mode is not available in an untrusted folder; trust the folder to use it (the mode stays as it is).",
+        mode.as_str()
+    )
+}
+
 /// What acts at once, while an exclusive op runs.
 struct Control {
     confirmations: mpsc::UnboundedSender<ConfirmationResponse>,
@@ -245,6 +262,8 @@ struct Control {
     events: EventSender,
     mcp: Option<Arc<McpManager>>,
     background: Arc<BackgroundShells>,
+    /// False in an untrusted folder: the mode stays `default` or `plan`.
+    trusted: bool,
 }
 
 impl Control {
@@ -271,6 +290,12 @@ impl Control {
     }
 
     fn set_mode(&self, mode: ApprovalMode) {
+        if !self.trusted && !mode_allowed_untrusted(mode) {
+            let _ = self.events.send(AgentEvent::Error {
+                message: untrusted_mode_refusal(mode),
+            });
+            return;
+        }
         if let Ok(mut m) = self.mode.write() {
             *m = mode;
         }

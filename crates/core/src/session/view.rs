@@ -31,6 +31,8 @@ pub struct SessionView {
     pub(super) summary: SessionSummary,
     pub(super) workspace: Arc<Workspace>,
     pub(super) settings: Arc<Settings>,
+    /// Whether the folder is trusted (see [`SessionView::trusted`]).
+    pub(super) trusted: bool,
     pub(super) paths: GeminiPaths,
     pub(super) env: crate::config::Env,
     pub(super) extensions: Arc<Vec<crate::tools::mcp::extensions::Extension>>,
@@ -122,6 +124,12 @@ impl SessionView {
     /// What the session started with.
     pub fn summary(&self) -> &SessionSummary {
         &self.summary
+    }
+
+    /// Whether the folder is trusted; an untrusted one keeps the
+    /// `default` (or `plan`) approval mode.
+    pub fn trusted(&self) -> bool {
+        self.trusted
     }
 
     /// The session id.

@@ -22,12 +22,35 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 pub(super) struct Outfile(Arc<Mutex<File>>);
 
 impl Outfile {
-    /// Opens `path` for appending (creating it).
+    /// Opens `path` for appending, creating it `0600` (it holds prompts
+    /// and answers). Opened without blocking: a FIFO, a device or a
+    /// socket is refused (it would hold or eat the session's records).
     pub(super) fn open(path: &Path) -> std::io::Result<Outfile> {
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
-            .open(path)?;
+            .mode(0o600)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+            .open(path)
+            .map_err(|e| match e.raw_os_error() {
+                // A FIFO nobody reads.
+                Some(libc::ENXIO) => std::io::Error::other("it is not a regular file (a FIFO)"),
+                _ => e,
+            })?;
+        let kind = file.metadata()?.file_type();
+        if !kind.is_file() {
+            let what = if kind.is_fifo() {
+                "a FIFO"
+            } else if kind.is_char_device() || kind.is_block_device() {
+                "a device"
+            } else {
+                "not a regular file"
+            };
+            return Err(std::io::Error::other(format!(
+                "it is not a regular file ({what})"
+            )));
+        }
         Ok(Outfile(Arc::new(Mutex::new(file))))
     }
 

@@ -62,6 +62,37 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     }
 }
 
+/// [`write_atomic`] for a file that must stay inside `root` (a settings
+/// file inside its project or home folder): a symlink at `path` is
+/// followed only when it leads to a place inside `root`; one that leads
+/// out (`.gemini/settings.json -> ~/.bashrc`) is refused and nothing is
+/// written.
+pub fn write_atomic_within(path: &Path, root: &Path, bytes: &[u8]) -> io::Result<()> {
+    let is_link = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if is_link {
+        let root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        let target = match fs::canonicalize(path) {
+            Ok(t) => t,
+            // A dangling link: where it would lead, as written.
+            Err(_) => fs::read_link(path).map(|t| match path.parent() {
+                Some(dir) if t.is_relative() => dir.join(t),
+                _ => t,
+            })?,
+        };
+        if !target.starts_with(&root) || target.components().any(|c| c == Component::ParentDir) {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "it is a symlink to {}, outside {}; not following it",
+                    target.display(),
+                    root.display()
+                ),
+            ));
+        }
+    }
+    write_atomic(path, bytes)
+}
+
 /// Why [`write_atomic_checked`] did not write.
 #[derive(Debug)]
 pub enum CheckedWriteError {

@@ -8,7 +8,7 @@ mod filekind;
 mod ignore;
 mod walk;
 
-pub use atomic::{CheckedWriteError, write_atomic, write_beneath};
+pub use atomic::{CheckedWriteError, write_atomic, write_atomic_within, write_beneath};
 pub use beneath::{Beneath, escaped, not_regular_message, special_kind};
 pub use boundary::realpath_lenient;
 pub use filekind::{FileKind, decode_text, detect_kind, mime_type};
