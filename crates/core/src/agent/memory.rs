@@ -351,7 +351,7 @@ pub fn context_from_settings(
     gemini_dir: &Path,
     home: &Path,
 ) -> SettingsContext {
-    let names = settings.context_file_names();
+    let names = settings.context_files_read();
     let opts = MemoryOptions {
         file_names: &names,
         gemini_dir,

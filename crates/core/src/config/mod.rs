@@ -11,7 +11,7 @@ mod legacy;
 pub(crate) mod lenient;
 mod merge;
 mod paths;
-mod projects;
+pub(crate) mod projects;
 mod today;
 pub mod trust;
 mod trust_scan;
@@ -140,6 +140,8 @@ pub struct Settings {
     migrated: Vec<MigratedSetting>,
     warnings: Vec<String>,
     workspace_credentials: bool,
+    /// Whether the folder they were loaded for is trusted.
+    trusted: bool,
 }
 
 /// The result of [`Settings::load`].
@@ -148,6 +150,9 @@ pub struct LoadedSettings {
     /// The merged settings.
     pub settings: Settings,
 }
+
+/// The context file many agents share, read beside `GEMINI.md`.
+const AGENTS_MD: &str = "AGENTS.md";
 
 impl Settings {
     /// Settings from one JSON value (tests, embedding).
@@ -192,6 +197,7 @@ impl Settings {
             migrated,
             warnings: Vec::new(),
             workspace_credentials: false,
+            trusted: false,
         }
     }
 
@@ -251,6 +257,7 @@ impl Settings {
         let mut settings = Settings::from_parts(merged, layers, migrated);
         settings.warnings = warnings;
         settings.workspace_credentials = allowed;
+        settings.trusted = trusted;
         Ok(LoadedSettings { settings })
     }
 
@@ -383,6 +390,19 @@ impl Settings {
         } else {
             names
         }
+    }
+
+    /// The context files read into the system instruction: those of
+    /// [`Settings::context_file_names`], then `AGENTS.md` in a trusted
+    /// folder unless `context.agentsMd` is false (a difference from Gemini
+    /// CLI, which reads AGENTS.md only when `context.fileName` names it).
+    pub fn context_files_read(&self) -> Vec<String> {
+        let mut names = self.context_file_names();
+        let agents = self.trusted && self.typed.context.agents_md != Some(false);
+        if agents && !names.iter().any(|n| n == AGENTS_MD) {
+            names.push(AGENTS_MD.to_string());
+        }
+        names
     }
 
     /// `context.discoveryMaxDirs`: how many directories below the project

@@ -286,6 +286,9 @@ pub struct ContextSettings {
     pub include_directories: Vec<String>,
     /// `context.discoveryMaxDirs`.
     pub discovery_max_dirs: Option<u64>,
+    /// `context.agentsMd`: false keeps `AGENTS.md` out of the context
+    /// (it is read by default in trusted folders).
+    pub agents_md: Option<bool>,
     /// `context.fileFiltering`.
     pub file_filtering: FileFilteringSettings,
     /// Keys not listed above.
