@@ -3,6 +3,7 @@
 //! over recorded model sessions.
 
 mod hooks;
+mod lifecycle;
 mod plan;
 mod trust;
 mod wire;

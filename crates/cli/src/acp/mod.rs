@@ -10,6 +10,8 @@
 
 mod config;
 mod fs;
+mod lifecycle;
+mod messages;
 mod nested;
 mod prompt;
 mod session;
@@ -133,6 +135,55 @@ pub async fn run(args: Args, paths: GeminiPaths) -> i32 {
             },
             on_receive_request!(),
         )
+        .on_receive_request(
+            {
+                let s = server.clone();
+                async move |req: acp::ResumeSessionRequest, responder, cx| {
+                    s.spawn_resume_session(req, responder, cx);
+                    Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let s = server.clone();
+                async move |req: acp::CloseSessionRequest, responder, _cx| {
+                    s.spawn_close_session(req, responder);
+                    Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let s = server.clone();
+                async move |req: acp::DeleteSessionRequest, responder, _cx| {
+                    s.spawn_delete_session(req, responder);
+                    Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let s = server.clone();
+                async move |req: acp::ListSessionsRequest, responder, _cx| {
+                    responder.respond_with_result(s.list_sessions(&req))
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let s = server.clone();
+                async move |req: acp::ForkSessionRequest, responder, cx| {
+                    s.spawn_fork_session(req, responder, cx);
+                    Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
         .on_receive_notification(
             {
                 let s = server.clone();
@@ -187,7 +238,8 @@ impl Server {
                             .audio(true)
                             .embedded_context(true),
                     )
-                    .mcp_capabilities(acp::McpCapabilities::new().http(true).sse(true)),
+                    .mcp_capabilities(acp::McpCapabilities::new().http(true).sse(true))
+                    .session_capabilities(lifecycle::capabilities()),
             )
             .auth_methods(vec![
                 auth(
@@ -260,6 +312,10 @@ impl Server {
         let server = self.clone();
         tokio::spawn(async move {
             let id = req.session_id.0.to_string();
+            // A session loaded while open starts again from its recording.
+            if let Some(open) = server.take_session(&id) {
+                open.close(lifecycle::CLOSE_WAIT).await;
+            }
             let session = match server.start(&req.cwd, req.mcp_servers, Some(id), &cx).await {
                 Ok(session) => session,
                 Err(e) => {
@@ -276,12 +332,12 @@ impl Server {
                     let _ = cx.send_notification(note);
                 }
             }
+            // Every update of the load goes before its answer.
+            announce(&cx, &session);
             let answer = acp::LoadSessionResponse::new()
                 .modes(updates::modes(info.approval_mode()))
                 .config_options(session.config_options());
-            if responder.respond(answer).is_ok() {
-                announce(&cx, &session);
-            }
+            let _ = responder.respond(answer);
         });
     }
 
@@ -317,9 +373,10 @@ impl Server {
         let handle = Session::start(config)
             .await
             .map_err(|e| Error::new(ErrorCode::INTERNAL_ERROR, e.message))?;
-        let (ops, events, info, _task) = handle.into_parts();
+        let (ops, events, info, task) = handle.into_parts();
         let id = info.session_id().to_string();
         let session = Arc::new(AcpSession::new(cx.clone(), ops, events, info));
+        session.attach_task(task);
         self.sessions
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

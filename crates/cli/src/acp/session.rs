@@ -14,7 +14,9 @@ use gemini_rs_protocol::events::ApprovalMode;
 use gemini_rs_protocol::events::{AgentEvent, ConfirmationResponse, Op};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 /// The `session/prompt` request waiting for its prompt to end.
 type PendingPrompt = Arc<Mutex<Option<Responder<acp::PromptResponse>>>>;
@@ -29,6 +31,8 @@ pub struct AcpSession {
     cancelled: Arc<AtomicBool>,
     /// The config options' state (mode, model).
     config: SharedConfig,
+    /// The session engine's task, awaited by `session/close`.
+    task: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl AcpSession {
@@ -50,6 +54,7 @@ impl AcpSession {
             prompt: Arc::default(),
             cancelled: Arc::default(),
             config,
+            task: Mutex::new(None),
         };
         let pump = Pump {
             cx,
@@ -183,6 +188,35 @@ impl AcpSession {
     }
 }
 
+/// `session/close`'s part: the session's engine task, and its end.
+impl AcpSession {
+    /// Keeps the session engine's task, for [`AcpSession::close`].
+    pub fn attach_task(&self, task: JoinHandle<()>) {
+        *self
+            .task
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(task);
+    }
+
+    /// Cancels the running prompt (answered `cancelled`) and ends the
+    /// session, waiting up to `wait` for its end: SessionEnd hooks run,
+    /// MCP servers and background processes stopped.
+    pub async fn close(&self, wait: Duration) {
+        self.cancel();
+        self.shutdown();
+        let task = self
+            .task
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(task) = task
+            && tokio::time::timeout(wait, task).await.is_err()
+        {
+            tracing::warn!(session = %self.info.session_id(), "the session did not end in {wait:?}");
+        }
+    }
+}
+
 /// Forwards one session's events.
 struct Pump {
     cx: Connection,
@@ -218,7 +252,13 @@ impl Pump {
                 Action::Submit(op) => {
                     self.ops.submit(op);
                 }
-                Action::Finished(result) => self.finish(result),
+                Action::Finished(result) => {
+                    // The turn's usage goes before the prompt's answer.
+                    let usage = self.translator.usage_update();
+                    let note = acp::SessionNotification::new(self.session_id.clone(), usage);
+                    let _ = self.cx.send_notification(note);
+                    self.finish(result)
+                }
                 Action::Ended => break,
             }
         }

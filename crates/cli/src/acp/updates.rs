@@ -3,6 +3,7 @@
 //! `session/request_permission` requests. When the core's event types
 //! change, this file is the one to adapt.
 
+use super::messages::{Kind, MessageIds, UsageMeter};
 use super::nested::{NestedActivity, NestedState};
 use agent_client_protocol::v1::schema as acp;
 use gemini_rs_core::SessionView;
@@ -42,6 +43,10 @@ pub struct Translator {
     info: Arc<SessionView>,
     mode: ApprovalMode,
     activity: NestedActivity,
+    /// The id of the message being streamed.
+    messages: MessageIds,
+    /// Tokens in context, for `usage_update`.
+    usage: UsageMeter,
 }
 
 impl Translator {
@@ -49,9 +54,16 @@ impl Translator {
     pub fn new(info: Arc<SessionView>) -> Self {
         Translator {
             mode: info.approval_mode(),
+            usage: UsageMeter::new(info.context_window(&info.summary().model)),
             info,
             activity: NestedActivity::default(),
+            messages: MessageIds::default(),
         }
+    }
+
+    /// The `usage_update` after a turn (sent before the prompt's answer).
+    pub fn usage_update(&self) -> acp::SessionUpdate {
+        self.usage.update()
     }
 
     /// What `event` means for the client.
@@ -94,16 +106,36 @@ impl Translator {
                 return Action::Show(shown);
             }
             AgentEvent::Finished(Finished::Prompt(result)) => {
+                self.messages.end();
                 return Action::Finished(stop_reason(result));
             }
             AgentEvent::SessionEnded => return Action::Ended,
-            AgentEvent::Content { text: t } => acp::SessionUpdate::AgentMessageChunk(chunk(t)),
-            AgentEvent::Thought { text: t } => acp::SessionUpdate::AgentThoughtChunk(chunk(t)),
+            AgentEvent::Content { text: t } => {
+                acp::SessionUpdate::AgentMessageChunk(self.messages.chunk(Kind::Agent, t))
+            }
+            AgentEvent::Thought { text: t } => {
+                acp::SessionUpdate::AgentThoughtChunk(self.messages.chunk(Kind::Thought, t))
+            }
             AgentEvent::ToolCallRequested {
                 call_id,
                 name,
                 args,
-            } => acp::SessionUpdate::ToolCall(tool_call(&self.info, &call_id, &name, &args)),
+            } => {
+                self.messages.end();
+                acp::SessionUpdate::ToolCall(tool_call(&self.info, &call_id, &name, &args))
+            }
+            AgentEvent::Usage { usage, .. } => {
+                self.usage.observe(&usage);
+                return Action::Show(Vec::new());
+            }
+            AgentEvent::ModelChanged { context_window, .. } => {
+                self.usage.resize(context_window);
+                return Action::Show(Vec::new());
+            }
+            AgentEvent::ModelTurnFinished | AgentEvent::PromptStarted { .. } => {
+                self.messages.end();
+                return Action::Show(Vec::new());
+            }
             AgentEvent::ToolRunning { call_id } => call_update(
                 call_id,
                 acp::ToolCallUpdateFields::new().status(acp::ToolCallStatus::InProgress),
@@ -120,16 +152,12 @@ impl Translator {
                 tracing::warn!(session = %self.info.session_id(), "{text}");
                 return Action::Show(Vec::new());
             }
-            AgentEvent::Usage { .. }
-            | AgentEvent::Info { .. }
+            AgentEvent::Info { .. }
             | AgentEvent::HookMessage { .. }
             | AgentEvent::Stats(_)
             | AgentEvent::HookRan(_)
-            | AgentEvent::ModelTurnFinished
             | AgentEvent::ModelRetry { .. }
             | AgentEvent::SessionStarted { .. }
-            | AgentEvent::PromptStarted { .. }
-            | AgentEvent::ModelChanged { .. }
             | AgentEvent::HistoryReplaced { .. }
             | AgentEvent::McpServersChanged { .. }
             | AgentEvent::Finished(_) => return Action::Show(Vec::new()),
@@ -339,10 +367,6 @@ fn text(text: impl Into<String>) -> acp::ContentBlock {
     acp::ContentBlock::Text(acp::TextContent::new(text))
 }
 
-fn chunk(t: impl Into<String>) -> acp::ContentChunk {
-    acp::ContentChunk::new(text(t))
-}
-
 /// A text tool-call content item.
 pub fn text_content(t: &str) -> acp::ToolCallContent {
     acp::ToolCallContent::Content(acp::Content::new(text(t)))
@@ -458,17 +482,24 @@ pub fn available_commands(custom: &[CommandInfo]) -> acp::SessionUpdate {
 /// result.
 pub fn history(view: &SessionView, contents: &[Content]) -> Vec<acp::SessionUpdate> {
     let mut out = Vec::new();
+    let mut ids = MessageIds::default();
     for content in contents {
         let user = !content.is_model();
+        ids.end();
         for part in &content.parts {
             if let Some(t) = part.text.as_deref().filter(|t| !t.is_empty()) {
                 out.push(match (user, part.is_thought()) {
-                    (true, _) => acp::SessionUpdate::UserMessageChunk(chunk(t)),
-                    (false, true) => acp::SessionUpdate::AgentThoughtChunk(chunk(t)),
-                    (false, false) => acp::SessionUpdate::AgentMessageChunk(chunk(t)),
+                    (true, _) => acp::SessionUpdate::UserMessageChunk(ids.chunk(Kind::User, t)),
+                    (false, true) => {
+                        acp::SessionUpdate::AgentThoughtChunk(ids.chunk(Kind::Thought, t))
+                    }
+                    (false, false) => {
+                        acp::SessionUpdate::AgentMessageChunk(ids.chunk(Kind::Agent, t))
+                    }
                 });
             }
             if let Some(call) = &part.function_call {
+                ids.end();
                 let id = call.id.clone().unwrap_or_else(|| call.name.clone());
                 let args = call.args.clone().unwrap_or(Value::Null);
                 let shown = tool_call(view, &id, &call.name, &args);

@@ -361,7 +361,7 @@ pub fn context_from_settings(
     (gemini_dir, home): (&Path, &Path),
     trusted: bool,
 ) -> SettingsContext {
-    let names = settings.context_file_names();
+    let names = settings.context_files_read();
     let opts = MemoryOptions {
         file_names: &names,
         gemini_dir,

@@ -12,7 +12,7 @@ mod legacy;
 pub(crate) mod lenient;
 mod merge;
 mod paths;
-mod projects;
+pub(crate) mod projects;
 mod schema;
 mod system_mcp;
 mod today;
@@ -148,6 +148,8 @@ pub struct Settings {
     migrated: Vec<MigratedSetting>,
     warnings: Vec<String>,
     workspace_credentials: bool,
+    /// Whether the folder they were loaded for is trusted.
+    trusted: bool,
 }
 
 /// The result of [`Settings::load`].
@@ -156,6 +158,9 @@ pub struct LoadedSettings {
     /// The merged settings.
     pub settings: Settings,
 }
+
+/// The context file many agents share, read beside `GEMINI.md`.
+const AGENTS_MD: &str = "AGENTS.md";
 
 impl Settings {
     /// Settings from one JSON value (tests, embedding).
@@ -200,6 +205,7 @@ impl Settings {
             migrated,
             warnings: Vec::new(),
             workspace_credentials: false,
+            trusted: false,
         }
     }
 
@@ -270,6 +276,7 @@ impl Settings {
         let mut settings = Settings::from_parts(merged, layers, migrated);
         settings.warnings = warnings;
         settings.workspace_credentials = allowed;
+        settings.trusted = trusted;
         Ok(LoadedSettings { settings })
     }
 
@@ -410,6 +417,19 @@ impl Settings {
         } else {
             names
         }
+    }
+
+    /// The context files read into the system instruction: those of
+    /// [`Settings::context_file_names`], then `AGENTS.md` in a trusted
+    /// folder unless `context.agentsMd` is false (a difference from Gemini
+    /// CLI, which reads AGENTS.md only when `context.fileName` names it).
+    pub fn context_files_read(&self) -> Vec<String> {
+        let mut names = self.context_file_names();
+        let agents = self.trusted && self.typed.context.agents_md != Some(false);
+        if agents && !names.iter().any(|n| n == AGENTS_MD) {
+            names.push(AGENTS_MD.to_string());
+        }
+        names
     }
 
     /// `context.discoveryMaxDirs`: how many directories below the project

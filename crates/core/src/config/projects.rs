@@ -296,6 +296,16 @@ fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// The project roots `projects.json` registers (ACP's `session/list`
+/// without a `cwd` lists the sessions of each).
+pub(crate) fn registered_roots(gemini_dir: &Path) -> Vec<PathBuf> {
+    Registry::load(&gemini_dir.join("projects.json"))
+        .projects
+        .into_keys()
+        .map(PathBuf::from)
+        .collect()
+}
+
 /// `~/.gemini/tmp/<slug>` for `root`, registered and migrated; the 0.27.4
 /// hash folder when the registry cannot be written (a read-only home).
 pub(crate) fn project_temp_dir(gemini_dir: &Path, root: &Path) -> PathBuf {

@@ -313,6 +313,9 @@ pub struct ContextSettings {
     /// `context.discoveryMaxDirs`.
     #[schemars(extend("x-editable" = true, "x-label" = "Context file search: most directories"))]
     pub discovery_max_dirs: Option<u64>,
+    /// `context.agentsMd`: false keeps `AGENTS.md` out of the context
+    /// (it is read by default in trusted folders).
+    pub agents_md: Option<bool>,
     /// `context.fileFiltering`.
     pub file_filtering: FileFilteringSettings,
     /// Keys not listed above.

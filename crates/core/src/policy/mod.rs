@@ -59,6 +59,8 @@ pub struct PolicyEngine {
     saved_rules_file: Option<std::path::PathBuf>,
     /// MCP tools' annotations by policy name, for `toolAnnotations`.
     annotations: RwLock<HashMap<String, Map<String, Value>>>,
+    /// The active skills' `allowed-tools`: calls outside them are denied.
+    skills: std::sync::Arc<crate::skills::ActiveSkills>,
 }
 
 impl PolicyEngine {
@@ -74,6 +76,7 @@ impl PolicyEngine {
             interactive,
             saved_rules_file: None,
             annotations: RwLock::default(),
+            skills: std::sync::Arc::default(),
         };
         let plan = plan::plan_rules().into_iter().map(|r| r.sourced("Default"));
         for rule in rules::default_rules().into_iter().chain(plan) {
@@ -129,6 +132,12 @@ impl PolicyEngine {
             rule.decision = Decision::AskUser;
             self.add_rule(rule.sourced("Settings (Confirmation Required)"));
         }
+    }
+
+    /// The active skills whose `allowed-tools` limit what may be called
+    /// (`activate_skill` adds to them; a new prompt clears them).
+    pub fn active_skills(&self) -> std::sync::Arc<crate::skills::ActiveSkills> {
+        self.skills.clone()
     }
 
     /// The rules, strongest first.
@@ -203,6 +212,10 @@ impl PolicyEngine {
     /// As [`PolicyEngine::check`], but `AskUser` stays `AskUser` without a
     /// user to ask (for callers that explain a refusal themselves).
     pub fn decide(&self, tool_name: &str, args: &Value, mode: ApprovalMode) -> Decision {
+        // An active skill's `allowed-tools` outrank every rule.
+        if self.skills.refusal(tool_name, args).is_some() {
+            return Decision::Deny;
+        }
         match shell_parts(tool_name, args) {
             Some(parts) if parts.len() > 1 => {
                 let decisions: Vec<Decision> = parts
@@ -257,6 +270,9 @@ impl PolicyEngine {
         args: &Value,
         mode: ApprovalMode,
     ) -> Option<String> {
+        if let Some(why) = self.skills.refusal(tool_name, args) {
+            return Some(why);
+        }
         self.first_match(tool_name, args, mode)
             .filter(|r| r.decision == Decision::Deny)
             .and_then(|r| r.deny_message)

@@ -18,8 +18,8 @@ pub use mcp::{
     list_servers, oauth_server, set_server_enabled,
 };
 pub use sessions::{
-    SessionError, delete_session, export_session, import_session, list_sessions, session_exists,
-    session_history,
+    SessionError, delete_session, export_session, fork_session, import_session, list_sessions,
+    recorded_projects, session_exists, session_history,
 };
 pub use skills::{SkillListing, list_skills, skills_in_folder};
 

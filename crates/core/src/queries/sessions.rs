@@ -48,6 +48,25 @@ pub fn delete_session(
     Ok(info(s.path.clone(), &s.record))
 }
 
+/// ACP's `session/fork`: copies session `source` of the project as the
+/// new session `session_id`, ready to be resumed by that id.
+pub fn fork_session(
+    paths: &GeminiPaths,
+    root: &Path,
+    source: &str,
+    session_id: &str,
+) -> Result<RecordedSessionInfo, SessionError> {
+    let hash = crate::config::project_hash(root);
+    let s = recording::fork_session(&chats_dir(paths, root), source, session_id, &hash)?;
+    Ok(info(s.path.clone(), &s.record))
+}
+
+/// The project roots with a registered temp folder, for listing the
+/// sessions of every project.
+pub fn recorded_projects(paths: &GeminiPaths) -> Vec<PathBuf> {
+    crate::config::projects::registered_roots(&paths.gemini_dir)
+}
+
 /// The session `which` and its conversation, as the model saw it.
 pub fn session_history(
     paths: &GeminiPaths,

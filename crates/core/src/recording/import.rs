@@ -49,6 +49,45 @@ pub fn import_session(
     project_hash: &str,
 ) -> Result<SessionInfo, SessionError> {
     let record = read_record(file)?;
+    let note = format!("Imported session from {}", file.display());
+    copy_record(chats_dir, record, file, session_id, project_hash, &note)
+}
+
+/// ACP's `session/fork`: session `source` of `chats_dir` copied as the new
+/// session `session_id` (its user and model messages after an `info` line
+/// naming the source); the source is left as it is.
+pub fn fork_session(
+    chats_dir: &Path,
+    source: &str,
+    session_id: &str,
+    project_hash: &str,
+) -> Result<SessionInfo, SessionError> {
+    let from = super::find_session(chats_dir, source)?;
+    if from.record.session_id != source {
+        return Err(SessionError::NotFound(source.to_string()));
+    }
+    let note = format!("Forked from session {source}");
+    copy_record(
+        chats_dir,
+        from.record,
+        &from.path,
+        session_id,
+        project_hash,
+        &note,
+    )
+}
+
+/// Records the user and model messages of `record` (read from `origin`)
+/// as session `session_id`, after an `info` line saying where they came
+/// from; the new session as read back.
+fn copy_record(
+    chats_dir: &Path,
+    record: ConversationRecord,
+    origin: &Path,
+    session_id: &str,
+    project_hash: &str,
+    note: &str,
+) -> Result<SessionInfo, SessionError> {
     let messages: Vec<_> = record
         .messages
         .into_iter()
@@ -56,12 +95,12 @@ pub fn import_session(
         .collect();
     if !messages.iter().any(|m| m.kind == "user") {
         return Err(SessionError::Unreadable {
-            path: file.to_path_buf(),
+            path: origin.to_path_buf(),
             message: "it has no user message to continue from".into(),
         });
     }
     let mut recorder = ChatRecorder::new(chats_dir, session_id, project_hash);
-    recorder.record_note("info", &format!("Imported session from {}", file.display()));
+    recorder.record_note("info", note);
     for message in messages {
         recorder.push(message);
     }
@@ -76,7 +115,7 @@ pub fn import_session(
     let record = std::fs::read_to_string(&path)
         .ok()
         .and_then(|t| read_session(&t))
-        .ok_or_else(|| unreadable("the imported session could not be read back"))?;
+        .ok_or_else(|| unreadable("the copied session could not be read back"))?;
     Ok(SessionInfo { path, record })
 }
 

@@ -12,7 +12,7 @@ pub mod retention;
 pub mod saved_chats;
 
 pub use history::history_of_messages;
-pub use import::{export_session, import_session, session_exists};
+pub use import::{export_session, fork_session, import_session, session_exists};
 pub use record::{ConversationRecord, MessageRecord, ToolCallRecord};
 pub use retention::cleanup_sessions;
 

@@ -469,7 +469,14 @@ impl Engine {
     /// Runs one op that needs the conversation to itself.
     async fn execute(&mut self, op: Op, cancel: CancellationToken) -> Finished {
         match op {
-            Op::Prompt { parts } => Finished::Prompt(self.prompt(parts, &cancel).await),
+            Op::Prompt { parts } => {
+                // Skills activated by a prompt limit its calls only.
+                let active = self.policy.active_skills();
+                active.clear();
+                let outcome = self.prompt(parts, &cancel).await;
+                active.clear();
+                Finished::Prompt(outcome)
+            }
             Op::Compress => Finished::Compress {
                 compressed: self.agent.compress_now(&cancel).await,
             },

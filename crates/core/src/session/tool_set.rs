@@ -51,7 +51,12 @@ impl RegistryRecipe {
     /// exclusion applied.
     pub fn build(&self, policy: &PolicyEngine, mcp: Option<&Arc<McpManager>>) -> ToolRegistry {
         let config = &self.config;
-        let builtins = session_builtins(mcp, &self.skills, &self.agents, self.asker.clone());
+        let builtins = session_builtins(
+            mcp,
+            (&self.skills, policy.active_skills()),
+            &self.agents,
+            self.asker.clone(),
+        );
         let mut registry = registry(config, policy, builtins, self.discovered.clone(), mcp);
         registry.exclude(extensions::excluded_tools(&config.extensions));
         if config.kind == SessionKind::ToolServer {
@@ -278,7 +283,10 @@ fn write_todos_enabled(settings: &Settings, model: &str) -> bool {
 /// sub-agents and `activate_skill`.
 fn session_builtins(
     mcp: Option<&Arc<McpManager>>,
-    skills: &Arc<Vec<crate::skills::Skill>>,
+    (skills, active): (
+        &Arc<Vec<crate::skills::Skill>>,
+        Arc<crate::skills::ActiveSkills>,
+    ),
     agents: &[crate::subagents::AgentDefinition],
     asker: Option<builtin::Asker>,
 ) -> Vec<Arc<dyn Tool>> {
@@ -307,7 +315,10 @@ fn session_builtins(
     }
     if !skills.is_empty() {
         // Last among the built-ins, as in Gemini CLI.
-        builtins.push(Arc::new(builtin::ActivateSkillTool::new(skills.clone())));
+        builtins.push(Arc::new(builtin::ActivateSkillTool::new(
+            skills.clone(),
+            active,
+        )));
     }
     builtins
 }

@@ -4,14 +4,21 @@
 //! set, `~/.gemini/skills/` (and `~/.agents/skills/`), then the project's
 //! `.gemini/skills/` (and `.agents/skills/`); a later one of the same name
 //! wins; extensions' `skills/` folders come before the user's.
-//! `skills.disabled` switches skills off by name.
+//! `skills.disabled` switches skills off by name. Every key of the Agent
+//! Skills specification is read and checked (`front_matter.rs`); a skill
+//! whose `allowed-tools` lists tools restricts the session to them while it
+//! is active (`active.rs`, enforced by the policy engine).
 
+mod active;
 mod folder;
+mod front_matter;
 
+pub use active::{ActiveSkills, ToolLimit};
 pub use folder::folder_structure;
+pub use front_matter::KeyError;
 
 use crate::config::input_file::{MAX_INPUT_BYTES, MAX_NESTING, TooDeep, check_nesting, read_input};
-use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// One skill.
@@ -25,17 +32,19 @@ pub struct Skill {
     pub body: String,
     /// Its folder; `None` for a built-in skill.
     pub dir: Option<PathBuf>,
+    /// `license`.
+    pub license: Option<String>,
+    /// `compatibility`: what environment it needs.
+    pub compatibility: Option<String>,
+    /// `metadata`.
+    pub metadata: BTreeMap<String, String>,
+    /// `allowed-tools`: the only tools the model may call while the skill
+    /// is active (`None`: no restriction).
+    pub allowed_tools: Option<Vec<String>>,
 }
 
 /// The built-in skill that helps write skills (our own text).
 const SKILL_CREATOR: &str = include_str!("skill-creator.md");
-
-/// The front matter's fields.
-#[derive(Deserialize)]
-struct FrontMatter {
-    name: String,
-    description: String,
-}
 
 /// The enabled skills for a home (`gemini_dir` is `~/.gemini`) and a
 /// project (`None` when the folder is untrusted), and a warning for each
@@ -146,15 +155,15 @@ pub enum SkillFileError {
     /// No front matter.
     #[error(transparent)]
     FrontMatter(#[from] FrontMatterError),
-    /// The front matter is not YAML with `name` and `description`.
-    #[error("its front matter needs `name` and `description` ({0})")]
+    /// The front matter is not YAML.
+    #[error("its front matter is not YAML ({0})")]
     Yaml(#[from] serde_yaml_ng::Error),
+    /// A key breaks the Agent Skills specification.
+    #[error("its front matter's {0}")]
+    Key(#[from] KeyError),
     /// The front matter nests too deep for the YAML parser.
     #[error("its front matter {0}")]
     TooDeep(#[from] TooDeep),
-    /// `name` is blank.
-    #[error("its `name` is empty")]
-    EmptyName,
 }
 
 /// Splits a Markdown file into its YAML front matter and its body.
@@ -177,15 +186,21 @@ pub(crate) fn split_front_matter(text: &str) -> Result<(&str, String), FrontMatt
 fn parse(text: &str, dir: Option<PathBuf>) -> Result<Skill, SkillFileError> {
     let (yaml, body) = split_front_matter(text)?;
     check_nesting(yaml, MAX_NESTING)?;
-    let meta: FrontMatter = serde_yaml_ng::from_str(yaml)?;
-    if meta.name.trim().is_empty() {
-        return Err(SkillFileError::EmptyName);
-    }
+    let value: serde_yaml_ng::Value = serde_yaml_ng::from_str(yaml)?;
+    let folder = dir
+        .as_deref()
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().into_owned());
+    let meta = front_matter::validate(&value, folder.as_deref())?;
     Ok(Skill {
-        name: meta.name.trim().to_string(),
-        description: meta.description.trim().to_string(),
+        name: meta.name,
+        description: meta.description,
         body,
         dir,
+        license: meta.license,
+        compatibility: meta.compatibility,
+        metadata: meta.metadata,
+        allowed_tools: meta.allowed_tools,
     })
 }
 

@@ -1,12 +1,14 @@
 //! `activate_skill`: gives the model a skill's instructions and the list of
 //! its files, in Gemini CLI v0.27.4's result shape. The skill names are the
 //! schema's `enum`, so an unknown name is refused before the call runs; a
-//! user skill asks for consent first (built-in ones do not).
+//! user skill asks for consent first (built-in ones do not). A skill with
+//! `allowed-tools` limits the session's calls to them from its activation
+//! to the end of the prompt (the policy engine refuses the others).
 
 use super::common::parse_params;
 use super::{Builtin, Make};
 use crate::catalogue::builtins::ACTIVATE_SKILL as SPEC;
-use crate::skills::{Skill, folder_structure};
+use crate::skills::{ActiveSkills, Skill, ToolLimit, folder_structure};
 use crate::tools::spec::identity_from_spec;
 use crate::tools::{
     ConfirmationDetails, Tool, ToolContext, ToolDisplay, ToolError, ToolInvocation, ToolResult,
@@ -23,11 +25,14 @@ pub struct ActivateSkillTool {
     skills: Arc<Vec<Skill>>,
     schema: Value,
     description: String,
+    /// Where an activated skill's `allowed-tools` take effect.
+    active: Arc<ActiveSkills>,
 }
 
 impl ActivateSkillTool {
-    /// The tool for `skills`.
-    pub fn new(skills: Arc<Vec<Skill>>) -> Self {
+    /// The tool for `skills`; activations with `allowed-tools` go to
+    /// `active` (the policy engine's).
+    pub fn new(skills: Arc<Vec<Skill>>, active: Arc<ActiveSkills>) -> Self {
         let names: Vec<&str> = skills.iter().map(|s| s.name.as_str()).collect();
         let name = if names.is_empty() {
             json!({"type": "string", "description": "No skills are available."})
@@ -44,6 +49,7 @@ impl ActivateSkillTool {
             skills,
             schema,
             description,
+            active,
         }
     }
 }
@@ -78,6 +84,7 @@ impl Tool for ActivateSkillTool {
         };
         Ok(Box::new(Activation {
             skill: skill.clone(),
+            active: self.active.clone(),
         }))
     }
 }
@@ -91,6 +98,7 @@ struct Params {
 /// One activation.
 struct Activation {
     skill: Skill,
+    active: Arc<ActiveSkills>,
 }
 
 impl Activation {
@@ -133,6 +141,10 @@ impl ToolInvocation for Activation {
         _cancel: CancellationToken,
     ) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
+            if let Some(allowed) = &self.skill.allowed_tools {
+                self.active
+                    .activate(ToolLimit::new(&self.skill.name, allowed));
+            }
             let resources = self.resources();
             let llm = format!(
                 "<activated_skill name=\"{}\">\n  <instructions>\n    {}\n  </instructions>\n  <available_resources>\n    {}\n  </available_resources>\n</activated_skill>",

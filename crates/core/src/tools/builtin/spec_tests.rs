@@ -19,7 +19,10 @@ fn object(v: Value) -> Map<String, Value> {
 /// Every built-in tool, also those the session makes with its own data.
 fn all_tools() -> Vec<Arc<dyn Tool>> {
     let mut tools = builtin_tools();
-    tools.push(Arc::new(ActivateSkillTool::new(Arc::new(Vec::new()))));
+    tools.push(Arc::new(ActivateSkillTool::new(
+        Arc::new(Vec::new()),
+        Arc::default(),
+    )));
     tools.push(Arc::new(InternalDocsTool));
     let dismiss: super::Asker =
         Arc::new(|_, _| Box::pin(async { gemini_rs_protocol::events::QuestionsReply::Dismiss }));
