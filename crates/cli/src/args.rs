@@ -51,7 +51,12 @@ pub struct Args {
     #[arg(short = 'y', long)]
     pub yolo: bool,
     /// default, auto_edit, yolo or plan.
-    #[arg(long = "approval-mode", value_name = "MODE")]
+    #[arg(
+        long = "approval-mode",
+        value_name = "MODE",
+        value_parser = ModeNames,
+        hide_possible_values = true
+    )]
     pub approval_mode: Option<String>,
     /// text, json or stream-json.
     #[arg(
@@ -75,20 +80,21 @@ pub struct Args {
     #[arg(
         long = "include-directories",
         value_delimiter = ',',
-        value_name = "DIRS"
+        value_name = "DIRS",
+        value_hint = clap::ValueHint::DirPath
     )]
     pub include_directories: Vec<PathBuf>,
     /// Replay model answers from a recorded JSONL file, in order.
-    #[arg(long = "fake-responses", value_name = "FILE")]
+    #[arg(long = "fake-responses", value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub fake_responses: Option<PathBuf>,
     /// Replay model answers, each call taking the first unused line of its method.
-    #[arg(long = "fake-responses-non-strict", value_name = "FILE")]
+    #[arg(long = "fake-responses-non-strict", value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub fake_responses_non_strict: Option<PathBuf>,
     /// Append every model answer to this JSONL file.
-    #[arg(long = "record-responses", value_name = "FILE")]
+    #[arg(long = "record-responses", value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub record_responses: Option<PathBuf>,
     /// Extra policy files (TOML `[[rule]]` tables), comma-separated or repeated.
-    #[arg(long = "policy", value_delimiter = ',', value_name = "FILE")]
+    #[arg(long = "policy", value_delimiter = ',', value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub policy: Vec<PathBuf>,
     /// Resume a recorded session: `latest`, an index from --list-sessions, or an id.
     #[arg(short = 'r', long = "resume", value_name = "SESSION", num_args = 0..=1, default_missing_value = "latest")]
@@ -126,10 +132,10 @@ pub struct Args {
     #[arg(long = "session-id", value_name = "ID")]
     pub session_id: Option<String>,
     /// Start from a session exported to a JSON file (`/export-session`).
-    #[arg(long = "session-file", value_name = "FILE")]
+    #[arg(long = "session-file", value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub session_file: Option<PathBuf>,
     /// Admin-tier policy files or directories (comma-separated or repeated).
-    #[arg(long = "admin-policy", value_delimiter = ',', value_name = "FILE")]
+    #[arg(long = "admin-policy", value_delimiter = ',', value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub admin_policy: Vec<PathBuf>,
     /// Use only these extensions (`none` for no extension).
     #[arg(
@@ -153,7 +159,7 @@ pub struct Args {
     #[arg(long = "acp", visible_alias = "experimental-acp")]
     pub acp: bool,
     /// The final answer must be JSON valid against the JSON Schema in FILE.
-    #[arg(long = "output-schema", value_name = "FILE")]
+    #[arg(long = "output-schema", value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub output_schema: Option<PathBuf>,
     /// The final answer must be JSON valid against this JSON Schema.
     #[arg(long = "json-schema", value_name = "SCHEMA")]
@@ -309,5 +315,33 @@ impl Args {
                 .map_err(|e| format!("--json-schema: {e}")),
             None => Ok(None),
         }
+    }
+}
+
+/// `--approval-mode`'s values, offered by the shell completions; any text
+/// parses, and [`Args::check`] names a wrong one as Gemini CLI does.
+#[derive(Debug, Clone, Copy)]
+struct ModeNames;
+
+impl clap::builder::TypedValueParser for ModeNames {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            ["default", "auto_edit", "yolo", "plan"]
+                .into_iter()
+                .map(clap::builder::PossibleValue::new),
+        ))
     }
 }

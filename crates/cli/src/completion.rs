@@ -68,9 +68,41 @@ pub fn run(argv: Vec<String>) -> i32 {
             };
         }
     };
+    if shell == Shell::Bash {
+        return match std::io::Write::write_all(&mut out, bash_script(&mut cmd).as_bytes()) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("Error: {e}");
+                1
+            }
+        };
+    }
     clap_complete::generate(shell, &mut cmd, "gemini-rs", &mut out);
     crate::exit::write_stdout(&out)
 }
+
+/// The bash script. clap_complete names a subcommand's case `gemini__rs__subcmd__mcp`
+/// where it selects it but `gemini__subcmd__rs__subcmd__mcp` where it
+/// completes it (it turns the dash of the binary's name into `__` in one
+/// place and into `__subcmd__` in the other), so no subcommand completed:
+/// the script is made for a dashless name, `gemini__rs`, and only the
+/// command it registers for is the real `gemini-rs`.
+fn bash_script(cmd: &mut clap::Command) -> String {
+    let mut script = Vec::new();
+    clap_complete::generate(Shell::Bash, cmd, BASH_NAME, &mut script);
+    String::from_utf8_lossy(&script)
+        .lines()
+        .map(|line| match line.strip_suffix(&format!(" {BASH_NAME}")) {
+            Some(head) if line.trim_start().starts_with("complete ") => {
+                format!("{head} gemini-rs\n")
+            }
+            _ => format!("{line}\n"),
+        })
+        .collect()
+}
+
+/// The name the bash script is generated for (see [`bash_script`]).
+const BASH_NAME: &str = "gemini__rs";
 
 #[cfg(test)]
 mod tests {

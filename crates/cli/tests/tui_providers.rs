@@ -263,7 +263,14 @@ fn a_gemini_key_typed_into_the_picker_is_used_for_the_run_and_never_saved() {
     let s = t.wait_for("GEMINI_API_KEY: ************", 10);
     assert!(!s.contains("typed-key-42"), "the key is masked: {s}");
     t.keys(&["Enter"]);
-    t.wait_for("mode: default", 20);
+    t.wait_for("Keep GEMINI_API_KEY for the next start?", 10);
+    t.keys(&["Enter"]);
+    let s = t.wait_for("mode: default", 20);
+    assert!(
+        s.contains("GEMINI_API_KEY is used for this run only"),
+        "{s}"
+    );
+    assert!(!sb.home.join(".gemini/.env").exists());
     t.type_text("hello");
     t.keys(&["Enter"]);
     t.wait_for("Keyed answer.", 20);
@@ -281,4 +288,107 @@ fn a_gemini_key_typed_into_the_picker_is_used_for_the_run_and_never_saved() {
         "gemini-api-key"
     );
     assert_eq!(settings["model"]["name"], "gemini-2.5-flash", "{settings}");
+}
+
+#[test]
+fn a_typed_key_kept_on_request_is_read_by_the_next_start() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(sb) = user_only_sandbox(&json!({"model": {"name": "gemini-2.5-flash"}})) else {
+        return;
+    };
+    let gemini = FakeServer::replaying(&lines(&[turn(json!([{"text": "Next start."}]))]));
+    let t = Tmux::start_env(
+        &sb,
+        &gemini.base_url,
+        &[],
+        &[("GEMINI_API_KEY", ""), ("GEMINI_RS_LOCAL_PROBE_PORTS", "1")],
+        110,
+        40,
+    );
+    t.wait_for("Get started", 20);
+    t.keys(&["1"]);
+    t.wait_for("GEMINI_API_KEY is not set", 10);
+    t.type_text("kept-key-7");
+    t.keys(&["Enter"]);
+    t.wait_for("Keep GEMINI_API_KEY for the next start?", 10);
+    t.keys(&["2"]);
+    let s = t.wait_for("mode: default", 20);
+    assert!(s.contains("(mode 0600); the next start reads it"), "{s}");
+    t.kill_session();
+    let env_file = sb.home.join(".gemini/.env");
+    assert_eq!(
+        std::fs::read_to_string(&env_file).unwrap(),
+        "GEMINI_API_KEY='kept-key-7'\n"
+    );
+    let mode = std::fs::metadata(&env_file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    // The next start, headless, without the variable: the file gives it.
+    let out = sb.run(
+        &["-p", "hello"],
+        None,
+        &[
+            ("GEMINI_API_KEY", ""),
+            ("GOOGLE_GEMINI_BASE_URL", &gemini.base_url),
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout.trim(), "Next start.");
+    let sent = gemini.requests();
+    let last = sent
+        .iter()
+        .rev()
+        .find(|r| r.path.contains("GenerateContent"));
+    assert_eq!(
+        last.and_then(|r| r.header("x-goog-api-key")),
+        Some("kept-key-7")
+    );
+}
+
+#[test]
+fn a_keyless_server_entered_by_hand_works_for_the_next_run() {
+    let Some(sb) = user_only_sandbox(&json!({})) else {
+        return;
+    };
+    let server = openai_server(&["tiny-model"], "unused");
+    let base = format!("{}/v1", server.base_url);
+    let t = Tmux::start_env(
+        &sb,
+        "http://127.0.0.1:1",
+        &[],
+        &[
+            ("GEMINI_API_KEY", ""),
+            ("GEMINI_RS_LOCAL_PROBE_PORTS", "1"),
+            ("OPENAI_BASE_URL", &base),
+        ],
+        110,
+        40,
+    );
+    t.wait_for("Get started", 20);
+    t.keys(&["3"]);
+    t.wait_for("Base URL", 10);
+    t.keys(&["Enter"]);
+    t.wait_for("OPENAI_API_KEY is not set", 10);
+    t.type_text("none");
+    t.keys(&["Enter"]);
+    t.wait_for("tiny-model", 10);
+    t.keys(&["Enter"]);
+    let s = t.wait_for("mode: default", 20);
+    assert!(!s.contains("Keep OPENAI_API_KEY"), "{s}");
+    t.kill_session();
+    let settings = user_settings(&sb);
+    assert_eq!(settings["model"]["name"], "openai/tiny-model", "{settings}");
+    assert_eq!(
+        settings["model"]["providers"]["openai"],
+        json!({"type": "openai", "baseUrl": base}),
+        "no apiKeyEnv: {settings}"
+    );
+    // The next `-p`, with neither variable set, reaches the server.
+    let out = sb.run(
+        &["-p", "hello"],
+        None,
+        &[("GEMINI_API_KEY", ""), ("OPENAI_BASE_URL", "")],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout.trim(), "unused");
+    assert_eq!(chat_requests(&server).len(), 1);
 }

@@ -61,8 +61,9 @@ pub use queries::{
     McpSwitchError, OAuthServer, ServerList, ServerListing, ServerProbe, SessionError,
     SkillListing, check_extension, delete_session, dotenv_vars, export_session, fork_session,
     hook_event_name, import_session, is_hook_event, list_extensions, list_hooks, list_servers,
-    list_sessions, list_skills, oauth_server, recorded_projects, session_exists, session_history,
-    set_extension_enabled, set_server_enabled, skills_in_folder, terminate_children,
+    list_sessions, list_skills, list_untrusted, oauth_server, recorded_projects, session_exists,
+    session_history, set_extension_enabled, set_server_enabled, skills_in_folder,
+    terminate_children,
 };
 pub use session::{
     CommandFolder, FileContents, FileReadError, OpSender, PathEntry, PolicyListing, Session,

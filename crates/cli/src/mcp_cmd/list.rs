@@ -13,6 +13,10 @@ pub(super) fn startup(env: &Env) -> Result<Startup, String> {
         .map_err(|e| e.to_string())
 }
 
+/// Gemini CLI 0.61's warning above the list in an untrusted folder.
+const UNTRUSTED: &str = "Warning: MCP servers are configured but disabled because this folder is untrusted.\n\
+User-level servers are also suppressed in untrusted folders to prevent accidental side-effects.\n";
+
 /// `mcp list`.
 pub(super) async fn run(env: &Env) -> i32 {
     let startup = match startup(env) {
@@ -22,11 +26,28 @@ pub(super) async fn run(env: &Env) -> i32 {
             return 1;
         }
     };
-    let list = list_servers(&startup).await;
-    for refused in &list.refused {
-        eprintln!("Warning: {refused}");
-    }
-    let servers = list.servers;
+    let servers = if startup.trusted {
+        let list = list_servers(&startup).await;
+        for refused in &list.refused {
+            eprintln!("Warning: {refused}");
+        }
+        list.servers
+    } else {
+        // Nothing of an untrusted folder starts: the servers are listed
+        // disabled, with Gemini CLI 0.61's warning.
+        let servers = match gemini_rs_core::list_untrusted(&startup) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("Error: {e}");
+                return 1;
+            }
+        };
+        if !servers.is_empty() {
+            eprintln!("{UNTRUSTED}");
+        }
+        servers
+    };
+    let trusted = startup.trusted;
     if servers.is_empty() {
         println!("No MCP servers configured.");
         return 0;
@@ -53,7 +74,9 @@ pub(super) async fn run(env: &Env) -> i32 {
             }
             ServerProbe::Disabled => {
                 println!("○ {head} - Disabled");
-                println!("    Run: gemini-rs mcp enable {}", server.name);
+                if trusted {
+                    println!("    Run: gemini-rs mcp enable {}", server.name);
+                }
             }
             ServerProbe::Disconnected(reason) => {
                 println!("✗ {head} - Disconnected");

@@ -104,6 +104,8 @@ pub fn push_history(state: &mut UiState, history: &[Content]) {
         }
         let text = texts(&content.parts);
         if !text.trim().is_empty() {
+            // `/copy` copies the last answer, resumed or not.
+            state.last_answer = text.trim().to_string();
             let lines = state.message_lines(text.trim(), true, true);
             state.out.push(Line::default());
             state.out.extend(lines);

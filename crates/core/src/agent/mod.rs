@@ -266,6 +266,7 @@ impl Agent {
             }
             self.check_budget(&next)?;
             self.turns += 1;
+            let answers_tools = next.parts.iter().any(|p| p.function_response.is_some());
             self.history.push(next);
             self.maybe_compress(cancel).await;
             let mut turn =
@@ -284,8 +285,7 @@ impl Agent {
                     other => other?,
                 };
             if turn.invalid.is_some() {
-                // An answer with nothing in it is asked for once more.
-                turn = self.model_turn(cancel).await?;
+                turn = self.retry_empty(turn, answers_tools, cancel).await?;
             }
             if turn.invalid == Some(turn::Invalid::NoFinishReason) {
                 return Err(AgentError::Model {

@@ -44,6 +44,15 @@ pub(super) enum Invalid {
     NoText,
 }
 
+/// What Gemini CLI 0.61 says when the model's answer stays empty.
+pub const EMPTY_RESPONSE: &str = "The model returned an empty response with no text or thoughts. \
+This may be a transient API issue; please try again.";
+
+/// Gemini CLI 0.61's words added to the prompt when an empty answer is
+/// asked for again.
+const NO_RESPONSE_TEXT_NUDGE: &str = "[System: You previously returned an empty response with \
+no text or thoughts. Please ensure you provide your final answer or call a tool now.]";
+
 enum Source {
     Stream(ChunkStream),
     Synthetic(Box<GenerateContentResponse>),
@@ -313,6 +322,48 @@ impl Agent {
             first.thought_signature = Some("skip_thought_signature_validator".to_string());
         }
         Ok(out)
+    }
+
+    /// An answer with nothing in it: asked for once more (with Gemini CLI
+    /// 0.61's nudge after a prompt of the user's). An empty answer to
+    /// tool results ends the turn quietly, as in Gemini CLI; one to the
+    /// user's prompt that stays empty is reported ([`EMPTY_RESPONSE`]) and
+    /// counted as a `NO_RESPONSE_TEXT` error of the model.
+    pub(super) async fn retry_empty(
+        &mut self,
+        turn: TurnOutput,
+        answers_tools: bool,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutput, AgentError> {
+        if answers_tools && turn.invalid == Some(Invalid::NoText) {
+            return Ok(TurnOutput {
+                invalid: None,
+                ..turn
+            });
+        }
+        let nudged = !answers_tools
+            && match self.history.last_mut() {
+                Some(last) => {
+                    last.parts
+                        .push(Part::text(format!("\n{NO_RESPONSE_TEXT_NUDGE}")));
+                    true
+                }
+                None => false,
+            };
+        let retried = self.model_turn(cancel).await;
+        if nudged && let Some(last) = self.history.last_mut() {
+            last.parts.pop();
+        }
+        let retried = retried?;
+        if retried.invalid == Some(Invalid::NoText) && !answers_tools {
+            if let Ok(mut stats) = self.stats.lock() {
+                stats.record_error_type(&self.config.model, "NO_RESPONSE_TEXT");
+            }
+            self.emit(AgentEvent::Warning {
+                message: EMPTY_RESPONSE.to_string(),
+            });
+        }
+        Ok(retried)
     }
 
     fn record_request(

@@ -145,6 +145,35 @@ pub async fn list_servers(startup: &Startup) -> ServerList {
     ServerList { servers, refused }
 }
 
+/// `mcp list` in a folder that is not trusted, as Gemini CLI 0.61 lists
+/// it: every server the user's and the folder's settings (and the user's
+/// extensions) declare, all disabled, none started. The folder's settings
+/// are read for their names only.
+pub fn list_untrusted(startup: &Startup) -> Result<Vec<ServerListing>, crate::ConfigError> {
+    let raw = |k: &str| startup.env.raw(k);
+    let with_project =
+        crate::config::Settings::load(&startup.root, &startup.paths, true, &raw)?.settings;
+    let servers = merge_servers(
+        config::configured_servers(&with_project),
+        &startup.extensions,
+    );
+    let in_settings = |name: &str| with_project.typed().mcp_servers.contains_key(name);
+    Ok(servers
+        .iter()
+        .map(|server| ServerListing {
+            name: server.name.clone(),
+            extension: startup
+                .extensions
+                .iter()
+                .find(|e| e.servers.iter().any(|s| s.name == server.name))
+                .map(|e| e.name.clone())
+                .filter(|_| !in_settings(&server.name)),
+            transport: describe(server),
+            probe: ServerProbe::Disabled,
+        })
+        .collect())
+}
+
 /// With the sandbox on: the servers the workspace declared, and the host
 /// that starts them inside it (or why the sandbox cannot be set up).
 struct SandboxedServers {

@@ -15,7 +15,7 @@ pub use extensions::{ExtensionListing, list_extensions, set_extension_enabled};
 pub use hooks::{HookListing, HooksListing, hook_event_name, is_hook_event, list_hooks};
 pub use mcp::{
     McpAuthError, McpSwitchError, OAuthServer, ServerList, ServerListing, ServerProbe,
-    list_servers, oauth_server, set_server_enabled,
+    list_servers, list_untrusted, oauth_server, set_server_enabled,
 };
 pub use sessions::{
     SessionError, delete_session, export_session, fork_session, import_session, list_sessions,

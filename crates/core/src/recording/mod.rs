@@ -10,6 +10,7 @@ mod legacy;
 mod record;
 pub mod retention;
 pub mod saved_chats;
+pub mod share;
 
 pub use history::history_of_messages;
 pub use import::{export_session, fork_session, import_session, session_exists};

@@ -284,6 +284,18 @@ impl Engine {
         }
     }
 
+    /// `/chat share <file>`, with Gemini CLI 0.61's messages.
+    pub(super) fn share_chat(&mut self, path: &std::path::Path) {
+        let history = self.agent.history();
+        if history.len() <= 1 {
+            return self.info("No conversation found to share.");
+        }
+        match crate::recording::share::share(path, history) {
+            Ok(()) => self.info(format!("Conversation shared to {}", path.display())),
+            Err(e) => self.error(e.to_string()),
+        }
+    }
+
     /// `/chat resume <tag>`.
     pub(super) fn resume_chat(&mut self, tag: &str) {
         match saved_chats::load(self.info.workspace.project_temp_dir(), tag) {

@@ -500,6 +500,10 @@ impl Engine {
                 self.save_chat(&tag);
                 Finished::Command
             }
+            Op::ShareChat { path } => {
+                self.share_chat(&path);
+                Finished::Command
+            }
             Op::ResumeChat { tag } => {
                 self.resume_chat(&tag);
                 Finished::Command

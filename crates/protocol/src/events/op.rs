@@ -57,6 +57,12 @@ pub enum Op {
         /// The tag.
         tag: String,
     },
+    /// Write the conversation to a Markdown (`.md`) or JSON (`.json`)
+    /// file (`/chat share`).
+    ShareChat {
+        /// The file.
+        path: std::path::PathBuf,
+    },
     /// Continue a conversation saved under a tag (`/chat resume`).
     ResumeChat {
         /// The tag.

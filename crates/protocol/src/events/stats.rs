@@ -56,6 +56,10 @@ pub struct ApiMetrics {
     pub total_errors: u64,
     /// Summed latency in milliseconds.
     pub total_latency_ms: u64,
+    /// Failed answers by kind, as Gemini CLI counts them
+    /// (`NO_RESPONSE_TEXT`: the model's answer stayed empty).
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub errors_by_type: IndexMap<String, u64>,
 }
 
 /// Tokens of one model, as the API reported them.
@@ -189,6 +193,13 @@ impl SessionStats {
             t.input = t.prompt.saturating_sub(t.cached);
             t.estimated |= estimated;
         }
+    }
+
+    /// Counts an answer of `model` that failed as `kind` (an error too).
+    pub fn record_error_type(&mut self, model: &str, kind: &str) {
+        let m = self.models.entry(model.to_string()).or_default();
+        m.api.total_errors += 1;
+        *m.api.errors_by_type.entry(kind.to_string()).or_default() += 1;
     }
 
     /// Adds `usd` to what `model` cost so far.

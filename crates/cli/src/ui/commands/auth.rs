@@ -3,8 +3,10 @@
 //! an OpenAI-compatible server, Anthropic, and the model servers found on
 //! 127.0.0.1. The choice goes into the user settings (`model.name`,
 //! `model.providers.<id>`, `security.auth.selectedType`); a key typed in
-//! is used for this run only and never written to settings (Gemini CLI
-//! keeps it in the system keychain, which gemini-rs does not use).
+//! is never written to settings: on the user's word it goes into
+//! `~/.gemini/.env` with mode 0600 ([`super::auth_keep`]; Gemini CLI keeps
+//! it in the system keychain, which gemini-rs does not use), else it is
+//! for this run only and the note names the variable to set.
 
 use crate::settings_file::{FileScope, read, write};
 use crate::ui::view::provider_picker::{ask_text, select};
@@ -95,9 +97,19 @@ fn key_of(env: &Env, var: &str, what: &str) -> anyhow::Result<Option<(String, Op
     }
     let text = vec![
         format!("{var} is not set. Type or paste {what}."),
-        "It is used for this run only and not saved; set the variable to keep it.".to_string(),
+        "Next you choose whether to save it in ~/.gemini/.env or use it for this run only."
+            .to_string(),
     ];
     Ok(ask_text(&text, var, "", true)?.map(|v| (v.clone(), Some(v))))
+}
+
+/// The note on a key typed in (none when it came from the environment):
+/// kept in `~/.gemini/.env` beside the settings `path` when the user says so.
+fn keep_note(path: &Path, var: &str, typed: Option<&String>) -> anyhow::Result<String> {
+    match (typed, path.parent()) {
+        (Some(value), Some(dir)) => Ok(format!("\n{}", super::auth_keep::offer(dir, var, value)?)),
+        _ => Ok(String::new()),
+    }
 }
 
 /// Edits the user settings with `edit` and writes them.
@@ -145,10 +157,11 @@ fn gemini_key(path: &Path, env: &Env) -> anyhow::Result<Option<Chosen>> {
         return Ok(None);
     };
     save_gemini(path, "gemini-api-key")?;
+    let kept = keep_note(path, "GEMINI_API_KEY", typed.as_ref())?;
     Ok(Some(Chosen {
         model: None,
         key: typed.map(|v| ("GEMINI_API_KEY".to_string(), v)),
-        note: format!("Using the Gemini API; saved in {}.", path.display()),
+        note: format!("Using the Gemini API; saved in {}.{kept}", path.display()),
     }))
 }
 
@@ -221,7 +234,7 @@ async fn openai(path: &Path, env: &Env) -> anyhow::Result<Option<Chosen>> {
     let Some(base) = ask_text(&text, "Base URL", &initial, false)? else {
         return Ok(None);
     };
-    let what = "the server's API key";
+    let what = "the server's API key (none when it needs no key)";
     let Some((key, typed)) = key_of(env, "OPENAI_API_KEY", what)? else {
         return Ok(None);
     };
@@ -230,14 +243,26 @@ async fn openai(path: &Path, env: &Env) -> anyhow::Result<Option<Chosen>> {
     let Some(model) = pick_model(&format!("Models of {base}:"), &models, why)? else {
         return Ok(None);
     };
-    let declared = (Some(base.as_str()) != env.var("OPENAI_BASE_URL").as_deref()
-        && base != OPENAI_DEFAULT)
-        .then(|| json!({"type": "openai", "baseUrl": base, "apiKeyEnv": "OPENAI_API_KEY"}));
+    // A server without a key is declared without one, so the next start
+    // needs no OPENAI_API_KEY either.
+    let keyless = matches!(key.trim(), "" | "none");
+    let declared = if keyless {
+        Some(json!({"type": "openai", "baseUrl": base}))
+    } else {
+        (Some(base.as_str()) != env.var("OPENAI_BASE_URL").as_deref() && base != OPENAI_DEFAULT)
+            .then(|| json!({"type": "openai", "baseUrl": base, "apiKeyEnv": "OPENAI_API_KEY"}))
+    };
     let name = save_model(path, "openai", &model, declared)?;
+    let kept = match keyless {
+        true => String::new(),
+        false => keep_note(path, "OPENAI_API_KEY", typed.as_ref())?,
+    };
     Ok(Some(Chosen {
-        note: format!("Using {name}; saved in {}.", path.display()),
+        note: format!("Using {name}; saved in {}.{kept}", path.display()),
         model: Some(name),
-        key: typed.map(|v| ("OPENAI_API_KEY".to_string(), v)),
+        key: typed
+            .filter(|_| !keyless)
+            .map(|v| ("OPENAI_API_KEY".to_string(), v)),
     }))
 }
 
@@ -254,8 +279,9 @@ async fn anthropic(path: &Path, env: &Env) -> anyhow::Result<Option<Chosen>> {
         return Ok(None);
     };
     let name = save_model(path, "anthropic", &model, None)?;
+    let kept = keep_note(path, "ANTHROPIC_API_KEY", typed.as_ref())?;
     Ok(Some(Chosen {
-        note: format!("Using {name}; saved in {}.", path.display()),
+        note: format!("Using {name}; saved in {}.{kept}", path.display()),
         model: Some(name),
         key: typed.map(|v| ("ANTHROPIC_API_KEY".to_string(), v)),
     }))

@@ -4,6 +4,7 @@
 //! `handlers::slash`.
 
 pub mod auth;
+mod auth_keep;
 pub mod chat;
 pub mod custom;
 pub mod dialog;

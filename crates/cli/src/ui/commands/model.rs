@@ -87,7 +87,7 @@ async fn pick_provider(app: &mut App) -> anyhow::Result<Option<String>> {
     app.state.info(&chosen.note);
     if let Some((var, _)) = &chosen.key {
         app.state.warn(&format!(
-            "The key typed in is not saved, and this session cannot use it: set {var} and start gemini-rs again."
+            "This session cannot switch to a key typed in now: start gemini-rs again to use {var}."
         ));
     }
     if chosen.model.is_none() {

@@ -7,7 +7,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("about", "Show version info"),
     (
         "chat",
-        "Browse recorded sessions, or manage conversations: /chat save|resume|delete <tag>, /chat list",
+        "Browse recorded sessions, or manage conversations: /chat save|resume|delete <tag>, /chat list, /chat share <file.md|file.json>",
     ),
     ("clear", "Clear the screen and the conversation (also /new)"),
     (
@@ -112,6 +112,8 @@ pub enum Command {
     /// `/resume [number or id]`: list this project's sessions, or switch
     /// to one.
     Resume(Option<String>),
+    /// `/chat share [file]` (`.md` or `.json`).
+    ChatShare(Option<String>),
     /// `/chat delete <tag>`.
     ChatDelete(String),
     /// `/clear`.
@@ -222,6 +224,7 @@ impl Command {
         match self {
             Command::ChatSave(_)
             | Command::ChatResume(_)
+            | Command::ChatShare(_)
             | Command::Clear
             | Command::Compress
             | Command::Init
@@ -302,15 +305,19 @@ pub fn parse(line: &str) -> Command {
             "Missing tag. Usage: /chat resume <tag>",
             Command::ChatResume,
         ),
+        ("chat", Some("share")) => {
+            let file = rest_after(body, 2);
+            Command::ChatShare((!file.is_empty()).then_some(file))
+        }
         ("chat", Some("delete")) => need(
             "Missing tag. Usage: /chat delete <tag>",
             Command::ChatDelete,
         ),
         // Bare `/chat` browses the recorded sessions, as `/resume` does.
         ("chat", None) => Command::Resume(None),
-        ("chat", _) => {
-            Command::Usage("Usage: /chat list | save <tag> | resume <tag> | delete <tag>".into())
-        }
+        ("chat", _) => Command::Usage(
+            "Usage: /chat list | save <tag> | resume <tag> | delete <tag> | share <file>".into(),
+        ),
         ("clear" | "new", _) => Command::Clear,
         ("permissions", Some("trust")) => {
             Command::PermissionsTrust(Some(arg.clone()).filter(|a| !a.is_empty()))

@@ -48,6 +48,7 @@ pub fn command(app: &mut App, line: &str) {
         }
         Command::ChatSave(tag) => chat_save(app, &tag),
         Command::ChatResume(tag) => chat_resume(app, &tag),
+        Command::ChatShare(file) => chat_share(app, file),
         Command::Resume(which) => crate::ui::resume::command(app, which.as_deref()),
         Command::ChatDelete(tag) => match app.ctx.info.delete_saved_chat(&tag) {
             Ok(true) => s.info(&format!(
@@ -241,6 +242,22 @@ fn chat_save(app: &mut App, tag: &str) {
             },
             "Saving the conversation",
         );
+    }
+}
+
+/// `/chat share`: the file relative to the project root; without one,
+/// `gemini-conversation-<ms>.json` as Gemini CLI 0.61 names it.
+fn chat_share(app: &mut App, file: Option<String>) {
+    let file = file.unwrap_or_else(|| {
+        let ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis())
+            .unwrap_or(0);
+        format!("gemini-conversation-{ms}.json")
+    });
+    let path = app.ctx.info.root().join(file);
+    if !agent_busy(app) {
+        app.start_op(Op::ShareChat { path }, "Sharing the conversation");
     }
 }
 
