@@ -289,7 +289,8 @@ fn a_policy_on_tool_annotations_lets_read_only_mcp_tools_run_while_planning() {
     );
     assert_eq!(out.code, 0, "{out:?}");
     let got = responses(&fake);
-    assert_eq!(got[0], json!({"output": "lookup ran"}), "{got:?}");
+    let wrapped = "<untrusted_context>\nlookup ran\n</untrusted_context>";
+    assert_eq!(got[0], json!({"output": wrapped}), "{got:?}");
     let refusal = got[1]["error"].as_str().unwrap_or_default();
     assert!(refusal.contains("You are in Plan Mode"), "{got:?}");
     let names = declared(&fake, 0);
