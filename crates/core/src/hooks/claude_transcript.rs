@@ -6,7 +6,7 @@
 //! "content"}}` with text, `tool_use` (Claude's tool names and parameter
 //! names) and `tool_result` blocks.
 
-use crate::tools::builtin::claude::call_to_claude;
+use crate::catalogue::claude::call_to_claude;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 

@@ -6,7 +6,7 @@ use super::hooks::tool_response_json;
 use super::{Scheduler, ToolCallRequest};
 use crate::events::{AgentEvent, ToolCallStatus};
 use crate::hooks::{AfterToolOutcome, HookEvent, HookToolCall};
-use crate::tools::builtin::claude::claude_name;
+use crate::catalogue::claude::claude_name;
 use crate::tools::{BuiltCall, OutputSink, ToolError, ToolErrorKind, ToolResult};
 use gemini_rs_protocol::Part;
 use gemini_rs_protocol::events::ToolKind;

@@ -14,7 +14,7 @@
 //! `*` selects by prefix.
 
 use crate::policy::split_commands;
-use crate::tools::builtin::claude::by_claude_name;
+use crate::catalogue::claude::by_claude_name;
 use crate::tools::names::{forms, pattern_selects};
 use serde_json::Value;
 use std::sync::RwLock;

@@ -56,7 +56,6 @@ impl ActivateSkillTool {
 
 /// Its registration (the session makes it when it has what it needs).
 pub(super) const BUILTIN: Builtin = Builtin {
-    spec: &SPEC,
     make: Make::WithSessionData,
 };
 

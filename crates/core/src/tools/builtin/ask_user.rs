@@ -90,7 +90,6 @@ static SCHEMA: LazyLock<Value> = LazyLock::new(|| {
 /// Its registration: only sessions whose front end answers questions
 /// make it (with their [`Asker`]).
 pub(super) const BUILTIN: Builtin = Builtin {
-    spec: &SPEC,
     make: Make::WithSessionData,
 };
 

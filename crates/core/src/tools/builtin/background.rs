@@ -33,13 +33,11 @@ pub struct ReadBackgroundOutput;
 
 /// Registration of `list_background_processes` (every session).
 pub(super) const LIST_BUILTIN: Builtin = Builtin {
-    spec: &LIST_SPEC,
     make: Make::Always(|| Arc::new(ListBackgroundProcesses)),
 };
 
 /// Registration of `read_background_output` (every session).
 pub(super) const READ_BUILTIN: Builtin = Builtin {
-    spec: &READ_SPEC,
     make: Make::Always(|| Arc::new(ReadBackgroundOutput)),
 };
 

@@ -36,7 +36,6 @@ pub struct InternalDocsTool;
 
 /// Its registration (the session makes it when it has what it needs).
 pub(super) const BUILTIN: Builtin = Builtin {
-    spec: &SPEC,
     make: Make::WithSessionData,
 };
 

@@ -123,7 +123,6 @@ fn schema() -> &'static Value {
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {
-    spec: &SPEC,
     make: Make::Always(|| Arc::new(ListDirectoryTool)),
 };
 

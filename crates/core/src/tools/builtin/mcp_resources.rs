@@ -23,13 +23,11 @@ const DEFAULT_THRESHOLD: usize = 4_000_000;
 
 /// `list_mcp_resources`: made by the session when a server has resources.
 pub(super) const LIST_BUILTIN: Builtin = Builtin {
-    spec: &LIST_SPEC,
     make: Make::WithSessionData,
 };
 
 /// `read_mcp_resource`: made by the session when a server has resources.
 pub(super) const READ_BUILTIN: Builtin = Builtin {
-    spec: &READ_SPEC,
     make: Make::WithSessionData,
 };
 

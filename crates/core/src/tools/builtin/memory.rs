@@ -62,7 +62,6 @@ pub struct MemoryTool;
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {
-    spec: &SPEC,
     make: Make::Always(|| Arc::new(MemoryTool)),
 };
 

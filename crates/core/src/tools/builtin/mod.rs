@@ -38,7 +38,6 @@ pub use shell::ShellTool;
 pub use {replace::ReplaceTool, write_file::WriteFileTool};
 
 use super::Tool;
-use super::spec::ToolSpec;
 use crate::config::Settings;
 use crate::workspace::FilterOptions;
 use std::path::PathBuf;
@@ -47,8 +46,6 @@ use std::sync::Arc;
 /// One built-in tool: what it declares, and how a session gets it.
 #[derive(Clone, Copy)]
 pub struct Builtin {
-    /// Its declaration.
-    pub spec: &'static ToolSpec,
     /// How it is made.
     pub make: Make,
 }

@@ -27,13 +27,11 @@ pub struct ExitPlanMode;
 
 /// Registration of `enter_plan_mode` (every session).
 pub(super) const ENTER_BUILTIN: Builtin = Builtin {
-    spec: &ENTER_SPEC,
     make: Make::Always(|| Arc::new(EnterPlanMode)),
 };
 
 /// Registration of `exit_plan_mode` (every session).
 pub(super) const EXIT_BUILTIN: Builtin = Builtin {
-    spec: &EXIT_SPEC,
     make: Make::Always(|| Arc::new(ExitPlanMode)),
 };
 

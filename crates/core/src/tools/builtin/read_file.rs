@@ -90,7 +90,6 @@ impl ReadFileTool {
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {
-    spec: &SPEC,
     make: Make::Always(|| Arc::new(ReadFileTool::new())),
 };
 

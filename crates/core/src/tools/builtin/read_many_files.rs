@@ -202,7 +202,6 @@ impl Default for Params {
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {
-    spec: &SPEC,
     make: Make::Always(|| Arc::new(ReadManyFilesTool)),
 };
 

@@ -91,7 +91,6 @@ fn schema() -> &'static Value {
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {
-    spec: &SPEC,
     make: Make::Always(|| Arc::new(ReplaceTool)),
 };
 

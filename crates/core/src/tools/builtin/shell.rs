@@ -118,7 +118,6 @@ fn schema() -> &'static Value {
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {
-    spec: &SPEC,
     make: Make::Always(|| Arc::new(ShellTool)),
 };
 

@@ -1,7 +1,8 @@
 //! The spec table: names are unique, tools agree with their specs, the
 //! Claude Code map is one to one and round-trips.
 
-use super::{ActivateSkillTool, BUILTINS, InternalDocsTool, builtin_tools, spec, specs};
+use super::{ActivateSkillTool, BUILTINS, InternalDocsTool, builtin_tools, specs};
+use crate::catalogue::builtins::spec;
 use crate::catalogue::claude::{by_claude_name, call_from_claude, call_to_claude, claude_name};
 use crate::tools::Tool;
 use crate::tools::spec::{AgentUse, Effect, ModelUse};
@@ -66,7 +67,7 @@ fn every_tool_agrees_with_its_spec() {
         assert_eq!(tool.name(), spec.name);
         assert_eq!(tool.display_name(), spec.display_name);
         assert_eq!(tool.kind(), spec.kind);
-        assert!(std::ptr::eq(spec, super::spec(spec.name).unwrap()));
+        assert!(std::ptr::eq(spec, crate::catalogue::builtins::spec(spec.name).unwrap()));
         let props = tool.parameter_schema()["properties"].clone();
         for (alias, canonical) in spec.param_aliases {
             assert!(props.get(canonical).is_some(), "{}: {canonical}", spec.name);
@@ -210,4 +211,18 @@ fn the_catalogue_lists_every_builtin_in_registration_order() {
             .zip(crate::catalogue::builtins::specs())
             .all(|(a, b)| std::ptr::eq(a, b))
     );
+}
+
+#[test]
+fn the_catalogue_lists_the_builtins_in_registration_order() {
+    let made: Vec<&str> = builtin_tools()
+        .iter()
+        .map(|t| t.spec().unwrap().name)
+        .collect();
+    let listed: Vec<&str> = specs()
+        .map(|s| s.name)
+        .filter(|n| made.contains(n))
+        .collect();
+    assert_eq!(made, listed);
+    assert_eq!(BUILTINS.len(), specs().count());
 }

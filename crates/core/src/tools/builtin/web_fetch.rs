@@ -113,7 +113,6 @@ fn validate(prompt: &str) -> Result<Vec<String>, PromptError> {
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {
-    spec: &SPEC,
     make: Make::Always(|| Arc::new(WebFetchTool)),
 };
 

@@ -39,7 +39,6 @@ pub struct WebSearchTool;
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {
-    spec: &SPEC,
     make: Make::Always(|| Arc::new(WebSearchTool)),
 };
 

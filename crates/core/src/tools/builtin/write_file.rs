@@ -67,7 +67,6 @@ impl WriteFileTool {
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {
-    spec: &SPEC,
     make: Make::Always(|| Arc::new(WriteFileTool::new())),
 };
 

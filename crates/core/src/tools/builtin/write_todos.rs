@@ -92,7 +92,6 @@ pub struct WriteTodosTool;
 
 /// Its registration (every session registers it).
 pub(super) const BUILTIN: Builtin = Builtin {
-    spec: &SPEC,
     make: Make::Always(|| Arc::new(WriteTodosTool)),
 };
 

@@ -1,6 +1,7 @@
 //! The verified `read_file` cases of the v0.27.4 spec (Appendix A.1).
 
 use super::*;
+use crate::tools::ToolKind;
 use crate::tools::builtin::test_fixture::ToolFixture;
 use std::fs;
 use std::sync::Arc;

@@ -2,6 +2,7 @@
 //! gemini-rs's deliberate differences (content written exactly as given).
 
 use super::*;
+use crate::tools::ToolKind;
 use crate::tools::builtin::test_fixture::ToolFixture;
 use std::sync::Arc;
 
