@@ -267,6 +267,7 @@ fn fork_copies_the_history_into_a_new_session() {
     let Some(log) = run(&sb, "fork", &fake, steps) else {
         return;
     };
+    assert!(answer(&log, 2)["sessionId"].is_string());
     let (a, b) = (id(&log, "a"), id(&log, "b"));
     assert_ne!(a, b);
     assert_eq!(answer(&log, 3)["stopReason"], "end_turn");
