@@ -102,7 +102,8 @@ async function step(ctx, s) {
     case "load":
       return ctx.request(session.load, { sessionId: id(), cwd: scenario.cwd, mcpServers: [] });
     case "fork": {
-      const answer = await ctx.request(session.fork, { sessionId: id(), cwd: scenario.cwd, mcpServers: [] });
+      // Unstable: not among the SDK's stable method names.
+      const answer = await ctx.request("session/fork", { sessionId: id(), cwd: scenario.cwd, mcpServers: [] });
       log.ids[s.as] = answer.sessionId;
       return answer;
     }

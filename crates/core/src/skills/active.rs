@@ -203,7 +203,7 @@ mod tests {
 
     fn active(allowed: &[&str]) -> ActiveSkills {
         let skills = ActiveSkills::default();
-        let allowed: Vec<String> = allowed.iter().map(|s| s.to_string()).collect();
+        let allowed: Vec<String> = allowed.iter().map(ToString::to_string).collect();
         skills.activate(ToolLimit::new("git-log", &allowed));
         skills
     }
