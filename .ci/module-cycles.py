@@ -15,6 +15,8 @@ import re
 import sys
 
 PATH = re.compile(r"\b(crate|super)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
+VIS = r"(?:pub(?:\([^)]*\))?\s+)?"
+TEST_MOD_DECL = re.compile(r"#\[cfg\(test\)\]\s*" + VIS + r"mod\s+(\w+)\s*;")
 USE_GROUP = re.compile(r"\buse\s+(crate|super)((?:::[A-Za-z_][A-Za-z0-9_]*)*)::\{([^;]*)\}", re.S)
 
 
@@ -33,7 +35,7 @@ def is_test(rel):
 def strip_cfg_test(text):
     """Drops `#[cfg(test)] mod x { ... }` blocks (brace-matched)."""
     out, i = [], 0
-    for m in re.finditer(r"#\[cfg\(test\)\]\s*mod\s+\w+\s*\{", text):
+    for m in re.finditer(r"#\[cfg\(test\)\]\s*" + VIS + r"mod\s+\w+\s*\{", text):
         if m.start() < i:
             continue
         out.append(text[i:m.start()])
@@ -79,6 +81,16 @@ def crate_edges(src):
                 rel = os.path.relpath(p, src)
                 if not is_test(rel):
                     files[p] = module_of(src, p)
+    # Files declared `#[cfg(test)] mod name;` are tests too.
+    for p in list(files):
+        with open(p, encoding="utf-8") as f:
+            decls = TEST_MOD_DECL.findall(f.read())
+        base = os.path.dirname(p)
+        if os.path.basename(p) not in ("mod.rs", "lib.rs", "main.rs"):
+            base = os.path.join(base, os.path.basename(p)[:-3])
+        for name in decls:
+            for cand in (os.path.join(base, name + ".rs"), os.path.join(base, name, "mod.rs")):
+                files.pop(cand, None)
     modules = set(files.values())
     edges = set()
     for p, here in files.items():

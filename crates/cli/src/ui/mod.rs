@@ -22,6 +22,7 @@ mod key_gate;
 mod leave;
 mod render;
 mod resume;
+mod size;
 mod state;
 mod state_events;
 mod term;

@@ -2,6 +2,7 @@
 //! an inline viewport that grows and shrinks with its content, and lines
 //! pushed into the scrollback above it.
 
+use super::size::{terminal_size, usable_size};
 use crate::ui::theme::Kind;
 use crate::ui::view::wrap::wrap_spans;
 use ratatui::backend::{Backend, ClearType, CrosstermBackend, WindowSize};
@@ -101,24 +102,6 @@ impl<B: Backend> Backend for HintBackend<B> {
     fn flush(&mut self) -> Result<(), Self::Error> {
         self.inner.flush()
     }
-}
-
-/// The size used when a terminal reports none (0 columns or 0 rows, as a
-/// pty opened without a window size does).
-pub const DEFAULT_SIZE: (u16, u16) = (80, 24);
-
-/// `size`, or [`DEFAULT_SIZE`] when it is unknown (0x0).
-pub fn usable_size(size: (u16, u16)) -> (u16, u16) {
-    if size.0 == 0 || size.1 == 0 {
-        DEFAULT_SIZE
-    } else {
-        size
-    }
-}
-
-/// The terminal's size, [`DEFAULT_SIZE`] when it reports none.
-pub fn terminal_size() -> io::Result<(u16, u16)> {
-    terminal::size().map(usable_size)
 }
 
 type Backend_ = HintBackend<CrosstermBackend<BufWriter<Stdout>>>;

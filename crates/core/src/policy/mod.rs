@@ -5,12 +5,15 @@ mod expansion;
 mod plan;
 mod redirection;
 mod rules;
+mod skill_limits;
 mod toml;
 
 pub mod shell_parse;
+
 pub use redirection::has_redirection;
 pub use rules::{PolicyRule, RuleMatch, stable_json};
 pub use shell_parse::split_commands;
+pub use skill_limits::{ActiveSkills, ToolLimit};
 #[cfg(test)]
 pub use toml::parse_policy;
 pub use toml::{PolicyFileError, load_policy_dir, load_policy_file, saved_rule_text};
@@ -60,7 +63,7 @@ pub struct PolicyEngine {
     /// MCP tools' annotations by policy name, for `toolAnnotations`.
     annotations: RwLock<HashMap<String, Map<String, Value>>>,
     /// The active skills' `allowed-tools`: calls outside them are denied.
-    skills: std::sync::Arc<crate::skills::ActiveSkills>,
+    skills: std::sync::Arc<ActiveSkills>,
 }
 
 impl PolicyEngine {
@@ -136,7 +139,7 @@ impl PolicyEngine {
 
     /// The active skills whose `allowed-tools` limit what may be called
     /// (`activate_skill` adds to them; a new prompt clears them).
-    pub fn active_skills(&self) -> std::sync::Arc<crate::skills::ActiveSkills> {
+    pub fn active_skills(&self) -> std::sync::Arc<ActiveSkills> {
         self.skills.clone()
     }
 

@@ -4,9 +4,9 @@
 use super::gate::{HookNotes, stop_result};
 use super::hooks::tool_response_json;
 use super::{Scheduler, ToolCallRequest};
+use crate::catalogue::claude::claude_name;
 use crate::events::{AgentEvent, ToolCallStatus};
 use crate::hooks::{AfterToolOutcome, HookEvent, HookToolCall};
-use crate::catalogue::claude::claude_name;
 use crate::tools::{BuiltCall, OutputSink, ToolError, ToolErrorKind, ToolResult};
 use gemini_rs_protocol::Part;
 use gemini_rs_protocol::events::ToolKind;

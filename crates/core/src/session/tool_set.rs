@@ -285,7 +285,7 @@ fn session_builtins(
     mcp: Option<&Arc<McpManager>>,
     (skills, active): (
         &Arc<Vec<crate::skills::Skill>>,
-        Arc<crate::skills::ActiveSkills>,
+        Arc<crate::policy::ActiveSkills>,
     ),
     agents: &[crate::subagents::AgentDefinition],
     asker: Option<builtin::Asker>,

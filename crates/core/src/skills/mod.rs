@@ -7,13 +7,11 @@
 //! `skills.disabled` switches skills off by name. Every key of the Agent
 //! Skills specification is read and checked (`front_matter.rs`); a skill
 //! whose `allowed-tools` lists tools restricts the session to them while it
-//! is active (`active.rs`, enforced by the policy engine).
+//! is active (`policy/skill_limits.rs`, enforced by the policy engine).
 
-mod active;
 mod folder;
 mod front_matter;
 
-pub use active::{ActiveSkills, ToolLimit};
 pub use folder::folder_structure;
 pub use front_matter::KeyError;
 

@@ -44,7 +44,7 @@ fn show_approved(app: &mut App) {
                 .info(&format!("Approved Plan: {}", name_of(&path)));
             let width = usize::from(app.state.width);
             app.state
-                .push_lines(crate::ui::view::plan::body(&plan, width));
+                .push_lines(crate::ui::view::confirm::plan::body(&plan, width));
         }
         Err(e) => app
             .state

@@ -9,6 +9,8 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
+pub mod plan;
+
 /// A pending question.
 #[derive(Debug, Clone)]
 pub struct ConfirmDialog {
@@ -76,7 +78,7 @@ impl ConfirmDialog {
                 ("Yes, allow always".into(), O::ProceedAlways),
                 ("No, suggest changes (esc)".into(), O::Cancel),
             ],
-            ConfirmationDetails::ExitPlanMode { .. } => super::plan::options(),
+            ConfirmationDetails::ExitPlanMode { .. } => plan::options(),
         };
         ConfirmDialog {
             call_id,
@@ -194,9 +196,7 @@ impl ConfirmDialog {
                     }
                 }
             }
-            ConfirmationDetails::ExitPlanMode { plan, .. } => {
-                out.extend(super::plan::body(plan, width))
-            }
+            ConfirmationDetails::ExitPlanMode { plan, .. } => out.extend(plan::body(plan, width)),
         }
         out
     }

@@ -8,7 +8,6 @@ pub mod confirm;
 pub mod elicit;
 pub mod highlight;
 pub mod markdown;
-pub mod plan;
 pub mod provider_picker;
 pub mod todos;
 pub mod wrap;

@@ -37,7 +37,7 @@ impl Frame {
     fn draw(&mut self, rows: &[String]) -> std::io::Result<()> {
         let mut out = std::io::stdout();
         self.clear()?;
-        let width = crate::ui::term::terminal_size()
+        let width = crate::ui::size::terminal_size()
             .map(|(w, _)| usize::from(w))
             .unwrap_or(80)
             .saturating_sub(1)

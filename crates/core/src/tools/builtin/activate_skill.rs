@@ -8,7 +8,8 @@
 use super::common::parse_params;
 use super::{Builtin, Make};
 use crate::catalogue::builtins::ACTIVATE_SKILL as SPEC;
-use crate::skills::{ActiveSkills, Skill, ToolLimit, folder_structure};
+use crate::policy::{ActiveSkills, ToolLimit};
+use crate::skills::{Skill, folder_structure};
 use crate::tools::spec::identity_from_spec;
 use crate::tools::{
     ConfirmationDetails, Tool, ToolContext, ToolDisplay, ToolError, ToolInvocation, ToolResult,

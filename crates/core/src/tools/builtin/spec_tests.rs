@@ -67,7 +67,10 @@ fn every_tool_agrees_with_its_spec() {
         assert_eq!(tool.name(), spec.name);
         assert_eq!(tool.display_name(), spec.display_name);
         assert_eq!(tool.kind(), spec.kind);
-        assert!(std::ptr::eq(spec, crate::catalogue::builtins::spec(spec.name).unwrap()));
+        assert!(std::ptr::eq(
+            spec,
+            crate::catalogue::builtins::spec(spec.name).unwrap()
+        ));
         let props = tool.parameter_schema()["properties"].clone();
         for (alias, canonical) in spec.param_aliases {
             assert!(props.get(canonical).is_some(), "{}: {canonical}", spec.name);

@@ -13,9 +13,9 @@
 //! (`mcp__server__tool`, `server__tool`, `mcp_server_tool`), and a trailing
 //! `*` selects by prefix.
 
-use crate::policy::split_commands;
+use super::split_commands;
 use crate::catalogue::claude::by_claude_name;
-use crate::tools::names::{forms, pattern_selects};
+use crate::catalogue::names::{forms, pattern_selects};
 use serde_json::Value;
 use std::sync::RwLock;
 

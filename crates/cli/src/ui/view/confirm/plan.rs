@@ -4,7 +4,7 @@
 //! planning with typed feedback; Ctrl+G edits the plan file in the
 //! external editor. Esc cancels the call.
 
-use crate::ui::view::confirm::ConfirmDialog;
+use super::ConfirmDialog;
 use crate::ui::view::markdown;
 use gemini_rs_protocol::events::ConfirmationOutcome;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
