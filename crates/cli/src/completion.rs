@@ -69,15 +69,10 @@ pub fn run(argv: Vec<String>) -> i32 {
         }
     };
     if shell == Shell::Bash {
-        return match std::io::Write::write_all(&mut out, bash_script(&mut cmd).as_bytes()) {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("Error: {e}");
-                1
-            }
-        };
+        out = bash_script(&mut cmd).into_bytes();
+    } else {
+        clap_complete::generate(shell, &mut cmd, "gemini-rs", &mut out);
     }
-    clap_complete::generate(shell, &mut cmd, "gemini-rs", &mut out);
     crate::exit::write_stdout(&out)
 }
 

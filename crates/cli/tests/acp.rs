@@ -71,6 +71,8 @@ fn run(sb: &Sandbox, name: &str, responses: &str, mut scenario: Value) -> Option
             &sb.home.join("none.json")
         ),
         "GEMINI_API_KEY=dummy",
+        // Written against 0.27.4's names (tests/dialects.rs tests today's).
+        "GEMINI_RS_DIALECT=0.27",
         // A scenario may say how the folder is trusted ("" for not at all).
         format!(
             "GEMINI_CLI_TRUST_WORKSPACE={}",

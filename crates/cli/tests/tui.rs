@@ -63,6 +63,8 @@ impl Tmux {
             ("HOME", sb.home.display().to_string()),
             ("GEMINI_CLI_HOME", sb.home.display().to_string()),
             ("GEMINI_API_KEY", "dummy".to_string()),
+            // Written against 0.27.4's names (tests/dialects.rs tests today's).
+            ("GEMINI_RS_DIALECT", "0.27".to_string()),
             ("GOOGLE_GEMINI_BASE_URL", base_url.to_string()),
             ("GEMINI_CLI_TRUST_WORKSPACE", "true".to_string()),
             (

@@ -44,7 +44,11 @@ pub(super) fn conformance(
         std::env::var("PATH").unwrap_or_default()
     );
     let mut cmd = Command::new(dir.join("node_modules/.bin/conformance"));
-    cmd.args(args).env("PATH", &path).current_dir(&sb.work);
+    // The scenarios call tools by their bare names, as 0.27.4 declared them.
+    cmd.args(args)
+        .env("PATH", &path)
+        .env("GEMINI_RS_DIALECT", "0.27")
+        .current_dir(&sb.work);
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -97,6 +97,13 @@ impl Tool for Builtin {
     }
 }
 
+/// A result's text without the `<untrusted_context>` wrapping every MCP
+/// text gets (its own tests are in gemini-rs-mcp's `convert`).
+pub(super) fn plain(text: String) -> String {
+    text.replace("<untrusted_context>\n", "")
+        .replace("\n</untrusted_context>", "")
+}
+
 pub(super) fn ctx(dir: &Path) -> ToolContext {
     let ws = crate::workspace::Workspace::new(dir.to_path_buf(), Vec::new(), dir.join(".tmp"));
     ToolContext::new(
@@ -203,7 +210,7 @@ async fn a15_stdio_server() {
     }
     let c = ctx(dir.path());
     let r = run(&reg, &mgr, "do.it_", json!({"x": "1"}), &c).await;
-    assert_eq!(r.llm_text(), "hello {\"x\": \"1\"}");
+    assert_eq!(plain(r.llm_text()), "hello {\"x\": \"1\"}");
     let r = run(&reg, &mgr, "fail", json!({}), &c).await;
     assert_eq!(
         r.error.as_ref().map(|e| e.kind),
@@ -214,10 +221,10 @@ async fn a15_stdio_server() {
         "MCP tool 'fail' reported tool error for function call: {\"name\":\"fail\",\"args\":{}} with response: [{\"functionResponse\":{\"name\":\"fail\",\"response\":{\"content\":[{\"type\":\"text\",\"text\":\"boom\"}],\"isError\":true}}}]"
     );
     let r = run(&reg, &mgr, "my-srv__read_file", json!({"p": "q"}), &c).await;
-    assert_eq!(r.llm_text(), "hello {\"p\": \"q\"}");
+    assert_eq!(plain(r.llm_text()), "hello {\"p\": \"q\"}");
     let r = run(&reg, &mgr, "img", json!({}), &c).await;
     assert_eq!(
-        r.llm_text(),
+        plain(r.llm_text()),
         "pic:\n[Tool 'img' provided the following image data with mime-type: image/png]\nResource Link: x at file:///x"
     );
     let inline: Vec<_> = r
@@ -231,17 +238,17 @@ async fn a15_stdio_server() {
         ("image/png", "iVBORw0KGgo=")
     );
     let r = run(&reg, &mgr, "nullable", json!({"n": null}), &c).await;
-    assert_eq!(r.llm_text(), "hello {\"n\": null}");
+    assert_eq!(plain(r.llm_text()), "hello {\"n\": null}");
     let r = run(&reg, &mgr, "do.it_", json!({}), &c).await;
     assert_eq!(err(&r), "params must have required property 'x'");
     let r = run(&reg, &mgr, "my-srv__do.it_", json!({"x": "2"}), &c).await;
-    assert_eq!(r.llm_text(), "hello {\"x\": \"2\"}");
+    assert_eq!(plain(r.llm_text()), "hello {\"x\": \"2\"}");
     // Today's names find the tool too (`mcp_<server>_<tool>`, Claude's
     // `mcp__<server>__<tool>`).
     let r = run(&reg, &mgr, "mcp_my-srv_do.it_", json!({"x": "3"}), &c).await;
-    assert_eq!(r.llm_text(), "hello {\"x\": \"3\"}");
+    assert_eq!(plain(r.llm_text()), "hello {\"x\": \"3\"}");
     let r = run(&reg, &mgr, "mcp__my-srv__do.it!", json!({"x": "4"}), &c).await;
-    assert_eq!(r.llm_text(), "hello {\"x\": \"4\"}");
+    assert_eq!(plain(r.llm_text()), "hello {\"x\": \"4\"}");
     let r = run(&reg, &mgr, "s2020", json!({}), &c).await;
     assert_eq!(
         err(&r),
@@ -281,7 +288,7 @@ async fn a15_stdio_server() {
 
     // roots = the workspace dirs.
     let r = run(&reg, &mgr, "roots", json!({}), &c).await;
-    let roots: Value = serde_json::from_str(&r.llm_text()).unwrap();
+    let roots: Value = serde_json::from_str(&plain(r.llm_text())).unwrap();
     let base = dir
         .path()
         .file_name()
@@ -294,7 +301,7 @@ async fn a15_stdio_server() {
     // tools/list_changed refreshes the list.
     let mut changes = mgr.changes();
     let r = run(&reg, &mgr, "grow", json!({}), &c).await;
-    assert_eq!(r.llm_text(), "grew");
+    assert_eq!(plain(r.llm_text()), "grew");
     tokio::time::timeout(Duration::from_secs(10), changes.changed())
         .await
         .unwrap()

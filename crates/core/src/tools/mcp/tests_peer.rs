@@ -5,7 +5,7 @@
 //! skipped with a note, or fail on CI (`crate::test_peers`). Covers stdio,
 //! streamable HTTP and the legacy SSE transport.
 
-use super::tests::ctx;
+use super::tests::{ctx, plain};
 use super::*;
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
@@ -100,16 +100,16 @@ async fn check_everything(server: Value) {
         }
     };
     let r = call("echo", json!({"message": "hi"})).await;
-    assert_eq!(r.llm_text(), "Echo: hi");
+    assert_eq!(plain(r.llm_text()), "Echo: hi");
     let r = call("get-sum", json!({"a": 1, "b": 2})).await;
-    assert_eq!(r.llm_text(), "The sum of 1 and 2 is 3.");
+    assert_eq!(plain(r.llm_text()), "The sum of 1 and 2 is 3.");
     let r = call("get-tiny-image", json!({})).await;
     assert!(
-        r.llm_text().contains(
+        plain(r.llm_text()).contains(
             "[Tool 'get-tiny-image' provided the following image data with mime-type: image/png]"
         ),
         "{}",
-        r.llm_text()
+        plain(r.llm_text())
     );
     assert!(r.llm_content.iter().any(|p| {
         p.inline_data
@@ -187,7 +187,7 @@ async fn two_servers_with_clashing_tool_names() {
             .unwrap()
             .execute(&c, CancellationToken::new())
             .await;
-        assert_eq!(r.llm_text(), format!("Echo: {name}"));
+        assert_eq!(plain(r.llm_text()), format!("Echo: {name}"));
     }
     mgr.shutdown().await;
 }

@@ -4,7 +4,7 @@
 //! `python3` when it can `import mcp`; without it the tests are skipped
 //! with a note, or fail on CI (`crate::test_peers`).
 
-use super::tests::ctx;
+use super::tests::{ctx, plain};
 use super::tests_peer::{Child, free_port, wait_port};
 use super::*;
 use serde_json::{Map, Value, json};
@@ -94,7 +94,7 @@ async fn check(server: Value, dir: &Path) {
     };
     let r = call("add", json!({"a": 2, "b": 3})).await;
     assert!(r.error.is_none(), "{r:?}");
-    assert_eq!(r.llm_text(), "2 + 3 = 5");
+    assert_eq!(plain(r.llm_text()), "2 + 3 = 5");
     let r = call("boom", json!({})).await;
     let e = r.error.as_ref().expect("isError result");
     // 1.x passes the exception text on, 2.x hides it.
@@ -205,6 +205,6 @@ async fn python_sdk_stdio_oversized_reply_fails_at_once() {
     // The connection is still good.
     let r = run("add", json!({"a": 1, "b": 1})).await;
     assert!(r.error.is_none(), "{r:?}");
-    assert_eq!(r.llm_text(), "1 + 1 = 2");
+    assert_eq!(plain(r.llm_text()), "1 + 1 = 2");
     mgr.shutdown().await;
 }

@@ -1,7 +1,7 @@
 //! A stdio server killed between two calls is restarted on the next call,
 //! and the `mcp_<server>_<tool>` alias finds the tool.
 
-use super::tests::ctx;
+use super::tests::{ctx, plain};
 use super::*;
 use crate::tools::ToolRegistry;
 use serde_json::{Map, Value, json};
@@ -48,7 +48,7 @@ async fn killed_server_is_restarted_on_next_call() {
     let exit_tool = tools.iter().find(|t| t.name() == "exit").unwrap().clone();
     let c = ctx(dir.path());
 
-    let first: i32 = call(&pid_tool, &c).await.llm_text().parse().unwrap();
+    let first: i32 = plain(call(&pid_tool, &c).await.llm_text()).parse().unwrap();
     // SAFETY: plain kill(2) of the child we started.
     unsafe { libc::kill(first, libc::SIGKILL) };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
@@ -57,7 +57,7 @@ async fn killed_server_is_restarted_on_next_call() {
     }
     let r = call(&pid_tool, &c).await;
     assert!(r.error.is_none(), "{r:?}");
-    let second: i32 = r.llm_text().parse().unwrap();
+    let second: i32 = plain(r.llm_text()).parse().unwrap();
     assert_ne!(first, second);
 
     // A server that dies during the call: restarted once, the retried call
