@@ -90,3 +90,36 @@ fn an_untrusted_folder_cannot_raise_its_mode() {
     };
     assert_eq!(log["answers"]["setMode"], json!({}), "{log:#}");
 }
+
+/// Issue 41.3: "always allow" on an edit in an untrusted folder allows that
+/// tool for the session but does not switch it to auto_edit (a trusted
+/// folder's answer does): a later shell call still asks.
+#[test]
+fn always_allowing_an_edit_in_an_untrusted_folder_keeps_default_mode() {
+    let sb = sandbox();
+    let write = |path: &str| call("write_file", json!({"file_path": path, "content": "x"}));
+    let responses = lines(&[
+        write("a.txt"),
+        write("b.txt"),
+        call("run_shell_command", json!({"command": "touch ran.txt"})),
+        text("done"),
+    ]);
+    let scenario = json!({"permission": "allow_always", "prompts": ["write both"],
+        "trustWorkspace": ""});
+    let Some(log) = run(&sb, "untrusted-always", &responses, scenario) else {
+        return;
+    };
+    assert_eq!(sb.read("a.txt").as_deref(), Some("x"));
+    assert_eq!(sb.read("b.txt").as_deref(), Some("x"));
+    // One question for the writes, one for the shell command: no mode change.
+    assert_eq!(log["permissions"].as_array().unwrap().len(), 2, "{log:#}");
+    let modes = updates(&log, "current_mode_update");
+    assert!(modes.is_empty(), "{modes:?}");
+    // The same answers in a trusted folder switch it to auto_edit.
+    let scenario = json!({"permission": "allow_always", "prompts": ["write both"]});
+    let Some(log) = run(&sb, "trusted-always", &responses, scenario) else {
+        return;
+    };
+    let modes = updates(&log, "current_mode_update");
+    assert_eq!(modes.len(), 1, "{log:#}");
+}

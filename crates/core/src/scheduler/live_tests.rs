@@ -38,6 +38,7 @@ fn env(mode: ApprovalMode) -> Env {
         hooks: Arc::new(crate::hooks::NoHooks),
         ctx,
         mode: Arc::new(RwLock::new(mode)),
+        trusted: true,
         events: events_tx,
         confirmations: crate::scheduler::shared_confirmations(confirmations),
         checkpointer: None,

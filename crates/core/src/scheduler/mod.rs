@@ -90,6 +90,7 @@ pub struct Scheduler {
     hooks: Arc<dyn Hooks>,
     ctx: ToolContext,
     mode: Arc<RwLock<ApprovalMode>>,
+    trusted: bool,
     events: EventSender,
     confirmations: SharedConfirmations,
     stats: Arc<Mutex<SessionStats>>,
@@ -120,6 +121,10 @@ pub struct SchedulerParts {
     pub ctx: ToolContext,
     /// The approval mode (shared: "always allow" on an edit switches it).
     pub mode: Arc<RwLock<ApprovalMode>>,
+    /// Whether the folder is trusted: in one that is not, "always allow"
+    /// on an edit allows that tool for the session instead of switching to
+    /// auto_edit (an untrusted folder stays in default or plan mode).
+    pub trusted: bool,
     /// Where events go.
     pub events: EventSender,
     /// Where confirmation answers come from (shared with the schedulers
@@ -166,6 +171,7 @@ impl Scheduler {
             hooks: parts.hooks,
             ctx: parts.ctx,
             mode: parts.mode,
+            trusted: parts.trusted,
             events: parts.events,
             confirmations: parts.confirmations,
             stats: parts.stats,
@@ -465,7 +471,7 @@ impl Scheduler {
             };
         }
         let remember = |save: bool| {
-            if built.tool.kind() == ToolKind::Edit {
+            if built.tool.kind() == ToolKind::Edit && self.trusted {
                 if let Ok(mut mode) = self.mode.write() {
                     *mode = ApprovalMode::AutoEdit;
                 }

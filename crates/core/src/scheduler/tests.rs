@@ -110,6 +110,11 @@ struct Harness {
 }
 
 fn harness(interactive: bool, barrier: Option<Arc<Barrier>>) -> Harness {
+    harness_in(interactive, barrier, true)
+}
+
+/// [`harness`] in a folder that is `trusted` or not.
+fn harness_in(interactive: bool, barrier: Option<Arc<Barrier>>, trusted: bool) -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let log = Arc::new(Mutex::new(Vec::new()));
     let schema = json!({"type": "object", "properties": {"x": {"type": "string"}}});
@@ -148,6 +153,7 @@ fn harness(interactive: bool, barrier: Option<Arc<Barrier>>) -> Harness {
         hooks: Arc::new(crate::hooks::NoHooks),
         ctx,
         mode: Arc::new(RwLock::new(ApprovalMode::Default)),
+        trusted,
         events: events_tx,
         confirmations: crate::scheduler::shared_confirmations(confirmations),
         checkpointer: None,
@@ -292,6 +298,24 @@ async fn always_on_an_edit_switches_to_auto_edit() {
     assert_eq!(h.scheduler.mode(), ApprovalMode::AutoEdit);
     drop(h.scheduler);
     // Only the first call asked: in auto_edit the default rules allow write_file.
+    assert_eq!(asked.await.unwrap().len(), 1);
+}
+
+/// An untrusted folder stays in default mode (docs/folder-trust.md):
+/// "always" on an edit allows that tool for the session instead.
+#[tokio::test]
+async fn always_on_an_edit_in_an_untrusted_folder_keeps_the_mode() {
+    let mut h = harness_in(true, None, false);
+    let asked = answer_all(&mut h, ConfirmationOutcome::ProceedAlways);
+    let calls = vec![call("1", "write_file", "a"), call("2", "write_file", "b")];
+    let done = h
+        .scheduler
+        .run_batch(calls, &CancellationToken::new())
+        .await;
+    assert_eq!(h.scheduler.mode(), ApprovalMode::Default);
+    assert!(done.iter().all(|c| c.status == ToolCallStatus::Success));
+    drop(h.scheduler);
+    // The second write ran under the rule the first answer added.
     assert_eq!(asked.await.unwrap().len(), 1);
 }
 

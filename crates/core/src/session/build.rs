@@ -159,6 +159,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         policy: Arc::new(policy),
         hooks: hooks.clone(),
         mode,
+        trusted: config.trusted,
         confirmations: shared_confirmations(confirm_rx),
         stats: Arc::new(Mutex::new(SessionStats::default())),
         checkpointer: checkpointer(&settings, root, &workspace, &mut notes),

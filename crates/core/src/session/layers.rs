@@ -26,6 +26,9 @@ pub(super) struct SharedLayers {
     pub policy: Arc<PolicyEngine>,
     pub hooks: Option<Arc<dyn Hooks>>,
     pub mode: Arc<RwLock<ApprovalMode>>,
+    /// Whether the folder is trusted ("always" on an edit may then switch
+    /// the mode to auto_edit).
+    pub trusted: bool,
     pub confirmations: SharedConfirmations,
     pub stats: Arc<Mutex<SessionStats>>,
     pub checkpointer: Option<Checkpointer>,
@@ -60,6 +63,7 @@ impl SharedLayers {
             hooks: self.hooks.clone().unwrap_or_else(|| Arc::new(NoHooks)),
             ctx: seed.ctx,
             mode: self.mode.clone(),
+            trusted: self.trusted,
             events: seed.events.clone(),
             confirmations: self.confirmations.clone(),
             stats: self.stats.clone(),
