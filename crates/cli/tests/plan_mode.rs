@@ -8,6 +8,12 @@ use crate::support::Sandbox;
 use gemini_rs_test_support::FakeServer;
 use serde_json::{Value, json};
 
+/// The permission bits of `path`.
+fn mode_of(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
 fn settings(sb: &Sandbox, extra: Value) {
     let mut s = json!({"model": {"name": "gemini-2.5-flash", "retry": {"initialDelayMs": 1}},
         "security": {"auth": {"selectedType": "gemini-api-key"}}});
@@ -186,8 +192,11 @@ fn a_headless_run_enters_plan_mode_and_hooks_see_the_mode() {
     let system = |i: usize| fake.requests()[i].body["systemInstruction"].to_string();
     assert!(!system(0).contains("# Plan Mode"));
     assert!(system(1).contains("# Plan Mode"));
-    // The plan folder of `general.plan.directory`, inside the project.
+    // The plan folder of `general.plan.directory`, inside the project; a
+    // plan is private to the user (issue 41.7), and so is the folder made.
     assert_eq!(sb.read("docs/plans/p.md").as_deref(), Some(PLAN));
+    assert_eq!(mode_of(&sb.work.join("docs/plans/p.md")), 0o600);
+    assert_eq!(mode_of(&sb.work.join("docs/plans")), 0o700);
     assert!(out.stdout.contains("1. Add the flag."), "{out:?}");
     let input: Value = serde_json::from_str(
         sb.read("hook-inputs.jsonl")

@@ -96,10 +96,15 @@ impl PlanMode {
         }
     }
 
-    /// Creates the plans folder (a failure is left to the write that
-    /// needs it, which names it).
+    /// Creates the plans folder, private to the user (0700) where it is
+    /// made (a failure is left to the write that needs it, which names it).
     pub fn ensure_dir(&self) {
-        if let Err(e) = std::fs::create_dir_all(&self.plans_dir) {
+        use std::os::unix::fs::DirBuilderExt;
+        let made = std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&self.plans_dir);
+        if let Err(e) = made {
             tracing::warn!(
                 "could not create the plans folder {}: {e}",
                 self.plans_dir.display()

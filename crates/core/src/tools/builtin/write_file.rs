@@ -89,9 +89,12 @@ impl Tool for WriteFileTool {
             return Err(ToolError::invalid_params("Missing or empty \"file_path\""));
         }
         // While planning, only plans: the path lands in the plans folder.
-        let abs = match ctx.plan.edit_path(&params.file_path) {
-            Some(plan) => plan.map_err(|e| ToolError::invalid_params(e.to_string()))?,
-            None => ctx.workspace.resolve(&params.file_path),
+        let (abs, plan) = match ctx.plan.edit_path(&params.file_path) {
+            Some(plan) => (
+                plan.map_err(|e| ToolError::invalid_params(e.to_string()))?,
+                true,
+            ),
+            None => (ctx.workspace.resolve(&params.file_path), false),
         };
         ctx.workspace
             .check_access(&abs)
@@ -126,6 +129,7 @@ impl Tool for WriteFileTool {
             rel,
             content: params.content,
             modified_by_user: params.modified_by_user.unwrap_or(false),
+            plan,
         }))
     }
 }
@@ -147,6 +151,9 @@ struct WriteFileInvocation {
     rel: String,
     content: String,
     modified_by_user: bool,
+    /// A plan: a new one is private to the user (0600), as it holds the
+    /// conversation's intent.
+    plan: bool,
 }
 
 /// A file that is there before the write.
@@ -326,8 +333,9 @@ impl ToolInvocation for WriteFileInvocation {
             let abs = self.abs.clone();
             let content = self.content.clone();
             let modified = self.modified_by_user;
+            let plan = self.plan;
             let ws = ctx.workspace.clone();
-            tokio::task::spawn_blocking(move || write(&ws, &abs, &content, modified))
+            tokio::task::spawn_blocking(move || write(&ws, &abs, &content, modified, plan))
                 .await
                 .unwrap_or_else(|e| {
                     let message = format!("Error writing to file: {e}");
@@ -339,7 +347,13 @@ impl ToolInvocation for WriteFileInvocation {
 
 /// Writes the file (blocking), beneath its workspace directory, and
 /// builds the result.
-fn write(ws: &Workspace, abs: &Path, content: &str, modified_by_user: bool) -> ToolResult {
+fn write(
+    ws: &Workspace,
+    abs: &Path,
+    content: &str,
+    modified_by_user: bool,
+    plan: bool,
+) -> ToolResult {
     let existing = match current_content(ws, abs) {
         Ok(o) => o,
         Err((kind, message)) => {
@@ -355,6 +369,12 @@ fn write(ws: &Workspace, abs: &Path, content: &str, modified_by_user: bool) -> T
         Err(CheckedWriteError::Io(e)) => return write_error(abs, &e),
         Err(CheckedWriteError::Changed) => {
             return write_error(abs, &io::Error::other("target changed"));
+        }
+    }
+    if plan && existing.is_none() {
+        use std::os::unix::fs::PermissionsExt;
+        if let Err(e) = std::fs::set_permissions(abs, std::fs::Permissions::from_mode(0o600)) {
+            tracing::warn!("could not make the plan {} private: {e}", abs.display());
         }
     }
     written(abs, content, existing, modified_by_user)
