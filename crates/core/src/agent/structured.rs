@@ -36,6 +36,11 @@ pub enum OutputSchemaError {
     TooComplex(#[from] super::schema_bound::SchemaBoundError),
 }
 
+/// The most validation errors reported for one answer.
+const MAX_REPORTED: usize = 20;
+/// How long gathering an answer's validation errors may take.
+const REPORT_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// A checked output schema, cheap to clone.
 #[derive(Clone)]
 pub struct OutputSchema {
@@ -72,22 +77,30 @@ impl OutputSchema {
         &self.schema
     }
 
-    /// `Ok` when `value` fits; else the validation errors.
+    /// `Ok` when `value` fits; else the validation errors. The schema's
+    /// size is bounded when it is parsed (`schema_bound`); the report is
+    /// too: at most [`MAX_REPORTED`] errors, gathered within
+    /// [`REPORT_BUDGET`] (an answer over it is judged invalid with what was
+    /// found by then).
     fn check(&self, value: &Value) -> Result<(), AnswerError> {
-        let errors: Vec<String> = self
-            .validator
-            .iter_errors(value)
-            .map(|e| {
-                let at = e.instance_path().as_str().to_string();
-                let at = if at.is_empty() { "/".to_string() } else { at };
-                format!("at {at}: {e}")
-            })
-            .collect();
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(AnswerError::Invalid(errors))
+        if self.validator.is_valid(value) {
+            return Ok(());
         }
+        let started = std::time::Instant::now();
+        let mut errors = Vec::new();
+        for e in self.validator.iter_errors(value) {
+            let at = e.instance_path().as_str().to_string();
+            let at = if at.is_empty() { "/".to_string() } else { at };
+            errors.push(format!("at {at}: {e}"));
+            if errors.len() >= MAX_REPORTED || started.elapsed() > REPORT_BUDGET {
+                errors.push("(further errors not listed)".to_string());
+                break;
+            }
+        }
+        if errors.is_empty() {
+            errors.push("the answer does not match the schema".to_string());
+        }
+        Err(AnswerError::Invalid(errors))
     }
 
     /// The tool's input schema: the schema itself when it is of an object,
@@ -299,6 +312,19 @@ impl Agent {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_error_report_is_bounded() {
+        let required: Vec<String> = (0..50).map(|i| format!("k{i}")).collect();
+        let schema = json!({"type": "object", "required": required});
+        let schema = OutputSchema::parse(&schema.to_string()).unwrap();
+        let Err(AnswerError::Invalid(errors)) = schema.check(&json!({})) else {
+            panic!("an empty object lacks every key");
+        };
+        assert_eq!(errors.len(), MAX_REPORTED + 1, "{errors:?}");
+        assert_eq!(errors[MAX_REPORTED], "(further errors not listed)");
+        assert!(schema.check(&json!({"k0": 1})).is_err());
+    }
 
     #[test]
     fn schemas_are_checked_before_use() {
