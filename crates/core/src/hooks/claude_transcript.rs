@@ -8,6 +8,8 @@
 
 use crate::catalogue::claude::call_to_claude;
 use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// Writes the Claude Code view of the transcript at `path`; its path, or
@@ -20,9 +22,23 @@ pub fn write_view(path: &Path) -> Option<PathBuf> {
         out.push_str(&entry.to_string());
         out.push('\n');
     }
-    // Whole or not at all: a hook already running may be reading it.
-    let tmp = path.with_extension("claude.jsonl.tmp");
-    match std::fs::write(&tmp, out).and_then(|()| std::fs::rename(&tmp, &view)) {
+    // Private like the session file it mirrors (created 0600; the atomic
+    // writer keeps a file's mode), and whole or not at all: a hook already
+    // running may be reading it, and hooks of parallel calls write it too.
+    let created = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&view);
+    if let Err(e) = created
+        && e.kind() != std::io::ErrorKind::AlreadyExists
+    {
+        tracing::warn!(
+            "Could not create the Claude transcript {}: {e}",
+            view.display()
+        );
+    }
+    match crate::workspace::write_atomic(&view, out.as_bytes()) {
         Ok(()) => Some(view),
         Err(e) => {
             tracing::warn!(
@@ -37,6 +53,7 @@ pub fn write_view(path: &Path) -> Option<PathBuf> {
 /// The message records of a JSONL transcript, the last update of each id.
 fn messages(text: &str) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
     for line in text.lines() {
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             continue;
@@ -44,9 +61,12 @@ fn messages(text: &str) -> Vec<Value> {
         let (Some(id), Some(_)) = (v["id"].as_str(), v["type"].as_str()) else {
             continue;
         };
-        match out.iter_mut().find(|m| m["id"] == id) {
-            Some(m) => *m = v,
-            None => out.push(v),
+        match at.get(id) {
+            Some(&i) => out[i] = v,
+            None => {
+                at.insert(id.to_string(), out.len());
+                out.push(v);
+            }
         }
     }
     out
@@ -141,6 +161,11 @@ mod tests {
         )
         .unwrap();
         let view = write_view(&path).unwrap();
+        // It holds the prompts: private, and no temp file left beside it.
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&view).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
         let lines: Vec<Value> = std::fs::read_to_string(view)
             .unwrap()
             .lines()
