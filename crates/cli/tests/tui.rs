@@ -56,7 +56,11 @@ impl Tmux {
         (w, h): (u16, u16),
         prefix: &str,
     ) -> Tmux {
-        let socket = sb.home.join("tmux.sock").display().to_string();
+        // A fresh socket per launch: a second session in one sandbox never
+        // meets the previous server while it is still shutting down.
+        static LAUNCHES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = LAUNCHES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let socket = sb.home.join(format!("tmux-{n}.sock")).display().to_string();
         let bin = env!("CARGO_BIN_EXE_gemini-rs");
         let env = [
             ("PATH", std::env::var("PATH").unwrap_or_default()),
