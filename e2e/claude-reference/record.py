@@ -49,6 +49,7 @@ class Fake:
 
     def __init__(self, turns, cwd):
         self.turns, self.cwd, self.requests, self.lock = turns, cwd, [], threading.Lock()
+        self.hook_requests = []
         fake = self
 
         class H(BaseHTTPRequestHandler):
@@ -60,7 +61,10 @@ class Fake:
                 self.end_headers()
 
             def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                raw = self.rfile.read(int(self.headers.get("content-length", 0)))
+                if self.path.startswith("/hook/"):
+                    return self.hook(self.path[len("/hook/"):], raw)
+                body = json.loads(raw or b"{}")
                 if "count_tokens" in self.path:
                     return self.json({"input_tokens": 10})
                 with fake.lock:
@@ -82,6 +86,19 @@ class Fake:
                     self.wfile.write(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode())
                 self.wfile.flush()
 
+            def hook(self, mode, raw):
+                """An http hook: hook.py answers, as the command hook would."""
+                with fake.lock:
+                    fake.hook_requests.append({"path": self.path, "headers": dict(self.headers)})
+                p = subprocess.run(["python3", os.path.join(fake.cwd, ".claude/hook.py"), mode],
+                                   input=raw, capture_output=True, cwd=fake.cwd)
+                data = p.stdout
+                self.send_response(200 if p.returncode == 0 else 500)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
             def json(self, v):
                 data = json.dumps(v).encode()
                 self.send_response(200)
@@ -95,14 +112,23 @@ class Fake:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
 
 
-def settings(events, hooks):
+def settings(events, hooks, http=None, url=""):
     """.claude/settings.json: every event runs hook.py, in the scenario's
-    mode for the events it names and `log` for the others."""
-    out = {}
+    mode for the events it names and `log` for the others; the events of
+    `http` run it behind an http hook (at `url`) instead, in the user's
+    settings (~/.claude/settings.json) or the project's, as `http_scope`
+    says. Returns the project's settings and the user's."""
+    http = http or {}
+    scope = http.get("scope", "user")
+    project, user = {}, {}
     for ev in events:
+        if ev in http.get("events", {}):
+            hook = {"type": "http", "url": f"{url}/hook/{http['events'][ev]}", "timeout": 30}
+            (user if scope == "user" else project)[ev] = [{"matcher": "", "hooks": [hook]}]
+            continue
         cmd = f'python3 "$CLAUDE_PROJECT_DIR/.claude/hook.py" {hooks.get(ev, "log")}'
-        out[ev] = [{"matcher": "", "hooks": [{"type": "command", "command": cmd}]}]
-    return {"hooks": out}
+        project[ev] = [{"matcher": "", "hooks": [{"type": "command", "command": cmd}]}]
+    return {"hooks": project}, {"hooks": user}
 
 
 NUMERIC = {"duration_ms"}
@@ -154,12 +180,17 @@ def run(scn, events, claude):
     os.makedirs(os.path.join(cwd, ".claude"))
     os.makedirs(home)
     shutil.copy(os.path.join(FIX, "hook.py"), os.path.join(cwd, ".claude/hook.py"))
-    with open(os.path.join(cwd, ".claude/settings.json"), "w") as f:
-        json.dump(settings(events, scn.get("hooks", {})), f, indent=1)
     for name, text in scn.get("files", {}).items():
         with open(os.path.join(cwd, name), "w") as f:
             f.write(text)
     fake = Fake(scn["turns"], cwd)
+    project, user = settings(events, scn.get("hooks", {}), scn.get("http"), fake.url)
+    with open(os.path.join(cwd, ".claude/settings.json"), "w") as f:
+        json.dump(project, f, indent=1)
+    if user["hooks"]:
+        os.makedirs(os.path.join(home, ".claude"))
+        with open(os.path.join(home, ".claude/settings.json"), "w") as f:
+            json.dump(user, f, indent=1)
     env = {"PATH": os.environ["PATH"], "HOME": home, "ANTHROPIC_BASE_URL": fake.url,
            "ANTHROPIC_API_KEY": "dummy", "IS_SANDBOX": "1", "DISABLE_TELEMETRY": "1",
            "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1",
@@ -171,6 +202,9 @@ def run(scn, events, claude):
     log = [json.loads(l) for l in open(logp)] if os.path.exists(logp) else []
     g = golden(scn, fake, log, cwd, home, p.returncode)
     g["stdout"] = p.stdout.replace(cwd, "<cwd>")
+    if scn.get("http"):
+        g["http_requests"] = [{"path": r["path"], "content_type": r["headers"].get("Content-Type")}
+                              for r in fake.hook_requests]
     fake.server.shutdown()
     if os.environ.get("KEEP"):
         print("kept", tmp, file=sys.stderr)

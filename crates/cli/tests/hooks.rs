@@ -477,5 +477,7 @@ fn a_hook_reads_its_stdin_and_environment() {
 }
 
 mod claude;
+mod http;
 mod list;
 mod permission;
+mod public;

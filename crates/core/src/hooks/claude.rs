@@ -206,22 +206,7 @@ pub fn input(
     out
 }
 
-/// Claude Code's `error` for a shell command that exited non-zero, read
-/// from the shell tool's result (`Output: …\nExit Code: n\n…`): Claude
-/// Code counts such a command as failed (`PostToolUseFailure`); `None`
-/// when it exited 0.
-pub fn shell_failure(result_text: &str) -> Option<String> {
-    let (before, after) = result_text.split_once("\nExit Code: ")?;
-    let code: i64 = after.lines().next()?.trim().parse().ok()?;
-    let output = before
-        .rsplit_once("Output: ")
-        .map_or(before, |(_, o)| o)
-        .trim();
-    Some(match output {
-        "" | "(empty)" => format!("Exit code {code}"),
-        out => format!("Exit code {code}\n{out}"),
-    })
-}
+pub use crate::catalogue::claude::shell_failure;
 
 /// `prompt` without the `<hook_context>` SessionStart's hooks put in
 /// front of the first prompt.

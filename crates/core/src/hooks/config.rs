@@ -159,12 +159,13 @@ impl std::fmt::Display for HookEvent {
     }
 }
 
-/// One `type: "command"` hook.
+/// One hook: a `type: "command"` hook, or (from the user's Claude Code
+/// settings) a `type: "http"` one, whose URL stands in `command`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CommandHook {
     /// Optional display name.
     pub name: Option<String>,
-    /// The shell command (`bash -c`).
+    /// The shell command (`bash -c`); an http hook's URL.
     pub command: String,
     /// Timeout in milliseconds.
     pub timeout_ms: u64,
@@ -174,6 +175,18 @@ pub struct CommandHook {
     pub env: Vec<(String, String)>,
     /// The contract it was written for.
     pub dialect: HookDialect,
+    /// Set for a `type: "http"` hook: the input is POSTed to its URL.
+    pub http: Option<HttpHook>,
+}
+
+/// What an http hook sends besides its input (Claude Code's `http` hook).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HttpHook {
+    /// The request's headers, `$VAR` and `${VAR}` not yet replaced.
+    pub headers: Vec<(String, String)>,
+    /// The environment variables the headers may name (`allowedEnvVars`);
+    /// any other `$VAR` becomes empty.
+    pub allowed_env_vars: Vec<String>,
 }
 
 impl CommandHook {
@@ -255,17 +268,26 @@ impl HookConfig {
 
     /// Adds the events of one `hooks` object.
     pub fn add_hooks(&mut self, hooks: &Map<String, Value>, source: &str) {
-        self.add_with(hooks, source, false);
+        self.add_with(hooks, source, None);
     }
 
-    /// Adds the `hooks` object of a Claude Code settings file
+    /// Adds the `hooks` object of a project's Claude Code settings file
     /// (`.claude/settings.json`): every hook in it is a Claude hook and
-    /// its timeouts count seconds, as Claude Code reads them.
+    /// its timeouts count seconds, as Claude Code reads them. Its `http`
+    /// hooks are skipped with a warning.
     pub fn add_claude_hooks(&mut self, hooks: &Map<String, Value>, source: &str) {
-        self.add_with(hooks, source, true);
+        self.add_with(hooks, source, Some(false));
     }
 
-    fn add_with(&mut self, hooks: &Map<String, Value>, source: &str, claude_file: bool) {
+    /// [`HookConfig::add_claude_hooks`] for the user's own file
+    /// (`~/.claude/settings.json`), whose `http` hooks run.
+    pub fn add_claude_user_hooks(&mut self, hooks: &Map<String, Value>, source: &str) {
+        self.add_with(hooks, source, Some(true));
+    }
+
+    /// `claude_file`: `None` for a Gemini settings object, else whether
+    /// the Claude Code file may declare `http` hooks (the user's).
+    fn add_with(&mut self, hooks: &Map<String, Value>, source: &str, claude_file: Option<bool>) {
         for (key, defs) in hooks {
             if NON_EVENT_KEYS.contains(&key.as_str()) {
                 continue;
@@ -276,7 +298,7 @@ impl HookConfig {
                 ));
                 continue;
             };
-            if claude_file {
+            if claude_file.is_some() {
                 if event.claude_name().is_none() {
                     self.warnings.push(format!(
                         "\"{key}\" is not a Claude Code hook event (from {source} config). Skipping."
@@ -288,11 +310,22 @@ impl HookConfig {
             let Some(defs) = defs.as_array() else {
                 continue;
             };
-            let list = self.events.entry(event).or_default();
-            list.extend(
-                defs.iter()
-                    .filter_map(|d| parse_definition(d, dialect, claude_file)),
+            let reader = HookReader {
+                dialect,
+                seconds: claude_file.is_some(),
+                http: claude_file == Some(true),
+            };
+            let mut warnings = Vec::new();
+            let parsed: Vec<HookDefinition> = defs
+                .iter()
+                .filter_map(|d| reader.definition(d, &mut warnings))
+                .collect();
+            self.warnings.extend(
+                warnings
+                    .into_iter()
+                    .map(|w| format!("{w} (from {source} config)")),
             );
+            self.events.entry(event).or_default().extend(parsed);
         }
     }
 
@@ -367,70 +400,123 @@ pub(super) struct WireHook {
     timeout: Option<f64>,
     #[serde(deserialize_with = "lenient")]
     env: Option<Map<String, Value>>,
+    /// An http hook's `url`.
+    #[serde(deserialize_with = "lenient")]
+    url: Option<String>,
+    /// An http hook's `headers`.
+    #[serde(deserialize_with = "lenient")]
+    headers: Option<Map<String, Value>>,
+    /// An http hook's `allowedEnvVars`.
+    #[serde(rename = "allowedEnvVars", deserialize_with = "lenient")]
+    allowed_env_vars: Option<Vec<Value>>,
 }
 
-/// One definition; `None` when it has no `hooks` array. `seconds`: its
-/// timeouts count seconds (a Claude Code settings file).
-fn parse_definition(def: &Value, dialect: HookDialect, seconds: bool) -> Option<HookDefinition> {
-    let wire: WireDefinition = from_object(def);
-    Some(HookDefinition {
-        hooks: wire
-            .hooks?
-            .iter()
-            .filter_map(|h| parse_hook(h, dialect, seconds))
-            .collect(),
-        matcher: wire.matcher,
-        sequential: wire.sequential.unwrap_or(false),
-        dialect,
-    })
+/// How the hooks of one settings object are read.
+struct HookReader {
+    /// The contract they were written for.
+    dialect: HookDialect,
+    /// Their timeouts count seconds (a Claude Code settings file).
+    seconds: bool,
+    /// `type: "http"` hooks may run (the user's Claude Code settings).
+    http: bool,
 }
 
-/// One hook; `None` unless it is a command hook with a command.
-fn parse_hook(hook: &Value, dialect: HookDialect, seconds: bool) -> Option<CommandHook> {
-    if !hook.is_object() {
-        return None;
-    }
-    let wire: WireHook = from_object(hook);
-    if wire.kind.as_deref() != Some("command") {
-        tracing::warn!(
-            "Discarding hook of unsupported type {:?}",
-            wire.kind.as_deref()
-        );
-        return None;
-    }
-    let command = wire.command.filter(|c| !c.is_empty())?;
-    let timeout_ms =
-        wire.timeout
-            .filter(|t| t.is_finite() && *t > 0.0)
-            .map_or(DEFAULT_TIMEOUT_MS, |t| {
-                if seconds {
-                    (t * 1000.0).round() as u64
-                } else {
-                    t as u64
-                }
-            });
-    let env = wire
-        .env
-        .map(|m| {
-            m.into_iter()
-                .map(|(k, v)| {
-                    let v = match v {
-                        Value::String(s) => s,
-                        other => other.to_string(),
-                    };
-                    (k, v)
-                })
-                .collect()
+impl HookReader {
+    /// One definition; `None` when it has no `hooks` array.
+    fn definition(&self, def: &Value, warnings: &mut Vec<String>) -> Option<HookDefinition> {
+        let wire: WireDefinition = from_object(def);
+        Some(HookDefinition {
+            hooks: wire
+                .hooks?
+                .iter()
+                .filter_map(|h| self.hook(h, warnings))
+                .collect(),
+            matcher: wire.matcher,
+            sequential: wire.sequential.unwrap_or(false),
+            dialect: self.dialect,
         })
-        .unwrap_or_default();
-    Some(CommandHook {
-        name: wire.name,
-        command,
-        timeout_ms,
-        description: wire.description,
-        env,
-        dialect,
+    }
+
+    /// One hook; `None` unless it is a command hook with a command, or an
+    /// http hook with a URL where http hooks may run.
+    fn hook(&self, hook: &Value, warnings: &mut Vec<String>) -> Option<CommandHook> {
+        if !hook.is_object() {
+            return None;
+        }
+        let wire: WireHook = from_object(hook);
+        let (command, http) = match wire.kind.as_deref() {
+            Some("command") => (wire.command.clone(), None),
+            Some("http") if self.http => (wire.url.clone(), Some(wire.http_parts())),
+            Some("http") if self.dialect == HookDialect::Claude => {
+                warnings.push(
+                    "An http hook runs only from the user's ~/.claude/settings.json; skipped"
+                        .to_string(),
+                );
+                return None;
+            }
+            kind => {
+                if self.dialect == HookDialect::Claude && matches!(kind, Some("prompt" | "agent")) {
+                    warnings.push(format!(
+                        "A Claude Code \"{}\" hook does not run here (only \"command\" and \"http\" hooks do); skipped",
+                        kind.unwrap_or_default()
+                    ));
+                }
+                tracing::warn!("Discarding hook of unsupported type {kind:?}");
+                return None;
+            }
+        };
+        let command = command.filter(|c| !c.is_empty())?;
+        let timeout_ms =
+            wire.timeout
+                .filter(|t| t.is_finite() && *t > 0.0)
+                .map_or(DEFAULT_TIMEOUT_MS, |t| {
+                    if self.seconds {
+                        (t * 1000.0).round() as u64
+                    } else {
+                        t as u64
+                    }
+                });
+        Some(CommandHook {
+            name: wire.name,
+            command,
+            timeout_ms,
+            description: wire.description,
+            env: string_pairs(wire.env),
+            dialect: self.dialect,
+            http,
+        })
+    }
+}
+
+impl WireHook {
+    /// An http hook's headers and allowed variables.
+    fn http_parts(&self) -> HttpHook {
+        HttpHook {
+            headers: string_pairs(self.headers.clone()),
+            allowed_env_vars: self
+                .allowed_env_vars
+                .iter()
+                .flatten()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
+        }
+    }
+}
+
+/// An object's entries as strings (a non-string value as its JSON).
+fn string_pairs(map: Option<Map<String, Value>>) -> Vec<(String, String)> {
+    map.map(|m| {
+        m.into_iter()
+            .map(|(k, v)| {
+                let v = match v {
+                    Value::String(s) => s,
+                    other => other.to_string(),
+                };
+                (k, v)
+            })
+            .collect()
     })
+    .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -465,6 +551,32 @@ mod tests {
         assert!(c.events[&HookEvent::PreCompress][0].hooks.is_empty());
         assert!(!c.has_event(HookEvent::PreCompress));
         assert!(c.has_event(HookEvent::AfterAgent));
+    }
+
+    #[test]
+    fn http_hooks_come_from_the_users_claude_settings_only() {
+        let hooks = json!({"PreToolUse": [{"hooks": [
+            {"type": "http", "url": "http://127.0.0.1:9/h", "timeout": 2,
+             "headers": {"Authorization": "Bearer $T"}, "allowedEnvVars": ["T"]},
+            {"type": "prompt", "prompt": "judge"}]}]});
+        let hooks = hooks.as_object().cloned().unwrap_or_default();
+        let mut user = HookConfig::default();
+        user.add_claude_user_hooks(&hooks, "user");
+        let hook = &user.events[&HookEvent::BeforeTool][0].hooks[0];
+        assert_eq!(hook.command, "http://127.0.0.1:9/h");
+        assert_eq!(hook.timeout_ms, 2_000);
+        let http = hook.http.as_ref().expect("an http hook");
+        assert_eq!(
+            http.headers,
+            vec![("Authorization".into(), "Bearer $T".into())]
+        );
+        assert_eq!(http.allowed_env_vars, vec!["T".to_string()]);
+        assert_eq!(user.events[&HookEvent::BeforeTool][0].hooks.len(), 1);
+        assert!(user.warnings[0].starts_with("A Claude Code \"prompt\" hook does not run here"));
+        let mut project = HookConfig::default();
+        project.add_claude_hooks(&hooks, "project");
+        assert!(project.events[&HookEvent::BeforeTool][0].hooks.is_empty());
+        assert!(project.warnings[0].starts_with("An http hook runs only from the user's"));
     }
 
     #[test]

@@ -53,6 +53,19 @@ pub fn call_names(called: &str, mcp_context: Option<&serde_json::Value>) -> Vec<
     names
 }
 
+/// True when an enabled Claude `PreToolUse` hook selects the built-in
+/// tool `name` (by any of its names).
+pub fn claude_pre_tool_use_selects(config: &HookConfig, name: &str) -> bool {
+    let names = call_names(name, None);
+    plan_for(
+        config,
+        HookEvent::BeforeTool,
+        MatchTarget::Tool(&names),
+        Some(HookDialect::Claude),
+    )
+    .is_some()
+}
+
 /// The hooks to run for one event firing.
 #[derive(Debug, Clone, Default)]
 pub struct ExecutionPlan {

@@ -14,6 +14,7 @@ pub mod claude_settings;
 pub mod claude_transcript;
 pub mod config;
 pub mod events;
+mod http;
 pub mod matcher;
 mod outcomes;
 pub mod output;
@@ -25,6 +26,7 @@ mod tests;
 
 pub use api::{HookToolCall, Hooks, NoHooks};
 pub use config::{HookConfig, HookDialect, HookEvent};
+pub use matcher::claude_pre_tool_use_selects;
 #[cfg(test)]
 pub use outcomes::SessionStartOutcome;
 pub use outcomes::{

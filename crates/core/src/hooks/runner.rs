@@ -1,5 +1,6 @@
 //! Running command hooks (§9.3): `bash -c` in the project dir, JSON on
-//! stdin, own process group killed on timeout, parallel or sequential.
+//! stdin, own process group killed on timeout, parallel or sequential
+//! (http hooks: [`super::http`]).
 
 use super::config::{CommandHook, HookDialect, HookEvent};
 use super::output::{HookOutput, parse_command_output};
@@ -98,6 +99,9 @@ pub enum HookRunError {
     /// Waiting for the process failed.
     #[error("Failed to wait for hook: {0}")]
     Wait(std::sync::Arc<std::io::Error>),
+    /// An http hook's request failed (no answer).
+    #[error("HTTP hook failed: {0}")]
+    Http(String),
     /// The hook ran past its timeout and was killed.
     #[error("Hook timed out after {ms}ms")]
     TimedOut {
@@ -158,7 +162,10 @@ pub async fn run_hook(
         .as_ref()
         .and_then(|_| crate::telemetry::HookSpan::start(hook.display_name()));
     let traceparent = span.as_ref().map(crate::telemetry::HookSpan::traceparent);
-    let result = run_process(hook, input, env, traceparent).await;
+    let result = match &hook.http {
+        Some(http) => super::http::post(hook, http, input).await,
+        None => run_process(hook, input, env, traceparent).await,
+    };
     if let (Some(span), Some(runs)) = (span, &env.runs) {
         let error = result.error.as_ref().map(ToString::to_string);
         let run = span.finish(

@@ -115,9 +115,11 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
             windows.probe(&model).await;
         }
     };
+    let hook_setup = super::hook_layer::hook_setup(&config);
     let hosts = super::tool_set::ToolHosts {
         sandbox: sandbox.as_ref(),
         asker,
+        hook_allowed: hook_setup.hook_allowed_tools(),
     };
     let (tools, ()) = tokio::join!(
         tool_layer(&config, &workspace, &policy, &model, hosts, &mut notes),
@@ -129,6 +131,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let plan = Arc::new(plan_state(&config, &workspace, &session_id, &mode)?);
     let (hooks, hook_config) = super::hook_layer::hook_system(
         &config,
+        hook_setup,
         HookEnv {
             project_dir: config.root.clone(),
             session_id: session_id.clone(),

@@ -10,15 +10,34 @@ use crate::hooks::{HookConfig, HookEnv, HookMessage, HookSystem, Hooks, project_
 use crate::tools::mcp::extensions;
 use std::sync::Arc;
 
-/// The hook system, when any hook is configured. Its messages become
-/// [`AgentEvent::HookMessage`]s; config warnings and the first-sighting
-/// warning for project hooks become start-up notes.
-pub(super) fn hook_system(
-    config: &SessionConfig,
-    mut env: HookEnv,
-    events: EventSender,
-    notes: &mut Vec<StartupNote>,
-) -> (Option<Arc<dyn Hooks>>, Option<HookConfig>) {
+/// The hooks of a session, read before its tools are (a Claude
+/// `PreToolUse` hook decides which tools are declared headless), and the
+/// warnings about them, noted when the hook system is built.
+pub(super) struct HookSetup {
+    config: HookConfig,
+    claude_files: Vec<ClaudeSettingsHooks>,
+    notes: Vec<StartupNote>,
+}
+
+impl HookSetup {
+    /// The built-in tools a headless run hides (they would need a
+    /// confirmation) that a Claude `PreToolUse` hook selects: declared
+    /// anyway, since its `allow` lets the call run, as in Claude Code.
+    pub fn hook_allowed_tools(&self) -> Vec<String> {
+        if !self.config.enabled {
+            return Vec::new();
+        }
+        crate::catalogue::builtins::specs()
+            .map(|spec| spec.name)
+            .filter(|name| crate::hooks::claude_pre_tool_use_selects(&self.config, name))
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// Reads the hooks of the settings, the extensions and (with
+/// `hooksConfig.claudeCompat`) Claude Code's settings files.
+pub(super) fn hook_setup(config: &SessionConfig) -> HookSetup {
     let (settings, root, trusted) = (&config.settings, config.root.as_path(), config.trusted);
     let mut hook_config = HookConfig::from_settings(settings, trusted);
     if trusted {
@@ -28,11 +47,36 @@ pub(super) fn hook_system(
             }
         }
     }
-    let claude_files = claude_settings_hooks(config, &mut hook_config, notes);
+    let mut notes = Vec::new();
+    let claude_files = claude_settings_hooks(config, &mut hook_config, &mut notes);
     notes.extend(hook_config.warnings.iter().map(|w| StartupNote {
         text: w.clone(),
         warning: true,
     }));
+    HookSetup {
+        config: hook_config,
+        claude_files,
+        notes,
+    }
+}
+
+/// The hook system, when any hook is configured. Its messages become
+/// [`AgentEvent::HookMessage`]s; config warnings and the first-sighting
+/// warning for project hooks become start-up notes.
+pub(super) fn hook_system(
+    config: &SessionConfig,
+    setup: HookSetup,
+    mut env: HookEnv,
+    events: EventSender,
+    notes: &mut Vec<StartupNote>,
+) -> (Option<Arc<dyn Hooks>>, Option<HookConfig>) {
+    let (settings, root, trusted) = (&config.settings, config.root.as_path(), config.trusted);
+    let HookSetup {
+        config: hook_config,
+        claude_files,
+        notes: setup_notes,
+    } = setup;
+    notes.extend(setup_notes);
     if !hook_config.enabled || hook_config.events.is_empty() {
         return (None, None);
     }
@@ -111,7 +155,11 @@ fn claude_settings_hooks(
     }));
     for file in &files {
         let source = file.path.display().to_string();
-        hook_config.add_claude_hooks(&file.hooks, &source);
+        if file.project {
+            hook_config.add_claude_hooks(&file.hooks, &source);
+        } else {
+            hook_config.add_claude_user_hooks(&file.hooks, &source);
+        }
     }
     files
 }

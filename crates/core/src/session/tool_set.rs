@@ -44,6 +44,7 @@ pub(super) struct RegistryRecipe {
     agents: Vec<crate::subagents::AgentDefinition>,
     model: String,
     asker: Option<builtin::Asker>,
+    hook_allowed: Vec<String>,
 }
 
 impl RegistryRecipe {
@@ -57,7 +58,14 @@ impl RegistryRecipe {
             &self.agents,
             self.asker.clone(),
         );
-        let mut registry = registry(config, policy, builtins, self.discovered.clone(), mcp);
+        let mut registry = registry(
+            config,
+            policy,
+            builtins,
+            self.discovered.clone(),
+            mcp,
+            &self.hook_allowed,
+        );
         registry.exclude(extensions::excluded_tools(&config.extensions));
         if config.kind == SessionKind::ToolServer {
             // A session without a model leaves out the tools that need one.
@@ -81,6 +89,9 @@ pub(super) struct ToolHosts<'a> {
     pub sandbox: Option<&'a Arc<PreparedSandbox>>,
     /// The front end's answerer, where a person can answer.
     pub asker: Option<builtin::Asker>,
+    /// The tools a Claude `PreToolUse` hook could allow, declared in a
+    /// headless run where the policy would ask for them.
+    pub hook_allowed: Vec<String>,
 }
 
 /// Discovered tools, MCP servers (the settings', the extensions' and a
@@ -94,7 +105,11 @@ pub(super) async fn tool_layer(
     hosts: ToolHosts<'_>,
     notes: &mut Vec<StartupNote>,
 ) -> Result<ToolLayer, StartError> {
-    let ToolHosts { sandbox, asker } = hosts;
+    let ToolHosts {
+        sandbox,
+        asker,
+        hook_allowed,
+    } = hosts;
     let settings = &config.settings;
     let root = config.root.as_path();
     let tool_server = config.kind == SessionKind::ToolServer;
@@ -167,6 +182,7 @@ pub(super) async fn tool_layer(
         agents: agents.agents.clone(),
         model: model.to_string(),
         asker,
+        hook_allowed,
     };
     let registry = recipe.build(policy, mcp.as_ref());
     Ok(ToolLayer {
@@ -326,13 +342,16 @@ fn session_builtins(
 /// The registry: built-ins (as `tools.core` allows), discovered tools, then
 /// MCP tools (renamed `<server>__<tool>` on a clash), with `tools.exclude`,
 /// policy-wide denials and, when nobody can be asked, the headless
-/// exclusions applied.
+/// exclusions applied (but to the tools a Claude `PreToolUse` hook could
+/// allow, `hook_allowed`: Claude Code offers them, runs the hook, and runs
+/// the call on its `allow`).
 fn registry(
     config: &SessionConfig,
     policy: &PolicyEngine,
     builtins: Vec<Arc<dyn Tool>>,
     discovered: Vec<Arc<dyn Tool>>,
     mcp: Option<&Arc<McpManager>>,
+    hook_allowed: &[String],
 ) -> ToolRegistry {
     let settings = &config.settings;
     let mut registry = ToolRegistry::new().with_dialect(config.dialect);
@@ -394,7 +413,7 @@ fn registry(
         for mode in MODES {
             let hidden: Vec<String> = headless_excluded_tools(mode, &allowed)
                 .into_iter()
-                .filter(|name| !policy.allows_somewhere(name))
+                .filter(|name| !policy.allows_somewhere(name) && !hook_allowed.contains(name))
                 .collect();
             registry.exclude_in(mode, hidden);
         }

@@ -77,6 +77,7 @@ async fn timeout_kills_the_process_group() {
         description: None,
         env: vec![],
         dialect: config::HookDialect::Gemini,
+        http: None,
     };
     let env = HookEnv {
         project_dir: fx.dir.clone(),

@@ -172,7 +172,7 @@ fn user_blocks(content: &Content, ids: &mut CallIds) -> Vec<Value> {
             let mut blocks = vec![json!({"type": "text", "text": fr.response.to_string()})];
             blocks.extend(fr.parts.iter().flatten().filter_map(media_block));
             result.insert("content".into(), Value::Array(blocks));
-            if fr.response.get("error").is_some() {
+            if fr.response.get("error").is_some() || failed_shell(&fr.name, &fr.response) {
                 result.insert("is_error".into(), json!(true));
             }
             results.push(Value::Object(result));
@@ -186,6 +186,18 @@ fn user_blocks(content: &Content, ids: &mut CallIds) -> Vec<Value> {
     }
     results.extend(rest);
     results
+}
+
+/// True for the result of a shell command that exited non-zero: Claude
+/// Code's `Bash` flags it `is_error`, and Claude models read it so.
+fn failed_shell(name: &str, response: &Value) -> bool {
+    use crate::catalogue::claude::{claude_name, shell_failure};
+    claude_name(name) == Some("Bash")
+        && response
+            .get("output")
+            .and_then(Value::as_str)
+            .and_then(shell_failure)
+            .is_some()
 }
 
 /// An image, a PDF, or a note for media the API has no block for.

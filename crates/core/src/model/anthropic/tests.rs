@@ -287,3 +287,45 @@ async fn errors_are_named() {
         .to_string();
     assert!(err.contains("Overloaded (overloaded_error)"), "{err}");
 }
+
+#[test]
+fn a_failed_shell_command_is_an_error_result_as_claude_codes_bash_gives_it() {
+    let shell = |id: &str, output: &str| {
+        let call = Part {
+            function_call: Some(FunctionCall {
+                id: Some(id.into()),
+                name: "run_shell_command".into(),
+                args: Some(json!({"command": "x"})),
+                ..FunctionCall::default()
+            }),
+            ..Part::default()
+        };
+        let result = Part::function_response(FunctionResponse {
+            id: Some(id.into()),
+            name: "run_shell_command".into(),
+            response: json!({"output": output}),
+            ..FunctionResponse::default()
+        });
+        vec![
+            Content::new(Role::Model, vec![call]),
+            Content::new(Role::User, vec![result]),
+        ]
+    };
+    let mut contents = vec![Content::user_text("go")];
+    contents.extend(shell("toolu_ok", "Output: fine"));
+    contents.extend(shell("toolu_bad", "Output: oops\nExit Code: 3"));
+    let request = GenerateContentRequest {
+        contents,
+        ..GenerateContentRequest::default()
+    };
+    let body = request::body("claude-sonnet-4-5", &request, None);
+    let flags: Vec<Value> = body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter(|b| b["type"] == "tool_result")
+        .map(|b| b["is_error"].clone())
+        .collect();
+    assert_eq!(flags, vec![Value::Null, json!(true)]);
+}
