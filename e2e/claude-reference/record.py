@@ -75,6 +75,13 @@ class Fake:
                     else:
                         n, turn = 900, {"text": "ok"}
                 turn = json.loads(json.dumps(turn).replace("<cwd>", fake.cwd))
+                if "error" in turn:
+                    data = json.dumps(turn["error"]["body"]).encode()
+                    self.send_response(turn["error"]["status"])
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    self.end_headers()
+                    return self.wfile.write(data)
                 if not body.get("stream"):
                     return self.json({"id": "msg_x", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
                                       "content": [{"type": "text", "text": turn.get("text", "ok")}],

@@ -76,8 +76,13 @@ fn our_call(tool: &str, input: &Value) -> (String, Value) {
     (name.to_string(), args)
 }
 
-/// The SSE events of one scripted turn, as record.py streams them.
+/// The SSE events of one scripted turn, as record.py streams them (an
+/// `error` turn: that status and body).
 fn turn_reply(turn: &Value, n: usize) -> Reply {
+    if let Some(status) = turn["error"]["status"].as_u64() {
+        let status = u16::try_from(status).unwrap_or(500);
+        return Reply::json(status, &turn["error"]["body"]);
+    }
     let mut ev = vec![
         json!({"type": "message_start", "message": {"id": format!("msg_{n}"),
         "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [],

@@ -234,7 +234,23 @@ impl Agent {
             self.use_routed_model(chosen);
         }
         let mut responses = Vec::new();
-        let outcome = self.run_turns(parts, &mut responses, cancel).await?;
+        let outcome = match self.run_turns(parts, &mut responses, cancel).await {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                if let (AgentError::Model { error }, Some(hooks)) = (&e, &self.hooks)
+                    && hooks.has(crate::hooks::HookEvent::StopFailure)
+                {
+                    let (kind, message) = crate::hooks::claude::stop_failure(error);
+                    // The transcript Claude hooks read ends with the error,
+                    // as Claude Code's ends with it as the model's message.
+                    if let Some(rec) = self.recorder.as_mut() {
+                        rec.record_note("error", &message);
+                    }
+                    hooks.stop_failure(kind, &message).await;
+                }
+                return Err(e);
+            }
+        };
         let outcome = self.structured_answer(outcome, cancel).await?;
         if outcome.stopped.is_some() {
             return Ok(outcome);

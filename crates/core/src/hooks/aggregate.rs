@@ -22,9 +22,10 @@ pub fn aggregate(event: HookEvent, outputs: &[&HookOutput]) -> Option<HookOutput
         | HookEvent::SubagentStop => merge_or(outputs),
         HookEvent::BeforeModel | HookEvent::AfterModel => merge_replace(outputs, true),
         HookEvent::BeforeToolSelection => merge_tool_selection(outputs),
-        HookEvent::Notification | HookEvent::SessionEnd | HookEvent::PreCompress => {
-            merge_replace(outputs, false)
-        }
+        HookEvent::Notification
+        | HookEvent::SessionEnd
+        | HookEvent::PreCompress
+        | HookEvent::StopFailure => merge_replace(outputs, false),
     })
 }
 

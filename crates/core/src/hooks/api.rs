@@ -34,6 +34,9 @@ pub trait Hooks: Send + Sync {
     fn session_end<'a>(&'a self, reason: &'a str) -> BoxFuture<'a, ()>;
     /// PreCompress (`auto|manual`).
     fn pre_compress<'a>(&'a self, trigger: &'a str) -> BoxFuture<'a, ()>;
+    /// StopFailure (Claude hooks only), when a prompt ends on a model
+    /// error of kind `error`, shown as `message`. Advisory.
+    fn stop_failure<'a>(&'a self, error: &'a str, message: &'a str) -> BoxFuture<'a, ()>;
     /// The PreCompress before each model call (Gemini-format hooks only).
     fn turn_pre_compress(&self) -> BoxFuture<'_, ()>;
     /// BeforeAgent, once per prompt.
@@ -101,6 +104,9 @@ impl Hooks for HookSystem {
     }
     fn pre_compress<'a>(&'a self, trigger: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(HookSystem::pre_compress(self, trigger))
+    }
+    fn stop_failure<'a>(&'a self, error: &'a str, message: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(HookSystem::stop_failure(self, error, message))
     }
     fn turn_pre_compress(&self) -> BoxFuture<'_, ()> {
         Box::pin(HookSystem::turn_pre_compress(self))
@@ -184,6 +190,9 @@ impl Hooks for NoHooks {
         Box::pin(async {})
     }
     fn pre_compress<'a>(&'a self, _trigger: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
+    }
+    fn stop_failure<'a>(&'a self, _error: &'a str, _message: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async {})
     }
     fn turn_pre_compress(&self) -> BoxFuture<'_, ()> {

@@ -137,8 +137,12 @@ pub fn input(
             out.insert(key.into(), v.clone());
         }
     }
-    // Claude Code sends no permission mode at the session's edges.
-    let edge = matches!(event, HookEvent::SessionStart | HookEvent::SessionEnd);
+    // Claude Code sends no permission mode at the session's edges, nor
+    // when a prompt failed.
+    let edge = matches!(
+        event,
+        HookEvent::SessionStart | HookEvent::SessionEnd | HookEvent::StopFailure
+    );
     if let Some(id) = extra.get("prompt_id") {
         out.insert("prompt_id".into(), id.clone());
     }
@@ -207,6 +211,38 @@ pub fn input(
 }
 
 pub use crate::catalogue::claude::shell_failure;
+
+/// What a `StopFailure` hook reads of a model error, as Claude Code says
+/// it: the `error` kind (`rate_limit`, `authentication_failed`,
+/// `server_error`, `invalid_request`, else `unknown`) and the message it
+/// shows (`API Error: <status> <message>`) as `last_assistant_message`.
+pub fn stop_failure(error: &gemini_rs_protocol::events::ModelError) -> (&'static str, String) {
+    use gemini_rs_protocol::events::ModelError as E;
+    let status_message = |status: u16, message: &str| {
+        let kind = match status {
+            429 => "rate_limit",
+            401 | 403 => "authentication_failed",
+            500..=599 => "server_error",
+            _ => "unknown",
+        };
+        (kind, format!("API Error: {status} {message}"))
+    };
+    match error {
+        E::AtProvider { error, .. } | E::RetriesExhausted { last: error, .. } => {
+            stop_failure(error)
+        }
+        E::BadRequest { message } => status_message(400, message),
+        E::Auth { status, message }
+        | E::Api { status, message }
+        | E::Provider {
+            status, message, ..
+        } => status_message(*status, message),
+        E::ModelNotFound { message, .. } => status_message(404, message),
+        E::RateLimited { message } => status_message(429, message),
+        E::ContextTooLong { .. } => ("invalid_request", error.to_string()),
+        other => ("unknown", other.to_string()),
+    }
+}
 
 /// `prompt` without the `<hook_context>` SessionStart's hooks put in
 /// front of the first prompt.
@@ -292,7 +328,8 @@ fn exit_two(event: HookEvent, err: &str) -> HookOutput {
         | HookEvent::PreCompress
         | HookEvent::BeforeModel
         | HookEvent::AfterModel
-        | HookEvent::BeforeToolSelection => HookOutput {
+        | HookEvent::BeforeToolSelection
+        | HookEvent::StopFailure => HookOutput {
             decision: Some("allow".into()),
             system_message: Some(format!("Warning: {reason}")),
             ..HookOutput::default()

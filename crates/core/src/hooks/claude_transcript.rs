@@ -77,6 +77,9 @@ fn entry(m: &Value) -> Option<Value> {
     let (kind, content) = match m["type"].as_str()? {
         "user" => ("user", user_content(&m["content"])?),
         "gemini" => ("assistant", assistant_content(m)),
+        // A prompt that ended on a model error: Claude Code's transcript
+        // has the error as the model's message.
+        "error" => ("assistant", json!([{"type": "text", "text": m["content"]}])),
         _ => return None,
     };
     Some(

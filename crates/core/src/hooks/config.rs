@@ -42,6 +42,8 @@ pub enum HookEvent {
     AfterToolFailure,
     /// When a sub-agent finishes (Claude Code only: `SubagentStop`).
     SubagentStop,
+    /// When a prompt ends on a model error (Claude Code only).
+    StopFailure,
 }
 
 /// The contract a hook was written for: Gemini CLI's, or Claude Code's
@@ -57,9 +59,9 @@ pub enum HookDialect {
 }
 
 impl HookEvent {
-    /// Every event, in Gemini CLI's declaration order, then the two that
-    /// only Claude Code has.
-    pub const ALL: [HookEvent; 13] = [
+    /// Every event, in Gemini CLI's declaration order, then those only
+    /// Claude Code has.
+    pub const ALL: [HookEvent; 14] = [
         HookEvent::BeforeTool,
         HookEvent::AfterTool,
         HookEvent::BeforeAgent,
@@ -73,6 +75,7 @@ impl HookEvent {
         HookEvent::BeforeToolSelection,
         HookEvent::AfterToolFailure,
         HookEvent::SubagentStop,
+        HookEvent::StopFailure,
     ];
 
     /// The Gemini CLI name (`hook_event_name`).
@@ -91,6 +94,7 @@ impl HookEvent {
             HookEvent::BeforeToolSelection => "BeforeToolSelection",
             HookEvent::AfterToolFailure => "PostToolUseFailure",
             HookEvent::SubagentStop => "SubagentStop",
+            HookEvent::StopFailure => "StopFailure",
         }
     }
 
@@ -108,6 +112,7 @@ impl HookEvent {
             HookEvent::SessionEnd => "SessionEnd",
             HookEvent::AfterToolFailure => "PostToolUseFailure",
             HookEvent::SubagentStop => "SubagentStop",
+            HookEvent::StopFailure => "StopFailure",
             HookEvent::BeforeModel | HookEvent::AfterModel | HookEvent::BeforeToolSelection => {
                 return None;
             }
@@ -116,7 +121,10 @@ impl HookEvent {
 
     /// True for the events only Claude Code has (no Gemini CLI twin).
     pub fn claude_only(self) -> bool {
-        matches!(self, HookEvent::AfterToolFailure | HookEvent::SubagentStop)
+        matches!(
+            self,
+            HookEvent::AfterToolFailure | HookEvent::SubagentStop | HookEvent::StopFailure
+        )
     }
 
     /// The name hooks of `dialect` know the event by.
@@ -551,32 +559,6 @@ mod tests {
         assert!(c.events[&HookEvent::PreCompress][0].hooks.is_empty());
         assert!(!c.has_event(HookEvent::PreCompress));
         assert!(c.has_event(HookEvent::AfterAgent));
-    }
-
-    #[test]
-    fn http_hooks_come_from_the_users_claude_settings_only() {
-        let hooks = json!({"PreToolUse": [{"hooks": [
-            {"type": "http", "url": "http://127.0.0.1:9/h", "timeout": 2,
-             "headers": {"Authorization": "Bearer $T"}, "allowedEnvVars": ["T"]},
-            {"type": "prompt", "prompt": "judge"}]}]});
-        let hooks = hooks.as_object().cloned().unwrap_or_default();
-        let mut user = HookConfig::default();
-        user.add_claude_user_hooks(&hooks, "user");
-        let hook = &user.events[&HookEvent::BeforeTool][0].hooks[0];
-        assert_eq!(hook.command, "http://127.0.0.1:9/h");
-        assert_eq!(hook.timeout_ms, 2_000);
-        let http = hook.http.as_ref().expect("an http hook");
-        assert_eq!(
-            http.headers,
-            vec![("Authorization".into(), "Bearer $T".into())]
-        );
-        assert_eq!(http.allowed_env_vars, vec!["T".to_string()]);
-        assert_eq!(user.events[&HookEvent::BeforeTool][0].hooks.len(), 1);
-        assert!(user.warnings[0].starts_with("A Claude Code \"prompt\" hook does not run here"));
-        let mut project = HookConfig::default();
-        project.add_claude_hooks(&hooks, "project");
-        assert!(project.events[&HookEvent::BeforeTool][0].hooks.is_empty());
-        assert!(project.warnings[0].starts_with("An http hook runs only from the user's"));
     }
 
     #[test]

@@ -489,6 +489,25 @@ impl HookSystem {
         .await;
     }
 
+    /// StopFailure (Claude hooks only), when a prompt ends on a model
+    /// error: matchers select the `error` kind. Advisory: Claude Code
+    /// ignores what such a hook answers.
+    pub async fn stop_failure(&self, error: &str, message: &str) {
+        self.run_event_with(
+            HookEvent::StopFailure,
+            MatchTarget::Trigger(error),
+            Some(HookDialect::Claude),
+            Vec::new,
+            || {
+                vec![
+                    ("error", Value::String(error.into())),
+                    ("last_assistant_message", Value::String(message.into())),
+                ]
+            },
+        )
+        .await;
+    }
+
     /// PreCompress (`manual|auto`). Advisory.
     pub async fn pre_compress(&self, trigger: &str) {
         self.pre_compress_of(trigger, None).await;

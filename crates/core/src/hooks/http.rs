@@ -5,45 +5,41 @@
 //! failed run, as Claude Code treats them.
 
 use super::config::{CommandHook, HttpHook};
-use super::output::parse_command_output;
-use super::runner::{HookRunError, HookRunResult};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+/// How an http hook's request ended.
+pub(super) enum Answer {
+    /// An answer, as a command's exit code, stdout and stderr.
+    Exited {
+        /// 0 for a 2xx status, else 1.
+        code: i32,
+        /// A 2xx answer's body.
+        stdout: String,
+        /// Another status and its body.
+        stderr: String,
+    },
+    /// No answer within the hook's timeout.
+    TimedOut,
+    /// No answer: why.
+    Failed(String),
+}
 
 /// POSTs `input` to the hook's URL and reads the answer.
-pub(super) async fn post(hook: &CommandHook, http: &HttpHook, input: &[u8]) -> HookRunResult {
-    let start = Instant::now();
-    let mut result = HookRunResult {
-        hook: hook.clone(),
-        success: false,
-        output: None,
-        exit_code: None,
-        stdout: String::new(),
-        stderr: String::new(),
-        error: None,
-        duration: Duration::ZERO,
-    };
+pub(super) async fn post(hook: &CommandHook, http: &HttpHook, input: &[u8]) -> Answer {
     match send(hook, http, input).await {
-        Ok((status, body)) if status.is_success() => {
-            result.exit_code = Some(0);
-            result.success = true;
-            result.stdout = body;
-        }
-        Ok((status, body)) => {
-            result.exit_code = Some(1);
-            result.stderr = format!("HTTP {status} from {}: {body}", hook.command);
-        }
-        Err(e) if e.is_timeout() => {
-            result.error = Some(HookRunError::TimedOut {
-                ms: hook.timeout_ms,
-            });
-        }
-        Err(e) => result.error = Some(HookRunError::Http(e.to_string())),
+        Ok((status, body)) if status.is_success() => Answer::Exited {
+            code: 0,
+            stdout: body,
+            stderr: String::new(),
+        },
+        Ok((status, body)) => Answer::Exited {
+            code: 1,
+            stdout: String::new(),
+            stderr: format!("HTTP {status} from {}: {body}", hook.command),
+        },
+        Err(e) if e.is_timeout() => Answer::TimedOut,
+        Err(e) => Answer::Failed(e.to_string()),
     }
-    if result.error.is_none() {
-        result.output = parse_command_output(result.exit_code, &result.stdout, &result.stderr);
-    }
-    result.duration = start.elapsed();
-    result
 }
 
 /// The request and its answer's status and body.
@@ -110,6 +106,34 @@ pub(super) fn interpolate(
 #[cfg(test)]
 mod tests {
     use super::interpolate;
+    use crate::hooks::{HookConfig, HookEvent};
+    use serde_json::json;
+
+    #[test]
+    fn http_hooks_come_from_the_users_claude_settings_only() {
+        let hooks = json!({"PreToolUse": [{"hooks": [
+            {"type": "http", "url": "http://127.0.0.1:9/h", "timeout": 2,
+             "headers": {"Authorization": "Bearer $T"}, "allowedEnvVars": ["T"]},
+            {"type": "prompt", "prompt": "judge"}]}]});
+        let hooks = hooks.as_object().cloned().unwrap_or_default();
+        let mut user = HookConfig::default();
+        user.add_claude_user_hooks(&hooks, "user");
+        let hook = &user.events[&HookEvent::BeforeTool][0].hooks[0];
+        assert_eq!(hook.command, "http://127.0.0.1:9/h");
+        assert_eq!(hook.timeout_ms, 2_000);
+        let http = hook.http.as_ref().expect("an http hook");
+        assert_eq!(
+            http.headers,
+            vec![("Authorization".into(), "Bearer $T".into())]
+        );
+        assert_eq!(http.allowed_env_vars, vec!["T".to_string()]);
+        assert_eq!(user.events[&HookEvent::BeforeTool][0].hooks.len(), 1);
+        assert!(user.warnings[0].starts_with("A Claude Code \"prompt\" hook does not run here"));
+        let mut project = HookConfig::default();
+        project.add_claude_hooks(&hooks, "project");
+        assert!(project.events[&HookEvent::BeforeTool][0].hooks.is_empty());
+        assert!(project.warnings[0].starts_with("An http hook runs only from the user's"));
+    }
 
     #[test]
     fn headers_name_only_the_allowed_variables() {

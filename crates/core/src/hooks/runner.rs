@@ -163,7 +163,11 @@ pub async fn run_hook(
         .and_then(|_| crate::telemetry::HookSpan::start(hook.display_name()));
     let traceparent = span.as_ref().map(crate::telemetry::HookSpan::traceparent);
     let result = match &hook.http {
-        Some(http) => super::http::post(hook, http, input).await,
+        Some(http) => {
+            let start = Instant::now();
+            let answer = super::http::post(hook, http, input).await;
+            http_result(hook, answer, start)
+        }
         None => run_process(hook, input, env, traceparent).await,
     };
     if let (Some(span), Some(runs)) = (span, &env.runs) {
@@ -177,6 +181,41 @@ pub async fn run_hook(
         );
         let _ = runs.send(crate::events::AgentEvent::HookRan(run));
     }
+    result
+}
+
+/// An http hook's answer as a run's result.
+fn http_result(hook: &CommandHook, answer: super::http::Answer, start: Instant) -> HookRunResult {
+    use super::http::Answer;
+    let mut result = HookRunResult {
+        hook: hook.clone(),
+        success: false,
+        output: None,
+        exit_code: None,
+        stdout: String::new(),
+        stderr: String::new(),
+        error: None,
+        duration: Duration::ZERO,
+    };
+    match answer {
+        Answer::Exited {
+            code,
+            stdout,
+            stderr,
+        } => {
+            result.exit_code = Some(code);
+            result.success = code == 0;
+            result.output = parse_command_output(Some(code), &stdout, &stderr);
+            (result.stdout, result.stderr) = (stdout, stderr);
+        }
+        Answer::TimedOut => {
+            result.error = Some(HookRunError::TimedOut {
+                ms: hook.timeout_ms,
+            });
+        }
+        Answer::Failed(why) => result.error = Some(HookRunError::Http(why)),
+    }
+    result.duration = start.elapsed();
     result
 }
 
@@ -373,6 +412,7 @@ fn apply_to_input(event: HookEvent, input: &mut Map<String, Value>, out: &HookOu
         | HookEvent::AfterModel
         | HookEvent::BeforeToolSelection
         | HookEvent::AfterToolFailure
-        | HookEvent::SubagentStop => {}
+        | HookEvent::SubagentStop
+        | HookEvent::StopFailure => {}
     }
 }
