@@ -6,7 +6,9 @@ Plays each session of crates/cli/tests/fixtures/claude-reference/scenarios.json
 to Claude Code (REF_CLAUDE, 2.1.197) offline against a fake Messages server
 that streams the scripted model turns over SSE as the Messages API does; the
 hooks of every event run fixtures/claude-reference/hook.py from the project's
-.claude/settings.json. Writes fixtures/claude-reference/<name>.json: every hook
+.claude/settings.json (a scenario's `http` events run it behind http hooks the
+fake server answers, at /hook/<mode>, from the user's or the project's
+settings; an `error` turn answers with that status and body). Writes fixtures/claude-reference/<name>.json: every hook
 input (ids, paths, times normalised), the markers each model request newly
 carries (what a decision fed back to the model), the files the session left.
 

@@ -172,3 +172,44 @@ fn masked(fx: &Fixture) -> Vec<(HookMessageKind, String)> {
 mod events;
 mod runner;
 mod tools;
+
+#[test]
+fn a_model_error_reads_as_claude_codes_stop_failure() {
+    use crate::hooks::claude::stop_failure;
+    use gemini_rs_protocol::events::{ApiOrigin, ModelError};
+    let provider = |status: u16| ModelError::Provider {
+        provider: "The Anthropic API".into(),
+        status,
+        message: "bad request".into(),
+    };
+    assert_eq!(
+        stop_failure(&provider(400)),
+        ("unknown", "API Error: 400 bad request".to_string())
+    );
+    let wrapped = ModelError::RetriesExhausted {
+        attempts: 3,
+        last: Box::new(provider(529)),
+    };
+    assert_eq!(stop_failure(&wrapped).0, "server_error");
+    let at = ModelError::AtProvider {
+        origin: Box::new(ApiOrigin {
+            provider: "anthropic".into(),
+            api: "Anthropic API".into(),
+            base_url: "http://127.0.0.1:1".into(),
+            configured_by: "ANTHROPIC_BASE_URL".into(),
+        }),
+        hint: None,
+        error: Box::new(ModelError::RateLimited {
+            message: "slow down".into(),
+        }),
+    };
+    assert_eq!(
+        stop_failure(&at),
+        ("rate_limit", "API Error: 429 slow down".to_string())
+    );
+    let auth = ModelError::Auth {
+        status: 401,
+        message: "no".into(),
+    };
+    assert_eq!(stop_failure(&auth).0, "authentication_failed");
+}
