@@ -8,7 +8,9 @@ that streams the scripted model turns over SSE as the Messages API does; the
 hooks of every event run fixtures/claude-reference/hook.py from the project's
 .claude/settings.json (a scenario's `http` events run it behind http hooks the
 fake server answers, at /hook/<mode>, from the user's or the project's
-settings; an `error` turn answers with that status and body). Writes fixtures/claude-reference/<name>.json: every hook
+settings; an `error` turn answers with that status and body; a turn's
+`ours` is what the test's fake model answers gemini-rs instead, e.g. a
+sub-agent's `complete_task` call). Writes fixtures/claude-reference/<name>.json: every hook
 input (ids, paths, times normalised), the markers each model request newly
 carries (what a decision fed back to the model), the files the session left.
 
@@ -192,7 +194,15 @@ def run(scn, events, claude):
     for name, text in scn.get("files", {}).items():
         with open(os.path.join(cwd, name), "w") as f:
             f.write(text)
+    # `agents`: the scenario's sub-agents (name: description), which the
+    # test gives gemini-rs as ~/.gemini/agents/<name>.md.
+    for name, desc in scn.get("agents", {}).items():
+        os.makedirs(os.path.join(cwd, ".claude/agents"), exist_ok=True)
+        with open(os.path.join(cwd, ".claude/agents", name + ".md"), "w") as f:
+            f.write(f"---\nname: {name}\ndescription: {desc}\n---\nYou help.\n")
     fake = Fake(scn["turns"], cwd)
+    # A scenario's own `events` narrow the hooked events to those.
+    events = scn.get("events", events)
     project, user = settings(events, scn.get("hooks", {}), scn.get("http"), fake.url)
     with open(os.path.join(cwd, ".claude/settings.json"), "w") as f:
         json.dump(project, f, indent=1)
@@ -204,8 +214,14 @@ def run(scn, events, claude):
            "ANTHROPIC_API_KEY": "dummy", "IS_SANDBOX": "1", "DISABLE_TELEMETRY": "1",
            "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1",
            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "TERM": "dumb"}
-    args = [claude, "-p", scn.get("prompt", "Please go."), "--model", "claude-sonnet-4-5",
-            "--permission-mode", scn.get("mode", "bypassPermissions")]
+    common = ["--model", "claude-sonnet-4-5", "--permission-mode", scn.get("mode", "bypassPermissions")]
+    # `before`: prompts of an earlier run the scenario's prompt continues
+    # (`--continue`), so that `/compact` has a conversation to compact.
+    for prompt in scn.get("before", []):
+        subprocess.run([claude, "-p", prompt] + common, cwd=cwd, env=env, capture_output=True,
+                       text=True, timeout=180)
+    cont = ["--continue"] if scn.get("before") else []
+    args = [claude, "-p", scn.get("prompt", "Please go.")] + cont + common
     p = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=180)
     logp = os.path.join(cwd, ".claude/hooklog.jsonl")
     log = [json.loads(l) for l in open(logp)] if os.path.exists(logp) else []
@@ -224,7 +240,7 @@ def run(scn, events, claude):
 
 def main():
     claude = os.environ.get("REF_CLAUDE") or "claude"
-    spec = json.load(open(os.path.join(FIX, "scenarios.json")))
+    spec = json.load(open(os.environ.get("SCN") or os.path.join(FIX, "scenarios.json")))
     only = set(sys.argv[1:])
     for scn in spec["scenarios"]:
         if only and scn["name"] not in only:

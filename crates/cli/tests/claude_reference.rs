@@ -71,14 +71,23 @@ fn our_call(tool: &str, input: &Value) -> (String, Value) {
             args["instruction"] = json!("Edit the file.");
             "replace"
         }
+        // Claude's Agent tool: the sub-agent's own tool here.
+        "Agent" => {
+            let agent = input["subagent_type"].as_str().unwrap_or_default();
+            args = json!({"query": input["prompt"]});
+            return (agent.to_string(), args);
+        }
         other => other,
     };
     (name.to_string(), args)
 }
 
 /// The SSE events of one scripted turn, as record.py streams them (an
-/// `error` turn: that status and body).
+/// `error` turn: that status and body; a turn's `ours` stands for it here).
 fn turn_reply(turn: &Value, n: usize) -> Reply {
+    if turn.get("ours").is_some() {
+        return turn_reply(&turn["ours"], n);
+    }
     if let Some(status) = turn["error"]["status"].as_u64() {
         let status = u16::try_from(status).unwrap_or(500);
         return Reply::json(status, &turn["error"]["body"]);
@@ -360,7 +369,17 @@ fn run_scenario(name: &str, events: &[Value], golden: &Value) -> (Value, String)
     let cwd = sb.work.display().to_string();
     sb.write(".claude/hook.py", HOOK_PY);
     let hooks = HookServer::start(&sb.work);
+    // A scenario's own `events` narrow the hooked events to those.
+    let events = scn["events"].as_array().map_or(events, Vec::as_slice);
     let (project, user) = claude_settings(events, &scn["hooks"], &scn["http"], &hooks.url);
+    let agents = scn["agents"].as_object().cloned().unwrap_or_default();
+    for (name, desc) in &agents {
+        let desc = desc.as_str().unwrap_or_default();
+        sb.write_home(
+            &format!(".gemini/agents/{name}.md"),
+            &format!("---\nname: {name}\ndescription: {desc}\n---\nYou help.\n"),
+        );
+    }
     sb.write(".claude/settings.json", &project.to_string());
     if user["hooks"].as_object().is_some_and(|h| !h.is_empty()) {
         let dir = sb.home.join(".claude");
@@ -371,7 +390,8 @@ fn run_scenario(name: &str, events: &[Value], golden: &Value) -> (Value, String)
         sb.write(file, text.as_str().unwrap_or_default());
     }
     sb.settings(&json!({"model": {"retry": {"initialDelayMs": 1}},
-        "hooksConfig": {"claudeCompat": true}}));
+        "hooksConfig": {"claudeCompat": true},
+        "experimental": {"enableAgents": !agents.is_empty()}}));
     let turns: Vec<Reply> = scn["turns"]
         .as_array()
         .into_iter()

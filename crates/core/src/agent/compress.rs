@@ -82,6 +82,18 @@ earlier turns. Keep what matters to finish the work: the user's goals and constr
 files read or changed (with paths), commands run and their outcomes, errors still open, and the next \
 steps. Be concise and factual; use short Markdown sections. Do not address the user.";
 
+/// What the compressed history's first entry starts with.
+const SUMMARY_HEAD: &str = "Summary of the earlier conversation:\n\n";
+
+/// The summary a compressed `history` starts with (empty when it does not).
+pub fn summary_of(history: &[Content]) -> String {
+    history
+        .first()
+        .map(Content::text)
+        .and_then(|t| t.strip_prefix(SUMMARY_HEAD).map(str::to_string))
+        .unwrap_or_default()
+}
+
 /// Summarises the part of `history` before the split point and returns
 /// the new history: the summary turn, an acknowledgement, the kept turns.
 pub async fn compress(
@@ -105,10 +117,7 @@ pub async fn compress(
         return Err(CompressError::EmptySummary);
     }
     let mut out = vec![
-        Content::user_text(format!(
-            "Summary of the earlier conversation:\n\n{}",
-            summary.trim()
-        )),
+        Content::user_text(format!("{SUMMARY_HEAD}{}", summary.trim())),
         Content::new(
             Role::Model,
             vec![Part::text("Understood; I will continue from this summary.")],

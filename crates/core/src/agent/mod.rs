@@ -447,7 +447,8 @@ impl Agent {
         self.compress_with(cancel, "manual").await
     }
 
-    /// Fires PreCompress (`trigger`: `auto|manual`), then compresses.
+    /// Fires PreCompress (`trigger`: `auto|manual`), compresses, then
+    /// fires PostCompact (Claude hooks) once it did.
     async fn compress_with(&mut self, cancel: &CancellationToken, trigger: &str) -> bool {
         if let Some(hooks) = self.hooks.clone() {
             hooks.pre_compress(trigger).await;
@@ -471,6 +472,10 @@ impl Agent {
                         "Chat history compressed from about {before} to about {after} tokens."
                     ),
                 });
+                if let Some(hooks) = self.hooks.clone() {
+                    let summary = compress::summary_of(&self.history);
+                    hooks.post_compact(trigger, &summary).await;
+                }
                 true
             }
             // Before a request, a conversation too short to summarise

@@ -101,6 +101,11 @@ impl Agent {
         agent_id: &str,
         cancel: &CancellationToken,
     ) -> Result<SubagentOutcome, SubagentError> {
+        if let Some(hooks) = self.hooks.clone()
+            && hooks.has(crate::hooks::HookEvent::SubagentStart)
+        {
+            hooks.subagent_start(&def.name, agent_id).await;
+        }
         let run = cancel.child_token();
         let timer = {
             let run = run.clone();

@@ -25,7 +25,9 @@ pub fn aggregate(event: HookEvent, outputs: &[&HookOutput]) -> Option<HookOutput
         HookEvent::Notification
         | HookEvent::SessionEnd
         | HookEvent::PreCompress
-        | HookEvent::StopFailure => merge_replace(outputs, false),
+        | HookEvent::StopFailure
+        | HookEvent::SubagentStart
+        | HookEvent::PostCompact => merge_replace(outputs, false),
     })
 }
 

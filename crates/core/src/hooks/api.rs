@@ -47,6 +47,12 @@ pub trait Hooks: Send + Sync {
     /// again once the agent went on (`stop_hook_active`), as Claude Code's
     /// Stop hooks expect.
     fn reruns_stop(&self) -> bool;
+    /// SubagentStart (Claude hooks only), when the sub-agent `agent_type`
+    /// (run `agent_id`) starts. Advisory.
+    fn subagent_start<'a>(&'a self, agent_type: &'a str, agent_id: &'a str) -> BoxFuture<'a, ()>;
+    /// PostCompact (Claude hooks only), after compression (`trigger`) into
+    /// `summary`. Advisory.
+    fn post_compact<'a>(&'a self, trigger: &'a str, summary: &'a str) -> BoxFuture<'a, ()>;
     /// SubagentStop, when the sub-agent `agent_type` hands back `result`;
     /// a block sends the reason back to it.
     fn subagent_stop<'a>(
@@ -119,6 +125,12 @@ impl Hooks for HookSystem {
     }
     fn reruns_stop(&self) -> bool {
         self.has_claude_hooks(HookEvent::AfterAgent)
+    }
+    fn subagent_start<'a>(&'a self, agent_type: &'a str, agent_id: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(HookSystem::subagent_start(self, agent_type, agent_id))
+    }
+    fn post_compact<'a>(&'a self, trigger: &'a str, summary: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(HookSystem::post_compact(self, trigger, summary))
     }
     fn subagent_stop<'a>(
         &'a self,
@@ -214,6 +226,12 @@ impl Hooks for NoHooks {
     }
     fn reruns_stop(&self) -> bool {
         false
+    }
+    fn subagent_start<'a>(&'a self, _agent_type: &'a str, _agent_id: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
+    }
+    fn post_compact<'a>(&'a self, _trigger: &'a str, _summary: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
     }
     fn subagent_stop<'a>(
         &'a self,

@@ -137,11 +137,16 @@ pub fn input(
             out.insert(key.into(), v.clone());
         }
     }
-    // Claude Code sends no permission mode at the session's edges, nor
-    // when a prompt failed.
+    // Claude Code sends no permission mode at the session's edges, when
+    // a prompt failed, when a sub-agent starts nor around compaction.
     let edge = matches!(
         event,
-        HookEvent::SessionStart | HookEvent::SessionEnd | HookEvent::StopFailure
+        HookEvent::SessionStart
+            | HookEvent::SessionEnd
+            | HookEvent::StopFailure
+            | HookEvent::SubagentStart
+            | HookEvent::PreCompress
+            | HookEvent::PostCompact
     );
     if let Some(id) = extra.get("prompt_id") {
         out.insert("prompt_id".into(), id.clone());
@@ -329,7 +334,9 @@ fn exit_two(event: HookEvent, err: &str) -> HookOutput {
         | HookEvent::BeforeModel
         | HookEvent::AfterModel
         | HookEvent::BeforeToolSelection
-        | HookEvent::StopFailure => HookOutput {
+        | HookEvent::StopFailure
+        | HookEvent::SubagentStart
+        | HookEvent::PostCompact => HookOutput {
             decision: Some("allow".into()),
             system_message: Some(format!("Warning: {reason}")),
             ..HookOutput::default()

@@ -44,6 +44,10 @@ pub enum HookEvent {
     SubagentStop,
     /// When a prompt ends on a model error (Claude Code only).
     StopFailure,
+    /// When a sub-agent starts (Claude Code only: `SubagentStart`).
+    SubagentStart,
+    /// After history was compressed (Claude Code only: `PostCompact`).
+    PostCompact,
 }
 
 /// The contract a hook was written for: Gemini CLI's, or Claude Code's
@@ -61,7 +65,7 @@ pub enum HookDialect {
 impl HookEvent {
     /// Every event, in Gemini CLI's declaration order, then those only
     /// Claude Code has.
-    pub const ALL: [HookEvent; 14] = [
+    pub const ALL: [HookEvent; 16] = [
         HookEvent::BeforeTool,
         HookEvent::AfterTool,
         HookEvent::BeforeAgent,
@@ -76,6 +80,8 @@ impl HookEvent {
         HookEvent::AfterToolFailure,
         HookEvent::SubagentStop,
         HookEvent::StopFailure,
+        HookEvent::SubagentStart,
+        HookEvent::PostCompact,
     ];
 
     /// The Gemini CLI name (`hook_event_name`).
@@ -95,6 +101,8 @@ impl HookEvent {
             HookEvent::AfterToolFailure => "PostToolUseFailure",
             HookEvent::SubagentStop => "SubagentStop",
             HookEvent::StopFailure => "StopFailure",
+            HookEvent::SubagentStart => "SubagentStart",
+            HookEvent::PostCompact => "PostCompact",
         }
     }
 
@@ -113,6 +121,8 @@ impl HookEvent {
             HookEvent::AfterToolFailure => "PostToolUseFailure",
             HookEvent::SubagentStop => "SubagentStop",
             HookEvent::StopFailure => "StopFailure",
+            HookEvent::SubagentStart => "SubagentStart",
+            HookEvent::PostCompact => "PostCompact",
             HookEvent::BeforeModel | HookEvent::AfterModel | HookEvent::BeforeToolSelection => {
                 return None;
             }
@@ -123,7 +133,11 @@ impl HookEvent {
     pub fn claude_only(self) -> bool {
         matches!(
             self,
-            HookEvent::AfterToolFailure | HookEvent::SubagentStop | HookEvent::StopFailure
+            HookEvent::AfterToolFailure
+                | HookEvent::SubagentStop
+                | HookEvent::StopFailure
+                | HookEvent::SubagentStart
+                | HookEvent::PostCompact
         )
     }
 

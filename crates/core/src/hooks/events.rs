@@ -312,6 +312,24 @@ impl HookSystem {
         agent_outcome(out, false)
     }
 
+    /// SubagentStart (Claude hooks only), when the sub-agent `agent_type`
+    /// (run `agent_id`) starts; matchers select the agent's name. Advisory.
+    pub async fn subagent_start(&self, agent_type: &str, agent_id: &str) {
+        self.run_event_with(
+            HookEvent::SubagentStart,
+            MatchTarget::Trigger(agent_type),
+            Some(HookDialect::Claude),
+            Vec::new,
+            || {
+                vec![
+                    ("agent_id", Value::String(agent_id.into())),
+                    ("agent_type", Value::String(agent_type.into())),
+                ]
+            },
+        )
+        .await;
+    }
+
     /// SubagentStop (Claude hooks only), when the sub-agent `agent_type`
     /// (run `agent_id`) hands back `result`; matchers select the agent's
     /// name. A block sends its reason to the sub-agent, which goes on.
@@ -333,8 +351,15 @@ impl HookSystem {
                         ("stop_hook_active", Value::Bool(stop_hook_active)),
                         ("agent_id", Value::String(agent_id.into())),
                         ("agent_type", Value::String(agent_type.into())),
-                        ("agent_transcript_path", Value::String(String::new())),
+                        // The sub-agent's turns are kept in the session's
+                        // transcript, not a file of their own.
+                        (
+                            "agent_transcript_path",
+                            Value::String(self.env.transcript_path.clone()),
+                        ),
                         ("last_assistant_message", Value::String(result.into())),
+                        ("background_tasks", Value::Array(Vec::new())),
+                        ("session_crons", Value::Array(Vec::new())),
                     ]
                 },
             )
@@ -528,7 +553,27 @@ impl HookSystem {
             MatchTarget::Trigger(trigger),
             only,
             || vec![("trigger", Value::String(trigger.into()))],
-            || vec![("custom_instructions", Value::String(String::new()))],
+            // `/compress` takes no instructions: Claude Code's bare
+            // `/compact` sends null.
+            || vec![("custom_instructions", Value::Null)],
+        )
+        .await;
+    }
+
+    /// PostCompact (Claude hooks only), after the history was compressed
+    /// (`trigger`: `manual|auto`) into `summary`. Advisory.
+    pub async fn post_compact(&self, trigger: &str, summary: &str) {
+        self.run_event_with(
+            HookEvent::PostCompact,
+            MatchTarget::Trigger(trigger),
+            Some(HookDialect::Claude),
+            Vec::new,
+            || {
+                vec![
+                    ("trigger", Value::String(trigger.into())),
+                    ("compact_summary", Value::String(summary.into())),
+                ]
+            },
         )
         .await;
     }

@@ -413,6 +413,8 @@ fn apply_to_input(event: HookEvent, input: &mut Map<String, Value>, out: &HookOu
         | HookEvent::BeforeToolSelection
         | HookEvent::AfterToolFailure
         | HookEvent::SubagentStop
-        | HookEvent::StopFailure => {}
+        | HookEvent::StopFailure
+        | HookEvent::SubagentStart
+        | HookEvent::PostCompact => {}
     }
 }
