@@ -14,7 +14,7 @@ sub-agent's `complete_task` call). Writes fixtures/claude-reference/<name>.json:
 input (ids, paths, times normalised), the markers each model request newly
 carries (what a decision fed back to the model), the files the session left.
 
-Usage: REF_CLAUDE=... python3 e2e/claude-reference/record.py [NAME...]"""
+Usage: REF_CLAUDE=... [SCN=other-scenarios.json] python3 e2e/claude-reference/record.py [NAME...]"""
 import json, os, re, shutil, subprocess, sys, tempfile, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 

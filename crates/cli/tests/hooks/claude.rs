@@ -326,3 +326,61 @@ fn a_subagent_stop_hook_sends_the_sub_agent_on_once() {
     let last = fake.function_responses().last().unwrap().to_string();
     assert!(last.contains("second"), "{last}");
 }
+
+#[test]
+fn pre_compact_and_post_compact_fire_around_automatic_compression() {
+    let sb = Sandbox::new();
+    let log_hook = |sb: &Sandbox| json!([{"matcher": "auto", "hooks": [claude_hook(sb, "log")]}]);
+    sb.settings(&json!({
+        "model": {"name": super::MODEL, "retry": {"initialDelayMs": 1},
+            "compressionThreshold": 0.000001},
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "hooks": {"PreCompact": log_hook(&sb), "PostCompact": log_hook(&sb)}
+    }));
+    let summary = json!({"method": "generateContent", "response": {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "SUMMARY-ONE"}]},
+            "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 50, "candidatesTokenCount": 5, "totalTokenCount": 55}
+    }});
+    let (_fake, out) = run(&sb, &lines(&[summary.to_string(), text("done")]));
+    assert_eq!(out.code, 0, "{out:?}");
+    let pre = logged(&sb, "PreCompact");
+    let post = logged(&sb, "PostCompact");
+    assert_eq!(pre.len(), 1, "{pre:?}");
+    assert_eq!(post.len(), 1, "{post:?}");
+    // PreCompact's keys as Claude Code 2.1.197 sends them (no
+    // permission_mode; a bare compaction's instructions are null).
+    let keys = |v: &Value| {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    assert_eq!(
+        keys(&pre[0]),
+        [
+            "custom_instructions",
+            "cwd",
+            "hook_event_name",
+            "prompt_id",
+            "session_id",
+            "transcript_path",
+            "trigger"
+        ]
+    );
+    assert_eq!(pre[0]["trigger"], "auto");
+    assert_eq!(pre[0]["custom_instructions"], Value::Null);
+    assert_eq!(
+        keys(&post[0]),
+        [
+            "compact_summary",
+            "cwd",
+            "hook_event_name",
+            "prompt_id",
+            "session_id",
+            "transcript_path",
+            "trigger"
+        ]
+    );
+    assert_eq!(post[0]["trigger"], "auto");
+    assert_eq!(post[0]["compact_summary"], "SUMMARY-ONE");
+}
