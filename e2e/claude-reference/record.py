@@ -10,7 +10,9 @@ hooks of every event run fixtures/claude-reference/hook.py from the project's
 fake server answers, at /hook/<mode>, from the user's or the project's
 settings; an `error` turn answers with that status and body; a turn's
 `ours` is what the test's fake model answers gemini-rs instead, e.g. a
-sub-agent's `complete_task` call). Writes fixtures/claude-reference/<name>.json: every hook
+sub-agent's `complete_task` call). A scenario's `prompt_hooks` add a
+`prompt` hook to those events, whose requests get its `judge` answers (the
+scenario's `order` tells the test how they interleave with the turns). Writes fixtures/claude-reference/<name>.json: every hook
 input (ids, paths, times normalised), the markers each model request newly
 carries (what a decision fed back to the model), the files the session left.
 
@@ -51,9 +53,12 @@ class Fake:
     """The fake Messages server: scripted turns for requests that carry
     tools (the agent's), a short text for the rest (titles, checks)."""
 
-    def __init__(self, turns, cwd):
+    def __init__(self, turns, cwd, judge=()):
         self.turns, self.cwd, self.requests, self.lock = turns, cwd, [], threading.Lock()
         self.hook_requests = []
+        # `prompt` hooks' requests (Claude Code's "You are evaluating a
+        # ... hook" system prompt) get the scenario's `judge` answers in turn.
+        self.judge, self.judge_requests = list(judge), []
         fake = self
 
         class H(BaseHTTPRequestHandler):
@@ -72,7 +77,12 @@ class Fake:
                 if "count_tokens" in self.path:
                     return self.json({"input_tokens": 10})
                 with fake.lock:
-                    if body.get("tools"):
+                    if "You are evaluating a" in json.dumps(body.get("system")):
+                        k = len(fake.judge_requests)
+                        fake.judge_requests.append(body)
+                        turn = {"text": fake.judge[k] if k < len(fake.judge) else '{"ok": true}'}
+                        n = 800 + k
+                    elif body.get("tools"):
                         n = len(fake.requests)
                         fake.requests.append(body)
                         turn = fake.turns[n] if n < len(fake.turns) else {"text": "Nothing more."}
@@ -123,7 +133,7 @@ class Fake:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
 
 
-def settings(events, hooks, http=None, url=""):
+def settings(events, hooks, http=None, url="", prompts=None):
     """.claude/settings.json: every event runs hook.py, in the scenario's
     mode for the events it names and `log` for the others; the events of
     `http` run it behind an http hook (at `url`) instead, in the user's
@@ -139,6 +149,8 @@ def settings(events, hooks, http=None, url=""):
             continue
         cmd = f'python3 "$CLAUDE_PROJECT_DIR/.claude/hook.py" {hooks.get(ev, "log")}'
         project[ev] = [{"matcher": "", "hooks": [{"type": "command", "command": cmd}]}]
+        if ev in (prompts or {}):
+            project[ev][0]["hooks"].append({"type": "prompt", "prompt": prompts[ev], "timeout": 30})
     return {"hooks": project}, {"hooks": user}
 
 
@@ -159,6 +171,24 @@ def normalise(v, cwd, home, key=None):
     if isinstance(v, str):
         return v.replace(cwd, "<cwd>").replace(home, "<home>")
     return v
+
+
+def judge_request(body, cwd, home):
+    """What a `prompt` hook asked: its system prompt's last part, its
+    output_config, and its last message's text (the hook's prompt, with
+    $ARGUMENTS as normalised JSON)."""
+    last = body["messages"][-1]["content"]
+    text = last if isinstance(last, str) else "".join(b.get("text", "") for b in last)
+    at = text.find("{")
+    args = None
+    if at >= 0:
+        try:
+            args = normalise(json.loads(text[at:]), cwd, home)
+            text = text[:at] + "$ARGUMENTS"
+        except ValueError:
+            pass
+    return {"system": body["system"][-1]["text"], "output_config": body.get("output_config"),
+            "prompt": text[-300:], "arguments": args, "messages": len(body["messages"])}
 
 
 def markers(body):
@@ -200,10 +230,11 @@ def run(scn, events, claude):
         os.makedirs(os.path.join(cwd, ".claude/agents"), exist_ok=True)
         with open(os.path.join(cwd, ".claude/agents", name + ".md"), "w") as f:
             f.write(f"---\nname: {name}\ndescription: {desc}\n---\nYou help.\n")
-    fake = Fake(scn["turns"], cwd)
+    fake = Fake(scn["turns"], cwd, scn.get("judge", []))
     # A scenario's own `events` narrow the hooked events to those.
     events = scn.get("events", events)
-    project, user = settings(events, scn.get("hooks", {}), scn.get("http"), fake.url)
+    project, user = settings(events, scn.get("hooks", {}), scn.get("http"), fake.url,
+                             scn.get("prompt_hooks"))
     with open(os.path.join(cwd, ".claude/settings.json"), "w") as f:
         json.dump(project, f, indent=1)
     if user["hooks"]:
@@ -230,6 +261,8 @@ def run(scn, events, claude):
     if scn.get("http"):
         g["http_requests"] = [{"path": r["path"], "content_type": r["headers"].get("Content-Type")}
                               for r in fake.hook_requests]
+    if scn.get("prompt_hooks"):
+        g["judge_requests"] = [judge_request(b, cwd, home) for b in fake.judge_requests]
     fake.server.shutdown()
     if os.environ.get("KEEP"):
         print("kept", tmp, file=sys.stderr)

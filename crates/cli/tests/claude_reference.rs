@@ -36,7 +36,9 @@ fn fixture(name: &str) -> Value {
 /// run it behind an http hook (at `url`) instead, in the user's settings
 /// or the project's as its `scope` says (as record.py writes them).
 /// Returns the project's settings and the user's.
-fn claude_settings(events: &[Value], hooks: &Value, http: &Value, url: &str) -> (Value, Value) {
+/// A scenario's `prompt_hooks` add a `prompt` hook beside the command one.
+fn claude_settings(scn: &Value, events: &[Value], url: &str) -> (Value, Value) {
+    let (hooks, http) = (&scn["hooks"], &scn["http"]);
     let (mut project, mut user) = (Map::new(), Map::new());
     let user_scope = http["scope"].as_str().unwrap_or("user") == "user";
     for ev in events.iter().filter_map(Value::as_str) {
@@ -48,10 +50,11 @@ fn claude_settings(events: &[Value], hooks: &Value, http: &Value, url: &str) -> 
         }
         let mode = hooks[ev].as_str().unwrap_or("log");
         let cmd = format!("python3 \"$CLAUDE_PROJECT_DIR/.claude/hook.py\" {mode}");
-        project.insert(
-            ev.to_string(),
-            json!([{"matcher": "", "hooks": [{"type": "command", "command": cmd}]}]),
-        );
+        let mut list = vec![json!({"type": "command", "command": cmd})];
+        if let Some(prompt) = scn["prompt_hooks"][ev].as_str() {
+            list.push(json!({"type": "prompt", "prompt": prompt, "timeout": 30}));
+        }
+        project.insert(ev.to_string(), json!([{"matcher": "", "hooks": list}]));
     }
     (json!({ "hooks": project }), json!({ "hooks": user }))
 }
@@ -126,6 +129,27 @@ fn turn_reply(turn: &Value, n: usize) -> Reply {
     ev.push(json!({"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {"output_tokens": 5}}));
     ev.push(json!({"type": "message_stop"}));
     Reply::anthropic_stream(ev)
+}
+
+/// The scripted turns with the `prompt` hooks' `judge` answers put where
+/// the scenario's `order` says they are asked.
+fn with_judge(scn: &Value, turns: Vec<Reply>) -> Vec<Reply> {
+    let Some(order) = scn["order"].as_array() else {
+        return turns;
+    };
+    let mut judge = scn["judge"].as_array().into_iter().flatten();
+    let mut turns = turns.into_iter();
+    let mut out = Vec::new();
+    for step in order {
+        let next = if step == "judge" {
+            judge.next().map(|a| turn_reply(&json!({"text": a}), 800))
+        } else {
+            turns.next()
+        };
+        out.extend(next);
+    }
+    out.extend(turns);
+    out
 }
 
 const NUMERIC: [&str; 1] = ["duration_ms"];
@@ -371,7 +395,7 @@ fn run_scenario(name: &str, events: &[Value], golden: &Value) -> (Value, String)
     let hooks = HookServer::start(&sb.work);
     // A scenario's own `events` narrow the hooked events to those.
     let events = scn["events"].as_array().map_or(events, Vec::as_slice);
-    let (project, user) = claude_settings(events, &scn["hooks"], &scn["http"], &hooks.url);
+    let (project, user) = claude_settings(&scn, events, &hooks.url);
     let agents = scn["agents"].as_object().cloned().unwrap_or_default();
     for (name, desc) in &agents {
         let desc = desc.as_str().unwrap_or_default();
@@ -404,7 +428,7 @@ fn run_scenario(name: &str, events: &[Value], golden: &Value) -> (Value, String)
         })
         .chain(std::iter::repeat_with(|| turn_reply(&json!({"text": "Nothing more."}), 99)).take(3))
         .collect();
-    let fake = FakeServer::with_replies(turns);
+    let fake = FakeServer::with_replies(with_judge(&scn, turns));
     let prompt = scn["prompt"].as_str().unwrap_or("Please go.");
     let mut args = vec!["-m", MODEL, "-p", prompt];
     if golden["mode"] == "bypassPermissions" {

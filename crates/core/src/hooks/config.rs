@@ -199,6 +199,17 @@ pub struct CommandHook {
     pub dialect: HookDialect,
     /// Set for a `type: "http"` hook: the input is POSTed to its URL.
     pub http: Option<HttpHook>,
+    /// Set for a Claude `type: "prompt"` hook (its prompt in `command`):
+    /// a model judges the event.
+    pub prompt: Option<PromptHook>,
+}
+
+/// What a `prompt` hook asks besides its prompt (Claude Code's `prompt`
+/// hook).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PromptHook {
+    /// The model to ask (the session's when `None`).
+    pub model: Option<String>,
 }
 
 /// What an http hook sends besides its input (Claude Code's `http` hook).
@@ -431,6 +442,12 @@ pub(super) struct WireHook {
     /// An http hook's `allowedEnvVars`.
     #[serde(rename = "allowedEnvVars", deserialize_with = "lenient")]
     allowed_env_vars: Option<Vec<Value>>,
+    /// A prompt hook's `prompt`.
+    #[serde(deserialize_with = "lenient")]
+    prompt: Option<String>,
+    /// A prompt hook's `model`.
+    #[serde(deserialize_with = "lenient")]
+    model: Option<String>,
 }
 
 /// How the hooks of one settings object are read.
@@ -466,9 +483,16 @@ impl HookReader {
             return None;
         }
         let wire: WireHook = from_object(hook);
+        let mut prompt = None;
         let (command, http) = match wire.kind.as_deref() {
             Some("command") => (wire.command.clone(), None),
             Some("http") if self.http => (wire.url.clone(), Some(wire.http_parts())),
+            Some("prompt") if self.dialect == HookDialect::Claude => {
+                prompt = Some(PromptHook {
+                    model: wire.model.clone().filter(|m| !m.is_empty()),
+                });
+                (wire.prompt.clone(), None)
+            }
             Some("http") if self.dialect == HookDialect::Claude => {
                 warnings.push(
                     "An http hook runs only from the user's ~/.claude/settings.json; skipped"
@@ -477,11 +501,11 @@ impl HookReader {
                 return None;
             }
             kind => {
-                if self.dialect == HookDialect::Claude && matches!(kind, Some("prompt" | "agent")) {
-                    warnings.push(format!(
-                        "A Claude Code \"{}\" hook does not run here (only \"command\" and \"http\" hooks do); skipped",
-                        kind.unwrap_or_default()
-                    ));
+                if self.dialect == HookDialect::Claude && kind == Some("agent") {
+                    warnings.push(
+                        "A Claude Code \"agent\" hook does not run here (only \"command\", \"http\" and \"prompt\" hooks do); skipped"
+                            .to_string(),
+                    );
                 }
                 tracing::warn!("Discarding hook of unsupported type {kind:?}");
                 return None;
@@ -506,6 +530,7 @@ impl HookReader {
             env: string_pairs(wire.env),
             dialect: self.dialect,
             http,
+            prompt,
         })
     }
 }

@@ -17,6 +17,7 @@ pub mod events;
 mod http;
 pub mod matcher;
 mod outcomes;
+pub mod prompt;
 pub mod output;
 pub mod runner;
 pub mod trusted;

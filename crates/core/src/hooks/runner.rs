@@ -34,6 +34,8 @@ pub struct HookEnv {
     /// Where finished runs are reported for their telemetry spans (the
     /// session's event stream).
     pub runs: Option<crate::events::EventSender>,
+    /// The model `prompt` hooks ask (the session's).
+    pub judge: Option<std::sync::Arc<dyn super::prompt::PromptJudge>>,
 }
 
 impl HookEnv {
@@ -162,13 +164,19 @@ pub async fn run_hook(
         .as_ref()
         .and_then(|_| crate::telemetry::HookSpan::start(hook.display_name()));
     let traceparent = span.as_ref().map(crate::telemetry::HookSpan::traceparent);
-    let result = match &hook.http {
-        Some(http) => {
+    let result = match (&hook.http, &hook.prompt) {
+        (Some(http), _) => {
             let start = Instant::now();
             let answer = super::http::post(hook, http, input).await;
             http_result(hook, answer, start)
         }
-        None => run_process(hook, input, env, traceparent).await,
+        (None, Some(prompt)) => {
+            let start = Instant::now();
+            let judge = env.judge.as_deref();
+            let answer = super::prompt::run(hook, prompt.model.as_deref(), input, judge).await;
+            http_result(hook, answer, start)
+        }
+        (None, None) => run_process(hook, input, env, traceparent).await,
     };
     if let (Some(span), Some(runs)) = (span, &env.runs) {
         let error = result.error.as_ref().map(ToString::to_string);

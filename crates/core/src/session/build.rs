@@ -141,6 +141,10 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
             approval_mode: Some(mode.clone()),
             plans_dir: Some(plan.plans_dir().to_path_buf()),
             runs: None,
+            judge: Some(Arc::new(crate::hooks::prompt::GeneratorJudge {
+                generator: generator.clone(),
+                model: model.clone(),
+            })),
         },
         events.clone(),
         &mut notes,

@@ -78,6 +78,7 @@ async fn timeout_kills_the_process_group() {
         env: vec![],
         dialect: config::HookDialect::Gemini,
         http: None,
+        prompt: None,
     };
     let env = HookEnv {
         project_dir: fx.dir.clone(),
