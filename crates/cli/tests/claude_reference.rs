@@ -260,6 +260,9 @@ fn observed(
         .map(|(f, _)| (f.clone(), sb.read(f).map_or(Value::Null, Value::from)))
         .collect();
     let mut ours = json!({"exit_code": out.code, "events": events, "model": model, "files": files});
+    if golden.get("judge_requests").is_some() {
+        ours["judge_arguments"] = judge_arguments(fake, &cwd, &home);
+    }
     if golden.get("http_requests").is_some() {
         ours["http_requests"] = hooks
             .requests()
@@ -268,6 +271,23 @@ fn observed(
             .collect();
     }
     ours
+}
+
+/// The `$ARGUMENTS` each `prompt` hook sent its model (the requests
+/// without tools), normalised.
+fn judge_arguments(fake: &FakeServer, cwd: &str, home: &str) -> Value {
+    fake.requests()
+        .iter()
+        .filter(|r| r.body["tools"].as_array().is_none_or(Vec::is_empty))
+        .filter_map(|r| {
+            let text = r.body["messages"][0]["content"][0]["text"]
+                .as_str()
+                .or_else(|| r.body["messages"][0]["content"].as_str())?
+                .to_string();
+            let args: Value = serde_json::from_str(text.get(text.find('{')?..)?).ok()?;
+            Some(normalise(&args, cwd, home, None))
+        })
+        .collect()
 }
 
 /// JSON's type name of `v`.
@@ -360,6 +380,15 @@ fn diffs(golden: &Value, ours: &Value) -> Vec<String> {
             "http hooks were asked {} where Claude Code asks {}",
             ours["http_requests"], golden["http_requests"]
         ));
+    }
+    if let Some(asked) = golden["judge_requests"].as_array() {
+        let theirs: Vec<&Value> = asked.iter().map(|r| &r["arguments"]).collect();
+        if json!(theirs) != ours["judge_arguments"] {
+            d.push(format!(
+                "prompt hooks sent {} where Claude Code sends {theirs:?}",
+                ours["judge_arguments"]
+            ));
+        }
     }
     if golden["files"] != ours["files"] {
         d.push(format!(

@@ -114,7 +114,7 @@ mod tests {
         let hooks = json!({"PreToolUse": [{"hooks": [
             {"type": "http", "url": "http://127.0.0.1:9/h", "timeout": 2,
              "headers": {"Authorization": "Bearer $T"}, "allowedEnvVars": ["T"]},
-            {"type": "prompt", "prompt": "judge"}]}]});
+            {"type": "agent", "prompt": "judge"}]}]});
         let hooks = hooks.as_object().cloned().unwrap_or_default();
         let mut user = HookConfig::default();
         user.add_claude_user_hooks(&hooks, "user");
@@ -128,7 +128,7 @@ mod tests {
         );
         assert_eq!(http.allowed_env_vars, vec!["T".to_string()]);
         assert_eq!(user.events[&HookEvent::BeforeTool][0].hooks.len(), 1);
-        assert!(user.warnings[0].starts_with("A Claude Code \"prompt\" hook does not run here"));
+        assert!(user.warnings[0].starts_with("A Claude Code \"agent\" hook does not run here"));
         let mut project = HookConfig::default();
         project.add_claude_hooks(&hooks, "project");
         assert!(project.events[&HookEvent::BeforeTool][0].hooks.is_empty());

@@ -17,8 +17,8 @@ pub mod events;
 mod http;
 pub mod matcher;
 mod outcomes;
-pub mod prompt;
 pub mod output;
+pub mod prompt;
 pub mod runner;
 pub mod trusted;
 
