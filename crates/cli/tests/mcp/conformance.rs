@@ -5,7 +5,6 @@
 //! `node_modules/.bin/conformance` and `node_modules/node/bin/node`),
 //! or `target/mcp-conformance`; skipped when absent, failed on CI.
 
-use super::serve_http;
 use crate::support::Sandbox;
 use serde_json::json;
 use std::path::PathBuf;
@@ -58,33 +57,172 @@ pub(super) fn conformance(
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    (out.status.success() && text.contains(" 0 failed"), text)
+    let passed = text.contains(" 0 failed") || text.contains("Baseline check passed");
+    (out.status.success() && passed, text)
 }
 
+/// The server scenarios of the suite (0.2.0-alpha.12) that apply to a
+/// server of gemini-rs's own tools, by the revision they are scored at.
+const SERVER_SCENARIOS: &[(&str, &[&str])] = &[
+    (
+        "2025-11-25",
+        &[
+            "server-initialize",
+            "server-session-lifecycle",
+            "ping",
+            "tools-list",
+            "logging-set-level",
+            "server-sse-multiple-streams",
+            "server-sse-polling",
+            "dns-rebinding-protection",
+        ],
+    ),
+    (
+        "2026-07-28",
+        &[
+            "server-stateless",
+            "tools-list",
+            "server-sse-multiple-streams",
+            "dns-rebinding-protection",
+            "caching",
+            "http-header-validation",
+            "sep-2164-resource-not-found",
+            "input-required-result-unsupported-methods",
+        ],
+    ),
+];
+
+/// The server scenarios left out, and why: each needs the suite's own
+/// fixture server (its `test_*` tools, prompts, resources, completions,
+/// sampling or elicitation test tools), which a server of gemini-rs's
+/// built-in tools does not have. A trailing `*` matches a prefix.
+const SERVER_EXCLUDED: &[(&str, &str)] = &[
+    (
+        "completion-complete",
+        "completions of the fixture's test prompt",
+    ),
+    ("tools-call-*", "the fixture's test_* tools"),
+    (
+        "json-schema-2020-12",
+        "the fixture's json_schema_2020_12_tool",
+    ),
+    (
+        "elicitation-sep1034-defaults",
+        "the fixture's elicitation test tool",
+    ),
+    (
+        "elicitation-sep1330-enums",
+        "the fixture's elicitation test tool",
+    ),
+    (
+        "resources-*",
+        "the fixture's test:// resources and subscriptions",
+    ),
+    ("prompts-*", "the fixture's test prompts"),
+    (
+        "http-custom-header-server-validation",
+        "a tool with x-mcp-header parameters",
+    ),
+    (
+        "input-required-result-*",
+        "the fixture's MRTR test tools and prompt",
+    ),
+];
+
+fn excluded(scenario: &str) -> bool {
+    SERVER_EXCLUDED
+        .iter()
+        .any(|(name, _)| match name.strip_suffix('*') {
+            Some(prefix) => scenario.starts_with(prefix),
+            None => scenario == *name,
+        })
+}
+
+/// Every server scenario the suite lists at `version` is either run or
+/// left out above with its reason (a new scenario is not missed).
+fn check_coverage(dir: &std::path::Path, sb: &Sandbox, version: &str, run: &[&str]) {
+    let (_, listed) = conformance(
+        dir,
+        sb,
+        &["list", "--server", "--spec-version", version],
+        &[],
+    );
+    let scenarios: Vec<&str> = listed
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(!scenarios.is_empty(), "{listed}");
+    for scenario in scenarios {
+        assert!(
+            run.contains(&scenario) || excluded(scenario),
+            "{version}: server scenario {scenario} is neither run nor excluded"
+        );
+    }
+}
+
+/// The checks of applicable scenarios that only the suite's fixture server
+/// can exercise ("Not testable" without its diagnostic tools).
+const BASELINE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/mcp-conformance-baseline.yml"
+);
+
+/// Runs `scenarios` at `version` against `url`, all at once; the failures.
+fn run_server_scenarios(
+    dir: &std::path::Path,
+    sb: &Sandbox,
+    url: &str,
+    version: &str,
+    scenarios: &[&str],
+) -> Vec<String> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = scenarios
+            .iter()
+            .map(|scenario| {
+                scope.spawn(move || {
+                    let mut args = vec![
+                        "server",
+                        "--url",
+                        url,
+                        "--scenario",
+                        scenario,
+                        "--spec-version",
+                        version,
+                    ];
+                    // Only where a check needs the fixture: a baseline
+                    // also fails a scenario on its warnings (SHOULDs).
+                    if ["server-stateless", "caching"].contains(scenario) {
+                        args.extend(["--expected-failures", BASELINE]);
+                    }
+                    (*scenario, conformance(dir, sb, &args, &[]))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .filter_map(|h| {
+                let (scenario, (ok, text)) = h.join().unwrap();
+                (!ok).then(|| format!("{version} {scenario}:\n{text}"))
+            })
+            .collect()
+    })
+}
+
+/// `mcp serve --port` at both revisions: the workspace's files offered as
+/// resources, so that the resource scenario reads from a real list.
 #[test]
 fn conformance_server_scenarios() {
     let Some(dir) = conformance_dir() else { return };
     let sb = Sandbox::new();
-    let served = serve_http(&sb, "default");
+    let served = super::serve_http_with(&sb, &["--approval-mode", "default", "--resources"]);
     let url = format!("http://127.0.0.1:{}/mcp", served.port);
-    // The scenarios that apply to a tools-only server without test tools.
-    for scenario in [
-        "server-initialize",
-        "ping",
-        "tools-list",
-        "logging-set-level",
-        "server-sse-multiple-streams",
-        "server-sse-polling",
-        "dns-rebinding-protection",
-    ] {
-        let (ok, text) = conformance(
-            &dir,
-            &sb,
-            &["server", "--url", &url, "--scenario", scenario],
-            &[],
-        );
-        assert!(ok, "{scenario}:\n{text}");
+    let mut failures = Vec::new();
+    for (version, scenarios) in SERVER_SCENARIOS {
+        check_coverage(&dir, &sb, version, scenarios);
+        failures.extend(run_server_scenarios(&dir, &sb, &url, version, scenarios));
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// The client under test: writes the settings for the scenario's server
@@ -129,25 +267,47 @@ pub(super) fn executable(sb: &Sandbox, name: &str, text: &str) -> String {
     path.display().to_string()
 }
 
-/// Runs one client scenario: `tool` is what the (fake) model calls, `None`
-/// for `mcp list`. The fake model's function responses come back.
-fn client_scenario(
-    dir: &std::path::Path,
-    scenario: &str,
-    tool: Option<(&str, serde_json::Value)>,
-) -> (bool, String, Vec<serde_json::Value>) {
+/// One client scenario: its name, the revision it is scored at (`None`:
+/// the one it belongs to), and the tools the (fake) model calls in one
+/// turn (none: `mcp list`).
+struct Case {
+    scenario: String,
+    version: Option<&'static str>,
+    calls: Vec<(&'static str, serde_json::Value)>,
+}
+
+/// The OAuth scenarios whose right outcome is a refused login (no token).
+const REFUSED_LOGINS: &[&str] = &[
+    "auth/resource-mismatch",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-supported-missing",
+    "auth/metadata-issuer-mismatch",
+    "auth/iss-normalized",
+];
+
+/// Runs one client scenario; the fake model's function responses come back.
+fn client_scenario(dir: &std::path::Path, case: &Case) -> (bool, String, Vec<serde_json::Value>) {
     let sb = Sandbox::new();
-    let turns = match &tool {
-        Some((name, args)) => vec![
-            crate::e2e::call(name, args.clone()),
-            crate::e2e::text("done"),
-        ],
-        None => vec![crate::e2e::text("unused")],
+    let turns = match case.calls.is_empty() {
+        false => {
+            let parts: Vec<_> = case
+                .calls
+                .iter()
+                .map(|(name, args)| json!({"functionCall": {"name": name, "args": args}}))
+                .collect();
+            vec![crate::e2e::turn(json!(parts)), crate::e2e::text("done")]
+        }
+        true => vec![crate::e2e::text("unused")],
     };
     let fake = gemini_rs_test_support::FakeServer::replaying(&crate::e2e::lines(&turns));
     let command = executable(&sb, "client.sh", CLIENT_SH);
     let browser = executable(&sb, "browser.py", BROWSER_PY);
-    let mode = if tool.is_some() { "agent" } else { "list" };
+    let mode = if case.calls.is_empty() {
+        "list"
+    } else {
+        "agent"
+    };
     let env = vec![
         ("GEMINI_RS", env!("CARGO_BIN_EXE_gemini-rs").to_string()),
         ("GEMINI_CLI_HOME", sb.home.display().to_string()),
@@ -162,97 +322,209 @@ fn client_scenario(
         ("CONFORMANCE_MODE", mode.to_string()),
         ("BROWSER", browser),
     ];
-    let (ok, text) = conformance(
-        dir,
-        &sb,
-        &[
-            "client",
-            "--command",
-            &command,
-            "--scenario",
-            scenario,
-            "--timeout",
-            "60000",
-        ],
-        &env,
-    );
-    let tokens = sb.home.join(".gemini/mcp-oauth-tokens.json");
-    if scenario.starts_with("auth/") && ok {
-        assert!(tokens.exists(), "{scenario}: no token file");
+    let mut args = vec![
+        "client",
+        "--command",
+        &command,
+        "--scenario",
+        &case.scenario,
+        "--timeout",
+        "60000",
+    ];
+    if let Some(version) = case.version {
+        args.extend(["--spec-version", version]);
     }
-    (ok, text, fake.function_responses())
+    let (ok, mut text) = conformance(dir, &sb, &args, &env);
+    let tokens = sb.home.join(".gemini/mcp-oauth-tokens.json");
+    let refused = REFUSED_LOGINS.contains(&case.scenario.as_str());
+    let login_missing = case.scenario.starts_with("auth/") && !refused && !tokens.exists();
+    if login_missing {
+        text.push_str("\nno token file after the login");
+    }
+    (ok && !login_missing, text, fake.function_responses())
 }
 
-/// Every non-draft client scenario of the suite: `initialize` through `mcp
-/// list`, the others through a headless session whose (fake) model calls
-/// the scenario's tool; the OAuth ones log in through a `$BROWSER` that
-/// follows the redirects.
-#[test]
-fn conformance_client_scenarios() {
-    let Some(dir) = conformance_dir() else { return };
-    let mut scenarios: Vec<(&str, Option<(&str, serde_json::Value)>)> = vec![
-        ("initialize", None),
-        ("tools_call", Some(("add_numbers", json!({"a": 5, "b": 3})))),
-        ("sse-retry", Some(("test_reconnection", json!({})))),
-        (
+/// The OAuth scenarios scored at both revisions.
+const AUTH_BOTH: &[&str] = &[
+    "metadata-default",
+    "metadata-var1",
+    "metadata-var2",
+    "metadata-var3",
+    "basic-cimd",
+    "scope-from-www-authenticate",
+    "scope-from-scopes-supported",
+    "scope-omitted-when-undefined",
+    "scope-step-up",
+    "scope-retry-limit",
+    "token-endpoint-auth-basic",
+    "token-endpoint-auth-post",
+    "token-endpoint-auth-none",
+    "pre-registration",
+];
+
+/// The OAuth scenarios new in 2026-07-28.
+const AUTH_2026: &[&str] = &[
+    "resource-mismatch",
+    "offline-access-scope",
+    "offline-access-not-supported",
+    "authorization-server-migration",
+    "iss-supported",
+    "iss-not-advertised",
+    "iss-supported-missing",
+    "iss-wrong-issuer",
+    "iss-unexpected",
+    "iss-normalized",
+    "metadata-issuer-mismatch",
+];
+
+fn case(
+    scenario: &str,
+    version: Option<&'static str>,
+    calls: Vec<(&'static str, serde_json::Value)>,
+) -> Case {
+    Case {
+        scenario: scenario.to_string(),
+        version,
+        calls,
+    }
+}
+
+/// Every client scenario of the suite at 2025-11-25 and 2026-07-28 (and
+/// the two 2025-03-26 OAuth ones at their own revision).
+fn client_cases() -> Vec<Case> {
+    const V25: Option<&str> = Some("2025-11-25");
+    const V26: Option<&str> = Some("2026-07-28");
+    let add = || vec![("add_numbers", json!({"a": 5, "b": 3}))];
+    let mut cases = vec![
+        case("initialize", V25, vec![]),
+        case("tools_call", V25, add()),
+        case("sse-retry", V25, vec![("test_reconnection", json!({}))]),
+        case(
             "elicitation-sep1034-client-defaults",
-            Some(("test_client_elicitation_defaults", json!({}))),
+            V25,
+            vec![("test_client_elicitation_defaults", json!({}))],
         ),
+        case("tools_call", V26, add()),
+        case("request-metadata", V26, vec![]),
+        case(
+            "sep-2322-client-request-state",
+            V26,
+            [
+                "test_mrtr_echo_state",
+                "test_mrtr_no_state",
+                "test_mrtr_unrelated",
+                "test_mrtr_no_result_type",
+            ]
+            .into_iter()
+            .map(|t| (t, json!({})))
+            .collect(),
+        ),
+        case(
+            "http-standard-headers",
+            V26,
+            vec![("test_headers", json!({}))],
+        ),
+        case(
+            "http-custom-headers",
+            V26,
+            vec![
+                ("test_custom_headers", custom_header_args()),
+                (
+                    "test_custom_headers_null",
+                    // What a model sends for a null it may not pass (the schema
+                    // says boolean): the optional parameter left out.
+                    json!({"region": "us-east1", "priority": 1, "query": "SELECT 1"}),
+                ),
+            ],
+        ),
+        case(
+            "http-invalid-tool-headers",
+            V26,
+            vec![("valid_tool", json!({"region": "us-west1"}))],
+        ),
+        case("json-schema-ref-no-deref", V26, vec![]),
     ];
+    for auth in AUTH_BOTH {
+        for version in [V25, V26] {
+            cases.push(case(
+                &format!("auth/{auth}"),
+                version,
+                vec![("test-tool", json!({}))],
+            ));
+        }
+    }
+    for auth in AUTH_2026 {
+        cases.push(case(
+            &format!("auth/{auth}"),
+            V26,
+            vec![("test-tool", json!({}))],
+        ));
+    }
     for auth in [
-        "metadata-default",
-        "metadata-var1",
-        "metadata-var2",
-        "metadata-var3",
-        "basic-cimd",
-        "scope-from-www-authenticate",
-        "scope-from-scopes-supported",
-        "scope-omitted-when-undefined",
-        "scope-step-up",
-        "scope-retry-limit",
-        "token-endpoint-auth-basic",
-        "token-endpoint-auth-post",
-        "token-endpoint-auth-none",
-        "pre-registration",
         "2025-03-26-oauth-metadata-backcompat",
         "2025-03-26-oauth-endpoint-fallback",
     ] {
-        let name: &'static str = Box::leak(format!("auth/{auth}").into_boxed_str());
-        scenarios.push((name, Some(("test-tool", json!({})))));
+        cases.push(case(
+            &format!("auth/{auth}"),
+            None,
+            vec![("test-tool", json!({}))],
+        ));
     }
-    // Four at a time.
+    cases
+}
+
+/// The arguments `http-custom-headers` asks for (its context's first call).
+fn custom_header_args() -> serde_json::Value {
+    json!({"region": "us-west1", "priority": 42, "verbose": false, "debug": true,
+        "empty_val": "", "method_val": "test-method", "float_val": 3.14159,
+        "non_ascii_val": "Hello, 世界", "whitespace_val": " padded ",
+        "leading_space_val": " us-west1", "trailing_space_val": "us-west1 ",
+        "internal_space_val": "us west 1", "control_char_val": "line1\nline2",
+        "crlf_val": "line1\r\nline2", "tab_val": "\tindented", "query": "SELECT * FROM users"})
+}
+
+/// Every client scenario at both revisions: `initialize` and the
+/// metadata ones through `mcp list`, the others through a headless
+/// session whose (fake) model calls the scenario's tools; the OAuth ones
+/// log in through a `$BROWSER` that follows the redirects. Six at a time.
+#[test]
+fn conformance_client_scenarios() {
+    let Some(dir) = conformance_dir() else { return };
+    let cases = client_cases();
     let mut failures = Vec::new();
-    for chunk in scenarios.chunks(4) {
+    for chunk in cases.chunks(6) {
         let results: Vec<_> = std::thread::scope(|scope| {
-            // Collected so that all four start before the first join.
+            // Collected so that all start before the first join.
             #[allow(clippy::needless_collect)]
             let handles: Vec<_> = chunk
                 .iter()
-                .map(|(name, tool)| {
+                .map(|case| {
                     let dir = &dir;
-                    scope.spawn(move || (*name, client_scenario(dir, name, tool.clone())))
+                    scope.spawn(move || (case, client_scenario(dir, case)))
                 })
                 .collect();
             handles.into_iter().map(|h| h.join().unwrap()).collect()
         });
-        for (name, (ok, text, responses)) in results {
+        for (case, (ok, text, responses)) in results {
+            let version = case.version.unwrap_or("own revision");
             if !ok {
-                failures.push(format!("{name}:\n{text}"));
+                failures.push(format!("{} at {version}:\n{text}", case.scenario));
             }
-            if name == "tools_call" {
+            if case.scenario == "tools_call" {
                 assert!(
                     responses
                         .iter()
                         .any(|r| r.to_string().contains("The sum of 5 and 3 is 8")),
-                    "{responses:?}"
+                    "{version}: {responses:?}"
                 );
             }
         }
     }
     assert!(
         failures.is_empty(),
-        "{} of 20 failed:\n{}",
+        "{} of {} failed:\n{}",
         failures.len(),
+        cases.len(),
         failures.join("\n")
     );
 }
