@@ -177,6 +177,8 @@ fn run_server_scenarios(
     scenarios: &[&str],
 ) -> Vec<String> {
     std::thread::scope(|scope| {
+        // Collected so that all start before the first join.
+        #[allow(clippy::needless_collect)]
         let handles: Vec<_> = scenarios
             .iter()
             .map(|scenario| {
@@ -267,6 +269,58 @@ pub(super) fn executable(sb: &Sandbox, name: &str, text: &str) -> String {
     path.display().to_string()
 }
 
+/// A model for `json-schema-2020-12-preservation`: it calls the echo tool
+/// with the input schema gemini-rs declared to it for the scenario's
+/// focal tool, then answers "done". Gemini's streaming wire, on a free
+/// port printed first.
+const ECHO_MODEL_PY: &str = r#"
+import http.server, json, sys
+def chunk(parts):
+    return {"candidates": [{"content": {"role": "model", "parts": parts},
+            "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}}
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+        decls = [d for t in body.get("tools") or [] for d in t.get("functionDeclarations") or []]
+        last = (body.get("contents") or [{}])[-1].get("parts") or []
+        focal = [d for d in decls if d["name"].endswith("json_schema_2020_12_tool")]
+        echo = [d["name"] for d in decls if d["name"].endswith("json_schema_echo")]
+        answered = any("functionResponse" in p for p in last)
+        if focal and echo and not answered:
+            schema = focal[0].get("parametersJsonSchema") or focal[0].get("parameters")
+            parts = [{"functionCall": {"name": echo[0], "args": {"schema": schema}}}]
+        else:
+            parts = [{"text": "done"}]
+        data = ("data: " + json.dumps(chunk(parts)) + "\r\n\r\n").encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+"#;
+
+/// Starts [`ECHO_MODEL_PY`]; its process and base URL.
+fn echo_model(sb: &Sandbox) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let script = sb.write_home("echo_model.py", ECHO_MODEL_PY);
+    let mut child = Command::new("python3")
+        .arg(script)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    let stdout = child.stdout.take().unwrap();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut line)
+        .unwrap();
+    (child, format!("http://127.0.0.1:{}", line.trim()))
+}
+
 /// One client scenario: its name, the revision it is scored at (`None`:
 /// the one it belongs to), and the tools the (fake) model calls in one
 /// turn (none: `mcp list`).
@@ -301,9 +355,15 @@ fn client_scenario(dir: &std::path::Path, case: &Case) -> (bool, String, Vec<ser
         true => vec![crate::e2e::text("unused")],
     };
     let fake = gemini_rs_test_support::FakeServer::replaying(&crate::e2e::lines(&turns));
+    let mut model_url = fake.base_url.clone();
+    let mut echo = None;
+    if case.scenario == "json-schema-2020-12-preservation" {
+        let (child, url) = echo_model(&sb);
+        (echo, model_url) = (Some(child), url);
+    }
     let command = executable(&sb, "client.sh", CLIENT_SH);
     let browser = executable(&sb, "browser.py", BROWSER_PY);
-    let mode = if case.calls.is_empty() {
+    let mode = if case.calls.is_empty() && echo.is_none() {
         "list"
     } else {
         "agent"
@@ -314,7 +374,7 @@ fn client_scenario(dir: &std::path::Path, case: &Case) -> (bool, String, Vec<ser
         ("HOME", sb.home.display().to_string()),
         ("GEMINI_CLI_TRUST_WORKSPACE", "true".to_string()),
         ("GEMINI_API_KEY", "dummy".to_string()),
-        ("GOOGLE_GEMINI_BASE_URL", fake.base_url.clone()),
+        ("GOOGLE_GEMINI_BASE_URL", model_url),
         (
             "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
             sb.home.join("none.json").display().to_string(),
@@ -335,6 +395,10 @@ fn client_scenario(dir: &std::path::Path, case: &Case) -> (bool, String, Vec<ser
         args.extend(["--spec-version", version]);
     }
     let (ok, mut text) = conformance(dir, &sb, &args, &env);
+    if let Some(mut child) = echo {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
     let tokens = sb.home.join(".gemini/mcp-oauth-tokens.json");
     let refused = REFUSED_LOGINS.contains(&case.scenario.as_str());
     let login_missing = case.scenario.starts_with("auth/") && !refused && !tokens.exists();
@@ -443,6 +507,9 @@ fn client_cases() -> Vec<Case> {
             vec![("valid_tool", json!({"region": "us-west1"}))],
         ),
         case("json-schema-ref-no-deref", V26, vec![]),
+        // Its model is [`ECHO_MODEL_PY`].
+        case("json-schema-2020-12-preservation", V25, vec![]),
+        case("json-schema-2020-12-preservation", V26, vec![]),
     ];
     for auth in AUTH_BOTH {
         for version in [V25, V26] {
@@ -473,7 +540,9 @@ fn client_cases() -> Vec<Case> {
     cases
 }
 
-/// The arguments `http-custom-headers` asks for (its context's first call).
+/// The arguments `http-custom-headers` asks for (its context's first call,
+/// `float_val` included: 3.14159 is its value, not an approximation of π).
+#[allow(clippy::approx_constant)]
 fn custom_header_args() -> serde_json::Value {
     json!({"region": "us-west1", "priority": 42, "verbose": false, "debug": true,
         "empty_val": "", "method_val": "test-method", "float_val": 3.14159,
@@ -491,6 +560,26 @@ fn custom_header_args() -> serde_json::Value {
 fn conformance_client_scenarios() {
     let Some(dir) = conformance_dir() else { return };
     let cases = client_cases();
+    // Every client scenario the suite lists at each revision is run at it.
+    let sb = Sandbox::new();
+    for version in ["2025-11-25", "2026-07-28"] {
+        let args = ["list", "--client", "--spec-version", version];
+        let (_, listed) = conformance(&dir, &sb, &args, &[]);
+        let scenarios: Vec<&str> = listed
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("- "))
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        assert!(!scenarios.is_empty(), "{listed}");
+        for scenario in scenarios {
+            assert!(
+                cases
+                    .iter()
+                    .any(|c| c.scenario == scenario && c.version == Some(version)),
+                "client scenario {scenario} is not run at {version}"
+            );
+        }
+    }
     let mut failures = Vec::new();
     for chunk in cases.chunks(6) {
         let results: Vec<_> = std::thread::scope(|scope| {
