@@ -3,6 +3,7 @@
 //! with a note, or fail them on CI (`support::peer_missing`).
 
 mod conformance;
+mod conformance_cases;
 mod everything;
 mod late;
 mod lifecycle;
