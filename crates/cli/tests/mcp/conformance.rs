@@ -385,13 +385,29 @@ fn conformance_client_scenarios() {
             if !ok {
                 failures.push(format!("{} at {version}:\n{text}", case.scenario));
             }
-            if case.scenario == "tools_call" {
-                assert!(
-                    responses
-                        .iter()
-                        .any(|r| r.to_string().contains("The sum of 5 and 3 is 8")),
-                    "{version}: {responses:?}"
-                );
+            if case.scenario == "tools_call"
+                && !responses
+                    .iter()
+                    .any(|r| r.to_string().contains("The sum of 5 and 3 is 8"))
+            {
+                failures.push(format!("tools_call at {version}: {responses:?}"));
+            }
+            // After a login the server's tool is listed and called: the
+            // model gets its answer, not an error.
+            // (`scope-retry-limit`'s server never grants enough: the client
+            // gives up after three logins and the tool stays out of reach.)
+            let scenario = case.scenario.as_str();
+            let logged_in = scenario.starts_with("auth/")
+                && !REFUSED_LOGINS.contains(&scenario)
+                && scenario != "auth/scope-retry-limit";
+            let called = responses.iter().any(|r| {
+                let r = &r["functionResponse"];
+                r["name"] == "test-tool" && r["response"].get("error").is_none()
+            });
+            if logged_in && !called {
+                failures.push(format!(
+                    "{scenario} at {version}: test-tool not called: {responses:?}"
+                ));
             }
         }
     }
