@@ -13,6 +13,7 @@ use super::stdio::StdioTransport;
 use crate::host::Host;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use rmcp::model::{CallToolRequestParams, Tool as RmcpTool};
+use rmcp::service::ClientServiceExt;
 use rmcp::service::{RunningService, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -88,14 +89,14 @@ async fn serve_http(
     if headers.contains_key(reqwest::header::AUTHORIZATION) {
         // The user's own credentials: no OAuth.
         let transport = StreamableHttpClientTransport::with_client(http(&handler)?, config);
-        return Ok(handler.serve(transport).await?);
+        return modern(handler, transport).await;
     }
     let slot = handler.challenges.clone();
     if !super::oauth::has_tokens(&handler.host, &server.name, url) {
         // Nothing to send yet: a plain client that notes a challenge.
         let client = super::oauth::recorder::ChallengeRecorder::new(http(&handler)?, slot);
         let transport = StreamableHttpClientTransport::with_client(client, config);
-        return Ok(handler.serve(transport).await?);
+        return modern(handler, transport).await;
     }
     let client = super::oauth::client(
         &handler.host,
@@ -107,7 +108,22 @@ async fn serve_http(
     )
     .await?;
     let transport = StreamableHttpClientTransport::with_client(client, config);
-    Ok(handler.serve(transport).await?)
+    modern(handler, transport).await
+}
+
+/// Opens `transport` as [`super::era`] says: `server/discover` first,
+/// `initialize` when the server does not know it.
+async fn modern<T>(
+    handler: Handler,
+    transport: T,
+) -> Result<RunningService<RoleClient, Handler>, ConnectError>
+where
+    T: rmcp::transport::Transport<RoleClient> + 'static,
+{
+    let probe = super::era::EraProbe::new(transport);
+    Ok(handler
+        .serve_with_lifecycle(probe, super::era::lifecycle())
+        .await?)
 }
 
 async fn serve_sse(
@@ -178,7 +194,7 @@ async fn serve_stdio(
             }
         });
     }
-    Ok(handler.serve(transport).await?)
+    modern(handler, transport).await
 }
 
 /// The longest [`McpConnection::shutdown`] waits for a connection to
@@ -500,7 +516,8 @@ impl McpConnection {
         };
         let mut params = CallToolRequestParams::new(name.to_string());
         params.arguments = Some(args.clone());
-        let call = tokio::time::timeout(self.config.timeout(), peer.call_tool(params));
+        let rounds = super::mrtr::call_tool(&peer, &self.handler, params);
+        let call = tokio::time::timeout(self.config.timeout(), rounds);
         let result = tokio::select! {
             r = call => r,
             _ = cancel.cancelled() => return (CallOutcome::Aborted, false),

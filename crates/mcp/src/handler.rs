@@ -37,6 +37,50 @@ pub(crate) struct Handler {
     pub(crate) host: crate::host::Host,
 }
 
+impl Handler {
+    /// Asks the session's elicitor (the form, the ACP client, or the
+    /// headless refusal) for what `request` wants: the answer to an
+    /// `elicitation/create` request, or to one of a 2026 `input_required`.
+    pub(crate) async fn elicit(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+    ) -> rmcp::model::ElicitResult {
+        use super::elicitation::{ElicitationReply, ElicitationRequest};
+        use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+        let decline = ElicitResult::new(ElicitationAction::Decline);
+        let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = request
+        else {
+            return decline;
+        };
+        let elicitor = self.elicitor.read().ok().and_then(|e| e.clone());
+        let Some(elicitor) = elicitor else {
+            return decline;
+        };
+        let asked = ElicitationRequest {
+            server: self.server.clone(),
+            message,
+            schema: serde_json::to_value(&requested_schema).unwrap_or(Value::Null),
+        };
+        match elicitor(asked).await {
+            ElicitationReply::Accept(values) => {
+                ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(values))
+            }
+            ElicitationReply::Decline => ElicitResult::new(ElicitationAction::Decline),
+            ElicitationReply::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+        }
+    }
+
+    /// The roots offered to the server now.
+    pub(crate) fn roots(&self) -> ListRootsResult {
+        let roots = self.roots.read().map(|r| r.clone()).unwrap_or_default();
+        ListRootsResult::new(roots)
+    }
+}
+
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         let mut roots = RootsCapabilities::default();
@@ -57,8 +101,7 @@ impl ClientHandler for Handler {
         &self,
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
-        let roots = self.roots.read().map(|r| r.clone()).unwrap_or_default();
-        Ok(ListRootsResult::new(roots))
+        Ok(self.roots())
     }
 
     async fn create_elicitation(
@@ -66,33 +109,7 @@ impl ClientHandler for Handler {
         request: rmcp::model::ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<rmcp::model::ElicitResult, ErrorData> {
-        use super::elicitation::{ElicitationReply, ElicitationRequest};
-        use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
-        let decline = Ok(ElicitResult::new(ElicitationAction::Decline));
-        let ElicitRequestParams::FormElicitationParams {
-            message,
-            requested_schema,
-            ..
-        } = request
-        else {
-            return decline;
-        };
-        let elicitor = self.elicitor.read().ok().and_then(|e| e.clone());
-        let Some(elicitor) = elicitor else {
-            return decline;
-        };
-        let asked = ElicitationRequest {
-            server: self.server.clone(),
-            message,
-            schema: serde_json::to_value(&requested_schema).unwrap_or(Value::Null),
-        };
-        Ok(match elicitor(asked).await {
-            ElicitationReply::Accept(values) => {
-                ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(values))
-            }
-            ElicitationReply::Decline => ElicitResult::new(ElicitationAction::Decline),
-            ElicitationReply::Cancel => ElicitResult::new(ElicitationAction::Cancel),
-        })
+        Ok(self.elicit(request).await)
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {

@@ -3,6 +3,7 @@
 //! with a note, or fail them on CI (`support::peer_missing`).
 
 mod conformance;
+mod conformance_cases;
 mod everything;
 mod late;
 mod lifecycle;
@@ -333,13 +334,19 @@ impl Drop for Served {
 }
 
 pub(super) fn serve_http(sb: &Sandbox, mode: &str) -> Served {
+    serve_http_with(sb, &["--approval-mode", mode])
+}
+
+/// `mcp serve --port 0` with `args` after it.
+pub(super) fn serve_http_with(sb: &Sandbox, args: &[&str]) -> Served {
     let mut child = Command::new(env!("CARGO_BIN_EXE_gemini-rs"))
         .current_dir(&sb.work)
         .env("HOME", &sb.home)
         .env("GEMINI_CLI_HOME", &sb.home)
         .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
         .env("GEMINI_CLI_SYSTEM_SETTINGS_PATH", sb.home.join("none.json"))
-        .args(["mcp", "serve", "--port", "0", "--approval-mode", mode])
+        .args(["mcp", "serve", "--port", "0"])
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

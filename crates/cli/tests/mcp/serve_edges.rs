@@ -27,6 +27,15 @@ struct Stdio_ {
 
 impl Stdio_ {
     fn start(sb: &Sandbox, mode: &str) -> Self {
+        let mut s = Self::bare(sb, mode);
+        s.send(&initialize(0).to_string());
+        s.send(INITIALIZED);
+        assert_eq!(s.next()["id"], 0);
+        s
+    }
+
+    /// Started, with no handshake sent.
+    fn bare(sb: &Sandbox, mode: &str) -> Self {
         let mut child = sb
             .command(&["mcp", "serve", "--approval-mode", mode], &[])
             .stdin(Stdio::piped())
@@ -45,15 +54,11 @@ impl Stdio_ {
                 }
             }
         });
-        let mut s = Stdio_ {
+        Stdio_ {
             child,
             stdin,
             lines,
-        };
-        s.send(&initialize(0).to_string());
-        s.send(INITIALIZED);
-        assert_eq!(s.next()["id"], 0);
-        s
+        }
     }
 
     fn send(&mut self, line: &str) {
@@ -89,6 +94,46 @@ impl Drop for Stdio_ {
 fn call(id: i64, name: &str, args: Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}})
         .to_string()
+}
+
+/// A 2026-07-28 request: `method` with `params` and the `_meta` every
+/// request of that revision carries.
+fn stateless(id: i64, method: &str, mut params: Value) -> String {
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}});
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+#[test]
+fn serve_stdio_speaks_2026_without_initialize() {
+    let sb = Sandbox::new();
+    sb.write("notes.txt", "stateless\n");
+    let mut s = Stdio_::bare(&sb, "default");
+    s.send(&stateless(1, "server/discover", json!({})));
+    let found = s.answer(1);
+    let versions = &found["result"]["supportedVersions"];
+    assert_eq!(versions[0], "2026-07-28", "{found}");
+    assert!(versions.as_array().unwrap().contains(&json!("2025-11-25")));
+    assert!(
+        found["result"]["capabilities"]["tools"].is_object(),
+        "{found}"
+    );
+    s.send(&stateless(2, "tools/list", json!({})));
+    let listed = s.answer(2);
+    assert!(listed.to_string().contains("\"read_file\""), "{listed}");
+    assert!(listed["result"]["ttlMs"].is_u64(), "{listed}");
+    let path = sb.work.join("notes.txt").display().to_string();
+    let args = json!({"name": "read_file", "arguments": {"file_path": path}});
+    s.send(&stateless(3, "tools/call", args));
+    let called = s.answer(3);
+    assert!(called.to_string().contains("stateless"), "{called}");
+    // What 2026-07-28 removed is a method not found.
+    s.send(&stateless(4, "logging/setLevel", json!({"level": "info"})));
+    assert_eq!(s.answer(4)["error"]["code"], -32601);
+    // A request without its `_meta` is refused.
+    s.send(&json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {}}).to_string());
+    assert_eq!(s.answer(5)["error"]["code"], -32602);
 }
 
 #[test]

@@ -124,6 +124,8 @@ pub async fn login(
         .with_initial_scope_selection();
     if !oauth.scopes.is_empty() {
         request = request.with_scopes(oauth.scopes.clone());
+    } else if let Some(scopes) = step_up_scopes(store.entry().as_ref(), challenge) {
+        request = request.with_scopes(scopes);
     }
     if let Some(id) = &oauth.client_id {
         request = request.with_preregistered_client(id);
@@ -158,6 +160,40 @@ pub async fn login(
         .await
         .map_err(failed)?;
     Ok(())
+}
+
+/// The scopes of a step-up login (SEP-2350): those of the token we hold
+/// and those the server's challenge asks for, together, so that the new
+/// token keeps what the old one could do. `None` when there is no token
+/// yet or the challenge names no scope.
+fn step_up_scopes(
+    entry: Option<&serde_json::Value>,
+    challenge: Option<&str>,
+) -> Option<Vec<String>> {
+    let held = entry?.get("token")?.get("scope")?.as_str()?;
+    let asked = challenge_scope(challenge?)?;
+    let mut scopes: Vec<String> = Vec::new();
+    for scope in held.split_whitespace().chain(asked.split_whitespace()) {
+        if !scopes.iter().any(|s| s == scope) {
+            scopes.push(scope.to_string());
+        }
+    }
+    Some(scopes)
+}
+
+/// The `scope` parameter of a `WWW-Authenticate: Bearer ...` challenge.
+fn challenge_scope(challenge: &str) -> Option<&str> {
+    let at = challenge.find("scope=")?;
+    let before = challenge[..at].chars().last();
+    if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+        // `x_scope=` or the like: look further on.
+        return challenge_scope(&challenge[at + 6..]);
+    }
+    let rest = &challenge[at + 6..];
+    match rest.strip_prefix('"') {
+        Some(quoted) => quoted.split('"').next(),
+        None => rest.split([',', ' ']).next(),
+    }
 }
 
 /// A 2025-03-26 server (no protected-resource metadata) whose
@@ -260,4 +296,22 @@ pub fn has_tokens(host: &Host, server: &str, url: &str) -> bool {
 pub async fn logout(host: &Host, server: &str, url: &str) -> Result<(), TokenError> {
     let store = token_store(host, server, url);
     Ok(rmcp::transport::auth::CredentialStore::clear(&store).await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_step_up_asks_for_the_held_scopes_and_the_challenged_ones() {
+        let entry = serde_json::json!({"token": {"scope": "mcp:basic offline_access"}});
+        let challenge = r#"Bearer error="insufficient_scope", scope="mcp:basic mcp:write", resource_metadata="https://x/m""#;
+        assert_eq!(
+            step_up_scopes(Some(&entry), Some(challenge)).unwrap(),
+            ["mcp:basic", "offline_access", "mcp:write"]
+        );
+        assert!(step_up_scopes(None, Some(challenge)).is_none());
+        assert!(step_up_scopes(Some(&entry), Some(r#"Bearer realm="x""#)).is_none());
+        assert_eq!(challenge_scope(r#"Bearer x_scope="a", scope=b"#), Some("b"));
+    }
 }

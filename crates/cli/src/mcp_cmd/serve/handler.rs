@@ -19,9 +19,11 @@ use serde_json::json;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-/// Protocol versions we speak, newest first: every one that still has the
-/// `initialize` handshake (2026-07-28's stateless lifecycle is not offered).
+/// Protocol versions we speak, newest first: 2026-07-28's stateless
+/// lifecycle (`server/discover`, requests with `_meta`; rmcp routes them)
+/// and every one with the `initialize` handshake.
 const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
+    ProtocolVersion::V_2026_07_28,
     ProtocolVersion::V_2025_11_25,
     ProtocolVersion::V_2025_06_18,
     ProtocolVersion::V_2025_03_26,
@@ -32,6 +34,7 @@ const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
 /// custom request had params rmcp could not read.
 const KNOWN_METHODS: &[&str] = &[
     "initialize",
+    "server/discover",
     "ping",
     "tools/list",
     "tools/call",
@@ -45,6 +48,26 @@ const KNOWN_METHODS: &[&str] = &[
     "completion/complete",
     "logging/setLevel",
 ];
+
+/// Methods 2026-07-28 removed (the handshake, `ping`, logging levels and
+/// `resources/subscribe`, which `subscriptions/listen` replaced): a
+/// request of that revision for one is a method not found.
+const REMOVED_IN_2026: &[&str] = &[
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// True when the request came in under 2026-07-28 or later (its `_meta`
+/// names the revision).
+fn stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .meta
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
 
 /// The built-in tools (and with `--resources` the workspace's files) as an
 /// MCP server.
@@ -111,8 +134,11 @@ impl ServerHandler for Handler {
     async fn set_level(
         &self,
         _request: rmcp::model::SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        if stateless(&context) {
+            return Err(Self::method_not_found("logging/setLevel"));
+        }
         // Accepted; we send no log notifications.
         Ok(())
     }
@@ -224,9 +250,12 @@ impl ServerHandler for Handler {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         let method = request.method.as_str();
+        if stateless(&context) && REMOVED_IN_2026.contains(&method) {
+            return Err(Self::method_not_found(method));
+        }
         if method == "tools/call"
             && request
                 .params

@@ -38,7 +38,10 @@ pub(super) fn templates() -> Vec<ResourceTemplate> {
 /// `resources/read`: a file of the workspace, as text or base64.
 pub(super) fn read(view: &SessionView, uri: &str) -> Result<ReadResourceResult, ErrorData> {
     let file = view.read_workspace_file(uri).map_err(|e| match e {
-        FileReadError::NotFound(_) => ErrorData::resource_not_found(e.to_string(), None),
+        FileReadError::NotFound(_) => {
+            // SEP-2164: the requested URI goes in the error's data.
+            ErrorData::resource_not_found(e.to_string(), Some(serde_json::json!({"uri": uri})))
+        }
         FileReadError::Unreadable { .. } => ErrorData::internal_error(e.to_string(), None),
     })?;
     let content = match String::from_utf8(file.bytes) {
