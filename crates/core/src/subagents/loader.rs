@@ -1,7 +1,8 @@
-//! Markdown agents: YAML front matter (`name`, `description`,
+//! Markdown agents: YAML front matter (`kind`, `name`, `description`,
 //! `display_name`, `tools`, `model`, `temperature`, `max_turns`,
-//! `timeout_mins`) and a body that is the system prompt. The agent takes
-//! one input, `query`.
+//! `timeout_mins`) and a body that is the system prompt; or, with
+//! `kind: remote`, an A2A agent (`agent_card_url` or `agent_card_json`, see
+//! [`super::remote`]). The agent takes one input, `query`.
 
 use super::{AgentDefinition, AgentOrigin, AgentOutput, ToolSelection};
 use crate::config::input_file::{MAX_INPUT_BYTES, MAX_NESTING, check_nesting, read_input};
