@@ -99,8 +99,14 @@ fn parse_args() -> Result<(Args, Option<String>), i32> {
         // `gemini-rs serve --listen ADDR [flags of each session]`.
         let rest = std::iter::once("gemini-rs serve".into()).chain(argv.into_iter().skip(2));
         let cli = serve::ServeCli::try_parse_from(rest).map_err(print_parse_error)?;
-        if !cli.agent.prompt.is_empty() || cli.agent.prompt_flag.is_some() {
-            eprintln!("gemini-rs serve takes no prompt: clients send them over ACP or A2A.");
+        if !cli.agent.prompt.is_empty()
+            || cli.agent.prompt_flag.is_some()
+            || cli.agent.prompt_interactive.is_some()
+            || cli.agent.acp
+        {
+            eprintln!(
+                "gemini-rs serve takes no prompt (nor --acp): clients send prompts over ACP or A2A."
+            );
             return Err(ExitCode::Input.code());
         }
         (cli.agent, Some(cli.listen))

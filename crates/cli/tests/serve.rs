@@ -126,6 +126,27 @@ pub fn settings(sb: &Sandbox, extra: Value) {
     sb.settings(&s);
 }
 
+/// A SessionEnd hook command writing its input to a new file in `dir`
+/// (hooks of sessions ending together run at once).
+pub fn session_end_hook(dir: &std::path::Path) -> String {
+    std::fs::create_dir_all(dir).unwrap();
+    format!("cat > \"$(mktemp -p {})\"", dir.display())
+}
+
+/// The session id of a hook's input.
+pub fn session_id(input: &str) -> String {
+    let v: Value = serde_json::from_str(input).unwrap_or_else(|e| panic!("{e}: {input}"));
+    v["session_id"].as_str().unwrap().to_string()
+}
+
+/// The session ids of the SessionEnd hook runs written to `dir`.
+pub fn ended_sessions(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| session_id(&std::fs::read_to_string(e.unwrap().path()).unwrap()))
+        .collect()
+}
+
 /// A fake model answering every request "Hello there.".
 pub fn hello_model(n: usize) -> FakeServer {
     FakeServer::replaying(&lines(&vec![text("Hello there."); n]))
@@ -284,8 +305,8 @@ fn said(log: &Value, alias: &str) -> String {
 #[test]
 fn acp_over_websocket_many_sessions_and_a_closed_connection_ends_its_own() {
     let sb = Sandbox::new();
-    let ended = sb.work.join("ended.jsonl");
-    let hook = format!("cat >> {0}; echo >> {0}", ended.display());
+    let ended = sb.work.join("ended");
+    let hook = session_end_hook(&ended);
     settings(
         &sb,
         json!({"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "name": "end", "command": hook}]}]}}),
@@ -309,7 +330,7 @@ fn acp_over_websocket_many_sessions_and_a_closed_connection_ends_its_own() {
         {"do": "mode", "session": "a2", "mode": "yolo"},
         {"do": "prompts", "sessions": ["a1", "a2", "b1"], "text": "hello"},
         {"do": "disconnect", "conn": "A"},
-        {"do": "waitLines", "file": ended, "count": 2},
+        {"do": "waitFiles", "dir": ended, "count": 2},
         {"do": "prompts", "sessions": ["b1"], "text": "again"},
         {"do": "list", "conn": "B", "cwd": p1},
         {"do": "list", "conn": "B", "cwd": p2},
@@ -337,17 +358,11 @@ fn acp_over_websocket_many_sessions_and_a_closed_connection_ends_its_own() {
     }
     assert_eq!(said(&log, "b1"), "Hello there.Hello there.", "{log:#}");
     // Closing A ended its two sessions, and only those.
-    let ended_ids: Vec<String> = step(&log, 8)["lines"]
+    let ended_ids: Vec<String> = step(&log, 8)["files"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|l| {
-            let l = l.as_str().unwrap();
-            serde_json::from_str::<Value>(l).unwrap()["session_id"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
+        .map(|f| session_id(f.as_str().unwrap()))
         .collect();
     let mut expected = vec![ids[0].to_string(), ids[1].to_string()];
     let mut got = ended_ids;

@@ -23,6 +23,7 @@ use gemini_rs_core::GeminiPaths;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::net::TcpListener;
 
 /// The address served when `--listen` is not given (Gemini CLI's A2A
@@ -34,6 +35,11 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:41242";
 #[command(
     name = "gemini-rs serve",
     about = "Serve ACP over WebSocket (/acp), A2A (/a2a, /.well-known/agent-card.json) and /health on one listener",
+    // The session flags apply; these make no sense for a server.
+    mut_arg("prompt", |a| a.hide(true)),
+    mut_arg("prompt_flag", |a| a.hide(true)),
+    mut_arg("prompt_interactive", |a| a.hide(true)),
+    mut_arg("acp", |a| a.hide(true)),
     after_help = "Every other flag of gemini-rs (-m, --approval-mode, --yolo, --sandbox, ...) applies to each session.\nA non-loopback address needs GEMINI_RS_SERVE_TOKEN (a bearer token of 16 or more visible characters)."
 )]
 pub struct ServeCli {
@@ -75,6 +81,21 @@ fn parse_listen(text: &str) -> Result<SocketAddr, String> {
     ))
 }
 
+/// How long an A2A context may sit idle before its session is closed
+/// (`GEMINI_RS_SERVE_A2A_IDLE_SECONDS`, default 30 minutes).
+fn a2a_idle() -> Result<Duration, String> {
+    const VAR: &str = "GEMINI_RS_SERVE_A2A_IDLE_SECONDS";
+    match std::env::var(VAR) {
+        Err(_) => Ok(Duration::from_secs(30 * 60)),
+        Ok(text) => match text.trim().parse::<u64>() {
+            Ok(secs) if secs > 0 => Ok(Duration::from_secs(secs)),
+            _ => Err(format!(
+                "{VAR} must be a whole number of seconds above 0 (got `{text}`)"
+            )),
+        },
+    }
+}
+
 /// Serves until interrupted; the exit code.
 pub async fn run(listen: &str, args: Args, paths: GeminiPaths, root: PathBuf) -> i32 {
     match serve(listen, args, paths, root).await {
@@ -109,7 +130,19 @@ async fn serve(listen: &str, args: Args, paths: GeminiPaths, root: PathBuf) -> R
     eprintln!(
         "gemini-rs serve listening on http://{local} (ACP: ws://{local}/acp, A2A: http://{local}/a2a, health: http://{local}/health)"
     );
+    let idle = a2a_idle()?;
+    let reaper = {
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(idle.min(Duration::from_secs(60)));
+            loop {
+                tick.tick().await;
+                shared.a2a.reap(idle).await;
+            }
+        })
+    };
     let outcome = http::accept(listener, shared.clone()).await;
+    reaper.abort();
     shared.a2a.shutdown().await;
     outcome
 }

@@ -2,8 +2,9 @@
 //! client (`tests/serve/a2a_client.py`): the card, `SendMessage`,
 //! `SendStreamingMessage`, `GetTask`, `CancelTask`, one session per context.
 
-use super::{Served, hello_model, settings};
+use super::{Served, ended_sessions, hello_model, session_end_hook, settings};
 use crate::support::{Sandbox, peer_missing};
+use gemini_rs_test_support::{FakeServer, Reply};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::Command;
@@ -145,4 +146,84 @@ fn the_a2a_sdk_client_sends_streams_and_reads_tasks() {
     // A2A 0.3's method names are not 1.0's; an empty message is refused.
     assert_eq!(answer(&log, 6)["error"]["code"], -32601, "{log:#}");
     assert_eq!(answer(&log, 7)["error"]["code"], -32602, "{log:#}");
+}
+
+#[test]
+fn cancel_ends_a_running_task_and_an_idle_context_resumes_from_its_recording() {
+    let sb = Sandbox::new();
+    let ended = sb.work.join("ended");
+    let hook = session_end_hook(&ended);
+    settings(
+        &sb,
+        json!({"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "name": "end", "command": hook}]}]}}),
+    );
+    // The first prompt's model call never answers; the others say hello.
+    let fake = FakeServer::builder()
+        .route_replies(
+            "POST /v1beta/models/*",
+            [Reply::hang(), Reply::gemini_stream([hello_chunk()])],
+        )
+        .start();
+    let served = Served::start(
+        &sb,
+        "127.0.0.1:0",
+        &[
+            ("GOOGLE_GEMINI_BASE_URL", &fake.base_url),
+            ("GEMINI_RS_SERVE_A2A_IDLE_SECONDS", "1"),
+        ],
+    );
+    let message =
+        |text: &str| json!({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": text}]});
+    let steps = json!([
+        {"do": "raw", "method": "SendMessage", "as": "t1",
+         "params": {"message": message("wait forever"), "configuration": {"returnImmediately": true}}},
+        {"do": "sleep", "seconds": 1},
+        {"do": "cancel", "task": "t1"},
+        {"do": "send", "text": "hi", "streaming": false, "as": "t2"},
+        {"do": "sleep", "seconds": 4},
+        {"do": "send", "text": "still there?", "streaming": false, "context": "t2", "as": "t3"},
+    ]);
+    let Some(log) = client(&sb, &served, None, steps) else {
+        return;
+    };
+    let submitted = &answer(&log, 0)["result"]["task"];
+    assert_eq!(
+        submitted["status"]["state"], "TASK_STATE_SUBMITTED",
+        "{log:#}"
+    );
+    assert_eq!(
+        answer(&log, 2)["status"]["state"],
+        "TASK_STATE_CANCELED",
+        "{log:#}"
+    );
+    let t2 = answer(&log, 3);
+    assert_eq!(
+        t2["events"][0]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{log:#}"
+    );
+    // Idle for a second, t2's context was closed (its SessionEnd hook ran,
+    // as did t1's); the next message resumed it from its recording.
+    let t3 = answer(&log, 5);
+    assert_eq!(t3["contextId"], t2["contextId"]);
+    assert_eq!(
+        t3["events"][0]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{log:#}"
+    );
+    let ended_ids = ended_sessions(&ended);
+    assert!(
+        ended_ids.contains(&t2["contextId"].as_str().unwrap().to_string()),
+        "{ended_ids:?}"
+    );
+    let last = fake.requests().last().unwrap().body["contents"].to_string();
+    assert!(
+        last.contains("hi") && last.contains("Hello there.") && last.contains("still there?"),
+        "{last}"
+    );
+}
+
+/// A model stream chunk saying "Hello there.".
+fn hello_chunk() -> Value {
+    json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "Hello there."}]},
+        "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 3, "totalTokenCount": 13}})
 }

@@ -7,7 +7,8 @@ where a step is
   {"do": "send", "text": "...", "streaming": true|false, "context": "alias" (optional),
    "as": "alias"},
   {"do": "get", "task": "alias"}, {"do": "cancel", "task": "alias"},
-  {"do": "raw", "method": "...", "params": {...}} (a JSON-RPC call through httpx).
+  {"do": "raw", "method": "...", "params": {...}, "as": "alias"} (a JSON-RPC call through
+  httpx; "as" names the task it answers), {"do": "sleep", "seconds": n}.
 Prints one JSON object: each step's answer or error.
 """
 
@@ -80,6 +81,13 @@ async def main():
                     body = {"jsonrpc": "2.0", "id": 1, "method": step["method"], "params": step.get("params", {})}
                     url = card.supported_interfaces[0].url
                     answer = (await http.post(url, json=body)).json()
+                    task = answer.get("result", {}).get("task")
+                    if step.get("as") and task:
+                        tasks[step["as"]] = task["id"]
+                        contexts[step["as"]] = task["contextId"]
+                elif step["do"] == "sleep":
+                    await asyncio.sleep(step["seconds"])
+                    answer = None
                 else:
                     raise ValueError(f"unknown step {step['do']}")
                 log["steps"].append({"do": step["do"], "answer": answer})

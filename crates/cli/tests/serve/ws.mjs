@@ -8,9 +8,9 @@
 //   {"do": "mode", "session": "a1", "mode": "yolo"},
 //   {"do": "prompts", "sessions": ["a1", "a2"], "text": "..."} (all at once),
 //   {"do": "list", "conn": "A", "cwd": "..."},
-//   {"do": "waitLines", "file": "...", "count": n}.
+//   {"do": "waitFiles", "dir": "...", "count": n} (the files of a folder once there are n).
 // Prints one JSON object: each step's answer or error, the updates by session alias.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import * as acp from "@agentclientprotocol/sdk";
 import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
 
@@ -83,12 +83,14 @@ async function step(s) {
       );
     case "list":
       return connections[s.conn].agent.request(session.list, { cwd: s.cwd });
-    case "waitLines": {
-      const lines = () => (existsSync(s.file) ? readFileSync(s.file, "utf8").split("\n").filter((l) => l.trim()) : []);
-      for (let i = 0; i < 200 && lines().length < s.count; i++) await sleep(50);
-      // A moment more: a line past the count would show here.
+    case "waitFiles": {
+      // The files of a folder (one per SessionEnd hook run), as text.
+      const texts = () =>
+        existsSync(s.dir) ? readdirSync(s.dir).map((f) => readFileSync(`${s.dir}/${f}`, "utf8")) : [];
+      for (let i = 0; i < 200 && texts().length < s.count; i++) await sleep(50);
+      // A moment more: a file past the count would show here.
       await sleep(300);
-      return { lines: lines() };
+      return { files: texts() };
     }
     default:
       throw new Error(`unknown step ${s.do}`);

@@ -9,6 +9,8 @@ use gemini_rs_protocol::events::{
 };
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 use tokio::sync::{Mutex, mpsc};
 use tokio::task::JoinHandle;
 
@@ -30,10 +32,17 @@ pub struct Context {
     /// one context run one after the other.
     events: Mutex<mpsc::UnboundedReceiver<AgentEvent>>,
     task: std::sync::Mutex<Option<JoinHandle<()>>>,
+    /// When its last turn ended (or it started).
+    last_used: std::sync::Mutex<Instant>,
+    /// Set by [`Context::cancel`] until the turn ends: a model call
+    /// cancelled mid-way ends with its own error, which is a cancel then.
+    cancelled: AtomicBool,
 }
 
 impl Context {
-    /// Starts the session of context `id` in `root`.
+    /// Starts the session of context `id` in `root`; a context whose
+    /// session was recorded in `root` (closed when idle, or before a
+    /// restart) goes on from its recording.
     pub async fn start(
         shared: &super::super::Shared,
         root: &Path,
@@ -45,20 +54,60 @@ impl Context {
             gemini_rs_core::Env::from_process(),
         )
         .map_err(|e| e.to_string())?;
-        let config = shared.args.session_config(startup, false, id.to_string());
+        let mut config = shared.args.session_config(startup, false, id.to_string());
+        // Only the whole id: the lookup also takes indexes and prefixes.
+        let recorded = gemini_rs_core::session_history(&shared.paths, root, id)
+            .is_ok_and(|(info, _)| info.session_id == id);
+        config.resume = recorded.then(|| id.to_string());
         let handle = Session::start(config).await.map_err(|e| e.message)?;
         let (ops, events, _info, task) = handle.into_parts();
         Ok(Arc::new(Context {
             ops,
             events: Mutex::new(events),
             task: std::sync::Mutex::new(Some(task)),
+            last_used: std::sync::Mutex::new(Instant::now()),
+            cancelled: AtomicBool::new(false),
         }))
     }
 
-    /// Runs one prompt to its end; `working` hears when each tool call
-    /// starts (for streaming clients).
-    pub async fn turn(&self, parts: Vec<Part>, working: &mpsc::UnboundedSender<String>) -> TurnEnd {
+    /// Whether no turn runs or waits and the last ended `idle` ago.
+    pub fn idle_for(&self, idle: Duration) -> bool {
+        let since = *self
+            .last_used
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        since.elapsed() >= idle && self.events.try_lock().is_ok()
+    }
+
+    /// Runs one prompt to its end, once the turns before it ended and
+    /// `begin` agrees (it says no for a task cancelled while it waited);
+    /// `working` hears when each tool call starts (for streaming clients).
+    pub async fn turn(
+        &self,
+        parts: Vec<Part>,
+        begin: impl FnOnce() -> bool,
+        working: &mpsc::UnboundedSender<String>,
+    ) -> TurnEnd {
         let mut events = self.events.lock().await;
+        let end = self.run(&mut events, parts, begin, working).await;
+        *self
+            .last_used
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Instant::now();
+        end
+    }
+
+    async fn run(
+        &self,
+        events: &mut mpsc::UnboundedReceiver<AgentEvent>,
+        parts: Vec<Part>,
+        begin: impl FnOnce() -> bool,
+        working: &mpsc::UnboundedSender<String>,
+    ) -> TurnEnd {
+        if !begin() {
+            return TurnEnd::Canceled;
+        }
+        self.cancelled.store(false, Ordering::SeqCst);
         if !self.ops.submit(Op::Prompt { parts }) {
             return TurnEnd::Failed("the session has ended".into());
         }
@@ -82,6 +131,7 @@ impl Context {
                     return match outcome {
                         Ok(_) => TurnEnd::Completed(text),
                         Err(AgentError::Cancelled) => TurnEnd::Canceled,
+                        Err(_) if self.cancelled.load(Ordering::SeqCst) => TurnEnd::Canceled,
                         Err(e) => TurnEnd::Failed(e.to_string()),
                     };
                 }
@@ -94,6 +144,7 @@ impl Context {
 
     /// Cancels the running turn, if any.
     pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
         self.ops.submit(Op::Cancel);
     }
 

@@ -16,6 +16,7 @@ use hyper::{HeaderMap, Response};
 use serde_json::{Value, json};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::sync::OnceCell;
 
 pub use rpc::handle;
@@ -125,6 +126,26 @@ impl Agent {
         let task = tasks.by_id.get_mut(id)?;
         change(task);
         Some(task.clone())
+    }
+
+    /// Ends the sessions of the contexts idle for `idle` (their
+    /// recordings stay: a later message to the context resumes it).
+    pub async fn reap(&self, idle: Duration) {
+        let mut closing: Vec<(String, Arc<Context>)> = Vec::new();
+        self.contexts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .retain(|id, slot| match slot.get().filter(|c| c.idle_for(idle)) {
+                Some(context) => {
+                    closing.push((id.clone(), context.clone()));
+                    false
+                }
+                None => true,
+            });
+        for (id, context) in closing {
+            tracing::debug!("serve: closing the idle A2A context {id}");
+            context.close().await;
+        }
     }
 
     /// Ends every context's session.

@@ -205,9 +205,22 @@ async fn run(shared: Arc<Shared>, started: Started, events: mpsc::UnboundedSende
     let id = started.task["id"].as_str().unwrap_or_default().to_string();
     let context_id = started.task["contextId"].clone();
     let status_update = |status: &Value| json!({"statusUpdate": {"taskId": id, "contextId": context_id, "status": status}});
-    let working = json!({"state": "TASK_STATE_WORKING", "timestamp": now()});
-    agent.update(&id, |t| t["status"] = working.clone());
-    let _ = events.unbounded_send(status_update(&working));
+    // Working once the context's earlier turns ended, unless cancelled
+    // while it waited.
+    let begin = || {
+        let working = json!({"state": "TASK_STATE_WORKING", "timestamp": now()});
+        let mut go = false;
+        agent.update(&id, |t| {
+            go = t["status"]["state"] == "TASK_STATE_SUBMITTED";
+            if go {
+                t["status"] = working.clone();
+            }
+        });
+        if go {
+            let _ = events.unbounded_send(status_update(&working));
+        }
+        go
+    };
     let (tools, mut tool_names) = tokio::sync::mpsc::unbounded_channel();
     let forward = {
         let events = events.clone();
@@ -225,7 +238,7 @@ async fn run(shared: Arc<Shared>, started: Started, events: mpsc::UnboundedSende
     };
     let (end, ()) = tokio::join!(
         async {
-            let end = started.context.turn(started.parts, &tools).await;
+            let end = started.context.turn(started.parts, begin, &tools).await;
             drop(tools);
             end
         },
@@ -321,15 +334,31 @@ fn get(agent: &Agent, params: &Value) -> Result<Value, RpcError> {
     Ok(trim_history(task, params["historyLength"].as_u64()))
 }
 
-/// `CancelTask`: cancels the running turn and waits (up to 5 s) for the
-/// task to end.
+/// `CancelTask`: a task still waiting for its turn is cancelled at once;
+/// a running one has its turn cancelled, and is answered once it ended
+/// (up to 5 s).
 async fn cancel(agent: &Agent, params: &Value) -> Result<Value, RpcError> {
-    let (id, task) = named(agent, params)?;
-    if terminal(task["status"]["state"].as_str().unwrap_or_default()) {
+    let (id, _) = named(agent, params)?;
+    let mut state = String::new();
+    let task = agent
+        .update(&id, |t| {
+            state = t["status"]["state"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            if state == "TASK_STATE_SUBMITTED" {
+                t["status"] = json!({"state": "TASK_STATE_CANCELED", "timestamp": now()});
+            }
+        })
+        .ok_or_else(|| RpcError(-32001, format!("Task not found: {id}")))?;
+    if terminal(&state) {
         return Err(RpcError(
             -32002,
             format!("Task {id} is finished and cannot be canceled"),
         ));
+    }
+    if state == "TASK_STATE_SUBMITTED" {
+        return Ok(task);
     }
     let context = task["contextId"].as_str().unwrap_or_default();
     if let Some(context) = agent.started(context) {
