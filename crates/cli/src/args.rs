@@ -24,6 +24,7 @@ Commands:
   gemini-rs skills      Manage agent skills (list, install, link, uninstall, enable, disable)
   gemini-rs hooks       Manage hooks (list, migrate --from-claude)
   gemini-rs completion  Print shell completions or the man page (bash, zsh, fish, powershell, elvish, man)
+  gemini-rs serve       Serve sessions over the network: ACP over WebSocket, A2A, /health (--listen ADDR)
   gemini-rs [PROMPT]    Launch gemini-rs (headless with -p or a non-terminal stdin)";
 
 /// gemini-rs: a fast, drop-in compatible Gemini CLI agent.

@@ -9,6 +9,7 @@ mod extensions_cmd;
 mod headless;
 mod hooks_cmd;
 mod mcp_cmd;
+mod serve;
 mod session_flags;
 mod settings_file;
 mod signals;
@@ -92,18 +93,26 @@ fn utf8_args(args: &[std::ffi::OsString]) -> Option<Vec<String>> {
 }
 
 /// The arguments, checked; on an error (or help) the exit code, printed.
-fn parse_args() -> Result<Args, i32> {
-    let args = Args::try_parse().map_err(|e| {
-        use clap::error::ErrorKind;
-        let code = match e.kind() {
-            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
-            // An unknown flag exits 1, as in both Gemini CLI versions.
-            ErrorKind::UnknownArgument => 1,
-            _ => 42,
-        };
-        let _ = e.print();
-        code
-    })?;
+fn parse_args() -> Result<(Args, Option<String>), i32> {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let (args, listen) = if argv.get(1).is_some_and(|a| a == "serve") {
+        // `gemini-rs serve --listen ADDR [flags of each session]`.
+        let rest = std::iter::once("gemini-rs serve".into()).chain(argv.into_iter().skip(2));
+        let cli = serve::ServeCli::try_parse_from(rest).map_err(print_parse_error)?;
+        if !cli.agent.prompt.is_empty()
+            || cli.agent.prompt_flag.is_some()
+            || cli.agent.prompt_interactive.is_some()
+            || cli.agent.acp
+        {
+            eprintln!(
+                "gemini-rs serve takes no prompt (nor --acp): clients send prompts over ACP or A2A."
+            );
+            return Err(ExitCode::Input.code());
+        }
+        (cli.agent, Some(cli.listen))
+    } else {
+        (Args::try_parse().map_err(print_parse_error)?, None)
+    };
     if let Err(msg) = args.check() {
         eprintln!("{msg}");
         return Err(ExitCode::Input.code());
@@ -112,11 +121,26 @@ fn parse_args() -> Result<Args, i32> {
         eprintln!("{msg}");
         return Err(ExitCode::Error.code());
     }
-    Ok(args)
+    Ok((args, listen))
+}
+
+/// Prints a clap error (or help); the exit code it means.
+fn print_parse_error(e: clap::Error) -> i32 {
+    use clap::error::ErrorKind;
+    {
+        let code = match e.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
+            // An unknown flag exits 1, as in both Gemini CLI versions.
+            ErrorKind::UnknownArgument => 1,
+            _ => 42,
+        };
+        let _ = e.print();
+        code
+    }
 }
 
 fn real_main() -> Result<i32> {
-    let args = match parse_args() {
+    let (args, listen) = match parse_args() {
         Ok(a) => a,
         Err(code) => return Ok(code),
     };
@@ -148,6 +172,17 @@ fn real_main() -> Result<i32> {
             missing.display()
         );
         return Ok(ExitCode::Input.code());
+    }
+    if let Some(listen) = listen {
+        // Sessions are served over the network; logs go to stderr.
+        init_tracing(args.debug, None);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?;
+        let code = runtime.block_on(serve::run(&listen, args, paths, root));
+        runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+        gemini_rs_core::terminate_children(signals::GRACE);
+        return Ok(code);
     }
     if args.acp {
         // stdout is the protocol: logs go to stderr only. ACP starts without

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// The folder holding the SDK (`node_modules/@agentclientprotocol/sdk`).
-fn client_dir() -> Option<PathBuf> {
+pub fn client_dir() -> Option<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let found = std::env::var_os("GEMINI_RS_ACP_CLIENT")
         .map(PathBuf::from)
@@ -34,7 +34,7 @@ fn client_dir() -> Option<PathBuf> {
 
 /// Node 22 from the conformance suite's install when there is one (the
 /// system's Node may be older), else `node` on PATH.
-fn node() -> PathBuf {
+pub fn node() -> PathBuf {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     std::env::var_os("GEMINI_RS_MCP_CONFORMANCE")
         .map(PathBuf::from)

@@ -28,6 +28,7 @@ mod provider_wires;
 mod providers;
 mod routing;
 mod sandbox;
+mod serve;
 mod sessions;
 mod signals;
 mod skills;

@@ -15,7 +15,7 @@ mod messages;
 mod nested;
 mod prompt;
 mod session;
-mod transport;
+pub mod transport;
 mod updates;
 
 use crate::args::Args;
@@ -23,8 +23,9 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::Responder;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{
-    Client, Error, ErrorCode, on_receive_notification, on_receive_request,
+    Client, Error, ErrorCode, Lines, on_receive_notification, on_receive_request,
 };
+use futures::{Sink, Stream};
 use gemini_rs_core::GeminiPaths;
 use gemini_rs_core::Session;
 use session::AcpSession;
@@ -48,17 +49,40 @@ struct Server {
 
 /// Serves ACP on stdin/stdout until stdin closes; the exit code.
 pub async fn run(args: Args, paths: GeminiPaths) -> i32 {
-    let server = Server {
-        args: Arc::new(args),
-        paths,
-        sessions: Arc::default(),
-        client_fs: Arc::default(),
-    };
     let (wire, writer) = transport::lines(
         tokio::io::stdin(),
         tokio::io::stdout(),
         transport::MAX_FRAME,
     );
+    let served = serve(Arc::new(args), paths, wire).await;
+    let _ = tokio::time::timeout(Duration::from_secs(1), writer).await;
+    match served {
+        Ok(()) => 0,
+        Err(e) => {
+            tracing::error!("ACP connection failed: {e:?}");
+            1
+        }
+    }
+}
+
+/// Serves one ACP connection on `wire` until the client closes it; the
+/// connection's sessions end with it (`gemini-rs serve` runs one per
+/// WebSocket).
+pub async fn serve<S, I>(
+    args: Arc<Args>,
+    paths: GeminiPaths,
+    wire: Lines<S, I>,
+) -> Result<(), Error>
+where
+    S: Sink<String, Error = std::io::Error> + Send + 'static,
+    I: Stream<Item = std::io::Result<String>> + Send + 'static,
+{
+    let server = Server {
+        args,
+        paths,
+        sessions: Arc::default(),
+        client_fs: Arc::default(),
+    };
     let served = agent_client_protocol::Agent
         .v1()
         .name("gemini-rs")
@@ -206,14 +230,7 @@ pub async fn run(args: Args, paths: GeminiPaths) -> i32 {
         .await;
     // After a transport error too.
     server.shutdown().await;
-    let _ = tokio::time::timeout(Duration::from_secs(1), writer).await;
-    match served {
-        Ok(()) => 0,
-        Err(e) => {
-            tracing::error!("ACP connection failed: {e:?}");
-            1
-        }
-    }
+    served
 }
 
 impl Server {

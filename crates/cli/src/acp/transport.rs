@@ -136,7 +136,7 @@ struct Shape<'a> {
 ///   (up to 64 MiB) back; we say where it broke, as before the SDK;
 /// - a request that is not one (an id, but no method or no
 ///   `"jsonrpc": "2.0"`): the SDK answers it to `null`; we to its id.
-fn answer_early(line: &str) -> Option<String> {
+pub fn answer_early(line: &str) -> Option<String> {
     let shape: Shape = match serde_json::from_str(line) {
         Ok(shape) => shape,
         Err(e) if matches!(e.classify(), Category::Syntax | Category::Eof) => {
@@ -161,7 +161,7 @@ fn answer_early(line: &str) -> Option<String> {
 }
 
 /// A JSON-RPC error answer.
-fn error_answer(id: Value, code: ErrorCode, message: &str) -> String {
+pub fn error_answer(id: Value, code: ErrorCode, message: &str) -> String {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code.value(), "message": message}})
         .to_string()
 }

@@ -73,6 +73,7 @@ fn codebase_investigator() -> AgentDefinition {
         max_turns: Some(10),
         timeout_mins: 3.0,
         origin: AgentOrigin::BuiltIn,
+        remote: None,
     }
 }
 
@@ -115,6 +116,7 @@ fn cli_help() -> AgentDefinition {
         max_turns: Some(10),
         timeout_mins: 3.0,
         origin: AgentOrigin::BuiltIn,
+        remote: None,
     }
 }
 

@@ -1,7 +1,8 @@
-//! Markdown agents: YAML front matter (`name`, `description`,
+//! Markdown agents: YAML front matter (`kind`, `name`, `description`,
 //! `display_name`, `tools`, `model`, `temperature`, `max_turns`,
-//! `timeout_mins`) and a body that is the system prompt. The agent takes
-//! one input, `query`.
+//! `timeout_mins`) and a body that is the system prompt; or, with
+//! `kind: remote`, an A2A agent (`agent_card_url` or `agent_card_json`, see
+//! [`super::remote`]). The agent takes one input, `query`.
 
 use super::{AgentDefinition, AgentOrigin, AgentOutput, ToolSelection};
 use crate::config::input_file::{MAX_INPUT_BYTES, MAX_NESTING, check_nesting, read_input};
@@ -45,9 +46,33 @@ pub enum AgentFileError {
     /// The front matter nests too deep for the YAML parser.
     #[error("Invalid front matter: {0}")]
     TooDeep(#[from] crate::config::input_file::TooDeep),
-    /// `kind` is not `local`.
-    #[error("kind `{0}` is not supported (only local agents are)")]
+    /// `kind` is neither `local` nor `remote`.
+    #[error("kind `{0}` is not supported (local or remote)")]
     UnsupportedKind(String),
+    /// A key of one kind of agent in the other's front matter.
+    #[error("`{key}` is not a key of {kind} agents")]
+    WrongKindKey {
+        /// The key.
+        key: &'static str,
+        /// `local` or `remote`.
+        kind: &'static str,
+    },
+    /// A remote agent without exactly one card.
+    #[error("a remote agent needs exactly one of agent_card_url and agent_card_json")]
+    NoCard,
+    /// `agent_card_url` is no http(s) URL, or `agent_card_json` no JSON.
+    #[error("{key}: {message}")]
+    BadCard {
+        /// The key.
+        key: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// Remote agent authentication (`auth`) is not implemented.
+    #[error(
+        "auth is not supported by gemini-rs yet (remote agents are called without credentials)"
+    )]
+    RemoteAuth,
     /// `name` is not a slug.
     #[error("name `{0}` must be a slug (lower-case letters, digits, - and _)")]
     BadName(String),
@@ -85,8 +110,101 @@ struct FrontMatter {
     temperature: Option<f64>,
     max_turns: Option<i64>,
     timeout_mins: Option<i64>,
-    #[allow(dead_code)]
     agent_card_url: Option<String>,
+    agent_card_json: Option<String>,
+    auth: Option<serde_yaml_ng::Value>,
+}
+
+impl FrontMatter {
+    /// The keys only local agents have, that this one sets.
+    fn local_keys(&self) -> Option<&'static str> {
+        [
+            ("tools", self.tools.is_some()),
+            ("model", self.model.is_some()),
+            ("temperature", self.temperature.is_some()),
+            ("max_turns", self.max_turns.is_some()),
+            ("timeout_mins", self.timeout_mins.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(key, set)| set.then_some(key))
+    }
+
+    /// The keys only remote agents have, that this one sets.
+    fn remote_keys(&self) -> Option<&'static str> {
+        [
+            ("agent_card_url", self.agent_card_url.is_some()),
+            ("agent_card_json", self.agent_card_json.is_some()),
+            ("auth", self.auth.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(key, set)| set.then_some(key))
+    }
+}
+
+/// The one input every Markdown agent takes.
+fn query_schema() -> serde_json::Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": "The task for the agent."}
+        },
+        "required": []
+    })
+}
+
+/// A remote agent (0.61: `kind: remote`, or a remote key without local
+/// ones): its card by URL or inline, no body.
+fn remote_agent(fm: FrontMatter, origin: AgentOrigin) -> Result<AgentDefinition, AgentFileError> {
+    if let Some(key) = fm.local_keys() {
+        return Err(AgentFileError::WrongKindKey {
+            key,
+            kind: "remote",
+        });
+    }
+    if fm.auth.is_some() {
+        return Err(AgentFileError::RemoteAuth);
+    }
+    let card = match (fm.agent_card_url, fm.agent_card_json) {
+        (Some(url), None) => {
+            let parsed = reqwest::Url::parse(&url).map_err(|e| AgentFileError::BadCard {
+                key: "agent_card_url",
+                message: format!("Invalid url ({e})"),
+            })?;
+            if !matches!(parsed.scheme(), "http" | "https") {
+                return Err(AgentFileError::BadCard {
+                    key: "agent_card_url",
+                    message: "only http and https URLs are supported".into(),
+                });
+            }
+            super::remote::CardSource::Url(url)
+        }
+        (None, Some(text)) => {
+            if let Err(e) = serde_json::from_str::<serde_json::Value>(&text) {
+                return Err(AgentFileError::BadCard {
+                    key: "agent_card_json",
+                    message: format!("agent_card_json must be valid JSON ({e})"),
+                });
+            }
+            super::remote::CardSource::Json(text)
+        }
+        _ => return Err(AgentFileError::NoCard),
+    };
+    Ok(AgentDefinition {
+        name: fm.name,
+        display_name: fm.display_name,
+        description: fm.description.unwrap_or_default(),
+        input_schema: query_schema(),
+        query: "${query}".into(),
+        system_prompt: String::new(),
+        output: AgentOutput::Result,
+        tools: ToolSelection::Named(Vec::new()),
+        model: None,
+        temperature: None,
+        max_turns: None,
+        timeout_mins: 5.0,
+        origin,
+        remote: Some(super::remote::RemoteAgent { card }),
+    })
 }
 
 /// The agents of the `*.md` files directly in `dir` (not those starting
@@ -156,9 +274,12 @@ pub fn parse_markdown(text: &str, origin: AgentOrigin) -> Result<AgentDefinition
     let (yaml, body) = crate::skills::split_front_matter(text)?;
     check_nesting(yaml, MAX_NESTING)?;
     let fm: FrontMatter = serde_yaml_ng::from_str(yaml)?;
-    if fm.kind.as_deref().is_some_and(|k| k != "local") {
-        return Err(AgentFileError::UnsupportedKind(fm.kind.unwrap_or_default()));
-    }
+    let remote = match fm.kind.as_deref() {
+        Some("remote") => true,
+        Some("local") => false,
+        Some(other) => return Err(AgentFileError::UnsupportedKind(other.to_string())),
+        None => fm.remote_keys().is_some() && fm.local_keys().is_none(),
+    };
     if fm.name.is_empty()
         || !fm
             .name
@@ -166,6 +287,12 @@ pub fn parse_markdown(text: &str, origin: AgentOrigin) -> Result<AgentDefinition
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
     {
         return Err(AgentFileError::BadName(fm.name));
+    }
+    if remote {
+        return remote_agent(fm, origin);
+    }
+    if let Some(key) = fm.remote_keys() {
+        return Err(AgentFileError::WrongKindKey { key, kind: "local" });
     }
     let description = fm.description.unwrap_or_default();
     if description.trim().is_empty() {
@@ -191,13 +318,7 @@ pub fn parse_markdown(text: &str, origin: AgentOrigin) -> Result<AgentDefinition
         name: fm.name,
         display_name: fm.display_name,
         description,
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "description": "The task for the agent."}
-            },
-            "required": []
-        }),
+        input_schema: query_schema(),
         query: "${query}".into(),
         system_prompt: body.trim().to_string(),
         output: AgentOutput::Result,
@@ -210,6 +331,7 @@ pub fn parse_markdown(text: &str, origin: AgentOrigin) -> Result<AgentDefinition
         max_turns,
         timeout_mins: f64::from(timeout.unwrap_or(5)),
         origin,
+        remote: None,
     })
 }
 

@@ -11,6 +11,7 @@ mod acknowledged;
 mod builtin;
 mod loader;
 mod output;
+pub mod remote;
 
 pub use acknowledged::Acknowledgements;
 pub use builtin::INTERNAL_DOCS_TOOL;
@@ -88,6 +89,9 @@ pub struct AgentDefinition {
     pub timeout_mins: f64,
     /// Where it was defined.
     pub origin: AgentOrigin,
+    /// Set for a remote agent (`kind: remote`): called over A2A instead of
+    /// run here.
+    pub remote: Option<remote::RemoteAgent>,
 }
 
 impl AgentDefinition {

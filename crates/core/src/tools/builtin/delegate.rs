@@ -6,11 +6,15 @@
 //! too and turns it into a call of the agent's own tool ([`invoke_agent`]).
 
 use crate::subagents::AgentDefinition;
+use crate::subagents::remote::{
+    self, CardSource, Conversation, DEFAULT_QUERY, Reassembler, RemoteAgent,
+};
 use crate::tools::validate::ArgsValidator;
 use crate::tools::{
     Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolKind, ToolResult,
 };
 use futures::future::BoxFuture;
+use gemini_rs_protocol::events::ConfirmationDetails;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::sync::{Arc, OnceLock};
@@ -69,6 +73,8 @@ pub(crate) fn invoke_agent(
 /// A sub-agent as a tool (kind think).
 pub struct SubagentTool {
     agent: Arc<AgentDefinition>,
+    /// A remote agent's conversation, carried from call to call.
+    conversation: Arc<tokio::sync::Mutex<Conversation>>,
 }
 
 impl SubagentTool {
@@ -76,6 +82,7 @@ impl SubagentTool {
     pub fn new(agent: AgentDefinition) -> Self {
         SubagentTool {
             agent: Arc::new(agent),
+            conversation: Arc::default(),
         }
     }
 }
@@ -104,6 +111,24 @@ impl Tool for SubagentTool {
         args: &Map<String, Value>,
         _ctx: &ToolContext,
     ) -> Result<Box<dyn ToolInvocation>, ToolError> {
+        if let Some(remote) = &self.agent.remote {
+            let query = match args.get("query") {
+                None | Some(Value::Null) => DEFAULT_QUERY.to_string(),
+                Some(Value::String(q)) => q.clone(),
+                Some(_) => {
+                    return Err(ToolError::invalid_params(format!(
+                        "Remote agent '{}' requires a string 'query' input.",
+                        self.agent.name
+                    )));
+                }
+            };
+            return Ok(Box::new(RemoteCall {
+                agent: self.agent.clone(),
+                remote: remote.clone(),
+                query,
+                conversation: self.conversation.clone(),
+            }));
+        }
         Ok(Box::new(Delegation {
             agent: self.agent.clone(),
             args: args.clone(),
@@ -153,6 +178,83 @@ impl ToolInvocation for Delegation {
             }
         })
     }
+}
+
+/// A call of a remote agent over A2A (0.61's `RemoteAgentInvocation`).
+struct RemoteCall {
+    agent: Arc<AgentDefinition>,
+    remote: RemoteAgent,
+    query: String,
+    conversation: Arc<tokio::sync::Mutex<Conversation>>,
+}
+
+impl ToolInvocation for RemoteCall {
+    fn description(&self) -> String {
+        format!("Calling remote agent {}", self.agent.shown_name())
+    }
+
+    fn confirmation<'a>(
+        &'a self,
+        _ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Option<ConfirmationDetails>> {
+        Box::pin(async move {
+            let urls = match &self.remote.card {
+                CardSource::Url(url) => vec![url.clone()],
+                CardSource::Json(_) => Vec::new(),
+            };
+            Some(ConfirmationDetails::Info {
+                title: format!("Call Remote Agent: {}", self.agent.shown_name()),
+                prompt: format!("Calling remote agent: \"{}\"", self.query),
+                urls,
+            })
+        })
+    }
+
+    fn execute<'a>(
+        &'a self,
+        _ctx: &'a ToolContext,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move {
+            let mut conversation = self.conversation.lock().await;
+            let mut answer = Reassembler::default();
+            let outcome = match remote_client() {
+                Ok(http) => {
+                    let call = remote::call(
+                        &http,
+                        &self.remote,
+                        &self.query,
+                        &mut conversation,
+                        &mut answer,
+                        &cancel,
+                    );
+                    call.await
+                }
+                Err(e) => Err(remote::RemoteError::Other(e.to_string())),
+            };
+            let text = answer.text();
+            let text = match outcome {
+                Ok(()) if text.is_empty() => "No response from remote agent.".to_string(),
+                Ok(()) => text,
+                Err(e) if text.is_empty() => e.to_string(),
+                Err(e) => format!("{text}\n\n{e}"),
+            };
+            ToolResult::text(text.clone(), text)
+        })
+    }
+}
+
+/// The HTTP client of remote agent calls (built once).
+fn remote_client() -> Result<reqwest::Client, crate::model::http::ClientBuildError> {
+    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
+    if let Some(c) = CLIENT.get() {
+        return Ok(c.clone());
+    }
+    let builder = reqwest::Client::builder()
+        .user_agent(concat!("gemini-rs/", env!("CARGO_PKG_VERSION")))
+        .connect_timeout(std::time::Duration::from_secs(10));
+    let client = crate::model::http::build_client(builder)?;
+    Ok(CLIENT.get_or_init(|| client).clone())
 }
 
 /// The error result of a run that could not start or broke.
