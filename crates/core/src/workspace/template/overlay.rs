@@ -1,0 +1,124 @@
+//! The overlay mount: the template as the read-only lower layer, the
+//! session's changes in `upper/`, the merged view in `merged/`.
+
+use std::ffi::CString;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+fn cstring(path: &Path) -> io::Result<CString> {
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL in the path"))
+}
+
+/// True for a path overlay's option string can carry as it is (`,` ends
+/// an option, `:` separates lower layers, `\` escapes).
+fn plain(path: &Path) -> bool {
+    !path
+        .as_os_str()
+        .as_bytes()
+        .iter()
+        .any(|b| matches!(b, b',' | b':' | b'\\'))
+}
+
+/// Mounts an overlay of `template` at `merged`, with `dir/upper` and
+/// `dir/work`. Fails (and the caller copies instead) where gemini-rs may
+/// not mount or the kernel has no overlayfs.
+pub fn mount(template: &Path, dir: &Path, merged: &Path) -> io::Result<()> {
+    let upper = dir.join("upper");
+    let work = dir.join("work");
+    if !plain(template) || !plain(&upper) || !plain(&work) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "a path overlay cannot carry",
+        ));
+    }
+    for d in [&upper, &work, &merged.to_path_buf()] {
+        std::fs::create_dir_all(d)?;
+    }
+    let base = format!(
+        "lowerdir={},upperdir={},workdir={}",
+        template.display(),
+        upper.display(),
+        work.display()
+    );
+    // Without metacopy every changed file is whole in `upper/`; a kernel
+    // that does not know the options gets the plain form.
+    let mut last = io::Error::from_raw_os_error(libc::EINVAL);
+    for options in [format!("{base},redirect_dir=off,metacopy=off"), base] {
+        match mount_overlay(merged, &options) {
+            Ok(()) => return Ok(()),
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
+}
+
+fn mount_overlay(target: &Path, options: &str) -> io::Result<()> {
+    let source = c"overlay";
+    let fstype = c"overlay";
+    let target = cstring(target)?;
+    let data = CString::new(options)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL in the options"))?;
+    // SAFETY: every pointer is a valid NUL-terminated string that outlives
+    // the call.
+    let rc = unsafe {
+        libc::mount(
+            source.as_ptr(),
+            target.as_ptr(),
+            fstype.as_ptr(),
+            0,
+            data.as_ptr().cast(),
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Detaches the overlay at `merged` (lazily: what is still inside keeps
+/// its view until it leaves).
+pub fn unmount(merged: &Path) {
+    if let Ok(target) = cstring(merged) {
+        // SAFETY: a valid NUL-terminated path.
+        unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH) };
+    }
+}
+
+/// Moves this process into a user and mount namespace of its own, in
+/// which it may mount (overlays of templates) without being root; the
+/// user and group ids stay as they are. Only for a process that runs one
+/// thread still (call it before any runtime starts); root needs none.
+/// Fails where the kernel refuses unprivileged user namespaces.
+pub fn enter_user_namespace() -> io::Result<()> {
+    // SAFETY: plain queries.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    if uid == 0 {
+        return Ok(());
+    }
+    // SAFETY: unshare changes only this (single-threaded) process.
+    if unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    std::fs::write("/proc/self/setgroups", "deny")?;
+    std::fs::write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
+    std::fs::write("/proc/self/gid_map", format!("{gid} {gid} 1"))?;
+    // Mounts made here stay here.
+    let root = c"/";
+    // SAFETY: a valid path; no data.
+    let rc = unsafe {
+        libc::mount(
+            std::ptr::null(),
+            root.as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        )
+    };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
