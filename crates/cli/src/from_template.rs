@@ -39,8 +39,9 @@ pub fn enter(
         return Err(ExitCode::Input.code());
     }
     // Root mounts the overlay as it is; another user may in a user
-    // namespace of its own (else the copy is made by reflinks or copies).
-    if let Err(e) = gemini_rs_core::enter_user_namespace() {
+    // namespace of its own, for a template all their own (else the copy
+    // is made by reflinks or copies).
+    if let Err(e) = gemini_rs_core::enter_user_namespace(&template) {
         tracing::debug!("no user namespace for the overlay: {e}");
     }
     let dir = paths

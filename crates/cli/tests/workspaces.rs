@@ -180,3 +180,78 @@ fn a_template_that_is_not_a_folder_or_a_patch_out_without_one_is_refused() {
     assert_eq!(out.code, 42, "{}", out.stderr);
     assert!(out.stderr.contains("--workspace-from"), "{}", out.stderr);
 }
+
+/// As another user than root (here `nobody`, when the tests run as
+/// root): a template all the user's own gets an overlay in a user
+/// namespace of the run's own; one with a file of another group gets a
+/// copy (an overlay could not copy that file up). Both stay unchanged.
+#[test]
+fn as_another_user_the_copy_is_an_overlay_in_a_user_namespace_or_a_copy() {
+    // SAFETY: a plain query.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: needs root to run as another user");
+        return;
+    }
+    use std::os::unix::fs::{PermissionsExt, chown};
+    let base = tempfile::tempdir().unwrap();
+    let root = base.path().join("nr");
+    fs::create_dir(&root).unwrap();
+    fs::set_permissions(base.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let responses = lines(&[
+        call(
+            "run_shell_command",
+            json!({"command": "echo more >> README.md; rm -r src/deep; echo new > c.txt"}),
+        ),
+        text("done"),
+    ]);
+    fs::write(root.join("responses.jsonl"), responses).unwrap();
+    for dir in ["home/.gemini", "proj"] {
+        fs::create_dir_all(root.join(dir)).unwrap();
+    }
+    for (name, gid, kind) in [("own", 65534, "upper"), ("mixed", 0, "tree")] {
+        let template = root.join(name);
+        make_template(&template);
+        let status = Command::new("chown")
+            .args(["-hR", &format!("65534:{gid}"), template.to_str().unwrap()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        chown(&root, Some(65534), Some(65534)).unwrap();
+        for dir in ["home", "home/.gemini", "proj", "responses.jsonl"] {
+            chown(root.join(dir), Some(65534), Some(65534)).unwrap();
+        }
+        let before = snapshot(&template);
+        let patch = root.join(format!("{name}.diff"));
+        let out = Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_gemini-rs"))
+            .args([
+                "--fake-responses",
+                root.join("responses.jsonl").to_str().unwrap(),
+            ])
+            .args(["--approval-mode=yolo", "--session-id", name, "-p", "go"])
+            .args(["--workspace-from", template.to_str().unwrap()])
+            .args(["--patch-out", patch.to_str().unwrap()])
+            .current_dir(root.join("proj"))
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", root.join("home"))
+            .env("GEMINI_API_KEY", "dummy")
+            .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{name}: {stderr}");
+        assert_eq!(snapshot(&template), before, "{name}: the template changed");
+        let kept = root.join("home/.gemini/tmp/proj/workspaces").join(name);
+        assert!(
+            kept.join(kind).is_dir(),
+            "{name}: no {kind} in {}",
+            kept.display()
+        );
+        let diff = fs::read_to_string(&patch).unwrap();
+        assert!(diff.contains(" line three\n+more\n"), "{name}: {diff}");
+        assert!(diff.contains("+++ /dev/null"), "{name}: {diff}");
+        assert!(diff.contains("+++ b/c.txt"), "{name}: {diff}");
+    }
+}

@@ -108,6 +108,19 @@ impl Workspaces {
         .map_err(|e| Error::new(ErrorCode::INTERNAL_ERROR, e.to_string()))?
     }
 
+    /// Unmounts session `id`'s copy, if it has one, and forgets it; its
+    /// changes stay in its folder.
+    pub fn release(&self, id: &str) {
+        let copy = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(id);
+        if let Some(copy) = copy {
+            copy.release();
+        }
+    }
+
     /// Unmounts every copy (the connection ends); their changes stay.
     pub fn release_all(&self) {
         for (_, copy) in self

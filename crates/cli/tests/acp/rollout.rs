@@ -53,6 +53,14 @@ fn a_session_from_a_template_edits_its_copy_and_returns_the_patch() {
     assert_eq!(snapshot(&template), before, "the template changed");
     // Nothing of it reached the folder the client named.
     assert!(!cwd.join("made.txt").exists());
+    // Closing the session unmounts its copy; the patch is gone with it.
+    let home = cwd.parent().unwrap().join("home");
+    let closed = wire.request(8, "session/close", json!({"sessionId": session}));
+    assert!(closed.get("error").is_none(), "{closed}");
+    let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap();
+    assert!(!mounts.contains(home.to_str().unwrap()), "{mounts}");
+    let after = wire.request(9, "_gemini-rs/patch", json!({"sessionId": session}));
+    assert_eq!(after["error"]["code"], -32602, "{after}");
     let unknown = wire.request(6, "_gemini-rs/patch", json!({"sessionId": "nope"}));
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
     let bad = json!({"cwd": cwd, "mcpServers": [], "_meta": {"workspaceFrom": "/no/such/tpl"}});

@@ -5,7 +5,8 @@
 //!
 //! - **overlay**: where gemini-rs may mount (root with `CAP_SYS_ADMIN`, or
 //!   a headless run that entered a user namespace of its own, see
-//!   [`enter_user_namespace`]), the copy is an overlay mount: the
+//!   [`enter_user_namespace`], for a template whose every entry is the
+//!   user's own), the copy is an overlay mount: the
 //!   template is its read-only lower layer, the session's changes land in
 //!   `upper/`. Starting costs one mount, whatever the template's size;
 //!   every writer (file tools, shell commands, hooks, MCP servers) sees
@@ -65,6 +66,9 @@ pub enum TemplateError {
     /// The working copy's folder exists already.
     #[error("the working copy {} exists already", .0.display())]
     Exists(PathBuf),
+    /// The overlay copy was unmounted: its changes are in `upper/`.
+    #[error("the working copy {} was released; its changes are in its upper/ folder", .0.display())]
+    Released(PathBuf),
     /// A file-system operation failed.
     #[error("{what} {}: {source}", path.display())]
     Io {
@@ -163,12 +167,14 @@ impl WorkingCopy {
     }
 
     /// The session's changes as a unified diff (`a/` the template, `b/`
-    /// the copy), in path order; empty when nothing changed.
+    /// the copy), in path order; empty when nothing changed. An overlay
+    /// copy must still be mounted ([`Self::release`] comes after).
     pub fn patch(&self) -> Result<String, TemplateError> {
         let changes = match self.kind {
             CopyKind::Overlay if self.mounted.load(std::sync::atomic::Ordering::SeqCst) => {
                 patch::overlay_changes(&self.template, &self.dir.join("upper"), &self.root)?
             }
+            CopyKind::Overlay => return Err(TemplateError::Released(self.dir.clone())),
             _ => patch::tree_changes(&self.template, &self.root)?,
         };
         Ok(patch::render(&changes))

@@ -6,6 +6,34 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
+/// True when `dir` and everything below it belong to `uid` and `gid`.
+fn all_owned(dir: &Path, uid: u32, gid: u32) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::symlink_metadata(dir) else {
+        return false;
+    };
+    if meta.uid() != uid || meta.gid() != gid {
+        return false;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    for entry in entries {
+        let Ok(entry) = entry else { return false };
+        let Ok(meta) = entry.metadata() else {
+            return false;
+        };
+        if meta.is_dir() {
+            if !all_owned(&entry.path(), uid, gid) {
+                return false;
+            }
+        } else if meta.uid() != uid || meta.gid() != gid {
+            return false;
+        }
+    }
+    true
+}
+
 fn cstring(path: &Path) -> io::Result<CString> {
     CString::new(path.as_os_str().as_bytes())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL in the path"))
@@ -88,15 +116,18 @@ pub fn unmount(merged: &Path) {
 }
 
 /// Moves this process into a user and mount namespace of its own, in
-/// which it may mount (overlays of templates) without being root; the
-/// user and group ids stay as they are. Only for a process that runs one
-/// thread still (call it before any runtime starts); root needs none.
-/// Fails where the kernel refuses unprivileged user namespaces.
-pub fn enter_user_namespace() -> io::Result<()> {
+/// which it may mount an overlay of `template` without being root; the
+/// user and group ids stay as they are. True when it did: not for root
+/// (who needs none), nor for a template with an entry that is not the
+/// user's own (user and group: copying such a file up fails with
+/// EOVERFLOW, as its owner has no id in the namespace), nor where the
+/// kernel refuses unprivileged user namespaces (the error). Only for a
+/// process that runs one thread still (before any runtime starts).
+pub fn enter_user_namespace(template: &Path) -> io::Result<bool> {
     // SAFETY: plain queries.
     let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-    if uid == 0 {
-        return Ok(());
+    if uid == 0 || !all_owned(template, uid, gid) {
+        return Ok(false);
     }
     // SAFETY: unshare changes only this (single-threaded) process.
     if unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) } != 0 {
@@ -120,5 +151,5 @@ pub fn enter_user_namespace() -> io::Result<()> {
     if rc != 0 {
         return Err(io::Error::last_os_error());
     }
-    Ok(())
+    Ok(true)
 }
