@@ -65,10 +65,18 @@ impl Workspaces {
             .join("workspaces")
             .join(uuid::Uuid::new_v4().to_string());
         let made = tokio::task::spawn_blocking(move || {
+            let started = std::time::Instant::now();
             let template = gemini_rs_core::check_template(&template, "`_meta.workspaceFrom`")
                 .map_err(|e| invalid(e.to_string()))?;
-            WorkingCopy::create(&template, &dir)
-                .map_err(|e| Error::new(ErrorCode::INTERNAL_ERROR, e.to_string()))
+            let copy = WorkingCopy::create(&template, &dir)
+                .map_err(|e| Error::new(ErrorCode::INTERNAL_ERROR, e.to_string()))?;
+            tracing::debug!(
+                "{} copy of {} made in {:?}",
+                copy.kind.as_str(),
+                template.display(),
+                started.elapsed()
+            );
+            Ok::<_, Error>(copy)
         })
         .await
         .map_err(|e| Error::new(ErrorCode::INTERNAL_ERROR, e.to_string()))??;

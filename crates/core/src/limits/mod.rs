@@ -30,6 +30,9 @@ const KILL_GRACE: Duration = Duration::from_millis(300);
 
 const MIB: u64 = 1024 * 1024;
 
+/// One look in this many reads every process (about once a second).
+const FULL_SCAN_EVERY: u64 = 10;
+
 /// The limits of one session (none set: nothing is watched).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ResourceLimits {
@@ -89,6 +92,8 @@ struct Inner {
     limits: ResourceLimits,
     started: Instant,
     peak_bytes: AtomicU64,
+    /// Looks taken so far.
+    ticks: AtomicU64,
     /// CPU milliseconds per child pid, as last seen.
     cpu: Mutex<BTreeMap<u32, u64>>,
     hit: Mutex<Option<LimitHit>>,
@@ -108,6 +113,7 @@ impl Meter {
                 limits,
                 started: Instant::now(),
                 peak_bytes: AtomicU64::new(0),
+                ticks: AtomicU64::new(1),
                 cpu: Mutex::new(BTreeMap::new()),
                 hit: Mutex::new(None),
                 stop: tokio_util::sync::CancellationToken::new(),
@@ -200,8 +206,12 @@ impl Meter {
     /// The memory in use now (bytes), remembered as the peak when higher.
     fn measure(&self) -> u64 {
         let groups = self.groups();
+        // Every FULL_SCAN_EVERY-th look reads all of /proc, for members
+        // that left their leader's tree.
+        let tick = self.inner.ticks.fetch_add(1, Ordering::Relaxed);
+        let full = tick.is_multiple_of(FULL_SCAN_EVERY);
         let mut bytes = match self.inner.cpu.lock() {
-            Ok(mut cpu) => sample::groups(&groups, &mut cpu).rss_bytes,
+            Ok(mut cpu) => sample::groups(&groups, &mut cpu, full).rss_bytes,
             Err(_) => 0,
         };
         if self.inner.scope == Scope::Process {

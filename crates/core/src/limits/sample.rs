@@ -46,37 +46,29 @@ pub fn own_rss() -> u64 {
 
 /// The members of `groups` (process group ids) alive now, with their
 /// resident memory; `cpu` gets each member's CPU time in milliseconds
-/// (keyed by pid, so a member that ended keeps what it used).
-pub fn groups(groups: &[i32], cpu: &mut BTreeMap<u32, u64>) -> Sample {
+/// (keyed by pid, so a member that ended keeps what it used). Without
+/// `full`, only the descendants of each group's leader are read (a few
+/// files per process); a group whose leader is gone, or `full`, reads
+/// every process of `/proc` (members that left the leader's tree).
+pub fn groups(groups: &[i32], cpu: &mut BTreeMap<u32, u64>, full: bool) -> Sample {
     let mut sample = Sample::default();
     if groups.is_empty() {
         return sample;
     }
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return sample;
-    };
     let page = page_size();
     let ticks = ticks_per_second();
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
-        else {
-            continue;
-        };
+    let mut count = |pid: &str, sample: &mut Sample| -> bool {
         let Some(fields) = stat_fields(pid) else {
-            continue;
+            return false;
         };
         // After the name: state(0) ppid(1) pgrp(2) ... utime(11) stime(12)
         // ... rss(21), in pages.
         let field = |i: usize| fields.get(i).and_then(|v| v.parse::<i64>().ok());
-        let Some(pgrp) = field(2) else { continue };
-        if !groups.iter().any(|g| i64::from(*g) == pgrp) {
-            continue;
-        }
-        if matches!(fields.first().map(String::as_str), Some("Z" | "X")) {
-            continue;
+        let Some(pgrp) = field(2) else { return false };
+        if !groups.iter().any(|g| i64::from(*g) == pgrp)
+            || matches!(fields.first().map(String::as_str), Some("Z" | "X"))
+        {
+            return false;
         }
         let rss = u64::try_from(field(21).unwrap_or(0)).unwrap_or(0);
         sample.rss_bytes += rss * page;
@@ -84,8 +76,51 @@ pub fn groups(groups: &[i32], cpu: &mut BTreeMap<u32, u64>) -> Sample {
         if let Ok(pid) = pid.parse::<u32>() {
             cpu.insert(pid, used * 1000 / ticks);
         }
+        true
+    };
+    let leaders_alive = groups
+        .iter()
+        .all(|g| std::path::Path::new(&format!("/proc/{g}/task")).exists());
+    if full || !leaders_alive {
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return sample;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if let Some(pid) = name
+                .to_str()
+                .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+            {
+                count(pid, &mut sample);
+            }
+        }
+        return sample;
+    }
+    let mut queue: Vec<String> = groups.iter().map(ToString::to_string).collect();
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(pid) = queue.pop() {
+        if !seen.insert(pid.clone()) {
+            continue;
+        }
+        count(&pid, &mut sample);
+        queue.extend(children(&pid));
     }
     sample
+}
+
+/// The children of process `pid`, from each of its threads.
+fn children(pid: &str) -> Vec<String> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for task in tasks.flatten() {
+        let path = task.path().join("children");
+        if let Ok(text) = std::fs::read_to_string(path) {
+            out.extend(text.split_whitespace().map(str::to_string));
+        }
+    }
+    out
 }
 
 /// CPU time of this process and of its children that were waited for, in
@@ -132,9 +167,9 @@ mod tests {
         let pgid = i32::try_from(child.id()).unwrap();
         let mut cpu = BTreeMap::new();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        let mut seen = 0;
+        let mut seen: u64 = 0;
         while std::time::Instant::now() < deadline && seen < 30_000_000 {
-            seen = groups(&[pgid], &mut cpu).rss_bytes;
+            seen = groups(&[pgid], &mut cpu, seen.is_multiple_of(2)).rss_bytes;
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         // SAFETY: a signal to the group this test started.
