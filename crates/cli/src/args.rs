@@ -171,6 +171,21 @@ pub struct Args {
     /// Stop once the session cost more than USD dollars; exits 57.
     #[arg(long = "max-budget-usd", value_name = "USD")]
     pub max_budget_usd: Option<f64>,
+    /// End the session once it and its commands use more than N MiB of
+    /// memory (over limits.memoryMb); exits 59.
+    #[arg(long = "max-memory-mb", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_memory_mb: Option<u64>,
+    /// End the session after N seconds (over limits.wallSeconds); exits 59.
+    #[arg(long = "max-wall-seconds", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_wall_seconds: Option<u64>,
+    /// Work in a copy-on-write copy of DIR kept under the project's temp
+    /// folder (an overlay where the kernel allows it); DIR is never changed.
+    #[arg(long = "workspace-from", value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    pub workspace_from: Option<PathBuf>,
+    /// Write the session's changes to its --workspace-from copy as a
+    /// unified diff to FILE.
+    #[arg(long = "patch-out", value_name = "FILE", value_hint = clap::ValueHint::FilePath, requires = "workspace_from")]
+    pub patch_out: Option<PathBuf>,
     /// Print the version.
     #[arg(short = 'v', long = "version", action = ArgAction::Version)]
     pub version: (),
@@ -208,6 +223,9 @@ impl Args {
             return Err(format!(
                 "Invalid value for --max-budget-usd: {usd}. Give an amount of US dollars of 0 or more."
             ));
+        }
+        if self.acp && self.workspace_from.is_some() {
+            return Err("--workspace-from is for one run; over ACP give `workspaceFrom` in session/new's `_meta`.".into());
         }
         if self.fake_responses.is_some() && self.fake_responses_non_strict.is_some() {
             return Err(
@@ -296,6 +314,14 @@ impl Args {
         config.record_responses = self.record_responses.clone();
         config.max_turns = self.max_turns.map(i64::from);
         config.max_budget_usd = self.max_budget_usd;
+        // One process, one session: its own memory counts with its commands'.
+        config.limit_scope = gemini_rs_core::LimitScope::Process;
+        if let Some(mb) = self.max_memory_mb {
+            config.limits.memory_mb = Some(mb);
+        }
+        if let Some(seconds) = self.max_wall_seconds {
+            config.limits.wall_seconds = Some(seconds);
+        }
         config
     }
 

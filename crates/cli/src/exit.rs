@@ -30,6 +30,9 @@ pub enum ExitCode {
     Budget,
     /// The final answer did not match `--output-schema` / `--json-schema`.
     StructuredOutput,
+    /// A resource limit (`--max-memory-mb`, `--max-wall-seconds`) ended
+    /// the session.
+    ResourceLimit,
     /// The user cancelled (Ctrl-C, SIGINT).
     Cancelled,
     /// SIGTERM ended the run.
@@ -54,6 +57,7 @@ impl ExitCode {
             ExitCode::LoopDetected => 56,
             ExitCode::Budget => 57,
             ExitCode::StructuredOutput => 58,
+            ExitCode::ResourceLimit => 59,
             ExitCode::Cancelled => 130,
             ExitCode::Terminated => 143,
             ExitCode::HungUp => 129,
@@ -70,6 +74,7 @@ impl ExitCode {
             AgentError::Command { .. } => ExitCode::Error,
             AgentError::BudgetExceeded { .. } => ExitCode::Budget,
             AgentError::StructuredOutput { .. } => ExitCode::StructuredOutput,
+            AgentError::ResourceLimit { .. } => ExitCode::ResourceLimit,
         }
     }
 

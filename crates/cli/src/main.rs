@@ -6,6 +6,7 @@ mod args;
 mod completion;
 mod exit;
 mod extensions_cmd;
+mod from_template;
 mod headless;
 mod hooks_cmd;
 mod mcp_cmd;
@@ -156,6 +157,37 @@ fn real_main() -> Result<i32> {
         eprintln!("{e}");
         return Ok(ExitCode::Error.code());
     }
+    let Some(template) = args.workspace_from.clone() else {
+        return run_here(args);
+    };
+    // `--workspace-from`: the run happens in the copy, named by the session.
+    let mut args = args;
+    let session_id = match args.resume.is_some() || args.session_file.is_some() {
+        // A resumed session keeps its id; its copy gets a name of its own.
+        true => uuid::Uuid::new_v4().to_string(),
+        false => args
+            .session_id
+            .get_or_insert_with(|| uuid::Uuid::new_v4().to_string())
+            .trim()
+            .to_string(),
+    };
+    let launched = project_root()?;
+    let entered = match from_template::enter(
+        &template,
+        args.patch_out.clone(),
+        &launched,
+        &GeminiPaths::from_env(),
+        &session_id,
+    ) {
+        Ok(e) => e,
+        Err(code) => return Ok(code),
+    };
+    let code = run_here(args)?;
+    Ok(entered.finish(code))
+}
+
+/// The run in the working directory as it is now.
+fn run_here(args: Args) -> Result<i32> {
     let root = project_root()?;
     let paths = GeminiPaths::from_env();
     let trust = match gemini_rs_core::folder_trust(&root, &paths, &Env::from_process()) {

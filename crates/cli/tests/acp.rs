@@ -6,6 +6,7 @@ mod files;
 mod hooks;
 mod lifecycle;
 mod plan;
+mod rollout;
 mod trust;
 mod wire;
 

@@ -12,7 +12,7 @@
 //!
 //! Layers inside, each importing only from those above it in this list:
 //! `config`, `workspace`, `model`, `policy`, `sandbox`, `checkpoint`,
-//! `process`, `skills`, `subagents`, `telemetry` (1); `tools` (2); `events` (3); `hooks` (4);
+//! `process`, `limits`, `skills`, `subagents`, `telemetry` (1); `tools` (2); `events` (3); `hooks` (4);
 //! `scheduler` (5); `agent` (6); `session`, `startup`, `queries` (7).
 
 #![deny(missing_docs)]
@@ -23,6 +23,7 @@ mod checkpoint;
 mod config;
 mod events;
 mod hooks;
+mod limits;
 mod model;
 mod policy;
 mod process;
@@ -51,6 +52,7 @@ pub use config::{ConfigError, Env, FolderContents, GeminiPaths, Scope as Setting
 pub use config::{
     EditableSetting, SettingKind, editable_settings, settings_schema, settings_table,
 };
+pub use limits::{LimitHit, ResourceLimits, Scope as LimitScope, Usage as ResourceUsage};
 pub use model::ReplayMode;
 pub use model::discovery::{
     DiscoveryError, GEMINI_MODELS, LocalKind, LocalServer, PROBE_PORTS_VAR, ProviderModels,
@@ -72,4 +74,7 @@ pub use session::{
 };
 pub use startup::{Startup, folder_trust};
 pub use tools::{ClientFs, ClientFsError};
+pub use workspace::template::{
+    CopyKind, TemplateError, WorkingCopy, check_template, enter_user_namespace,
+};
 pub use workspace::{write_atomic, write_atomic_within};

@@ -7,15 +7,41 @@
 
 mod guardian;
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// How long a group gets between SIGTERM and SIGKILL.
 pub const KILL_GRACE: Duration = Duration::from_secs(1);
 
-/// The groups alive now (their ids).
-static LIVE: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+/// The groups alive now: their ids and the session that started each
+/// (its [`OWNER`] tag; 0 outside any session).
+static LIVE: Mutex<BTreeMap<i32, u64>> = Mutex::new(BTreeMap::new());
+
+tokio::task_local! {
+    /// The session whose task runs now: the groups it starts are counted
+    /// against its limits ([`groups_of`]).
+    pub static OWNER: u64;
+}
+
+/// The live groups started by session `owner` (see [`OWNER`]).
+pub fn groups_of(owner: u64) -> Vec<i32> {
+    LIVE.lock()
+        .map(|live| {
+            live.iter()
+                .filter(|(_, o)| **o == owner)
+                .map(|(g, _)| *g)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Every live group, of every session.
+pub fn all_groups() -> Vec<i32> {
+    LIVE.lock()
+        .map(|live| live.keys().copied().collect())
+        .unwrap_or_default()
+}
 
 /// Makes `cmd` start a new session: its own process group (pgid = pid) and
 /// no controlling terminal, so nothing it runs (git, ssh, sudo) can prompt
@@ -65,7 +91,7 @@ impl Group {
         if pgid > 0
             && let Ok(mut live) = LIVE.lock()
         {
-            live.insert(pgid);
+            live.insert(pgid, OWNER.try_with(|o| *o).unwrap_or(0));
             guardian::added(pgid);
         }
         Group { pgid, armed: true }
@@ -149,7 +175,7 @@ impl Drop for Group {
 
 fn unregister(pgid: i32) {
     if let Ok(mut live) = LIVE.lock()
-        && live.remove(&pgid)
+        && live.remove(&pgid).is_some()
     {
         guardian::removed(pgid);
     }
@@ -159,14 +185,15 @@ fn unregister(pgid: i32) {
 /// to what is left after `grace`, and waits (briefly) until it is gone.
 /// Blocks until then; for the way out of the process.
 pub fn terminate_all(grace: Duration) {
-    let groups: Vec<i32> = LIVE
-        .lock()
-        .map(|live| live.iter().copied().collect())
-        .unwrap_or_default();
+    terminate_groups(&all_groups(), grace);
+}
+
+/// [`terminate_all`] for the groups `groups` only (one session's).
+pub fn terminate_groups(groups: &[i32], grace: Duration) {
     if groups.is_empty() {
         return;
     }
-    for &g in &groups {
+    for &g in groups {
         signal_group(g, libc::SIGTERM);
         signal_group(g, libc::SIGCONT);
     }
@@ -174,7 +201,7 @@ pub fn terminate_all(grace: Duration) {
     while Instant::now() < deadline && groups.iter().any(|&g| !members(g).is_empty()) {
         std::thread::sleep(Duration::from_millis(20));
     }
-    for &g in &groups {
+    for &g in groups {
         signal_group(g, libc::SIGKILL);
     }
     // SIGKILL is delivered, not done, when kill(2) returns: give the

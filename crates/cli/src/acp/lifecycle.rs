@@ -125,8 +125,12 @@ impl Server {
                 .respond_with_error(not_found(format!("Unknown session `{}`", req.session_id.0)));
             return;
         };
+        let workspaces = self.workspaces.clone();
+        let id = req.session_id.0.to_string();
         tokio::spawn(async move {
             session.close(CLOSE_WAIT).await;
+            // A copy from a template is unmounted (ask for its patch first).
+            workspaces.release(&id);
             let _ = responder.respond(acp::CloseSessionResponse::new());
         });
     }

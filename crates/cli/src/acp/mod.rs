@@ -17,6 +17,7 @@ mod prompt;
 mod session;
 pub mod transport;
 mod updates;
+mod workspaces;
 
 use crate::args::Args;
 use agent_client_protocol::schema::ProtocolVersion;
@@ -45,6 +46,8 @@ struct Server {
     sessions: Arc<Mutex<HashMap<String, Arc<AcpSession>>>>,
     /// Set when the client offers reading and writing text files.
     client_fs: Arc<AtomicBool>,
+    /// The copies of the sessions started from a template.
+    workspaces: workspaces::Workspaces,
 }
 
 /// Serves ACP on stdin/stdout until stdin closes; the exit code.
@@ -82,6 +85,7 @@ where
         paths,
         sessions: Arc::default(),
         client_fs: Arc::default(),
+        workspaces: workspaces::Workspaces::default(),
     };
     let served = agent_client_protocol::Agent
         .v1()
@@ -208,6 +212,20 @@ where
             },
             on_receive_request!(),
         )
+        .on_receive_request(
+            {
+                let s = server.clone();
+                async move |req: workspaces::PatchRequest, responder, _cx| {
+                    let s = s.clone();
+                    tokio::spawn(async move {
+                        let _ = responder
+                            .respond_with_result(s.workspaces.patch(&req.session_id).await);
+                    });
+                    Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
         .on_receive_notification(
             {
                 let s = server.clone();
@@ -230,6 +248,7 @@ where
         .await;
     // After a transport error too.
     server.shutdown().await;
+    server.workspaces.release_all();
     served
 }
 
@@ -301,8 +320,34 @@ impl Server {
     ) {
         let server = self.clone();
         tokio::spawn(async move {
-            match server.start(&req.cwd, req.mcp_servers, None, &cx).await {
+            let copy = match workspaces::requested(req.meta.as_ref()) {
+                Ok(Some(template)) => {
+                    match server
+                        .workspaces
+                        .create(&server.paths, &req.cwd, template)
+                        .await
+                    {
+                        Ok(copy) => Some(copy),
+                        Err(e) => {
+                            let _ = responder.respond_with_error(e);
+                            return;
+                        }
+                    }
+                }
+                Ok(None) => None,
+                Err(e) => {
+                    let _ = responder.respond_with_error(e);
+                    return;
+                }
+            };
+            let cwd = copy.as_ref().map_or(req.cwd.clone(), |c| c.root.clone());
+            match server.start(&cwd, req.mcp_servers, None, &cx).await {
                 Ok(session) => {
+                    if let Some(copy) = copy {
+                        server
+                            .workspaces
+                            .keep(session.info.session_id().to_string(), copy);
+                    }
                     let answer =
                         acp::NewSessionResponse::new(session.info.session_id().to_string())
                             .modes(updates::modes(session.info.approval_mode()))
@@ -379,6 +424,9 @@ impl Server {
             .clone()
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         let mut config = self.args.session_config(startup, true, session_id.clone());
+        // One session among many: its commands' memory counts, not the
+        // process's.
+        config.limit_scope = gemini_rs_core::LimitScope::Session;
         config.resume = resume;
         if self.client_fs.load(Ordering::SeqCst) {
             config.client_fs = Some(Arc::new(fs::AcpFs {

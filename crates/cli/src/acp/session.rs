@@ -280,7 +280,7 @@ impl Pump {
     }
 
     /// Answers the running `session/prompt`.
-    fn finish(&self, result: Result<acp::StopReason, String>) {
+    fn finish(&self, result: Result<acp::PromptResponse, String>) {
         let Some(responder) = self.take_prompt() else {
             return;
         };
@@ -289,7 +289,7 @@ impl Pump {
             _ if cancelled => {
                 responder.respond(acp::PromptResponse::new(acp::StopReason::Cancelled))
             }
-            Ok(reason) => responder.respond(acp::PromptResponse::new(reason)),
+            Ok(response) => responder.respond(response),
             Err(message) => {
                 responder.respond_with_error(Error::new(ErrorCode::INTERNAL_ERROR, message))
             }

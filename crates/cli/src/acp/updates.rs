@@ -33,7 +33,7 @@ pub enum Action {
     /// Answer the session at once (an elicitation: ACP cannot ask).
     Submit(Op),
     /// The running prompt ended: its stop reason, or the error to answer.
-    Finished(Result<acp::StopReason, String>),
+    Finished(Result<acp::PromptResponse, String>),
     /// The session ended.
     Ended,
 }
@@ -47,6 +47,9 @@ pub struct Translator {
     messages: MessageIds,
     /// Tokens in context, for `usage_update`.
     usage: UsageMeter,
+    /// The session's last stats (its peak memory and CPU time go in the
+    /// prompt's answer).
+    stats: Option<Box<gemini_rs_protocol::events::SessionStats>>,
 }
 
 impl Translator {
@@ -58,6 +61,7 @@ impl Translator {
             info,
             activity: NestedActivity::default(),
             messages: MessageIds::default(),
+            stats: None,
         }
     }
 
@@ -107,9 +111,13 @@ impl Translator {
             }
             AgentEvent::Finished(Finished::Prompt(result)) => {
                 self.messages.end();
-                return Action::Finished(stop_reason(result));
+                return Action::Finished(stop_reason(result, self.stats.as_deref()));
             }
             AgentEvent::SessionEnded => return Action::Ended,
+            AgentEvent::Stats(stats) => {
+                self.stats = Some(stats);
+                return Action::Show(Vec::new());
+            }
             AgentEvent::Content { text: t } => {
                 acp::SessionUpdate::AgentMessageChunk(self.messages.chunk(Kind::Agent, t))
             }
@@ -154,7 +162,6 @@ impl Translator {
             }
             AgentEvent::Info { .. }
             | AgentEvent::HookMessage { .. }
-            | AgentEvent::Stats(_)
             | AgentEvent::HookRan(_)
             | AgentEvent::ModelRetry { .. }
             | AgentEvent::SessionStarted { .. }
@@ -227,14 +234,40 @@ impl Translator {
     }
 }
 
-/// How a prompt's end is told: a stop reason, or an error message.
-fn stop_reason(result: Result<PromptOutcome, AgentError>) -> Result<acp::StopReason, String> {
-    match result {
-        Ok(_) => Ok(acp::StopReason::EndTurn),
-        Err(AgentError::Cancelled) => Ok(acp::StopReason::Cancelled),
-        Err(AgentError::TurnLimit) => Ok(acp::StopReason::MaxTurnRequests),
-        Err(e) => Err(e.to_string()),
+/// How a prompt's end is told: a stop reason, or an error message. A
+/// resource limit has no stop reason of its own in ACP: it answers
+/// `cancelled` with `_meta.stopReason` `resource_limit` and the limit;
+/// `_meta.usage` carries the peak memory and CPU time when measured.
+fn stop_reason(
+    result: Result<PromptOutcome, AgentError>,
+    stats: Option<&gemini_rs_protocol::events::SessionStats>,
+) -> Result<acp::PromptResponse, String> {
+    let mut meta = serde_json::Map::new();
+    if let Some(stats) = stats
+        && (stats.peak_memory_mb.is_some() || stats.cpu_ms.is_some())
+    {
+        meta.insert(
+            "usage".into(),
+            serde_json::json!({"peakMemoryMb": stats.peak_memory_mb, "cpuMs": stats.cpu_ms}),
+        );
     }
+    let reason = match result {
+        Ok(_) => acp::StopReason::EndTurn,
+        Err(AgentError::Cancelled) => acp::StopReason::Cancelled,
+        Err(AgentError::TurnLimit) => acp::StopReason::MaxTurnRequests,
+        Err(AgentError::ResourceLimit { limit, message }) => {
+            meta.insert("stopReason".into(), "resource_limit".into());
+            meta.insert("limit".into(), limit.into());
+            meta.insert("message".into(), message.into());
+            acp::StopReason::Cancelled
+        }
+        Err(e) => return Err(e.to_string()),
+    };
+    let response = acp::PromptResponse::new(reason);
+    Ok(match meta.is_empty() {
+        true => response,
+        false => response.meta(meta),
+    })
 }
 
 /// The answers a client can give, as the terminal offers them.

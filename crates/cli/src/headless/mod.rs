@@ -131,6 +131,7 @@ pub async fn run(
                 message: "Loop detected, stopping execution".to_string(),
                 console: "Loop detected, stopping execution".to_string(),
                 code,
+                limit: None,
             };
             report_error(&failure, format, printer, &end);
             code
@@ -167,7 +168,12 @@ struct Failure {
     /// The line on stderr.
     console: String,
     code: ExitCode,
+    /// The resource limit that ended the session (`memory`, `wall_clock`).
+    limit: Option<String>,
 }
+
+/// The stop reason of a session a resource limit ended.
+const RESOURCE_LIMIT: &str = "resource_limit";
 
 impl Failure {
     fn of(err: &AgentError, code: ExitCode) -> Failure {
@@ -180,6 +186,10 @@ impl Failure {
             message: err.to_string(),
             console,
             code,
+            limit: match err {
+                AgentError::ResourceLimit { limit, .. } => Some(limit.clone()),
+                _ => None,
+            },
         }
     }
 
@@ -188,9 +198,10 @@ impl Failure {
     fn stream_error(&self) -> Option<String> {
         match self.code {
             ExitCode::TurnLimit => Some("Maximum session turns exceeded".to_string()),
-            ExitCode::LoopDetected | ExitCode::Budget | ExitCode::StructuredOutput => {
-                Some(self.message.clone())
-            }
+            ExitCode::LoopDetected
+            | ExitCode::Budget
+            | ExitCode::StructuredOutput
+            | ExitCode::ResourceLimit => Some(self.message.clone()),
             _ => None,
         }
     }
@@ -272,6 +283,7 @@ fn error_type(err: &AgentError) -> &'static str {
         AgentError::Model { .. } => "ApiError",
         AgentError::BudgetExceeded { .. } => "FatalBudgetExceededError",
         AgentError::StructuredOutput { .. } => "FatalStructuredOutputError",
+        AgentError::ResourceLimit { .. } => "FatalResourceLimitError",
     }
 }
 
@@ -288,7 +300,11 @@ fn report_error(failure: &Failure, format: OutputFormat, mut printer: Printer, e
                     kind: failure.kind.to_string(),
                     message: failure.message.clone(),
                     code: Some(failure.code.code()),
+                    stop_reason: failure.limit.as_ref().map(|_| RESOURCE_LIMIT.to_string()),
+                    limit: failure.limit.clone(),
                 }),
+                // What a limit measured is part of its report.
+                stats: failure.limit.as_ref().map(|_| end.stats.clone()),
                 ..JsonOutput::default()
             };
             eprintln!("{}", pretty(&body));
@@ -307,6 +323,8 @@ fn report_error(failure: &Failure, format: OutputFormat, mut printer: Printer, e
                 error: Some(ErrorInfo {
                     kind: failure.kind.to_string(),
                     message: failure.message.clone(),
+                    stop_reason: failure.limit.as_ref().map(|_| RESOURCE_LIMIT.to_string()),
+                    limit: failure.limit.clone(),
                 }),
                 stats: StreamStats::of(end.stats, 0),
                 structured_output: None,
@@ -334,6 +352,8 @@ pub fn fatal_before_run(
                     kind: kind.to_string(),
                     message: message.to_string(),
                     code: Some(code.code()),
+                    stop_reason: None,
+                    limit: None,
                 }),
                 ..JsonOutput::default()
             };

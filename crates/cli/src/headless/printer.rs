@@ -241,6 +241,8 @@ impl Printer {
             status,
             output,
             error: done.error.as_ref().map(|err| ErrorInfo {
+                stop_reason: None,
+                limit: None,
                 kind: err.kind.as_str().to_string(),
                 message: err.message.clone(),
             }),

@@ -221,7 +221,8 @@ fn on_finished(app: &mut App, finished: Finished) {
             | AgentError::FatalTool { .. }
             | AgentError::Command { .. }
             | AgentError::BudgetExceeded { .. }
-            | AgentError::StructuredOutput { .. }),
+            | AgentError::StructuredOutput { .. }
+            | AgentError::ResourceLimit { .. }),
         )) => app.state.error(&e.to_string()),
         Finished::Compress { compressed: false } => {
             app.state.warn("The conversation was not compressed.")

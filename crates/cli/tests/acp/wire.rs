@@ -11,7 +11,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 /// The agent started on a pipe, its output lines read by a thread.
-struct Wire {
+pub(super) struct Wire {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
@@ -19,7 +19,7 @@ struct Wire {
 }
 
 impl Wire {
-    fn start(responses: &str) -> Wire {
+    pub(super) fn start(responses: &str) -> Wire {
         let sb = Sandbox::new();
         sb.settings(&json!({"model": {"name": "gemini-2.5-flash"},
             "security": {"auth": {"selectedType": "gemini-api-key"}}}));
@@ -49,23 +49,23 @@ impl Wire {
         }
     }
 
-    fn work(&self) -> &std::path::Path {
+    pub(super) fn work(&self) -> &std::path::Path {
         &self._sb.work
     }
 
     /// Writes raw bytes (a frame and its newline, or a part of one).
-    fn send_raw(&mut self, bytes: &[u8]) {
+    pub(super) fn send_raw(&mut self, bytes: &[u8]) {
         let stdin = self.stdin.as_mut().unwrap();
         stdin.write_all(bytes).unwrap();
         stdin.flush().unwrap();
     }
 
-    fn send(&mut self, message: &Value) {
+    pub(super) fn send(&mut self, message: &Value) {
         self.send_raw(format!("{message}\n").as_bytes());
     }
 
     /// The next message from the agent.
-    fn recv(&self) -> Value {
+    pub(super) fn recv(&self) -> Value {
         let line = self
             .lines
             .recv_timeout(Duration::from_secs(30))
@@ -74,7 +74,7 @@ impl Wire {
     }
 
     /// The next answer (skipping notifications and our-side requests).
-    fn answer(&self) -> Value {
+    pub(super) fn answer(&self) -> Value {
         loop {
             let message = self.recv();
             if message.get("method").is_none() {
@@ -84,7 +84,7 @@ impl Wire {
     }
 
     /// Sends a request and returns its answer.
-    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+    pub(super) fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         let answer = self.answer();
         assert_eq!(answer["id"], id, "{answer}");
@@ -92,7 +92,7 @@ impl Wire {
     }
 
     /// Sends a raw line and returns the answer to `id`.
-    fn request_raw(&mut self, id: u64, line: &str) -> Value {
+    pub(super) fn request_raw(&mut self, id: u64, line: &str) -> Value {
         self.send_raw(format!("{line}\n").as_bytes());
         let answer = self.answer();
         assert_eq!(answer["id"], id, "{answer}");
@@ -100,7 +100,7 @@ impl Wire {
     }
 
     /// `initialize` and `session/new`; the session id.
-    fn session(&mut self) -> String {
+    pub(super) fn session(&mut self) -> String {
         let init = self.request(
             1000,
             "initialize",
@@ -113,7 +113,7 @@ impl Wire {
     }
 
     /// Proves the agent still serves: `initialize` is answered.
-    fn still_serving(&mut self, id: u64) {
+    pub(super) fn still_serving(&mut self, id: u64) {
         let init = self.request(
             id,
             "initialize",
@@ -123,7 +123,7 @@ impl Wire {
     }
 
     /// Closes stdin; the agent exits cleanly.
-    fn close(mut self) {
+    pub(super) fn close(mut self) {
         drop(self.stdin.take());
         for _ in 0..200 {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -137,7 +137,7 @@ impl Wire {
     }
 
     /// The peak resident memory of the agent, in bytes (Linux).
-    fn peak_rss(&self) -> Option<u64> {
+    pub(super) fn peak_rss(&self) -> Option<u64> {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
         let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
         let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;

@@ -162,7 +162,7 @@ fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
         .open(path)
 }
 
-fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+pub(crate) fn kind_of(meta: &std::fs::Metadata) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     let t = meta.file_type();
     if t.is_dir() {

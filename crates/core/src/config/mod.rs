@@ -19,6 +19,7 @@ mod today;
 pub mod trust;
 mod trust_scan;
 mod typed;
+mod typed_limits;
 mod typed_ui;
 
 pub use credentials::{ALLOW_KEY as ALLOW_WORKSPACE_CREDENTIALS, is_provider_key};

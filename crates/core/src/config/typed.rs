@@ -57,6 +57,8 @@ pub struct TypedSettings {
     pub model_configs: super::today::ModelConfigsSettings,
     /// `ui.*`.
     pub ui: super::typed_ui::UiSettings,
+    /// `limits.*`.
+    pub limits: super::typed_limits::LimitsSettings,
     /// Top-level keys not listed above, kept as they are.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

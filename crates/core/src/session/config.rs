@@ -88,6 +88,11 @@ pub struct SessionConfig {
     /// The front end's client file system (an ACP editor's): text files
     /// are read and written through it.
     pub client_fs: Option<std::sync::Arc<dyn crate::tools::ClientFs>>,
+    /// Memory and wall-clock limits (`limits.*`, the flags over them).
+    pub limits: crate::limits::ResourceLimits,
+    /// Whose memory counts against [`Self::limits`]: the whole process
+    /// (headless) or the session's commands only (a session among many).
+    pub limit_scope: crate::limits::Scope,
 }
 
 impl SessionConfig {
@@ -97,6 +102,7 @@ impl SessionConfig {
             .settings
             .dialect(startup.env.var(DIALECT_ENV).as_deref())
             .0;
+        let limits = startup.settings.typed().limits.clone();
         SessionConfig {
             dialect,
             kind: SessionKind::Chat,
@@ -126,6 +132,11 @@ impl SessionConfig {
             max_turns: None,
             max_budget_usd: None,
             output_schema: None,
+            limits: crate::limits::ResourceLimits {
+                memory_mb: limits.memory_mb,
+                wall_seconds: limits.wall_seconds,
+            },
+            limit_scope: crate::limits::Scope::Session,
         }
     }
 }

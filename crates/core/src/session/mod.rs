@@ -104,7 +104,13 @@ impl Session {
         let env = config.env.clone();
         let interactive = config.interactive;
         let trusted = config.trusted;
-        let parts = build::build(config, events_tx.clone()).await?;
+        let meter = crate::limits::Meter::new(config.limits, config.limit_scope);
+        let owner = meter.owner();
+        // What the build starts (MCP servers, discovered tools) is the
+        // session's, as is everything its task starts.
+        let parts = crate::process::OWNER
+            .scope(owner, build::build(config, events_tx.clone()))
+            .await?;
         let elicitations = elicitation::Pending::default();
         if let Some(mcp) = &parts.mcp {
             mcp.set_elicitor(elicitation::elicitor(
@@ -165,6 +171,7 @@ impl Session {
             hook_context: None,
             shell_calls: 0,
             live_model: parts.live_model,
+            meter: meter.clone(),
         };
         let control = Control {
             confirmations: parts.confirmations,
@@ -181,11 +188,22 @@ impl Session {
             let _ = notices.send(AgentEvent::Info { message: text });
         })));
         let (started_tx, started_rx) = tokio::sync::watch::channel(false);
-        let late = parts
-            .late_mcp
-            .map(|late| tokio::spawn(late.run(info.clone(), control.events.clone(), started_rx)));
+        let late = parts.late_mcp.map(|late| {
+            tokio::spawn(crate::process::OWNER.scope(
+                owner,
+                late.run(info.clone(), control.events.clone(), started_rx),
+            ))
+        });
         let (ops_tx, ops_rx) = mpsc::unbounded_channel();
-        let task = tokio::spawn(run(engine, control, ops_rx, (started_tx, late)));
+        // A crossed limit stops what runs and ends the session.
+        let limit_ops = ops_tx.clone();
+        meter.start(move |_| {
+            let _ = limit_ops.send(Op::Cancel);
+            let _ = limit_ops.send(Op::Shutdown);
+        });
+        let task = tokio::spawn(
+            crate::process::OWNER.scope(owner, run(engine, control, ops_rx, (started_tx, late))),
+        );
         Ok(SessionHandle {
             ops: OpSender(ops_tx),
             events: events_rx,
@@ -237,6 +255,8 @@ pub(crate) struct Engine {
     shell_calls: u64,
     /// False when a recording answers (no server to ask about `/model`).
     live_model: bool,
+    /// The session's resource limits and what it used.
+    meter: crate::limits::Meter,
 }
 
 /// True for the modes an untrusted folder may use (`default`, `plan`):
@@ -309,7 +329,16 @@ impl Engine {
     }
 
     fn emit_stats(&self) {
-        let stats = self.stats.lock().map(|s| s.clone()).unwrap_or_default();
+        let usage = self.meter.usage();
+        let stats = self
+            .stats
+            .lock()
+            .map(|mut s| {
+                s.peak_memory_mb = usage.peak_memory_mb;
+                s.cpu_ms = usage.cpu_ms;
+                s.clone()
+            })
+            .unwrap_or_default();
         self.emit(AgentEvent::Stats(Box::new(stats)));
     }
 
@@ -423,6 +452,15 @@ async fn run(
                         }
                     }
                 };
+                let finished = match (finished, engine.meter.hit()) {
+                    (Finished::Prompt(_), Some(hit)) => Finished::Prompt(Err(
+                        gemini_rs_protocol::events::AgentError::ResourceLimit {
+                            limit: hit.limit.to_string(),
+                            message: hit.message,
+                        },
+                    )),
+                    (finished, _) => finished,
+                };
                 engine.emit_stats();
                 engine.emit(AgentEvent::Finished(finished));
             }
@@ -448,6 +486,7 @@ async fn run(
         };
         futures::join!(servers, background.stop_all());
     });
+    engine.meter.stop();
     engine.ended().await;
     // Workspace hooks (SessionEnd's too) ran sandboxed: what they created
     // of the protected paths is moved aside before the end is reported.

@@ -332,5 +332,6 @@ fn error_kind(error: &gemini_rs_protocol::events::AgentError) -> &'static str {
         E::BudgetExceeded { .. } => "budget_exceeded",
         E::StructuredOutput { .. } => "structured_output_invalid",
         E::Command { .. } => "command_error",
+        E::ResourceLimit { .. } => "resource_limit",
     }
 }

@@ -6,6 +6,7 @@ mod beneath;
 mod boundary;
 mod filekind;
 mod ignore;
+pub mod template;
 mod walk;
 
 pub use atomic::{CheckedWriteError, write_atomic, write_atomic_within, write_beneath};

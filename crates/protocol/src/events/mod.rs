@@ -138,6 +138,15 @@ pub enum AgentError {
         /// What went wrong.
         message: String,
     },
+    /// A resource limit (`--max-memory-mb`, `--max-wall-seconds`) ended
+    /// the session: what ran was ended with its children.
+    #[error("{message}")]
+    ResourceLimit {
+        /// Which limit: `memory` or `wall_clock`.
+        limit: String,
+        /// What was measured against the limit.
+        message: String,
+    },
 }
 
 impl From<ModelError> for AgentError {

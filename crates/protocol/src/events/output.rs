@@ -145,6 +145,16 @@ pub struct ErrorInfo {
     pub kind: String,
     /// Its text.
     pub message: String,
+    /// `resource_limit` when a resource limit ended the session.
+    #[serde(
+        rename = "stopReason",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub stop_reason: Option<String>,
+    /// Which resource limit: `memory` or `wall_clock`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
 }
 
 /// How bad an `error` line is.
@@ -211,6 +221,16 @@ pub struct StreamStats {
     /// True when some token counts are estimates (a server sent no usage).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub estimated: bool,
+    /// Peak memory in MiB (see `SessionStats::peak_memory_mb`).
+    #[serde(
+        rename = "peakMemoryMb",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub peak_memory_mb: Option<u64>,
+    /// CPU time in milliseconds (see `SessionStats::cpu_ms`).
+    #[serde(rename = "cpuMs", default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ms: Option<u64>,
 }
 
 /// One model's tokens in [`StreamStats`].
@@ -242,6 +262,8 @@ impl StreamStats {
             tool_calls: stats.tool_calls(),
             cost_usd: stats.total_cost_usd(),
             estimated: stats.tokens_estimated(),
+            peak_memory_mb: stats.peak_memory_mb,
+            cpu_ms: stats.cpu_ms,
             ..StreamStats::default()
         };
         for (name, m) in &stats.models {
@@ -301,6 +323,16 @@ pub struct JsonError {
     /// The process's exit code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<i32>,
+    /// `resource_limit` when a resource limit ended the session.
+    #[serde(
+        rename = "stopReason",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub stop_reason: Option<String>,
+    /// Which resource limit: `memory` or `wall_clock`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
 }
 
 fn versioned(schema: schemars::Schema) -> Value {

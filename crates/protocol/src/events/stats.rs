@@ -31,6 +31,19 @@ pub struct SessionStats {
     pub tools: ToolMetrics,
     /// Lines changed by edits.
     pub files: FileMetrics,
+    /// The session's peak memory in MiB: the process's resident set (its
+    /// own share over ACP is not separable and is left out there) plus its
+    /// children's, as measured.
+    #[serde(
+        rename = "peakMemoryMb",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub peak_memory_mb: Option<u64>,
+    /// CPU time in milliseconds: the process's and its children's
+    /// (headless), or the session's children's (ACP).
+    #[serde(rename = "cpuMs", default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ms: Option<u64>,
 }
 
 /// One model's requests and tokens.
