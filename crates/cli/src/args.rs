@@ -93,6 +93,9 @@ pub struct Args {
     /// Append every model answer to this JSONL file.
     #[arg(long = "record-responses", value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub record_responses: Option<PathBuf>,
+    /// Keep the session's ATIF (v1.8) trajectory in FILE, rewritten whole after each message.
+    #[arg(long = "trajectory", value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub trajectory: Option<PathBuf>,
     /// Extra policy files (TOML `[[rule]]` tables), comma-separated or repeated.
     #[arg(long = "policy", value_delimiter = ',', value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub policy: Vec<PathBuf>,
@@ -208,6 +211,9 @@ impl Args {
                 "Invalid value for --max-budget-usd: {usd}. Give an amount of US dollars of 0 or more."
             ));
         }
+        if self.acp && self.trajectory.is_some() {
+            return Err("--trajectory is per session over ACP: give `trajectory` in session/new's `_meta` instead".into());
+        }
         if self.fake_responses.is_some() && self.fake_responses_non_strict.is_some() {
             return Err(
                 "Cannot use both --fake-responses and --fake-responses-non-strict together".into(),
@@ -293,6 +299,7 @@ impl Args {
         config.sandbox = self.sandbox.clone();
         config.replay = replay;
         config.record_responses = self.record_responses.clone();
+        config.trajectory = self.trajectory.clone();
         config.max_turns = self.max_turns.map(i64::from);
         config.max_budget_usd = self.max_budget_usd;
         config

@@ -12,6 +12,7 @@ mod config;
 mod fs;
 mod lifecycle;
 mod messages;
+mod meta;
 mod nested;
 mod prompt;
 mod session;
@@ -284,7 +285,17 @@ impl Server {
     ) {
         let server = self.clone();
         tokio::spawn(async move {
-            match server.start(&req.cwd, req.mcp_servers, None, &cx).await {
+            let trajectory = match meta::trajectory(req.meta.as_ref(), &req.cwd) {
+                Ok(t) => t,
+                Err(e) => {
+                    let _ = responder.respond_with_error(e);
+                    return;
+                }
+            };
+            match server
+                .start(&req.cwd, req.mcp_servers, None, trajectory, &cx)
+                .await
+            {
                 Ok(session) => {
                     let answer =
                         acp::NewSessionResponse::new(session.info.session_id().to_string())
@@ -316,7 +327,15 @@ impl Server {
             if let Some(open) = server.take_session(&id) {
                 open.close(lifecycle::CLOSE_WAIT).await;
             }
-            let session = match server.start(&req.cwd, req.mcp_servers, Some(id), &cx).await {
+            let trajectory = match meta::trajectory(req.meta.as_ref(), &req.cwd) {
+                Ok(t) => t,
+                Err(e) => {
+                    let _ = responder.respond_with_error(e);
+                    return;
+                }
+            };
+            let started = server.start(&req.cwd, req.mcp_servers, Some(id), trajectory, &cx);
+            let session = match started.await {
                 Ok(session) => session,
                 Err(e) => {
                     let _ = responder.respond_with_error(e);
@@ -341,12 +360,14 @@ impl Server {
         });
     }
 
-    /// Starts a session engine in `cwd` (resuming `resume`) and keeps it.
+    /// Starts a session engine in `cwd` (resuming `resume`, keeping its
+    /// trajectory in `trajectory`) and keeps it.
     async fn start(
         &self,
         cwd: &std::path::Path,
         servers: Vec<acp::McpServer>,
         resume: Option<String>,
+        trajectory: Option<std::path::PathBuf>,
         cx: &Connection,
     ) -> Result<Arc<AcpSession>, Error> {
         let invalid = |message: String| Error::new(ErrorCode::INVALID_PARAMS, message);
@@ -363,6 +384,7 @@ impl Server {
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         let mut config = self.args.session_config(startup, true, session_id.clone());
         config.resume = resume;
+        config.trajectory = trajectory;
         if self.client_fs.load(Ordering::SeqCst) {
             config.client_fs = Some(Arc::new(fs::AcpFs {
                 cx: cx.clone(),
