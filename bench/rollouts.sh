@@ -4,7 +4,9 @@
 # answer) in its own folder against a fake Gemini API answering every
 # request after LATENCY_MS (bench/fake_gemini.py):
 #  - acp:   N sessions in one `gemini-rs --acp` process (examples/ray/acp_driver.py);
-#  - procs: N headless gemini-rs processes started at once;
+#  - procs: N headless gemini-rs processes started at once, for N up to
+#           PROCS_MAX (1,000 of them at 20-50 MB each would crowd a shared
+#           machine);
 #  - ref:   N Gemini CLI 0.61 processes at once, for N up to REF_MAX (each
 #           takes about 200 MB: 1,000 of them do not fit).
 # Per run: wall, CPU per session, peak memory (the process's, or the sum of
@@ -14,7 +16,7 @@
 # copy-on-write `--workspace-from` of #40.2 is not used yet). Not part of CI.
 #
 # Env: NS (default "1 10 100 1000"), LATENCY_MS (default 200), REF_MAX
-#      (default 10), BIN (a prebuilt gemini-rs; default: release build),
+#      (default 10), PROCS_MAX (default 100), BIN (a prebuilt gemini-rs; default: release build),
 #      REF (Gemini CLI 0.61's `gemini`; default $REF_GEMINI_061).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -22,6 +24,7 @@ root="$(cd "$here/.." && pwd)"
 ns="${NS:-1 10 100 1000}"
 latency="${LATENCY_MS:-200}"
 ref_max="${REF_MAX:-10}"
+procs_max="${PROCS_MAX:-100}"
 if [ -n "${BIN:-}" ]; then
   bin="$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")"
 else
@@ -59,7 +62,9 @@ run() { # run MODE N BINARY
 }
 for n in $ns; do
   run acp "$n" "$bin"
-  run procs "$n" "$bin"
+  if [ "$n" -le "$procs_max" ]; then
+    run procs "$n" "$bin"
+  fi
   if [ -n "$ref" ] && [ "$n" -le "$ref_max" ]; then
     run ref "$n" "$ref"
   fi
