@@ -94,6 +94,9 @@ pub struct Args {
     /// Append every model answer to this JSONL file.
     #[arg(long = "record-responses", value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub record_responses: Option<PathBuf>,
+    /// Keep the session's ATIF (v1.8) trajectory in FILE, rewritten whole after each message.
+    #[arg(long = "trajectory", value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub trajectory: Option<PathBuf>,
     /// Extra policy files (TOML `[[rule]]` tables), comma-separated or repeated.
     #[arg(long = "policy", value_delimiter = ',', value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub policy: Vec<PathBuf>,
@@ -227,6 +230,9 @@ impl Args {
         if self.acp && self.workspace_from.is_some() {
             return Err("--workspace-from is for one run; over ACP give `workspaceFrom` in session/new's `_meta`.".into());
         }
+        if self.acp && self.trajectory.is_some() {
+            return Err("--trajectory is per session over ACP: give `trajectory` in session/new's `_meta` instead".into());
+        }
         if self.fake_responses.is_some() && self.fake_responses_non_strict.is_some() {
             return Err(
                 "Cannot use both --fake-responses and --fake-responses-non-strict together".into(),
@@ -312,6 +318,7 @@ impl Args {
         config.sandbox = self.sandbox.clone();
         config.replay = replay;
         config.record_responses = self.record_responses.clone();
+        config.trajectory = self.trajectory.clone();
         config.max_turns = self.max_turns.map(i64::from);
         config.max_budget_usd = self.max_budget_usd;
         // One process, one session: its own memory counts with its commands'.

@@ -1,6 +1,7 @@
-//! `--session-id` and `--session-file`, checked and applied before any
-//! model call: a taken id or a file that cannot be imported ends the run
-//! with exit 42 and a message naming the flag.
+//! `--session-id`, `--session-file` and `--trajectory`, checked and
+//! applied before any model call: a taken id, a file that cannot be
+//! imported or a trajectory path that cannot be written ends the run with
+//! exit 42 and a message naming the flag.
 
 use crate::args::Args;
 use crate::exit::ExitCode;
@@ -22,6 +23,15 @@ pub fn apply(
             "--session-id: a session \"{session_id}\" already exists in this project. Resume it with --resume {session_id}, or give another id."
         );
         return Err(ExitCode::Input.code());
+    }
+    if let Some(file) = &args.trajectory {
+        match gemini_rs_core::check_trajectory_path(file) {
+            Ok(path) => args.trajectory = Some(path),
+            Err(e) => {
+                eprintln!("--trajectory: {e}");
+                return Err(ExitCode::Input.code());
+            }
+        }
     }
     if let Some(file) = &args.session_file {
         match gemini_rs_core::import_session(paths, root, file, session_id) {

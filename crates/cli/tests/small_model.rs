@@ -156,4 +156,32 @@ fn a_real_small_model_answers_and_calls_a_tool() {
         result["status"] == "success" || result["status"] == "error",
         "{result}"
     );
+
+    // `model.logprobs`: the server's logprobs reach the trajectory
+    // (llama-cpp-python sends no token ids).
+    sb.settings(&json!({"model": {"logprobs": true}}));
+    let out = sb.run(
+        &[
+            "-m",
+            "ollama/gemma-3-270m",
+            "--trajectory",
+            "t.json",
+            "-p",
+            "Say hello.",
+        ],
+        None,
+        &env,
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc: Value = serde_json::from_str(&sb.read("t.json").unwrap()).unwrap();
+    let last = doc["steps"].as_array().unwrap().last().unwrap().clone();
+    let logprobs = last["metrics"]["logprobs"].as_array().cloned();
+    let logprobs = logprobs.unwrap_or_else(|| panic!("no logprobs: {last}"));
+    assert!(
+        !logprobs.is_empty()
+            && logprobs
+                .iter()
+                .all(|l| l.as_f64().is_some_and(|l| l <= 0.0)),
+        "{last}"
+    );
 }

@@ -109,7 +109,7 @@ impl Server {
                 root.display()
             )));
         }
-        self.start(&root, servers, Some(id), cx).await
+        self.start(&root, servers, Some(id), None, cx).await
     }
 
     /// `session/close`: the session's running prompt cancelled, the
@@ -209,7 +209,15 @@ impl Server {
                     return;
                 }
             };
-            match server.start(&req.cwd, req.mcp_servers, Some(id), &cx).await {
+            let trajectory = match super::meta::trajectory(req.meta.as_ref(), &req.cwd) {
+                Ok(t) => t,
+                Err(e) => {
+                    let _ = responder.respond_with_error(e);
+                    return;
+                }
+            };
+            let started = server.start(&req.cwd, req.mcp_servers, Some(id), trajectory, &cx);
+            match started.await {
                 Ok(session) => {
                     let answer =
                         acp::ForkSessionResponse::new(session.info.session_id().to_string())

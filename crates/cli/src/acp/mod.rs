@@ -12,6 +12,7 @@ mod config;
 mod fs;
 mod lifecycle;
 mod messages;
+mod meta;
 mod nested;
 mod prompt;
 mod session;
@@ -320,6 +321,13 @@ impl Server {
     ) {
         let server = self.clone();
         tokio::spawn(async move {
+            let trajectory = match meta::trajectory(req.meta.as_ref(), &req.cwd) {
+                Ok(t) => t,
+                Err(e) => {
+                    let _ = responder.respond_with_error(e);
+                    return;
+                }
+            };
             let copy = match workspaces::requested(req.meta.as_ref()) {
                 Ok(Some(template)) => {
                     match server
@@ -341,7 +349,10 @@ impl Server {
                 }
             };
             let cwd = copy.as_ref().map_or(req.cwd.clone(), |c| c.root.clone());
-            match server.start(&cwd, req.mcp_servers, None, &cx).await {
+            match server
+                .start(&cwd, req.mcp_servers, None, trajectory, &cx)
+                .await
+            {
                 Ok(session) => {
                     if let Some(copy) = copy {
                         server
@@ -378,7 +389,15 @@ impl Server {
             if let Some(open) = server.take_session(&id) {
                 open.close(lifecycle::CLOSE_WAIT).await;
             }
-            let session = match server.start(&req.cwd, req.mcp_servers, Some(id), &cx).await {
+            let trajectory = match meta::trajectory(req.meta.as_ref(), &req.cwd) {
+                Ok(t) => t,
+                Err(e) => {
+                    let _ = responder.respond_with_error(e);
+                    return;
+                }
+            };
+            let started = server.start(&req.cwd, req.mcp_servers, Some(id), trajectory, &cx);
+            let session = match started.await {
                 Ok(session) => session,
                 Err(e) => {
                     let _ = responder.respond_with_error(e);
@@ -403,12 +422,14 @@ impl Server {
         });
     }
 
-    /// Starts a session engine in `cwd` (resuming `resume`) and keeps it.
+    /// Starts a session engine in `cwd` (resuming `resume`, keeping its
+    /// trajectory in `trajectory`) and keeps it.
     async fn start(
         &self,
         cwd: &std::path::Path,
         servers: Vec<acp::McpServer>,
         resume: Option<String>,
+        trajectory: Option<std::path::PathBuf>,
         cx: &Connection,
     ) -> Result<Arc<AcpSession>, Error> {
         let invalid = |message: String| Error::new(ErrorCode::INVALID_PARAMS, message);
@@ -428,6 +449,7 @@ impl Server {
         // process's.
         config.limit_scope = gemini_rs_core::LimitScope::Session;
         config.resume = resume;
+        config.trajectory = trajectory;
         if self.client_fs.load(Ordering::SeqCst) {
             config.client_fs = Some(Arc::new(fs::AcpFs {
                 cx: cx.clone(),

@@ -69,6 +69,9 @@ pub struct AgentConfig {
     /// agent's model (`tools.shell.backgroundCompletionBehavior`): the
     /// session's own agent, not sub-agents.
     pub background_completions: bool,
+    /// `model.logprobs`: ask the model for each answer token's logprob and
+    /// id (recorded in the session file and the trajectory).
+    pub logprobs: bool,
 }
 
 /// The optional parts of an agent: hooks and chat recording.
@@ -187,6 +190,14 @@ impl Agent {
             rec.set_synchronous(self.hooks.is_some());
         }
         self
+    }
+
+    /// Waits until the trajectory (when one is kept) holds every message
+    /// so far.
+    pub fn sync_trajectory(&self) {
+        if let Some(rec) = self.recorder.as_ref().filter(|r| r.has_trajectory()) {
+            rec.sync();
+        }
     }
 
     fn emit(&self, event: AgentEvent) {
@@ -336,18 +347,18 @@ impl Agent {
                 self.emit(AgentEvent::Warning {
                     message: "Loop detected, stopping execution".to_string(),
                 });
-                self.record_turn(&turn.parts, turn.usage.as_ref());
+                self.record_turn(&turn);
                 return Ok(loop_outcome(turn.text));
             }
             if let Some(answer) = self.take_structured_call(&turn.calls) {
-                self.record_turn(&turn.parts, turn.usage.as_ref());
+                self.record_turn(&turn);
                 return Ok(PromptOutcome {
                     structured_output: Some(answer),
                     ..PromptOutcome::answered(turn.text)
                 });
             }
             if turn.calls.is_empty() {
-                self.record_turn(&turn.parts, turn.usage.as_ref());
+                self.record_turn(&turn);
                 return Ok(PromptOutcome::answered(turn.text));
             }
             if self.calls_loop(&turn.calls) {
@@ -355,12 +366,12 @@ impl Agent {
                     message: "Loop detected, stopping execution".to_string(),
                 });
                 self.history.pop();
-                self.record_turn(&turn.parts, turn.usage.as_ref());
+                self.record_turn(&turn);
                 return Ok(loop_outcome(turn.text));
             }
             // The model's message is on disk before its calls run; the
             // calls update it when they finish.
-            self.record_turn(&turn.parts, turn.usage.as_ref());
+            self.record_turn(&turn);
             let requests = turn.calls.into_iter().map(call_request).collect();
             let completed = self
                 .scheduler
@@ -490,10 +501,12 @@ impl Agent {
         }
     }
 
-    /// Records one model turn (text, thoughts, tokens, model).
-    fn record_turn(&mut self, parts: &[Part], usage: Option<&gemini_rs_protocol::UsageMetadata>) {
+    /// Records one model turn (text, thoughts, tokens, model, logprobs).
+    fn record_turn(&mut self, turn: &turn::TurnOutput) {
         if let Some(rec) = self.recorder.as_mut() {
-            rec.record_model(parts, usage, &self.config.model);
+            let logprobs = turn.logprobs.to_value();
+            let (parts, usage) = (&turn.parts, turn.usage.as_ref());
+            rec.record_model(parts, usage, &self.config.model, logprobs.as_ref());
         }
     }
 

@@ -24,6 +24,8 @@ pub(super) struct TurnOutput {
     pub text: String,
     /// The usage of its last chunk that had one.
     pub usage: Option<UsageMetadata>,
+    /// Its tokens' logprobs and ids, when the server sent them.
+    pub logprobs: crate::model::logprobs::Logprobs,
     /// Set when a hook blocked the turn (no model answer).
     pub blocked: Option<String>,
     /// Set when a hook stopped the agent.
@@ -248,6 +250,7 @@ impl Agent {
                 let Some(candidate) = chunk.candidates.and_then(|c| c.into_iter().next()) else {
                     continue;
                 };
+                out.logprobs.add(&candidate);
                 finished |= candidate.finish_reason.is_some();
                 let Some(content) = candidate.content else {
                     continue;
@@ -424,6 +427,12 @@ impl Agent {
             generation_config: Some(self.config.generation_config.clone()),
             ..Default::default()
         };
+        if self.config.logprobs
+            && let Some(config) = request.generation_config.as_mut()
+        {
+            let key = crate::model::logprobs::REQUEST_KEY;
+            config.extra.insert(key.into(), true.into());
+        }
         self.add_structured(&mut request);
         request
     }

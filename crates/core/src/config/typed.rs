@@ -165,6 +165,9 @@ pub struct ModelSettings {
     pub stream_idle_timeout_seconds: Option<u64>,
     /// `model.maxStreamMegabytes`: the most one streamed answer may take.
     pub max_stream_megabytes: Option<u64>,
+    /// `model.logprobs`: ask the model server for each answer token's
+    /// logprob and id, recorded in the session file and the trajectory.
+    pub logprobs: Option<bool>,
     /// `model.prices`: provider id -> model -> price (US dollars per
     /// million tokens), over the built-in list prices.
     pub prices:

@@ -13,6 +13,7 @@ pub mod google_auth;
 pub(crate) mod http;
 mod limits;
 pub(crate) mod local_window;
+pub mod logprobs;
 mod openai_chat;
 mod origin;
 pub(crate) mod overflow;

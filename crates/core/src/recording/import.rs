@@ -147,7 +147,7 @@ mod tests {
         let chats = dir.path().join("chats");
         let mut rec = ChatRecorder::new(&chats, "old-id", "h");
         rec.record_user(&[Part::text("hello")]);
-        rec.record_model(&[Part::text("hi")], None, "m");
+        rec.record_model(&[Part::text("hi")], None, "m", None);
         rec.record_note("warning", "dropped on import");
         rec.sync().unwrap();
         drop(rec);

@@ -3,6 +3,7 @@
 //! (UTC), appended to one record per message (see [`jsonl`]); 0.27.4's
 //! `session-*.json` files are read too (see [`legacy`]).
 
+mod atif;
 mod history;
 mod import;
 mod jsonl;
@@ -12,6 +13,8 @@ pub mod retention;
 pub mod saved_chats;
 pub mod share;
 
+use atif::TrajectoryFile;
+pub use atif::check_trajectory_path;
 pub use history::history_of_messages;
 pub use import::{export_session, fork_session, import_session, session_exists};
 pub use record::{ConversationRecord, MessageRecord, ToolCallRecord};
@@ -54,6 +57,8 @@ pub struct ChatRecorder {
     synchronous: bool,
     /// The last model message, updated in place when its calls finish.
     last_model: Option<MessageRecord>,
+    /// Whether a trajectory is written too.
+    trajectory: bool,
 }
 
 /// The writing thread and the way to it.
@@ -92,6 +97,11 @@ struct FileState {
     record: ConversationRecord,
     start: Option<Start>,
     file: Option<std::fs::File>,
+    /// Whether the session file is written (off with `GEMINI_RS_NO_RECORDING`).
+    session: bool,
+    /// The trajectory file and every message so far (a resumed session's
+    /// too), rewritten whole after each write.
+    trajectory: Option<(TrajectoryFile, Vec<MessageRecord>)>,
 }
 
 impl FileState {
@@ -129,6 +139,20 @@ impl FileState {
     /// Appends `msgs` with one `lastUpdated` update. The messages are not
     /// kept: the agent holds the conversation, the file holds the record.
     fn write(&mut self, msgs: Vec<(MessageRecord, String)>) -> std::io::Result<()> {
+        if let Some((file, all)) = &mut self.trajectory {
+            for (msg, _) in &msgs {
+                match all.iter_mut().find(|m| m.id == msg.id) {
+                    Some(old) => *old = msg.clone(),
+                    None => all.push(msg.clone()),
+                }
+            }
+            if let Err(e) = file.write(all) {
+                tracing::warn!("could not write trajectory {}: {e}", file.path.display());
+            }
+        }
+        if !self.session {
+            return Ok(());
+        }
         // Opened first: a carried-over file holds the record before these.
         self.open()?;
         self.record.messages = Vec::new();
@@ -153,6 +177,12 @@ const GATHER: std::time::Duration = std::time::Duration::from_millis(1);
 /// [`GATHER`] instead of sleeping on the channel: the agent's sends then
 /// wake no thread, and a long session writes once a millisecond at most.
 fn write_loop(mut state: FileState, rx: std::sync::mpsc::Receiver<Job>, gather: &AtomicBool) {
+    // The trajectory is there (and whole) from the start.
+    if let Some((file, all)) = &state.trajectory
+        && let Err(e) = file.write(all)
+    {
+        tracing::warn!("could not write trajectory {}: {e}", file.path.display());
+    }
     while let Ok(first) = rx.recv() {
         let mut msgs = Vec::new();
         let mut replies = Vec::new();
@@ -210,16 +240,18 @@ impl ChatRecorder {
     /// A recorder for a new session in `chats_dir` (the file appears with
     /// the first message).
     pub fn new(chats_dir: &Path, session_id: &str, project_hash: &str) -> Self {
-        Self::new_session(chats_dir, session_id, project_hash, true)
+        Self::new_session(chats_dir, session_id, project_hash, true, None)
     }
 
-    /// [`ChatRecorder::new`], writing nothing unless `enabled` (the
-    /// session's `GEMINI_RS_NO_RECORDING` switches recording off).
+    /// [`ChatRecorder::new`], writing no session file unless `enabled` (the
+    /// session's `GEMINI_RS_NO_RECORDING` switches recording off), and an
+    /// ATIF trajectory in the file `trajectory` when asked for.
     pub fn new_session(
         chats_dir: &Path,
         session_id: &str,
         project_hash: &str,
         enabled: bool,
+        trajectory: Option<PathBuf>,
     ) -> Self {
         let stamp = chrono::Utc::now().format("%Y-%m-%dT%H-%M");
         let short: String = session_id.chars().take(8).collect();
@@ -235,25 +267,43 @@ impl ChatRecorder {
             messages: Vec::new(),
             extra,
         };
-        ChatRecorder::start(path, record, Start::New, enabled)
+        ChatRecorder::start(path, record, Start::New, enabled, trajectory)
     }
 
     /// Continues a resumed session: a `.jsonl` file is appended to; a
     /// 0.27.4 `.json` file is carried over to `<file>.jsonl` (written whole
     /// with the first new message) and left as it was.
-    /// `enabled` as for [`ChatRecorder::new_session`].
-    pub fn resume(path: PathBuf, record: ConversationRecord, enabled: bool) -> Self {
+    /// `enabled` and `trajectory` as for [`ChatRecorder::new_session`]; the
+    /// trajectory starts with the resumed messages.
+    pub fn resume(
+        path: PathBuf,
+        record: ConversationRecord,
+        enabled: bool,
+        trajectory: Option<PathBuf>,
+    ) -> Self {
         if path.extension().is_some_and(|e| e == "json") {
             let mut jsonl = path.into_os_string();
             jsonl.push("l");
-            ChatRecorder::start(PathBuf::from(jsonl), record, Start::Convert, enabled)
+            let path = PathBuf::from(jsonl);
+            ChatRecorder::start(path, record, Start::Convert, enabled, trajectory)
         } else {
-            ChatRecorder::start(path, record, Start::Append, enabled)
+            ChatRecorder::start(path, record, Start::Append, enabled, trajectory)
         }
     }
 
-    fn start(path: PathBuf, record: ConversationRecord, start: Start, enabled: bool) -> Self {
-        let worker = enabled
+    fn start(
+        path: PathBuf,
+        record: ConversationRecord,
+        start: Start,
+        enabled: bool,
+        trajectory: Option<PathBuf>,
+    ) -> Self {
+        let trajectory = trajectory.map(|path| {
+            let session_id = record.session_id.clone();
+            (TrajectoryFile { path, session_id }, record.messages.clone())
+        });
+        let has_trajectory = trajectory.is_some();
+        let worker = (enabled || trajectory.is_some())
             .then(|| {
                 let (tx, rx) = std::sync::mpsc::channel();
                 let gather = Arc::new(AtomicBool::new(true));
@@ -263,6 +313,8 @@ impl ChatRecorder {
                     record,
                     start: Some(start),
                     file: None,
+                    session: enabled,
+                    trajectory,
                 };
                 std::thread::Builder::new()
                     .name("session-writer".into())
@@ -277,6 +329,7 @@ impl ChatRecorder {
             worker,
             synchronous: false,
             last_model: None,
+            trajectory: has_trajectory,
         }
     }
 
@@ -298,6 +351,11 @@ impl ChatRecorder {
         rx.recv().ok()
     }
 
+    /// Whether an ATIF trajectory is kept beside the session file.
+    pub fn has_trajectory(&self) -> bool {
+        self.trajectory
+    }
+
     /// The file (the hooks' `transcript_path`).
     pub fn path(&self) -> &Path {
         &self.path
@@ -309,13 +367,16 @@ impl ChatRecorder {
         self.push(MessageRecord::new("user", content));
     }
 
-    /// Records one model turn: its text, thoughts, token usage and model.
-    /// Its tool calls follow with [`ChatRecorder::record_tool_calls`].
+    /// Records one model turn: its text, thoughts, token usage, model and
+    /// (with `model.logprobs`) its `logprobs`: `{tokens, tokenIds,
+    /// logprobs, promptTokenIds}`. Its tool calls follow with
+    /// [`ChatRecorder::record_tool_calls`].
     pub fn record_model(
         &mut self,
         model_parts: &[Part],
         usage: Option<&UsageMetadata>,
         model: &str,
+        logprobs: Option<&Value>,
     ) {
         let text: String = model_parts
             .iter()
@@ -339,6 +400,9 @@ impl ChatRecorder {
         msg.extra.insert("tokens".into(), tokens);
         msg.extra
             .insert("model".into(), Value::String(model.to_string()));
+        if let Some(lp) = logprobs {
+            msg.extra.insert("logprobs".into(), lp.clone());
+        }
         self.last_model = Some(msg.clone());
         self.push(msg);
     }

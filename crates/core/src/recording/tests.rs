@@ -53,9 +53,9 @@ fn records_resumes_and_rebuilds_history() {
         total_token_count: Some(15),
         ..UsageMetadata::default()
     };
-    rec.record_model(&model_parts, Some(&usage), "gemini-2.5-flash");
+    rec.record_model(&model_parts, Some(&usage), "gemini-2.5-flash", None);
     rec.record_tool_calls(vec![call_record("c1")]);
-    rec.record_model(&[Part::text("done")], None, "gemini-2.5-flash");
+    rec.record_model(&[Part::text("done")], None, "gemini-2.5-flash", None);
     rec.sync();
     let name = rec
         .path()
@@ -222,7 +222,7 @@ fn a_legacy_file_is_carried_over_to_jsonl_on_resume() {
     )
     .unwrap();
     let found = find_session(&chats, "abcdefgh-0.27").unwrap();
-    let mut rec = ChatRecorder::resume(found.path, found.record, true);
+    let mut rec = ChatRecorder::resume(found.path, found.record, true, None);
     assert_eq!(
         rec.path(),
         chats.join("session-2025-01-01T00-00-abcdefgh.jsonl")
@@ -249,7 +249,7 @@ fn a_torn_last_line_is_skipped_and_ended_before_appending() {
     let chats = dir.path().join("chats");
     let mut rec = ChatRecorder::new(&chats, "abcdefgh-1", "hash");
     rec.record_user(&[Part::text("line one\nline two \"quoted\"")]);
-    rec.record_model(&[Part::text("turn")], None, "m");
+    rec.record_model(&[Part::text("turn")], None, "m", None);
     rec.sync();
     let path = rec.path().to_path_buf();
     drop(rec);
@@ -257,7 +257,7 @@ fn a_torn_last_line_is_skipped_and_ended_before_appending() {
     std::fs::write(&path, format!("{text}{{\"id\":\"torn\",\"ty")).unwrap();
     let found = find_session(&chats, "latest").unwrap();
     assert_eq!(found.record.messages.len(), 2);
-    let mut resumed = ChatRecorder::resume(found.path.clone(), found.record, true);
+    let mut resumed = ChatRecorder::resume(found.path.clone(), found.record, true, None);
     resumed.record_user(&[Part::text("again")]);
     resumed.sync();
     drop(resumed);

@@ -241,6 +241,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         output_schema: config.output_schema.clone(),
         max_budget_usd: config.max_budget_usd,
         background_completions: true,
+        logprobs: settings.typed().model.logprobs.unwrap_or(false),
     };
     let mut agent = layers.agent(AgentSeed {
         registry: registry.clone(),
@@ -354,6 +355,7 @@ fn recording_layer(
         .env
         .raw("GEMINI_RS_NO_RECORDING")
         .is_none_or(|v| v.is_empty());
+    let trajectory = config.trajectory.clone();
     let (session_id, recorder, resumed_history) = match &config.resume {
         Some(which) => {
             let info = recording::find_session(&chats_dir, which).map_err(|e| {
@@ -363,13 +365,14 @@ fn recording_layer(
             let id = info.record.session_id.clone();
             (
                 id,
-                ChatRecorder::resume(info.path, info.record, enabled),
+                ChatRecorder::resume(info.path, info.record, enabled, trajectory),
                 Some(history),
             )
         }
         None => {
             let hash = project_hash(&config.root);
-            let rec = ChatRecorder::new_session(&chats_dir, &config.session_id, &hash, enabled);
+            let id = &config.session_id;
+            let rec = ChatRecorder::new_session(&chats_dir, id, &hash, enabled, trajectory);
             (config.session_id.clone(), rec, None)
         }
     };

@@ -75,6 +75,9 @@ pub struct SessionConfig {
     pub replay: Option<(PathBuf, ReplayMode)>,
     /// `--record-responses`.
     pub record_responses: Option<PathBuf>,
+    /// `--trajectory` (or ACP `session/new`'s `_meta.trajectory`): where
+    /// the session's ATIF trajectory is kept.
+    pub trajectory: Option<PathBuf>,
     /// MCP servers a front end adds (an ACP client's), in the form of
     /// settings' `mcpServers` entries; they win over settings' servers of
     /// the same name.
@@ -127,6 +130,7 @@ impl SessionConfig {
             sandbox: None,
             replay: None,
             record_responses: None,
+            trajectory: None,
             mcp_servers: Vec::new(),
             client_fs: None,
             max_turns: None,

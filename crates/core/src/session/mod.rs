@@ -514,6 +514,8 @@ impl Engine {
                 active.clear();
                 let outcome = self.prompt(parts, &cancel).await;
                 active.clear();
+                // A prompt's answer means its trajectory is on disk.
+                self.agent.sync_trajectory();
                 Finished::Prompt(outcome)
             }
             Op::Compress => Finished::Compress {

@@ -90,6 +90,7 @@ impl SubagentRunner for SubagentHost {
                 output_schema: None,
                 max_budget_usd: None,
                 background_completions: false,
+                logprobs: false,
             };
             let mut runner = self.layers.agent(AgentSeed {
                 registry: Arc::new(self.tools_for(agent)).into(),

@@ -3,8 +3,8 @@
 //! `tool_calls`, function responses as `tool` messages answering them by
 //! id, images as data URLs.
 
-use crate::model::schema;
 use crate::model::wire::CallIds;
+use crate::model::{logprobs, schema};
 use gemini_rs_protocol::{Content, FunctionCallingConfig, GenerateContentRequest, Part};
 use serde_json::{Map, Value, json};
 
@@ -58,6 +58,9 @@ pub(crate) fn body(
             );
         } else if config.extra.get("responseMimeType") == Some(&json!("application/json")) {
             body.insert("response_format".into(), json!({"type": "json_object"}));
+        }
+        if config.extra.get(logprobs::REQUEST_KEY) == Some(&json!(true)) {
+            logprobs::openai_request_fields(&mut body);
         }
     }
     let max = request

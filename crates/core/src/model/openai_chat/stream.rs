@@ -4,6 +4,7 @@
 //! the usage-only final chunk becomes `usageMetadata`.
 
 use crate::model::error::ModelError;
+use crate::model::logprobs;
 use crate::model::wire::{StreamTranslator, chunk};
 use gemini_rs_protocol::{FunctionCall, GenerateContentResponse, Part, UsageMetadata};
 use serde_json::Value;
@@ -162,6 +163,16 @@ impl StreamTranslator for OpenAiTranslator {
                 {
                     self.add_call_piece(piece);
                 }
+            }
+            if let Some((result, prompt_ids)) = logprobs::from_openai_choice(event, choice) {
+                let mut with = chunk(Vec::new(), None);
+                if let Some(c) = with.candidates.as_mut().and_then(|c| c.first_mut()) {
+                    c.extra.insert("logprobsResult".into(), result);
+                    if let Some(ids) = prompt_ids {
+                        c.extra.insert("promptTokenIds".into(), ids);
+                    }
+                }
+                out.push(with);
             }
             if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
                 self.finished = true;

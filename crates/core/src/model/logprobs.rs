@@ -1,0 +1,162 @@
+//! Token logprobs and ids (`model.logprobs`): asked for in Gemini's terms
+//! (`generationConfig.responseLogprobs`), carried in Gemini's terms (a
+//! candidate's `logprobsResult.chosenCandidates`: `token`, `tokenId`,
+//! `logProbability`), and gathered over a streamed answer for the session
+//! file and the trajectory.
+//!
+//! An OpenAI-compatible server is asked with the fields llama.cpp's server,
+//! vLLM and SGLang understand (`logprobs`, `top_logprobs`,
+//! `return_token_ids`); its answer's ids come from whichever form it uses:
+//! a logprob entry's `id` (llama.cpp), a choice's `token_ids` (vLLM's
+//! `return_token_ids`), or a token written `token_id:N` (vLLM's
+//! `return_tokens_as_token_ids`). Prompt ids (`prompt_token_ids`, vLLM) ride
+//! along as the candidate's `promptTokenIds`.
+
+use gemini_rs_protocol::Candidate;
+use serde_json::{Map, Value, json};
+
+/// The generation-config key that asks for logprobs (Gemini's name).
+pub(crate) const REQUEST_KEY: &str = "responseLogprobs";
+
+/// The OpenAI chat-completions fields for a request that asks for
+/// logprobs: one top alternative per token (llama-cpp-python returns none
+/// without it), and the token ids.
+pub(crate) fn openai_request_fields(body: &mut Map<String, Value>) {
+    body.insert("logprobs".into(), json!(true));
+    body.insert("top_logprobs".into(), json!(1));
+    body.insert("return_token_ids".into(), json!(true));
+}
+
+/// A chunk choice's logprobs as Gemini's `logprobsResult`, with the
+/// prompt's ids when the chunk carried them; `None` when it has neither.
+pub(crate) fn from_openai_choice(event: &Value, choice: &Value) -> Option<(Value, Option<Value>)> {
+    let entries = choice
+        .pointer("/logprobs/content")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let ids = choice.get("token_ids").and_then(Value::as_array);
+    let prompt_ids = choice
+        .get("prompt_token_ids")
+        .or_else(|| event.get("prompt_token_ids"))
+        .filter(|p| p.as_array().is_some_and(|a| !a.is_empty()))
+        .cloned();
+    if entries.is_empty() && ids.is_none_or(Vec::is_empty) && prompt_ids.is_none() {
+        return None;
+    }
+    // Ids given beside the entries line up with them only when the counts match.
+    let side_ids = ids.filter(|ids| entries.is_empty() || ids.len() == entries.len());
+    let chosen: Vec<Value> = if entries.is_empty() {
+        side_ids
+            .into_iter()
+            .flatten()
+            .map(|id| json!({"tokenId": id}))
+            .collect()
+    } else {
+        entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let token = e.get("token").and_then(Value::as_str).unwrap_or_default();
+                let id = e
+                    .get("id")
+                    .and_then(Value::as_i64)
+                    .or_else(|| side_ids.and_then(|ids| ids.get(i)).and_then(Value::as_i64))
+                    .or_else(|| token.strip_prefix("token_id:")?.parse().ok());
+                let mut c = Map::new();
+                c.insert("token".into(), json!(token));
+                if let Some(id) = id {
+                    c.insert("tokenId".into(), json!(id));
+                }
+                if let Some(lp) = e.get("logprob").filter(|l| l.is_number()) {
+                    c.insert("logProbability".into(), lp.clone());
+                }
+                Value::Object(c)
+            })
+            .collect()
+    };
+    Some((json!({"chosenCandidates": chosen}), prompt_ids))
+}
+
+/// The logprobs of one streamed answer, gathered chunk by chunk.
+#[derive(Debug, Default)]
+pub struct Logprobs {
+    tokens: Vec<String>,
+    ids: Vec<Option<i64>>,
+    logprobs: Vec<Option<f64>>,
+    prompt_ids: Vec<i64>,
+}
+
+impl Logprobs {
+    /// Adds a candidate's `logprobsResult.chosenCandidates` and
+    /// `promptTokenIds`.
+    pub fn add(&mut self, candidate: &Candidate) {
+        let chosen = candidate
+            .extra
+            .get("logprobsResult")
+            .and_then(|r| r.get("chosenCandidates"))
+            .and_then(Value::as_array);
+        for c in chosen.into_iter().flatten() {
+            let token = c.get("token").and_then(Value::as_str).unwrap_or_default();
+            self.tokens.push(token.to_string());
+            self.ids.push(c.get("tokenId").and_then(Value::as_i64));
+            self.logprobs
+                .push(c.get("logProbability").and_then(Value::as_f64));
+        }
+        if let Some(ids) = candidate
+            .extra
+            .get("promptTokenIds")
+            .and_then(Value::as_array)
+        {
+            self.prompt_ids = ids.iter().filter_map(Value::as_i64).collect();
+        }
+    }
+
+    /// As recorded in the session file: `{tokens, tokenIds, logprobs,
+    /// promptTokenIds}`, a list left out when the server did not give
+    /// all of it; `None` when nothing came.
+    pub fn to_value(&self) -> Option<Value> {
+        if self.tokens.is_empty() && self.prompt_ids.is_empty() {
+            return None;
+        }
+        let all = |v: &[Option<i64>]| v.iter().copied().collect::<Option<Vec<i64>>>();
+        let mut out = Map::new();
+        out.insert("tokens".into(), json!(self.tokens));
+        if let Some(ids) = all(&self.ids).filter(|v| !v.is_empty()) {
+            out.insert("tokenIds".into(), json!(ids));
+        }
+        let lps = self.logprobs.iter().copied().collect::<Option<Vec<f64>>>();
+        if let Some(lps) = lps.filter(|v| !v.is_empty()) {
+            out.insert("logprobs".into(), json!(lps));
+        }
+        if !self.prompt_ids.is_empty() {
+            out.insert("promptTokenIds".into(), json!(self.prompt_ids));
+        }
+        Some(Value::Object(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_come_from_each_servers_form() {
+        let llama = json!({"logprobs": {"content": [
+            {"id": 7, "token": "Hi", "logprob": -0.5, "top_logprobs": []}]}});
+        let (r, _) = from_openai_choice(&json!({}), &llama).unwrap();
+        assert_eq!(
+            r["chosenCandidates"][0],
+            json!({"token": "Hi", "tokenId": 7, "logProbability": -0.5})
+        );
+        let vllm = json!({"token_ids": [9], "prompt_token_ids": [1, 2],
+            "logprobs": {"content": [{"token": "Hi", "logprob": -0.1}]}});
+        let (r, p) = from_openai_choice(&json!({}), &vllm).unwrap();
+        assert_eq!(r["chosenCandidates"][0]["tokenId"], 9);
+        assert_eq!(p, Some(json!([1, 2])));
+        let as_ids = json!({"logprobs": {"content": [{"token": "token_id:42", "logprob": -1.0}]}});
+        let (r, _) = from_openai_choice(&json!({}), &as_ids).unwrap();
+        assert_eq!(r["chosenCandidates"][0]["tokenId"], 42);
+        assert!(from_openai_choice(&json!({}), &json!({"delta": {}})).is_none());
+    }
+}
