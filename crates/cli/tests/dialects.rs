@@ -342,3 +342,81 @@ fn v027_shell_and_web_fetch_output_is_untrusted_context_as_today() {
     }
     assert_eq!(ours["responses"], theirs["responses"]);
 }
+
+/// What a subcommand scenario printed through gemini-rs in `dialect`, as
+/// the recorder writes it (`exit`, `stdout`, `stderr`).
+fn play_command(name: &str, dialect: &str) -> Value {
+    let all = scenarios();
+    let scenario = &all[name];
+    let sb = Sandbox::new();
+    let home = sb.home.display().to_string();
+    for (key, home_side) in [("files", false), ("home_files", true)] {
+        let files = scenario[key].as_object().cloned().unwrap_or_default();
+        for (rel, content) in &files {
+            let content = content
+                .as_str()
+                .unwrap_or_default()
+                .replace("<home>", &home);
+            if home_side {
+                sb.write_home(rel, &content);
+            } else {
+                sb.write(rel, &content);
+            }
+        }
+    }
+    let mut settings = json!({"security": {"auth": {"selectedType": "gemini-api-key"}}});
+    let extra = scenario["settings"].to_string().replace("<home>", &home);
+    if let (Some(s), Ok(Value::Object(extra))) = (
+        settings.as_object_mut(),
+        serde_json::from_str::<Value>(&extra),
+    ) {
+        s.extend(extra);
+    }
+    sb.write_home(".gemini/settings.json", &settings.to_string());
+    let args: Vec<String> = scenario["command"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = sb.run(&args, None, &[("GEMINI_RS_DIALECT", dialect)]);
+    let clean = |s: &str| {
+        s.replace(&sb.work.display().to_string(), "<tmp>")
+            .replace(&home, "<home>")
+    };
+    json!({"exit": out.code, "stdout": clean(&out.stdout), "stderr": clean(&out.stderr)})
+}
+
+/// Plays the subcommand scenario `name` in `dialect` and compares it with
+/// the golden.
+fn check_command(name: &str, dialect: &str) {
+    assert_eq!(
+        play_command(name, dialect),
+        golden(name, dialect),
+        "{name} ({dialect})"
+    );
+}
+
+#[test]
+fn today_mcp_list_prints_0_61s_words_on_stderr() {
+    check_command("cmd-mcp-list", "today");
+}
+
+#[test]
+fn v027_mcp_list_prints_0_27_4s_words_on_stderr() {
+    check_command("cmd-mcp-list", "0.27");
+}
+
+#[test]
+fn today_skills_list_prints_0_61s_words_on_stdout() {
+    check_command("cmd-skills-list", "today");
+}
+
+#[test]
+fn v027_skills_list_prints_0_27_4s_words_on_stderr() {
+    check_command("cmd-skills-list", "0.27");
+}

@@ -18,6 +18,15 @@ pub enum GrepCase {
     InsensitiveInGit,
 }
 
+/// The stream a listing subcommand prints on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    /// Standard output.
+    Stdout,
+    /// Standard error (Gemini CLI prints through its debug logger there).
+    Stderr,
+}
+
 /// One dialect's texts.
 #[derive(Debug)]
 pub struct Texts {
@@ -56,6 +65,10 @@ pub struct Texts {
     /// The note when the user edited `new_string` while confirming:
     /// `{new_string}`.
     pub replace_user_modified: &'static str,
+    /// Where `mcp list` prints.
+    pub mcp_list: Stream,
+    /// Where `skills list` prints.
+    pub skills_list: Stream,
 }
 
 /// Gemini CLI 0.61's texts.
@@ -71,6 +84,8 @@ static TODAY: Texts = Texts {
     replace_identical: "No changes to apply. The old_string and new_string are identical in file: {file_path}",
     replace_snippet: true,
     replace_user_modified: "The confirmation step modified the `new_string` content to be: {new_string}.",
+    mcp_list: Stream::Stderr,
+    skills_list: Stream::Stdout,
 };
 
 /// Gemini CLI 0.27.4's texts.
@@ -86,6 +101,8 @@ static V027: Texts = Texts {
     replace_identical: "No changes to apply. The old_string and new_string are identical in file: {path}",
     replace_snippet: false,
     replace_user_modified: "User modified the `new_string` content to be: {new_string}.",
+    mcp_list: Stream::Stderr,
+    skills_list: Stream::Stderr,
 };
 
 /// Built-in tools whose successful output reaches the model as untrusted
