@@ -373,6 +373,20 @@ fn play_command(name: &str, dialect: &str) -> Value {
         s.extend(extra);
     }
     sb.write_home(".gemini/settings.json", &settings.to_string());
+    for setup in scenario["setup"].as_array().into_iter().flatten() {
+        let args: Vec<String> = setup
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(|s| s.replace("<home>", &home))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = sb.run(&args, None, &[("GEMINI_RS_DIALECT", dialect)]);
+        assert_eq!(out.code, 0, "{name}: setup {args:?}: {out:?}");
+    }
     let args: Vec<String> = scenario["command"]
         .as_array()
         .map(|a| {
@@ -384,9 +398,19 @@ fn play_command(name: &str, dialect: &str) -> Value {
         .unwrap_or_default();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let out = sb.run(&args, None, &[("GEMINI_RS_DIALECT", dialect)]);
+    // An extension's id hashes where it was installed from (checked by
+    // the unit tests of core's `queries::extensions`).
     let clean = |s: &str| {
-        s.replace(&sb.work.display().to_string(), "<tmp>")
-            .replace(&home, "<home>")
+        let s = s
+            .replace(&sb.work.display().to_string(), "<tmp>")
+            .replace(&home, "<home>");
+        s.lines()
+            .map(|l| match l.strip_prefix(" ID: ") {
+                Some(id) if id.len() == 64 => " ID: <id>".to_string(),
+                _ => l.to_string(),
+            })
+            .map(|l| l + "\n")
+            .collect::<String>()
     };
     json!({"exit": out.code, "stdout": clean(&out.stdout), "stderr": clean(&out.stderr)})
 }
@@ -419,4 +443,14 @@ fn today_skills_list_prints_0_61s_words_on_stdout() {
 #[test]
 fn v027_skills_list_prints_0_27_4s_words_on_stderr() {
     check_command("cmd-skills-list", "0.27");
+}
+
+#[test]
+fn today_extensions_list_prints_0_61s_words_on_stderr() {
+    check_command("cmd-extensions-list", "today");
+}
+
+#[test]
+fn v027_extensions_list_prints_0_27_4s_words_on_stderr() {
+    check_command("cmd-extensions-list", "0.27");
 }
