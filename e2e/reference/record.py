@@ -14,13 +14,17 @@ Each scenario is a list of model turns (function calls or text), extra
 command-line flags, settings and files of a scratch project. A golden is
 `OUT_DIR/<scenario>.json`: `{"declared": [names of the first request],
 "responses": [[name, response], ...]}`, with the scratch folder written as
-`<tmp>`. crates/cli/tests/dialects.rs plays the same scenarios
+`<tmp>`. Turns are served in order to every model request, a tool's own
+(`"side": true` tells the test, whose fake server keys them by method). A
+turn with `"only": "today"` (or `"0.27"`) is played only when
+recording into a folder of that name. crates/cli/tests/dialects.rs plays the same scenarios
 (e2e/reference/scenarios.json) through gemini-rs and compares.
 """
 
 import http.server
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -68,6 +72,12 @@ def serve(turns, log):
             else:
                 chunks = turns[i]
             self.send_response(200)
+            if ":generateContent" in self.path:
+                # A side request that is not streamed (web_fetch's).
+                self.send_header("content-type", "application/json")
+                self.end_headers()
+                self.wfile.write(json.dumps(chunks[0]).encode())
+                return
             self.send_header("content-type", "text/event-stream")
             self.end_headers()
             for chunk in chunks:
@@ -78,7 +88,13 @@ def serve(turns, log):
     return server
 
 
-def run(binary, scenario, extra_env):
+def steps(scenario, dialect):
+    """The scenario's model turns in `dialect` (a step with `only` is
+    played in that dialect alone)."""
+    return [s for s in scenario["turns"] if s.get("only", dialect) == dialect]
+
+
+def run(binary, scenario, dialect, extra_env):
     root = os.path.realpath(tempfile.mkdtemp())
     home, proj = os.path.join(root, "home"), os.path.join(root, "proj")
     os.makedirs(os.path.join(home, ".gemini"))
@@ -99,7 +115,7 @@ def run(binary, scenario, extra_env):
     with open(os.path.join(home, ".gemini", "settings.json"), "w") as f:
         json.dump(settings, f)
     log = []
-    server = serve([model_turn(s) for s in scenario["turns"]], log)
+    server = serve([model_turn(s) for s in steps(scenario, dialect)], log)
     env = dict(os.environ, GEMINI_CLI_HOME=home, HOME=home, GEMINI_API_KEY="dummy",
                GEMINI_CLI_TRUST_WORKSPACE="true", GEMINI_CLI_NO_RELAUNCH="true",
                GOOGLE_GEMINI_BASE_URL=f"http://127.0.0.1:{server.server_address[1]}", **extra_env)
@@ -123,6 +139,53 @@ def run(binary, scenario, extra_env):
     return text.replace(proj, "<tmp>").replace(home, "<home>"), done
 
 
+# Start-up chatter of the references on stderr that is not a subcommand's
+# answer (log lines, MCP discovery errors and their stack traces).
+NOISE = ("Ripgrep is not available", "Warning: 256-color", " Warning: 256-color", "Loading extension",
+         "[MCP error]", "    at ", "  [cause]", "  code:", "  data:", "}", "MCP issues detected",
+         "Scheduling MCP", "Executing MCP", "MCP context refresh", "Registering notification",
+         "Server '", "Error during discovery", "Hook registry", "(node:", "(Use `node")
+
+
+def run_command(binary, scenario):
+    """Plays a subcommand scenario (`command`: its arguments, `setup`:
+    commands run first): what it printed on each stream and its exit
+    code."""
+    root = os.path.realpath(tempfile.mkdtemp())
+    home, proj = os.path.join(root, "home"), os.path.join(root, "proj")
+    os.makedirs(os.path.join(home, ".gemini"))
+    os.makedirs(proj)
+    for base, key in ((proj, "files"), (home, "home_files")):
+        for rel, content in scenario.get(key, {}).items():
+            path = os.path.join(base, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(content.replace("<home>", home))
+    settings = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
+    settings.update(json.loads(json.dumps(scenario.get("settings", {})).replace("<home>", home)))
+    with open(os.path.join(home, ".gemini", "settings.json"), "w") as f:
+        json.dump(settings, f)
+    env = dict(os.environ, GEMINI_CLI_HOME=home, HOME=home, GEMINI_API_KEY="dummy",
+               GEMINI_CLI_TRUST_WORKSPACE="true", GEMINI_CLI_NO_RELAUNCH="true")
+    for args in scenario.get("setup", []):
+        subprocess.run([binary, *[a.replace("<home>", home) for a in args]], cwd=proj, env=env,
+                       input=b"y\n", capture_output=True, timeout=120)
+    args = [a.replace("<home>", home) for a in scenario["command"]]
+    done = subprocess.run([binary, *args], cwd=proj, env=env, capture_output=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    shutil.rmtree(root, ignore_errors=True)
+
+    def clean(text):
+        text = re.sub(r"\x1b\[[0-9;]*m", "", text.decode())
+        return "".join(l for l in text.splitlines(True) if not l.startswith(NOISE))
+    golden = {"exit": done.returncode, "stdout": clean(done.stdout), "stderr": clean(done.stderr)}
+    for stream in ("stdout", "stderr"):
+        # An extension's id hashes where it was installed from.
+        golden[stream] = re.sub(r" ID: [0-9a-f]{64}", " ID: <id>", golden[stream])
+    text = json.dumps(golden, indent=1)
+    return text.replace(proj, "<tmp>").replace(home, "<home>"), done
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -130,9 +193,13 @@ def main():
     with open(os.path.join(HERE, "scenarios.json")) as f:
         scenarios = json.load(f)
     names = sys.argv[3:] or list(scenarios)
+    dialect = os.path.basename(os.path.normpath(out_dir))
     os.makedirs(out_dir, exist_ok=True)
     for name in names:
-        golden, done = run(binary, scenarios[name], {})
+        if "command" in scenarios[name]:
+            golden, done = run_command(binary, scenarios[name])
+        else:
+            golden, done = run(binary, scenarios[name], dialect, {})
         with open(os.path.join(out_dir, name + ".json"), "w") as f:
             f.write(golden + "\n")
         print(f"{name}: exit {done.returncode}")

@@ -6,7 +6,7 @@
 use crate::settings_file::{FileScope, SettingsFile, comments_note, read, write};
 use crate::subcommand::{Scratch, copy_dir, git_clone, is_git_source, valid_name};
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
-use gemini_rs_core::{GeminiPaths, Startup, list_skills, skills_in_folder};
+use gemini_rs_core::{GeminiPaths, ListingStream, Startup, list_skills, skills_in_folder};
 use gemini_rs_protocol::events::SkillInfo;
 use serde_json::Value;
 use std::io::{BufRead, IsTerminal, Write};
@@ -126,24 +126,30 @@ fn list(cwd: PathBuf, paths: GeminiPaths, all: bool) -> Result<(), String> {
     skills.sort_by(|a, b| {
         (a.skill.dir.is_none(), &a.skill.name).cmp(&(b.skill.dir.is_none(), &b.skill.name))
     });
+    // Gemini CLI's words, on the stream the dialect prints the list on.
+    let stream = startup.dialect().texts().skills_list;
+    let say = |line: String| match stream {
+        ListingStream::Stdout => println!("{line}"),
+        ListingStream::Stderr => eprintln!("{line}"),
+    };
     if skills.is_empty() {
-        println!("No skills found.");
+        say("No skills discovered.".into());
         return Ok(());
     }
-    println!("Agent skills:\n");
+    say("Discovered Agent Skills:\n".into());
     for s in skills {
-        let state = if s.disabled { "disabled" } else { "enabled" };
+        let state = if s.disabled { "Disabled" } else { "Enabled" };
         let origin = if s.skill.dir.is_none() {
-            ", built in"
+            " [Built-in]"
         } else {
             ""
         };
-        println!("{} ({state}{origin})", s.skill.name);
-        println!("  {}", s.skill.description);
+        say(format!("{} [{state}]{origin}", s.skill.name));
+        say(format!("  Description: {}", s.skill.description));
         if let Some(dir) = &s.skill.dir {
-            println!("  {}", dir.join("SKILL.md").display());
+            say(format!("  Location:    {}", dir.join("SKILL.md").display()));
         }
-        println!();
+        say(String::new());
     }
     Ok(())
 }

@@ -172,8 +172,9 @@ fn a_background_command_is_listed_read_and_ended_with_the_session() {
     assert_eq!(
         output_of(&responses[0]),
         format!(
-            "Command is running in background. PID: {leader}. Initial output:\ntick1\ntick2\ntick3"
-        )
+            "<untrusted_context>\nCommand is running in background. PID: {leader}. Initial output:\ntick1\ntick2\ntick3\n</untrusted_context>"
+        ),
+        "a command's output is untrusted context (docs/dialects.md)"
     );
     assert_eq!(
         output_of(&responses[1]),

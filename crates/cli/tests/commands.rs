@@ -216,9 +216,9 @@ fn extensions_bring_commands_and_skills() {
     let listed = sb.run(&["extensions", "list"], None, &[]);
     assert_eq!(listed.code, 0, "{listed:?}");
     assert!(
-        listed.stdout.contains("✓ tools (1.0.0)"),
+        listed.stderr.contains("✓ tools (1.0.0)"),
         "{}",
-        listed.stdout
+        listed.stderr
     );
     // Switched off for this folder (in Gemini CLI's enablement file): gone.
     let off = sb.run(
@@ -238,7 +238,7 @@ fn extensions_bring_commands_and_skills() {
     assert_eq!(texts(&parts), ["/deploy staging"]);
     assert!(
         sb.run(&["extensions", "list"], None, &[])
-            .stdout
+            .stderr
             .contains("✗ tools")
     );
     let on = sb.run(

@@ -21,12 +21,20 @@ fn scenarios() -> Value {
         .expect("scenarios.json is JSON")
 }
 
-/// One model turn of a scenario as a responses-file line.
+/// One model turn of a scenario as a responses-file line: a streamed turn
+/// of the conversation, or with `side` the answer to a tool's own model
+/// call (web_fetch's, not streamed).
 fn model_turn(step: &Value) -> String {
     let parts = match step.get("call").and_then(Value::as_str) {
         Some(name) => json!([{"functionCall": {"name": name, "args": step["args"].clone()}}]),
         None => json!([{"text": step["text"].clone()}]),
     };
+    if step["side"].as_bool() == Some(true) {
+        return json!({"method": "generateContent", "response": {
+            "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}]
+        }})
+        .to_string();
+    }
     crate::e2e::turn(parts)
 }
 
@@ -66,9 +74,15 @@ fn play(name: &str, dialect: &str) -> Value {
         s.extend(extra);
     }
     sb.write_home(".gemini/settings.json", &settings.to_string());
+    // A step marked `only` is played in that dialect alone (as recorded).
     let turns: Vec<String> = scenario["turns"]
         .as_array()
-        .map(|t| t.iter().map(model_turn).collect())
+        .map(|t| {
+            t.iter()
+                .filter(|s| s["only"].as_str().is_none_or(|d| d == dialect))
+                .map(model_turn)
+                .collect()
+        })
         .unwrap_or_default();
     let fake = FakeServer::replaying(&lines(&turns));
     let flags: Vec<String> = scenario["flags"]
@@ -273,4 +287,170 @@ fn v027_wrong_parameter_types_get_the_schema_error_too() {
 #[test]
 fn v027_a_headless_ask_rule_is_refused_as_a_deny() {
     check("headless-ask", "0.27");
+}
+
+#[test]
+fn today_tool_texts_are_0_61s() {
+    check("texts", "today");
+}
+
+#[test]
+fn v027_tool_texts_are_0_27_4s() {
+    let ours = play("texts", "0.27");
+    let mut theirs = golden("texts", "0.27");
+    // A deliberate difference (docs/dialects.md): `read_many_files` is a
+    // model tool in the `0.27` dialect, which 0.27.4 only used for
+    // `@path`; it reads the files it is asked for.
+    let last = theirs["responses"]
+        .as_array_mut()
+        .and_then(|r| r.last_mut());
+    let Some(last) = last else {
+        panic!("the texts golden ends with read_many_files");
+    };
+    assert_eq!(last[0], "read_many_files");
+    let read = &ours["responses"][9];
+    assert_eq!(read[0], "read_many_files");
+    let text = read[1]["output"].as_str().unwrap_or_default();
+    assert!(
+        text.starts_with("--- <tmp>/a.txt ---\n\none\ntwo") && text.contains("bye again"),
+        "{text}"
+    );
+    *last = read.clone();
+    assert_eq!(ours["responses"], theirs["responses"]);
+}
+
+#[test]
+fn today_shell_and_web_fetch_output_is_untrusted_context() {
+    check("untrusted", "today");
+}
+
+#[test]
+fn v027_shell_and_web_fetch_output_is_untrusted_context_as_today() {
+    // A deliberate difference (docs/dialects.md): what a command printed
+    // and what a page said reach the model as untrusted context in both
+    // dialects, as MCP results do.
+    let mut ours = play("untrusted", "0.27");
+    let mut theirs = golden("untrusted", "0.27");
+    for response in theirs["responses"].as_array_mut().into_iter().flatten() {
+        if let Some(text) = response[1]["output"].as_str() {
+            response[1]["output"] =
+                json!(format!("<untrusted_context>\n{text}\n</untrusted_context>"));
+        }
+    }
+    for side in [&mut ours, &mut theirs] {
+        side["responses"] = without_pgid(side["responses"].take());
+    }
+    assert_eq!(ours["responses"], theirs["responses"]);
+}
+
+/// What a subcommand scenario printed through gemini-rs in `dialect`, as
+/// the recorder writes it (`exit`, `stdout`, `stderr`).
+fn play_command(name: &str, dialect: &str) -> Value {
+    let all = scenarios();
+    let scenario = &all[name];
+    let sb = Sandbox::new();
+    let home = sb.home.display().to_string();
+    for (key, home_side) in [("files", false), ("home_files", true)] {
+        let files = scenario[key].as_object().cloned().unwrap_or_default();
+        for (rel, content) in &files {
+            let content = content
+                .as_str()
+                .unwrap_or_default()
+                .replace("<home>", &home);
+            if home_side {
+                sb.write_home(rel, &content);
+            } else {
+                sb.write(rel, &content);
+            }
+        }
+    }
+    let mut settings = json!({"security": {"auth": {"selectedType": "gemini-api-key"}}});
+    let extra = scenario["settings"].to_string().replace("<home>", &home);
+    if let (Some(s), Ok(Value::Object(extra))) = (
+        settings.as_object_mut(),
+        serde_json::from_str::<Value>(&extra),
+    ) {
+        s.extend(extra);
+    }
+    sb.write_home(".gemini/settings.json", &settings.to_string());
+    for setup in scenario["setup"].as_array().into_iter().flatten() {
+        let args: Vec<String> = setup
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(|s| s.replace("<home>", &home))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = sb.run(&args, None, &[("GEMINI_RS_DIALECT", dialect)]);
+        assert_eq!(out.code, 0, "{name}: setup {args:?}: {out:?}");
+    }
+    let args: Vec<String> = scenario["command"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = sb.run(&args, None, &[("GEMINI_RS_DIALECT", dialect)]);
+    // An extension's id hashes where it was installed from (checked by
+    // the unit tests of core's `queries::extensions`).
+    let clean = |s: &str| {
+        let s = s
+            .replace(&sb.work.display().to_string(), "<tmp>")
+            .replace(&home, "<home>");
+        s.lines()
+            .map(|l| match l.strip_prefix(" ID: ") {
+                Some(id) if id.len() == 64 => " ID: <id>".to_string(),
+                _ => l.to_string(),
+            })
+            .map(|l| l + "\n")
+            .collect::<String>()
+    };
+    json!({"exit": out.code, "stdout": clean(&out.stdout), "stderr": clean(&out.stderr)})
+}
+
+/// Plays the subcommand scenario `name` in `dialect` and compares it with
+/// the golden.
+fn check_command(name: &str, dialect: &str) {
+    assert_eq!(
+        play_command(name, dialect),
+        golden(name, dialect),
+        "{name} ({dialect})"
+    );
+}
+
+#[test]
+fn today_mcp_list_prints_0_61s_words_on_stderr() {
+    check_command("cmd-mcp-list", "today");
+}
+
+#[test]
+fn v027_mcp_list_prints_0_27_4s_words_on_stderr() {
+    check_command("cmd-mcp-list", "0.27");
+}
+
+#[test]
+fn today_skills_list_prints_0_61s_words_on_stdout() {
+    check_command("cmd-skills-list", "today");
+}
+
+#[test]
+fn v027_skills_list_prints_0_27_4s_words_on_stderr() {
+    check_command("cmd-skills-list", "0.27");
+}
+
+#[test]
+fn today_extensions_list_prints_0_61s_words_on_stderr() {
+    check_command("cmd-extensions-list", "today");
+}
+
+#[test]
+fn v027_extensions_list_prints_0_27_4s_words_on_stderr() {
+    check_command("cmd-extensions-list", "0.27");
 }

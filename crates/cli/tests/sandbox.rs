@@ -440,7 +440,7 @@ fn mcp_list_probes_workspace_servers_inside_the_sandbox() {
     assert!(sb.work.join(".env.refused-by-sandbox").exists(), "{out:?}");
     assert!(out.stderr.contains("The sandbox refused"), "{out:?}");
     assert!(
-        out.stdout.contains("theirs") && out.stdout.contains("mine"),
+        out.stderr.contains("theirs") && out.stderr.contains("mine"),
         "{out:?}"
     );
     assert!(

@@ -38,17 +38,18 @@ fn skills_install_list_disable_enable_link_uninstall() {
 
     let out = sb.run(&["skills", "list"], None, &[]);
     assert_eq!(out.code, 0, "{out:?}");
-    assert!(out.stdout.contains("pdf (enabled)"), "{}", out.stdout);
-    assert!(out.stdout.contains("Reads PDFs"));
+    // Gemini CLI's words, on stderr in the 0.27 dialect (the sandbox's).
+    assert!(out.stderr.contains("pdf [Enabled]"), "{}", out.stderr);
+    assert!(out.stderr.contains("  Description: Reads PDFs"));
     assert!(
-        !out.stdout.contains("skill-creator"),
+        !out.stderr.contains("skill-creator"),
         "built-ins need --all"
     );
     let all = sb.run(&["skill", "list", "--all"], None, &[]);
     assert!(
-        all.stdout.contains("skill-creator (enabled, built in)"),
+        all.stderr.contains("skill-creator [Enabled] [Built-in]"),
         "{}",
-        all.stdout
+        all.stderr
     );
 
     let out = sb.run(&["skills", "disable", "pdf", "--scope", "user"], None, &[]);
@@ -57,8 +58,8 @@ fn skills_install_list_disable_enable_link_uninstall() {
     assert_eq!(user["skills"]["disabled"], json!(["pdf"]));
     assert!(
         sb.run(&["skills", "list"], None, &[])
-            .stdout
-            .contains("pdf (disabled)")
+            .stderr
+            .contains("pdf [Disabled]")
     );
     let out = sb.run(&["skills", "disable", "nope"], None, &[]);
     assert_eq!(out.code, 1, "an unknown skill is refused: {out:?}");
@@ -92,7 +93,7 @@ fn skills_install_list_disable_enable_link_uninstall() {
     );
     assert!(
         sb.run(&["skills", "list"], None, &[])
-            .stdout
+            .stderr
             .contains("Takes better notes")
     );
     let out = sb.run(
@@ -128,10 +129,10 @@ fn mcp_disable_is_kept_in_gemini_clis_file_and_honoured() {
     assert_eq!(settings_at(&file), json!({"local": {"enabled": false}}));
     let list = sb.run(&["mcp", "list"], None, &[]);
     assert!(
-        list.stdout
+        list.stderr
             .contains("Local: /nonexistent/server  (stdio) - Disabled"),
         "{}",
-        list.stdout
+        list.stderr
     );
 
     let out = sb.run(&["mcp", "disable", "other"], None, &[]);
@@ -145,7 +146,7 @@ fn mcp_disable_is_kept_in_gemini_clis_file_and_honoured() {
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(settings_at(&file), json!({}));
     let list = sb.run(&["mcp", "list"], None, &[]);
-    assert!(list.stdout.contains("Disconnected"), "{}", list.stdout);
+    assert!(list.stderr.contains("Disconnected"), "{}", list.stderr);
 }
 
 #[test]
@@ -277,7 +278,7 @@ fn extensions_validate_and_config() {
     assert_eq!(out.code, 1, "{out:?}");
     // The project's value reaches the extension's server in this project.
     let list = sb.run(&["mcp", "list"], None, &[]);
-    assert!(list.stdout.contains("echo k3"), "{}", list.stdout);
+    assert!(list.stderr.contains("echo k3"), "{}", list.stderr);
 }
 
 #[test]

@@ -158,8 +158,8 @@ fn policies_and_extensions_are_listed_and_switched() {
     t.keys(&["C-d"]);
     t.wait_for("EXIT=0", 10);
     let out = sb.run(&["extensions", "list"], None, &[]);
-    assert!(out.stdout.contains("✗ ext1 (1.2.3)"), "{out:?}");
-    assert!(out.stdout.contains("Enabled here: false"), "{out:?}");
+    assert!(out.stderr.contains("✗ ext1 (1.2.3)"), "{out:?}");
+    assert!(out.stderr.contains("Enabled (Workspace): false"), "{out:?}");
 }
 
 #[test]

@@ -43,6 +43,8 @@ mod workspace;
 
 pub use agent::{OutputSchema, OutputSchemaError};
 pub use catalogue::claude::twins as claude_tool_twins;
+pub use catalogue::dialect::Dialect;
+pub use catalogue::texts::Stream as ListingStream;
 pub use config::defaults as setting_defaults;
 pub use config::dotenv::parse as parse_dotenv;
 pub use config::input_file::{InputFileError, MAX_INPUT_BYTES, read_input};

@@ -32,6 +32,12 @@ pub struct Startup {
 }
 
 impl Startup {
+    /// The dialect the folder's settings and `GEMINI_RS_DIALECT` choose.
+    pub fn dialect(&self) -> crate::catalogue::dialect::Dialect {
+        let env = self.env.var(crate::catalogue::dialect::DIALECT_ENV);
+        self.settings.dialect(env.as_deref()).0
+    }
+
     /// Reads the settings (deciding folder trust from the user and system
     /// layers first) and the extensions of `root`; `env` is what the
     /// engine sees of the environment (`$VAR` expansion in settings too).

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 mod config;
 mod install;
+mod listing;
 
 /// `gemini-rs extensions`.
 #[derive(Debug, Parser)]
@@ -31,6 +32,10 @@ enum ExtensionsCommand {
     Install {
         /// A folder holding gemini-extension.json, or a git URL.
         source: String,
+        /// Gemini CLI's acknowledgement of a third-party extension's risks
+        /// (it asks without it); accepted so its install scripts run.
+        #[arg(long)]
+        consent: bool,
     },
     /// Use an extension from a folder in place (changes apply at once).
     Link {
@@ -101,22 +106,13 @@ pub fn run(argv: Vec<String>) -> i32 {
     let installed = list_extensions(&paths, &cwd);
     match cli.command {
         ExtensionsCommand::List => {
+            // Gemini CLI prints the list on stderr, in both releases.
             if installed.is_empty() {
-                println!("No extensions installed.");
+                eprintln!("No extensions installed.");
             }
-            for e in &installed {
-                let on = e.enabled;
-                let servers = &e.servers;
-                println!("{} {} ({})", if on { "✓" } else { "✗" }, e.name, e.version);
-                println!(" Path: {}", e.path.display());
-                println!(" Enabled here: {on}");
-                if !servers.is_empty() {
-                    println!(" MCP servers: {}", servers.join(", "));
-                }
-                for file in &e.context_files {
-                    println!(" Context file: {}", file.display());
-                }
-                println!();
+            let listed: Vec<String> = installed.iter().map(listing::describe).collect();
+            if !listed.is_empty() {
+                eprintln!("{}", listed.join("\n\n"));
             }
             0
         }
@@ -128,7 +124,7 @@ pub fn run(argv: Vec<String>) -> i32 {
         }
         ExtensionsCommand::Enable(s) => switch(&paths, &cwd, &s, true),
         ExtensionsCommand::Disable(s) => switch(&paths, &cwd, &s, false),
-        ExtensionsCommand::Install { source } => match install::install(&paths, &source) {
+        ExtensionsCommand::Install { source, .. } => match install::install(&paths, &source) {
             Ok(name) => {
                 println!("Extension \"{name}\" installed successfully and enabled.");
                 0

@@ -2,7 +2,7 @@
 //! status after a real connection attempt, and its tools.
 
 use super::Env;
-use gemini_rs_core::{GeminiPaths, Startup};
+use gemini_rs_core::{GeminiPaths, ListingStream, Startup};
 use gemini_rs_core::{ServerProbe, list_servers};
 
 /// The start-up load of `cwd` (the project's settings only when the
@@ -47,12 +47,16 @@ pub(super) async fn run(env: &Env) -> i32 {
         }
         servers
     };
-    let trusted = startup.trusted;
+    // Gemini CLI's words, on the stream the dialect prints the list on.
+    let say = |line: String| match startup.dialect().texts().mcp_list {
+        ListingStream::Stdout => println!("{line}"),
+        ListingStream::Stderr => eprintln!("{line}"),
+    };
     if servers.is_empty() {
-        println!("No MCP servers configured.");
+        say("No MCP servers configured.".into());
         return 0;
     }
-    println!("Configured MCP servers:\n");
+    say("Configured MCP servers:\n".into());
     for server in servers {
         let origin = match &server.extension {
             Some(ext) => format!(" (from {ext})"),
@@ -60,27 +64,17 @@ pub(super) async fn run(env: &Env) -> i32 {
         };
         let head = format!("{}{origin}: {}", server.name, server.transport);
         match server.probe {
-            ServerProbe::Connected(tools) => {
-                println!("✓ {head} - Connected");
-                if tools.is_empty() {
-                    println!("    Tools: (none)");
-                } else {
-                    println!("    Tools: {}", tools.join(", "));
-                }
-            }
+            ServerProbe::Connected(_) => say(format!("✓ {head} - Connected")),
+            // Gemini CLI has no such state (it says Disconnected); the
+            // way out is worth a line.
             ServerProbe::NeedsAuthentication => {
-                println!("! {head} - Needs authentication");
-                println!("    Run: gemini-rs mcp auth {}", server.name);
+                say(format!("! {head} - Needs authentication"));
+                say(format!("    Run: gemini-rs mcp auth {}", server.name));
             }
-            ServerProbe::Disabled => {
-                println!("○ {head} - Disabled");
-                if trusted {
-                    println!("    Run: gemini-rs mcp enable {}", server.name);
-                }
-            }
+            ServerProbe::Disabled => say(format!("○ {head} - Disabled")),
             ServerProbe::Disconnected(reason) => {
-                println!("✗ {head} - Disconnected");
-                println!("    Error: {reason}");
+                tracing::debug!("mcp list: {} is disconnected: {reason}", server.name);
+                say(format!("✗ {head} - Disconnected"));
             }
         }
     }

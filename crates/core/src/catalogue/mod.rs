@@ -10,3 +10,4 @@ pub mod dialect;
 pub mod names;
 pub mod params;
 pub mod spec;
+pub mod texts;

@@ -5,6 +5,7 @@ use super::gate::{HookNotes, stop_result};
 use super::hooks::tool_response_json;
 use super::{Scheduler, ToolCallRequest};
 use crate::catalogue::claude::claude_name;
+use crate::catalogue::texts::UNTRUSTED_OUTPUT;
 use crate::events::{AgentEvent, ToolCallStatus};
 use crate::hooks::{AfterToolOutcome, HookEvent, HookToolCall};
 use crate::tools::{BuiltCall, OutputSink, ToolError, ToolErrorKind, ToolResult};
@@ -83,6 +84,13 @@ impl Scheduler {
         };
         if cancel.is_cancelled() {
             return (cancelled_during_execution(), ToolCallStatus::Cancelled);
+        }
+        if result.error.is_none()
+            && tool
+                .spec()
+                .is_some_and(|s| UNTRUSTED_OUTPUT.contains(&s.name))
+        {
+            wrap_untrusted_text(&mut result);
         }
         if let Some(note) = note {
             append_text(&mut result, &note);
@@ -188,6 +196,17 @@ fn cancelled_during_execution() -> ToolResult {
 }
 
 /// Appends to the last text part (the model sees text parts joined).
+/// The text of a built-in tool's successful result as untrusted context
+/// (`<untrusted_context>`), as today's Gemini CLI gives a command's output
+/// and a fetched page to the model.
+fn wrap_untrusted_text(result: &mut ToolResult) {
+    for part in &mut result.llm_content {
+        if let Some(text) = part.text.as_mut() {
+            *text = gemini_rs_mcp::convert::wrap_untrusted(text);
+        }
+    }
+}
+
 fn append_text(result: &mut ToolResult, text: &str) {
     match result
         .llm_content

@@ -192,6 +192,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         call_id: None,
         background: Arc::new(BackgroundShells::new(&paths.gemini_dir)),
         plan,
+        dialect: registry.snapshot().dialect(),
     };
     if !tool_server && !tools.agents.agents.is_empty() {
         ctx.subagents = Some(Arc::new(super::subagents::SubagentHost {

@@ -78,6 +78,59 @@ fn blocks<'a>(old: &'a str, new: &'a str) -> Vec<(Kind, Vec<&'a str>)> {
     out
 }
 
+/// The lines of `new` that an edit of `old` changed, with `context`
+/// lines around each, runs that meet merged and `...` where lines are
+/// left out: Gemini CLI 0.61's `getDiffContextSnippet`, which `replace`
+/// shows the model after an edit. An empty `old` gives `new` whole.
+pub fn context_snippet(old: &str, new: &str, context: usize) -> String {
+    if old.is_empty() {
+        return new.to_string();
+    }
+    let new_lines: Vec<&str> = new
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    let mut at = 0;
+    for (kind, lines) in blocks(old, new) {
+        match kind {
+            Kind::Added => {
+                ranges.push((at, at + lines.len()));
+                at += lines.len();
+            }
+            Kind::Removed => ranges.push((at, at)),
+            Kind::Same => at += lines.len(),
+        }
+    }
+    if ranges.is_empty() {
+        return new.to_string();
+    }
+    let mut merged: Vec<(usize, usize)> = Vec::new();
+    for (start, end) in ranges {
+        let (start, end) = (
+            start.saturating_sub(context),
+            new_lines.len().min(end + context),
+        );
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    let mut parts: Vec<String> = Vec::new();
+    let mut last_end = 0;
+    for (start, end) in merged {
+        if start > last_end {
+            parts.push("...".into());
+        }
+        parts.push(new_lines[start..end].join("\n"));
+        last_end = end;
+    }
+    if last_end < new_lines.len() {
+        parts.push("...".into());
+    }
+    parts.join("\n")
+}
+
 /// Lines of `s` as `similar` counts them (a last line without `\n`
 /// counts).
 fn count_lines(s: &str) -> usize {
@@ -293,6 +346,20 @@ pub fn line_changes(old: &str, new: &str) -> (u64, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn context_snippet_shows_the_changed_lines_with_context() {
+        let old = "Hello World\nhello again\n";
+        let new = "Hello World\nbye again\n";
+        assert_eq!(context_snippet(old, new, 5), new);
+        let old: String = (1..=20).map(|i| format!("{i}\n")).collect();
+        let new = old.replace("10\n", "ten\n");
+        assert_eq!(
+            context_snippet(&old, &new, 2),
+            "...\n8\n9\nten\n11\n12\n..."
+        );
+        assert_eq!(context_snippet("", "x", 5), "x");
+    }
 
     /// The diff with the common head and tail split off equals the one
     /// `similar` gives on the whole texts.

@@ -64,6 +64,9 @@ pub struct ToolContext {
     pub background: Arc<background::BackgroundShells>,
     /// Plan mode: the approval mode, the plans folder, the final plan.
     pub plan: Arc<plan::PlanMode>,
+    /// The dialect the session speaks: which result and error texts the
+    /// tools answer with ([`crate::catalogue::texts`]).
+    pub dialect: crate::catalogue::dialect::Dialect,
 }
 
 /// What a sub-agent run ended with.
@@ -131,6 +134,7 @@ impl ToolContext {
             subagents: None,
             call_id: None,
             background,
+            dialect: crate::catalogue::dialect::Dialect::V027,
         }
     }
 }

@@ -271,11 +271,13 @@ impl ToolRegistry {
         args: &Value,
         ctx: &ToolContext,
     ) -> Result<BuiltCall, ToolError> {
-        // Today's Gemini CLI finds an MCP tool by its `mcp_` name only.
+        // Today's Gemini CLI finds an MCP tool by its `mcp_` name only,
+        // and has no built-in it does not declare (`read_many_files`).
         let entry = self.get_in(mode, name).filter(|t| {
             self.dialect != Dialect::Today
-                || t.tool.server_name().is_none()
-                || self.declared_name(t.tool.as_ref()) == name
+                || (self.declares(t.tool.as_ref())
+                    && (t.tool.server_name().is_none()
+                        || self.declared_name(t.tool.as_ref()) == name))
         });
         let Some(entry) = entry else {
             if name == super::builtin::INVOKE_AGENT {

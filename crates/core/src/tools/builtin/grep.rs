@@ -3,6 +3,7 @@
 //! ripgrep's engine in-process. It answers to today's name `grep_search`
 //! and takes today's parameters too ([`options`]).
 
+mod auto_context;
 mod jsregex;
 mod options;
 mod search;
@@ -12,6 +13,7 @@ mod tests;
 use super::common::{Aliases, node_message, parse_params};
 use super::{Builtin, Make};
 use crate::catalogue::builtins::GREP as SPEC;
+use crate::catalogue::texts::{GrepCase, Texts};
 use crate::tools::spec::identity_from_spec;
 use crate::tools::{Tool, ToolContext, ToolError, ToolErrorKind, ToolInvocation, ToolResult};
 use futures::future::BoxFuture;
@@ -212,6 +214,7 @@ impl GrepInvocation {
         };
         let filter = ctx.workspace.filter_options();
         let o = &self.options;
+        let texts = ctx.dialect.texts();
         // `exclude_pattern` compiled case-sensitive and -insensitive.
         let mut excludes: [Option<regex::Regex>; 2] = [None, None];
         if let Some(p) = &o.exclude_pattern {
@@ -234,7 +237,7 @@ impl GrepInvocation {
             context: o.context_lines(),
             exclude: None,
             no_ignore: o.no_ignore,
-            keep_indent: o.context_lines() != (0, 0),
+            keep_indent: texts.grep_keep_indent || o.context_lines() != (0, 0),
         };
         let counter = AtomicUsize::new(0);
         let multi = roots.len() > 1;
@@ -242,7 +245,7 @@ impl GrepInvocation {
         let mut too_long: Vec<String> = Vec::new();
         for root in &roots {
             let git = search::in_git_repo(root);
-            let insensitive = o.case_insensitive(git);
+            let insensitive = o.case_insensitive(git || texts.grep_case == GrepCase::Insensitive);
             query.exclude = excludes[usize::from(insensitive)].as_ref();
             let matcher = match search::matcher(query.pattern, insensitive) {
                 Ok(m) => m,
@@ -277,13 +280,19 @@ impl GrepInvocation {
             }));
             too_long.extend(found.too_long.iter().map(|r| format!("{prefix}{r}")));
         }
-        self.format(all, roots.len(), &too_long)
+        self.format(all, roots.len(), &too_long, texts)
     }
 
     /// The result texts of v0.27.4's `GrepTool` (with today's context
     /// lines, `L<n>- <text>`, and names-only list when asked for), and a
     /// last line naming the files skipped for a line too long to hold.
-    fn format(&self, mut files: Vec<FileMatches>, roots: usize, too_long: &[String]) -> ToolResult {
+    fn format(
+        &self,
+        mut files: Vec<FileMatches>,
+        roots: usize,
+        too_long: &[String],
+        texts: &Texts,
+    ) -> ToolResult {
         let note = if too_long.is_empty() {
             String::new()
         } else {
@@ -343,6 +352,15 @@ impl GrepInvocation {
         };
         if self.options.names_only {
             return self.names_only(files, &location, &limit_note, limited);
+        }
+        let o = &self.options;
+        if texts.grep_auto_context
+            && auto_context::applies(count)
+            && o.context.is_none()
+            && o.before.is_none()
+            && o.after.is_none()
+        {
+            auto_context::enrich(&mut files, count);
         }
         let term = if count == 1 { "match" } else { "matches" };
         let mut out = format!(

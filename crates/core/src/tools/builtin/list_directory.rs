@@ -184,6 +184,7 @@ struct ListDirectoryInvocation {
 struct Entry {
     name: String,
     is_dir: bool,
+    size: u64,
 }
 
 impl ListDirectoryInvocation {
@@ -250,6 +251,7 @@ impl ListDirectoryInvocation {
             entries.push(Entry {
                 name,
                 is_dir: meta.is_dir(),
+                size: meta.len(),
             });
         }
         entries.sort_by(|a, b| {
@@ -257,11 +259,14 @@ impl ListDirectoryInvocation {
                 .cmp(&a.is_dir)
                 .then_with(|| locale_compare(&a.name, &b.name))
         });
+        let sizes = ctx.dialect.texts().list_directory_sizes;
         let lines: Vec<String> = entries
             .iter()
             .map(|e| {
                 if e.is_dir {
                     format!("[DIR] {}", e.name)
+                } else if sizes {
+                    format!("{} ({} bytes)", e.name, e.size)
                 } else {
                     e.name.clone()
                 }

@@ -6,6 +6,7 @@ use super::common::{Aliases, parse_params};
 use super::{Builtin, Make};
 use super::{node_error, shorten_path};
 use crate::catalogue::builtins::READ_FILE as SPEC;
+use crate::catalogue::texts::{Texts, fill};
 use crate::tools::spec::identity_from_spec;
 use crate::tools::{
     Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind, ToolInvocation, ToolResult,
@@ -213,7 +214,13 @@ impl ToolInvocation for ReadFileInvocation {
             {
                 match client.read_text_file(&self.abs).await {
                     Ok(Some(text)) => {
-                        return text_result(&text, &self.rel, self.offset, self.limit);
+                        return text_result(
+                            &text,
+                            &self.rel,
+                            self.offset,
+                            self.limit,
+                            ctx.dialect.texts(),
+                        );
                     }
                     Ok(None) => {
                         let message = format!("File not found: {}", self.abs.display());
@@ -232,7 +239,8 @@ impl ToolInvocation for ReadFileInvocation {
             let rel = self.rel.clone();
             let (offset, limit) = (self.offset, self.limit);
             let ws = ctx.workspace.clone();
-            tokio::task::spawn_blocking(move || read(&ws, &abs, &rel, offset, limit))
+            let texts = ctx.dialect.texts();
+            tokio::task::spawn_blocking(move || read(&ws, &abs, &rel, offset, limit, texts))
                 .await
                 .unwrap_or_else(|e| {
                     ToolResult::error(
@@ -283,8 +291,14 @@ fn cut_line(line: &str) -> Option<String> {
 }
 
 /// The text-file result of v0.27.4's `processSingleFileContent` plus
-/// `read_file`'s truncation header.
-fn text_result(content: &str, rel: &str, offset: Option<f64>, limit: Option<f64>) -> ToolResult {
+/// `read_file`'s truncation header in the dialect's words.
+fn text_result(
+    content: &str,
+    rel: &str,
+    offset: Option<f64>,
+    limit: Option<f64>,
+    texts: &Texts,
+) -> ToolResult {
     let lines: Vec<&str> = content.split('\n').collect();
     let total = lines.len() as f64;
     let start = match offset {
@@ -338,12 +352,16 @@ fn text_result(content: &str, rel: &str, offset: Option<f64>, limit: Option<f64>
         Some(o) if o != 0.0 => o + end_line - first + 1.0,
         _ => end_line,
     };
-    let llm = format!(
-        "\nIMPORTANT: The file content has been truncated.\nStatus: Showing lines {}-{} of {} total lines.\nAction: To read more of the file, you can use the 'offset' and 'limit' parameters in a subsequent 'read_file' call. For example, to read the next section of the file, use offset: {}.\n\n--- FILE CONTENT (truncated) ---\n{body}",
-        js(first),
-        js(end_line),
-        js(total),
-        js(next)
+    let llm = fill(
+        texts.read_file_truncated,
+        &[
+            ("start", &js(first)),
+            ("end", &js(end_line)),
+            ("total", &js(total)),
+            ("next_offset", &js(next)),
+            ("next_line", &js(end_line + 1.0)),
+            ("body", &body),
+        ],
     );
     ToolResult::text(llm, display)
 }
@@ -366,6 +384,7 @@ fn read(
     rel: &str,
     offset: Option<f64>,
     limit: Option<f64>,
+    texts: &Texts,
 ) -> ToolResult {
     let (file, meta) = match ws.open_regular(abs, Some(MAX_FILE_BYTES)) {
         Ok(opened) => opened,
@@ -421,7 +440,7 @@ fn read(
         return read_error(abs, rel, &e);
     }
     match kind {
-        FileKind::Text => text_result(&decode_text(&bytes), rel, offset, limit),
+        FileKind::Text => text_result(&decode_text(&bytes), rel, offset, limit, texts),
         FileKind::Svg => ToolResult::text(decode_text(&bytes), format!("Read SVG as text: {rel}")),
         FileKind::Image | FileKind::Pdf | FileKind::Audio | FileKind::Video | FileKind::Binary => {
             let mime = crate::workspace::mime_type(abs)

@@ -18,7 +18,8 @@ use super::common::{lenient, node_message, parse_params};
 use super::shorten_path;
 use super::{Builtin, Make};
 use crate::catalogue::builtins::REPLACE as SPEC;
-use crate::tools::diff::unified_diff;
+use crate::catalogue::texts::{Texts, fill};
+use crate::tools::diff::{context_snippet, unified_diff};
 use crate::tools::spec::identity_from_spec;
 use crate::tools::{
     ConfirmationDetails, FileDiff, Tool, ToolContext, ToolDisplay, ToolError, ToolErrorKind,
@@ -133,6 +134,8 @@ impl Tool for ReplaceTool {
             (None, _) => Expected::Exactly(1),
         };
         Ok(Box::new(ReplaceInvocation {
+            given: file_path,
+            texts: ctx.dialect.texts(),
             rel: ctx.workspace.relative(&abs),
             abs,
             old_string: params.old_string,
@@ -162,6 +165,10 @@ struct Params {
 
 #[derive(Clone)]
 struct ReplaceInvocation {
+    /// `file_path` as the call gave it (0.61's error texts name it).
+    given: String,
+    /// The dialect's texts.
+    texts: &'static Texts,
     abs: PathBuf,
     rel: String,
     old_string: String,
@@ -257,9 +264,13 @@ impl ReplaceInvocation {
                     read_bytes: None,
                 });
             }
+            let template = match self.texts.replace_not_found_relative {
+                Some(relative) if Path::new(&self.given).is_relative() => relative,
+                _ => "File not found: {path}",
+            };
             return Err(Failure::new(
                 ToolErrorKind::FileNotFound,
-                format!("File not found: {}", abs.display()),
+                self.text(template, &[]),
                 "File not found. Cannot apply edit. Use an empty old_string to create a new file.",
             ));
         };
@@ -278,10 +289,7 @@ impl ReplaceInvocation {
         if r.occurrences == 0 {
             return Err(Failure::new(
                 ToolErrorKind::EditNoOccurrenceFound,
-                format!(
-                    "Failed to edit, 0 occurrences found for old_string in {}. Ensure you're not escaping content incorrectly and check whitespace, indentation, and context. Use read_file tool to verify.",
-                    abs.display()
-                ),
+                self.text(self.texts.replace_no_match, &[]),
                 "Failed to edit, could not find the string to replace.",
             ));
         }
@@ -291,10 +299,13 @@ impl ReplaceInvocation {
             let term = if e == 1 { "occurrence" } else { "occurrences" };
             return Err(Failure::new(
                 ToolErrorKind::EditExpectedOccurrenceMismatch,
-                format!(
-                    "Failed to edit, Expected {e} {term} but found {} for old_string in file: {}",
-                    r.occurrences,
-                    abs.display()
+                self.text(
+                    self.texts.replace_count_mismatch,
+                    &[
+                        ("expected", &e.to_string()),
+                        ("term", term),
+                        ("found", &r.occurrences.to_string()),
+                    ],
                 ),
                 &format!(
                     "Failed to edit, expected {e} occurrence(s) but found {}.",
@@ -305,10 +316,7 @@ impl ReplaceInvocation {
         if old == new {
             return Err(Failure::new(
                 ToolErrorKind::EditNoChange,
-                format!(
-                    "No changes to apply. The old_string and new_string are identical in file: {}",
-                    abs.display()
-                ),
+                self.text(self.texts.replace_identical, &[]),
                 "No changes to apply. The old_string and new_string are identical.",
             ));
         }
@@ -320,6 +328,15 @@ impl ReplaceInvocation {
             fuzzy_note: strategies::fuzzy_note(&r.fuzzy_ranges),
             read_bytes,
         })
+    }
+
+    /// `template` of the dialect's texts with the file's `{path}` and
+    /// `{file_path}` and `values` filled in.
+    fn text(&self, template: &str, values: &[(&str, &str)]) -> String {
+        let path = self.abs.display().to_string();
+        let mut all = vec![("path", path.as_str()), ("file_path", self.given.as_str())];
+        all.extend_from_slice(values);
+        fill(template, &all)
     }
 
     fn file_name(&self) -> String {
@@ -397,11 +414,19 @@ impl ReplaceInvocation {
                 plan.occurrences
             ),
         }];
+        if self.texts.replace_snippet {
+            let snippet = context_snippet(
+                plan.original.as_deref().unwrap_or_default(),
+                &plan.new_content,
+                5,
+            );
+            parts.push(format!("Here is the updated code:\n{snippet}"));
+        }
         parts.extend(plan.fuzzy_note.clone());
         if self.modified_by_user {
-            parts.push(format!(
-                "User modified the `new_string` content to be: {}.",
-                self.new_string
+            parts.push(fill(
+                self.texts.replace_user_modified,
+                &[("new_string", &self.new_string)],
             ));
         }
         let display = match &plan.original {

@@ -112,9 +112,10 @@ impl Options {
     }
 
     /// Whether matching ignores case: `case_sensitive` when given, else
-    /// v0.27.4's rule (`in_git`).
-    pub fn case_insensitive(&self, in_git: bool) -> bool {
-        self.case_sensitive.map_or(in_git, |s| !s)
+    /// `default` (the dialect's rule: 0.27.4 ignored case only in a git
+    /// repository, 0.61 everywhere).
+    pub fn case_insensitive(&self, default: bool) -> bool {
+        self.case_sensitive.map_or(default, |s| !s)
     }
 
     /// `exclude_pattern` compiled (a JavaScript regex, as in Gemini CLI).

@@ -45,6 +45,8 @@ const VCS_DIRS: [&str; 3] = [".git", ".svn", ".hg"];
 pub(crate) struct FileMatches {
     /// Path relative to the search root, `/`-separated.
     pub rel: String,
+    /// The file's path.
+    pub abs: PathBuf,
     /// Matching lines and the context lines asked for, by line number.
     pub lines: Vec<Hit>,
 }
@@ -297,7 +299,11 @@ pub(crate) fn search_root(
             if lines.iter().any(|h| !h.context)
                 && let Ok(mut f) = found.lock()
             {
-                f.push(FileMatches { rel, lines });
+                f.push(FileMatches {
+                    rel,
+                    abs: path.to_path_buf(),
+                    lines,
+                });
             }
             WalkState::Continue
         })

@@ -1,6 +1,7 @@
 //! The verified `read_file` cases of the v0.27.4 spec (Appendix A.1).
 
 use super::*;
+use crate::catalogue::dialect::Dialect;
 use crate::tools::ToolKind;
 use crate::tools::builtin::test_fixture::ToolFixture;
 use std::fs;
@@ -279,7 +280,7 @@ fn too_large_text() {
     let p = root.join("huge.txt");
     let f = fs::File::create(&p).unwrap();
     f.set_len(21 * 1024 * 1024).unwrap();
-    let r = read(&ws, &p, "huge.txt", None, None);
+    let r = read(&ws, &p, "huge.txt", None, None, Dialect::V027.texts());
     let e = r.error.unwrap();
     assert_eq!(e.kind, ToolErrorKind::FileTooLarge);
     assert_eq!(
@@ -302,7 +303,9 @@ fn fifos_and_sockets_are_refused_without_blocking() {
     let sock = root.join("sock");
     let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
     for (p, kind) in [(&fifo, "a FIFO"), (&sock, "a socket")] {
-        let e = read(&ws, p, "x", None, None).error.unwrap();
+        let e = read(&ws, p, "x", None, None, Dialect::V027.texts())
+            .error
+            .unwrap();
         assert_eq!(e.kind, ToolErrorKind::ReadContentFailure);
         assert_eq!(
             e.message,

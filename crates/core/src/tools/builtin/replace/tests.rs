@@ -140,7 +140,8 @@ fn replace_create() {
             json!({"file_path": "nope.txt", "old_string": "a", "new_string": "b"})
         )
         .unwrap_err(),
-        "File not found: /w/nope.txt"
+        // 0.27.4's words for a relative path found nowhere (recorded).
+        "File not found for 'nope.txt' and path is not absolute."
     );
     let r = env
         .call(Arc::new(ReplaceTool), json!({"file_path": "nope.txt", "instruction": "i", "old_string": "a", "new_string": "b"}))
@@ -325,6 +326,8 @@ fn replace_confirmation_description_and_diff() {
 /// a test can act between computing the edit and writing it.
 fn invocation(env: &Env, rel: &str, old: &str, new: &str) -> ReplaceInvocation {
     ReplaceInvocation {
+        given: rel.to_string(),
+        texts: crate::catalogue::dialect::Dialect::V027.texts(),
         abs: env.root.join(rel),
         rel: rel.to_string(),
         old_string: old.to_string(),
