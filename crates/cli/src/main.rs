@@ -8,6 +8,7 @@ mod exit;
 mod extensions_cmd;
 mod headless;
 mod hooks_cmd;
+mod man;
 mod mcp_cmd;
 mod session_flags;
 mod settings_file;

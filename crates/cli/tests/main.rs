@@ -15,6 +15,7 @@ mod conformance;
 mod dialects;
 mod e2e;
 mod first_hour;
+mod first_hour_lean;
 mod fs_tools;
 mod hardening;
 mod harnesses;

