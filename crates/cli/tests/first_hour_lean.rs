@@ -249,3 +249,55 @@ fn the_demo_runs_with_an_installed_binary_alone_and_cleans_up() {
     assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
     assert!(!sb.home.join(".gemini/trustedFolders.json").exists());
 }
+
+#[test]
+fn a_stream_that_ends_without_an_event_is_asked_again_unstreamed() {
+    // llama-cpp-python's server ends the stream of a call its model chose
+    // itself without a byte; the same request unstreamed gets the call.
+    let completion = json!({"object": "chat.completion", "choices": [{"index": 0,
+        "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1",
+            "type": "function", "function": {"name": "read_file",
+            "arguments": "{\"file_path\": \"a.txt\"}"}}]},
+        "finish_reason": "tool_calls"}],
+        "usage": {"prompt_tokens": 300, "completion_tokens": 11, "total_tokens": 311}});
+    let fake = FakeServer::with_replies([
+        Reply::ok("text/event-stream", ""),
+        Reply::json(200, completion),
+        answer("It says alpha."),
+    ]);
+    let sb = Sandbox::new();
+    sb.write("a.txt", "alpha\n");
+    sb.settings(&json!({"model": {"providers": {"local": {"type": "openai",
+        "baseUrl": format!("{}/v1", fake.base_url)}}}}));
+    let out = sb.run(
+        &[
+            "-m",
+            "local/tiny",
+            "--approval-mode",
+            "yolo",
+            "-o",
+            "stream-json",
+            "-p",
+            "Read the file a.txt.",
+        ],
+        None,
+        &[("GEMINI_API_KEY", "")],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout.contains("\"tool_name\":\"read_file\"") && out.stdout.contains("It says alpha."),
+        "{}",
+        out.stdout
+    );
+    let chats: Vec<_> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/v1/chat/completions")
+        .collect();
+    assert_eq!(chats.len(), 3);
+    assert_eq!(chats[0].body["stream"], true);
+    assert_eq!(chats[1].body["stream"], false);
+    assert!(chats[1].body.get("stream_options").is_none());
+    assert_eq!(chats[1].body["tool_choice"], "auto");
+    assert_eq!(chats[2].body["stream"], true);
+}
