@@ -91,8 +91,6 @@ impl<W: WireSpec> WireClient<W> {
 
 impl<W: WireSpec> WireClient<W> {
     /// Sends `body` (unstreamed) and yields its answer as one event.
-    /// (A connection the server closed after the empty stream is not
-    /// reused: retried as any failed open is.)
     async fn unstreamed(
         &self,
         body: &Value,
@@ -100,10 +98,17 @@ impl<W: WireSpec> WireClient<W> {
         cancel: &CancellationToken,
     ) -> Result<futures::stream::BoxStream<'static, Result<wire::Sse, ModelError>>, ModelError>
     {
-        let response = with_retry(&self.config.retry, &self.config.transport, cancel, || {
-            self.open(body, model)
-        })
-        .await?;
+        // The first try may meet the connection the server closed: the
+        // second (on a fresh one) and later ones are retries as usual.
+        let response = match self.open(body, model).await {
+            Ok(response) => response,
+            Err(_) => {
+                with_retry(&self.config.retry, &self.config.transport, cancel, || {
+                    self.open(body, model)
+                })
+                .await?
+            }
+        };
         let text = response
             .text()
             .await
