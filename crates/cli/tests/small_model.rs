@@ -10,7 +10,7 @@
 //! needs one call. `e2e/small-model.sh` (and `.ci/run`) install both and
 //! set `GEMINI_RS_LLAMA_PYTHON` and `GEMINI_RS_LLAMA_MODEL`.
 
-use crate::support::{Sandbox, peer_missing};
+use crate::support::{Sandbox, peer_missing, run_with_timeout};
 use serde_json::{Value, json};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -140,7 +140,7 @@ fn a_real_small_model_answers_and_calls_a_tool() {
     for _ in 0..tries {
         // One model turn (its calls run, then the turn limit, exit 53):
         // the tiny model would go on calling tools for minutes.
-        let out = sb.run(
+        let mut cmd = sb.command(
             &[
                 "-m",
                 "llama/gemma-3-270m",
@@ -151,9 +151,13 @@ fn a_real_small_model_answers_and_calls_a_tool() {
                 "-p",
                 "Read the file a.txt.",
             ],
-            None,
             &env,
         );
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        // A loaded CI machine evaluates the prompt slowly.
+        let out = run_with_timeout(cmd, None, Duration::from_secs(900));
         assert!(out.code == 0 || out.code == 53, "{out:?}");
         assert!(out.stderr.contains("lean profile"), "{}", out.stderr);
         assert!(!out.stderr.contains("does not fit"), "{}", out.stderr);
@@ -167,6 +171,7 @@ fn a_real_small_model_answers_and_calls_a_tool() {
             .iter()
             .find(|e| e["type"] == "tool_use" && e["tool_name"] == "read_file")
         else {
+            eprintln!("run: no read_file call");
             continue;
         };
         let result = evs
@@ -178,6 +183,7 @@ fn a_real_small_model_answers_and_calls_a_tool() {
             "{result}"
         );
         called += 1;
+        eprintln!("run: read_file called");
         if std::env::var_os("GEMINI_RS_SMALL_MODEL_TRIES").is_none() {
             break;
         }
