@@ -171,7 +171,7 @@ fn a_real_small_model_answers_and_calls_a_tool() {
             .iter()
             .find(|e| e["type"] == "tool_use" && e["tool_name"] == "read_file")
         else {
-            eprintln!("run: no read_file call");
+            eprintln!("run: no read_file call (others so far: {others:?})");
             continue;
         };
         let result = evs

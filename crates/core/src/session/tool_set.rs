@@ -61,7 +61,11 @@ impl RegistryRecipe {
             self.asker.clone(),
         );
         let (discovered, mcp) = if self.lean {
-            builtins.retain(|t| super::profile::LEAN_TOOLS.contains(&t.name()));
+            let lean = super::profile::LEAN_TOOLS;
+            builtins.retain(|t| lean.contains(&t.name()));
+            // In the profile's order, reading first: a small model leans
+            // on the first tools it is shown.
+            builtins.sort_by_key(|t| lean.iter().position(|n| *n == t.name()));
             (Vec::new(), None)
         } else {
             (self.discovered.clone(), mcp)
