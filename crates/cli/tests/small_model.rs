@@ -4,8 +4,8 @@
 //! (2048 tokens), reached over the OpenAI-compatible wire. It asserts what
 //! a tiny model does reliably: a streamed answer arrives; and, with the
 //! lean profile its small window calls for, a request that fits the window
-//! and carries the (read-only, headless) tools, and the model's own call of
-//! `read_file` (no hook forcing it) runs. The model does not call the tool every time: up to
+//! and carries the tools (yolo: all six lean tools), and the model's own
+//! call of `read_file` (no hook forcing it) runs. The model does not call the tool every time: up to
 //! `GEMINI_RS_SMALL_MODEL_TRIES` (default 4) runs are made, and the test
 //! needs one call. `e2e/small-model.sh` (and `.ci/run`) install both and
 //! set `GEMINI_RS_LLAMA_PYTHON` and `GEMINI_RS_LLAMA_MODEL`.
@@ -138,14 +138,20 @@ fn a_real_small_model_answers_and_calls_a_tool() {
     let mut called = 0;
     let mut others = Vec::new();
     for _ in 0..tries {
+        // A yolo run may have let the model write it.
+        sb.write("a.txt", "alpha\n");
         // One model turn (its calls run, then the turn limit, exit 53):
-        // the tiny model would go on calling tools for minutes.
+        // the tiny model would go on calling tools for minutes. Headless
+        // in the default mode it would be shown the read-only tools only,
+        // and then answered without a call in 5 runs of 5.
         let mut cmd = sb.command(
             &[
                 "-m",
                 "llama/gemma-3-270m",
                 "--max-turns",
                 "1",
+                "--approval-mode",
+                "yolo",
                 "-o",
                 "stream-json",
                 "-p",
@@ -171,7 +177,12 @@ fn a_real_small_model_answers_and_calls_a_tool() {
             .iter()
             .find(|e| e["type"] == "tool_use" && e["tool_name"] == "read_file")
         else {
-            eprintln!("run: no read_file call (others so far: {others:?})");
+            let said: String = evs
+                .iter()
+                .filter(|e| e["type"] == "message" && e["role"] == "assistant")
+                .filter_map(|e| e["content"].as_str())
+                .collect();
+            eprintln!("run: no read_file call (others so far: {others:?}; said {said:?})");
             continue;
         };
         let result = evs
