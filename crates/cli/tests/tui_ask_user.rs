@@ -80,6 +80,8 @@ fn an_ask_user_form_is_answered_and_the_answers_reach_the_model() {
     t.wait_for("Noted your answers.", 20);
     let screen = t.wait_for("User answered:", 10);
     assert!(screen.contains("DB → SQLite"), "{screen}");
+    // Markdown's bold is shown bold, not as asterisks.
+    assert!(!screen.contains("**User answered:**"), "{screen}");
     t.keys(&["C-d"]);
     t.wait_for("EXIT=0", 10);
     assert!(declared(&fake).contains(&"ask_user".to_string()));

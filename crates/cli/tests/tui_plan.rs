@@ -81,7 +81,10 @@ fn plan_command_to_feedback_to_approval() {
     t.wait_for("Start implementing this plan?", 20);
     t.keys(&["1"]);
     t.wait_for("Implemented the plan.", 20);
-    t.wait_for("mode: auto_edit", 10);
+    let screen = t.wait_for("mode: auto_edit", 10);
+    // The card describes the call; no raw JSON.
+    assert!(screen.contains("exit_plan_mode greet.md"), "{screen}");
+    assert!(!screen.contains("{\"plan_filename\""), "{screen}");
     let responses = fake.function_responses();
     let said = |i: usize| responses[i]["functionResponse"]["response"]["output"].to_string();
     let expected = [

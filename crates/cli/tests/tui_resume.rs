@@ -167,3 +167,38 @@ fn a_resize_leaves_no_stale_input_box_in_the_scrollback() {
         assert_eq!(s.matches("mode: default").count(), 1, "{w}x{h}:\n{s}");
     }
 }
+
+#[test]
+fn a_resumed_session_is_drawn_at_the_window_width_as_the_user_saw_it() {
+    let Some(sb) = ui_sandbox() else {
+        return;
+    };
+    sb.write("a.txt", "SECRET-FILE-BODY\n");
+    let long = "This answer is one long line of more than eighty columns, which a 120-column window shows whole.";
+    let fake = FakeServer::replaying(&lines(&[
+        call(
+            "run_shell_command",
+            json!({"command": "echo resumed-output"}),
+        ),
+        turn(json!([{ "text": long }])),
+    ]));
+    let out = sb.run(
+        &["--approval-mode=yolo", "-p", "say it @a.txt"],
+        None,
+        &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let fake = FakeServer::replaying(&lines(&[turn(json!([{"text": "unused"}]))]));
+    let t = Tmux::start(&sb, &fake.base_url, &["--resume", "latest"], 120, 40);
+    let s = t.wait_for("mode: default", 20);
+    assert!(s.contains("> say it @a.txt"), "{s}");
+    assert!(!s.contains("SECRET-FILE-BODY"), "{s}");
+    assert!(!s.contains("Content from referenced files"), "{s}");
+    assert!(!s.contains("Process Group PGID"), "{s}");
+    assert!(!s.contains("Directory: "), "{s}");
+    assert!(s.contains("resumed-output"), "{s}");
+    assert!(s.lines().any(|l| l.contains(long)), "{s}");
+    t.type_text("/quit");
+    t.keys(&["Enter"]);
+    t.wait_for("EXIT=0", 20);
+}

@@ -32,6 +32,9 @@ pub async fn run(
     let mut int = signal(SignalKind::interrupt())?;
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    // Background shells are counted once a second for the footer.
+    let mut shells = tokio::time::interval(Duration::from_secs(1));
+    shells.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     if let Some(p) = initial.filter(|p| !p.trim().is_empty()) {
         submit(app, p);
     }
@@ -81,6 +84,7 @@ pub async fn run(
                 }
             }
             _ = tick.tick(), if app.state.animating() => {}
+            _ = shells.tick() => count_shells(app),
             _ = term.recv() => {
                 signalled = Some(ExitCode::Terminated);
                 break;
@@ -117,6 +121,17 @@ pub async fn run(
         let _ = tokio::time::timeout(wait, drain).await;
     }
     Ok(signalled)
+}
+
+/// Counts the background shells still running (the footer shows them).
+fn count_shells(app: &mut App) {
+    app.state.background_running = app
+        .ctx
+        .info
+        .background_processes(0)
+        .iter()
+        .filter(|p| p.status == gemini_rs_protocol::events::BackgroundStatus::Running)
+        .count();
 }
 
 /// The key event of Ctrl+C.

@@ -161,6 +161,11 @@ async fn run(
     state.context_window = info.context_window(&summary.model);
     state.set_mcp_status(&info.mcp_servers());
     let keys = std::sync::Arc::new(key_gate::KeyGate::default());
+    // A resumed session is drawn at the window's width, not the default.
+    if let Ok((w, h)) = size::terminal_size() {
+        state.width = w;
+        state.height = h;
+    }
     state.push_lines(banner(&summary.model, summary.resumed, &summary.session_id));
     if summary.resumed
         && let Ok((_, history)) =

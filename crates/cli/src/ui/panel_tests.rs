@@ -49,7 +49,7 @@ fn mcp_screen() {
         failures,
         connecting: vec!["slow".to_string()],
     };
-    let got = screen(panels::mcp_lines(&info), 80, 18);
+    let got = screen(panels::mcp_lines(&info), 80, 19);
     assert_screen(
         &got,
         &[
@@ -57,6 +57,7 @@ fn mcp_screen() {
             "",
             "● files - Ready (2 tools)",
             "    Local file helpers",
+            "  Tools:",
             "    - read_note: Reads a note",
             "    - list_notes",
             "",
@@ -90,7 +91,7 @@ fn mcp_screen() {
         failures: auth,
         connecting: Vec::new(),
     };
-    let got = screen(panels::mcp_lines(&info), 80, 9);
+    let got = screen(panels::mcp_lines(&info), 80, 10);
     assert_screen(
         &got,
         &[
@@ -99,6 +100,7 @@ fn mcp_screen() {
             "● docs - Ready (1 tools)",
             "    Resources (1), as @docs:<uri>:",
             "    - demo://a.md (a)",
+            "  Tools:",
             "    - search",
             "",
             "● gh - Needs authentication (run /mcp auth gh)",

@@ -183,6 +183,12 @@ pub fn footer(s: &UiState, w: usize) -> Line<'static> {
         }
         None => String::new(),
     };
+    let shells = match s.background_running {
+        0 => String::new(),
+        1 => " · 1 background process".to_string(),
+        n => format!(" · {n} background processes"),
+    };
+    let mcp = format!("{mcp}{shells}");
     let cost = s
         .stats
         .total_cost_usd()

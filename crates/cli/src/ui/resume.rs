@@ -32,6 +32,43 @@ fn texts(parts: &[Part]) -> String {
         .collect()
 }
 
+/// What the user typed: a prompt's text without the files its `@path`
+/// references inlined for the model.
+fn typed_text(parts: &[Part]) -> String {
+    let text = texts(parts);
+    match text.find("\n--- Content from referenced files ---") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}
+
+/// What a shell call showed: its output, without the lines written for
+/// the model (`Command:`, `Directory:`, `Process Group PGID:`, ...).
+fn shell_output(text: &str) -> String {
+    const TRAILERS: [&str; 6] = [
+        "Error: ",
+        "Exit Code: ",
+        "Signal: ",
+        "Background PIDs: ",
+        "Process Group PGID: ",
+        "Process Group PGID:",
+    ];
+    let Some(at) = text.find("Output: ") else {
+        return text.to_string();
+    };
+    let body = &text[at + "Output: ".len()..];
+    let kept: Vec<&str> = body
+        .lines()
+        .take_while(|l| !TRAILERS.iter().any(|t| l.starts_with(t)))
+        .collect();
+    let out = kept.join("\n");
+    if out.trim() == "(empty)" {
+        String::new()
+    } else {
+        out
+    }
+}
+
 /// What a function response showed: its output or error as text.
 fn response_text(response: &serde_json::Value) -> (bool, String) {
     let field = |k: &str| response.get(k);
@@ -81,7 +118,10 @@ pub fn push_history(state: &mut UiState, history: &[Content]) {
                     .unwrap_or_default();
                 let id = fr.id.clone().unwrap_or_default();
                 let mut card = ToolCard::new(id, fr.name.clone(), &args);
-                let (ok, text) = response_text(&fr.response);
+                let (ok, mut text) = response_text(&fr.response);
+                if fr.name == "run_shell_command" {
+                    text = shell_output(&text);
+                }
                 card.status = if ok {
                     CardStatus::Done(Duration::ZERO)
                 } else {
@@ -96,7 +136,7 @@ pub fn push_history(state: &mut UiState, history: &[Content]) {
                 let lines = card.lines(state.content_width(), now, Some(RESUMED_BODY_LINES + 1));
                 state.out.extend(lines);
             }
-            let text = texts(&content.parts);
+            let text = typed_text(&content.parts);
             if !is_hidden_prompt(&text) {
                 state.echo_prompt(&text);
             }
@@ -321,6 +361,21 @@ mod tests {
         assert!(all.contains("There are two files."), "{all}");
         assert!(all.contains("File not found: x"), "{all}");
         assert_eq!(turns(&history), 1);
+    }
+
+    #[test]
+    fn a_resumed_prompt_and_shell_result_show_what_the_user_saw() {
+        let llm = "Command: ls\nDirectory: (root)\nOutput: a.txt\nb.txt\nError: (none)\nExit Code: (none)\nProcess Group PGID: 42";
+        assert_eq!(shell_output(llm), "a.txt\nb.txt");
+        assert_eq!(shell_output("Output: hi\nProcess Group PGID: 7"), "hi");
+        assert_eq!(shell_output("Output: (empty)\nProcess Group PGID: 7"), "");
+        let parts = vec![
+            Part::text("summarize @a.txt"),
+            Part::text("\n--- Content from referenced files ---"),
+            Part::text("\nContent from @a.txt:\nAAA"),
+            Part::text("\n--- End of content ---"),
+        ];
+        assert_eq!(typed_text(&parts), "summarize @a.txt");
     }
 
     #[test]

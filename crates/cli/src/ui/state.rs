@@ -26,6 +26,8 @@ pub struct UiState {
     pub model: String,
     /// MCP servers connected and failed, shown in the footer.
     pub mcp_status: Option<(usize, usize, usize)>,
+    /// Background shell commands still running, shown in the footer.
+    pub background_running: usize,
     /// Workspace path as shown.
     pub workspace_label: String,
     /// The approval mode shown.
@@ -99,6 +101,7 @@ impl UiState {
         UiState {
             model,
             mcp_status: None,
+            background_running: 0,
             workspace_label,
             mode,
             input: Editor::default(),

@@ -353,6 +353,9 @@ fn footer_counts_mcp_servers() {
         f.ends_with("(100% context left) · MCP 2 ready, 1 failed"),
         "{f}"
     );
+    s.background_running = 2;
+    let f = crate::ui::view::wrap::line_text(&render::footer(&s, 120));
+    assert!(f.ends_with("1 failed · 2 background processes"), "{f}");
 }
 
 #[test]

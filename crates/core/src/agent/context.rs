@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::path::Path;
 
 /// Most entries shown in the directory overview.
-const TREE_LIMIT: usize = 200;
+pub const TREE_LIMIT: usize = 200;
 /// Folders never worth listing.
 const SKIPPED_DIRS: [&str; 5] = [".git", "node_modules", "target", "bower_components", ".svn"];
 
@@ -80,8 +80,9 @@ fn base_prompt() -> String {
 }
 
 /// The first user turn: date, operating system, workspace directories and
-/// an overview of the project root (at most 200 entries, breadth first).
-pub fn environment_context(workspace: &Workspace, today: &str) -> String {
+/// an overview of the project root (at most `limit` entries, breadth
+/// first; [`TREE_LIMIT`] in a full request).
+pub fn environment_context(workspace: &Workspace, today: &str, limit: usize) -> String {
     let dirs: Vec<String> = workspace
         .dirs()
         .iter()
@@ -92,8 +93,8 @@ pub fn environment_context(workspace: &Workspace, today: &str) -> String {
         std::env::consts::OS,
         dirs.join("\n"),
         workspace.target_dir().display(),
-        TREE_LIMIT,
-        directory_overview(workspace.target_dir(), TREE_LIMIT)
+        limit,
+        directory_overview(workspace.target_dir(), limit)
     )
 }
 

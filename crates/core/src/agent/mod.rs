@@ -18,7 +18,7 @@ mod subagent;
 mod turn;
 
 pub use at_path::{ReadResource, expand_with as expand_at_paths_with, references as at_references};
-pub use context::{PromptFeatures, environment_context, system_prompt};
+pub use context::{PromptFeatures, TREE_LIMIT, environment_context, system_prompt};
 pub use loop_guard::{LoopGuard, LoopKind};
 pub use stop::MAX_STOP_CONTINUATIONS;
 pub use structured::{OutputSchema, OutputSchemaError};

@@ -158,6 +158,7 @@ impl Agent {
         model: &str,
         cancel: &CancellationToken,
     ) -> Result<TurnOutput, AgentError> {
+        self.warn_if_too_large(request, model);
         let started = Instant::now();
         let opened = tokio::select! {
             s = self.generator.generate_stream(model, request, cancel.clone()) => s,
@@ -177,6 +178,22 @@ impl Agent {
         };
         self.consume_timed(request, model, Source::Stream(stream), cancel, started)
             .await
+    }
+
+    /// Says so before sending when `request` is larger than `model`'s
+    /// known context window: a local server may cut it without an error.
+    fn warn_if_too_large(&self, request: &gemini_rs_protocol::GenerateContentRequest, model: &str) {
+        let Some(window) = self.config.context_windows.known(model) else {
+            return;
+        };
+        let tokens = crate::model::estimate::request_tokens(request);
+        if tokens > window {
+            self.emit(AgentEvent::Warning {
+                message: format!(
+                    "The request (about {tokens} tokens) does not fit {model}'s context window of {window} tokens: the server may cut it short or refuse it. Give the server a larger window, or send less (model.profile \"lean\", a shorter prompt)."
+                ),
+            });
+        }
     }
 
     async fn consume(

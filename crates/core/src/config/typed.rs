@@ -155,6 +155,12 @@ pub struct ModelSettings {
     /// `model.compressionThreshold` (fraction of the context window).
     #[schemars(extend("x-editable" = true, "x-label" = "Compression threshold (share of the context window)", "default" = d::COMPRESSION_THRESHOLD))]
     pub compression_threshold: Option<f64>,
+    /// `model.profile`: `full` (the whole system prompt and every tool) or
+    /// `lean` (a short system prompt and the core tools, for small local
+    /// models); unset, `lean` is chosen when the model's known context
+    /// window is too small for the full request.
+    #[schemars(extend("enum" = ["full", "lean"]))]
+    pub profile: Option<String>,
     /// `model.providers`: provider id -> how to reach it (`-m <id>/<model>`).
     pub providers: std::collections::BTreeMap<String, ProviderSettings>,
     /// `model.connectTimeoutSeconds`: connect timeout of model calls to

@@ -353,6 +353,18 @@ fn configured(provider: &Provider, declared: bool, env: &Env) -> bool {
         }
 }
 
+/// True when something can reach the Gemini API: a key, Vertex AI, or
+/// another endpoint (a proxy, a test server).
+fn gemini_credentials(env: &Env) -> bool {
+    let set = |v: &str| env.var(v).is_some_and(|v| !v.is_empty());
+    set("GEMINI_API_KEY")
+        || set("GOOGLE_API_KEY")
+        || set("GOOGLE_GEMINI_BASE_URL")
+        || env
+            .var("GOOGLE_GENAI_USE_VERTEXAI")
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+}
+
 /// The models known without asking any server: Gemini's named models and
 /// the ones declared for every configured provider (`provider/model`).
 pub fn known_models(providers: &Providers, env: &Env) -> Vec<String> {
@@ -374,6 +386,16 @@ pub async fn model_choices(providers: &Providers, env: &Env) -> Vec<ProviderMode
         let wanted = configured(p, declared, env) || p.id == "ollama";
         if !wanted {
             return None;
+        }
+        if p.id == "gemini" && !declared && !gemini_credentials(env) {
+            // Gemini's models would only fail: say what they need instead.
+            return Some(ProviderModels {
+                provider: p.id.clone(),
+                models: Vec::new(),
+                note: Some(
+                    "no GEMINI_API_KEY or Vertex AI settings; /auth sets a key up".to_string(),
+                ),
+            });
         }
         let listed = list_models(p, env).await;
         if p.id == "ollama" && !declared && env.var("OLLAMA_HOST").is_none() && listed.is_err() {

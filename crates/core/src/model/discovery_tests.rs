@@ -90,6 +90,10 @@ async fn declared_models_come_first_then_the_server_list_and_decide_what_is_know
     let local = choices.iter().find(|c| c.provider == "local").unwrap();
     assert_eq!(local.models, ["local/c", "local/a", "local/b"]);
     assert_eq!(local.note, None);
+    // Without a Gemini key, Gemini's models are not offered; a note says why.
+    let gemini = choices.iter().find(|c| c.provider == "gemini").unwrap();
+    assert!(gemini.models.is_empty(), "{gemini:?}");
+    assert!(gemini.note.as_deref().unwrap().contains("GEMINI_API_KEY"));
     assert!(
         !choices
             .iter()

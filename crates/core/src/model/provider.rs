@@ -342,6 +342,17 @@ impl ContextWindows {
         limits.context_window.unwrap_or(DEFAULT_WINDOW)
     }
 
+    /// The window of `model` when something says it (settings, its local
+    /// server, what is known of it); `None` where [`ContextWindows::get`]
+    /// would assume one.
+    pub fn known(&self, model: &str) -> Option<u64> {
+        match &self.0 {
+            Some(p) => p.limits(model),
+            None => known_limits(model),
+        }
+        .context_window
+    }
+
     /// The id and API root (when not Gemini's default) of the provider
     /// `model` goes to; `None` when the name names no known provider.
     pub fn provider(&self, model: &str) -> Option<(String, Option<String>)> {

@@ -10,8 +10,8 @@ use super::wire::{
     self, EventRecorder, StreamTranslator, WireConfig, provider_failure, sse_events, translate,
 };
 use super::{ChunkStream, ContentGenerator};
-use futures::FutureExt;
 use futures::future::BoxFuture;
+use futures::{FutureExt, StreamExt};
 use gemini_rs_protocol::{
     CountTokensRequest, CountTokensResponse, GenerateContentRequest, GenerateContentResponse,
     RecordedResponse,
@@ -38,6 +38,15 @@ pub trait WireSpec: Send + Sync + 'static {
     fn default_max_output(model: &str) -> Option<u64>;
     /// The recorded line of a stream's events.
     fn recorded(events: Vec<Value>) -> RecordedResponse;
+    /// For a stream that ended without one event: the body of the same
+    /// request unstreamed, when the wire has that form.
+    fn unstreamed(_body: &Value) -> Option<Value> {
+        None
+    }
+    /// An unstreamed answer as the one stream event it amounts to.
+    fn as_event(_answer: Value) -> Option<Value> {
+        None
+    }
 }
 
 /// A [`ContentGenerator`] speaking the wire `W`.
@@ -80,6 +89,48 @@ impl<W: WireSpec> WireClient<W> {
     }
 }
 
+impl<W: WireSpec> WireClient<W> {
+    /// Sends `body` (unstreamed) and yields its answer as one event.
+    async fn unstreamed(
+        &self,
+        body: &Value,
+        model: &str,
+        cancel: &CancellationToken,
+    ) -> Result<futures::stream::BoxStream<'static, Result<wire::Sse, ModelError>>, ModelError>
+    {
+        // The first try may meet the connection the server closed: the
+        // second (on a fresh one) and later ones are retries as usual.
+        let response = match self.open(body, model).await {
+            Ok(response) => response,
+            Err(_) => {
+                with_retry(&self.config.retry, &self.config.transport, cancel, || {
+                    self.open(body, model)
+                })
+                .await?
+            }
+        };
+        let text = response
+            .text()
+            .await
+            .map_err(|e| ModelError::MalformedChunk {
+                message: e.to_string(),
+                snippet: String::new(),
+            })?;
+        let answer: Value =
+            serde_json::from_str(&text).map_err(|e| ModelError::MalformedChunk {
+                message: e.to_string(),
+                snippet: text.chars().take(200).collect(),
+            })?;
+        let events: Vec<Result<wire::Sse, ModelError>> = W::as_event(answer)
+            .map(wire::Sse::Event)
+            .into_iter()
+            .chain([wire::Sse::Done])
+            .map(Ok)
+            .collect();
+        Ok(futures::stream::iter(events).boxed())
+    }
+}
+
 /// A recorded stream of wire `W` replayed through its translator.
 pub(crate) fn replay<W: WireSpec>(events: Vec<Value>) -> ChunkStream {
     wire::replay(events, W::Translator::default())
@@ -108,11 +159,23 @@ impl<W: WireSpec> ContentGenerator for WireClient<W> {
                 sink,
                 line: W::recorded,
             });
-            let events = sse_events(bounded(
+            let mut events = sse_events(bounded(
                 response.bytes_stream(),
                 &self.config.transport,
                 true,
             ));
+            // A server may end a stream it cannot make without a word
+            // (llama-cpp-python's automatic tool choice): ask unstreamed.
+            let first = tokio::select! {
+                first = events.next() => first,
+                _ = cancel.cancelled() => None,
+            };
+            let events = match (first, W::unstreamed(&body)) {
+                (None, Some(unstreamed)) if !cancel.is_cancelled() => {
+                    self.unstreamed(&unstreamed, model, &cancel).await?
+                }
+                (first, _) => futures::stream::iter(first).chain(events).boxed(),
+            };
             Ok(cancellable(
                 translate(events, W::Translator::default(), record),
                 cancel,

@@ -7,6 +7,7 @@ use super::config::{
     SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote, resolve_model,
 };
 use super::layers::{AgentSeed, SharedLayers};
+use super::profile::Profile;
 use super::tool_set::{command_layer, plan_state, tool_layer};
 use crate::agent::routing::AutoRouting;
 use crate::agent::{
@@ -125,7 +126,19 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         tool_layer(&config, &workspace, &policy, &model, hosts, &mut notes),
         probe
     );
-    let tools = tools?;
+    let mut tools = tools?;
+    let full_system = system_prompt(prompt_features(
+        &tools.registry,
+        &tools.agents,
+        &tools.skills,
+    ));
+    let profile = super::profile::choose(
+        config.settings.typed().model.profile.as_deref(),
+        (&windows, &model),
+        (&mut tools, &policy, mode),
+        (&full_system, compression_threshold(&config.settings)),
+        &mut notes,
+    );
     let (session_id, recorder, resumed_history) = recording_layer(&config, &workspace)?;
     let mode = Arc::new(RwLock::new(mode));
     let plan = Arc::new(plan_state(&config, &workspace, &session_id, &mode)?);
@@ -172,11 +185,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         checkpointer: checkpointer(&settings, root, &workspace, &mut notes),
         workspace: workspace.clone(),
         context_windows: providers.context_windows(),
-        compression_threshold: settings
-            .typed()
-            .model
-            .compression_threshold
-            .unwrap_or(compress::DEFAULT_THRESHOLD),
+        compression_threshold: compression_threshold(&settings),
         pricing,
     };
     let registry = LiveRegistry::new(Arc::new(tools.registry));
@@ -205,11 +214,10 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let base_prompt = match system_md(&config.env, paths, root) {
         Some(Ok(text)) => text,
         Some(Err(e)) => return Err(StartError::config(e.to_string())),
-        None => system_prompt(prompt_features(
-            &registry.snapshot(),
-            &tools.agents,
-            &tools.skills,
-        )),
+        None => match profile {
+            Profile::Lean => super::profile::lean_prompt(),
+            Profile::Full => full_system,
+        },
     };
     let (system_instruction, context_files) = with_context_files(
         base_prompt,
@@ -220,7 +228,13 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         &mut notes,
     );
     let today = chrono::Local::now().format("%A, %B %-d, %Y").to_string();
-    let mut history = vec![Content::user_text(environment_context(&workspace, &today))];
+    let tree = match profile {
+        Profile::Lean => super::profile::LEAN_TREE_LIMIT,
+        Profile::Full => crate::agent::TREE_LIMIT,
+    };
+    let mut history = vec![Content::user_text(environment_context(
+        &workspace, &today, tree,
+    ))];
     let resumed = resumed_history.is_some();
     history.extend(resumed_history.unwrap_or_default());
     let agent_config = AgentConfig {
@@ -299,6 +313,15 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         resumed,
         notes,
     })
+}
+
+/// `model.compressionThreshold`, or its default.
+fn compression_threshold(settings: &Settings) -> f64 {
+    settings
+        .typed()
+        .model
+        .compression_threshold
+        .unwrap_or(compress::DEFAULT_THRESHOLD)
 }
 
 /// Settings of the wrong type, and legacy keys read under their new

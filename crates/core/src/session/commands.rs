@@ -46,11 +46,7 @@ impl Engine {
                 .read()
                 .map(|m| *m)
                 .unwrap_or(ApprovalMode::Default);
-            let asker = CommandAsker {
-                agent: &self.agent,
-                events: &self.events,
-                cancel,
-            };
+            let asker = super::command_asker::CommandAsker::new(&self.agent, &self.events, cancel);
             let env = custom_commands::Expansion {
                 ctx: &self.ctx,
                 policy: &self.policy,
@@ -62,7 +58,7 @@ impl Engine {
                     .then_some(&asker as &dyn custom_commands::AskCommand),
             };
             let invocation = text.trim().to_string();
-            parts = match (&cmd.source, &self.info.mcp) {
+            let expanded = match (&cmd.source, &self.info.mcp) {
                 (custom_commands::CommandSource::File { prompt, .. }, _) => {
                     custom_commands::expand(cmd, prompt, args, &invocation, &env).await
                 }
@@ -77,7 +73,10 @@ impl Engine {
             }
             .map_err(|e| AgentError::Command {
                 message: e.to_string(),
-            })?;
+            });
+            // Cards of allowed commands that never ran end here.
+            drop(asker);
+            parts = expanded?;
             self.emit(AgentEvent::PromptStarted {
                 text: parts.iter().filter_map(|p| p.text.as_deref()).collect(),
             });
@@ -476,51 +475,5 @@ impl Engine {
                 message: refused.to_string(),
             });
         }
-    }
-}
-
-/// Asks the user about a custom command's `!{...}` through the scheduler's
-/// confirmation, shown as a `run_shell_command` call.
-struct CommandAsker<'a> {
-    agent: &'a crate::agent::Agent,
-    events: &'a crate::events::EventSender,
-    cancel: &'a CancellationToken,
-}
-
-impl custom_commands::AskCommand for CommandAsker<'_> {
-    fn ask<'a>(&'a self, command: &'a str) -> futures::future::BoxFuture<'a, bool> {
-        Box::pin(async move {
-            let call_id = format!("command-shell-{}", uuid::Uuid::new_v4().simple());
-            let name = ShellTool.name().to_string();
-            let args = json!({ "command": command });
-            let _ = self.events.send(AgentEvent::ToolCallRequested {
-                call_id: call_id.clone(),
-                name: name.clone(),
-                args: args.clone(),
-            });
-            let started = Instant::now();
-            let allowed = self
-                .agent
-                .confirm_command(&call_id, command, self.cancel)
-                .await;
-            let (status, text) = if allowed {
-                (
-                    ToolCallStatus::Success,
-                    "Allowed: its output goes into the prompt.",
-                )
-            } else {
-                (ToolCallStatus::Cancelled, "Not allowed.")
-            };
-            let _ = self.events.send(AgentEvent::ToolFinished(ToolCallFinished {
-                call_id,
-                name,
-                args,
-                status,
-                display: ToolDisplay::Text(text.to_string()),
-                error: None,
-                duration: started.elapsed(),
-            }));
-            allowed
-        })
     }
 }

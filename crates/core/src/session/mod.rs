@@ -11,6 +11,7 @@
 mod auth;
 mod automation;
 mod build;
+mod command_asker;
 mod commands;
 pub mod config;
 pub mod custom_commands;
@@ -19,6 +20,7 @@ mod hook_layer;
 mod late_mcp;
 mod layers;
 mod model_switch;
+mod profile;
 mod questions;
 mod rewind;
 mod subagents;

@@ -51,7 +51,7 @@ impl SubagentRunner for SubagentHost {
             let today = chrono::Local::now().format("%A, %B %-d, %Y").to_string();
             let system_instruction = format!(
                 "{prompt}\n\n# Environment Context\n{}\n\n{}",
-                environment_context(&self.layers.workspace, &today),
+                environment_context(&self.layers.workspace, &today, crate::agent::TREE_LIMIT,),
                 rules(&agent.output)
             );
             let (tx, mut rx) = mpsc::unbounded_channel::<AgentEvent>();

@@ -45,6 +45,9 @@ pub(super) struct RegistryRecipe {
     model: String,
     asker: Option<builtin::Asker>,
     hook_allowed: Vec<String>,
+    /// The lean profile: the core built-ins only, no discovered or MCP
+    /// tools ([`super::profile`]).
+    pub(super) lean: bool,
 }
 
 impl RegistryRecipe {
@@ -52,20 +55,33 @@ impl RegistryRecipe {
     /// exclusion applied.
     pub fn build(&self, policy: &PolicyEngine, mcp: Option<&Arc<McpManager>>) -> ToolRegistry {
         let config = &self.config;
-        let builtins = session_builtins(
+        let mut builtins = session_builtins(
             mcp,
             (&self.skills, policy.active_skills()),
             &self.agents,
             self.asker.clone(),
         );
+        let (discovered, mcp) = if self.lean {
+            let lean = super::profile::LEAN_TOOLS;
+            builtins.retain(|t| lean.contains(&t.name()));
+            // In the profile's order, reading first: a small model leans
+            // on the first tools it is shown.
+            builtins.sort_by_key(|t| lean.iter().position(|n| *n == t.name()));
+            (Vec::new(), None)
+        } else {
+            (self.discovered.clone(), mcp)
+        };
         let mut registry = registry(
             config,
             policy,
             builtins,
-            self.discovered.clone(),
+            discovered,
             mcp,
             &self.hook_allowed,
         );
+        if self.lean {
+            registry = registry.with_short_declarations();
+        }
         registry.exclude(extensions::excluded_tools(&config.extensions));
         if config.kind == SessionKind::ToolServer {
             // A session without a model leaves out the tools that need one.
@@ -183,6 +199,7 @@ pub(super) async fn tool_layer(
         model: model.to_string(),
         asker,
         hook_allowed,
+        lean: false,
     };
     let registry = recipe.build(policy, mcp.as_ref());
     Ok(ToolLayer {

@@ -42,6 +42,8 @@ pub struct ToolRegistry {
     mode_excluded: Vec<(ApprovalMode, String)>,
     aliases: Vec<(String, String)>,
     dialect: Dialect,
+    /// Declarations cut to their first sentences (the lean profile).
+    short: bool,
 }
 
 impl ToolRegistry {
@@ -57,6 +59,14 @@ impl ToolRegistry {
     /// The same registry declaring its tools as `dialect` names them.
     pub fn with_dialect(mut self, dialect: Dialect) -> Self {
         self.dialect = dialect;
+        self
+    }
+
+    /// The same registry declaring each tool with the first sentence of
+    /// its description and of each parameter's (the lean profile of small
+    /// local models).
+    pub fn with_short_declarations(mut self) -> Self {
+        self.short = true;
         self
     }
 
@@ -219,6 +229,9 @@ impl ToolRegistry {
             .map(|t| {
                 let mut declaration = t.tool.declaration();
                 declaration.name = self.declared_name(t.tool.as_ref());
+                if self.short {
+                    shorten(&mut declaration);
+                }
                 declaration
             })
             .collect()
@@ -399,6 +412,48 @@ fn not_json(name: &str, text: &str) -> String {
         "The arguments of this call to `{name}` could not be read: {why}. They were: {shown}{more} \
          Call the tool again with its arguments as one complete JSON object."
     )
+}
+
+/// The first sentence of `text` (to the first `. ` or line end).
+fn first_sentence(text: &str) -> String {
+    let line = text.trim().lines().next().unwrap_or("");
+    match line.find(". ") {
+        Some(at) => line[..=at].to_string(),
+        None => line.to_string(),
+    }
+}
+
+/// Cuts `declaration`'s description and every parameter description in
+/// its schema to their first sentences.
+fn shorten(declaration: &mut FunctionDeclaration) {
+    fn walk(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, v) in map.iter_mut() {
+                    match v {
+                        serde_json::Value::String(s) if key == "description" => {
+                            *s = first_sentence(s);
+                        }
+                        other => walk(other),
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    if let Some(d) = declaration.description.as_mut() {
+        *d = first_sentence(d);
+    }
+    for schema in [
+        declaration.parameters_json_schema.as_mut(),
+        declaration.parameters.as_mut(),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        walk(schema);
+    }
 }
 
 #[cfg(test)]

@@ -64,6 +64,10 @@ pub fn mcp_lines(info: &McpServersInfo) -> Vec<Line<'static>> {
                 ]));
             }
         }
+        if !s.tools.is_empty() {
+            // Gemini CLI 0.61 heads the list with "Tools:".
+            out.push(Line::from("  Tools:"));
+        }
         for t in &s.tools {
             let desc = t.description.lines().next().unwrap_or("");
             let mut spans = vec![

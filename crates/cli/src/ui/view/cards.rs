@@ -112,7 +112,7 @@ pub fn spinner_frame(now: Instant, epoch: Instant) -> &'static str {
 
 /// A one-line description of a call from its arguments.
 pub fn describe(args: &Value) -> String {
-    const KEYS: [&str; 12] = [
+    const KEYS: [&str; 15] = [
         "command",
         "file_path",
         "absolute_path",
@@ -125,6 +125,9 @@ pub fn describe(args: &Value) -> String {
         "paths",
         "objective",
         "question",
+        "plan_filename",
+        "plan_path",
+        "name",
     ];
     let Some(obj) = args.as_object() else {
         return String::new();
@@ -144,8 +147,38 @@ pub fn describe(args: &Value) -> String {
             return sanitize(&first);
         }
     }
-    let s = Value::Object(obj.clone()).to_string();
-    if s == "{}" { String::new() } else { s }
+    // Anything else: `key: value` pairs, never raw JSON.
+    let pairs: Vec<String> = obj
+        .iter()
+        .map(|(k, v)| match v {
+            Value::String(s) => format!("{k}: {}", s.lines().next().unwrap_or("")),
+            Value::Array(a) => format!("{k}: {} items", a.len()),
+            Value::Object(_) => format!("{k}: …"),
+            other => format!("{k}: {other}"),
+        })
+        .collect();
+    sanitize(&pairs.join(", "))
+}
+
+/// `text` with Markdown's `**bold**` shown bold (a tool's display text,
+/// which Gemini CLI renders as Markdown: ask_user's `**User answered:**`).
+fn bold_spans(text: &str) -> Vec<Span<'static>> {
+    let pieces: Vec<&str> = text.split("**").collect();
+    if pieces.len() < 3 || pieces.len().is_multiple_of(2) {
+        return vec![Span::raw(text.to_string())];
+    }
+    pieces
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !p.is_empty())
+        .map(|(i, p)| {
+            if i % 2 == 1 {
+                Span::styled(p.to_string(), Style::new().add_modifier(Modifier::BOLD))
+            } else {
+                Span::raw(p.to_string())
+            }
+        })
+        .collect()
 }
 
 impl ToolCard {
@@ -283,12 +316,7 @@ impl ToolCard {
                 }
                 Some(ToolDisplay::Text(t)) => {
                     for l in sanitize(t).lines() {
-                        body.extend(wrap_prefixed(
-                            &[Span::raw(l.to_string())],
-                            width,
-                            &rest,
-                            &rest,
-                        ));
+                        body.extend(wrap_prefixed(&bold_spans(l), width, &rest, &rest));
                     }
                 }
                 None => {

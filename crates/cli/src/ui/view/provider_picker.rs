@@ -44,14 +44,12 @@ impl Frame {
             .max(10);
         let mut count = 0usize;
         for row in rows {
-            // Long rows wrap here, so the rows to clear are known.
-            let chars: Vec<char> = row.chars().collect();
-            for piece in chars.chunks(width) {
-                write!(out, "{}\r\n", piece.iter().collect::<String>())?;
-                count += 1;
-            }
-            if chars.is_empty() {
-                write!(out, "\r\n")?;
+            // Long rows wrap here, at word boundaries, so the rows to
+            // clear are known.
+            let span = ratatui::text::Span::raw(row.as_str());
+            for piece in super::wrap::wrap_spans(&[span], width) {
+                let text: String = piece.iter().map(|s| s.content.as_ref()).collect();
+                write!(out, "{text}\r\n")?;
                 count += 1;
             }
         }

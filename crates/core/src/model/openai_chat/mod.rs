@@ -1,6 +1,8 @@
 //! OpenAI-compatible chat completions (OpenAI, Ollama, llama.cpp, vLLM,
 //! LM Studio, OpenRouter, LiteLLM): `POST {base}/chat/completions` with
-//! `stream: true`, translated to and from Gemini contents at this edge.
+//! `stream: true`, translated to and from Gemini contents at this edge. A
+//! stream that ends without one event (llama-cpp-python cannot stream a
+//! call it chose itself) is asked again unstreamed.
 
 mod request;
 mod stream;
@@ -48,6 +50,18 @@ impl WireSpec for OpenAiChat {
 
     fn recorded(events: Vec<Value>) -> RecordedResponse {
         RecordedResponse::OpenAiChatStream(events)
+    }
+
+    fn unstreamed(body: &Value) -> Option<Value> {
+        let mut body = body.clone();
+        let map = body.as_object_mut()?;
+        map.insert("stream".into(), Value::Bool(false));
+        map.remove("stream_options");
+        Some(body)
+    }
+
+    fn as_event(answer: Value) -> Option<Value> {
+        request::completion_as_chunk(answer)
     }
 }
 

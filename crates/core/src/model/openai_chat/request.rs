@@ -38,11 +38,13 @@ pub(crate) fn body(
         .map(|d| json!({"type": "function", "function": schema::function(d, "parameters")}))
         .collect();
     if !tools.is_empty() {
-        let choice = schema::calling_config(request).and_then(tool_choice);
+        // `auto` is OpenAI's default, but llama-cpp-python's server shows
+        // the model no tools at all unless it is said.
+        let choice = schema::calling_config(request)
+            .and_then(tool_choice)
+            .unwrap_or_else(|| json!("auto"));
         body.insert("tools".into(), Value::Array(tools));
-        if let Some(choice) = choice {
-            body.insert("tool_choice".into(), choice);
-        }
+        body.insert("tool_choice".into(), choice);
     }
     if let Some(config) = &request.generation_config {
         if let Some(t) = &config.temperature {
@@ -188,4 +190,39 @@ fn plain_text(parts: &[Part]) -> String {
         .filter(|p| !p.is_thought())
         .filter_map(|p| p.text.as_deref())
         .collect()
+}
+
+/// An unstreamed `chat.completion` as the one `chat.completion.chunk` it
+/// amounts to: the message as the delta, each call with its index; the
+/// usage kept. `None` for a body without choices.
+pub(super) fn completion_as_chunk(answer: Value) -> Option<Value> {
+    let choice = answer.get("choices")?.as_array()?.first()?.clone();
+    let message = choice.get("message").cloned().unwrap_or(json!({}));
+    let mut delta = Map::new();
+    delta.insert("role".into(), json!("assistant"));
+    for key in ["content", "reasoning_content"] {
+        if let Some(v) = message.get(key).filter(|v| !v.is_null()) {
+            delta.insert(key.into(), v.clone());
+        }
+    }
+    if let Some(calls) = message.get("tool_calls").and_then(Value::as_array) {
+        let calls: Vec<Value> = calls
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let mut c = c.clone();
+                if let Some(obj) = c.as_object_mut() {
+                    obj.insert("index".into(), json!(i));
+                }
+                c
+            })
+            .collect();
+        delta.insert("tool_calls".into(), Value::Array(calls));
+    }
+    let mut chunk = json!({"choices": [{"index": 0, "delta": Value::Object(delta),
+        "finish_reason": choice.get("finish_reason").cloned().unwrap_or(Value::Null)}]});
+    if let Some(usage) = answer.get("usage") {
+        chunk["usage"] = usage.clone();
+    }
+    Some(chunk)
 }

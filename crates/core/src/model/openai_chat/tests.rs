@@ -122,6 +122,8 @@ fn request_body_pairs_calls_and_results_by_id() {
             "parameters": {"type": "object", "properties": {"file_path": {"type": "string"}},
             "required": ["file_path"]}}})
     );
+    // Said, for servers that show the model no tools without it.
+    assert_eq!(body["tool_choice"], json!("auto"));
 }
 
 const SPLIT_CALLS: [&str; 7] = [

@@ -23,6 +23,10 @@ const ARGS: &str = "{{args}}";
 pub trait AskCommand: Sync {
     /// True when the user allows `command`.
     fn ask<'a>(&'a self, command: &'a str) -> BoxFuture<'a, bool>;
+    /// `command`, allowed by [`AskCommand::ask`], starts running.
+    fn running(&self, _command: &str) {}
+    /// `command` ended: `ok` when it ran to exit code 0.
+    fn ran(&self, _command: &str, _ok: bool) {}
 }
 
 /// What an invocation needs from the session.
@@ -228,13 +232,21 @@ async fn shell_and_args(
         if command.is_empty() {
             continue;
         }
-        let run = run_inline(env.ctx, command, env.cancel)
-            .await
-            .map_err(|source| CommandError::ShellStart {
-                command: cmd.name.clone(),
-                shell: command.clone(),
-                source,
-            })?;
+        if let Some(ask) = env.ask {
+            ask.running(command);
+        }
+        let run = run_inline(env.ctx, command, env.cancel).await;
+        if let Some(ask) = env.ask {
+            let ok = run.as_ref().is_ok_and(|r| {
+                !r.aborted && r.signal.is_none() && r.exit_code.is_none_or(|c| c == 0)
+            });
+            ask.ran(command, ok);
+        }
+        let run = run.map_err(|source| CommandError::ShellStart {
+            command: cmd.name.clone(),
+            shell: command.clone(),
+            source,
+        })?;
         out.push_str(&run.output);
         if run.aborted {
             out.push_str(&format!("\n[Shell command '{command}' aborted]"));
