@@ -23,7 +23,7 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::Responder;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{
-    Client, Error, ErrorCode, on_receive_notification, on_receive_request,
+    Client, Error, ErrorCode, HandleDispatchFrom, on_receive_notification, on_receive_request,
 };
 use gemini_rs_core::GeminiPaths;
 use gemini_rs_core::Session;
@@ -59,7 +59,7 @@ pub async fn run(args: Args, paths: GeminiPaths) -> i32 {
         tokio::io::stdout(),
         transport::MAX_FRAME,
     );
-    let served = agent_client_protocol::Agent
+    let builder = agent_client_protocol::Agent
         .v1()
         .name("gemini-rs")
         .on_receive_request(
@@ -76,27 +76,8 @@ pub async fn run(args: Args, paths: GeminiPaths) -> i32 {
                 responder.respond(acp::AuthenticateResponse::new())
             },
             on_receive_request!(),
-        )
-        .on_receive_request(
-            {
-                let s = server.clone();
-                async move |req: acp::NewSessionRequest, responder, cx| {
-                    s.spawn_new_session(req, responder, cx);
-                    Ok(())
-                }
-            },
-            on_receive_request!(),
-        )
-        .on_receive_request(
-            {
-                let s = server.clone();
-                async move |req: acp::LoadSessionRequest, responder, cx| {
-                    s.spawn_load_session(req, responder, cx);
-                    Ok(())
-                }
-            },
-            on_receive_request!(),
-        )
+        );
+    let served = session_handlers(builder, &server)
         .on_receive_request(
             {
                 let s = server.clone();
@@ -131,6 +112,71 @@ pub async fn run(args: Args, paths: GeminiPaths) -> i32 {
                 {
                     Ok(session) => session.set_config_option(req, responder),
                     Err(e) => responder.respond_with_error(e),
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_notification(
+            {
+                let s = server.clone();
+                async move |note: acp::CancelNotification, _cx| {
+                    if let Ok(session) = s.session(&note.session_id) {
+                        session.cancel();
+                    }
+                    Ok(())
+                }
+            },
+            on_receive_notification!(),
+        )
+        .connect_with(wire, async |cx: Connection| {
+            cx.incoming_closed().await;
+            // The client closed its end: end every session and its
+            // processes; the answers still open go out before we stop.
+            server.shutdown().await;
+            Ok(())
+        })
+        .await;
+    // After a transport error too.
+    server.shutdown().await;
+    let _ = tokio::time::timeout(Duration::from_secs(1), writer).await;
+    match served {
+        Ok(()) => 0,
+        Err(e) => {
+            tracing::error!("ACP connection failed: {e:?}");
+            1
+        }
+    }
+}
+
+/// The handlers of the session requests: new, load, resume, close,
+/// delete, list and fork (the slow ones hand their work to a task).
+fn session_handlers(
+    builder: agent_client_protocol::v1::Builder<
+        agent_client_protocol::Agent,
+        impl HandleDispatchFrom<Client> + 'static,
+    >,
+    server: &Server,
+) -> agent_client_protocol::v1::Builder<
+    agent_client_protocol::Agent,
+    impl HandleDispatchFrom<Client> + 'static,
+> {
+    builder
+        .on_receive_request(
+            {
+                let s = server.clone();
+                async move |req: acp::NewSessionRequest, responder, cx| {
+                    s.spawn_new_session(req, responder, cx);
+                    Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let s = server.clone();
+                async move |req: acp::LoadSessionRequest, responder, cx| {
+                    s.spawn_load_session(req, responder, cx);
+                    Ok(())
                 }
             },
             on_receive_request!(),
@@ -184,36 +230,6 @@ pub async fn run(args: Args, paths: GeminiPaths) -> i32 {
             },
             on_receive_request!(),
         )
-        .on_receive_notification(
-            {
-                let s = server.clone();
-                async move |note: acp::CancelNotification, _cx| {
-                    if let Ok(session) = s.session(&note.session_id) {
-                        session.cancel();
-                    }
-                    Ok(())
-                }
-            },
-            on_receive_notification!(),
-        )
-        .connect_with(wire, async |cx: Connection| {
-            cx.incoming_closed().await;
-            // The client closed its end: end every session and its
-            // processes; the answers still open go out before we stop.
-            server.shutdown().await;
-            Ok(())
-        })
-        .await;
-    // After a transport error too.
-    server.shutdown().await;
-    let _ = tokio::time::timeout(Duration::from_secs(1), writer).await;
-    match served {
-        Ok(()) => 0,
-        Err(e) => {
-            tracing::error!("ACP connection failed: {e:?}");
-            1
-        }
-    }
 }
 
 impl Server {
