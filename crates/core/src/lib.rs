@@ -16,6 +16,9 @@
 //! `scheduler` (5); `agent` (6); `session`, `startup`, `queries` (7).
 
 #![deny(missing_docs)]
+// A library writes nothing to stdout: that is the front end's (and the
+// protocol's, on stdio transports); its tests may print.
+#![cfg_attr(not(test), deny(clippy::print_stdout))]
 
 mod agent;
 mod catalogue;

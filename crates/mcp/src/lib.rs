@@ -7,6 +7,9 @@
 //! groups) comes in as a [`Host`].
 
 #![deny(missing_docs)]
+// A library writes nothing to stdout: that is the front end's (and the
+// protocol's, on stdio transports); its tests may print.
+#![cfg_attr(not(test), deny(clippy::print_stdout))]
 
 pub mod client;
 pub mod config;

@@ -7,6 +7,8 @@
 //! deserializes leniently, as the JavaScript original reads it: a field of
 //! the wrong type is treated as absent, a non-string message content becomes
 //! its `String(value)`, and so on. Deserialization never fails on an object.
+//! JavaScript's coercions are not a serde shape: these readers walk the
+//! open shape of the script's `Value` by hand.
 
 use crate::{
     Candidate, Content, FunctionCallingConfig, GenerateContentRequest, GenerateContentResponse,

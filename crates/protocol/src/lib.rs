@@ -9,6 +9,9 @@
 //! produces.
 
 #![deny(missing_docs)]
+// A library writes nothing to stdout: that is the front end's (and the
+// protocol's, on stdio transports); its tests may print.
+#![cfg_attr(not(test), deny(clippy::print_stdout))]
 
 mod content;
 pub mod events;

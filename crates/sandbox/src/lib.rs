@@ -14,6 +14,9 @@
 //! policy) and is usable by anything that starts commands.
 
 #![deny(missing_docs)]
+// A library writes nothing to stdout: that is the front end's (and the
+// protocol's, on stdio transports); its tests may print.
+#![cfg_attr(not(test), deny(clippy::print_stdout))]
 
 mod guard;
 #[cfg(target_os = "linux")]

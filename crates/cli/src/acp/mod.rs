@@ -25,7 +25,8 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::Responder;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{
-    Client, Error, ErrorCode, Lines, on_receive_notification, on_receive_request,
+    Client, Error, ErrorCode, HandleDispatchFrom, Lines, on_receive_notification,
+    on_receive_request,
 };
 use futures::{Sink, Stream};
 use gemini_rs_core::GeminiPaths;
@@ -88,7 +89,7 @@ where
         client_fs: Arc::default(),
         workspaces: workspaces::Workspaces::default(),
     };
-    let served = agent_client_protocol::Agent
+    let builder = agent_client_protocol::Agent
         .v1()
         .name("gemini-rs")
         .on_receive_request(
@@ -105,27 +106,8 @@ where
                 responder.respond(acp::AuthenticateResponse::new())
             },
             on_receive_request!(),
-        )
-        .on_receive_request(
-            {
-                let s = server.clone();
-                async move |req: acp::NewSessionRequest, responder, cx| {
-                    s.spawn_new_session(req, responder, cx);
-                    Ok(())
-                }
-            },
-            on_receive_request!(),
-        )
-        .on_receive_request(
-            {
-                let s = server.clone();
-                async move |req: acp::LoadSessionRequest, responder, cx| {
-                    s.spawn_load_session(req, responder, cx);
-                    Ok(())
-                }
-            },
-            on_receive_request!(),
-        )
+        );
+    let served = session_handlers(builder, &server)
         .on_receive_request(
             {
                 let s = server.clone();
@@ -160,6 +142,79 @@ where
                 {
                     Ok(session) => session.set_config_option(req, responder),
                     Err(e) => responder.respond_with_error(e),
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let s = server.clone();
+                async move |req: workspaces::PatchRequest, responder, _cx| {
+                    let s = s.clone();
+                    tokio::spawn(async move {
+                        let _ = responder
+                            .respond_with_result(s.workspaces.patch(&req.session_id).await);
+                    });
+                    Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_notification(
+            {
+                let s = server.clone();
+                async move |note: acp::CancelNotification, _cx| {
+                    if let Ok(session) = s.session(&note.session_id) {
+                        session.cancel();
+                    }
+                    Ok(())
+                }
+            },
+            on_receive_notification!(),
+        )
+        .connect_with(wire, async |cx: Connection| {
+            cx.incoming_closed().await;
+            // The client closed its end: end every session and its
+            // processes; the answers still open go out before we stop.
+            server.shutdown().await;
+            Ok(())
+        })
+        .await;
+    // After a transport error too.
+    server.shutdown().await;
+    server.workspaces.release_all();
+    served
+}
+
+/// The handlers of the session requests: new, load, resume, close,
+/// delete, list and fork (the slow ones hand their work to a task).
+fn session_handlers(
+    builder: agent_client_protocol::v1::Builder<
+        agent_client_protocol::Agent,
+        impl HandleDispatchFrom<Client> + 'static,
+    >,
+    server: &Server,
+) -> agent_client_protocol::v1::Builder<
+    agent_client_protocol::Agent,
+    impl HandleDispatchFrom<Client> + 'static,
+> {
+    builder
+        .on_receive_request(
+            {
+                let s = server.clone();
+                async move |req: acp::NewSessionRequest, responder, cx| {
+                    s.spawn_new_session(req, responder, cx);
+                    Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let s = server.clone();
+                async move |req: acp::LoadSessionRequest, responder, cx| {
+                    s.spawn_load_session(req, responder, cx);
+                    Ok(())
                 }
             },
             on_receive_request!(),
@@ -213,44 +268,6 @@ where
             },
             on_receive_request!(),
         )
-        .on_receive_request(
-            {
-                let s = server.clone();
-                async move |req: workspaces::PatchRequest, responder, _cx| {
-                    let s = s.clone();
-                    tokio::spawn(async move {
-                        let _ = responder
-                            .respond_with_result(s.workspaces.patch(&req.session_id).await);
-                    });
-                    Ok(())
-                }
-            },
-            on_receive_request!(),
-        )
-        .on_receive_notification(
-            {
-                let s = server.clone();
-                async move |note: acp::CancelNotification, _cx| {
-                    if let Ok(session) = s.session(&note.session_id) {
-                        session.cancel();
-                    }
-                    Ok(())
-                }
-            },
-            on_receive_notification!(),
-        )
-        .connect_with(wire, async |cx: Connection| {
-            cx.incoming_closed().await;
-            // The client closed its end: end every session and its
-            // processes; the answers still open go out before we stop.
-            server.shutdown().await;
-            Ok(())
-        })
-        .await;
-    // After a transport error too.
-    server.shutdown().await;
-    server.workspaces.release_all();
-    served
 }
 
 impl Server {

@@ -45,7 +45,7 @@ pub async fn run(
             run_editor(app, tui, dialog)?;
         }
         if let Some(picker) = app.picker_request.take() {
-            crate::ui::commands::model::run(app, tui, picker).await?;
+            crate::ui::handlers::model::run(app, tui, picker).await?;
         }
         if let Err(e) = frame(app, tui) {
             // A terminal that went away ends the session as its hangup

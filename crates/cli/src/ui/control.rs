@@ -50,7 +50,7 @@ pub struct App {
     /// The editor chosen with `/editor` (`general.preferredEditor`).
     pub preferred_editor: Option<String>,
     /// A picker (`/model`, `/auth`) the loop opens.
-    pub picker_request: Option<crate::ui::commands::model::Picker>,
+    pub picker_request: Option<Picker>,
     /// The recorded session `/resume` switches to when this one ends.
     pub resume_request: Option<String>,
     /// The plan last approved in the plan dialog (`/plan` shows it).
@@ -150,4 +150,13 @@ impl App {
     pub fn send_prompt(&mut self, text: String) {
         self.start_op(Op::prompt(text), "Thinking");
     }
+}
+
+/// A picker the loop opens with the terminal handed over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Picker {
+    /// `/model` alone: Gemini's and the configured providers' models.
+    Model,
+    /// `/auth`: the provider picker.
+    Auth,
 }

@@ -32,26 +32,8 @@ pub fn live_lines(
     let mut bottom: Vec<Line<'static>> = Vec::new();
     let dialog_open =
         s.confirm.is_some() || s.elicit.is_some() || s.ask_user.is_some() || s.dialog.is_some();
-    if let Some((since, label)) = &s.busy
-        && !dialog_open
-    {
-        let secs = now.duration_since(*since).as_secs();
-        let what = match (&s.retry, &s.thought) {
-            (Some(wait), _) => wait.status(now),
-            (None, Some(t)) if !t.is_empty() => t.clone(),
-            _ => format!("{label}…"),
-        };
-        bottom.push(Line::from(vec![
-            Span::styled(
-                format!("{} ", spinner_frame(now, *since)),
-                Style::new().fg(Color::Magenta),
-            ),
-            Span::styled(
-                truncate(&what, w.saturating_sub(30)),
-                Style::new().fg(Color::Magenta),
-            ),
-            Span::styled(format!(" (esc to cancel, {secs}s)"), dim),
-        ]));
+    if !dialog_open {
+        bottom.extend(busy_line(s, w, now));
     }
     let mut cursor = None;
     if !dialog_open {
@@ -95,37 +77,8 @@ pub fn live_lines(
 
     // Top: dialog first, then running cards, then the streaming tail.
     let mut avail = max_h.saturating_sub(bottom.len());
-    let mut dialog = Vec::new();
-    if let Some(form) = &s.ask_user {
-        dialog = form.lines(w);
-        dialog.insert(0, Line::default());
-        if dialog.len() > avail {
-            dialog.drain(..dialog.len() - avail);
-        }
-        avail -= dialog.len();
-    } else if let Some(open) = &s.dialog {
-        dialog = open.lines(w);
-        dialog.insert(0, Line::default());
-        if dialog.len() > avail {
-            dialog.drain(..dialog.len() - avail);
-        }
-        avail -= dialog.len();
-    } else if let Some(form) = &s.elicit {
-        dialog = form.lines(w);
-        dialog.insert(0, Line::default());
-        if dialog.len() > avail {
-            dialog.drain(..dialog.len() - avail);
-        }
-        avail -= dialog.len();
-    } else if let Some(d) = &s.confirm {
-        let max_body = avail.saturating_sub(d.chrome_height() + 1).max(3);
-        dialog = d.lines(w, max_body);
-        dialog.insert(0, Line::default());
-        if dialog.len() > avail {
-            dialog.drain(..dialog.len() - avail);
-        }
-        avail -= dialog.len();
-    }
+    let dialog = dialog_lines(s, w, avail);
+    avail -= dialog.len();
     let mut cards: Vec<Line<'static>> = Vec::new();
     for c in &s.cards {
         cards.push(Line::default());
@@ -154,6 +107,55 @@ pub fn live_lines(
     let offset = lines.len() as u16;
     lines.extend(bottom);
     (lines, cursor.map(|(x, y)| (x, y + offset)))
+}
+
+/// The spinner line while the session works: the retry being waited for,
+/// the model's thought subject, or what it does.
+fn busy_line(s: &UiState, w: usize, now: Instant) -> Option<Line<'static>> {
+    let (since, label) = s.busy.as_ref()?;
+    let secs = now.duration_since(*since).as_secs();
+    let what = match (&s.retry, &s.thought) {
+        (Some(wait), _) => wait.status(now),
+        (None, Some(t)) if !t.is_empty() => t.clone(),
+        _ => format!("{label}…"),
+    };
+    Some(Line::from(vec![
+        Span::styled(
+            format!("{} ", spinner_frame(now, *since)),
+            Style::new().fg(Color::Magenta),
+        ),
+        Span::styled(
+            truncate(&what, w.saturating_sub(30)),
+            Style::new().fg(Color::Magenta),
+        ),
+        Span::styled(
+            format!(" (esc to cancel, {secs}s)"),
+            Style::new().fg(Color::DarkGray),
+        ),
+    ]))
+}
+
+/// The open dialog (a question form, a panel dialog, an elicitation form
+/// or a confirmation, in that precedence) after a blank line, its top cut
+/// to fit `avail` lines.
+fn dialog_lines(s: &UiState, w: usize, avail: usize) -> Vec<Line<'static>> {
+    let mut dialog = if let Some(form) = &s.ask_user {
+        form.lines(w)
+    } else if let Some(open) = &s.dialog {
+        open.lines(w)
+    } else if let Some(form) = &s.elicit {
+        form.lines(w)
+    } else if let Some(d) = &s.confirm {
+        let max_body = avail.saturating_sub(d.chrome_height() + 1).max(3);
+        d.lines(w, max_body)
+    } else {
+        return Vec::new();
+    };
+    dialog.insert(0, Line::default());
+    if dialog.len() > avail {
+        dialog.drain(..dialog.len() - avail);
+    }
+    dialog
 }
 
 /// The footer: workspace, approval mode, model and context use.

@@ -62,19 +62,7 @@ impl UiState {
                 call_id,
                 name,
                 details,
-            } => {
-                self.commit_stream(true);
-                match self.card_mut(&call_id) {
-                    Some(c) => c.status = CardStatus::AwaitingApproval,
-                    None => {
-                        let mut c =
-                            ToolCard::new(call_id.clone(), name.clone(), &serde_json::Value::Null);
-                        c.status = CardStatus::AwaitingApproval;
-                        self.cards.push(c);
-                    }
-                }
-                self.open_confirm(ConfirmDialog::new(call_id, name, details));
-            }
+            } => self.on_awaiting_approval(call_id, name, details),
             AgentEvent::ToolRunning { call_id } => {
                 if let Some(c) = self.card_mut(&call_id) {
                     c.status = CardStatus::Running(now);
@@ -87,35 +75,7 @@ impl UiState {
                     c.live_output = chunk;
                 }
             }
-            AgentEvent::ToolFinished(f) => {
-                if self
-                    .ask_user
-                    .as_ref()
-                    .is_some_and(|q| q.call_id == f.call_id)
-                {
-                    // Cancelled while the form was open.
-                    self.ask_user = None;
-                }
-                let idx = match self.cards.iter().position(|c| c.call_id == f.call_id) {
-                    Some(i) => i,
-                    None => {
-                        self.cards
-                            .push(ToolCard::new(f.call_id.clone(), f.name.clone(), &f.args));
-                        self.cards.len() - 1
-                    }
-                };
-                let mut card = self.cards.remove(idx);
-                card.status = card.status.ended(f.status, f.duration, now);
-                if let ToolDisplay::Todos(todos) = &f.display {
-                    self.todos = todos.clone();
-                }
-                card.display = Some(f.display);
-                if f.status == ToolCallStatus::Error {
-                    card.error = f.error.map(|e| e.message);
-                }
-                self.drop_confirm(&f.call_id);
-                self.push_card(&card, now);
-            }
+            AgentEvent::ToolFinished(f) => self.on_tool_finished(f, now),
             AgentEvent::Usage {
                 usage, estimated, ..
             } => {
@@ -167,6 +127,59 @@ impl UiState {
             | AgentEvent::Finished(_)
             | AgentEvent::SessionEnded => {}
         }
+    }
+
+    /// A call waits for the user's approval: its card (made now if its
+    /// request was not seen) and the confirmation dialog.
+    fn on_awaiting_approval(
+        &mut self,
+        call_id: String,
+        name: String,
+        details: gemini_rs_protocol::events::ConfirmationDetails,
+    ) {
+        self.commit_stream(true);
+        match self.card_mut(&call_id) {
+            Some(c) => c.status = CardStatus::AwaitingApproval,
+            None => {
+                let mut c = ToolCard::new(call_id.clone(), name.clone(), &serde_json::Value::Null);
+                c.status = CardStatus::AwaitingApproval;
+                self.cards.push(c);
+            }
+        }
+        self.open_confirm(ConfirmDialog::new(call_id, name, details));
+    }
+
+    /// A call ended: its card moves into the transcript with its result
+    /// (a todo list also replaces the one shown), and its dialog or
+    /// question form closes.
+    fn on_tool_finished(&mut self, f: gemini_rs_protocol::events::ToolCallFinished, now: Instant) {
+        if self
+            .ask_user
+            .as_ref()
+            .is_some_and(|q| q.call_id == f.call_id)
+        {
+            // Cancelled while the form was open.
+            self.ask_user = None;
+        }
+        let idx = match self.cards.iter().position(|c| c.call_id == f.call_id) {
+            Some(i) => i,
+            None => {
+                self.cards
+                    .push(ToolCard::new(f.call_id.clone(), f.name.clone(), &f.args));
+                self.cards.len() - 1
+            }
+        };
+        let mut card = self.cards.remove(idx);
+        card.status = card.status.ended(f.status, f.duration, now);
+        if let ToolDisplay::Todos(todos) = &f.display {
+            self.todos = todos.clone();
+        }
+        card.display = Some(f.display);
+        if f.status == ToolCallStatus::Error {
+            card.error = f.error.map(|e| e.message);
+        }
+        self.drop_confirm(&f.call_id);
+        self.push_card(&card, now);
     }
 
     /// The status bar's MCP counts: ready, still connecting, failed.

@@ -1,21 +1,24 @@
 //! `replace` through the binary: the cases of the spec (Appendix A.6) and
 //! the README's deliberate differences (relative create, fuzzy note).
 
-use super::{err, ok, one, sandbox, w};
+use super::{Sandbox, err, ok, one, sandbox, w};
 use serde_json::{Value, json};
+
+/// One `replace` call with an `instruction` added when the arguments lack
+/// one.
+fn replace(sb: &Sandbox, mut args: Value) -> Value {
+    args.as_object_mut()
+        .unwrap()
+        .entry("instruction")
+        .or_insert(json!("i"));
+    one(sb, "replace", args)
+}
 
 #[test]
 fn replace_cases_of_a6() {
     let sb = sandbox();
     let w = w(&sb);
-    let r = |args: Value| {
-        let mut args = args;
-        args.as_object_mut()
-            .unwrap()
-            .entry("instruction")
-            .or_insert(json!("i"));
-        one(&sb, "replace", args)
-    };
+    let r = |args: Value| replace(&sb, args);
     sb.write("f.txt", "foo bar\nqux\n");
     assert_eq!(
         r(json!({"file_path": "f.txt", "old_string": "bar", "new_string": "baz"})),
@@ -90,6 +93,15 @@ fn replace_cases_of_a6() {
         r(json!({"file_path": format!("{w}/nope.txt"), "old_string": "a", "new_string": "b"})),
         err(format!("File not found: {w}/nope.txt"))
     );
+}
+
+/// The flexible and fuzzy matches, line endings, a `$` kept literally, and
+/// a bare file name found (or found ambiguous) under the workspace.
+#[test]
+fn replace_matches_flexibly_and_finds_bare_names() {
+    let sb = sandbox();
+    let w = w(&sb);
+    let r = |args: Value| replace(&sb, args);
     sb.write("f.py", "def f():\n    x = 1\n    y = 2\n");
     assert_eq!(
         r(

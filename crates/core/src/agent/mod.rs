@@ -36,6 +36,7 @@ use crate::tools::ToolDisplay;
 use gemini_rs_protocol::{
     Content, FunctionCall, FunctionDeclaration, GenerationConfig, Part, Role,
 };
+use std::ops::ControlFlow;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
@@ -296,21 +297,7 @@ impl Agent {
             let answers_tools = next.parts.iter().any(|p| p.function_response.is_some());
             self.history.push(next);
             self.maybe_compress(cancel).await;
-            let mut turn =
-                match self.model_turn(cancel).await {
-                    Err(AgentError::Model { error: e }) if self.should_fall_back(&e) => {
-                        let flash = self.routing.as_ref().map(|r| r.flash.clone());
-                        let flash = flash.unwrap_or_default();
-                        self.emit(AgentEvent::Warning { message: format!(
-                        "{} is over its quota ({e}); switching to {flash} for this session.",
-                        self.config.model
-                    ) });
-                        self.routing = None;
-                        self.use_routed_model(flash);
-                        self.model_turn(cancel).await?
-                    }
-                    other => other?,
-                };
+            let mut turn = self.model_turn_or_fall_back(cancel).await?;
             if turn.invalid.is_some() {
                 turn = self.retry_empty(turn, answers_tools, cancel).await?;
             }
@@ -372,58 +359,100 @@ impl Agent {
             // The model's message is on disk before its calls run; the
             // calls update it when they finish.
             self.record_turn(&turn);
-            let requests = turn.calls.into_iter().map(call_request).collect();
-            let completed = self
-                .scheduler
-                .run_batch_with_history(requests, cancel, &self.history)
-                .await;
-            self.record_calls(&completed);
-            let declined = completed
-                .iter()
-                .all(|c| c.status == ToolCallStatus::Cancelled);
-            if cancel.is_cancelled() || declined {
-                // Every call the model made gets its answer in the history
-                // (`[Operation Cancelled] ...`), so the next request is one the
-                // API accepts; nothing is sent now.
-                self.history.push(Content::new(
-                    Role::User,
-                    completed.into_iter().flat_map(|c| c.parts).collect(),
-                ));
-                if cancel.is_cancelled() {
-                    return Err(AgentError::Cancelled);
-                }
-                return Ok(PromptOutcome {
-                    declined: true,
-                    ..PromptOutcome::answered(turn.text)
-                });
+            match self.run_calls(turn.calls, turn.text, cancel).await? {
+                ControlFlow::Break(outcome) => return Ok(outcome),
+                ControlFlow::Continue(parts) => next = Content::new(Role::User, parts),
             }
-            if let Some(fatal) = completed
-                .iter()
-                .filter_map(|c| c.result.error.as_ref())
-                .find(|e| e.kind.is_fatal())
-            {
-                return Err(AgentError::FatalTool {
-                    message: fatal.message.clone(),
-                });
-            }
-            if let Some(reason) = completed.iter().find_map(|c| c.stop_reason()) {
-                return Ok(PromptOutcome::stopped(turn.text, reason.to_string()));
-            }
-            if let Some(plan) = self.scheduler.ctx().plan.take_final_plan() {
-                // Headless planning ends with the plan.
-                self.history.push(Content::new(
-                    Role::User,
-                    completed.into_iter().flat_map(|c| c.parts).collect(),
-                ));
-                return Ok(PromptOutcome {
-                    plan: Some(plan),
-                    ..PromptOutcome::answered(turn.text)
-                });
-            }
-            let mut parts: Vec<Part> = completed.into_iter().flat_map(|c| c.parts).collect();
-            self.add_completions(&mut parts);
-            next = Content::new(Role::User, parts);
         }
+    }
+
+    /// One model turn; a model over its quota with routing on falls back
+    /// to the flash model for the rest of the session, once.
+    async fn model_turn_or_fall_back(
+        &mut self,
+        cancel: &CancellationToken,
+    ) -> Result<turn::TurnOutput, AgentError> {
+        match self.model_turn(cancel).await {
+            Err(AgentError::Model { error: e }) if self.should_fall_back(&e) => {
+                let flash = self.routing.as_ref().map(|r| r.flash.clone());
+                let flash = flash.unwrap_or_default();
+                self.emit(AgentEvent::Warning {
+                    message: format!(
+                        "{} is over its quota ({e}); switching to {flash} for this session.",
+                        self.config.model
+                    ),
+                });
+                self.routing = None;
+                self.use_routed_model(flash);
+                self.model_turn(cancel).await
+            }
+            other => other,
+        }
+    }
+
+    /// Runs the model's calls as one batch: the outcome when the batch
+    /// ends the prompt (cancelled, declined, fatal, stopped, a final plan),
+    /// otherwise the parts of the next user message.
+    async fn run_calls(
+        &mut self,
+        calls: Vec<FunctionCall>,
+        text: String,
+        cancel: &CancellationToken,
+    ) -> Result<ControlFlow<PromptOutcome, Vec<Part>>, AgentError> {
+        let requests = calls.into_iter().map(call_request).collect();
+        let completed = self
+            .scheduler
+            .run_batch_with_history(requests, cancel, &self.history)
+            .await;
+        self.record_calls(&completed);
+        let declined = completed
+            .iter()
+            .all(|c| c.status == ToolCallStatus::Cancelled);
+        if cancel.is_cancelled() || declined {
+            // Every call the model made gets its answer in the history
+            // (`[Operation Cancelled] ...`), so the next request is one the
+            // API accepts; nothing is sent now.
+            self.history.push(Content::new(
+                Role::User,
+                completed.into_iter().flat_map(|c| c.parts).collect(),
+            ));
+            if cancel.is_cancelled() {
+                return Err(AgentError::Cancelled);
+            }
+            return Ok(ControlFlow::Break(PromptOutcome {
+                declined: true,
+                ..PromptOutcome::answered(text)
+            }));
+        }
+        if let Some(fatal) = completed
+            .iter()
+            .filter_map(|c| c.result.error.as_ref())
+            .find(|e| e.kind.is_fatal())
+        {
+            return Err(AgentError::FatalTool {
+                message: fatal.message.clone(),
+            });
+        }
+        if let Some(reason) = completed.iter().find_map(|c| c.stop_reason()) {
+            return Ok(ControlFlow::Break(PromptOutcome::stopped(
+                text,
+                reason.to_string(),
+            )));
+        }
+        if let Some(plan) = self.scheduler.ctx().plan.take_final_plan() {
+            // Headless planning ends with the plan.
+            self.history.push(Content::new(
+                Role::User,
+                completed.into_iter().flat_map(|c| c.parts).collect(),
+            ));
+            return Ok(ControlFlow::Break(PromptOutcome {
+                plan: Some(plan),
+                ..PromptOutcome::answered(text)
+            }));
+        }
+        let mut parts: Vec<Part> = completed.into_iter().flat_map(|c| c.parts).collect();
+        self.add_completions(&mut parts);
+        Ok(ControlFlow::Continue(parts))
     }
 
     /// Background commands that finished since the last request go with

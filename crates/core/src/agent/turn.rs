@@ -238,29 +238,10 @@ impl Agent {
                     }
                     (None, None) => break,
                 };
-                let mut chunk = chunk;
-                if let Some(hooks) = self.hooks.clone() {
-                    match hooks.after_model(request, model, &chunk).await {
-                        AfterModelOutcome::Proceed { response: Some(r) } => chunk = *r,
-                        AfterModelOutcome::Proceed { response: None } => {}
-                        AfterModelOutcome::Block {
-                            reason,
-                            system_message,
-                        } => {
-                            out.blocked =
-                                Some(system_message.filter(|s| !s.is_empty()).unwrap_or(reason));
-                            return Ok(());
-                        }
-                        AfterModelOutcome::Stop {
-                            reason,
-                            system_message,
-                        } => {
-                            out.stopped =
-                                Some(system_message.filter(|s| !s.is_empty()).unwrap_or(reason));
-                            return Ok(());
-                        }
-                    }
-                }
+                let Some(mut chunk) = self.after_model(request, model, chunk, &mut out).await
+                else {
+                    return Ok(());
+                };
                 if chunk.usage_metadata.is_some() {
                     out.usage = chunk.usage_metadata.take();
                 }
@@ -272,48 +253,15 @@ impl Agent {
                 let Some(content) = candidate.content else {
                     continue;
                 };
-                for mut part in content.parts {
-                    match (&part.text, part.is_thought()) {
-                        (Some(t), true) => self.emit(AgentEvent::Thought { text: t.clone() }),
-                        (Some(t), false) if !t.is_empty() => {
-                            out.text.push_str(t);
-                            self.emit(AgentEvent::Content { text: t.clone() });
-                            if self.config.loop_detection && out.looped.is_none() {
-                                out.looped = self.loop_guard.on_content(t);
-                            }
-                        }
-                        _ => {}
-                    }
-                    if let Some(call) = &mut part.function_call {
-                        out.calls.push(call.clone());
-                        // Arguments that were not JSON reach the tool as
-                        // text (its error tells the model what it sent);
-                        // the history keeps `{}`, which every API accepts.
-                        if matches!(call.args, Some(serde_json::Value::String(_))) {
-                            call.args = Some(serde_json::Value::Object(Default::default()));
-                        }
-                    }
-                    push_consolidated(&mut out.parts, part);
+                for part in content.parts {
+                    self.take_part(part, &mut out);
                 }
                 if out.looped.is_some() {
                     return Ok(());
                 }
             }
-            let nothing_said = out.text.is_empty() && out.calls.is_empty();
-            if streamed && !finished && !nothing_said {
-                return Err(AgentError::Model {
-                    error: ModelError::StreamCut {
-                        message: "the response stream ended before the model finished its answer"
-                            .to_string(),
-                    },
-                });
-            }
-            if streamed && nothing_said && out.blocked.is_none() && out.stopped.is_none() {
-                out.invalid = Some(if finished {
-                    Invalid::NoText
-                } else {
-                    Invalid::NoFinishReason
-                });
+            if streamed {
+                judge_stream_end(finished, &mut out)?;
             }
             Ok(())
         }
@@ -342,6 +290,65 @@ impl Agent {
             first.thought_signature = Some("skip_thought_signature_validator".to_string());
         }
         Ok(out)
+    }
+
+    /// Runs the AfterModel hook on one chunk: the chunk to go on with
+    /// (the hook's replacement, if any), or `None` when the hook blocked or
+    /// stopped the turn (its reason is then in `out`).
+    async fn after_model(
+        &self,
+        request: &gemini_rs_protocol::GenerateContentRequest,
+        model: &str,
+        chunk: GenerateContentResponse,
+        out: &mut TurnOutput,
+    ) -> Option<GenerateContentResponse> {
+        let Some(hooks) = self.hooks.clone() else {
+            return Some(chunk);
+        };
+        match hooks.after_model(request, model, &chunk).await {
+            AfterModelOutcome::Proceed { response: Some(r) } => Some(*r),
+            AfterModelOutcome::Proceed { response: None } => Some(chunk),
+            AfterModelOutcome::Block {
+                reason,
+                system_message,
+            } => {
+                out.blocked = Some(system_message.filter(|s| !s.is_empty()).unwrap_or(reason));
+                None
+            }
+            AfterModelOutcome::Stop {
+                reason,
+                system_message,
+            } => {
+                out.stopped = Some(system_message.filter(|s| !s.is_empty()).unwrap_or(reason));
+                None
+            }
+        }
+    }
+
+    /// Takes one part of the answer: its text is shown (and watched for
+    /// loops), its call queued, and the part kept for the history.
+    fn take_part(&mut self, mut part: Part, out: &mut TurnOutput) {
+        match (&part.text, part.is_thought()) {
+            (Some(t), true) => self.emit(AgentEvent::Thought { text: t.clone() }),
+            (Some(t), false) if !t.is_empty() => {
+                out.text.push_str(t);
+                self.emit(AgentEvent::Content { text: t.clone() });
+                if self.config.loop_detection && out.looped.is_none() {
+                    out.looped = self.loop_guard.on_content(t);
+                }
+            }
+            _ => {}
+        }
+        if let Some(call) = &mut part.function_call {
+            out.calls.push(call.clone());
+            // Arguments that were not JSON reach the tool as
+            // text (its error tells the model what it sent);
+            // the history keeps `{}`, which every API accepts.
+            if matches!(call.args, Some(serde_json::Value::String(_))) {
+                call.args = Some(serde_json::Value::Object(Default::default()));
+            }
+        }
+        push_consolidated(&mut out.parts, part);
     }
 
     /// An answer with nothing in it: asked for once more (with Gemini CLI
@@ -475,4 +482,26 @@ fn push_consolidated(parts: &mut Vec<Part>, part: Part) {
         return;
     }
     parts.push(part);
+}
+
+/// Judges how a model's stream ended: cut before the model finished (an
+/// error), or finished with nothing said (an invalid answer, retried).
+fn judge_stream_end(finished: bool, out: &mut TurnOutput) -> Result<(), AgentError> {
+    let nothing_said = out.text.is_empty() && out.calls.is_empty();
+    if !finished && !nothing_said {
+        return Err(AgentError::Model {
+            error: ModelError::StreamCut {
+                message: "the response stream ended before the model finished its answer"
+                    .to_string(),
+            },
+        });
+    }
+    if nothing_said && out.blocked.is_none() && out.stopped.is_none() {
+        out.invalid = Some(if finished {
+            Invalid::NoText
+        } else {
+            Invalid::NoFinishReason
+        });
+    }
+    Ok(())
 }

@@ -5,7 +5,8 @@
 //! (with their `x-label`), `docs/settings.md`'s table of typed keys is
 //! [`settings_table`], and [`unknown_warnings`] tells which keys of a settings
 //! file no version reads. Defaults are the `default` keywords, written from
-//! [`super::defaults`].
+//! [`super::defaults`]. A JSON Schema is an open shape: it is walked as a
+//! `Value`.
 
 use super::TypedSettings;
 use super::lenient::{self, Segment};

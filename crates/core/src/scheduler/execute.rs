@@ -110,6 +110,33 @@ impl Scheduler {
                 &format!("\n\n<hook_context>{ctx}</hook_context>"),
             );
         }
+        if let Err(reason) = self
+            .run_after_tool(req, &args, mcp_context.as_ref(), &mut result)
+            .await
+        {
+            return (stop_result(&reason), ToolCallStatus::Error);
+        }
+        if let Some(reason) = stop_after {
+            return (stop_result(&reason), ToolCallStatus::Error);
+        }
+        let status = if result.error.is_some() {
+            ToolCallStatus::Error
+        } else {
+            ToolCallStatus::Success
+        };
+        (result, status)
+    }
+
+    /// Runs the AfterTool (and Claude's PostToolUseFailure) hooks on a
+    /// finished call: their context is added to `result`, a block turns it
+    /// into an error; `Err` carries the reason a hook stopped the agent.
+    async fn run_after_tool(
+        &self,
+        req: &ToolCallRequest,
+        args: &serde_json::Map<String, serde_json::Value>,
+        mcp_context: Option<&serde_json::Value>,
+        result: &mut ToolResult,
+    ) -> Result<(), String> {
         // A shell command that exits non-zero failed to Claude Code
         // (PostToolUseFailure); Gemini hooks see it as a result.
         let error = result
@@ -124,11 +151,11 @@ impl Scheduler {
         let after = if self.hooks.has(HookEvent::AfterTool)
             || (error.is_some() && self.hooks.has(HookEvent::AfterToolFailure))
         {
-            let response = tool_response_json(&result);
+            let response = tool_response_json(result);
             let call = HookToolCall {
                 name: &req.name,
-                args: &args,
-                mcp_context: mcp_context.as_ref(),
+                args,
+                mcp_context,
                 id: &req.call_id,
             };
             self.hooks
@@ -147,7 +174,7 @@ impl Scheduler {
                 // A failed call answers the model with its error alone.
                 match result.error.as_mut() {
                     Some(error) => error.message.push_str(&note),
-                    None => append_text(&mut result, &note),
+                    None => append_text(result, &note),
                 }
             }
             AfterToolOutcome::Keep {
@@ -156,19 +183,9 @@ impl Scheduler {
             AfterToolOutcome::Block { reason } => {
                 result.error = Some(ToolError::new(ToolErrorKind::ExecutionFailed, reason));
             }
-            AfterToolOutcome::Stop { reason } => {
-                return (stop_result(&reason), ToolCallStatus::Error);
-            }
+            AfterToolOutcome::Stop { reason } => return Err(reason),
         }
-        if let Some(reason) = stop_after {
-            return (stop_result(&reason), ToolCallStatus::Error);
-        }
-        let status = if result.error.is_some() {
-            ToolCallStatus::Error
-        } else {
-            ToolCallStatus::Success
-        };
-        (result, status)
+        Ok(())
     }
 }
 

@@ -32,6 +32,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::mpsc;
 
+mod steps;
+use steps::{
+    agent_config, dialect_note, hook_env, isolation_note, late_mcp, opening_history, profile_and_prompt,
+    routed_by_name, session_generator, session_model, shared_layers, starting_mode, subagent_host,
+    system_instruction, tool_context, tools_and_window,
+};
+
 /// Where system (admin) policies live.
 const SYSTEM_POLICIES: &str = "/etc/gemini-cli/policies";
 
@@ -73,190 +80,86 @@ pub(super) struct Parts {
 pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<Parts, StartError> {
     let settings = &config.settings;
     let mut notes = settings_notes(settings);
-    let dialect_env = config.env.var(crate::catalogue::dialect::DIALECT_ENV);
-    if let (_, Some(text)) = settings.dialect(dialect_env.as_deref()) {
-        notes.push(StartupNote {
-            text,
-            warning: true,
-        });
-    }
-    let paths = &config.paths;
-    let root = config.root.as_path();
-    let model = resolve_model(
-        config.model.as_deref(),
-        config.env.var("GEMINI_MODEL"),
-        settings.model_name(),
-    );
-    // A `modelConfigs.customAliases` name stands for its model and its
-    // request settings.
-    let alias = settings.model_alias(&model);
-    let model = alias.as_ref().map_or(model, |a| a.model.clone());
+    notes.extend(dialect_note(&config));
+    let (model, alias) = session_model(&config);
     let tool_server = config.kind == SessionKind::ToolServer;
     let providers = auth::providers(settings, &config.env)?;
-    let generator: Arc<dyn crate::model::ContentGenerator> = if tool_server {
-        Arc::new(crate::model::NoModel)
-    } else {
-        auth::generator(&config, &model, &providers, &events)?
-    };
-    let mode = if config.trusted {
-        config.approval_mode
-    } else {
-        ApprovalMode::Default
-    };
+    let generator = session_generator(&config, &model, &providers, &events)?;
     let workspace = Arc::new(workspace(&config));
     let sandbox = native_sandbox(&config, &workspace)?;
     let policy = policy(&config, &mut notes)?;
     let questions = super::questions::Pending::default();
     let asker = (config.ask_user && !tool_server)
         .then(|| super::questions::asker(events.clone(), questions.clone()));
-    // A local server's context window is asked while the tools start.
-    let windows = providers.context_windows();
-    let probe = async {
-        if !tool_server && config.replay.is_none() {
-            windows.probe(&model).await;
-        }
-    };
     let hook_setup = super::hook_layer::hook_setup(&config);
     let hosts = super::tool_set::ToolHosts {
         sandbox: sandbox.as_ref(),
         asker,
         hook_allowed: hook_setup.hook_allowed_tools(),
     };
-    let (tools, ()) = tokio::join!(
-        tool_layer(&config, &workspace, &policy, &model, hosts, &mut notes),
-        probe
-    );
-    let mut tools = tools?;
-    let full_system = system_prompt(prompt_features(
-        &tools.registry,
-        &tools.agents,
-        &tools.skills,
-    ));
-    let profile = super::profile::choose(
-        config.settings.typed().model.profile.as_deref(),
-        (&windows, &model),
-        (&mut tools, &policy, mode),
-        (&full_system, compression_threshold(&config.settings)),
+    let tools = tools_and_window(
+        &config,
+        (&workspace, &policy),
+        &model,
+        &providers,
+        hosts,
         &mut notes,
     );
+    let mut tools = tools.await?;
+    let (profile, fallback_prompt) = profile_and_prompt(&config, &model, &providers, (&mut tools, &policy), &mut notes);
     let (session_id, recorder, resumed_history) = recording_layer(&config, &workspace)?;
-    let mode = Arc::new(RwLock::new(mode));
+    let mode = Arc::new(RwLock::new(starting_mode(&config)));
     let plan = Arc::new(plan_state(&config, &workspace, &session_id, &mode)?);
+    let hook_env = HookEnv {
+        transcript_path: recorder.path().display().to_string(),
+        sandbox: sandbox.clone(),
+        judge: Some(Arc::new(crate::hooks::prompt::GeneratorJudge {
+            generator: generator.clone(),
+            model: model.clone(),
+        })),
+        ..hook_env(&config, &session_id, &mode, &plan)
+    };
     let (hooks, hook_config) = super::hook_layer::hook_system(
         &config,
         hook_setup,
-        HookEnv {
-            project_dir: config.root.clone(),
-            session_id: session_id.clone(),
-            transcript_path: recorder.path().display().to_string(),
-            sandbox: sandbox.clone(),
-            workspace_hooks: Default::default(),
-            approval_mode: Some(mode.clone()),
-            plans_dir: Some(plan.plans_dir().to_path_buf()),
-            runs: None,
-            judge: Some(Arc::new(crate::hooks::prompt::GeneratorJudge {
-                generator: generator.clone(),
-                model: model.clone(),
-            })),
-        },
+        hook_env,
         events.clone(),
         &mut notes,
     );
     let settings = Arc::new(config.settings.clone());
-    if let Some(why) = sandbox.as_ref().and_then(|p| p.isolation_error()) {
-        notes.push(StartupNote {
-            text: format!(
-                "The sandbox runs without its namespaces here ({why}): .gemini/, .git and .env stay writable to commands, and they share the host's network namespace and host name (internet sockets stay refused unless tools.sandboxNetwork allows them)."
-            ),
-            warning: true,
-        });
-    }
-    let pricing = Arc::new(super::automation::pricing(&settings, &providers)?);
-    super::automation::check_budget(&config, &pricing, &model)?;
-    let (confirm_tx, confirm_rx) = mpsc::unbounded_channel();
-    let layers = SharedLayers {
-        generator: generator.clone(),
-        policy: Arc::new(policy),
-        hooks: hooks.clone(),
-        mode,
-        trusted: config.trusted,
-        confirmations: shared_confirmations(confirm_rx),
-        stats: Arc::new(Mutex::new(SessionStats::default())),
-        checkpointer: checkpointer(&settings, root, &workspace, &mut notes),
-        workspace: workspace.clone(),
-        context_windows: providers.context_windows(),
-        compression_threshold: compression_threshold(&settings),
-        pricing,
-    };
-    let registry = LiveRegistry::new(Arc::new(tools.registry));
-    let mut ctx = ToolContext {
-        workspace: workspace.clone(),
-        settings: settings.clone(),
-        model: model.clone(),
-        generator: (!tool_server).then(|| generator.clone()),
-        gemini_dir: paths.gemini_dir.clone(),
-        sandbox,
-        client_fs: config.client_fs.clone(),
-        subagents: None,
-        call_id: None,
-        background: Arc::new(BackgroundShells::new(&paths.gemini_dir)),
-        plan,
-        dialect: registry.snapshot().dialect(),
-    };
-    if !tool_server && !tools.agents.agents.is_empty() {
-        ctx.subagents = Some(Arc::new(super::subagents::SubagentHost {
-            layers: layers.clone(),
-            registry: registry.clone(),
-            agent_names: tools.agents.agents.iter().map(|a| a.name.clone()).collect(),
-            events: events.clone(),
-        }));
-    }
-    let base_prompt = match system_md(&config.env, paths, root) {
-        Some(Ok(text)) => text,
-        Some(Err(e)) => return Err(StartError::config(e.to_string())),
-        None => match profile {
-            Profile::Lean => super::profile::lean_prompt(),
-            Profile::Full => full_system,
-        },
-    };
-    let (system_instruction, context_files) = with_context_files(
-        base_prompt,
-        &settings,
-        &config.extensions,
+    notes.extend(isolation_note(sandbox.as_deref()));
+    let (layers, confirm_tx) = shared_layers(
+        &config,
+        &model,
+        (&generator, &providers),
+        (policy, hooks.clone(), mode),
         &workspace,
-        (paths, config.trusted),
         &mut notes,
+    )?;
+    let registry = LiveRegistry::new(Arc::new(tools.registry));
+    let mut ctx = tool_context(
+        &config,
+        &workspace,
+        &settings,
+        &model,
+        (!tool_server).then(|| generator.clone()),
+        sandbox,
+        plan,
     );
-    let today = chrono::Local::now().format("%A, %B %-d, %Y").to_string();
-    let tree = match profile {
-        Profile::Lean => super::profile::LEAN_TREE_LIMIT,
-        Profile::Full => crate::agent::TREE_LIMIT,
-    };
-    let mut history = vec![Content::user_text(environment_context(
-        &workspace, &today, tree,
-    ))];
+    ctx.dialect = registry.snapshot().dialect();
+    if !tool_server && !tools.agents.agents.is_empty() {
+        ctx.subagents = Some(subagent_host(&layers, &registry, &tools.agents, &events));
+    }
+    let (system_instruction, context_files) =
+        system_instruction(&config, fallback_prompt, &workspace, &mut notes)?;
     let resumed = resumed_history.is_some();
-    history.extend(resumed_history.unwrap_or_default());
+    let history = opening_history(&workspace, resumed_history, profile.tree_limit());
     let agent_config = AgentConfig {
-        model: model.clone(),
         system_instruction,
         generation_config: alias_generation_config(&model, alias.as_ref()),
-        max_session_turns: config
-            .max_turns
-            .unwrap_or_else(|| settings.max_session_turns()),
-        loop_detection: !settings
-            .typed()
-            .model
-            .disable_loop_detection
-            .unwrap_or(crate::config::defaults::DISABLE_LOOP_DETECTION),
         compression_threshold: layers.compression_threshold,
         context_windows: providers.context_windows(),
-        auto_classify: config.replay.is_none(),
-        extra_declarations: Vec::new(),
-        output_schema: config.output_schema.clone(),
-        max_budget_usd: config.max_budget_usd,
-        background_completions: true,
-        logprobs: settings.typed().model.logprobs.unwrap_or(false),
+        ..agent_config(&config, &model)
     };
     let mut agent = layers.agent(AgentSeed {
         registry: registry.clone(),
@@ -266,27 +169,12 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         events,
         recorder: Some(recorder),
     });
-    // `auto` asked for by name routes each prompt; the default does not.
-    let asked = config
-        .model
-        .clone()
-        .or_else(|| config.env.var("GEMINI_MODEL"))
-        .or_else(|| settings.model_name());
-    if let Some(name) = asked.filter(|n| AutoRouting::for_model(n, false).is_some()) {
+    if let Some(name) = routed_by_name(&config) {
         agent.set_model(name);
     }
     let (custom_commands, command_folders) =
         command_layer(&config, tools.mcp.as_deref(), &mut notes).await;
-    let late_mcp = tools
-        .mcp
-        .clone()
-        .filter(|mcp| !mcp.connecting().is_empty())
-        .map(|mcp| super::late_mcp::LateMcp {
-            mcp,
-            recipe: tools.recipe,
-            live: registry.clone(),
-            policy: layers.policy.clone(),
-        });
+    let late_mcp = late_mcp(tools.mcp.clone(), tools.recipe, &registry, &layers.policy);
     Ok(Parts {
         live_model: config.replay.is_none(),
         agent,
@@ -313,15 +201,6 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         resumed,
         notes,
     })
-}
-
-/// `model.compressionThreshold`, or its default.
-fn compression_threshold(settings: &Settings) -> f64 {
-    settings
-        .typed()
-        .model
-        .compression_threshold
-        .unwrap_or(compress::DEFAULT_THRESHOLD)
 }
 
 /// Settings of the wrong type, and legacy keys read under their new

@@ -36,6 +36,16 @@ pub(super) enum Profile {
     Lean,
 }
 
+impl Profile {
+    /// How many entries of the folder tree the first message lists.
+    pub(super) fn tree_limit(self) -> usize {
+        match self {
+            Profile::Lean => LEAN_TREE_LIMIT,
+            Profile::Full => crate::agent::TREE_LIMIT,
+        }
+    }
+}
+
 /// A lean request's system prompt.
 pub(super) fn lean_prompt() -> String {
     "You are a command-line agent that helps with software engineering work in the user's project.

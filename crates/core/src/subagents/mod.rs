@@ -38,10 +38,6 @@ pub enum TerminateReason {
     MaxTurns,
     /// The user cancelled.
     Aborted,
-    /// The model call failed (Gemini CLI's `ERROR`; a failed model call
-    /// ends the run with the error itself today).
-    #[allow(dead_code)]
-    Error,
     /// It stopped calling tools without `complete_task`.
     NoCompleteTask,
 }
@@ -54,7 +50,6 @@ impl TerminateReason {
             TerminateReason::Timeout => "TIMEOUT",
             TerminateReason::MaxTurns => "MAX_TURNS",
             TerminateReason::Aborted => "ABORTED",
-            TerminateReason::Error => "ERROR",
             TerminateReason::NoCompleteTask => "ERROR_NO_COMPLETE_TASK_CALL",
         }
     }

@@ -204,12 +204,6 @@ pub type OutputSink = Arc<dyn Fn(String) + Send + Sync>;
 pub trait ToolInvocation: Send + Sync {
     /// One line describing the call for the user.
     fn description(&self) -> String;
-    /// Paths the call touches (front ends take them from the arguments
-    /// today; kept as part of the contract the seeds describe).
-    #[allow(dead_code)]
-    fn locations(&self) -> Vec<PathBuf> {
-        Vec::new()
-    }
     /// What the user would need to approve; `None` when nothing needs
     /// approval. Policy decides whether to ask at all.
     fn confirmation<'a>(

@@ -1,7 +1,6 @@
 //! `/commands`: the custom command files (`/commands list`) and reading
 //! them again after an edit (`/commands reload`), as Gemini CLI 0.61 offers.
 
-use crate::ui::control::App;
 use gemini_rs_core::CommandFolder;
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
@@ -38,15 +37,4 @@ pub fn list_lines(folders: &[CommandFolder]) -> Vec<Line<'static>> {
     }
     out.push(Line::from(Span::styled(PROMPTS_NOTE, dim)));
     out
-}
-
-/// `/commands reload`: the files read again; unusable ones are named.
-pub fn reload(app: &mut App) {
-    let warnings = app.ctx.info.reload_commands();
-    for w in &warnings {
-        app.state.warn(w);
-    }
-    let count = app.ctx.info.commands().len();
-    app.state
-        .info(&format!("Custom commands reloaded ({count} available)."));
 }

@@ -282,6 +282,48 @@ impl Command {
     }
 }
 
+/// `/chat list|save|resume|delete|share`; bare `/chat` browses the
+/// recorded sessions.
+fn chat(sub: Option<&str>, body: &str) -> Command {
+    let arg = rest_after(body, 2);
+    match sub {
+        Some("list") => Command::ChatList,
+        Some("save") => need(
+            &arg,
+            "Missing tag. Usage: /chat save <tag>",
+            Command::ChatSave,
+        ),
+        Some("resume" | "load") => need(
+            &arg,
+            "Missing tag. Usage: /chat resume <tag>",
+            Command::ChatResume,
+        ),
+        Some("share") => {
+            let file = rest_after(body, 2);
+            Command::ChatShare((!file.is_empty()).then_some(file))
+        }
+        Some("delete") => need(
+            &arg,
+            "Missing tag. Usage: /chat delete <tag>",
+            Command::ChatDelete,
+        ),
+        // Bare `/chat` browses the recorded sessions, as `/resume` does.
+        None => Command::Resume(None),
+        _ => Command::Usage(
+            "Usage: /chat list | save <tag> | resume <tag> | delete <tag> | share <file>".into(),
+        ),
+    }
+}
+
+/// The command `make` builds from `arg`, or `usage` when `arg` is empty.
+fn need(arg: &str, usage: &str, make: fn(String) -> Command) -> Command {
+    if arg.is_empty() {
+        Command::Usage(usage.to_string())
+    } else {
+        make(arg.to_string())
+    }
+}
+
 /// Parses `/name args`.
 pub fn parse(line: &str) -> Command {
     let body = line.trim().trim_start_matches('/');
@@ -289,38 +331,13 @@ pub fn parse(line: &str) -> Command {
     let name = words.next().unwrap_or("");
     let sub = words.next();
     let arg = rest_after(body, 2);
-    let need = |usage: &str, make: fn(String) -> Command| {
-        if arg.is_empty() {
-            Command::Usage(usage.to_string())
-        } else {
-            make(arg.clone())
-        }
-    };
     match (name, sub) {
         ("help" | "?", _) => Command::Help,
         ("about", _) => Command::About,
-        ("chat", Some("list")) => Command::ChatList,
-        ("chat", Some("save")) => need("Missing tag. Usage: /chat save <tag>", Command::ChatSave),
-        ("chat", Some("resume" | "load")) => need(
-            "Missing tag. Usage: /chat resume <tag>",
-            Command::ChatResume,
-        ),
-        ("chat", Some("share")) => {
-            let file = rest_after(body, 2);
-            Command::ChatShare((!file.is_empty()).then_some(file))
-        }
-        ("chat", Some("delete")) => need(
-            "Missing tag. Usage: /chat delete <tag>",
-            Command::ChatDelete,
-        ),
-        // Bare `/chat` browses the recorded sessions, as `/resume` does.
-        ("chat", None) => Command::Resume(None),
-        ("chat", _) => Command::Usage(
-            "Usage: /chat list | save <tag> | resume <tag> | delete <tag> | share <file>".into(),
-        ),
+        ("chat", _) => chat(sub, body),
         ("clear" | "new", _) => Command::Clear,
         ("permissions", Some("trust")) => {
-            Command::PermissionsTrust(Some(arg.clone()).filter(|a| !a.is_empty()))
+            Command::PermissionsTrust(Some(arg).filter(|a| !a.is_empty()))
         }
         ("permissions", _) => Command::Usage(super::permissions::USAGE.into()),
         ("commands", Some("list")) => Command::CommandsList,
@@ -339,6 +356,7 @@ pub fn parse(line: &str) -> Command {
         },
         ("directory" | "dir", Some("show") | None) => Command::DirectoryShow,
         ("directory" | "dir", Some("add")) => need(
+            &arg,
             "Please provide at least one path to add.",
             Command::DirectoryAdd,
         ),
@@ -347,13 +365,15 @@ pub fn parse(line: &str) -> Command {
         }
         ("hooks", _) => Command::Hooks,
         ("init", _) => Command::Init,
-        ("mcp", Some("auth")) if !arg.is_empty() => Command::McpAuth(arg.clone()),
+        ("mcp", Some("auth")) if !arg.is_empty() => Command::McpAuth(arg),
         ("mcp", Some("auth")) => Command::Usage("Usage: /mcp auth <server>".to_string()),
         ("mcp", _) => Command::Mcp,
         ("memory", Some("show") | None) => Command::MemoryShow,
-        ("memory", Some("add")) => {
-            need("Usage: /memory add <text to remember>", Command::MemoryAdd)
-        }
+        ("memory", Some("add")) => need(
+            &arg,
+            "Usage: /memory add <text to remember>",
+            Command::MemoryAdd,
+        ),
         ("memory", Some("refresh")) => Command::MemoryRefresh,
         ("memory", Some(_)) => Command::Usage("Usage: /memory show | add <fact> | refresh".into()),
         ("model", _) => {
@@ -373,7 +393,7 @@ pub fn parse(line: &str) -> Command {
         }
         ("skills", None | Some("list")) => Command::Skills,
         ("skills", Some(which @ ("enable" | "disable"))) if !arg.is_empty() => {
-            Command::SkillSwitch(which == "enable", arg.clone())
+            Command::SkillSwitch(which == "enable", arg)
         }
         ("skills", Some(_)) => {
             Command::Usage("Usage: /skills list | enable <name> | disable <name>".to_string())

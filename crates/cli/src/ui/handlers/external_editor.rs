@@ -82,7 +82,7 @@ fn edit_text(file_path: &Path, content: &str, preferred: Option<&str>) -> Result
 pub fn run_editor(app: &mut App, tui: &mut Tui, dialog: ConfirmDialog) -> std::io::Result<()> {
     if let ConfirmationDetails::ExitPlanMode { plan_path, .. } = &dialog.details {
         let path = plan_path.clone();
-        return crate::ui::commands::plan::edit_plan(app, tui, dialog, &path);
+        return edit_plan(app, tui, dialog, &path);
     }
     let ConfirmationDetails::Edit {
         file_path,
@@ -118,6 +118,46 @@ pub fn run_editor(app: &mut App, tui: &mut Tui, dialog: ConfirmDialog) -> std::i
             app.state
                 .warn(&format!("{} cannot be modified in an editor.", dialog.name));
             app.state.confirm = Some(dialog);
+        }
+        Err(e) => {
+            app.state.error(&e);
+            app.state.confirm = Some(dialog);
+        }
+    }
+    Ok(())
+}
+
+/// What the model hears after the user edited the plan (Ctrl+G).
+const EDITED: &str = "I edited the plan file (or annotated it with feedback). Review it, revise it where needed, and present it again for approval.";
+
+/// Ctrl+G in the plan dialog: the plan file opens in the external editor
+/// (the terminal handed over meanwhile); afterwards the model is asked to
+/// review the edited plan. A failing editor reopens the dialog.
+fn edit_plan(
+    app: &mut App,
+    tui: &mut Tui,
+    dialog: ConfirmDialog,
+    path: &Path,
+) -> std::io::Result<()> {
+    let gate = app.ctx.keys.clone();
+    gate.pause();
+    tui.finish();
+    let edited = edit_in_place(path, app.preferred_editor.as_deref());
+    let restarted = Tui::start(false);
+    gate.resume();
+    *tui = restarted?;
+    app.clear_requested = false;
+    match edited {
+        Ok(()) => {
+            app.ctx
+                .ops
+                .submit(Op::Confirm(ConfirmationResponse::plan_feedback(
+                    dialog.call_id,
+                    EDITED,
+                )));
+            app.state
+                .info(&format!("Edited the plan {}.", path.display()));
+            app.state.confirm = app.state.confirm_queue.pop_front();
         }
         Err(e) => {
             app.state.error(&e);

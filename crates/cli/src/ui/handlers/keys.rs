@@ -2,9 +2,11 @@
 //! approval-mode cycle, and answering the open confirmation dialog; Enter
 //! hands the line to `handlers::submit`.
 
+use crate::ui::commands::parse::COMMANDS;
 use crate::ui::control::App;
 use crate::ui::handlers::submit::submit;
 use crate::ui::input::{complete, vim};
+use crate::ui::state::UiState;
 use gemini_rs_protocol::events::{ApprovalMode, Op};
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::time::{Duration, Instant};
@@ -31,30 +33,7 @@ fn on_key(app: &mut App, key: KeyEvent) {
     if !(ctrl && key.code == KeyCode::Char('c')) {
         app.state.notice = None;
     }
-    if let Some(form) = app.state.ask_user.as_mut() {
-        if let Some(reply) = form.on_key(key) {
-            let id = form.id;
-            app.state.ask_user = None;
-            app.ctx.ops.submit(Op::AnswerQuestions { id, reply });
-        }
-        return;
-    }
-    if let Some(form) = app.state.elicit.as_mut() {
-        if let Some(reply) = form.on_key(key) {
-            let id = form.id;
-            app.state.elicit = None;
-            app.ctx.ops.submit(Op::AnswerElicitation { id, reply });
-        }
-        return;
-    }
-    if app.state.confirm.is_none() && app.state.dialog.is_some() {
-        crate::ui::commands::dialog::on_key(app, key);
-        return;
-    }
-    if let Some(dialog) = app.state.confirm.as_mut() {
-        if let Some(outcome) = dialog.on_key(key) {
-            app.answer(outcome);
-        }
+    if dialog_key(app, key) {
         return;
     }
     let Some(key) = vim_key(app, key, ctrl || alt) else {
@@ -112,27 +91,10 @@ fn on_key(app: &mut App, key: KeyEvent) {
             return;
         }
         KeyCode::Up | KeyCode::Char('p') if key.code == KeyCode::Up || ctrl => {
-            if let Some(c) = s.completion.as_mut() {
-                c.step(false);
-            } else if !s.input.up() {
-                let cur = s.input.text().to_string();
-                if let Some(t) = s.history.prev(&cur) {
-                    let t = t.to_string();
-                    s.input.set(&t);
-                }
-            }
-            return;
+            return step_up(s);
         }
         KeyCode::Down | KeyCode::Char('n') if key.code == KeyCode::Down || ctrl => {
-            if let Some(c) = s.completion.as_mut() {
-                c.step(true);
-            } else if !s.input.down()
-                && let Some(t) = s.history.next()
-            {
-                let t = t.to_string();
-                s.input.set(&t);
-            }
-            return;
+            return step_down(s);
         }
         KeyCode::Char('a') if ctrl => s.input.home(),
         KeyCode::Char('e') if ctrl => s.input.end(),
@@ -157,6 +119,64 @@ fn on_key(app: &mut App, key: KeyEvent) {
     }
     app.state.history.reset();
     refresh_completion(app);
+}
+
+/// Gives the key to an open form or dialog (a question form, an
+/// elicitation form, a panel dialog, a confirmation); false when none is
+/// open.
+fn dialog_key(app: &mut App, key: KeyEvent) -> bool {
+    if let Some(form) = app.state.ask_user.as_mut() {
+        if let Some(reply) = form.on_key(key) {
+            let id = form.id;
+            app.state.ask_user = None;
+            app.ctx.ops.submit(Op::AnswerQuestions { id, reply });
+        }
+        return true;
+    }
+    if let Some(form) = app.state.elicit.as_mut() {
+        if let Some(reply) = form.on_key(key) {
+            let id = form.id;
+            app.state.elicit = None;
+            app.ctx.ops.submit(Op::AnswerElicitation { id, reply });
+        }
+        return true;
+    }
+    if app.state.confirm.is_none() && app.state.dialog.is_some() {
+        crate::ui::handlers::dialog::on_key(app, key);
+        return true;
+    }
+    if let Some(dialog) = app.state.confirm.as_mut() {
+        if let Some(outcome) = dialog.on_key(key) {
+            app.answer(outcome);
+        }
+        return true;
+    }
+    false
+}
+
+/// Up: the previous suggestion, the line above, or the previous prompt.
+fn step_up(s: &mut UiState) {
+    if let Some(c) = s.completion.as_mut() {
+        c.step(false);
+    } else if !s.input.up() {
+        let cur = s.input.text().to_string();
+        if let Some(t) = s.history.prev(&cur) {
+            let t = t.to_string();
+            s.input.set(&t);
+        }
+    }
+}
+
+/// Down: the next suggestion, the line below, or the next prompt.
+fn step_down(s: &mut UiState) {
+    if let Some(c) = s.completion.as_mut() {
+        c.step(true);
+    } else if !s.input.down()
+        && let Some(t) = s.history.next()
+    {
+        let t = t.to_string();
+        s.input.set(&t);
+    }
 }
 
 /// Lets vim mode see a key first: `None` when it handled the key, else
@@ -190,7 +210,12 @@ fn refresh_completion(app: &mut App) {
     };
     let commands = if slash { view.commands() } else { Vec::new() };
     let list_dir = |dir: &str, prefix: &str| view.path_entries(dir, prefix, 50);
-    let mut next = complete::compute(&app.state.input, Some(&list_dir), &commands, &resources);
+    let mut next = complete::compute(
+        &app.state.input,
+        Some(&list_dir),
+        (COMMANDS, &commands),
+        &resources,
+    );
     if let (Some(p), Some(n)) = (&prev, &mut next)
         && p.token == n.token
     {

@@ -3,8 +3,11 @@
 //! "modify with editor". Free functions over the app, called by the loop
 //! (`ui::app`); none of them calls back into the loop.
 
+pub mod dialog;
 pub mod external_editor;
 pub mod keys;
+pub mod model;
+pub mod plan;
 pub mod preferences;
 pub mod slash;
 pub mod submit;

@@ -4,12 +4,11 @@
 //! runs.
 
 use crate::ui::commands::dialog::Dialog;
-use crate::ui::commands::model::Picker;
 use crate::ui::commands::parse::{Command, parse};
 use crate::ui::commands::rewind::RewindPanel;
 use crate::ui::commands::settings::SettingsPanel;
 use crate::ui::commands::{chat, info, panels};
-use crate::ui::control::App;
+use crate::ui::control::{App, Picker};
 use gemini_rs_protocol::events::Op;
 
 /// The prompt `/init` sends (ours; Gemini CLI's asks the same).
@@ -34,99 +33,39 @@ const SHELL_LINES: usize = 5;
 pub fn command(app: &mut App, line: &str) {
     let s = &mut app.state;
     match parse(line) {
-        Command::Help => s.push_lines(info::help_lines(&app.ctx.info.commands())),
-        Command::Shortcuts => s.push_lines(info::shortcut_lines()),
-        Command::About => {
-            let lines = info::about_lines(&s.model, app.ctx.info.session_id(), &s.workspace_label);
-            s.push_lines(lines);
-        }
-        Command::ChatList => {
-            let view = &app.ctx.info;
-            let sessions = gemini_rs_core::list_sessions(view.paths(), view.root());
-            let lines = chat::list_lines(&view.saved_chats(), &sessions);
-            s.push_lines(lines);
-        }
+        cmd @ (Command::Help
+        | Command::Shortcuts
+        | Command::About
+        | Command::ChatList
+        | Command::DirectoryShow
+        | Command::Hooks
+        | Command::Shells
+        | Command::CommandsList
+        | Command::Mcp
+        | Command::MemoryShow
+        | Command::Stats
+        | Command::Tools
+        | Command::Skills
+        | Command::Agents
+        | Command::Theme(None)) => listing(app, cmd),
+        cmd @ (Command::ChatDelete(_)
+        | Command::Clear
+        | Command::McpAuth(_)
+        | Command::Compress
+        | Command::Copy
+        | Command::ExportSession(_)
+        | Command::DirectoryAdd(_)
+        | Command::ShellStop(_)
+        | Command::Rewind
+        | Command::AgentsAcknowledge) => session_op(app, cmd),
         Command::ChatSave(tag) => chat_save(app, &tag),
         Command::ChatResume(tag) => chat_resume(app, &tag),
         Command::ChatShare(file) => chat_share(app, file),
         Command::Resume(which) => crate::ui::resume::command(app, which.as_deref()),
-        Command::ChatDelete(tag) => match app.ctx.info.delete_saved_chat(&tag) {
-            Ok(true) => s.info(&format!(
-                "Conversation checkpoint '{tag}' has been deleted."
-            )),
-            Ok(false) => s.error(&format!("Error: No checkpoint found with tag '{tag}'.")),
-            Err(e) => s.error(&format!("Could not delete checkpoint '{tag}': {e}")),
-        },
-        Command::Clear => {
-            if !agent_busy(app) {
-                app.clear_requested = true;
-                app.start_op(Op::Clear, "Clearing the conversation");
-            }
-        }
-        Command::McpAuth(server) => {
-            if !agent_busy(app) {
-                let label = format!("Logging in to {server}");
-                app.start_op(Op::McpAuth { server }, &label);
-            }
-        }
-        Command::Compress => {
-            if !agent_busy(app) {
-                app.start_op(Op::Compress, "Compressing the conversation");
-            }
-        }
-        Command::Copy => {
-            if s.last_answer.is_empty() {
-                s.info("No output in history to copy.");
-            } else {
-                app.osc = Some(osc52_copy(&s.last_answer));
-                s.info("Last answer copied to the clipboard (OSC 52).");
-            }
-        }
-        Command::ExportSession(file) => {
-            let view = &app.ctx.info;
-            let dest = view.root().join(&file);
-            match gemini_rs_core::export_session(
-                view.paths(),
-                view.root(),
-                view.session_id(),
-                &dest,
-            ) {
-                Ok(path) => s.info(&format!("Session exported to {}.", path.display())),
-                Err(e) => s.error(&format!("Could not export the session: {e}")),
-            }
-        }
-        Command::DirectoryShow => {
-            s.push_lines(panels::directory_lines(&app.ctx.info.workspace_dirs()))
-        }
-        Command::DirectoryAdd(paths) => {
-            if !agent_busy(app) {
-                let paths = paths.split(',').map(str::to_string).collect();
-                app.start_op(Op::AddDirectories { paths }, "Adding directories");
-            }
-        }
-        Command::Hooks => {
-            s.push_lines(panels::hooks_lines(&app.ctx.info.hooks()));
-        }
-        Command::Shells => {
-            s.push_lines(panels::shells_lines(
-                &app.ctx.info.background_processes(SHELL_LINES),
-            ));
-        }
-        Command::ShellStop(pid) => {
-            // Acts at once, also while a request runs; the session reports
-            // how it went.
-            if !app.ctx.ops.submit(Op::StopBackgroundProcess { pid }) {
-                s.error("The session has ended.");
-            }
-        }
         Command::Init => init(app),
-        Command::Plan(goal) => crate::ui::commands::plan::run(app, goal),
-        Command::PlanCopy => crate::ui::commands::plan::copy(app),
-        Command::CommandsList => {
-            let folders = app.ctx.info.command_folders();
-            s.push_lines(crate::ui::commands::custom::list_lines(&folders));
-        }
-        Command::CommandsReload => crate::ui::commands::custom::reload(app),
+        Command::Plan(goal) => crate::ui::handlers::plan::run(app, goal),
+        Command::PlanCopy => crate::ui::handlers::plan::copy(app),
+        Command::CommandsReload => reload_commands(app),
         Command::PermissionsTrust(arg) => {
             use crate::ui::commands::permissions::{TrustPanel, folder};
             let view = &app.ctx.info;
@@ -135,25 +74,12 @@ pub fn command(app: &mut App, line: &str) {
                 Err(e) => s.error(&e),
             }
         }
-        Command::Mcp => {
-            s.push_lines(panels::mcp_lines(&app.ctx.info.mcp_servers()));
-        }
-        Command::MemoryShow => s.push_lines(info::memory_lines(&app.ctx.info.context_files())),
         Command::MemoryAdd(fact) => start_memory(app, Some(fact)),
         Command::MemoryRefresh => start_memory(app, None),
-        Command::Model(Some(name)) => crate::ui::commands::model::switch(app, &name),
+        Command::Model(Some(name)) => crate::ui::handlers::model::switch(app, &name),
         Command::Model(None) => app.picker_request = Some(Picker::Model),
         Command::Auth => app.picker_request = Some(Picker::Auth),
         Command::Restore(id) => restore(app, id.as_deref()),
-        Command::Rewind => {
-            if s.prompts.is_empty() {
-                s.info("Nothing to rewind to.");
-            } else if !agent_busy(app) {
-                let checkpointing = app.ctx.info.checkpointing();
-                let panel = RewindPanel::new(&app.state.prompts, checkpointing);
-                app.state.dialog = Some(Dialog::Rewind(panel));
-            }
-        }
         Command::Settings => {
             let view = &app.ctx.info;
             let user = view.paths().user_settings();
@@ -164,34 +90,12 @@ pub fn command(app: &mut App, line: &str) {
             }
         }
         Command::Quit => app.quit = true,
-        Command::Stats => {
-            let lines = info::stats_lines(
-                &s.stats,
-                app.ctx.started.elapsed(),
-                app.ctx.info.session_id(),
-            );
-            s.push_lines(lines);
-        }
-        Command::Tools => s.push_lines(info::tools_lines(&app.ctx.info.tools())),
-        Command::Skills => s.push_lines(info::skills_lines(&app.ctx.info.skills())),
-        Command::Agents => s.push_lines(info::agents_lines(&app.ctx.info.agents())),
-        Command::AgentsAcknowledge => {
-            if app.ctx.info.agents().unacknowledged.is_empty() {
-                s.info("No project agents wait for acknowledgement.");
-            } else if !agent_busy(app) {
-                app.start_op(Op::AcknowledgeAgents, "Acknowledging the project agents");
-            }
-        }
         Command::SkillSwitch(enable, name) => {
             let path = app.ctx.info.paths().user_settings();
             match switch_skill(&path, &name, enable) {
                 Ok(note) => s.info(&note),
                 Err(e) => s.error(&e),
             }
-        }
-        Command::Theme(None) => {
-            let width = s.content_width();
-            s.push_lines(crate::ui::commands::theme::list_lines(width));
         }
         Command::Theme(Some(name)) => {
             let path = app.ctx.info.paths().user_settings();
@@ -223,6 +127,156 @@ pub fn command(app: &mut App, line: &str) {
             }
         }
     }
+}
+
+/// The commands that show a listing or a panel of the session's parts.
+fn listing(app: &mut App, cmd: Command) {
+    let s = &mut app.state;
+    match cmd {
+        Command::Help => s.push_lines(info::help_lines(&app.ctx.info.commands())),
+        Command::Shortcuts => s.push_lines(info::shortcut_lines()),
+        Command::About => {
+            let lines = info::about_lines(&s.model, app.ctx.info.session_id(), &s.workspace_label);
+            s.push_lines(lines);
+        }
+        Command::ChatList => {
+            let view = &app.ctx.info;
+            let sessions = gemini_rs_core::list_sessions(view.paths(), view.root());
+            let lines = chat::list_lines(&view.saved_chats(), &sessions);
+            s.push_lines(lines);
+        }
+        Command::DirectoryShow => {
+            s.push_lines(panels::directory_lines(&app.ctx.info.workspace_dirs()))
+        }
+        Command::Hooks => {
+            s.push_lines(panels::hooks_lines(&app.ctx.info.hooks()));
+        }
+        Command::Shells => {
+            s.push_lines(panels::shells_lines(
+                &app.ctx.info.background_processes(SHELL_LINES),
+            ));
+        }
+        Command::CommandsList => {
+            let folders = app.ctx.info.command_folders();
+            s.push_lines(crate::ui::commands::custom::list_lines(&folders));
+        }
+        Command::Mcp => {
+            s.push_lines(panels::mcp_lines(&app.ctx.info.mcp_servers()));
+        }
+        Command::MemoryShow => s.push_lines(info::memory_lines(&app.ctx.info.context_files())),
+        Command::Stats => {
+            let lines = info::stats_lines(
+                &s.stats,
+                app.ctx.started.elapsed(),
+                app.ctx.info.session_id(),
+            );
+            s.push_lines(lines);
+        }
+        Command::Tools => s.push_lines(info::tools_lines(&app.ctx.info.tools())),
+        Command::Skills => s.push_lines(info::skills_lines(&app.ctx.info.skills())),
+        Command::Agents => s.push_lines(info::agents_lines(&app.ctx.info.agents())),
+        Command::Theme(None) => {
+            let width = s.content_width();
+            s.push_lines(crate::ui::commands::theme::list_lines(width));
+        }
+        // The caller sends only the commands above.
+        other => tracing::debug!("not a listing: {other:?}"),
+    }
+}
+
+/// The commands that act on the session (most wait for a running request
+/// to end; `/copy` and `/shells stop` act at once).
+fn session_op(app: &mut App, cmd: Command) {
+    let s = &mut app.state;
+    match cmd {
+        Command::ChatDelete(tag) => match app.ctx.info.delete_saved_chat(&tag) {
+            Ok(true) => s.info(&format!(
+                "Conversation checkpoint '{tag}' has been deleted."
+            )),
+            Ok(false) => s.error(&format!("Error: No checkpoint found with tag '{tag}'.")),
+            Err(e) => s.error(&format!("Could not delete checkpoint '{tag}': {e}")),
+        },
+        Command::Clear => {
+            if !agent_busy(app) {
+                app.clear_requested = true;
+                app.start_op(Op::Clear, "Clearing the conversation");
+            }
+        }
+        Command::McpAuth(server) => {
+            if !agent_busy(app) {
+                let label = format!("Logging in to {server}");
+                app.start_op(Op::McpAuth { server }, &label);
+            }
+        }
+        Command::Compress => {
+            if !agent_busy(app) {
+                app.start_op(Op::Compress, "Compressing the conversation");
+            }
+        }
+        Command::Copy => {
+            if s.last_answer.is_empty() {
+                s.info("No output in history to copy.");
+            } else {
+                app.osc = Some(crate::ui::term::osc52_copy(&s.last_answer));
+                s.info("Last answer copied to the clipboard (OSC 52).");
+            }
+        }
+        Command::ExportSession(file) => {
+            let view = &app.ctx.info;
+            let dest = view.root().join(&file);
+            match gemini_rs_core::export_session(
+                view.paths(),
+                view.root(),
+                view.session_id(),
+                &dest,
+            ) {
+                Ok(path) => s.info(&format!("Session exported to {}.", path.display())),
+                Err(e) => s.error(&format!("Could not export the session: {e}")),
+            }
+        }
+        Command::DirectoryAdd(paths) => {
+            if !agent_busy(app) {
+                let paths = paths.split(',').map(str::to_string).collect();
+                app.start_op(Op::AddDirectories { paths }, "Adding directories");
+            }
+        }
+        Command::ShellStop(pid) => {
+            // Acts at once, also while a request runs; the session reports
+            // how it went.
+            if !app.ctx.ops.submit(Op::StopBackgroundProcess { pid }) {
+                s.error("The session has ended.");
+            }
+        }
+        Command::Rewind => {
+            if s.prompts.is_empty() {
+                s.info("Nothing to rewind to.");
+            } else if !agent_busy(app) {
+                let checkpointing = app.ctx.info.checkpointing();
+                let panel = RewindPanel::new(&app.state.prompts, checkpointing);
+                app.state.dialog = Some(Dialog::Rewind(panel));
+            }
+        }
+        Command::AgentsAcknowledge => {
+            if app.ctx.info.agents().unacknowledged.is_empty() {
+                s.info("No project agents wait for acknowledgement.");
+            } else if !agent_busy(app) {
+                app.start_op(Op::AcknowledgeAgents, "Acknowledging the project agents");
+            }
+        }
+        // The caller sends only the commands above.
+        other => tracing::debug!("not a session command: {other:?}"),
+    }
+}
+
+/// `/commands reload`: the files read again; unusable ones are named.
+fn reload_commands(app: &mut App) {
+    let warnings = app.ctx.info.reload_commands();
+    for w in &warnings {
+        app.state.warn(w);
+    }
+    let count = app.ctx.info.commands().len();
+    app.state
+        .info(&format!("Custom commands reloaded ({count} available)."));
 }
 
 /// True (after saying so) when a request runs.
@@ -325,45 +379,6 @@ fn init(app: &mut App) {
     app.state
         .info("Empty GEMINI.md created. Now analyzing the project to populate it.");
     app.send_prompt(INIT_PROMPT.to_string());
-}
-
-/// The OSC 52 sequence that puts `text` on the terminal's clipboard.
-pub fn osc52_copy(text: &str) -> String {
-    format!("\x1b]52;c;{}\x07", base64(text.as_bytes()))
-}
-
-/// Base64 (standard alphabet, padded), for OSC 52.
-fn base64(data: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let v = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(A[((v >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn base64_matches() {
-        assert_eq!(base64(b"hello"), "aGVsbG8=");
-        assert_eq!(base64(b"hi!"), "aGkh");
-        assert_eq!(base64(b"a"), "YQ==");
-    }
 }
 
 /// Adds `name` to (or removes it from) `skills.disabled` in the user

@@ -1,7 +1,6 @@
 //! Completion of `/commands` and `@paths` (workspace entries, respecting
 //! the ignore files).
 
-use crate::ui::commands::parse::COMMANDS;
 use crate::ui::input::line_editor::Editor;
 use gemini_rs_core::PathEntry;
 use gemini_rs_protocol::events::CommandInfo;
@@ -49,22 +48,24 @@ impl Completion {
     }
 }
 
-/// Computes suggestions for the editor's state.
+/// Computes suggestions for the editor's state: `commands` are the
+/// built-in slash commands (name, help) and the custom ones.
 pub fn compute(
     input: &Editor,
     list_dir: Option<ListDir<'_>>,
-    custom: &[CommandInfo],
+    (builtin, custom): (&[(&str, &str)], &[CommandInfo]),
     resources: &[(String, String)],
 ) -> Option<Completion> {
     let (start, token) = input.token_at_cursor();
     if start == 0 && token.starts_with('/') && !input.text()[..input.cursor()].contains('\n') {
         let typed = &token[1..];
-        let builtin = COMMANDS.iter().map(|(name, detail)| (*name, *detail));
         let custom = custom
             .iter()
-            .filter(|c| !COMMANDS.iter().any(|(name, _)| *name == c.name))
+            .filter(|c| !builtin.iter().any(|(name, _)| *name == c.name))
             .map(|c| (c.name.as_str(), c.description.as_str()));
         let items: Vec<Suggestion> = builtin
+            .iter()
+            .map(|(name, detail)| (*name, *detail))
             .chain(custom)
             .filter(|(name, _)| name.starts_with(typed))
             .map(|(name, detail)| Suggestion {
@@ -140,7 +141,7 @@ mod tests {
     fn completes_commands_and_paths() {
         let mut e = Editor::default();
         e.set("/he");
-        let c = compute(&e, None, &[], &[]).unwrap();
+        let c = compute(&e, None, (&[("help", "Show help")], &[]), &[]).unwrap();
         assert_eq!(c.items[0].value, "/help");
         // A workspace of `src/main.rs` and `README.md`.
         let list = |dir: &str, prefix: &str| -> Vec<PathEntry> {
@@ -160,10 +161,10 @@ mod tests {
         };
         let ws: ListDir<'_> = &list;
         e.set("look at @sr");
-        let c = compute(&e, Some(ws), &[], &[]).unwrap();
+        let c = compute(&e, Some(ws), (&[], &[]), &[]).unwrap();
         assert_eq!(c.items[0].value, "@src/");
         e.set("look at @src/m");
-        let c = compute(&e, Some(ws), &[], &[]).unwrap();
+        let c = compute(&e, Some(ws), (&[], &[]), &[]).unwrap();
         assert_eq!(c.items[0].value, "@src/main.rs");
         // MCP resources and templates by server prefix.
         let resources = vec![
@@ -171,7 +172,7 @@ mod tests {
             ("docs:demo://t/{id}".to_string(), "t".to_string()),
         ];
         e.set("read @docs:");
-        let c = compute(&e, Some(ws), &[], &resources).unwrap();
+        let c = compute(&e, Some(ws), (&[], &[]), &resources).unwrap();
         let values: Vec<&str> = c.items.iter().map(|i| i.value.as_str()).collect();
         assert_eq!(values, ["@docs:demo://a.md", "@docs:demo://t/{id}"]);
     }

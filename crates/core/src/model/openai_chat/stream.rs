@@ -7,7 +7,84 @@ use crate::model::error::ModelError;
 use crate::model::logprobs;
 use crate::model::wire::{StreamTranslator, chunk};
 use gemini_rs_protocol::{FunctionCall, GenerateContentResponse, Part, UsageMetadata};
+use serde::Deserialize;
 use serde_json::Value;
+
+/// One chunk of the stream, as far as it is read. Leaves stay `Value`s
+/// read with `as_str`/`as_u64`: servers differ in what they put there
+/// (`null`, a number for a string), and an odd leaf is passed over, as
+/// before, rather than failing the chunk.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireChunk {
+    error: Option<WireError>,
+    choices: Option<Vec<WireChoice>>,
+    usage: Option<WireUsage>,
+}
+
+/// An error reported inside the stream.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireError {
+    message: Value,
+    code: Value,
+}
+
+/// One choice: its delta (`message` from servers that send whole
+/// messages) and its finish reason.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireChoice {
+    delta: Option<WireDelta>,
+    message: Option<WireDelta>,
+    finish_reason: Value,
+}
+
+/// What a delta adds: reasoning, text and pieces of tool calls.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireDelta {
+    reasoning_content: Value,
+    reasoning: Value,
+    content: Value,
+    tool_calls: Option<Vec<WireCallPiece>>,
+}
+
+/// A piece of a tool call, by its `index`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireCallPiece {
+    index: Value,
+    id: Value,
+    function: Option<WireFunction>,
+}
+
+/// The call's name (whole) and a piece of its arguments' text.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireFunction {
+    name: Value,
+    arguments: Value,
+}
+
+/// The usage of the final chunk.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireUsage {
+    prompt_tokens: Value,
+    completion_tokens: Value,
+    total_tokens: Value,
+    prompt_tokens_details: Option<WireTokenDetails>,
+    completion_tokens_details: Option<WireTokenDetails>,
+}
+
+/// The breakdown of a usage count.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireTokenDetails {
+    cached_tokens: Value,
+    reasoning_tokens: Value,
+}
 
 /// One tool call while its pieces arrive.
 #[derive(Debug, Default)]
@@ -48,8 +125,8 @@ impl OpenAiTranslator {
     }
 
     /// Adds one `tool_calls` delta entry.
-    fn add_call_piece(&mut self, piece: &Value) {
-        let index = piece.get("index").and_then(Value::as_u64).unwrap_or(0);
+    fn add_call_piece(&mut self, piece: &WireCallPiece) {
+        let index = piece.index.as_u64().unwrap_or(0);
         let at = match self.calls.iter().position(|(i, _)| *i == index) {
             Some(at) => at,
             None => {
@@ -58,23 +135,48 @@ impl OpenAiTranslator {
             }
         };
         let call = &mut self.calls[at].1;
-        if let Some(id) = piece.get("id").and_then(Value::as_str)
+        if let Some(id) = piece.id.as_str()
             && call.id.is_empty()
         {
             call.id = id.to_string();
         }
-        let function = piece.get("function");
+        let Some(function) = &piece.function else {
+            return;
+        };
         // Some servers repeat the name on every piece; it is never split.
-        if let Some(name) = function.and_then(|f| f.get("name")).and_then(Value::as_str)
+        if let Some(name) = function.name.as_str()
             && call.name.is_empty()
         {
             call.name = name.to_string();
         }
-        if let Some(args) = function
-            .and_then(|f| f.get("arguments"))
-            .and_then(Value::as_str)
-        {
+        if let Some(args) = function.arguments.as_str() {
             call.arguments.push_str(args);
+        }
+    }
+}
+
+impl OpenAiTranslator {
+    /// A delta's reasoning and text as chunks at once; its call pieces kept.
+    fn take_delta(&mut self, delta: &WireDelta, out: &mut Vec<GenerateContentResponse>) {
+        let thought = [&delta.reasoning_content, &delta.reasoning]
+            .into_iter()
+            .find_map(Value::as_str)
+            .filter(|t| !t.is_empty());
+        if let Some(thought) = thought {
+            let part = Part {
+                text: Some(thought.to_string()),
+                thought: Some(true),
+                ..Part::default()
+            };
+            out.push(chunk(vec![part], None));
+        }
+        if let Some(text) = delta.content.as_str()
+            && !text.is_empty()
+        {
+            out.push(chunk(vec![Part::text(text)], None));
+        }
+        for piece in delta.tool_calls.iter().flatten() {
+            self.add_call_piece(piece);
         }
     }
 }
@@ -99,28 +201,41 @@ fn finish_reason(reason: &str) -> &'static str {
 }
 
 /// `usage` as `usageMetadata`.
-fn usage(usage: &Value) -> UsageMetadata {
-    let n = |v: Option<&Value>| v.and_then(Value::as_u64);
+fn usage(usage: &WireUsage) -> UsageMetadata {
     UsageMetadata {
-        prompt_token_count: n(usage.get("prompt_tokens")),
-        candidates_token_count: n(usage.get("completion_tokens")),
-        total_token_count: n(usage.get("total_tokens")),
-        cached_content_token_count: n(usage.pointer("/prompt_tokens_details/cached_tokens")),
-        thoughts_token_count: n(usage.pointer("/completion_tokens_details/reasoning_tokens")),
+        prompt_token_count: usage.prompt_tokens.as_u64(),
+        candidates_token_count: usage.completion_tokens.as_u64(),
+        total_token_count: usage.total_tokens.as_u64(),
+        cached_content_token_count: usage
+            .prompt_tokens_details
+            .as_ref()
+            .and_then(|d| d.cached_tokens.as_u64()),
+        thoughts_token_count: usage
+            .completion_tokens_details
+            .as_ref()
+            .and_then(|d| d.reasoning_tokens.as_u64()),
         ..UsageMetadata::default()
     }
 }
 
 impl StreamTranslator for OpenAiTranslator {
-    fn push(&mut self, event: &Value) -> Result<Vec<GenerateContentResponse>, ModelError> {
-        if let Some(err) = event.get("error").filter(|e| !e.is_null()) {
+    fn push(&mut self, raw: &Value) -> Result<Vec<GenerateContentResponse>, ModelError> {
+        let event = match WireChunk::deserialize(raw) {
+            Ok(event) => event,
+            Err(e) => {
+                // Not a chunk's shape (a keep-alive object, say): nothing in it.
+                tracing::debug!("an OpenAI stream event passed over: {e}");
+                return Ok(Vec::new());
+            }
+        };
+        if let Some(err) = &event.error {
             let message = err
-                .get("message")
-                .and_then(Value::as_str)
+                .message
+                .as_str()
                 .unwrap_or("an error was reported inside the response stream");
             let status = err
-                .get("code")
-                .and_then(Value::as_u64)
+                .code
+                .as_u64()
                 .and_then(|c| u16::try_from(c).ok())
                 .unwrap_or(500);
             return Err(ModelError::Provider {
@@ -130,41 +245,11 @@ impl StreamTranslator for OpenAiTranslator {
             });
         }
         let mut out = Vec::new();
-        for choice in event
-            .get("choices")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let delta = choice.get("delta").or_else(|| choice.get("message"));
-            if let Some(delta) = delta {
-                let thought = ["reasoning_content", "reasoning"]
-                    .iter()
-                    .find_map(|k| delta.get(*k).and_then(Value::as_str))
-                    .filter(|t| !t.is_empty());
-                if let Some(thought) = thought {
-                    let part = Part {
-                        text: Some(thought.to_string()),
-                        thought: Some(true),
-                        ..Part::default()
-                    };
-                    out.push(chunk(vec![part], None));
-                }
-                if let Some(text) = delta.get("content").and_then(Value::as_str)
-                    && !text.is_empty()
-                {
-                    out.push(chunk(vec![Part::text(text)], None));
-                }
-                for piece in delta
-                    .get("tool_calls")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    self.add_call_piece(piece);
-                }
+        for (i, choice) in event.choices.iter().flatten().enumerate() {
+            if let Some(delta) = choice.delta.as_ref().or(choice.message.as_ref()) {
+                self.take_delta(delta, &mut out);
             }
-            if let Some((result, prompt_ids)) = logprobs::from_openai_choice(event, choice) {
+            if let Some((result, prompt_ids)) = logprobs::from_openai_choice(raw, &raw["choices"][i]) {
                 let mut with = chunk(Vec::new(), None);
                 if let Some(c) = with.candidates.as_mut().and_then(|c| c.first_mut()) {
                     c.extra.insert("logprobsResult".into(), result);
@@ -174,12 +259,12 @@ impl StreamTranslator for OpenAiTranslator {
                 }
                 out.push(with);
             }
-            if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+            if let Some(reason) = choice.finish_reason.as_str() {
                 self.finished = true;
                 out.push(chunk(self.take_calls(), Some(finish_reason(reason))));
             }
         }
-        if let Some(u) = event.get("usage").filter(|u| u.is_object()) {
+        if let Some(u) = &event.usage {
             out.push(GenerateContentResponse {
                 usage_metadata: Some(usage(u)),
                 ..GenerateContentResponse::default()

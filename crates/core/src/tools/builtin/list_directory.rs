@@ -291,10 +291,6 @@ impl ToolInvocation for ListDirectoryInvocation {
         self.shown.clone()
     }
 
-    fn locations(&self) -> Vec<PathBuf> {
-        vec![self.abs.clone()]
-    }
-
     fn execute<'a>(
         &'a self,
         ctx: &'a ToolContext,

@@ -191,10 +191,6 @@ impl ToolInvocation for ReadFileInvocation {
         shorten_path(&self.rel)
     }
 
-    fn locations(&self) -> Vec<PathBuf> {
-        vec![self.abs.clone()]
-    }
-
     fn execute<'a>(
         &'a self,
         ctx: &'a ToolContext,

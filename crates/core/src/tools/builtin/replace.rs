@@ -522,10 +522,6 @@ impl ToolInvocation for ReplaceInvocation {
         )
     }
 
-    fn locations(&self) -> Vec<PathBuf> {
-        vec![self.abs.clone()]
-    }
-
     fn confirmation<'a>(
         &'a self,
         ctx: &'a ToolContext,

@@ -196,10 +196,6 @@ impl ToolInvocation for ShellInvocation {
         d
     }
 
-    fn locations(&self) -> Vec<PathBuf> {
-        vec![self.cwd.clone()]
-    }
-
     fn confirmation<'a>(
         &'a self,
         _ctx: &'a ToolContext,

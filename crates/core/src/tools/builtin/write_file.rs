@@ -271,10 +271,6 @@ impl ToolInvocation for WriteFileInvocation {
         format!("Writing to {}", shorten_path(&self.rel))
     }
 
-    fn locations(&self) -> Vec<PathBuf> {
-        vec![self.abs.clone()]
-    }
-
     fn confirmation<'a>(
         &'a self,
         ctx: &'a ToolContext,

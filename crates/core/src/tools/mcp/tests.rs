@@ -160,6 +160,86 @@ fn err(r: &ToolResult) -> String {
         .unwrap_or_else(|| format!("no error: {r:?}"))
 }
 
+/// A15's calls: answers, tool errors, images, validation, and every name
+/// form of a tool.
+async fn calls_answer_as_gemini_cli(reg: &ToolRegistry, mgr: &McpManager, c: &ToolContext) {
+    let r = run(reg, mgr, "do.it_", json!({"x": "1"}), c).await;
+    assert_eq!(plain(r.llm_text()), "hello {\"x\": \"1\"}");
+    let r = run(reg, mgr, "fail", json!({}), c).await;
+    assert_eq!(
+        r.error.as_ref().map(|e| e.kind),
+        Some(ToolErrorKind::McpToolError)
+    );
+    assert_eq!(
+        err(&r),
+        "MCP tool 'fail' reported tool error for function call: {\"name\":\"fail\",\"args\":{}} with response: [{\"functionResponse\":{\"name\":\"fail\",\"response\":{\"content\":[{\"type\":\"text\",\"text\":\"boom\"}],\"isError\":true}}}]"
+    );
+    let r = run(reg, mgr, "my-srv__read_file", json!({"p": "q"}), c).await;
+    assert_eq!(plain(r.llm_text()), "hello {\"p\": \"q\"}");
+    let r = run(reg, mgr, "img", json!({}), c).await;
+    assert_eq!(
+        plain(r.llm_text()),
+        "pic:\n[Tool 'img' provided the following image data with mime-type: image/png]\nResource Link: x at file:///x"
+    );
+    let inline: Vec<_> = r
+        .llm_content
+        .iter()
+        .filter_map(|p| p.inline_data.as_ref())
+        .collect();
+    assert_eq!(inline.len(), 1);
+    assert_eq!(
+        (inline[0].mime_type.as_str(), inline[0].data.as_str()),
+        ("image/png", "iVBORw0KGgo=")
+    );
+    let r = run(reg, mgr, "nullable", json!({"n": null}), c).await;
+    assert_eq!(plain(r.llm_text()), "hello {\"n\": null}");
+    let r = run(reg, mgr, "do.it_", json!({}), c).await;
+    assert_eq!(err(&r), "params must have required property 'x'");
+    let r = run(reg, mgr, "my-srv__do.it_", json!({"x": "2"}), c).await;
+    assert_eq!(plain(r.llm_text()), "hello {\"x\": \"2\"}");
+    // Today's names find the tool too (`mcp_<server>_<tool>`, Claude's
+    // `mcp__<server>__<tool>`).
+    let r = run(reg, mgr, "mcp_my-srv_do.it_", json!({"x": "3"}), c).await;
+    assert_eq!(plain(r.llm_text()), "hello {\"x\": \"3\"}");
+    let r = run(reg, mgr, "mcp__my-srv__do.it!", json!({"x": "4"}), c).await;
+    assert_eq!(plain(r.llm_text()), "hello {\"x\": \"4\"}");
+    let r = run(reg, mgr, "s2020", json!({}), c).await;
+    assert_eq!(
+        err(&r),
+        "no schema with key or ref \"https://json-schema.org/draft/2020-12/schema\""
+    );
+}
+
+/// Policy names, rules and lookups of the stdio server's tools.
+fn policy_forms_of_the_tools(mgr: &McpManager) {
+    let do_it = mgr.qualified_lookup("my-srv__do.it_").unwrap();
+    assert_eq!(do_it.name(), "do.it_");
+    assert_eq!(
+        mgr.policy_name_of("do.it_").as_deref(),
+        Some("my-srv__do.it!")
+    );
+    assert!(mgr.qualified_lookup("do.it_").is_none());
+    assert!(
+        mgr.qualified_aliases()
+            .contains(&("my-srv__do.it_".to_string(), "do.it_".to_string()))
+    );
+    assert!(
+        !mgr.qualified_aliases()
+            .iter()
+            .any(|(q, _)| q == "my-srv__read_file")
+    );
+    assert!(mgr.policy_names().contains(&(
+        "my-srv__read_file".to_string(),
+        "my-srv__read_file".to_string()
+    )));
+    let rules = mgr.policy_rules();
+    assert_eq!(rules.len(), 1);
+    assert_eq!(
+        (rules[0].tool_name.as_str(), rules[0].priority),
+        ("my-srv__*", 2.2)
+    );
+}
+
 #[tokio::test]
 async fn a15_stdio_server() {
     let dir = tempfile::tempdir().unwrap();
@@ -209,79 +289,8 @@ async fn a15_stdio_server() {
         reg.register(t);
     }
     let c = ctx(dir.path());
-    let r = run(&reg, &mgr, "do.it_", json!({"x": "1"}), &c).await;
-    assert_eq!(plain(r.llm_text()), "hello {\"x\": \"1\"}");
-    let r = run(&reg, &mgr, "fail", json!({}), &c).await;
-    assert_eq!(
-        r.error.as_ref().map(|e| e.kind),
-        Some(ToolErrorKind::McpToolError)
-    );
-    assert_eq!(
-        err(&r),
-        "MCP tool 'fail' reported tool error for function call: {\"name\":\"fail\",\"args\":{}} with response: [{\"functionResponse\":{\"name\":\"fail\",\"response\":{\"content\":[{\"type\":\"text\",\"text\":\"boom\"}],\"isError\":true}}}]"
-    );
-    let r = run(&reg, &mgr, "my-srv__read_file", json!({"p": "q"}), &c).await;
-    assert_eq!(plain(r.llm_text()), "hello {\"p\": \"q\"}");
-    let r = run(&reg, &mgr, "img", json!({}), &c).await;
-    assert_eq!(
-        plain(r.llm_text()),
-        "pic:\n[Tool 'img' provided the following image data with mime-type: image/png]\nResource Link: x at file:///x"
-    );
-    let inline: Vec<_> = r
-        .llm_content
-        .iter()
-        .filter_map(|p| p.inline_data.as_ref())
-        .collect();
-    assert_eq!(inline.len(), 1);
-    assert_eq!(
-        (inline[0].mime_type.as_str(), inline[0].data.as_str()),
-        ("image/png", "iVBORw0KGgo=")
-    );
-    let r = run(&reg, &mgr, "nullable", json!({"n": null}), &c).await;
-    assert_eq!(plain(r.llm_text()), "hello {\"n\": null}");
-    let r = run(&reg, &mgr, "do.it_", json!({}), &c).await;
-    assert_eq!(err(&r), "params must have required property 'x'");
-    let r = run(&reg, &mgr, "my-srv__do.it_", json!({"x": "2"}), &c).await;
-    assert_eq!(plain(r.llm_text()), "hello {\"x\": \"2\"}");
-    // Today's names find the tool too (`mcp_<server>_<tool>`, Claude's
-    // `mcp__<server>__<tool>`).
-    let r = run(&reg, &mgr, "mcp_my-srv_do.it_", json!({"x": "3"}), &c).await;
-    assert_eq!(plain(r.llm_text()), "hello {\"x\": \"3\"}");
-    let r = run(&reg, &mgr, "mcp__my-srv__do.it!", json!({"x": "4"}), &c).await;
-    assert_eq!(plain(r.llm_text()), "hello {\"x\": \"4\"}");
-    let r = run(&reg, &mgr, "s2020", json!({}), &c).await;
-    assert_eq!(
-        err(&r),
-        "no schema with key or ref \"https://json-schema.org/draft/2020-12/schema\""
-    );
-
-    // Policy names, rules and lookups.
-    let do_it = mgr.qualified_lookup("my-srv__do.it_").unwrap();
-    assert_eq!(do_it.name(), "do.it_");
-    assert_eq!(
-        mgr.policy_name_of("do.it_").as_deref(),
-        Some("my-srv__do.it!")
-    );
-    assert!(mgr.qualified_lookup("do.it_").is_none());
-    assert!(
-        mgr.qualified_aliases()
-            .contains(&("my-srv__do.it_".to_string(), "do.it_".to_string()))
-    );
-    assert!(
-        !mgr.qualified_aliases()
-            .iter()
-            .any(|(q, _)| q == "my-srv__read_file")
-    );
-    assert!(mgr.policy_names().contains(&(
-        "my-srv__read_file".to_string(),
-        "my-srv__read_file".to_string()
-    )));
-    let rules = mgr.policy_rules();
-    assert_eq!(rules.len(), 1);
-    assert_eq!(
-        (rules[0].tool_name.as_str(), rules[0].priority),
-        ("my-srv__*", 2.2)
-    );
+    calls_answer_as_gemini_cli(&reg, &mgr, &c).await;
+    policy_forms_of_the_tools(&mgr);
     // Trusted: no confirmation.
     let call = reg.build("fail", &json!({}), &c).unwrap();
     assert!(call.invocation.confirmation(&c).await.is_none());

@@ -1,5 +1,6 @@
 //! Ajv's keyword order (to pick the error Ajv reports) and Ajv's message
-//! texts for `jsonschema` errors.
+//! texts for `jsonschema` errors. A tool's schema and its arguments are
+//! open shapes: they are walked as `Value`s.
 
 use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind as K};

@@ -248,39 +248,11 @@ pub(crate) fn search_root(
             let Ok(entry) = entry else {
                 return WalkState::Continue;
             };
-            if entry.depth() == 0 {
-                return WalkState::Continue;
-            }
-            let Some(ft) = entry.file_type() else {
-                return WalkState::Continue;
-            };
             let path = entry.path();
-            if ft.is_dir() {
-                let name = entry.file_name().to_string_lossy();
-                let skipped: &[&str] = if q.no_ignore {
-                    &VCS_DIRS
-                } else {
-                    &HARD_EXCLUDED_DIRS
-                };
-                if skipped.contains(&name.as_ref()) {
-                    return WalkState::Skip;
-                }
-                return WalkState::Continue;
-            }
-            if !ft.is_file() {
-                return WalkState::Continue;
-            }
-            let rel = rel_string(root, path);
-            if let Some(glob) = q.include {
-                let subject = if q.include_is_path {
-                    rel.as_str()
-                } else {
-                    rel.rsplit('/').next().unwrap_or("")
-                };
-                if !glob.is_match(subject) {
-                    return WalkState::Continue;
-                }
-            }
+            let rel = match file_to_search(&entry, root, q) {
+                Ok(rel) => rel,
+                Err(state) => return state,
+            };
             let mut sink = Collect {
                 query: q,
                 counter,
@@ -314,6 +286,64 @@ pub(crate) fn search_root(
     let stop = stop
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
+    files = in_gemini_order(files, root, git_order);
+    let mut too_long = too_long
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    too_long.sort();
+    RootResult {
+        files,
+        too_long,
+        stop,
+    }
+}
+
+/// The path (relative to `root`) of a walked entry to search, or what the
+/// walk does instead: skip an excluded folder, pass over anything else
+/// that is not a file, or a file `include` does not match.
+fn file_to_search(
+    entry: &ignore::DirEntry,
+    root: &Path,
+    q: &Query<'_>,
+) -> Result<String, WalkState> {
+    if entry.depth() == 0 {
+        return Err(WalkState::Continue);
+    }
+    let Some(ft) = entry.file_type() else {
+        return Err(WalkState::Continue);
+    };
+    if ft.is_dir() {
+        let name = entry.file_name().to_string_lossy();
+        let skipped: &[&str] = if q.no_ignore {
+            &VCS_DIRS
+        } else {
+            &HARD_EXCLUDED_DIRS
+        };
+        if skipped.contains(&name.as_ref()) {
+            return Err(WalkState::Skip);
+        }
+        return Err(WalkState::Continue);
+    }
+    if !ft.is_file() {
+        return Err(WalkState::Continue);
+    }
+    let rel = rel_string(root, entry.path());
+    if let Some(glob) = q.include {
+        let subject = if q.include_is_path {
+            rel.as_str()
+        } else {
+            rel.rsplit('/').next().unwrap_or("")
+        };
+        if !glob.is_match(subject) {
+            return Err(WalkState::Continue);
+        }
+    }
+    Ok(rel)
+}
+
+/// The files in Gemini CLI's order (git's byte order inside a repository,
+/// its directory walk's order otherwise), each one's lines sorted once.
+fn in_gemini_order(mut files: Vec<FileMatches>, root: &Path, git_order: bool) -> Vec<FileMatches> {
     if git_order {
         files.sort_by(|a, b| a.rel.as_bytes().cmp(b.rel.as_bytes()));
     } else {
@@ -329,15 +359,7 @@ pub(crate) fn search_root(
         f.lines.sort_by_key(|h| h.line);
         f.lines.dedup_by_key(|h| h.line);
     }
-    let mut too_long = too_long
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    too_long.sort();
-    RootResult {
-        files,
-        too_long,
-        stop,
-    }
+    files
 }
 
 /// The searcher's error for a line over its heap limit.

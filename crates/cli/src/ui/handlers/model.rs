@@ -4,20 +4,11 @@
 //! UI stepped aside, then send the chosen model to the session.
 
 use crate::ui::commands::auth;
-use crate::ui::control::App;
+use crate::ui::control::{App, Picker};
 use crate::ui::term::Tui;
 use crate::ui::view::provider_picker::select;
 use gemini_rs_core::ProviderModels;
 use gemini_rs_protocol::events::Op;
-
-/// A picker the loop opens with the terminal handed over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Picker {
-    /// `/model` alone: Gemini's and the configured providers' models.
-    Model,
-    /// `/auth`: the provider picker.
-    Auth,
-}
 
 /// `/model NAME`: asks the session to switch.
 pub fn switch(app: &mut App, name: &str) {

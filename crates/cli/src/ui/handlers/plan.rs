@@ -1,19 +1,12 @@
 //! `/plan [goal]`: switches the session to plan mode (read-only research,
 //! the plan written as Markdown in the plans folder, then approved), and
 //! sends the goal, when given, as the first prompt of the plan, or shows
-//! the approved plan again; `/plan copy` copies that plan; and
-//! Ctrl+G in the plan dialog, which edits the plan in the external editor.
+//! the approved plan again; `/plan copy` copies that plan. Ctrl+G in the
+//! plan dialog is `external_editor`'s.
 
 use crate::trust::name_of;
 use crate::ui::control::App;
-use crate::ui::handlers::external_editor::edit_in_place;
-use crate::ui::term::Tui;
-use crate::ui::view::confirm::ConfirmDialog;
-use gemini_rs_protocol::events::{ApprovalMode, ConfirmationResponse, Op};
-use std::path::Path;
-
-/// What the model hears after the user edited the plan (Ctrl+G).
-const EDITED: &str = "I edited the plan file (or annotated it with feedback). Review it, revise it where needed, and present it again for approval.";
+use gemini_rs_protocol::events::{ApprovalMode, Op};
 
 /// Runs `/plan`.
 pub fn run(app: &mut App, goal: Option<String>) {
@@ -60,7 +53,7 @@ pub fn copy(app: &mut App) {
     };
     match std::fs::read_to_string(&path) {
         Ok(plan) => {
-            app.osc = Some(crate::ui::handlers::slash::osc52_copy(&plan));
+            app.osc = Some(crate::ui::term::osc52_copy(&plan));
             app.state.info(&format!(
                 "Plan copied to the clipboard ({}, OSC 52).",
                 name_of(&path)
@@ -70,41 +63,4 @@ pub fn copy(app: &mut App) {
             .state
             .error(&format!("Failed to copy the plan {}: {e}", path.display())),
     }
-}
-
-/// Ctrl+G in the plan dialog: the plan file opens in the external editor
-/// (the terminal handed over meanwhile); afterwards the model is asked to
-/// review the edited plan. A failing editor reopens the dialog.
-pub fn edit_plan(
-    app: &mut App,
-    tui: &mut Tui,
-    dialog: ConfirmDialog,
-    path: &Path,
-) -> std::io::Result<()> {
-    let gate = app.ctx.keys.clone();
-    gate.pause();
-    tui.finish();
-    let edited = edit_in_place(path, app.preferred_editor.as_deref());
-    let restarted = Tui::start(false);
-    gate.resume();
-    *tui = restarted?;
-    app.clear_requested = false;
-    match edited {
-        Ok(()) => {
-            app.ctx
-                .ops
-                .submit(Op::Confirm(ConfirmationResponse::plan_feedback(
-                    dialog.call_id,
-                    EDITED,
-                )));
-            app.state
-                .info(&format!("Edited the plan {}.", path.display()));
-            app.state.confirm = app.state.confirm_queue.pop_front();
-        }
-        Err(e) => {
-            app.state.error(&e);
-            app.state.confirm = Some(dialog);
-        }
-    }
-    Ok(())
 }
