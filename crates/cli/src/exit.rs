@@ -65,7 +65,7 @@ impl ExitCode {
     }
 
     /// Every exit code, in the man page's order.
-    pub const ALL: [ExitCode; 15] = [
+    pub const ALL: [ExitCode; 16] = [
         ExitCode::Ok,
         ExitCode::Error,
         ExitCode::Auth,
@@ -78,6 +78,7 @@ impl ExitCode {
         ExitCode::LoopDetected,
         ExitCode::Budget,
         ExitCode::StructuredOutput,
+        ExitCode::ResourceLimit,
         ExitCode::HungUp,
         ExitCode::Cancelled,
         ExitCode::Terminated,
@@ -105,6 +106,9 @@ impl ExitCode {
             ExitCode::Budget => "--max-budget-usd was crossed.",
             ExitCode::StructuredOutput => {
                 "The final answer did not match --output-schema / --json-schema."
+            }
+            ExitCode::ResourceLimit => {
+                "A resource limit ended the session: --max-memory-mb (limits.memoryMb) or --max-wall-seconds (limits.wallSeconds)."
             }
             ExitCode::Cancelled => "The user cancelled (Ctrl-C, SIGINT).",
             ExitCode::Terminated => "SIGTERM ended the run.",

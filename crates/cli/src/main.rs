@@ -159,7 +159,7 @@ fn real_main() -> Result<i32> {
         return Ok(ExitCode::Error.code());
     }
     let Some(template) = args.workspace_from.clone() else {
-        return run_here(args);
+        return run_here(args, listen);
     };
     // `--workspace-from`: the run happens in the copy, named by the session.
     let mut args = args;
@@ -183,12 +183,13 @@ fn real_main() -> Result<i32> {
         Ok(e) => e,
         Err(code) => return Ok(code),
     };
-    let code = run_here(args)?;
+    let code = run_here(args, listen)?;
     Ok(entered.finish(code))
 }
 
-/// The run in the working directory as it is now.
-fn run_here(args: Args) -> Result<i32> {
+/// The run in the working directory as it is now (`listen`: the address
+/// `gemini-rs serve` listens on).
+fn run_here(args: Args, listen: Option<String>) -> Result<i32> {
     let root = project_root()?;
     let paths = GeminiPaths::from_env();
     let trust = match gemini_rs_core::folder_trust(&root, &paths, &Env::from_process()) {

@@ -205,20 +205,26 @@ fn a_real_small_model_answers_and_calls_a_tool() {
     );
     assert!(called > 0, "no call of read_file in {tries} runs");
 
-    // `model.logprobs`: the server's logprobs reach the trajectory
-    // (llama-cpp-python sends no token ids).
-    sb.settings(&json!({"model": {"logprobs": true}}));
+    logprobs_reach_the_trajectory(&sb, &model, &env);
+}
+
+/// `model.logprobs`: the server's logprobs reach the trajectory
+/// (llama-cpp-python sends no token ids).
+fn logprobs_reach_the_trajectory(sb: &Sandbox, model: &Value, env: &[(&str, &str)]) {
+    let mut model = model.clone();
+    model["logprobs"] = json!(true);
+    sb.settings(&json!({"model": model}));
     let out = sb.run(
         &[
             "-m",
-            "ollama/gemma-3-270m",
+            "llama/gemma-3-270m",
             "--trajectory",
             "t.json",
             "-p",
             "Say hello.",
         ],
         None,
-        &env,
+        env,
     );
     assert_eq!(out.code, 0, "{out:?}");
     let doc: Value = serde_json::from_str(&sb.read("t.json").unwrap()).unwrap();

@@ -1,30 +1,13 @@
 //! The listener of `gemini-rs serve`: hyper's HTTP/1 server (with upgrades
 //! for the WebSocket), the routes, and the checks in front of them.
 
-use super::{Shared, a2a, ws};
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full, combinators::BoxBody};
+use super::{Body, Shared, a2a, full, ws};
 use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
 use serde_json::json;
 use std::convert::Infallible;
 use std::sync::Arc;
 use tokio::net::{TcpListener, TcpStream};
-
-/// A response body: whole, or a stream (A2A's SSE).
-pub type Body = BoxBody<Bytes, Infallible>;
-
-/// A whole answer.
-pub fn full(status: StatusCode, content_type: &str, body: impl Into<Bytes>) -> Response<Body> {
-    let mut response = Response::new(Full::new(body.into()).boxed());
-    *response.status_mut() = status;
-    if let Ok(v) = content_type.parse() {
-        response
-            .headers_mut()
-            .insert(hyper::header::CONTENT_TYPE, v);
-    }
-    response
-}
 
 /// A JSON answer with an error message.
 fn refusal(status: StatusCode, message: &str) -> Response<Body> {

@@ -147,6 +147,26 @@ async fn serve(listen: &str, args: Args, paths: GeminiPaths, root: PathBuf) -> R
     outcome
 }
 
+/// A response body: whole, or a stream (A2A's SSE).
+pub type Body = http_body_util::combinators::BoxBody<bytes::Bytes, std::convert::Infallible>;
+
+/// A whole answer.
+pub fn full(
+    status: hyper::StatusCode,
+    content_type: &str,
+    body: impl Into<bytes::Bytes>,
+) -> hyper::Response<Body> {
+    use http_body_util::BodyExt;
+    let mut response = hyper::Response::new(http_body_util::Full::new(body.into()).boxed());
+    *response.status_mut() = status;
+    if let Ok(v) = content_type.parse() {
+        response
+            .headers_mut()
+            .insert(hyper::header::CONTENT_TYPE, v);
+    }
+    response
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

@@ -6,7 +6,7 @@
 //! sessions.
 
 use super::Shared;
-use super::http::{Body, full};
+use super::{Body, full};
 use crate::acp::transport::{MAX_FRAME, answer_early, error_answer};
 use agent_client_protocol::{ErrorCode, Lines};
 use futures::channel::mpsc;

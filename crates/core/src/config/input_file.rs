@@ -128,7 +128,7 @@ pub fn read_input(
     if !meta.is_file() {
         return Err(InputFileError::NotRegular {
             path: path.to_path_buf(),
-            kind: kind_of(&meta),
+            kind: crate::workspace::file_kind(&meta),
         });
     }
     if meta.len() > max_bytes {
@@ -160,24 +160,6 @@ fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)
-}
-
-pub(crate) fn kind_of(meta: &std::fs::Metadata) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    let t = meta.file_type();
-    if t.is_dir() {
-        "a directory"
-    } else if t.is_fifo() {
-        "a FIFO"
-    } else if t.is_socket() {
-        "a socket"
-    } else if t.is_char_device() {
-        "a character device"
-    } else if t.is_block_device() {
-        "a block device"
-    } else {
-        "not a regular file"
-    }
 }
 
 /// Text whose brackets nest deeper than the limit.

@@ -19,6 +19,7 @@ mod today;
 pub mod trust;
 mod trust_scan;
 mod typed;
+mod typed_admin;
 mod typed_limits;
 mod typed_ui;
 

@@ -13,6 +13,7 @@
 //! problems entry by entry.
 
 use super::defaults as d;
+pub use super::typed_admin::AdminSettings;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
@@ -490,29 +491,6 @@ pub struct McpSettings {
     pub allowed: Vec<String>,
     /// `mcp.excluded`: never these servers.
     pub excluded: Vec<String>,
-    /// Keys not listed above.
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-/// `admin.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
-#[serde(default, rename_all = "camelCase")]
-pub struct AdminSettings {
-    /// `admin.mcp`.
-    pub mcp: AdminMcpSettings,
-    /// Keys not listed above.
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-/// `admin.mcp.*`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
-#[serde(default, rename_all = "camelCase")]
-pub struct AdminMcpSettings {
-    /// `admin.mcp.enabled`: MCP servers may run.
-    #[schemars(extend("default" = d::ADMIN_MCP_ENABLED))]
-    pub enabled: Option<bool>,
     /// Keys not listed above.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

@@ -15,6 +15,7 @@ pub mod claude_transcript;
 pub mod config;
 pub mod events;
 mod http;
+mod lifecycle_events;
 pub mod matcher;
 mod outcomes;
 pub mod output;

@@ -34,9 +34,9 @@ use tokio::sync::mpsc;
 
 mod steps;
 use steps::{
-    agent_config, dialect_note, hook_env, isolation_note, late_mcp, opening_history, profile_and_prompt,
-    routed_by_name, session_generator, session_model, shared_layers, starting_mode, subagent_host,
-    system_instruction, tool_context, tools_and_window,
+    agent_config, dialect_note, hook_env, isolation_note, late_mcp, opening_history,
+    profile_and_prompt, routed_by_name, session_generator, session_model, shared_layers,
+    starting_mode, subagent_host, system_instruction, tool_context, tools_and_window,
 };
 
 /// Where system (admin) policies live.
@@ -97,36 +97,32 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         asker,
         hook_allowed: hook_setup.hook_allowed_tools(),
     };
-    let tools = tools_and_window(
+    let mut tools = tools_and_window(
         &config,
         (&workspace, &policy),
         &model,
         &providers,
         hosts,
         &mut notes,
+    )
+    .await?;
+    let (profile, fallback_prompt) = profile_and_prompt(
+        &config,
+        &model,
+        &providers,
+        (&mut tools, &policy),
+        &mut notes,
     );
-    let mut tools = tools.await?;
-    let (profile, fallback_prompt) = profile_and_prompt(&config, &model, &providers, (&mut tools, &policy), &mut notes);
     let (session_id, recorder, resumed_history) = recording_layer(&config, &workspace)?;
     let mode = Arc::new(RwLock::new(starting_mode(&config)));
     let plan = Arc::new(plan_state(&config, &workspace, &session_id, &mode)?);
     let hook_env = HookEnv {
         transcript_path: recorder.path().display().to_string(),
         sandbox: sandbox.clone(),
-        judge: Some(Arc::new(crate::hooks::prompt::GeneratorJudge {
-            generator: generator.clone(),
-            model: model.clone(),
-        })),
-        ..hook_env(&config, &session_id, &mode, &plan)
+        ..hook_env(&config, (&session_id, &mode, &plan), (&generator, &model))
     };
-    let (hooks, hook_config) = super::hook_layer::hook_system(
-        &config,
-        hook_setup,
-        hook_env,
-        events.clone(),
-        &mut notes,
-    );
-    let settings = Arc::new(config.settings.clone());
+    let (hooks, hook_config) =
+        super::hook_layer::hook_system(&config, hook_setup, hook_env, events.clone(), &mut notes);
     notes.extend(isolation_note(sandbox.as_deref()));
     let (layers, confirm_tx) = shared_layers(
         &config,
@@ -140,7 +136,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let mut ctx = tool_context(
         &config,
         &workspace,
-        &settings,
+        &Arc::new(config.settings.clone()),
         &model,
         (!tool_server).then(|| generator.clone()),
         sandbox,
@@ -152,8 +148,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     }
     let (system_instruction, context_files) =
         system_instruction(&config, fallback_prompt, &workspace, &mut notes)?;
-    let resumed = resumed_history.is_some();
-    let history = opening_history(&workspace, resumed_history, profile.tree_limit());
+    let (history, resumed) = opening_history(&workspace, resumed_history, profile.tree_limit());
     let agent_config = AgentConfig {
         system_instruction,
         generation_config: alias_generation_config(&model, alias.as_ref()),

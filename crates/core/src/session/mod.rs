@@ -14,6 +14,7 @@ mod build;
 mod command_asker;
 mod commands;
 pub mod config;
+mod control;
 pub mod custom_commands;
 mod elicitation;
 mod hook_layer;
@@ -27,6 +28,8 @@ mod subagents;
 pub(crate) mod tool_set;
 mod view;
 
+use control::Control;
+
 pub use config::{SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote};
 pub use custom_commands::CommandFolder;
 pub use elicitation::unattended_reply;
@@ -34,12 +37,10 @@ pub use view::{FileContents, FileReadError, PathEntry, PolicyListing, SessionVie
 
 use crate::agent::Agent;
 use crate::events::stats::SessionStats;
-use crate::events::{AgentEvent, ConfirmationResponse, EventSender, Finished, HookMessageKind, Op};
+use crate::events::{AgentEvent, EventSender, Finished, HookMessageKind, Op};
 use crate::hooks::Hooks;
 use crate::policy::{ApprovalMode, PolicyEngine};
 use crate::tools::ToolContext;
-use crate::tools::background::BackgroundShells;
-use crate::tools::mcp::McpManager;
 use gemini_rs_protocol::events::SessionSummary;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, RwLock};
@@ -273,56 +274,6 @@ pub fn untrusted_mode_refusal(mode: ApprovalMode) -> String {
         "The {} approval mode is not available in an untrusted folder; trust the folder to use it (the mode stays as it is).",
         mode.as_str()
     )
-}
-
-/// What acts at once, while an exclusive op runs.
-struct Control {
-    confirmations: mpsc::UnboundedSender<ConfirmationResponse>,
-    elicitations: elicitation::Pending,
-    questions: questions::Pending,
-    mode: Arc<RwLock<ApprovalMode>>,
-    events: EventSender,
-    mcp: Option<Arc<McpManager>>,
-    background: Arc<BackgroundShells>,
-    /// False in an untrusted folder: the mode stays `default` or `plan`.
-    trusted: bool,
-}
-
-impl Control {
-    /// Ends background command `pid` (`/shells`), reporting how it went.
-    fn stop_background(&self, pid: u32) {
-        let shells = self.background.clone();
-        let events = self.events.clone();
-        tokio::spawn(async move {
-            let event = if shells.stop(pid).await {
-                AgentEvent::Info {
-                    message: format!("Background process {pid} was stopped."),
-                }
-            } else if shells.knows(pid) {
-                AgentEvent::Info {
-                    message: format!("Background process {pid} has already exited."),
-                }
-            } else {
-                AgentEvent::Error {
-                    message: format!("No background process with PID {pid} in this session."),
-                }
-            };
-            let _ = events.send(event);
-        });
-    }
-
-    fn set_mode(&self, mode: ApprovalMode) {
-        if !self.trusted && !mode_allowed_untrusted(mode) {
-            let _ = self.events.send(AgentEvent::Error {
-                message: untrusted_mode_refusal(mode),
-            });
-            return;
-        }
-        if let Ok(mut m) = self.mode.write() {
-            *m = mode;
-        }
-        let _ = self.events.send(AgentEvent::ApprovalModeChanged { mode });
-    }
 }
 
 impl Engine {

@@ -14,16 +14,6 @@ use crate::policy::{ApprovalMode, PolicyEngine};
 use crate::tools::ToolRegistry;
 use gemini_rs_protocol::Part;
 
-/// The built-in tools a lean request declares (internal names).
-pub(crate) const LEAN_TOOLS: [&str; 6] = [
-    "read_file",
-    "list_directory",
-    "glob",
-    "write_file",
-    "replace",
-    "run_shell_command",
-];
-
 /// Entries of the directory overview in a lean request's first turn.
 pub(super) const LEAN_TREE_LIMIT: usize = 20;
 
@@ -112,6 +102,7 @@ pub(super) fn choose(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::tool_set::LEAN_TOOLS;
 
     #[test]
     fn the_lean_prompt_names_only_lean_tools() {

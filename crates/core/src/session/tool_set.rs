@@ -20,6 +20,16 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
+/// The built-in tools a lean request declares (internal names).
+pub(crate) const LEAN_TOOLS: [&str; 6] = [
+    "read_file",
+    "list_directory",
+    "glob",
+    "write_file",
+    "replace",
+    "run_shell_command",
+];
+
 /// The tools of a session and where they come from.
 pub(super) struct ToolLayer {
     /// The declared tools.
@@ -62,7 +72,7 @@ impl RegistryRecipe {
             self.asker.clone(),
         );
         let (discovered, mcp) = if self.lean {
-            let lean = super::profile::LEAN_TOOLS;
+            let lean = LEAN_TOOLS;
             builtins.retain(|t| lean.contains(&t.name()));
             // In the profile's order, reading first: a small model leans
             // on the first tools it is shown.

@@ -9,7 +9,7 @@ mod context;
 mod rpc;
 
 use super::Shared;
-use super::http::{Body, full};
+use super::{Body, full};
 use context::Context;
 use hyper::StatusCode;
 use hyper::{HeaderMap, Response};

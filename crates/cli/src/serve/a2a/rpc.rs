@@ -4,7 +4,7 @@
 use super::context::{Context, TurnEnd};
 use super::{Agent, terminal};
 use crate::serve::Shared;
-use crate::serve::http::{Body, full};
+use crate::serve::{Body, full};
 use bytes::Bytes;
 use futures::StreamExt;
 use futures::channel::mpsc;

@@ -249,7 +249,9 @@ impl StreamTranslator for OpenAiTranslator {
             if let Some(delta) = choice.delta.as_ref().or(choice.message.as_ref()) {
                 self.take_delta(delta, &mut out);
             }
-            if let Some((result, prompt_ids)) = logprobs::from_openai_choice(raw, &raw["choices"][i]) {
+            if let Some((result, prompt_ids)) =
+                logprobs::from_openai_choice(raw, &raw["choices"][i])
+            {
                 let mut with = chunk(Vec::new(), None);
                 if let Some(c) = with.candidates.as_mut().and_then(|c| c.first_mut()) {
                     c.extra.insert("logprobsResult".into(), result);

@@ -88,19 +88,26 @@ pub(super) fn subagent_host(
 }
 
 /// What every hook command is told of the session: its folder and id, the
-/// approval mode and the plans folder (the caller adds the transcript and
-/// the sandbox).
+/// approval mode, the plans folder and the model prompt hooks ask (the
+/// caller adds the transcript and the sandbox).
 pub(super) fn hook_env(
     config: &SessionConfig,
-    session_id: &str,
-    mode: &Arc<RwLock<ApprovalMode>>,
-    plan: &crate::tools::plan::PlanMode,
+    (session_id, mode, plan): (
+        &str,
+        &Arc<RwLock<ApprovalMode>>,
+        &crate::tools::plan::PlanMode,
+    ),
+    (generator, model): (&Arc<dyn crate::model::ContentGenerator>, &str),
 ) -> HookEnv {
     HookEnv {
         project_dir: config.root.clone(),
         session_id: session_id.to_string(),
         approval_mode: Some(mode.clone()),
         plans_dir: Some(plan.plans_dir().to_path_buf()),
+        judge: Some(Arc::new(crate::hooks::prompt::GeneratorJudge {
+            generator: generator.clone(),
+            model: model.to_string(),
+        })),
         ..Default::default()
     }
 }
@@ -178,17 +185,18 @@ pub(super) async fn tools_and_window(
 }
 
 /// A conversation's first messages: the environment context, then the
-/// resumed session's history, if any.
+/// resumed session's history, if any; and whether there was one.
 pub(super) fn opening_history(
     workspace: &Workspace,
     resumed: Option<Vec<Content>>,
     tree_limit: usize,
-) -> Vec<Content> {
+) -> (Vec<Content>, bool) {
     let today = chrono::Local::now().format("%A, %B %-d, %Y").to_string();
     let context = environment_context(workspace, &today, tree_limit);
+    let was_resumed = resumed.is_some();
     let mut history = vec![Content::user_text(context)];
     history.extend(resumed.unwrap_or_default());
-    history
+    (history, was_resumed)
 }
 
 /// The warning a dialect chosen by setting or environment leaves, if any.

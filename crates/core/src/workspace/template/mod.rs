@@ -119,7 +119,7 @@ pub fn check_template(path: &Path, flag: &'static str) -> Result<PathBuf, Templa
     if !meta.is_dir() {
         let kind = match meta.is_file() {
             true => "a regular file",
-            false => crate::config::input_file::kind_of(&meta),
+            false => super::file_kind(&meta),
         };
         return Err(bad(format!("not a folder ({kind})")));
     }
