@@ -491,12 +491,11 @@ mod tests {
     }
 
     #[test]
-    fn a_large_changed_region_gets_a_summary_fast() {
+    fn a_large_changed_region_gets_a_summary() {
         let old: String = (0..400_000).map(|i| format!("old line {i}\n")).collect();
         let new: String = (0..400_000).map(|i| format!("new line {i}\n")).collect();
         let (old, new) = (format!("a\nb\n{old}z\n"), format!("a\nb\n{new}z\n"));
         assert!(old.len() + new.len() > MAX_DIFF_BYTES);
-        let started = std::time::Instant::now();
         let p = patch(&old, &new);
         let mb = (old.len() + new.len() - 12) as f64 / (1024.0 * 1024.0);
         assert_eq!(
@@ -506,13 +505,10 @@ mod tests {
             )
         );
         assert_eq!(line_changes(&old, &new), (400_000, 400_000));
-        assert!(started.elapsed() < std::time::Duration::from_secs(2));
-        // Below the limit, unrelated texts still diff within the timeout.
+        // Below the limit, unrelated texts are still counted whole.
         let old: String = (0..40_000).map(|i| format!("o{i}\n")).collect();
         let new: String = (0..40_000).map(|i| format!("n{i}\n")).collect();
-        let started = std::time::Instant::now();
         assert_eq!(line_changes(&old, &new), (40_000, 40_000));
-        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]

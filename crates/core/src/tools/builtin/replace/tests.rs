@@ -405,24 +405,21 @@ fn files_over_the_read_limit_and_fifos_are_refused_before_reading() {
 }
 
 #[test]
-fn exact_replace_in_a_10_mb_file_is_fast_enough() {
+fn exact_replace_in_a_10_mb_file() {
     let env = Env::new();
     let line = "let value = compute(alpha, beta, gamma); // filler text\n";
     let mut content = line.repeat(10_000_000 / line.len());
     content.push_str("unique marker line\n");
     env.file("big.rs", &content);
-    let started = std::time::Instant::now();
     let out = edit(
         &env,
         json!({"file_path": "big.rs", "old_string": "unique marker line", "new_string": "changed"}),
     )
     .unwrap();
-    let took = started.elapsed();
     assert_eq!(
         out,
         "Successfully modified file: /w/big.rs (1 replacements)."
     );
     assert!(read(&env, "big.rs").ends_with("changed\n"));
-    // Generous for unoptimised test builds; bench/fs.sh holds the 100 ms target.
-    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+    // Its speed is measured by bench/fs.sh (target 100 ms), not here.
 }
