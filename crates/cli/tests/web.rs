@@ -58,7 +58,7 @@ fn web_fetch_of_a_local_page_fetches_directly_and_asks_the_model() {
     let frs = fake.function_responses();
     assert_eq!(
         frs[0]["functionResponse"]["response"],
-        json!({"output": "local summary"})
+        json!({"output": "<untrusted_context>\nlocal summary\n</untrusted_context>"})
     );
     let utility = fake
         .requests()

@@ -86,10 +86,8 @@ fn log_in_once_then_use_the_stored_token() {
         out.contains("Authenticated with MCP server 'conf'."),
         "{out}"
     );
-    assert!(
-        out.contains("- Connected") && out.contains("test-tool"),
-        "{out}"
-    );
+    // `mcp list` names no tools (0.61's listing); connected is the token at work.
+    assert!(out.contains("- Connected"), "{out}");
     let list = tokens(&sb);
     assert_eq!(list[0]["serverName"], "conf", "{list}");
     assert!(list[0]["token"]["accessToken"].is_string(), "{list}");
@@ -160,13 +158,8 @@ except urllib.error.HTTPError as e:
         pass"#,
     );
     let out = run(&sb, &dir, "\"$GEMINI_RS\" mcp list", Some(&b));
+    // 0.61's listing gives no reason; that no token was kept is the check.
     assert!(out.contains("- Disconnected"), "{out}");
-    assert!(
-        out.contains(
-            "authentication failed: the browser came back with a state this login did not send"
-        ),
-        "{out}"
-    );
     assert!(
         tokens(&sb).as_array().unwrap().is_empty(),
         "no token was kept"

@@ -379,10 +379,18 @@ async fn cancel_sends_notification_and_timeout_fails_call() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert!(seen, "no notifications/cancelled in the server log");
-    // Client identity and pinned protocol.
+    // The client asks `server/discover` first (MCP 2026-07-28); this 2025
+    // server does not know it, so the client falls back to `initialize`.
     let text = std::fs::read_to_string(&log).unwrap();
-    let init: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
-    assert_eq!(init["method"], "initialize");
+    let messages: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(messages[0]["method"], "server/discover");
+    let init = messages
+        .iter()
+        .find(|m| m["method"] == "initialize")
+        .unwrap_or_else(|| panic!("no initialize after discover: {text}"));
     assert_eq!(
         init["params"]["clientInfo"]["name"],
         "gemini-cli-mcp-client"
