@@ -133,6 +133,22 @@ pub struct HookRunResult {
     pub duration: Duration,
 }
 
+impl HookRunResult {
+    /// A run of `hook` that has produced nothing yet.
+    fn not_run(hook: &CommandHook) -> Self {
+        HookRunResult {
+            hook: hook.clone(),
+            success: false,
+            output: None,
+            exit_code: None,
+            stdout: String::new(),
+            stderr: String::new(),
+            error: None,
+            duration: Duration::ZERO,
+        }
+    }
+}
+
 /// Replaces `$GEMINI_PROJECT_DIR` / `$CLAUDE_PROJECT_DIR` (and their `${…}`
 /// forms) by the shell-escaped project dir.
 pub fn expand_command(command: &str, project_dir: &Path) -> String {
@@ -195,16 +211,7 @@ pub async fn run_hook(
 /// An http hook's answer as a run's result.
 fn http_result(hook: &CommandHook, answer: super::http::Answer, start: Instant) -> HookRunResult {
     use super::http::Answer;
-    let mut result = HookRunResult {
-        hook: hook.clone(),
-        success: false,
-        output: None,
-        exit_code: None,
-        stdout: String::new(),
-        stderr: String::new(),
-        error: None,
-        duration: Duration::ZERO,
-    };
+    let mut result = HookRunResult::not_run(hook);
     match answer {
         Answer::Exited {
             code,
@@ -274,16 +281,7 @@ async fn run_process(
     {
         crate::sandbox::install(cmd.as_std_mut(), sandbox.clone());
     }
-    let mut result = HookRunResult {
-        hook: hook.clone(),
-        success: false,
-        output: None,
-        exit_code: None,
-        stdout: String::new(),
-        stderr: String::new(),
-        error: None,
-        duration: Duration::ZERO,
-    };
+    let mut result = HookRunResult::not_run(hook);
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
