@@ -136,6 +136,8 @@ def run(binary, scenario, dialect, extra_env):
                 responses.append([fr["name"], fr["response"]])
     shutil.rmtree(root, ignore_errors=True)
     text = json.dumps({"declared": sorted(declared), "responses": responses}, indent=1)
+    # A process group id differs on every run.
+    text = re.sub(r"Process Group PGID: \d+", "Process Group PGID: <pgid>", text)
     return text.replace(proj, "<tmp>").replace(home, "<home>"), done
 
 
@@ -183,6 +185,8 @@ def run_command(binary, scenario):
         # An extension's id hashes where it was installed from.
         golden[stream] = re.sub(r" ID: [0-9a-f]{64}", " ID: <id>", golden[stream])
     text = json.dumps(golden, indent=1)
+    # A process group id differs on every run.
+    text = re.sub(r"Process Group PGID: \d+", "Process Group PGID: <pgid>", text)
     return text.replace(proj, "<tmp>").replace(home, "<home>"), done
 
 
