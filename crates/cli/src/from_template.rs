@@ -3,6 +3,7 @@
 //! (`~/.gemini/tmp/<project>/workspaces/<session id>/`), and its changes
 //! can be written out as a unified diff. DIR is never changed.
 
+use crate::args::Args;
 use crate::exit::ExitCode;
 use gemini_rs_core::{FolderTrust, GeminiPaths, WorkingCopy};
 use std::path::{Path, PathBuf};
@@ -11,6 +12,29 @@ use std::path::{Path, PathBuf};
 pub struct Entered {
     copy: WorkingCopy,
     patch_out: Option<PathBuf>,
+}
+
+/// Makes the files named on the command line absolute against the
+/// launching folder, so that they still name the same files once the run
+/// works in the copy. Folders (`--include-directories`) keep their meaning
+/// inside the workspace.
+pub fn anchor_files(args: &mut Args) {
+    fn anchor(path: &mut PathBuf) {
+        if let Ok(abs) = std::path::absolute(&*path) {
+            *path = abs;
+        }
+    }
+    let singles = [
+        &mut args.fake_responses,
+        &mut args.fake_responses_non_strict,
+        &mut args.record_responses,
+        &mut args.trajectory,
+        &mut args.session_file,
+        &mut args.output_schema,
+    ];
+    singles.into_iter().flatten().for_each(anchor);
+    args.policy.iter_mut().for_each(anchor);
+    args.admin_policy.iter_mut().for_each(anchor);
 }
 
 /// Makes the copy of `template` and makes it the working directory; the
@@ -32,12 +56,19 @@ pub fn enter(
             return Err(ExitCode::Input.code());
         }
     };
-    if let Some(out) = &patch_out
-        && out.is_dir()
+    // The patch goes where the user named it from the launching folder,
+    // checked now (a FIFO, a device or a folder is refused before the run).
+    let patch_out = match patch_out
+        .as_deref()
+        .map(gemini_rs_core::check_trajectory_path)
     {
-        eprintln!("--patch-out {}: it is a directory", out.display());
-        return Err(ExitCode::Input.code());
-    }
+        None => None,
+        Some(Ok(path)) => Some(path),
+        Some(Err(e)) => {
+            eprintln!("--patch-out: {e}");
+            return Err(ExitCode::Input.code());
+        }
+    };
     // Root mounts the overlay as it is; another user may in a user
     // namespace of its own, for a template all their own (else the copy
     // is made by reflinks or copies).

@@ -173,6 +173,7 @@ fn real_main() -> Result<i32> {
             .to_string(),
     };
     let launched = project_root()?;
+    from_template::anchor_files(&mut args);
     let entered = match from_template::enter(
         &template,
         args.patch_out.clone(),

@@ -255,3 +255,53 @@ fn as_another_user_the_copy_is_an_overlay_in_a_user_namespace_or_a_copy() {
         assert!(diff.contains("+++ b/c.txt"), "{name}: {diff}");
     }
 }
+
+/// Files named relative to the launching folder stay there, though the run
+/// works in the copy: the patch and the trajectory land beside the user,
+/// not in the copy (where they were lost with it). A FIFO as `--patch-out`
+/// is refused before the run, as every start-up file is.
+#[test]
+fn relative_output_files_land_in_the_launching_folder_and_a_fifo_patch_is_refused() {
+    let sb = Sandbox::new();
+    settings(&sb);
+    let outside = tempfile::tempdir().unwrap();
+    let template = outside.path().join("template");
+    make_template(&template);
+    let fake = FakeServer::replaying(&editing_session());
+    let env = [("GOOGLE_GEMINI_BASE_URL", fake.base_url.as_str())];
+    let tpl = template.to_str().unwrap();
+    let args = [
+        "--approval-mode=yolo",
+        "--workspace-from",
+        tpl,
+        "--patch-out",
+        "out/changes.diff",
+        "--trajectory",
+        "run.atif.json",
+        "-p",
+        "go",
+    ];
+    let out = sb.run(&args, None, &env);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let diff = fs::read_to_string(sb.work.join("out/changes.diff")).unwrap();
+    assert!(diff.contains("+++ b/src/new.py"), "{diff}");
+    assert!(sb.work.join("run.atif.json").is_file());
+    let fifo = sb.work.join("pipe.diff");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let args = [
+        "--workspace-from",
+        tpl,
+        "--patch-out",
+        "pipe.diff",
+        "-p",
+        "go",
+    ];
+    let out = sb.run(&args, None, &env);
+    assert_eq!(out.code, 42, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("--patch-out") && out.stderr.contains("a FIFO"),
+        "{}",
+        out.stderr
+    );
+}
