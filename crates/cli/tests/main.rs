@@ -29,6 +29,7 @@ mod plan_mode;
 mod policy_070;
 mod provider_wires;
 mod providers;
+mod public_extensions;
 mod routing;
 mod sandbox;
 mod serve;

@@ -1,12 +1,14 @@
 //! Project context files (`GEMINI.md`, or the names in `context.fileName`):
 //! the global file, the files from the project root's git root (or home)
 //! down to the working directory, and those below it, each framed and
-//! appended to the system instruction. `@file.md` lines import other files.
+//! appended to the system instruction. `@file.md` imports other files, as
+//! Gemini CLI 0.61 expands them (see [`imports`]).
 //!
-//! A context file is project input, so it may be hostile: an import (and a
-//! context file that is a symlink) must resolve, symlinks followed, inside
-//! a workspace directory, the git root above it or `~/.gemini`, be a
-//! regular file (a FIFO would hang, `/dev/zero` never ends) and be at most
+//! A context file is project input, so it may be hostile: a context file
+//! that is a symlink must resolve, symlinks followed, inside a workspace
+//! directory, the git root above it or `~/.gemini`, and an import inside
+//! the context file's project root; either must be a regular file (a FIFO
+//! would hang, `/dev/zero` never ends) of at most
 //! [`MAX_CONTEXT_FILE_BYTES`]. A refused import becomes Gemini CLI's
 //! `<!-- Import failed: ... -->` comment and a warning naming the file and
 //! line.
@@ -16,14 +18,14 @@ use crate::workspace::{
     realpath_lenient,
 };
 use std::collections::{HashSet, VecDeque};
+
+mod imports;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Most directories searched below the project root
 /// (`context.discoveryMaxDirs`).
 pub const DEFAULT_MAX_DIRS: usize = 200;
-/// Deepest chain of `@file` imports followed.
-const MAX_IMPORT_DEPTH: usize = 5;
 /// Largest context file or import read (`read_file`'s limit).
 pub const MAX_CONTEXT_FILE_BYTES: u64 = MAX_FILE_BYTES;
 /// Folders never searched for context files (version-control data); the
@@ -129,15 +131,22 @@ pub fn load_context(workspace: &Workspace, opts: &MemoryOptions<'_>) -> LoadedCo
                 continue;
             }
         };
-        let mut seen = HashSet::from([std::fs::canonicalize(&path).unwrap_or(path.clone())]);
-        let mut imports = Imports {
-            allowed: &allowed,
-            warnings: &mut out.warnings,
-        };
-        let content = imports.resolve(&text, &path, dir, &mut seen, 0);
+        let content = expand_imports(&text, &path, &mut out.warnings);
         out.files.push(ContextFile { path, content });
     }
     out
+}
+
+/// `text` (the content of the context file `path`) with its `@` imports
+/// expanded as Gemini CLI 0.61 does (see [`imports`]), each refused or
+/// failed import added to `warnings`.
+fn expand_imports(text: &str, path: &Path, warnings: &mut Vec<String>) -> String {
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    let mut imports = imports::Imports {
+        root: realpath_lenient(&imports::project_root(dir)),
+        warnings,
+    };
+    imports.expand(text, path, dir, &HashSet::new(), 0)
 }
 
 /// Why a file was not read as context.
@@ -268,76 +277,6 @@ fn downward_dirs(workspace: &Workspace, root: &Path, max_dirs: usize) -> Vec<Pat
     out
 }
 
-/// Import resolution: where imports may lead, and the warnings so far.
-struct Imports<'a> {
-    allowed: &'a [PathBuf],
-    warnings: &'a mut Vec<String>,
-}
-
-impl Imports<'_> {
-    /// Replaces lines `@path` (a relative or absolute file) of `text` (the
-    /// content of `file`, in `base`) by that file's content, framed,
-    /// recursively up to the depth limit; cycles are cut, refused imports
-    /// become a comment and a warning.
-    fn resolve(
-        &mut self,
-        text: &str,
-        file: &Path,
-        base: &Path,
-        seen: &mut HashSet<PathBuf>,
-        depth: usize,
-    ) -> String {
-        let mut out = Vec::new();
-        let mut in_code = false;
-        for (n, line) in text.split('\n').enumerate() {
-            if line.trim_start().starts_with("```") {
-                in_code = !in_code;
-            }
-            let target = line.trim().strip_prefix('@').filter(|t| {
-                !in_code
-                    && !t.is_empty()
-                    && !t.contains(char::is_whitespace)
-                    && (t.contains('/') || t.contains('.'))
-            });
-            let Some(target) = target else {
-                out.push(line.to_string());
-                continue;
-            };
-            let path = base.join(target);
-            let path = std::fs::canonicalize(&path).unwrap_or(path);
-            if depth >= MAX_IMPORT_DEPTH || seen.contains(&path) {
-                out.push(format!(
-                    "<!-- Import skipped (cycle or depth limit): {target} -->"
-                ));
-                continue;
-            }
-            match read_allowed(&path, self.allowed) {
-                Ok(imported) => {
-                    seen.insert(path.clone());
-                    let dir = path.parent().unwrap_or(base);
-                    let inner = self.resolve(&imported, &path, dir, seen, depth + 1);
-                    seen.remove(&path);
-                    out.push(format!("<!-- Imported from: {target} -->\n{inner}\n<!-- End of import from: {target} -->"));
-                }
-                Err(Refusal::Io(_)) => out.push(line.to_string()),
-                Err(refusal) => {
-                    self.warnings.push(format!(
-                        "{}:{}: import @{target} refused: {}",
-                        file.display(),
-                        n + 1,
-                        refusal.reason()
-                    ));
-                    out.push(format!(
-                        "<!-- Import failed: {target} - {} -->",
-                        refusal.comment_reason()
-                    ));
-                }
-            }
-        }
-        out.join("\n")
-    }
-}
-
 /// The context the settings ask for: how many files, their formatted text
 /// and the warnings about refused imports.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -378,10 +317,13 @@ pub fn context_from_settings(
             continue;
         }
         match std::fs::read_to_string(path) {
-            Ok(content) => loaded.files.push(ContextFile {
-                path: path.clone(),
-                content,
-            }),
+            Ok(text) => {
+                let content = expand_imports(&text, path, &mut loaded.warnings);
+                loaded.files.push(ContextFile {
+                    path: path.clone(),
+                    content,
+                });
+            }
             Err(e) => loaded
                 .warnings
                 .push(format!("Could not read {}: {e}", path.display())),

@@ -16,7 +16,9 @@ pub use shell_parse::split_commands;
 pub use skill_limits::{ActiveSkills, ToolLimit};
 #[cfg(test)]
 pub use toml::parse_policy;
-pub use toml::{PolicyFileError, load_policy_dir, load_policy_file, saved_rule_text};
+pub use toml::{
+    EXTENSION_TIER, PolicyFileError, load_policy_dir, load_policy_file, saved_rule_text,
+};
 
 use serde_json::{Map, Value};
 use std::collections::HashMap;

@@ -79,8 +79,24 @@ struct RawRule {
     tool_annotations: Option<toml::Table>,
 }
 
-/// Parses the rules of one policy file; `tier` is 1 (default), 2 (user)
-/// or 3 (admin), and a rule's priority is `tier + priority / 1000`.
+/// The tier of an extension's `policies/*.toml` (0.61's tier 2): above
+/// every default rule, below every user rule (see [`rule_priority`]).
+pub const EXTENSION_TIER: u8 = 4;
+
+/// A rule's priority: `tier + priority / 1000`; an extension's rules fill
+/// the band between the default tier's highest (1.999) and the user tier,
+/// their own order kept.
+fn rule_priority(tier: u8, prio: i64) -> f64 {
+    if tier == EXTENSION_TIER {
+        1.9995 + prio as f64 / 2_000_000.0
+    } else {
+        f64::from(tier) + prio as f64 / 1000.0
+    }
+}
+
+/// Parses the rules of one policy file; `tier` is 1 (default), 2 (user),
+/// 3 (admin) or [`EXTENSION_TIER`], and a rule's priority is
+/// `tier + priority / 1000`.
 pub fn parse_policy(path: &Path, text: &str, tier: u8) -> Result<Vec<PolicyRule>, PolicyFileError> {
     let invalid = |line: Option<usize>, message: String| PolicyFileError::Invalid {
         path: path.to_path_buf(),
@@ -193,7 +209,7 @@ pub fn parse_policy(path: &Path, text: &str, tier: u8) -> Result<Vec<PolicyRule>
                 tool_name: name,
                 args: args.clone(),
                 decision,
-                priority: f64::from(tier) + prio as f64 / 1000.0,
+                priority: rule_priority(tier, prio),
                 modes: modes.clone(),
                 allow_redirection: raw.allow_redirection,
                 source: format!("{}: {}", tier_name(tier), path.display()),
@@ -211,6 +227,7 @@ fn tier_name(tier: u8) -> &'static str {
     match tier {
         1 => "Default",
         2 => "User",
+        EXTENSION_TIER => "Extension",
         _ => "Admin",
     }
 }

@@ -19,7 +19,10 @@ use crate::events::stats::SessionStats;
 use crate::events::{ConfirmationResponse, EventSender};
 use crate::hooks::{HookConfig, HookEnv, Hooks};
 use crate::model::default_generation_config;
-use crate::policy::{ApprovalMode, PolicyEngine, load_policy_dir, load_policy_file};
+use crate::policy::{
+    ApprovalMode, Decision, EXTENSION_TIER, PolicyEngine, PolicyRule, load_policy_dir,
+    load_policy_file,
+};
 use crate::recording::{self, ChatRecorder};
 use crate::sandbox;
 use crate::scheduler::shared_confirmations;
@@ -380,6 +383,10 @@ fn policy(
     let file_error = |e: crate::policy::PolicyFileError| StartError::config(e.to_string());
     let mut skipped = Vec::new();
     let user_dir = paths.gemini_dir.join("policies");
+    for extension in config.extensions.iter() {
+        engine.add_rules(extension_policies(extension, &mut skipped));
+        skipped.extend(extension.plan_warning.clone());
+    }
     engine.add_rules(load_policy_dir(&user_dir, 2, &mut skipped).map_err(file_error)?);
     engine.add_rules(
         load_policy_dir(Path::new(SYSTEM_POLICIES), 3, &mut skipped).map_err(file_error)?,
@@ -406,6 +413,47 @@ fn policy(
         warning: true,
     }));
     Ok(engine)
+}
+
+/// An extension's `policies/*.toml`, at the extension tier, as Gemini CLI
+/// 0.61 takes them: an `allow` rule or one for `yolo` mode is dropped with
+/// a warning (an extension may only restrict), a file that does not parse
+/// is skipped with a warning rather than stopping the start-up.
+fn extension_policies(
+    extension: &extensions::Extension,
+    notes: &mut Vec<String>,
+) -> Vec<PolicyRule> {
+    let name = &extension.name;
+    let dir = extension.path.join("policies");
+    let rules = match load_policy_dir(&dir, EXTENSION_TIER, notes) {
+        Ok(rules) => rules,
+        Err(e) => {
+            notes.push(format!("Error loading policies from extension {name}: {e}"));
+            return Vec::new();
+        }
+    };
+    rules
+        .into_iter()
+        .filter_map(|mut rule| {
+            if rule.decision == Decision::Allow {
+                notes.push(format!(
+                    "Extension \"{name}\" attempted to contribute an ALLOW rule for tool \"{}\". Ignoring this rule for security.",
+                    rule.tool_name
+                ));
+                return None;
+            }
+            if rule.modes.contains(&ApprovalMode::Yolo) {
+                notes.push(format!(
+                    "Extension \"{name}\" attempted to contribute a rule for YOLO mode. Ignoring this rule for security."
+                ));
+                return None;
+            }
+            rule.source = rule
+                .source
+                .replacen("Extension: ", &format!("Extension ({name}): "), 1);
+            Some(rule)
+        })
+        .collect()
 }
 
 /// The checkpointer, when `general.checkpointing.enabled` is set (a

@@ -456,7 +456,21 @@ pub(super) fn plan_state(
     session_id: &str,
     mode: &Arc<RwLock<ApprovalMode>>,
 ) -> Result<PlanMode, StartError> {
-    let setting = config.settings.typed().general.plan.directory.clone();
+    // The settings' folder, else the first enabled extension's (0.61).
+    let setting = config
+        .settings
+        .typed()
+        .general
+        .plan
+        .directory
+        .clone()
+        .filter(|d| !d.trim().is_empty())
+        .or_else(|| {
+            config
+                .extensions
+                .iter()
+                .find_map(|e| e.plan_directory.clone())
+        });
     let dir = plans_dir(
         setting.as_deref(),
         &config.root,

@@ -33,6 +33,11 @@ pub struct Extension {
     /// Its context files (`contextFileName`, a name or a list; default
     /// `GEMINI.md`) that exist in its directory.
     pub context_files: Vec<PathBuf>,
+    /// Its `plan.directory`: where plan mode writes plans, relative to the
+    /// project (`None` when absent or refused: absolute or with `..`).
+    pub plan_directory: Option<String>,
+    /// Why its `plan.directory` was refused, for a start-up warning.
+    pub plan_warning: Option<String>,
 }
 
 fn substitute(value: &mut Value, vars: &[(&str, String)]) {
@@ -163,9 +168,12 @@ pub fn load_extension(dir: &Path, workspace: &Path) -> Result<Option<Extension>,
         .map(|n| dir.join(n))
         .filter(|p| p.is_file())
         .collect();
+    let (plan_directory, plan_warning) = plan_directory(&manifest, &name);
     Ok(Some(Extension {
         name,
         context_files,
+        plan_directory,
+        plan_warning,
         version: manifest
             .get("version")
             .and_then(Value::as_str)
@@ -175,6 +183,26 @@ pub fn load_extension(dir: &Path, workspace: &Path) -> Result<Option<Extension>,
         servers,
         exclude_tools,
     }))
+}
+
+/// The manifest's `plan.directory`, as Gemini CLI 0.61 takes it: a
+/// relative path without `..`; anything else is refused with a warning.
+fn plan_directory(manifest: &Value, name: &str) -> (Option<String>, Option<String>) {
+    let Some(dir) = manifest.get("plan").and_then(|p| p.get("directory")) else {
+        return (None, None);
+    };
+    match dir.as_str() {
+        Some("") => (None, None),
+        Some(d) if !Path::new(d).is_absolute() && !d.contains("..") && !d.contains('\\') => {
+            (Some(d.to_string()), None)
+        }
+        _ => (
+            None,
+            Some(format!(
+                "Invalid plan.directory in extension \"{name}\": {dir}. Relative parent navigation and absolute paths are not allowed."
+            )),
+        ),
+    }
 }
 
 /// The `hooks` object of an extension's `hooks/hooks.json`, with
