@@ -5,6 +5,7 @@
 mod files;
 mod hooks;
 mod lifecycle;
+mod mcp_tasks;
 mod plan;
 mod rollout;
 mod trust;

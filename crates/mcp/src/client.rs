@@ -271,6 +271,7 @@ async fn open_once(
     config: &McpServerConfig,
     handler: &Handler,
 ) -> Result<(Peer<RoleClient>, RunningService<RoleClient, Handler>), ConnectError> {
+    let listening = handler.clone();
     let handler = handler.clone();
     let tools = handler.tools.clone();
     let resources = handler.resources.clone();
@@ -331,6 +332,7 @@ async fn open_once(
         if let Ok(mut guard) = resources.write() {
             *guard = listed;
         }
+        super::listen::start(&peer, &listening);
         Ok::<_, ConnectError>((peer, service))
     };
     work.await
@@ -358,6 +360,7 @@ impl McpConnection {
             challenges: Default::default(),
             elicitor,
             host,
+            listener: Default::default(),
         };
         let (peer, service) = open(&config, &handler).await?;
         Ok(McpConnection {
@@ -458,6 +461,20 @@ impl McpConnection {
         args: &Map<String, Value>,
         cancel: &CancellationToken,
     ) -> CallOutcome {
+        self.call_tool_with_progress(name, args, cancel, None).await
+    }
+
+    /// [`McpConnection::call_tool`], with the status messages of a call the
+    /// server runs as a task (see [`super::tasks`]) sent to `progress`.
+    /// Cancelling `cancel` then also sends the task's `tasks/cancel`.
+    pub async fn call_tool_with_progress(
+        &self,
+        name: &str,
+        args: &Map<String, Value>,
+        cancel: &CancellationToken,
+        progress: Option<super::tasks::ProgressSink>,
+    ) -> CallOutcome {
+        let progress = progress.as_ref();
         let seen = self.generation.load(Ordering::SeqCst);
         if self.is_closed() {
             if let Err(e) = self.restart(seen).await {
@@ -465,9 +482,10 @@ impl McpConnection {
                     "MCP error -32000: Connection closed; restarting the server failed: {e}"
                 )));
             }
-            return self.call_once(name, args, cancel).await.0;
+            return self.call_once(name, args, cancel, progress).await.0;
         }
-        let (mut outcome, mut transport_closed) = self.call_once(name, args, cancel).await;
+        let (mut outcome, mut transport_closed) =
+            self.call_once(name, args, cancel, progress).await;
         let mut logins = 0;
         while let Some(challenge) = super::oauth::recorder::take(&self.handler.challenges) {
             if logins == MAX_LOGINS || outcome == CallOutcome::Aborted {
@@ -485,13 +503,13 @@ impl McpConnection {
             if let Err(e) = self.restart(seen).await {
                 return CallOutcome::Response(transport_error_response(&e.to_string()));
             }
-            (outcome, transport_closed) = self.call_once(name, args, cancel).await;
+            (outcome, transport_closed) = self.call_once(name, args, cancel, progress).await;
         }
         if !transport_closed {
             return outcome;
         }
         match self.restart(seen).await {
-            Ok(()) => self.call_once(name, args, cancel).await.0,
+            Ok(()) => self.call_once(name, args, cancel, progress).await.0,
             Err(e) => {
                 tracing::warn!(server = %self.config.name, "restarting the MCP server failed: {e}");
                 outcome
@@ -505,6 +523,7 @@ impl McpConnection {
         name: &str,
         args: &Map<String, Value>,
         cancel: &CancellationToken,
+        progress: Option<&super::tasks::ProgressSink>,
     ) -> (CallOutcome, bool) {
         let Some(peer) = self.peer() else {
             return (
@@ -516,7 +535,7 @@ impl McpConnection {
         };
         let mut params = CallToolRequestParams::new(name.to_string());
         params.arguments = Some(args.clone());
-        let rounds = super::mrtr::call_tool(&peer, &self.handler, params);
+        let rounds = super::mrtr::call_tool(&peer, &self.handler, params, progress);
         let call = tokio::time::timeout(self.config.timeout(), rounds);
         let result = tokio::select! {
             r = call => r,
@@ -559,6 +578,7 @@ impl McpConnection {
     /// host's process groups.
     pub async fn shutdown(&self) {
         self.shut_down.store(true, Ordering::SeqCst);
+        super::listen::stop(&self.handler.listener);
         let service = self.service.lock().await.take();
         if let Some(mut service) = service {
             let _ = service.close_with_timeout(SHUTDOWN_LIMIT).await;

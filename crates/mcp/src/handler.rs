@@ -35,6 +35,8 @@ pub(crate) struct Handler {
     pub(crate) elicitor: super::elicitation::ElicitorSlot,
     /// The program's side (token file, HTTP clients, processes).
     pub(crate) host: crate::host::Host,
+    /// The connection's `subscriptions/listen` stream (2026 servers).
+    pub(crate) listener: super::listen::ListenerSlot,
 }
 
 impl Handler {
@@ -90,6 +92,13 @@ impl ClientHandler for Handler {
         let mut elicitation = rmcp::model::ElicitationCapability::default();
         elicitation.form = Some(Default::default());
         caps.elicitation = Some(elicitation);
+        // Long calls may become tasks (2026 servers; see `tasks.rs`).
+        let mut extensions = rmcp::model::ExtensionCapabilities::new();
+        extensions.insert(
+            rmcp::model::TASKS_EXTENSION_ID.to_string(),
+            Default::default(),
+        );
+        caps.extensions = Some(extensions);
         ClientConfig::new(
             caps,
             Implementation::new(CLIENT_NAME, env!("CARGO_PKG_VERSION")),
@@ -115,20 +124,35 @@ impl ClientHandler for Handler {
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
         let peer = context.peer;
         let this = self.clone();
-        tokio::spawn(async move {
-            match peer.list_all_tools().await {
-                Ok(tools) => {
-                    if let Ok(mut guard) = this.tools.write() {
-                        *guard = tools;
-                    }
-                    this.changed.send_modify(|g| *g += 1);
-                    tracing::debug!(server = %this.server, "MCP tool list refreshed");
+        tokio::spawn(async move { this.refresh_tools(&peer).await });
+    }
+}
+
+impl Handler {
+    /// Lists the server's tools again and tells the session (after
+    /// `tools/list_changed`, by notification or on a listen stream).
+    pub(crate) async fn refresh_tools(&self, peer: &rmcp::Peer<RoleClient>) {
+        match peer.list_all_tools().await {
+            Ok(tools) => {
+                if let Ok(mut guard) = self.tools.write() {
+                    *guard = tools;
                 }
-                Err(e) => {
-                    tracing::warn!(server = %this.server, "MCP tool list refresh failed: {e}")
-                }
+                self.changed.send_modify(|g| *g += 1);
+                tracing::debug!(server = %self.server, "MCP tool list refreshed");
             }
-        });
+            Err(e) => {
+                tracing::warn!(server = %self.server, "MCP tool list refresh failed: {e}")
+            }
+        }
+    }
+
+    /// Lists the server's resources again (after `resources/list_changed`).
+    pub(crate) async fn refresh_resources(&self, peer: &rmcp::Peer<RoleClient>) {
+        let listed = super::resources::list(peer).await;
+        if let Ok(mut guard) = self.resources.write() {
+            *guard = listed;
+        }
+        tracing::debug!(server = %self.server, "MCP resource list refreshed");
     }
 }
 

@@ -20,6 +20,7 @@ pub mod error;
 pub mod handler;
 pub mod host;
 pub mod line_guard;
+mod listen;
 mod mrtr;
 pub mod naming;
 pub mod oauth;
@@ -27,6 +28,7 @@ mod prompts;
 pub mod resources;
 pub mod sse;
 mod stdio;
+pub mod tasks;
 
 pub use client::McpConnection;
 pub use config::{McpServerConfig, OAuthConfig, TransportSpec};

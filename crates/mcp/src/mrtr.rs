@@ -17,19 +17,23 @@ use rmcp::{Peer, RoleClient};
 use serde_json::Value;
 use std::time::Duration;
 
-/// Calls a tool, answering the server's `input_required` rounds.
+/// Calls a tool, answering the server's `input_required` rounds; a call
+/// the server makes a task is followed to its end ([`super::tasks`]), its
+/// status messages going to `progress`.
 pub(crate) async fn call_tool(
     peer: &Peer<RoleClient>,
     handler: &Handler,
     mut params: CallToolRequestParams,
+    progress: Option<&super::tasks::ProgressSink>,
 ) -> Result<CallToolResult, ServiceError> {
     let mut waits = 0u32;
     for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
         let asked = match peer.call_tool_once(params.clone()).await? {
             CallToolResponse::Complete(result) => return Ok(result),
             CallToolResponse::InputRequired(asked) => asked,
-            // We declare no tasks extension, so a server may not answer
-            // with a task.
+            CallToolResponse::Task(created) => {
+                return super::tasks::await_task(peer, handler, created, progress).await;
+            }
             _ => return Err(ServiceError::UnexpectedResponse),
         };
         let InputRequiredResult {
@@ -59,7 +63,10 @@ pub(crate) async fn call_tool(
 }
 
 /// The answer to one input request, as its result object.
-async fn answer(handler: &Handler, request: InputRequest) -> Result<Value, ServiceError> {
+pub(crate) async fn answer(
+    handler: &Handler,
+    request: InputRequest,
+) -> Result<Value, ServiceError> {
     let value = match request {
         InputRequest::Elicitation(request) => {
             serde_json::to_value(handler.elicit(request.params).await)

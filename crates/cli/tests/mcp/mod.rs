@@ -9,6 +9,7 @@ mod late;
 mod lifecycle;
 mod oauth;
 mod serve_edges;
+pub mod tasks;
 
 use crate::support::{Sandbox, peer_missing};
 use serde_json::{Value, json};

@@ -1,6 +1,7 @@
 //! MCP servers the terminal UI does not wait for: they connect while the
 //! user types, and the registry is built again as each one arrives, so the
-//! next model request declares its tools.
+//! next model request declares its tools. The registry is built again too
+//! whenever a connected server's tool list changes.
 
 use super::custom_commands::{self, CustomCommand};
 use super::tool_set::RegistryRecipe;
@@ -33,6 +34,7 @@ impl LateMcp {
         events: EventSender,
         started: watch::Receiver<bool>,
     ) {
+        let mut changes = self.mcp.changes();
         let names = self.mcp.connecting();
         let this = &self;
         let arrivals = names.iter().map(|name| {
@@ -64,6 +66,11 @@ impl LateMcp {
             }
         });
         futures::future::join_all(arrivals).await;
+        // A server's tool list changed (`tools/list_changed`, on a 2026
+        // server's listen stream): the next request declares the new list.
+        while changes.changed().await.is_ok() {
+            self.rebuild();
+        }
     }
 
     /// The prompts of the server `name`, just connected, as slash commands.

@@ -146,14 +146,15 @@ pub(super) fn compression_threshold(settings: &Settings) -> f64 {
 }
 
 /// The MCP servers still connecting when the session starts (the terminal
-/// UI's), to be added to the registry as they come.
+/// UI's), to be added to the registry as they come, and the tool-list
+/// changes of all of them, taken in as they happen.
 pub(super) fn late_mcp(
     mcp: Option<Arc<McpManager>>,
     recipe: crate::session::tool_set::RegistryRecipe,
     live: &LiveRegistry,
     policy: &Arc<PolicyEngine>,
 ) -> Option<crate::session::late_mcp::LateMcp> {
-    let mcp = mcp.filter(|mcp| !mcp.connecting().is_empty())?;
+    let mcp = mcp?;
     Some(crate::session::late_mcp::LateMcp {
         mcp,
         recipe,

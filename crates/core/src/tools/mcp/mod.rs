@@ -260,7 +260,6 @@ impl McpManager {
     }
 
     /// Ticks whenever a server's tool list changed (`tools/list_changed`).
-    #[cfg(test)]
     pub fn changes(&self) -> watch::Receiver<u64> {
         self.changed.subscribe()
     }

@@ -207,9 +207,33 @@ impl ToolInvocation for McpInvocation {
         _ctx: &'a ToolContext,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, ToolResult> {
+        self.run(cancel, None)
+    }
+
+    /// A call the server runs as a task shows its status messages as live
+    /// output.
+    fn execute_streaming<'a>(
+        &'a self,
+        _ctx: &'a ToolContext,
+        cancel: CancellationToken,
+        output: crate::tools::OutputSink,
+    ) -> BoxFuture<'a, ToolResult> {
+        self.run(cancel, Some(output))
+    }
+}
+
+impl McpInvocation {
+    fn run(
+        &self,
+        cancel: CancellationToken,
+        progress: Option<crate::tools::OutputSink>,
+    ) -> BoxFuture<'_, ToolResult> {
         Box::pin(async move {
             let tool = &self.server_tool_name;
-            match self.connection.call_tool(tool, &self.args, &cancel).await {
+            let call = self
+                .connection
+                .call_tool_with_progress(tool, &self.args, &cancel, progress);
+            match call.await {
                 CallOutcome::Aborted => ToolResult::error(
                     ToolErrorKind::McpToolError,
                     ABORTED_MESSAGE,
