@@ -72,7 +72,7 @@ pub use queries::{
     session_history, set_extension_enabled, set_server_enabled, skills_in_folder,
     terminate_children,
 };
-pub use recording::check_trajectory_path;
+pub use recording::{TrajectoryPathError, check_trajectory_path};
 pub use session::{
     CommandFolder, FileContents, FileReadError, OpSender, PathEntry, PolicyListing, Session,
     SessionConfig, SessionHandle, SessionKind, SessionView, StartError, StartErrorKind,

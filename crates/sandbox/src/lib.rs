@@ -56,6 +56,7 @@ pub enum SandboxError {
     /// The kernel has no (enabled) Landlock.
     LandlockUnavailable(LandlockMissing),
     /// Not on Linux.
+    // Platform: built only where the sandbox is not Linux's.
     #[cfg_attr(target_os = "linux", allow(dead_code))]
     NotLinux,
     /// Building the ruleset or the filter failed.
@@ -126,6 +127,7 @@ pub enum IsolationError {
     NoUserNamespace,
     /// Mount namespaces are a Linux feature.
     #[error("not Linux")]
+    // Platform: built only where the sandbox is not Linux's.
     #[cfg_attr(target_os = "linux", allow(dead_code))]
     NotLinux,
 }

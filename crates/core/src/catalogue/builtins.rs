@@ -3,9 +3,7 @@
 //! headless visibility and agent use. The tools (layer 2) implement them;
 //! policy, hooks, sub-agents and config read them here.
 
-use super::spec::{
-    AgentUse, ClaudeTwin, DefaultPolicy, Effect, Headless, ModelUse, ParamMap, ToolSpec,
-};
+use super::spec::{AgentUse, ClaudeTwin, DefaultPolicy, Headless, ModelUse, ParamMap, ToolSpec};
 use gemini_rs_protocol::events::ToolKind;
 
 /// Every built-in tool's declaration, in Gemini CLI's registration order
@@ -170,7 +168,6 @@ pub static MEMORY: ToolSpec = ToolSpec {
     name: "save_memory",
     display_name: "SaveMemory",
     kind: ToolKind::Think,
-    effect: Effect::Mutating,
     policy: DefaultPolicy::Ask,
     ..ToolSpec::BASE
 };
@@ -238,7 +235,6 @@ pub static REPLACE: ToolSpec = ToolSpec {
         ],
     }),
     kind: ToolKind::Edit,
-    effect: Effect::Mutating,
     policy: DefaultPolicy::AskUnlessAutoEdit,
     headless: Headless::FromAutoEdit,
     ..ToolSpec::BASE
@@ -261,7 +257,6 @@ pub static SHELL: ToolSpec = ToolSpec {
         ],
     }),
     kind: ToolKind::Execute,
-    effect: Effect::Mutating,
     policy: DefaultPolicy::Ask,
     headless: Headless::YoloOnly,
     ..ToolSpec::BASE
@@ -306,7 +301,6 @@ pub static WRITE_FILE: ToolSpec = ToolSpec {
         params: &[("file_path", "file_path"), ("content", "content")],
     }),
     kind: ToolKind::Edit,
-    effect: Effect::Mutating,
     policy: DefaultPolicy::AskUnlessAutoEdit,
     headless: Headless::FromAutoEdit,
     ..ToolSpec::BASE

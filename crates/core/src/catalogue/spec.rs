@@ -1,5 +1,5 @@
 //! What a built-in tool declares about itself: its names (both Gemini CLI
-//! eras and its Claude Code twin), its kind, whether it changes anything,
+//! eras and its Claude Code twin), its kind,
 //! its default policy, whether headless mode declares it and whether
 //! agents may use it. Policy defaults, headless rules, agent tool lists, the
 //! registry's aliases and ACP kinds derive from these declarations
@@ -23,14 +23,9 @@ pub struct ToolSpec {
     /// `(alias, canonical)`: renamed before schema validation.
     pub param_aliases: ParamMap,
     /// The Claude Code tool doing the same job, when there is one.
-    #[allow(dead_code)]
     pub claude: Option<ClaudeTwin>,
     /// What it does, as ACP and the scheduler see it.
     pub kind: ToolKind,
-    /// Whether a call may change files or the machine (declared; the
-    /// scheduler still batches by [`ToolKind`]).
-    #[allow(dead_code)]
-    pub effect: Effect,
     /// The default policy decision per approval mode.
     pub policy: DefaultPolicy,
     /// Whether headless mode declares it.
@@ -39,15 +34,6 @@ pub struct ToolSpec {
     pub agents: AgentUse,
     /// Whether it needs the model (left out where there is none).
     pub model: ModelUse,
-}
-
-/// Whether a tool's calls may change anything.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Effect {
-    /// It only reads (files, the web, session state).
-    ReadOnly,
-    /// It may write files or run commands.
-    Mutating,
 }
 
 /// The default rule of v0.27.4's TOML policies for a tool (yolo allows
@@ -126,7 +112,6 @@ pub struct ClaudeTwin {
     pub params: ParamMap,
 }
 
-#[allow(dead_code)]
 impl ClaudeTwin {
     /// Our name for Claude's parameter `claude`.
     pub fn ours_for(&self, claude: &str) -> Option<&'static str> {
@@ -152,14 +137,13 @@ impl ToolSpec {
     }
 
     /// Claude Code's name for this tool, when it has a twin.
-    #[allow(dead_code)]
     pub fn claude_name(&self) -> Option<&'static str> {
         self.claude.map(|c| c.name)
     }
 
     /// Every optional declaration at its most common value, for specs to
     /// start from (`..ToolSpec::BASE`): no aliases, no Claude twin, kind
-    /// other, read-only, no default rule, declared headless, for any agent,
+    /// other, no default rule, declared headless, for any agent,
     /// no model needed.
     pub const BASE: ToolSpec = ToolSpec {
         name: "",
@@ -168,7 +152,6 @@ impl ToolSpec {
         param_aliases: &[],
         claude: None,
         kind: ToolKind::Other,
-        effect: Effect::ReadOnly,
         policy: DefaultPolicy::Unruled,
         headless: Headless::Declared,
         agents: AgentUse::Any,

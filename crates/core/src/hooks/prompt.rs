@@ -9,7 +9,7 @@
 
 use super::config::CommandHook;
 use super::http::Answer;
-use crate::model::ContentGenerator;
+use crate::model::{ContentGenerator, ModelError};
 use futures::future::BoxFuture;
 use gemini_rs_protocol::{Content, GenerateContentRequest, GenerationConfig};
 use serde_json::Value;
@@ -32,7 +32,7 @@ pub trait PromptJudge: Send + Sync + std::fmt::Debug {
         model: Option<&'a str>,
         system: &'a str,
         prompt: &'a str,
-    ) -> BoxFuture<'a, Result<String, String>>;
+    ) -> BoxFuture<'a, Result<String, ModelError>>;
 }
 
 /// A [`PromptJudge`] on the session's content generator and model.
@@ -57,7 +57,7 @@ impl PromptJudge for GeneratorJudge {
         model: Option<&'a str>,
         system: &'a str,
         prompt: &'a str,
-    ) -> BoxFuture<'a, Result<String, String>> {
+    ) -> BoxFuture<'a, Result<String, ModelError>> {
         Box::pin(async move {
             let request = GenerateContentRequest {
                 contents: vec![Content::user_text(prompt)],
@@ -70,7 +70,6 @@ impl PromptJudge for GeneratorJudge {
                 .generate(model, &request, CancellationToken::new())
                 .await
                 .map(|r| r.text())
-                .map_err(|e| e.to_string())
         })
     }
 }
@@ -115,7 +114,7 @@ pub(super) async fn run(
     let limit = Duration::from_millis(hook.timeout_ms);
     let text = match tokio::time::timeout(limit, judge.ask(model, SYSTEM, &prompt)).await {
         Err(_) => return Answer::TimedOut,
-        Ok(Err(why)) => return Answer::Failed(why),
+        Ok(Err(why)) => return Answer::Failed(why.to_string()),
         Ok(Ok(text)) => text,
     };
     match verdict(&text) {

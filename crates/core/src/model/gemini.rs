@@ -9,9 +9,7 @@ use super::retry::{RetryConfig, status_failure};
 use super::{ChunkStream, ContentGenerator, sse};
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
-use gemini_rs_protocol::{
-    CountTokensRequest, CountTokensResponse, GenerateContentRequest, GenerateContentResponse,
-};
+use gemini_rs_protocol::{GenerateContentRequest, GenerateContentResponse};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::future::Future;
@@ -203,20 +201,6 @@ impl ContentGenerator for GeminiClient {
         async move {
             let url = self.url(model, "generateContent");
             self.with_retry(&cancel, || self.post_json(&url, request, model))
-                .await
-        }
-        .boxed()
-    }
-
-    fn count_tokens<'a>(
-        &'a self,
-        model: &'a str,
-        request: &'a CountTokensRequest,
-    ) -> BoxFuture<'a, Result<CountTokensResponse, ModelError>> {
-        async move {
-            let url = self.url(model, "countTokens");
-            let never = CancellationToken::new();
-            self.with_retry(&never, || self.post_json(&url, request, model))
                 .await
         }
         .boxed()

@@ -42,8 +42,7 @@ pub use wire::WireConfig;
 
 use futures::future::BoxFuture;
 use gemini_rs_protocol::{
-    CountTokensRequest, CountTokensResponse, GenerateContentRequest, GenerateContentResponse,
-    GenerationConfig, ThinkingConfig,
+    GenerateContentRequest, GenerateContentResponse, GenerationConfig, ThinkingConfig,
 };
 use serde_json::Number;
 use tokio_util::sync::CancellationToken;
@@ -69,15 +68,6 @@ pub trait ContentGenerator: Send + Sync {
         request: &'a GenerateContentRequest,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, Result<GenerateContentResponse, ModelError>>;
-
-    /// `countTokens`: every wire, the recorder and replay speak it; no
-    /// caller in the engine yet (token estimates are local).
-    #[allow(dead_code)]
-    fn count_tokens<'a>(
-        &'a self,
-        model: &'a str,
-        request: &'a CountTokensRequest,
-    ) -> BoxFuture<'a, Result<CountTokensResponse, ModelError>>;
 }
 
 /// True for the Gemini 3 family (`gemini-3-...`, also as `models/gemini-3-...`),
@@ -150,14 +140,6 @@ impl ContentGenerator for NoModel {
         _request: &'a GenerateContentRequest,
         _cancel: CancellationToken,
     ) -> BoxFuture<'a, Result<GenerateContentResponse, ModelError>> {
-        Box::pin(async { Err(NoModel::error()) })
-    }
-
-    fn count_tokens<'a>(
-        &'a self,
-        _model: &'a str,
-        _request: &'a CountTokensRequest,
-    ) -> BoxFuture<'a, Result<CountTokensResponse, ModelError>> {
         Box::pin(async { Err(NoModel::error()) })
     }
 }

@@ -7,9 +7,7 @@ use super::{ChunkStream, ContentGenerator, ModelError};
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 use gemini_rs_protocol::events::ApiOrigin;
-use gemini_rs_protocol::{
-    CountTokensRequest, CountTokensResponse, GenerateContentRequest, GenerateContentResponse,
-};
+use gemini_rs_protocol::{GenerateContentRequest, GenerateContentResponse};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -109,20 +107,6 @@ impl ContentGenerator for Named {
         async move {
             self.inner
                 .generate(model, request, cancel)
-                .await
-                .map_err(|e| name_error(e, &self.origin))
-        }
-        .boxed()
-    }
-
-    fn count_tokens<'a>(
-        &'a self,
-        model: &'a str,
-        request: &'a CountTokensRequest,
-    ) -> BoxFuture<'a, Result<CountTokensResponse, ModelError>> {
-        async move {
-            self.inner
-                .count_tokens(model, request)
                 .await
                 .map_err(|e| name_error(e, &self.origin))
         }

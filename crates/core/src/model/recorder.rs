@@ -3,10 +3,7 @@
 use super::{ChunkStream, ContentGenerator, ModelError};
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
-use gemini_rs_protocol::{
-    CountTokensRequest, CountTokensResponse, GenerateContentRequest, GenerateContentResponse,
-    RecordedResponse,
-};
+use gemini_rs_protocol::{GenerateContentRequest, GenerateContentResponse, RecordedResponse};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -129,20 +126,6 @@ impl ContentGenerator for RecordingGenerator {
         }
         .boxed()
     }
-
-    fn count_tokens<'a>(
-        &'a self,
-        model: &'a str,
-        request: &'a CountTokensRequest,
-    ) -> BoxFuture<'a, Result<CountTokensResponse, ModelError>> {
-        async move {
-            let response = self.inner.count_tokens(model, request).await?;
-            self.sink
-                .append(&RecordedResponse::CountTokens(response.clone()));
-            Ok(response)
-        }
-        .boxed()
-    }
 }
 
 #[cfg(test)]
@@ -154,8 +137,6 @@ mod tests {
         r#"{"method":"generateContentStream","response":[{"candidates":[{"content":{"role":"model","parts":[{"text":"a"}]}}]},{"usageMetadata":{"totalTokenCount":3}}]}"#,
         "\n",
         r#"{"method":"generateContent","response":{"candidates":[{"content":{"role":"model","parts":[{"text":"one"}]}}]}}"#,
-        "\n",
-        r#"{"method":"countTokens","response":{"totalTokens":42}}"#,
         "\n",
     );
 
@@ -173,9 +154,6 @@ mod tests {
         let chunks: Vec<_> = s.collect().await;
         assert_eq!(chunks.len(), 2);
         rec.generate("m", &req, CancellationToken::new())
-            .await
-            .unwrap();
-        rec.count_tokens("m", &CountTokensRequest::default())
             .await
             .unwrap();
         assert_eq!(std::fs::read_to_string(&out).unwrap(), LINES);

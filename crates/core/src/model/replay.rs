@@ -4,8 +4,7 @@ use super::{ChunkStream, ContentGenerator, ModelError};
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 use gemini_rs_protocol::{
-    CountTokensRequest, CountTokensResponse, GenerateContentRequest, GenerateContentResponse,
-    RecordedMethod, RecordedResponse,
+    GenerateContentRequest, GenerateContentResponse, RecordedMethod, RecordedResponse,
 };
 use serde::Serialize;
 use std::path::Path;
@@ -207,20 +206,6 @@ impl ContentGenerator for ReplayGenerator {
         }
         .boxed()
     }
-
-    fn count_tokens<'a>(
-        &'a self,
-        _model: &'a str,
-        request: &'a CountTokensRequest,
-    ) -> BoxFuture<'a, Result<CountTokensResponse, ModelError>> {
-        async move {
-            match self.take(RecordedMethod::CountTokens, request)? {
-                RecordedResponse::CountTokens(response) => Ok(response),
-                other => Err(wrong_line(other.method())),
-            }
-        }
-        .boxed()
-    }
 }
 
 /// Whether a recorded line of method `recorded` answers a call of `asked`:
@@ -306,19 +291,6 @@ mod tests {
             .unwrap();
         assert_eq!(one.text(), "one");
         assert_eq!(stream_text(&g).await.unwrap(), "ab");
-        let count = g
-            .count_tokens("m", &CountTokensRequest::default())
-            .await
-            .unwrap();
-        assert_eq!(count.total_tokens, Some(42));
-        let err = g
-            .count_tokens("m", &CountTokensRequest::default())
-            .await
-            .unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "No more mock responses for countTokens, got request:\n{\"contents\":[]}"
-        );
     }
 
     #[test]
@@ -373,12 +345,8 @@ mod tests {
                         let got = g.generate("m", &req, CancellationToken::new());
                         assert_eq!(got.await.unwrap(), *r, "{name}");
                     }
-                    RecordedResponse::CountTokens(r) => {
-                        let req = CountTokensRequest::default();
-                        let got = g.count_tokens("m", &req);
-                        assert_eq!(got.await.unwrap(), r, "{name}");
-                    }
-                    RecordedResponse::EmbedContent(_) => {}
+                    // Nothing in gemini-rs counts tokens or embeds.
+                    RecordedResponse::CountTokens(_) | RecordedResponse::EmbedContent(_) => {}
                     RecordedResponse::OpenAiChatStream(_)
                     | RecordedResponse::AnthropicMessagesStream(_) => {
                         panic!("{name}: upstream recordings are Gemini-only")

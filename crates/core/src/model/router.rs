@@ -6,9 +6,7 @@ use super::provider::{Provider, Providers};
 use super::{ChunkStream, ContentGenerator, ModelError};
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use gemini_rs_protocol::{
-    CountTokensRequest, CountTokensResponse, GenerateContentRequest, GenerateContentResponse,
-};
+use gemini_rs_protocol::{GenerateContentRequest, GenerateContentResponse};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
@@ -85,18 +83,6 @@ impl ContentGenerator for ProviderRouter {
         async move {
             let (client, bare) = self.route(model)?;
             client.generate(bare, request, cancel).await
-        }
-        .boxed()
-    }
-
-    fn count_tokens<'a>(
-        &'a self,
-        model: &'a str,
-        request: &'a CountTokensRequest,
-    ) -> BoxFuture<'a, Result<CountTokensResponse, ModelError>> {
-        async move {
-            let (client, bare) = self.route(model)?;
-            client.count_tokens(bare, request).await
         }
         .boxed()
     }

@@ -267,12 +267,6 @@ pub(crate) fn chunk(parts: Vec<Part>, finish_reason: Option<&str>) -> GenerateCo
     }
 }
 
-/// A rough token count for wires without a counting endpoint: 4 bytes of
-/// the request's JSON a token.
-pub(crate) fn estimate_tokens<T: serde::Serialize>(request: &T) -> u64 {
-    serde_json::to_string(request).map_or(0, |s| s.len() as u64 / 4)
-}
-
 /// Ids for calls that arrived without one (a Gemini recording, a resumed
 /// session): generated per call, and handed to the responses in order.
 #[derive(Debug, Default)]

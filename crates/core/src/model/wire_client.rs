@@ -12,10 +12,7 @@ use super::wire::{
 use super::{ChunkStream, ContentGenerator};
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
-use gemini_rs_protocol::{
-    CountTokensRequest, CountTokensResponse, GenerateContentRequest, GenerateContentResponse,
-    RecordedResponse,
-};
+use gemini_rs_protocol::{GenerateContentRequest, GenerateContentResponse, RecordedResponse};
 use serde_json::Value;
 use std::marker::PhantomData;
 use tokio_util::sync::CancellationToken;
@@ -193,23 +190,6 @@ impl<W: WireSpec> ContentGenerator for WireClient<W> {
         async move {
             let stream = self.generate_stream(model, request, cancel).await?;
             wire::collect(stream).await
-        }
-        .boxed()
-    }
-
-    fn count_tokens<'a>(
-        &'a self,
-        _model: &'a str,
-        request: &'a CountTokensRequest,
-    ) -> BoxFuture<'a, Result<CountTokensResponse, ModelError>> {
-        // A local estimate: these wires have no counting endpoint, or one
-        // that would cost a round trip per turn.
-        let total = wire::estimate_tokens(request);
-        async move {
-            Ok(CountTokensResponse {
-                total_tokens: Some(total),
-                ..CountTokensResponse::default()
-            })
         }
         .boxed()
     }

@@ -50,10 +50,9 @@ impl OneOrMany {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawRule {
-    /// A label (Gemini CLI's own files name some rules); not used.
-    #[serde(default)]
-    #[allow(dead_code)]
-    name: Option<String>,
+    /// A label (Gemini CLI's own files name some rules): accepted, not used.
+    #[serde(default, rename = "name")]
+    _name: Option<String>,
     #[serde(rename = "toolName")]
     tool_name: Option<OneOrMany>,
     #[serde(rename = "mcpName")]

@@ -116,7 +116,7 @@ pub async fn list_servers(startup: &Startup) -> ServerList {
             }
             let host = match host {
                 Ok(host) => host,
-                Err(why) => return ServerProbe::Disconnected(why),
+                Err(why) => return ServerProbe::Disconnected(why.to_string()),
             };
             match McpManager::probe(host, config, dirs, PROBE_LIMIT).await {
                 Ok(tools) => ServerProbe::Connected(tools),
@@ -178,9 +178,14 @@ pub fn list_untrusted(startup: &Startup) -> Result<Vec<ServerListing>, crate::Co
 /// that starts them inside it (or why the sandbox cannot be set up).
 struct SandboxedServers {
     names: HashSet<String>,
-    host: Result<Host, String>,
+    host: Result<Host, SandboxUnavailable>,
     prepared: Option<Arc<crate::sandbox::PreparedSandbox>>,
 }
+
+/// Why a server the workspace declared does not run: no sandbox for it.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("the sandbox cannot start it: {0}")]
+struct SandboxUnavailable(crate::sandbox::SandboxError);
 
 /// The [`SandboxedServers`] when the sandbox is on (`GEMINI_SANDBOX`,
 /// `tools.sandbox`).
@@ -201,7 +206,7 @@ fn sandboxed_host(startup: &Startup, host: &Host) -> Option<SandboxedServers> {
     let host = prepared
         .as_ref()
         .map(|s| crate::tools::mcp::sandboxed(host, s.clone()))
-        .map_err(|e| format!("the sandbox cannot start it: {e}"));
+        .map_err(|e| SandboxUnavailable(e.clone()));
     Some(SandboxedServers {
         names,
         host,

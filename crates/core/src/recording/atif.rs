@@ -124,29 +124,64 @@ impl TrajectoryFile {
     }
 }
 
+/// Why a trajectory path cannot be used; the text names the path.
+#[derive(Debug, thiserror::Error)]
+pub enum TrajectoryPathError {
+    /// The path could not be made absolute or read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The path is a folder.
+    #[error("{} is a directory", .0.display())]
+    Directory(PathBuf),
+    /// The path is a FIFO, a device or a socket.
+    #[error("{}", crate::workspace::not_regular_message(path, kind))]
+    NotRegular {
+        /// The path.
+        path: PathBuf,
+        /// What it is instead.
+        kind: &'static str,
+    },
+    /// Nothing is there and the file cannot be created.
+    #[error("cannot create {}: {source}", path.display())]
+    Create {
+        /// The path.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
 /// Checks a trajectory path before a session starts, made absolute: an
 /// existing file must be a regular one; a missing one is created and
 /// removed again here, so a folder that cannot hold it is named at once
 /// (the session writes it when it starts). The error names the path and
 /// why.
-pub fn check_trajectory_path(path: &Path) -> Result<PathBuf, String> {
-    let path = std::path::absolute(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn check_trajectory_path(path: &Path) -> Result<PathBuf, TrajectoryPathError> {
+    let path = std::path::absolute(path).map_err(|source| TrajectoryPathError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     match std::fs::symlink_metadata(&path) {
-        Ok(meta) if meta.is_dir() => Err(format!("{} is a directory", path.display())),
+        Ok(meta) if meta.is_dir() => Err(TrajectoryPathError::Directory(path)),
         Ok(_) => match std::fs::metadata(&path) {
             Ok(meta) if meta.is_file() => Ok(path),
             Ok(meta) => {
                 let kind = crate::workspace::special_kind(&meta).unwrap_or("a directory");
-                Err(crate::workspace::not_regular_message(&path, kind))
+                Err(TrajectoryPathError::NotRegular { path, kind })
             }
-            Err(e) => Err(format!("{}: {e}", path.display())),
+            Err(source) => Err(TrajectoryPathError::Io { path, source }),
         },
         Err(_) => match create_private(&path) {
             Ok(()) => {
                 let _ = std::fs::remove_file(&path);
                 Ok(path)
             }
-            Err(e) => Err(format!("cannot create {}: {e}", path.display())),
+            Err(source) => Err(TrajectoryPathError::Create { path, source }),
         },
     }
 }

@@ -14,7 +14,7 @@ pub mod saved_chats;
 pub mod share;
 
 use atif::TrajectoryFile;
-pub use atif::check_trajectory_path;
+pub use atif::{TrajectoryPathError, check_trajectory_path};
 pub use history::history_of_messages;
 pub use import::{export_session, fork_session, import_session, session_exists};
 pub use record::{ConversationRecord, MessageRecord, ToolCallRecord};

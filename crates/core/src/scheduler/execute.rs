@@ -110,7 +110,7 @@ impl Scheduler {
                 &format!("\n\n<hook_context>{ctx}</hook_context>"),
             );
         }
-        if let Err(reason) = self
+        if let Err(HookStopped(reason)) = self
             .run_after_tool(req, &args, mcp_context.as_ref(), &mut result)
             .await
         {
@@ -136,7 +136,7 @@ impl Scheduler {
         args: &serde_json::Map<String, serde_json::Value>,
         mcp_context: Option<&serde_json::Value>,
         result: &mut ToolResult,
-    ) -> Result<(), String> {
+    ) -> Result<(), HookStopped> {
         // A shell command that exits non-zero failed to Claude Code
         // (PostToolUseFailure); Gemini hooks see it as a result.
         let error = result
@@ -183,11 +183,16 @@ impl Scheduler {
             AfterToolOutcome::Block { reason } => {
                 result.error = Some(ToolError::new(ToolErrorKind::ExecutionFailed, reason));
             }
-            AfterToolOutcome::Stop { reason } => return Err(reason),
+            AfterToolOutcome::Stop { reason } => return Err(HookStopped(reason)),
         }
         Ok(())
     }
 }
+
+/// An AfterTool hook stopped the agent, for this reason.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct HookStopped(String);
 
 impl Scheduler {
     /// Moves aside the protected paths a sandboxed command created (see

@@ -8,7 +8,7 @@ use super::Engine;
 use super::auth::check_auth;
 use super::view::SessionView;
 use crate::events::AgentEvent;
-use crate::model::discovery::{ProviderModels, check_model, model_choices};
+use crate::model::discovery::{DiscoveryError, ProviderModels, check_model, model_choices};
 use crate::model::provider::Wire;
 
 impl Engine {
@@ -21,8 +21,10 @@ impl Engine {
             .settings
             .model_alias(&model)
             .map_or(model, |alias| alias.model);
-        if let Err(message) = self.check_switch(&model).await {
-            self.emit(AgentEvent::Error { message });
+        if let Err(refused) = self.check_switch(&model).await {
+            self.emit(AgentEvent::Error {
+                message: refused.to_string(),
+            });
             return;
         }
         self.agent.set_model(model);
@@ -40,11 +42,22 @@ impl Engine {
     }
 }
 
+/// Why the session keeps its model.
+#[derive(Debug, thiserror::Error)]
+enum SwitchRefused {
+    /// An unknown provider or model, or a missing key.
+    #[error("{0}")]
+    Model(#[from] DiscoveryError),
+    /// Gemini without credentials: the first line of the auth error.
+    #[error("{first}. The model stays {current}.")]
+    NoCredentials { first: String, current: String },
+}
+
 impl Engine {
     /// Why `model` cannot be switched to: an unknown provider, a missing
     /// key, a model its server does not list, or Gemini without
     /// credentials. A replayed session only checks the provider.
-    async fn check_switch(&self, model: &str) -> Result<(), String> {
+    async fn check_switch(&self, model: &str) -> Result<(), SwitchRefused> {
         let Some(providers) = self.info.context_windows.providers() else {
             return Ok(());
         };
@@ -53,11 +66,9 @@ impl Engine {
             return providers
                 .resolve(model)
                 .map(|_| ())
-                .map_err(|e| e.to_string());
+                .map_err(|e| SwitchRefused::Model(e.into()));
         }
-        check_model(providers, &self.info.env, model, current)
-            .await
-            .map_err(|e| e.to_string())?;
+        check_model(providers, &self.info.env, model, current).await?;
         let gemini = providers
             .resolve(model)
             .is_ok_and(|r| r.provider.id == "gemini" && r.provider.wire == Wire::Gemini);
@@ -65,8 +76,10 @@ impl Engine {
             let (settings, paths, env) = (&self.ctx.settings, &self.info.paths, &self.info.env);
             check_auth(settings, paths, env, true).map_err(|e| {
                 let first = e.message.lines().next().unwrap_or_default();
-                let first = first.trim_end_matches('.');
-                format!("{first}. The model stays {current}.")
+                SwitchRefused::NoCredentials {
+                    first: first.trim_end_matches('.').to_string(),
+                    current: current.to_string(),
+                }
             })?;
         }
         Ok(())

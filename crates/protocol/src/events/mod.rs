@@ -512,6 +512,7 @@ impl ConfirmationResponse {
 /// and `AgentEvent` under `properties`, every payload under `$defs`.
 #[derive(JsonSchema)]
 #[schemars(title = "gemini-rs session protocol")]
+// A type that exists only to generate the schema: its fields are never read.
 #[allow(dead_code)]
 struct SessionProtocol {
     /// What a front end submits.

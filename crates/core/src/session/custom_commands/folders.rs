@@ -3,6 +3,7 @@
 
 use super::{CommandSource, CustomCommand, load};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Where a session reads its command files: the extensions' `commands/`
 /// folders, the user's and (in a trusted folder) the project's.
@@ -24,8 +25,23 @@ pub struct CommandFolder {
     /// The folder.
     pub path: PathBuf,
     /// Its `.toml` files relative to it, sorted, or why it could not be read.
-    pub files: Result<Vec<String>, String>,
+    pub files: Result<Vec<String>, FolderUnreadable>,
 }
+
+/// Why a command folder could not be read: the system's error.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub struct FolderUnreadable(Arc<std::io::Error>);
+
+/// Two reasons are the same when they read the same (`io::Error` has no
+/// equality of its own).
+impl PartialEq for FolderUnreadable {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.kind() == other.0.kind() && self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl Eq for FolderUnreadable {}
 
 impl CommandFolders {
     /// The file commands and the warnings for files that cannot be used.
@@ -51,7 +67,7 @@ impl CommandFolders {
                     Ok(files) if files.is_empty() => return None,
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
                     Ok(files) => Ok(files),
-                    Err(e) => Err(e.to_string()),
+                    Err(e) => Err(FolderUnreadable(Arc::new(e))),
                 };
                 Some(CommandFolder { label, path, files })
             })

@@ -124,7 +124,7 @@ impl Tool for AskUserTool {
         _ctx: &ToolContext,
     ) -> Result<Box<dyn ToolInvocation>, ToolError> {
         let params: Params = parse_params(args, &[])?;
-        check(&params.questions).map_err(ToolError::invalid_params)?;
+        check(&params.questions).map_err(|e| ToolError::invalid_params(e.to_string()))?;
         Ok(Box::new(AskUserCall {
             questions: params.questions.into_iter().map(normalized).collect(),
             asker: self.asker.clone(),
@@ -132,31 +132,41 @@ impl Tool for AskUserTool {
     }
 }
 
+/// What 0.61 refuses beyond the schema, with its messages.
+#[derive(Debug, thiserror::Error)]
+enum BadQuestions {
+    /// The list is empty.
+    #[error("At least one question is required.")]
+    None,
+    /// A choice question (1-based) with fewer than 2 options.
+    #[error("Question {0}: type='choice' requires 'options' array with 2-4 items.")]
+    TooFewOptions(usize),
+    /// A choice question (1-based) with more than 4 options.
+    #[error("Question {0}: 'options' array must have at most 4 items.")]
+    TooManyOptions(usize),
+    /// An option (question, option; 1-based) without a label.
+    #[error("Question {0}, option {1}: 'label' is required and must be a non-empty string.")]
+    EmptyLabel(usize, usize),
+}
+
 /// 0.61's checks beyond the schema, with its messages.
-fn check(questions: &[Question]) -> Result<(), String> {
+fn check(questions: &[Question]) -> Result<(), BadQuestions> {
     if questions.is_empty() {
-        return Err("At least one question is required.".into());
+        return Err(BadQuestions::None);
     }
     for (i, q) in questions.iter().enumerate() {
         let n = i + 1;
         if q.kind == QuestionType::Choice {
             if q.options.len() < 2 {
-                return Err(format!(
-                    "Question {n}: type='choice' requires 'options' array with 2-4 items."
-                ));
+                return Err(BadQuestions::TooFewOptions(n));
             }
             if q.options.len() > 4 {
-                return Err(format!(
-                    "Question {n}: 'options' array must have at most 4 items."
-                ));
+                return Err(BadQuestions::TooManyOptions(n));
             }
         }
         for (j, o) in q.options.iter().enumerate() {
             if o.label.trim().is_empty() {
-                return Err(format!(
-                    "Question {n}, option {}: 'label' is required and must be a non-empty string.",
-                    j + 1
-                ));
+                return Err(BadQuestions::EmptyLabel(n, j + 1));
             }
         }
     }

@@ -182,20 +182,34 @@ fn mode_description(mode: ApprovalMode) -> &'static str {
     }
 }
 
+/// Why the plan cannot be approved yet: what the model must fix first.
+#[derive(Debug, thiserror::Error)]
+enum PlanUnready {
+    /// The plan file holds only whitespace.
+    #[error(
+        "Plan file is empty. You must write content to the plan file before requesting approval."
+    )]
+    Empty,
+    /// The plan file is missing (its path as the model gave it).
+    #[error(
+        "Plan file does not exist: {0}. You must create the plan file before requesting approval."
+    )]
+    Missing(String),
+    /// The plan file cannot be read.
+    #[error("Failed to read plan file: {0}")]
+    Unreadable(std::io::Error),
+}
+
 impl ExitCall {
     /// The plan's text, or what the model must fix first.
-    fn read_plan(&self) -> Result<String, String> {
+    fn read_plan(&self) -> Result<String, PlanUnready> {
         match std::fs::read_to_string(&self.path) {
-            Ok(text) if text.trim().is_empty() => Err(
-                "Plan file is empty. You must write content to the plan file before requesting approval."
-                    .to_string(),
-            ),
+            Ok(text) if text.trim().is_empty() => Err(PlanUnready::Empty),
             Ok(text) => Ok(text),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(format!(
-                "Plan file does not exist: {}. You must create the plan file before requesting approval.",
-                self.given
-            )),
-            Err(e) => Err(format!("Failed to read plan file: {e}")),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(PlanUnready::Missing(self.given.clone()))
+            }
+            Err(e) => Err(PlanUnready::Unreadable(e)),
         }
     }
 
@@ -252,7 +266,7 @@ impl ToolInvocation for ExitCall {
             }
             let plan = match self.read_plan() {
                 Ok(plan) => plan,
-                Err(why) => return ToolResult::text(why, "Error: Invalid plan"),
+                Err(why) => return ToolResult::text(why.to_string(), "Error: Invalid plan"),
             };
             let answer = self.answer.lock().ok().and_then(|a| a.clone());
             let path = self.path.display();

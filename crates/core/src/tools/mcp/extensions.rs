@@ -73,29 +73,50 @@ fn effective_dir(dir: &Path) -> PathBuf {
     }
 }
 
+/// Why an extension's manifest cannot be used; the text is the warning.
+#[derive(Debug, thiserror::Error)]
+pub enum ExtensionSkipped {
+    /// Not a regular file inside the extension, or too large.
+    #[error("Skipping extension: {0}.")]
+    Unreadable(crate::config::input_file::InputFileError),
+    /// Not JSON.
+    #[error("Skipping extension {}: {source}.", file.display())]
+    NotJson {
+        /// The manifest.
+        file: PathBuf,
+        /// Why.
+        source: serde_json::Error,
+    },
+    /// No `name`.
+    #[error("Skipping extension {}: it has no name.", .0.display())]
+    NoName(PathBuf),
+}
+
 /// Reads one extension directory: `Ok(None)` when it has no manifest, an
 /// error naming the manifest when it cannot be used (not a regular file
 /// inside the extension, too large, not JSON, no name).
-pub fn load_extension(dir: &Path, workspace: &Path) -> Result<Option<Extension>, String> {
+pub fn load_extension(dir: &Path, workspace: &Path) -> Result<Option<Extension>, ExtensionSkipped> {
     let install_dir = dir;
     let dir = &effective_dir(dir);
     let file = dir.join(MANIFEST);
     let text = match read_input(&file, Some(dir), MAX_INPUT_BYTES) {
         Ok(t) => t,
         Err(e) if e.is_missing() => return Ok(None),
-        Err(e) => return Err(format!("Skipping extension: {e}.")),
+        Err(e) => return Err(ExtensionSkipped::Unreadable(e)),
     };
-    let mut manifest: Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
-        .map_err(|e| format!("Skipping extension {}: {e}.", file.display()))?;
+    let mut manifest: Value =
+        serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|source| {
+            ExtensionSkipped::NotJson {
+                file: file.clone(),
+                source,
+            }
+        })?;
     let Some(name) = manifest
         .get("name")
         .and_then(Value::as_str)
         .map(str::to_string)
     else {
-        return Err(format!(
-            "Skipping extension {}: it has no name.",
-            file.display()
-        ));
+        return Err(ExtensionSkipped::NoName(file));
     };
     let sep = std::path::MAIN_SEPARATOR.to_string();
     let mut vars = vec![
@@ -261,7 +282,7 @@ fn extensions_in(base: &Path, workspace: &Path, warnings: &mut Vec<String>) -> V
             load_extension(d, workspace)
                 .map_err(|w| {
                     tracing::warn!("{w}");
-                    warnings.push(w);
+                    warnings.push(w.to_string());
                 })
                 .ok()
                 .flatten()

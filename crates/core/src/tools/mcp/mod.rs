@@ -55,7 +55,6 @@ pub struct McpManager {
     failures: RwLock<Vec<String>>,
     /// Servers permitted to start and not connected or failed yet.
     connecting: RwLock<Vec<McpServerConfig>>,
-    #[cfg_attr(not(test), allow(dead_code))]
     changed: Arc<watch::Sender<u64>>,
     built: Mutex<Vec<Arc<McpTool>>>,
     elicitor: elicitation::ElicitorSlot,

@@ -7,9 +7,7 @@ use crate::model::{ChunkStream, ContentGenerator, ModelError};
 use crate::tools::ToolContext;
 use crate::workspace::Workspace;
 use futures::future::BoxFuture;
-use gemini_rs_protocol::{
-    CountTokensRequest, CountTokensResponse, GenerateContentRequest, GenerateContentResponse,
-};
+use gemini_rs_protocol::{GenerateContentRequest, GenerateContentResponse};
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -72,18 +70,6 @@ impl ContentGenerator for FakeGenerator {
             })
         });
         Box::pin(async move { reply })
-    }
-
-    fn count_tokens<'a>(
-        &'a self,
-        _model: &'a str,
-        _request: &'a CountTokensRequest,
-    ) -> BoxFuture<'a, Result<CountTokensResponse, ModelError>> {
-        Box::pin(async {
-            Err(ModelError::Replay {
-                message: "countTokens is not scripted".into(),
-            })
-        })
     }
 }
 
