@@ -37,7 +37,7 @@ impl Agent {
         self.history
             .extend(self.initial_history.iter().take(1).cloned());
         self.last_prompt_tokens = None;
-        if let Some(rec) = self.recorder.as_mut() {
+        if let Some(rec) = &self.recorder {
             rec.record_note("info", "Conversation cleared.");
         }
     }

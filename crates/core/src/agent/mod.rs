@@ -31,9 +31,8 @@ use crate::events::stats::SessionStats;
 use crate::events::{AgentEvent, EventSender, ToolCallStatus};
 use crate::hooks::{AgentHookOutcome, Hooks};
 use crate::model::{ContentGenerator, ModelError};
-use crate::recording::{ChatRecorder, ToolCallRecord};
+use crate::recording::{FinishedCall, Recording};
 use crate::scheduler::{CompletedCall, Scheduler, ToolCallRequest};
-use crate::tools::ToolDisplay;
 use gemini_rs_protocol::{
     Content, FunctionCall, FunctionDeclaration, GenerationConfig, Part, Role,
 };
@@ -81,8 +80,8 @@ pub struct AgentConfig {
 pub struct AgentExtras {
     /// Hooks around the agent and model events.
     pub hooks: Option<Arc<dyn Hooks>>,
-    /// Where the conversation is recorded.
-    pub recorder: Option<ChatRecorder>,
+    /// Where the conversation is recorded (the session owns the recorder).
+    pub recorder: Option<Recording>,
 }
 
 /// One conversation with the model.
@@ -96,7 +95,7 @@ pub struct Agent {
     events: EventSender,
     stats: Arc<Mutex<SessionStats>>,
     hooks: Option<Arc<dyn Hooks>>,
-    recorder: Option<ChatRecorder>,
+    recorder: Option<Recording>,
     loop_guard: LoopGuard,
     last_prompt_tokens: Option<(u64, usize)>,
     /// Set while the model is `auto`.
@@ -187,19 +186,7 @@ impl Agent {
     pub fn with_extras(mut self, extras: AgentExtras) -> Self {
         self.hooks = extras.hooks;
         self.recorder = extras.recorder;
-        // Hooks get the transcript's path and may read it at any event.
-        if let Some(rec) = self.recorder.as_mut() {
-            rec.set_synchronous(self.hooks.is_some());
-        }
         self
-    }
-
-    /// Waits until the trajectory (when one is kept) holds every message
-    /// so far.
-    pub fn sync_trajectory(&self) {
-        if let Some(rec) = self.recorder.as_ref().filter(|r| r.has_trajectory()) {
-            rec.sync();
-        }
     }
 
     fn emit(&self, event: AgentEvent) {
@@ -256,7 +243,7 @@ impl Agent {
                     let (kind, message) = crate::hooks::claude::stop_failure(error);
                     // The transcript Claude hooks read ends with the error,
                     // as Claude Code's ends with it as the model's message.
-                    if let Some(rec) = self.recorder.as_mut() {
+                    if let Some(rec) = &self.recorder {
                         rec.record_note("error", &message);
                     }
                     hooks.stop_failure(kind, &message).await;
@@ -282,7 +269,7 @@ impl Agent {
         responses: &mut Vec<String>,
         cancel: &CancellationToken,
     ) -> Result<PromptOutcome, AgentError> {
-        if let Some(rec) = self.recorder.as_mut() {
+        if let Some(rec) = &self.recorder {
             rec.record_user(&user_parts);
         }
         self.loop_guard = LoopGuard::new();
@@ -469,61 +456,45 @@ impl Agent {
 
     /// Records one model turn (text, thoughts, tokens, model, logprobs).
     fn record_turn(&mut self, turn: &turn::TurnOutput) {
-        if let Some(rec) = self.recorder.as_mut() {
+        if let Some(rec) = self.recorder.as_ref().filter(|r| r.is_on()) {
             let logprobs = turn.logprobs.to_value();
             let (parts, usage) = (&turn.parts, turn.usage.as_ref());
-            rec.record_model(parts, usage, &self.config.model, logprobs.as_ref());
+            rec.record_model(parts, usage, &self.config.model, logprobs);
         }
     }
 
-    /// Records the finished calls of the last model turn with their results.
+    /// Records the finished calls of the last model turn with their
+    /// results: what the writer needs, handed over as it is.
     fn record_calls(&mut self, completed: &[CompletedCall]) {
-        let Some(rec) = self.recorder.as_mut() else {
+        let Some(rec) = self.recorder.as_ref().filter(|r| r.is_on()) else {
             return;
         };
-        let now = chrono::Utc::now()
-            .format("%Y-%m-%dT%H:%M:%S%.3fZ")
-            .to_string();
         let registry = self.scheduler.registry();
         let calls = completed
             .iter()
             .map(|c| {
                 // As Gemini CLI 0.61 records them: the call's own one-line
                 // description, else the tool's.
-                let mut extra = gemini_rs_protocol::Extra::new();
                 let tool = registry.get(&c.request.name);
-                if let Some(tool) = tool {
-                    extra.insert("displayName".into(), tool.tool.display_name().into());
-                }
                 let described = c.description.as_deref().map(str::trim);
                 let description = match (described.filter(|d| !d.is_empty()), tool) {
                     (Some(d), _) => Some(d.to_string()),
                     (None, Some(tool)) => Some(tool.tool.description().to_string()),
                     (None, None) => None,
                 };
-                if let Some(d) = description {
-                    extra.insert("description".into(), d.into());
-                }
-                ToolCallRecord {
+                FinishedCall {
                     id: c.request.call_id.clone(),
                     name: c.request.name.clone(),
                     args: c.request.args.clone(),
-                    result: serde_json::to_value(&c.parts).unwrap_or_default(),
+                    parts: c.parts.clone(),
                     status: match c.status {
                         ToolCallStatus::Success => "success",
                         ToolCallStatus::Error => "error",
                         ToolCallStatus::Cancelled => "cancelled",
-                    }
-                    .to_string(),
-                    timestamp: now.clone(),
-                    result_display: match &c.result.display {
-                        ToolDisplay::Text(t) => Some(serde_json::Value::String(t.clone())),
-                        ToolDisplay::FileDiff(d) => Some(
-                            serde_json::json!({"fileDiff": d.file_diff, "fileName": d.file_name}),
-                        ),
-                        ToolDisplay::Todos(_) => Some(c.result.display.to_json()),
                     },
-                    extra,
+                    display: c.result.display.clone(),
+                    display_name: tool.map(|t| t.tool.display_name().to_string()),
+                    description,
                 }
             })
             .collect();

@@ -99,10 +99,11 @@ fn copy_record(
             message: "it has no user message to continue from".into(),
         });
     }
-    let mut recorder = ChatRecorder::new(chats_dir, session_id, project_hash);
-    recorder.record_note("info", note);
+    let recorder = ChatRecorder::new(chats_dir, session_id, project_hash);
+    let recording = recorder.recording();
+    recording.record_note("info", note);
     for message in messages {
-        recorder.push(message);
+        recording.record_message(message);
     }
     let path = recorder.path().to_path_buf();
     let unreadable = |message: &str| SessionError::Unreadable {
@@ -145,12 +146,13 @@ mod tests {
     fn export_then_import_as_a_new_session() {
         let dir = tempfile::tempdir().unwrap();
         let chats = dir.path().join("chats");
-        let mut rec = ChatRecorder::new(&chats, "old-id", "h");
+        let recorder = ChatRecorder::new(&chats, "old-id", "h");
+        let rec = recorder.recording();
         rec.record_user(&[Part::text("hello")]);
         rec.record_model(&[Part::text("hi")], None, "m", None);
         rec.record_note("warning", "dropped on import");
         rec.sync().unwrap();
-        drop(rec);
+        drop(recorder);
         assert!(session_exists(&chats, "old-id"));
         assert!(!session_exists(&chats, "new-id"));
         let out = dir.path().join("out.json");

@@ -8,23 +8,28 @@ mod history;
 mod import;
 mod jsonl;
 mod legacy;
+mod lines;
 mod record;
 pub mod retention;
 pub mod saved_chats;
 pub mod share;
+mod writer;
 
 use atif::TrajectoryFile;
 pub use atif::{TrajectoryPathError, check_trajectory_path};
 pub use history::history_of_messages;
 pub use import::{export_session, fork_session, import_session, session_exists};
-pub use record::{ConversationRecord, MessageRecord, ToolCallRecord};
+pub use lines::FinishedCall;
+pub use record::{ConversationRecord, MessageRecord};
 pub use retention::cleanup_sessions;
 
 use gemini_rs_protocol::{Content, Part, UsageMetadata};
-use serde_json::{Value, json};
+use lines::ModelTurn;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use writer::{FileState, Job, Start};
 
 /// A session that could not be found or read.
 #[derive(Debug, thiserror::Error)]
@@ -47,193 +52,31 @@ pub enum SessionError {
     },
 }
 
-/// Writes one session's messages to disk as they happen. The writing runs
-/// on a thread of its own, so the agent loop only hands each message over;
-/// [`ChatRecorder::set_synchronous`] makes every record wait until it is on
-/// disk (hooks read the transcript).
+/// Writes one session's messages to disk as they happen, on a thread of
+/// its own: the session owns it (built with the session, flushed after
+/// each prompt, closed at its end) and lends its agent a [`Recording`].
 pub struct ChatRecorder {
-    path: PathBuf,
     worker: Option<Worker>,
-    synchronous: bool,
-    /// The last model message, updated in place when its calls finish.
-    last_model: Option<MessageRecord>,
+    handle: Recording,
+}
+
+/// The writing thread.
+struct Worker {
+    thread: std::thread::JoinHandle<()>,
+}
+
+/// The agent's side of a [`ChatRecorder`]: it hands over what it already
+/// has (moved or cloned, never serialised) with the time it happened; the
+/// writer builds the records. Every clone writes to the same file.
+#[derive(Clone)]
+pub struct Recording {
+    path: PathBuf,
+    tx: Option<std::sync::mpsc::Sender<Job>>,
+    /// Whether every record waits until it is written (hooks read the
+    /// transcript); the writer gathers messages only while it is off.
+    synchronous: Arc<AtomicBool>,
     /// Whether a trajectory is written too.
     trajectory: bool,
-}
-
-/// The writing thread and the way to it.
-struct Worker {
-    tx: std::sync::mpsc::Sender<Job>,
-    thread: std::thread::JoinHandle<()>,
-    /// Whether the writer may pause to gather messages (off while every
-    /// record waits until written).
-    gather: Arc<AtomicBool>,
-}
-
-enum Job {
-    /// Append a message (or an update of one with the same id), stamped.
-    Push(Box<MessageRecord>, String),
-    /// Append a model message updated with its calls, then the user
-    /// message of their responses (built here, off the agent's thread).
-    Calls(Box<MessageRecord>, String),
-    /// Answer once everything before is written.
-    Sync(std::sync::mpsc::Sender<()>),
-}
-
-/// How the file starts when the first message comes.
-enum Start {
-    /// A new file: the metadata line first.
-    New,
-    /// A JSONL file already there: append (after ending a torn last line).
-    Append,
-    /// A 0.27.4 `.json` session carried over: the whole record first.
-    Convert,
-}
-
-/// The file and its metadata (the whole record only until a carried-over
-/// file is written), owned by the writing thread.
-struct FileState {
-    path: PathBuf,
-    record: ConversationRecord,
-    start: Option<Start>,
-    file: Option<std::fs::File>,
-    /// Whether the session file is written (off with `GEMINI_RS_NO_RECORDING`).
-    session: bool,
-    /// The trajectory file and every message so far (a resumed session's
-    /// too), rewritten whole after each write.
-    trajectory: Option<(TrajectoryFile, Vec<MessageRecord>)>,
-}
-
-impl FileState {
-    fn open(&mut self) -> std::io::Result<&mut std::fs::File> {
-        if let Some(start) = self.start.take() {
-            if let Some(dir) = self.path.parent() {
-                std::fs::create_dir_all(dir)?;
-            }
-            let mut opts = std::fs::OpenOptions::new();
-            // Created 0600: a session file holds prompts and answers.
-            std::os::unix::fs::OpenOptionsExt::mode(opts.append(true).create(true), 0o600);
-            match start {
-                Start::Convert => jsonl::write_whole(&self.path, &self.record)?,
-                Start::Append => {
-                    let torn = std::fs::read(&self.path)
-                        .map(|b| b.last().is_some_and(|&c| c != b'\n'))
-                        .unwrap_or(false);
-                    if torn {
-                        std::io::Write::write_all(&mut opts.open(&self.path)?, b"\n")?;
-                    }
-                }
-                Start::New => {
-                    let header = jsonl::header_line(&self.record)?;
-                    jsonl::append(&mut opts.open(&self.path)?, &[header])?;
-                }
-            }
-            self.file = Some(opts.open(&self.path)?);
-        }
-        match self.file.as_mut() {
-            Some(f) => Ok(f),
-            None => Err(std::io::Error::other("the session file is not open")),
-        }
-    }
-
-    /// Appends `msgs` with one `lastUpdated` update. The messages are not
-    /// kept: the agent holds the conversation, the file holds the record.
-    fn write(&mut self, msgs: Vec<(MessageRecord, String)>) -> std::io::Result<()> {
-        if let Some((file, all)) = &mut self.trajectory {
-            for (msg, _) in &msgs {
-                match all.iter_mut().find(|m| m.id == msg.id) {
-                    Some(old) => *old = msg.clone(),
-                    None => all.push(msg.clone()),
-                }
-            }
-            if let Err(e) = file.write(all) {
-                tracing::warn!("could not write trajectory {}: {e}", file.path.display());
-            }
-        }
-        if !self.session {
-            return Ok(());
-        }
-        // Opened first: a carried-over file holds the record before these.
-        self.open()?;
-        self.record.messages = Vec::new();
-        let mut lines = Vec::with_capacity(msgs.len() + 1);
-        for (msg, stamp) in msgs {
-            lines.push(jsonl::message_line(&msg)?);
-            self.record.last_updated = stamp;
-        }
-        lines.push(jsonl::set_line(
-            json!({"lastUpdated": self.record.last_updated}),
-        ));
-        jsonl::append(self.open()?, &lines)
-    }
-}
-
-/// How long the writer gathers messages after a write before it looks
-/// for more (unless someone waits for the file).
-const GATHER: std::time::Duration = std::time::Duration::from_millis(1);
-
-/// Owns the file. Messages that arrived while it was writing go out
-/// together, in one write. After a write nobody waits for, it pauses for
-/// [`GATHER`] instead of sleeping on the channel: the agent's sends then
-/// wake no thread, and a long session writes once a millisecond at most.
-fn write_loop(mut state: FileState, rx: std::sync::mpsc::Receiver<Job>, gather: &AtomicBool) {
-    // The trajectory is there (and whole) from the start.
-    if let Some((file, all)) = &state.trajectory
-        && let Err(e) = file.write(all)
-    {
-        tracing::warn!("could not write trajectory {}: {e}", file.path.display());
-    }
-    while let Ok(first) = rx.recv() {
-        let mut msgs = Vec::new();
-        let mut replies = Vec::new();
-        for job in std::iter::once(first).chain(rx.try_iter()) {
-            match job {
-                Job::Push(msg, stamp) => msgs.push((*msg, stamp)),
-                Job::Calls(msg, stamp) => {
-                    let responses: Vec<Value> = msg
-                        .tool_calls
-                        .iter()
-                        .flatten()
-                        .flat_map(|c| c.result.as_array().cloned().unwrap_or_default())
-                        .collect();
-                    msgs.push((*msg, stamp.clone()));
-                    if !responses.is_empty() {
-                        let user = MessageRecord::new("user", Value::Array(responses));
-                        msgs.push((user, stamp));
-                    }
-                }
-                Job::Sync(reply) => replies.push(reply),
-            }
-        }
-        if !msgs.is_empty()
-            && let Err(e) = state.write(msgs)
-        {
-            tracing::warn!("could not write session file {}: {e}", state.path.display());
-        }
-        if replies.is_empty() && gather.load(Ordering::Relaxed) {
-            std::thread::sleep(GATHER);
-        }
-        for reply in replies {
-            let _ = reply.send(());
-        }
-    }
-}
-
-fn now() -> String {
-    chrono::Utc::now()
-        .format("%Y-%m-%dT%H:%M:%S%.3fZ")
-        .to_string()
-}
-
-/// A thought's `**subject**` and the rest, as Gemini CLI splits them.
-fn thought_record(text: &str) -> Value {
-    let (subject, description) = text
-        .trim_start()
-        .strip_prefix("**")
-        .and_then(|rest| rest.split_once("**"))
-        .map(|(s, d)| (s.trim(), d.trim()))
-        .unwrap_or(("", text.trim()));
-    json!({"subject": subject, "description": description, "timestamp": now()})
 }
 
 impl ChatRecorder {
@@ -256,7 +99,7 @@ impl ChatRecorder {
         let stamp = chrono::Utc::now().format("%Y-%m-%dT%H-%M");
         let short: String = session_id.chars().take(8).collect();
         let path = chats_dir.join(format!("session-{stamp}-{short}.jsonl"));
-        let time = now();
+        let time = lines::format_stamp(&chrono::Utc::now());
         let mut extra = gemini_rs_protocol::Extra::new();
         extra.insert("kind".into(), Value::String("main".into()));
         let record = ConversationRecord {
@@ -303,11 +146,11 @@ impl ChatRecorder {
             (TrajectoryFile { path, session_id }, record.messages.clone())
         });
         let has_trajectory = trajectory.is_some();
-        let worker = (enabled || trajectory.is_some())
+        let synchronous = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let worker = (enabled || has_trajectory)
             .then(|| {
-                let (tx, rx) = std::sync::mpsc::channel();
-                let gather = Arc::new(AtomicBool::new(true));
-                let writer_gather = gather.clone();
+                let writer_sync = synchronous.clone();
                 let state = FileState {
                     path: path.clone(),
                     record,
@@ -318,126 +161,57 @@ impl ChatRecorder {
                 };
                 std::thread::Builder::new()
                     .name("session-writer".into())
-                    .spawn(move || write_loop(state, rx, &writer_gather))
-                    .map(|thread| Worker { tx, thread, gather })
+                    .spawn(move || writer::write_loop(state, rx, &writer_sync))
+                    .map(|thread| Worker { thread })
                     .map_err(|e| tracing::warn!("chat recording is off: {e}"))
                     .ok()
             })
             .flatten();
-        ChatRecorder {
+        let handle = Recording {
             path,
-            worker,
-            synchronous: false,
-            last_model: None,
+            tx: worker.as_ref().map(|_| tx),
+            synchronous,
             trajectory: has_trajectory,
-        }
+        };
+        ChatRecorder { worker, handle }
+    }
+
+    /// The agent's side of this recorder.
+    pub fn recording(&self) -> Recording {
+        self.handle.clone()
     }
 
     /// Makes every record wait until it is written (for readers of the
     /// file during the session, such as hooks).
-    pub fn set_synchronous(&mut self, synchronous: bool) {
-        self.synchronous = synchronous;
-        if let Some(worker) = &self.worker {
-            worker.gather.store(!synchronous, Ordering::Relaxed);
-        }
+    pub fn set_synchronous(&self, synchronous: bool) {
+        self.handle.synchronous.store(synchronous, Ordering::Relaxed);
     }
 
     /// Waits until every message so far is written (`None` when recording
     /// is off).
     pub fn sync(&self) -> Option<()> {
-        let worker = self.worker.as_ref()?;
-        let (tx, rx) = std::sync::mpsc::channel();
-        worker.tx.send(Job::Sync(tx)).ok()?;
-        rx.recv().ok()
+        self.handle.sync()
     }
 
-    /// Whether an ATIF trajectory is kept beside the session file.
-    pub fn has_trajectory(&self) -> bool {
-        self.trajectory
+    /// Waits until the trajectory (when one is kept) holds every message
+    /// so far.
+    pub fn sync_trajectory(&self) {
+        if self.handle.trajectory {
+            self.handle.sync();
+        }
     }
 
     /// The file (the hooks' `transcript_path`).
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.handle.path
     }
 
-    /// Records a user message.
-    pub fn record_user(&mut self, parts: &[Part]) {
-        let content = serde_json::to_value(parts).unwrap_or(Value::Null);
-        self.push(MessageRecord::new("user", content));
-    }
-
-    /// Records one model turn: its text, thoughts, token usage, model and
-    /// (with `model.logprobs`) its `logprobs`: `{tokens, tokenIds,
-    /// logprobs, promptTokenIds}`. Its tool calls follow with
-    /// [`ChatRecorder::record_tool_calls`].
-    pub fn record_model(
-        &mut self,
-        model_parts: &[Part],
-        usage: Option<&UsageMetadata>,
-        model: &str,
-        logprobs: Option<&Value>,
-    ) {
-        let text: String = model_parts
-            .iter()
-            .filter(|p| !p.is_thought())
-            .filter_map(|p| p.text.as_deref())
-            .collect();
-        let mut msg = MessageRecord::new("gemini", Value::String(text));
-        let thoughts: Vec<Value> = model_parts
-            .iter()
-            .filter(|p| p.is_thought())
-            .filter_map(|p| p.text.as_deref())
-            .map(thought_record)
-            .collect();
-        msg.extra.insert("thoughts".into(), Value::Array(thoughts));
-        let tokens = usage.map_or(Value::Null, |u| {
-            let n = |v: Option<u64>| v.unwrap_or(0);
-            json!({"input": n(u.prompt_token_count), "output": n(u.candidates_token_count),
-                "cached": n(u.cached_content_token_count), "thoughts": n(u.thoughts_token_count),
-                "tool": n(u.tool_use_prompt_token_count), "total": n(u.total_token_count)})
-        });
-        msg.extra.insert("tokens".into(), tokens);
-        msg.extra
-            .insert("model".into(), Value::String(model.to_string()));
-        if let Some(lp) = logprobs {
-            msg.extra.insert("logprobs".into(), lp.clone());
-        }
-        self.last_model = Some(msg.clone());
-        self.push(msg);
-    }
-
-    /// Adds the finished calls (with their results) to the last model
-    /// message, written again as an update of it, and records the
-    /// functionResponse parts sent back as a user message, as Gemini CLI
-    /// does.
-    pub fn record_tool_calls(&mut self, calls: Vec<ToolCallRecord>) {
-        if calls.is_empty() {
-            return;
-        }
-        let mut msg = self
-            .last_model
-            .take()
-            .unwrap_or_else(|| MessageRecord::new("gemini", Value::String(String::new())));
-        msg.tool_calls.get_or_insert_with(Vec::new).extend(calls);
-        self.send(Job::Calls(Box::new(msg), now()));
-    }
-
-    /// Records an info, warning or error line of the session.
-    pub fn record_note(&mut self, kind: &str, text: &str) {
-        self.push(MessageRecord::new(kind, Value::String(text.to_string())));
-    }
-
-    fn push(&mut self, msg: MessageRecord) {
-        self.send(Job::Push(Box::new(msg), now()));
-    }
-
-    fn send(&mut self, job: Job) {
-        let Some(worker) = &self.worker else {
-            return;
-        };
-        if worker.tx.send(job).is_ok() && self.synchronous {
-            self.sync();
+    /// Writes everything handed over so far and stops the writer; later
+    /// records (from a [`Recording`] still held) are dropped.
+    pub fn close(&mut self) {
+        if let Some(Worker { thread }) = self.worker.take() {
+            self.handle.send(Job::Close);
+            let _ = thread.join();
         }
     }
 }
@@ -445,9 +219,84 @@ impl ChatRecorder {
 impl Drop for ChatRecorder {
     /// Everything handed over is written before the recorder goes.
     fn drop(&mut self) {
-        if let Some(Worker { tx, thread, .. }) = self.worker.take() {
-            drop(tx);
-            let _ = thread.join();
+        self.close();
+    }
+}
+
+impl Recording {
+    /// Waits until every message so far is written (`None` when recording
+    /// is off or closed).
+    pub fn sync(&self) -> Option<()> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        self.tx.as_ref()?.send(Job::Sync(tx)).ok()?;
+        rx.recv().ok()
+    }
+
+    /// Whether anything is written (callers skip gathering what would be
+    /// dropped).
+    pub fn is_on(&self) -> bool {
+        self.tx.is_some()
+    }
+
+    /// Records a user message.
+    pub fn record_user(&self, parts: &[Part]) {
+        if self.is_on() {
+            self.send(Job::User(parts.to_vec(), chrono::Utc::now()));
+        }
+    }
+
+    /// Records one model turn: its text, thoughts, token usage, model and
+    /// (with `model.logprobs`) its `logprobs`: `{tokens, tokenIds,
+    /// logprobs, promptTokenIds}`. Its tool calls follow with
+    /// [`Recording::record_tool_calls`].
+    pub fn record_model(
+        &self,
+        parts: &[Part],
+        usage: Option<&UsageMetadata>,
+        model: &str,
+        logprobs: Option<Value>,
+    ) {
+        if !self.is_on() {
+            return;
+        }
+        let turn = ModelTurn {
+            parts: parts.to_vec(),
+            usage: usage.cloned(),
+            model: model.to_string(),
+            logprobs,
+        };
+        self.send(Job::Model(Box::new(turn), chrono::Utc::now()));
+    }
+
+    /// Adds the finished calls (with their results) to the last model
+    /// message, written again as an update of it, and records the
+    /// functionResponse parts sent back as a user message, as Gemini CLI
+    /// does.
+    pub fn record_tool_calls(&self, calls: Vec<FinishedCall>) {
+        if !calls.is_empty() {
+            self.send(Job::Calls(calls, chrono::Utc::now()));
+        }
+    }
+
+    /// Records an info, warning or error line of the session.
+    pub fn record_note(&self, kind: &str, text: &str) {
+        if self.is_on() {
+            let job = Job::Note(kind.to_string(), text.to_string(), chrono::Utc::now());
+            self.send(job);
+        }
+    }
+
+    /// Records a whole message as it is (a session copied in).
+    fn record_message(&self, msg: MessageRecord) {
+        self.send(Job::Message(Box::new(msg), chrono::Utc::now()));
+    }
+
+    fn send(&self, job: Job) {
+        let Some(tx) = &self.tx else {
+            return;
+        };
+        if tx.send(job).is_ok() && self.synchronous.load(Ordering::Relaxed) {
+            self.sync();
         }
     }
 }

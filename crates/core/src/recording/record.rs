@@ -50,6 +50,7 @@ pub struct MessageRecord {
     pub extra: Extra,
 }
 
+#[cfg(test)]
 impl MessageRecord {
     /// A new message stamped now.
     pub fn new(kind: &str, content: Value) -> Self {

@@ -4,22 +4,22 @@ use super::*;
 use gemini_rs_protocol::FunctionResponse;
 use serde_json::json;
 
-fn call_record(id: &str) -> ToolCallRecord {
+fn call_record(id: &str) -> FinishedCall {
     let parts = vec![Part::function_response(FunctionResponse {
         id: Some(id.into()),
         name: "read_file".into(),
         response: json!({"output": "A"}),
         ..FunctionResponse::default()
     })];
-    ToolCallRecord {
+    FinishedCall {
         id: id.into(),
         name: "read_file".into(),
         args: json!({"file_path": "a.txt"}),
-        result: serde_json::to_value(parts).unwrap(),
-        status: "success".into(),
-        timestamp: String::new(),
-        result_display: None,
-        extra: Default::default(),
+        parts,
+        status: "success",
+        display: gemini_rs_protocol::events::ToolDisplay::Text("A".into()),
+        display_name: Some("ReadFile".into()),
+        description: Some("a.txt".into()),
     }
 }
 
@@ -35,9 +35,10 @@ fn lines(path: &Path) -> Vec<Value> {
 fn records_resumes_and_rebuilds_history() {
     let dir = tempfile::tempdir().unwrap();
     let chats = dir.path().join("chats");
-    let mut rec = ChatRecorder::new(&chats, "12345678-aaaa", "hash");
+    let recorder = ChatRecorder::new(&chats, "12345678-aaaa", "hash");
+    let rec = recorder.recording();
     rec.sync();
-    assert!(!rec.path().exists(), "no file before the first message");
+    assert!(!recorder.path().exists(), "no file before the first message");
     rec.record_user(&[Part::text("go")]);
     let model_parts = vec![
         Part::text("reading "),
@@ -57,7 +58,7 @@ fn records_resumes_and_rebuilds_history() {
     rec.record_tool_calls(vec![call_record("c1")]);
     rec.record_model(&[Part::text("done")], None, "gemini-2.5-flash", None);
     rec.sync();
-    let name = rec
+    let name = recorder
         .path()
         .file_name()
         .unwrap()
@@ -71,7 +72,7 @@ fn records_resumes_and_rebuilds_history() {
 
     // The lines: metadata, then messages each followed by a lastUpdated
     // update, the model message twice (the second with its calls).
-    let all = lines(rec.path());
+    let all = lines(recorder.path());
     assert_eq!(all[0]["sessionId"], "12345678-aaaa");
     assert_eq!(all[0]["projectHash"], "hash");
     assert_eq!(all[0]["kind"], "main");
@@ -222,14 +223,15 @@ fn a_legacy_file_is_carried_over_to_jsonl_on_resume() {
     )
     .unwrap();
     let found = find_session(&chats, "abcdefgh-0.27").unwrap();
-    let mut rec = ChatRecorder::resume(found.path, found.record, true, None);
+    let recorder = ChatRecorder::resume(found.path, found.record, true, None);
+    let rec = recorder.recording();
     assert_eq!(
-        rec.path(),
+        recorder.path(),
         chats.join("session-2025-01-01T00-00-abcdefgh.jsonl")
     );
     rec.record_user(&[Part::text("more")]);
     rec.sync();
-    drop(rec);
+    drop(recorder);
     assert!(path.is_file(), "the old file stays");
     let all = lines(&chats.join("session-2025-01-01T00-00-abcdefgh.jsonl"));
     assert_eq!(all[0]["sessionId"], "abcdefgh-0.27");
@@ -247,20 +249,22 @@ fn a_legacy_file_is_carried_over_to_jsonl_on_resume() {
 fn a_torn_last_line_is_skipped_and_ended_before_appending() {
     let dir = tempfile::tempdir().unwrap();
     let chats = dir.path().join("chats");
-    let mut rec = ChatRecorder::new(&chats, "abcdefgh-1", "hash");
+    let recorder = ChatRecorder::new(&chats, "abcdefgh-1", "hash");
+    let rec = recorder.recording();
     rec.record_user(&[Part::text("line one\nline two \"quoted\"")]);
     rec.record_model(&[Part::text("turn")], None, "m", None);
     rec.sync();
-    let path = rec.path().to_path_buf();
-    drop(rec);
+    let path = recorder.path().to_path_buf();
+    drop(recorder);
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, format!("{text}{{\"id\":\"torn\",\"ty")).unwrap();
     let found = find_session(&chats, "latest").unwrap();
     assert_eq!(found.record.messages.len(), 2);
-    let mut resumed = ChatRecorder::resume(found.path.clone(), found.record, true, None);
+    let resumed_recorder = ChatRecorder::resume(found.path.clone(), found.record, true, None);
+    let resumed = resumed_recorder.recording();
     resumed.record_user(&[Part::text("again")]);
     resumed.sync();
-    drop(resumed);
+    drop(resumed_recorder);
     let back = find_session(&chats, "latest").unwrap();
     assert_eq!(back.record.messages.len(), 3);
     assert_eq!(back.record.messages[2].content, json!([{"text": "again"}]));
@@ -309,4 +313,87 @@ fn responses_recorded_twice_are_sent_once() {
     let history = history_of(&rec);
     let roles: Vec<&str> = history.iter().map(|c| c.role.as_deref().unwrap()).collect();
     assert_eq!(roles, ["user", "model", "user", "model"]);
+}
+
+/// Every message line the writer builds is `MessageRecord`'s own
+/// serialisation, byte for byte: what the readers parse back and write
+/// again is what was written.
+#[test]
+fn message_lines_are_the_records_serialisation() {
+    let dir = tempfile::tempdir().unwrap();
+    let chats = dir.path().join("chats");
+    let recorder = ChatRecorder::new(&chats, "bytes-1", "hash");
+    let rec = recorder.recording();
+    rec.record_user(&[Part::text("go \"quoted\"\nline")]);
+    let thought = Part {
+        thought: Some(true),
+        ..Part::text("**Plan** read it")
+    };
+    let usage = UsageMetadata {
+        prompt_token_count: Some(7),
+        ..UsageMetadata::default()
+    };
+    let logprobs = json!({"tokens": ["a"], "logprobs": [-0.5]});
+    rec.record_model(
+        &[Part::text("reading"), thought],
+        Some(&usage),
+        "m",
+        Some(logprobs),
+    );
+    let mut diff = call_record("c2");
+    diff.display =
+        gemini_rs_protocol::events::ToolDisplay::FileDiff(gemini_rs_protocol::events::FileDiff {
+            file_diff: "@@".into(),
+            file_name: "a.txt".into(),
+            file_path: "/w/a.txt".into(),
+            original_content: None,
+            new_content: "B".into(),
+        });
+    diff.display_name = None;
+    diff.description = None;
+    rec.record_tool_calls(vec![call_record("c1"), diff]);
+    rec.record_tool_calls(vec![call_record("c3")]);
+    rec.record_note("info", "noted");
+    rec.record_model(&[Part::text("done")], None, "m", None);
+    let path = recorder.path().to_path_buf();
+    drop(recorder);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut messages = 0;
+    for line in text.lines().skip(1).filter(|l| l.contains("\"id\":")) {
+        let record: MessageRecord = serde_json::from_str(line).unwrap();
+        assert_eq!(serde_json::to_string(&record).unwrap(), line);
+        messages += 1;
+    }
+    // user, model, model+calls, responses, bare model+call, responses,
+    // note, model.
+    assert_eq!(messages, 8, "{text}");
+    let all = lines(&path);
+    let calls = &all.iter().find(|l| l.get("toolCalls").is_some()).unwrap();
+    assert_eq!(calls["toolCalls"][0]["resultDisplay"], "A");
+    assert_eq!(calls["toolCalls"][0]["displayName"], "ReadFile");
+    assert_eq!(
+        calls["toolCalls"][1]["resultDisplay"],
+        json!({"fileDiff": "@@", "fileName": "a.txt"})
+    );
+    assert_eq!(calls["logprobs"]["tokens"][0], "a");
+    assert_eq!(calls["thoughts"][0]["timestamp"], calls["timestamp"]);
+}
+
+/// Closing writes what was handed over; a handle kept after it records
+/// nothing and never blocks.
+#[test]
+fn closing_writes_everything_and_later_records_go_nowhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let chats = dir.path().join("chats");
+    let mut recorder = ChatRecorder::new(&chats, "close-1", "hash");
+    recorder.set_synchronous(true);
+    let rec = recorder.recording();
+    for i in 0..50 {
+        rec.record_user(&[Part::text(format!("m{i}"))]);
+    }
+    recorder.close();
+    rec.record_user(&[Part::text("late")]);
+    assert!(rec.sync().is_none());
+    let found = find_session(&chats, "latest").unwrap();
+    assert_eq!(found.record.messages.len(), 50);
 }

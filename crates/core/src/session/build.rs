@@ -48,6 +48,8 @@ const SYSTEM_POLICIES: &str = "/etc/gemini-cli/policies";
 /// The built parts the session task owns.
 pub(super) struct Parts {
     pub agent: Agent,
+    /// The session's chat recording (its agent records through it).
+    pub recorder: ChatRecorder,
     pub hooks: Option<Arc<dyn Hooks>>,
     pub hook_config: Option<HookConfig>,
     pub confirmations: mpsc::UnboundedSender<ConfirmationResponse>,
@@ -126,6 +128,8 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     };
     let (hooks, hook_config) =
         super::hook_layer::hook_system(&config, hook_setup, hook_env, events.clone(), &mut notes);
+    // Hooks get the transcript's path and may read it at any event.
+    recorder.set_synchronous(hooks.is_some());
     notes.extend(isolation_note(sandbox.as_deref()));
     let (layers, confirm_tx) = shared_layers(
         &config,
@@ -165,7 +169,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         config: agent_config,
         history,
         events,
-        recorder: Some(recorder),
+        recorder: Some(recorder.recording()),
     });
     if let Some(name) = routed_by_name(&config) {
         agent.set_model(name);
@@ -176,6 +180,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     Ok(Parts {
         live_model: config.replay.is_none(),
         agent,
+        recorder,
         custom_commands,
         command_folders,
         context_windows: providers.context_windows(),

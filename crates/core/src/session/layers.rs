@@ -12,7 +12,7 @@ use crate::hooks::{Hooks, NoHooks};
 use crate::model::ContentGenerator;
 use crate::model::provider::ContextWindows;
 use crate::policy::{ApprovalMode, PolicyEngine};
-use crate::recording::ChatRecorder;
+use crate::recording::Recording;
 use crate::scheduler::{Scheduler, SchedulerParts, SharedConfirmations};
 use crate::tools::{LiveRegistry, ToolContext};
 use crate::workspace::Workspace;
@@ -50,8 +50,8 @@ pub(super) struct AgentSeed {
     pub history: Vec<Content>,
     /// Where it and its scheduler report.
     pub events: EventSender,
-    /// Its chat recording (the session's agent only).
-    pub recorder: Option<ChatRecorder>,
+    /// Its side of the chat recording (the session's agent only).
+    pub recorder: Option<Recording>,
 }
 
 impl SharedLayers {

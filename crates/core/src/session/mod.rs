@@ -164,6 +164,7 @@ impl Session {
         };
         let engine = Engine {
             agent: parts.agent,
+            recorder: parts.recorder,
             hooks: parts.hooks,
             events: events_tx.clone(),
             stats: parts.stats,
@@ -245,6 +246,9 @@ fn start_telemetry(
 /// The parts an exclusive op works on.
 pub(crate) struct Engine {
     agent: Agent,
+    /// The session's chat recording: flushed after each prompt (a kept
+    /// trajectory), closed once the SessionEnd hooks have run.
+    recorder: crate::recording::ChatRecorder,
     hooks: Option<Arc<dyn Hooks>>,
     events: EventSender,
     stats: Arc<Mutex<SessionStats>>,
@@ -441,6 +445,8 @@ async fn run(
     });
     engine.meter.stop();
     engine.ended().await;
+    // The SessionEnd hooks read the transcript; after them it is whole.
+    engine.recorder.close();
     // Workspace hooks (SessionEnd's too) ran sandboxed: what they created
     // of the protected paths is moved aside before the end is reported.
     for refused in crate::sandbox::refuse_created(engine.ctx.sandbox.as_ref()) {
@@ -468,7 +474,7 @@ impl Engine {
                 let outcome = self.prompt(parts, &cancel).await;
                 active.clear();
                 // A prompt's answer means its trajectory is on disk.
-                self.agent.sync_trajectory();
+                self.recorder.sync_trajectory();
                 Finished::Prompt(outcome)
             }
             Op::Compress => Finished::Compress {

@@ -1,0 +1,312 @@
+//! The session file's message lines, built on the writer's thread from
+//! the owned data the agent hands over: ids, timestamps and JSON are made
+//! here, and each line is serialised straight from these types (no
+//! intermediate `Value`). The bytes are those of [`MessageRecord`]'s
+//! serialisation (field order included), so the readers parse them back.
+
+use super::record::MessageRecord;
+use gemini_rs_protocol::events::ToolDisplay;
+use gemini_rs_protocol::{Part, UsageMetadata};
+use serde::Serialize;
+use serde_json::Value;
+
+/// When something happened, taken on the agent's thread (formatting
+/// waits for the writer).
+pub(super) type Stamp = chrono::DateTime<chrono::Utc>;
+
+/// The ISO form Gemini CLI records (`2026-01-02T03:04:05.678Z`).
+pub(super) fn format_stamp(at: &Stamp) -> String {
+    at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// One model turn as the agent has it.
+pub(super) struct ModelTurn {
+    /// The answer's parts (thoughts included).
+    pub parts: Vec<Part>,
+    /// Its token usage.
+    pub usage: Option<UsageMetadata>,
+    /// The model that answered.
+    pub model: String,
+    /// `model.logprobs`' record, when asked for.
+    pub logprobs: Option<Value>,
+}
+
+/// A finished tool call of the last model turn, as the agent has it.
+#[derive(Debug, Clone)]
+pub struct FinishedCall {
+    /// The call id.
+    pub id: String,
+    /// The name as called.
+    pub name: String,
+    /// The arguments as sent.
+    pub args: Value,
+    /// The functionResponse parts sent back.
+    pub parts: Vec<Part>,
+    /// `success`, `error` or `cancelled`.
+    pub status: &'static str,
+    /// What the user was shown.
+    pub display: ToolDisplay,
+    /// The tool's display name (when the tool is known).
+    pub display_name: Option<String>,
+    /// The call's one-line description, else the tool's.
+    pub description: Option<String>,
+}
+
+/// A recorded tool call (`ToolCallRecord`'s fields, in its order).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CallLine {
+    id: String,
+    name: String,
+    args: Value,
+    result: Vec<Part>,
+    status: &'static str,
+    timestamp: String,
+    result_display: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    display_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
+}
+
+impl CallLine {
+    fn new(call: FinishedCall, timestamp: String) -> Self {
+        // As Gemini CLI 0.61 records it: text, or the diff and file name.
+        let result_display = match &call.display {
+            ToolDisplay::Text(t) => Value::String(t.clone()),
+            ToolDisplay::FileDiff(d) => {
+                serde_json::json!({"fileDiff": d.file_diff, "fileName": d.file_name})
+            }
+            ToolDisplay::Todos(_) => call.display.to_json(),
+        };
+        CallLine {
+            id: call.id,
+            name: call.name,
+            args: call.args,
+            result: call.parts,
+            status: call.status,
+            timestamp,
+            result_display,
+            display_name: call.display_name,
+            description: call.description,
+        }
+    }
+}
+
+/// A thought's `**subject**` and the rest, as Gemini CLI splits them.
+#[derive(Serialize)]
+struct Thought<'a> {
+    subject: &'a str,
+    description: &'a str,
+    timestamp: &'a str,
+}
+
+/// Token counts of a model message.
+#[derive(Serialize)]
+struct Tokens {
+    input: u64,
+    output: u64,
+    cached: u64,
+    thoughts: u64,
+    tool: u64,
+    total: u64,
+}
+
+/// What a model message carries beyond its text (thoughts as subject
+/// and description).
+struct ModelMeta {
+    thoughts: Vec<(String, String)>,
+    tokens: Option<Tokens>,
+    model: String,
+    logprobs: Option<Value>,
+}
+
+/// [`ModelMeta`] as written, each thought stamped with the message's time.
+#[derive(Serialize)]
+struct MetaLine<'a> {
+    thoughts: Vec<Thought<'a>>,
+    tokens: Option<&'a Tokens>,
+    model: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    logprobs: Option<&'a Value>,
+}
+
+/// The last model message, kept to be written again with its calls.
+pub(super) struct ModelMessage {
+    id: String,
+    timestamp: String,
+    text: String,
+    meta: Option<ModelMeta>,
+    calls: Vec<CallLine>,
+}
+
+/// A message's content.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Content<'a> {
+    Text(&'a str),
+    Parts(&'a [Part]),
+    Responses(Vec<&'a Part>),
+}
+
+/// One message line (`MessageRecord`'s fields, in its order).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Line<'a> {
+    id: &'a str,
+    timestamp: &'a str,
+    #[serde(rename = "type")]
+    kind: &'a str,
+    content: Content<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_calls: Option<&'a [CallLine]>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    meta: Option<MetaLine<'a>>,
+}
+
+fn to_line(line: &Line<'_>) -> std::io::Result<String> {
+    serde_json::to_string(line).map_err(std::io::Error::other)
+}
+
+/// A user message of `parts`.
+pub(super) fn user_line(parts: &[Part], at: &Stamp) -> std::io::Result<String> {
+    let (id, timestamp) = (new_id(), format_stamp(at));
+    to_line(&Line {
+        id: &id,
+        timestamp: &timestamp,
+        kind: "user",
+        content: Content::Parts(parts),
+        tool_calls: None,
+        meta: None,
+    })
+}
+
+/// An info, warning or error line.
+pub(super) fn note_line(kind: &str, text: &str, at: &Stamp) -> std::io::Result<String> {
+    let (id, timestamp) = (new_id(), format_stamp(at));
+    to_line(&Line {
+        id: &id,
+        timestamp: &timestamp,
+        kind,
+        content: Content::Text(text),
+        tool_calls: None,
+        meta: None,
+    })
+}
+
+/// Splits a thought into its `**subject**` and the rest.
+fn split_thought(text: &str) -> (String, String) {
+    let (subject, description) = text
+        .trim_start()
+        .strip_prefix("**")
+        .and_then(|rest| rest.split_once("**"))
+        .map(|(s, d)| (s.trim(), d.trim()))
+        .unwrap_or(("", text.trim()));
+    (subject.to_string(), description.to_string())
+}
+
+impl ModelMessage {
+    /// A model turn: its text, thoughts, token usage, model and logprobs.
+    pub(super) fn new(turn: ModelTurn, at: &Stamp) -> Self {
+        let text: String = (turn.parts.iter())
+            .filter(|p| !p.is_thought())
+            .filter_map(|p| p.text.as_deref())
+            .collect();
+        let thoughts = (turn.parts.iter())
+            .filter(|p| p.is_thought())
+            .filter_map(|p| p.text.as_deref())
+            .map(split_thought)
+            .collect();
+        let tokens = turn.usage.map(|u| {
+            let n = |v: Option<u64>| v.unwrap_or(0);
+            Tokens {
+                input: n(u.prompt_token_count),
+                output: n(u.candidates_token_count),
+                cached: n(u.cached_content_token_count),
+                thoughts: n(u.thoughts_token_count),
+                tool: n(u.tool_use_prompt_token_count),
+                total: n(u.total_token_count),
+            }
+        });
+        ModelMessage {
+            id: new_id(),
+            timestamp: format_stamp(at),
+            text,
+            meta: Some(ModelMeta {
+                thoughts,
+                tokens,
+                model: turn.model,
+                logprobs: turn.logprobs,
+            }),
+            calls: Vec::new(),
+        }
+    }
+
+    /// A model message with no text to carry calls that came without one.
+    pub(super) fn bare(at: &Stamp) -> Self {
+        ModelMessage {
+            id: new_id(),
+            timestamp: format_stamp(at),
+            text: String::new(),
+            meta: None,
+            calls: Vec::new(),
+        }
+    }
+
+    /// Adds finished calls, stamped `at`.
+    pub(super) fn add_calls(&mut self, calls: Vec<FinishedCall>, at: &Stamp) {
+        let timestamp = format_stamp(at);
+        (self.calls).extend(calls.into_iter().map(|c| CallLine::new(c, timestamp.clone())));
+    }
+
+    /// The message's line (with its calls once it has some).
+    pub(super) fn line(&self) -> std::io::Result<String> {
+        let meta = self.meta.as_ref().map(|m| MetaLine {
+            thoughts: (m.thoughts.iter())
+                .map(|(subject, description)| Thought {
+                    subject,
+                    description,
+                    timestamp: &self.timestamp,
+                })
+                .collect(),
+            tokens: m.tokens.as_ref(),
+            model: &m.model,
+            logprobs: m.logprobs.as_ref(),
+        });
+        to_line(&Line {
+            id: &self.id,
+            timestamp: &self.timestamp,
+            kind: "gemini",
+            content: Content::Text(&self.text),
+            tool_calls: (!self.calls.is_empty()).then_some(self.calls.as_slice()),
+            meta,
+        })
+    }
+
+    /// The user message of the calls' functionResponse parts, as Gemini
+    /// CLI records it after the calls (`None` when they sent none).
+    pub(super) fn responses_line(&self, at: &Stamp) -> Option<std::io::Result<String>> {
+        let parts: Vec<&Part> = self.calls.iter().flat_map(|c| &c.result).collect();
+        if parts.is_empty() {
+            return None;
+        }
+        let (id, timestamp) = (new_id(), format_stamp(at));
+        Some(to_line(&Line {
+            id: &id,
+            timestamp: &timestamp,
+            kind: "user",
+            content: Content::Responses(parts),
+            tool_calls: None,
+            meta: None,
+        }))
+    }
+}
+
+/// A line parsed back into the record the trajectory keeps.
+pub(super) fn record_of(line: &str) -> std::io::Result<MessageRecord> {
+    serde_json::from_str(line).map_err(std::io::Error::other)
+}

@@ -1,0 +1,224 @@
+//! The session writer's thread: it owns the file, turns what the agent
+//! hands over into lines (see [`super::lines`]) and appends them, several
+//! at a time.
+
+use super::atif::TrajectoryFile;
+use super::jsonl;
+use super::lines::{self, FinishedCall, ModelMessage, ModelTurn, Stamp};
+use super::record::{ConversationRecord, MessageRecord};
+use gemini_rs_protocol::Part;
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// What the agent hands the writer: owned data, stamped with the time it
+/// happened; the writer builds the records.
+pub(super) enum Job {
+    /// A user message.
+    User(Vec<Part>, Stamp),
+    /// A model turn (its calls follow with [`Job::Calls`]).
+    Model(Box<ModelTurn>, Stamp),
+    /// The finished calls of the last model turn: that message is written
+    /// again with them, then the user message of their responses.
+    Calls(Vec<FinishedCall>, Stamp),
+    /// An info, warning or error line.
+    Note(String, String, Stamp),
+    /// A whole message (a session copied in).
+    Message(Box<MessageRecord>, Stamp),
+    /// Answer once everything before is written.
+    Sync(std::sync::mpsc::Sender<()>),
+    /// Write everything before, then stop.
+    Close,
+}
+
+impl Job {
+    /// When it happened (`None` for the writer's own jobs).
+    fn stamp(&self) -> Option<Stamp> {
+        match self {
+            Job::User(_, at)
+            | Job::Model(_, at)
+            | Job::Calls(_, at)
+            | Job::Note(_, _, at)
+            | Job::Message(_, at) => Some(*at),
+            Job::Sync(_) | Job::Close => None,
+        }
+    }
+}
+
+/// How the file starts when the first message comes.
+pub(super) enum Start {
+    /// A new file: the metadata line first.
+    New,
+    /// A JSONL file already there: append (after ending a torn last line).
+    Append,
+    /// A 0.27.4 `.json` session carried over: the whole record first.
+    Convert,
+}
+
+/// The file and its metadata (the whole record only until a carried-over
+/// file is written), owned by the writing thread.
+pub(super) struct FileState {
+    pub path: PathBuf,
+    pub record: ConversationRecord,
+    pub start: Option<Start>,
+    pub file: Option<std::fs::File>,
+    /// Whether the session file is written (off with `GEMINI_RS_NO_RECORDING`).
+    pub session: bool,
+    /// The trajectory file and every message so far (a resumed session's
+    /// too), rewritten whole after each write.
+    pub trajectory: Option<(TrajectoryFile, Vec<MessageRecord>)>,
+}
+
+impl FileState {
+    fn open(&mut self) -> std::io::Result<&mut std::fs::File> {
+        if let Some(start) = self.start.take() {
+            if let Some(dir) = self.path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            let mut opts = std::fs::OpenOptions::new();
+            // Created 0600: a session file holds prompts and answers.
+            std::os::unix::fs::OpenOptionsExt::mode(opts.append(true).create(true), 0o600);
+            match start {
+                Start::Convert => jsonl::write_whole(&self.path, &self.record)?,
+                Start::Append => {
+                    let torn = std::fs::read(&self.path)
+                        .map(|b| b.last().is_some_and(|&c| c != b'\n'))
+                        .unwrap_or(false);
+                    if torn {
+                        std::io::Write::write_all(&mut opts.open(&self.path)?, b"\n")?;
+                    }
+                }
+                Start::New => {
+                    let header = jsonl::header_line(&self.record)?;
+                    jsonl::append(&mut opts.open(&self.path)?, &[header])?;
+                }
+            }
+            self.file = Some(opts.open(&self.path)?);
+        }
+        match self.file.as_mut() {
+            Some(f) => Ok(f),
+            None => Err(std::io::Error::other("the session file is not open")),
+        }
+    }
+
+    /// Appends message `lines` with one `lastUpdated` update. The messages
+    /// are not kept: the agent holds the conversation, the file holds the
+    /// record.
+    fn write(&mut self, mut lines: Vec<String>, last: &Stamp) -> std::io::Result<()> {
+        if let Some((file, all)) = &mut self.trajectory {
+            for msg in lines.iter().filter_map(|l| lines::record_of(l).ok()) {
+                match all.iter_mut().find(|m| m.id == msg.id) {
+                    Some(old) => *old = msg,
+                    None => all.push(msg),
+                }
+            }
+            if let Err(e) = file.write(all) {
+                tracing::warn!("could not write trajectory {}: {e}", file.path.display());
+            }
+        }
+        if !self.session {
+            return Ok(());
+        }
+        // Opened first: a carried-over file holds the record before these.
+        self.open()?;
+        self.record.messages = Vec::new();
+        self.record.last_updated = lines::format_stamp(last);
+        lines.push(jsonl::set_line(
+            json!({"lastUpdated": self.record.last_updated}),
+        ));
+        jsonl::append(self.open()?, &lines)
+    }
+}
+
+/// The writer: the file, and the last model message (written again when
+/// its calls finish).
+struct Writer {
+    state: FileState,
+    last_model: Option<ModelMessage>,
+}
+
+impl Writer {
+    /// The lines of one job (a model message and the responses of its
+    /// calls for [`Job::Calls`]).
+    fn lines_of(&mut self, job: Job, out: &mut Vec<String>) -> std::io::Result<()> {
+        match job {
+            Job::User(parts, at) => out.push(lines::user_line(&parts, &at)?),
+            Job::Note(kind, text, at) => out.push(lines::note_line(&kind, &text, &at)?),
+            Job::Message(msg, _) => out.push(jsonl::message_line(&msg)?),
+            Job::Model(turn, at) => {
+                let msg = ModelMessage::new(*turn, &at);
+                out.push(msg.line()?);
+                self.last_model = Some(msg);
+            }
+            Job::Calls(calls, at) => {
+                let mut msg = (self.last_model.take()).unwrap_or_else(|| ModelMessage::bare(&at));
+                msg.add_calls(calls, &at);
+                out.push(msg.line()?);
+                if let Some(line) = msg.responses_line(&at) {
+                    out.push(line?);
+                }
+            }
+            Job::Sync(_) | Job::Close => {}
+        }
+        Ok(())
+    }
+}
+
+/// How long the writer gathers messages after a write before it looks
+/// for more (unless someone waits for the file).
+const GATHER: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// Owns the file. Messages that arrived while it was writing go out
+/// together, in one write. After a write nobody waits for, it pauses for
+/// [`GATHER`] instead of sleeping on the channel: the agent's sends then
+/// wake no thread, and a long session writes once a millisecond at most.
+/// Ends at [`Job::Close`] or when every sender is gone.
+pub(super) fn write_loop(
+    state: FileState,
+    rx: std::sync::mpsc::Receiver<Job>,
+    synchronous: &AtomicBool,
+) {
+    // The trajectory is there (and whole) from the start.
+    if let Some((file, all)) = &state.trajectory
+        && let Err(e) = file.write(all)
+    {
+        tracing::warn!("could not write trajectory {}: {e}", file.path.display());
+    }
+    let mut writer = Writer {
+        state,
+        last_model: None,
+    };
+    let mut open = true;
+    while open && let Ok(first) = rx.recv() {
+        let mut lines = Vec::new();
+        let mut replies = Vec::new();
+        let mut last = None;
+        for job in std::iter::once(first).chain(rx.try_iter()) {
+            match job {
+                Job::Sync(reply) => replies.push(reply),
+                Job::Close => {
+                    open = false;
+                    break;
+                }
+                job => {
+                    last = job.stamp().or(last);
+                    if let Err(e) = writer.lines_of(job, &mut lines) {
+                        tracing::warn!("could not record a message: {e}");
+                    }
+                }
+            }
+        }
+        if let Some(last) = last.filter(|_| !lines.is_empty())
+            && let Err(e) = writer.state.write(lines, &last)
+        {
+            let path = writer.state.path.display();
+            tracing::warn!("could not write session file {path}: {e}");
+        }
+        if open && replies.is_empty() && !synchronous.load(Ordering::Relaxed) {
+            std::thread::sleep(GATHER);
+        }
+        for reply in replies {
+            let _ = reply.send(());
+        }
+    }
+}
