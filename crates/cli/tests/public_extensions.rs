@@ -397,3 +397,34 @@ fn an_extension_plans_folder_leading_out_of_the_project_falls_back() {
     let temp = sb.project_temp_dir().display().to_string();
     assert!(said.contains(&temp), "{said}");
 }
+
+#[test]
+fn an_extension_context_file_imports_from_its_own_folder() {
+    let sb = Sandbox::new();
+    sb.settings(&json!({"model": {"name": "gemini-2.5-flash"},
+        "security": {"auth": {"selectedType": "gemini-api-key"}}}));
+    sb.write(
+        "ext/gemini-extension.json",
+        r#"{"name": "docs", "version": "1.0.0"}"#,
+    );
+    sb.write(
+        "ext/GEMINI.md",
+        "Extension rules, see @docs/more.md and @../secret.md.\n",
+    );
+    sb.write("ext/docs/more.md", "MORE-RULES");
+    let path = sb.work.join("ext").display().to_string();
+    let out = sb.run(&["extensions", "install", &path, "--consent"], None, &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    sb.write_home(".gemini/extensions/secret.md", "SECRET");
+    let fake = FakeServer::replaying(&lines(&[text("ok")]));
+    let out = run(&sb, &fake, &[], "go");
+    assert_eq!(out.code, 0, "{out:?}");
+    let sent = request_text(&fake);
+    assert!(
+        sent.contains(
+            "Extension rules, see <!-- Imported from: docs/more.md -->\nMORE-RULES\n<!-- End of import from: docs/more.md --> and <!-- Import failed: ../secret.md. - Path traversal attempt -->"
+        ),
+        "{sent}"
+    );
+    assert!(!sent.contains("SECRET"));
+}
