@@ -357,3 +357,74 @@ fn a_conductor_and_a_security_command_run_end_to_end() {
         assert!(sent.contains(line), "{line}: {sent}");
     }
 }
+
+#[test]
+fn an_extension_plans_folder_leading_out_of_the_project_falls_back() {
+    let sb = Sandbox::new();
+    sb.settings(&json!({"model": {"name": "gemini-2.5-flash"},
+        "security": {"auth": {"selectedType": "gemini-api-key"}}}));
+    sb.write(
+        "ext/gemini-extension.json",
+        r#"{"name": "planner", "version": "1.0.0", "plan": {"directory": "plans-link"}}"#,
+    );
+    let path = sb.work.join("ext").display().to_string();
+    let out = sb.run(&["extensions", "install", &path, "--consent"], None, &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let outside = sb.home.join("elsewhere");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, sb.work.join("plans-link")).unwrap();
+    let fake = FakeServer::replaying(&lines(&[
+        call(
+            "write_file",
+            json!({"file_path": "plan.md", "content": "# Plan\n"}),
+        ),
+        text("done"),
+    ]));
+    let out = run(&sb, &fake, &["--approval-mode", "plan"], "go");
+    assert_eq!(out.code, 0, "{out:?}");
+    let warning = format!(
+        "Invalid custom plans directory: Custom plans directory 'plans-link' resolves to '{}', which is outside the project root '{}'.. Falling back to default project temp directory.",
+        outside.display(),
+        sb.work.display()
+    );
+    assert!(out.stderr.contains(&warning), "{warning}\n{}", out.stderr);
+    // The plan went to the session's temp folder, nothing outside.
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+    let said = fake.function_responses()[0]["functionResponse"]["response"]["output"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    let temp = sb.project_temp_dir().display().to_string();
+    assert!(said.contains(&temp), "{said}");
+}
+
+#[test]
+fn an_extension_context_file_imports_from_its_own_folder() {
+    let sb = Sandbox::new();
+    sb.settings(&json!({"model": {"name": "gemini-2.5-flash"},
+        "security": {"auth": {"selectedType": "gemini-api-key"}}}));
+    sb.write(
+        "ext/gemini-extension.json",
+        r#"{"name": "docs", "version": "1.0.0"}"#,
+    );
+    sb.write(
+        "ext/GEMINI.md",
+        "Extension rules, see @docs/more.md and @../secret.md.\n",
+    );
+    sb.write("ext/docs/more.md", "MORE-RULES");
+    let path = sb.work.join("ext").display().to_string();
+    let out = sb.run(&["extensions", "install", &path, "--consent"], None, &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    sb.write_home(".gemini/extensions/secret.md", "SECRET");
+    let fake = FakeServer::replaying(&lines(&[text("ok")]));
+    let out = run(&sb, &fake, &[], "go");
+    assert_eq!(out.code, 0, "{out:?}");
+    let sent = request_text(&fake);
+    assert!(
+        sent.contains(
+            "Extension rules, see <!-- Imported from: docs/more.md -->\nMORE-RULES\n<!-- End of import from: docs/more.md --> and <!-- Import failed: ../secret.md. - Path traversal attempt -->"
+        ),
+        "{sent}"
+    );
+    assert!(!sent.contains("SECRET"));
+}

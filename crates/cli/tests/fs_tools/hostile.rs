@@ -59,7 +59,10 @@ fn context_imports_cannot_reach_secrets_or_outside_files() {
         ),
         "{system}"
     );
-    let outside_reason = "it resolves outside the workspace directories and ~/.gemini";
+    // Imports stay inside the project root (0.61's rule): here the folder
+    // of GEMINI.md, as there is no git repository above it.
+    let outside_reason = format!("it resolves outside the project root {w}");
+    let outside_reason = outside_reason.as_str();
     for (line, target, reason) in [
         (2, "/proc/self/environ", outside_reason),
         (3, "../outside.md", outside_reason),

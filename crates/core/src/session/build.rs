@@ -120,7 +120,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     );
     let (session_id, recorder, resumed_history) = recording_layer(&config, &workspace)?;
     let mode = Arc::new(RwLock::new(starting_mode(&config)));
-    let plan = Arc::new(plan_state(&config, &workspace, &session_id, &mode)?);
+    let plan = plan_state(&config, &workspace, (&session_id, &mode), &mut notes)?;
     let hook_env = HookEnv {
         transcript_path: recorder.path().display().to_string(),
         sandbox: sandbox.clone(),

@@ -449,14 +449,17 @@ fn registry(
 }
 
 /// Plan mode's state: the plans folder (`general.plan.directory` inside
-/// the project, else the session's temp folder) and the shared mode.
+/// the project, else the first enabled extension's `plan.directory`, else
+/// the session's temp folder) and the shared mode. A settings folder
+/// outside the project stops the start-up; an extension's falls back to
+/// the temp folder with 0.61's warning.
 pub(super) fn plan_state(
     config: &SessionConfig,
     workspace: &Workspace,
-    session_id: &str,
-    mode: &Arc<RwLock<ApprovalMode>>,
-) -> Result<PlanMode, StartError> {
-    // The settings' folder, else the first enabled extension's (0.61).
+    (session_id, mode): (&str, &Arc<RwLock<ApprovalMode>>),
+    notes: &mut Vec<StartupNote>,
+) -> Result<Arc<PlanMode>, StartError> {
+    let temp = workspace.project_temp_dir();
     let setting = config
         .settings
         .typed()
@@ -464,23 +467,29 @@ pub(super) fn plan_state(
         .plan
         .directory
         .clone()
-        .filter(|d| !d.trim().is_empty())
-        .or_else(|| {
-            config
-                .extensions
-                .iter()
-                .find_map(|e| e.plan_directory.clone())
-        });
-    let dir = plans_dir(
-        setting.as_deref(),
-        &config.root,
-        workspace.project_temp_dir(),
-        session_id,
-    )
-    .map_err(|e| StartError::config(e.to_string()))?;
+        .filter(|d| !d.trim().is_empty());
+    let from_extension = config
+        .extensions
+        .iter()
+        .find_map(|e| e.plan_directory.clone());
+    let dir = match (setting, from_extension) {
+        (Some(setting), _) => plans_dir(Some(&setting), &config.root, temp, session_id)
+            .map_err(|e| StartError::config(e.to_string()))?,
+        (None, Some(ext)) => plans_dir(Some(&ext), &config.root, temp, session_id)
+            .unwrap_or_else(|e| {
+                notes.push(StartupNote {
+                    text: format!(
+                        "Invalid custom plans directory: {e}. Falling back to default project temp directory."
+                    ),
+                    warning: true,
+                });
+                temp.join(session_id).join("plans")
+            }),
+        (None, None) => temp.join(session_id).join("plans"),
+    };
     let plan = PlanMode::new(dir, config.root.clone(), mode.clone(), config.interactive);
     if plan.active() {
         plan.ensure_dir();
     }
-    Ok(plan)
+    Ok(Arc::new(plan))
 }
