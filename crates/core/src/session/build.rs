@@ -52,6 +52,8 @@ pub(super) struct Parts {
     pub stats: Arc<Mutex<SessionStats>>,
     pub policy: Arc<PolicyEngine>,
     pub ctx: ToolContext,
+    /// The merged settings (the tools' context holds only what they read).
+    pub settings: Arc<crate::config::Settings>,
     pub tools: LiveRegistry,
     pub mcp: Option<Arc<McpManager>>,
     /// The MCP servers still to connect (the terminal UI's).
@@ -136,7 +138,6 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let mut ctx = tool_context(
         &config,
         &workspace,
-        &Arc::new(config.settings.clone()),
         &model,
         (!tool_server).then(|| generator.clone()),
         sandbox,
@@ -185,6 +186,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         stats: layers.stats,
         policy: layers.policy,
         ctx,
+        settings: Arc::new(config.settings.clone()),
         tools: registry,
         mcp: tools.mcp,
         late_mcp,
