@@ -221,3 +221,35 @@ fn a_command_file_written_meanwhile_is_listed_and_usable_after_a_reload() {
     t.keys(&["C-d"]);
     t.wait_for("EXIT=0", 10);
 }
+
+/// Each command reads its own arguments: a missing or unknown one gets
+/// that command's usage, an alias reaches its command, and a name no
+/// command has is named.
+#[test]
+fn usages_and_aliases_reach_their_commands() {
+    let Some(sb) = ui_sandbox() else {
+        return;
+    };
+    let fake = FakeServer::replaying(&lines(&[]));
+    let t = Tmux::start(&sb, &fake.base_url, &[], 160, 40);
+    t.wait_for("mode: default", 20);
+    for (line, answer) in [
+        ("/chat save", "Missing tag. Usage: /chat save <tag>"),
+        ("/memory nope", "Usage: /memory show | add <fact> | refresh"),
+        (
+            "/extensions enable",
+            "Usage: /extensions list | enable <name>",
+        ),
+        ("/tasks stop x", "Usage: /shells stop <pid>"),
+        ("/dir add", "Please provide at least one path to add."),
+        ("/export-session", "Usage: /export-session <file>"),
+        ("/nope", "Unknown command: /nope. Type /help."),
+        ("/?", "Shift-Enter"),
+    ] {
+        t.type_text(line);
+        t.keys(&["Enter"]);
+        t.wait_for(answer, 10);
+    }
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT=0", 10);
+}

@@ -267,7 +267,8 @@ fn running_shell_card_shows_the_latest_output_lines() {
 
 #[test]
 fn help_keys_as_wide_as_their_column_keep_a_space() {
-    let lines = crate::ui::commands::info::help_lines(&[]);
+    let builtin = crate::ui::handlers::registry::listed();
+    let lines = crate::ui::commands::info::help_lines(&builtin, &[]);
     let text: Vec<String> = lines.iter().map(crate::ui::view::wrap::line_text).collect();
     assert!(
         text.iter().any(|l| l.contains("Shift-Enter New line")),

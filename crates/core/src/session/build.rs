@@ -57,6 +57,8 @@ pub(super) struct Parts {
     pub stats: Arc<Mutex<SessionStats>>,
     pub policy: Arc<PolicyEngine>,
     pub ctx: ToolContext,
+    /// The merged settings (the tools' context holds only what they read).
+    pub settings: Arc<crate::config::Settings>,
     pub tools: LiveRegistry,
     pub mcp: Option<Arc<McpManager>>,
     /// The MCP servers still to connect (the terminal UI's).
@@ -143,7 +145,6 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let mut ctx = tool_context(
         &config,
         &workspace,
-        &Arc::new(config.settings.clone()),
         &model,
         (!tool_server).then(|| generator.clone()),
         sandbox,
@@ -193,6 +194,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         stats: layers.stats,
         policy: layers.policy,
         ctx,
+        settings: Arc::new(config.settings.clone()),
         tools: registry,
         mcp: tools.mcp,
         late_mcp,

@@ -138,7 +138,7 @@ impl Session {
                 project_temp_dir: parts.ctx.workspace.project_temp_dir().to_path_buf(),
             },
             workspace: parts.ctx.workspace.clone(),
-            settings: parts.ctx.settings.clone(),
+            settings: parts.settings.clone(),
             trusted,
             paths,
             env,

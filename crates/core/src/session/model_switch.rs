@@ -17,7 +17,7 @@ impl Engine {
         let model = concrete(model.trim());
         // A `modelConfigs.customAliases` name stands for its model.
         let model = self
-            .ctx
+            .info
             .settings
             .model_alias(&model)
             .map_or(model, |alias| alias.model);
@@ -73,7 +73,7 @@ impl Engine {
             .resolve(model)
             .is_ok_and(|r| r.provider.id == "gemini" && r.provider.wire == Wire::Gemini);
         if gemini {
-            let (settings, paths, env) = (&self.ctx.settings, &self.info.paths, &self.info.env);
+            let (settings, paths, env) = (&self.info.settings, &self.info.paths, &self.info.env);
             check_auth(settings, paths, env, true).map_err(|e| {
                 let first = e.message.lines().next().unwrap_or_default();
                 SwitchRefused::NoCredentials {

@@ -39,8 +39,8 @@ use tokio_util::sync::CancellationToken;
 pub struct ToolContext {
     /// Workspace roots, the boundary check and ignore rules.
     pub workspace: Arc<Workspace>,
-    /// The merged settings.
-    pub settings: Arc<Settings>,
+    /// What tools read of the settings, taken once per session.
+    pub settings: Arc<ToolSettings>,
     /// The model the session talks to (decides how inline data is sent).
     pub model: String,
     /// The model client, for tools that ask the model themselves
@@ -67,6 +67,46 @@ pub struct ToolContext {
     /// The dialect the session speaks: which result and error texts the
     /// tools answer with ([`crate::catalogue::texts`]).
     pub dialect: crate::catalogue::dialect::Dialect,
+}
+
+/// The settings tools read, taken from the merged settings once per
+/// session ([`ToolSettings::of`]): tools see nothing else of them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolSettings {
+    /// `tools.enableToolOutputTruncation`, as set (on when unset).
+    pub truncation: Option<bool>,
+    /// `tools.truncateToolOutputThreshold`, as set.
+    pub truncate_threshold: Option<f64>,
+    /// `tools.truncateToolOutputLines`, as set.
+    pub truncate_lines: Option<f64>,
+    /// `tools.shell.inactivityTimeout` (seconds), as set.
+    pub shell_inactivity_timeout: Option<f64>,
+    /// `tools.shell.timeout` (seconds), as set.
+    pub shell_timeout: Option<f64>,
+    /// `tools.shell.pager`, as set.
+    pub shell_pager: Option<String>,
+    /// `tools.shell.backgroundCompletionBehavior`, as set.
+    pub background_completion_behavior: Option<String>,
+    /// `context.fileName`'s names (`GEMINI.md` when unset): the first is
+    /// the memory file.
+    pub context_file_names: Vec<String>,
+}
+
+impl ToolSettings {
+    /// What tools read of `settings`.
+    pub fn of(settings: &Settings) -> ToolSettings {
+        let tools = &settings.typed().tools;
+        ToolSettings {
+            truncation: tools.enable_tool_output_truncation,
+            truncate_threshold: tools.truncate_tool_output_threshold,
+            truncate_lines: tools.truncate_tool_output_lines,
+            shell_inactivity_timeout: tools.shell.inactivity_timeout,
+            shell_timeout: tools.shell.timeout,
+            shell_pager: tools.shell.pager.clone(),
+            background_completion_behavior: tools.shell.background_completion_behavior.clone(),
+            context_file_names: settings.context_file_names(),
+        }
+    }
 }
 
 /// What a sub-agent run ended with.
@@ -125,7 +165,7 @@ impl ToolContext {
         ToolContext {
             plan,
             workspace,
-            settings,
+            settings: Arc::new(ToolSettings::of(&settings)),
             model: model.into(),
             generator: None,
             gemini_dir,

@@ -2,7 +2,6 @@
 //! `/tools`, `/stats`, `/about` and `/memory show`.
 
 use super::heading;
-use crate::ui::commands::parse::COMMANDS;
 use crate::ui::view::cards::fmt_duration;
 use crate::ui::view::wrap::sanitize;
 use gemini_rs_protocol::events::{
@@ -21,10 +20,11 @@ fn kv(k: &str, v: impl Into<String>) -> Line<'static> {
     ])
 }
 
-/// `/help`.
-pub fn help_lines(custom: &[CommandInfo]) -> Vec<Line<'static>> {
+/// `/help`: the built-in commands (`(name, help)`, in order), then the
+/// custom ones.
+pub fn help_lines(builtin: &[(&str, &str)], custom: &[CommandInfo]) -> Vec<Line<'static>> {
     let mut out = vec![heading("Commands")];
-    for (name, detail) in COMMANDS {
+    for (name, detail) in builtin {
         out.push(kv(&format!("/{name}"), *detail));
     }
     if !custom.is_empty() {

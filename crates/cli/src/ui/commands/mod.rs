@@ -1,8 +1,9 @@
-//! The slash commands' words: the table and parser, what the informational
-//! ones print, and the panels of the ones that list session parts (saved
-//! chats, MCP servers, hooks, directories, checkpoints). Running them is
-//! `handlers::slash`.
+//! The slash commands' words: a typed line split into its parts, what the
+//! informational ones print, and the panels of the ones that list session
+//! parts (saved chats, MCP servers, hooks, directories, checkpoints). The
+//! commands themselves (names, help, handlers) are `handlers::registry`'s.
 
+pub mod args;
 pub mod auth;
 mod auth_keep;
 pub mod chat;
@@ -12,7 +13,6 @@ pub mod editor;
 pub mod extensions;
 pub mod info;
 pub mod panels;
-pub mod parse;
 pub mod permissions;
 pub mod policies;
 pub mod report;

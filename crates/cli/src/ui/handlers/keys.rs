@@ -2,7 +2,6 @@
 //! approval-mode cycle, and answering the open confirmation dialog; Enter
 //! hands the line to `handlers::submit`.
 
-use crate::ui::commands::parse::COMMANDS;
 use crate::ui::control::App;
 use crate::ui::handlers::submit::submit;
 use crate::ui::input::{complete, vim};
@@ -210,10 +209,11 @@ fn refresh_completion(app: &mut App) {
     };
     let commands = if slash { view.commands() } else { Vec::new() };
     let list_dir = |dir: &str, prefix: &str| view.path_entries(dir, prefix, 50);
+    let builtin = super::registry::listed();
     let mut next = complete::compute(
         &app.state.input,
         Some(&list_dir),
-        (COMMANDS, &commands),
+        (&builtin, &commands),
         &resources,
     );
     if let (Some(p), Some(n)) = (&prev, &mut next)
@@ -305,7 +305,7 @@ fn double_esc(app: &mut App) {
         return;
     }
     if app.state.input.is_empty() {
-        crate::ui::handlers::slash::command(app, "/rewind");
+        super::registry::command(app, "/rewind");
     } else {
         app.state.input.set("");
     }

@@ -9,5 +9,7 @@ pub mod keys;
 pub mod model;
 pub mod plan;
 pub mod preferences;
+pub mod registry;
 pub mod slash;
+pub mod slash_info;
 pub mod submit;

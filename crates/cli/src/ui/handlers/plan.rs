@@ -5,11 +5,26 @@
 //! plan dialog is `external_editor`'s.
 
 use crate::trust::name_of;
+use crate::ui::commands::args::Args;
 use crate::ui::control::App;
 use gemini_rs_protocol::events::{ApprovalMode, Op};
 
-/// Runs `/plan`.
-pub fn run(app: &mut App, goal: Option<String>) {
+/// Runs `/plan [goal]` or `/plan copy`.
+pub fn command(app: &mut App, a: &Args) {
+    if is_copy(a) {
+        copy(app);
+    } else {
+        run(app, a.rest_opt());
+    }
+}
+
+/// True for `/plan copy` (a goal may start with "copy").
+pub fn is_copy(a: &Args) -> bool {
+    a.sub() == Some("copy") && a.arg().is_empty()
+}
+
+/// Plan mode, then the goal as a prompt (or the approved plan shown).
+fn run(app: &mut App, goal: Option<String>) {
     if app.state.mode != ApprovalMode::Plan {
         app.state.mode = ApprovalMode::Plan;
         if !app.ctx.ops.submit(Op::SetApprovalMode {
@@ -46,7 +61,7 @@ fn show_approved(app: &mut App) {
 }
 
 /// `/plan copy`: the approved plan to the clipboard (OSC 52).
-pub fn copy(app: &mut App) {
+fn copy(app: &mut App) {
     let Some(path) = app.approved_plan.clone() else {
         app.state.warn("No approved plan found to copy.");
         return;

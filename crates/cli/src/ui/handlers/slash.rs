@@ -3,12 +3,11 @@
 //! `/clear`, `/compress`) send their op to the session while no request
 //! runs.
 
+use crate::ui::commands::args::Args;
 use crate::ui::commands::dialog::Dialog;
-use crate::ui::commands::parse::{Command, parse};
 use crate::ui::commands::rewind::RewindPanel;
-use crate::ui::commands::settings::SettingsPanel;
 use crate::ui::commands::{chat, info, panels};
-use crate::ui::control::{App, Picker};
+use crate::ui::control::App;
 use gemini_rs_protocol::events::Op;
 
 /// The prompt `/init` sends (ours; Gemini CLI's asks the same).
@@ -29,247 +28,208 @@ Keep it concise and factual, in Markdown. GEMINI.md exists and is empty: overwri
 /// Lines of each background command's log `/shells` shows.
 const SHELL_LINES: usize = 5;
 
-/// Runs a slash command line.
-pub fn command(app: &mut App, line: &str) {
-    let s = &mut app.state;
-    match parse(line) {
-        cmd @ (Command::Help
-        | Command::Shortcuts
-        | Command::About
-        | Command::ChatList
-        | Command::DirectoryShow
-        | Command::Hooks
-        | Command::Shells
-        | Command::CommandsList
-        | Command::Mcp
-        | Command::MemoryShow
-        | Command::Stats
-        | Command::Tools
-        | Command::Skills
-        | Command::Agents
-        | Command::Theme(None)) => listing(app, cmd),
-        cmd @ (Command::ChatDelete(_)
-        | Command::Clear
-        | Command::McpAuth(_)
-        | Command::Compress
-        | Command::Copy
-        | Command::ExportSession(_)
-        | Command::DirectoryAdd(_)
-        | Command::ShellStop(_)
-        | Command::Rewind
-        | Command::AgentsAcknowledge) => session_op(app, cmd),
-        Command::ChatSave(tag) => chat_save(app, &tag),
-        Command::ChatResume(tag) => chat_resume(app, &tag),
-        Command::ChatShare(file) => chat_share(app, file),
-        Command::Resume(which) => crate::ui::resume::command(app, which.as_deref()),
-        Command::Init => init(app),
-        Command::Plan(goal) => crate::ui::handlers::plan::run(app, goal),
-        Command::PlanCopy => crate::ui::handlers::plan::copy(app),
-        Command::CommandsReload => reload_commands(app),
-        Command::PermissionsTrust(arg) => {
-            use crate::ui::commands::permissions::{TrustPanel, folder};
-            let view = &app.ctx.info;
-            match folder(arg.as_deref(), view.root(), &view.paths().home) {
-                Ok(dir) => s.dialog = Some(Dialog::Trust(TrustPanel::new(dir, view.paths()))),
-                Err(e) => s.error(&e),
-            }
-        }
-        Command::MemoryAdd(fact) => start_memory(app, Some(fact)),
-        Command::MemoryRefresh => start_memory(app, None),
-        Command::Model(Some(name)) => crate::ui::handlers::model::switch(app, &name),
-        Command::Model(None) => app.picker_request = Some(Picker::Model),
-        Command::Auth => app.picker_request = Some(Picker::Auth),
-        Command::Restore(id) => restore(app, id.as_deref()),
-        Command::Settings => {
-            let view = &app.ctx.info;
-            let user = view.paths().user_settings();
-            let workspace = view.paths().workspace_settings(view.root());
-            match SettingsPanel::open(user, workspace) {
-                Ok(panel) => s.dialog = Some(Dialog::Settings(panel)),
-                Err(e) => s.error(&e),
-            }
-        }
-        Command::Quit => app.quit = true,
-        Command::SkillSwitch(enable, name) => {
-            let path = app.ctx.info.paths().user_settings();
-            match switch_skill(&path, &name, enable) {
-                Ok(note) => s.info(&note),
-                Err(e) => s.error(&e),
-            }
-        }
-        Command::Theme(Some(name)) => {
-            let path = app.ctx.info.paths().user_settings();
-            match crate::ui::commands::theme::switch(&path, &name) {
-                Ok(note) => {
-                    s.info(&note);
-                    let width = s.content_width();
-                    s.push_lines(crate::ui::commands::theme::preview_lines(width));
-                }
-                Err(e) => s.error(&e),
-            }
-        }
-        cmd @ (Command::Bug(_)
-        | Command::Docs
-        | Command::Editor(_)
-        | Command::Extensions
-        | Command::ExtensionSwitch(..)
-        | Command::Policies
-        | Command::Privacy
-        | Command::TerminalSetup
-        | Command::Vim) => crate::ui::handlers::preferences::command(app, cmd),
-        Command::Usage(msg) => s.info(&msg),
-        Command::Unknown(name) => {
-            // A custom command: the session expands it.
-            if app.ctx.info.commands().iter().any(|c| c.name == name) {
-                app.send_prompt(line.to_string());
-            } else {
-                s.warn(&format!("Unknown command: /{name}. Type /help."));
-            }
-        }
-    }
-}
-
-/// The commands that show a listing or a panel of the session's parts.
-fn listing(app: &mut App, cmd: Command) {
-    let s = &mut app.state;
-    match cmd {
-        Command::Help => s.push_lines(info::help_lines(&app.ctx.info.commands())),
-        Command::Shortcuts => s.push_lines(info::shortcut_lines()),
-        Command::About => {
-            let lines = info::about_lines(&s.model, app.ctx.info.session_id(), &s.workspace_label);
-            s.push_lines(lines);
-        }
-        Command::ChatList => {
+/// `/chat list|save|resume|delete|share`; bare `/chat` browses the
+/// recorded sessions, as `/resume` does.
+pub fn chat(app: &mut App, a: &Args) {
+    let tag = a.arg();
+    let missing = |verb: &str| format!("Missing tag. Usage: /chat {verb} <tag>");
+    match a.sub() {
+        Some("list") => {
             let view = &app.ctx.info;
             let sessions = gemini_rs_core::list_sessions(view.paths(), view.root());
             let lines = chat::list_lines(&view.saved_chats(), &sessions);
-            s.push_lines(lines);
+            app.state.push_lines(lines);
         }
-        Command::DirectoryShow => {
-            s.push_lines(panels::directory_lines(&app.ctx.info.workspace_dirs()))
-        }
-        Command::Hooks => {
-            s.push_lines(panels::hooks_lines(&app.ctx.info.hooks()));
-        }
-        Command::Shells => {
-            s.push_lines(panels::shells_lines(
-                &app.ctx.info.background_processes(SHELL_LINES),
-            ));
-        }
-        Command::CommandsList => {
-            let folders = app.ctx.info.command_folders();
-            s.push_lines(crate::ui::commands::custom::list_lines(&folders));
-        }
-        Command::Mcp => {
-            s.push_lines(panels::mcp_lines(&app.ctx.info.mcp_servers()));
-        }
-        Command::MemoryShow => s.push_lines(info::memory_lines(&app.ctx.info.context_files())),
-        Command::Stats => {
-            let lines = info::stats_lines(
-                &s.stats,
-                app.ctx.started.elapsed(),
-                app.ctx.info.session_id(),
-            );
-            s.push_lines(lines);
-        }
-        Command::Tools => s.push_lines(info::tools_lines(&app.ctx.info.tools())),
-        Command::Skills => s.push_lines(info::skills_lines(&app.ctx.info.skills())),
-        Command::Agents => s.push_lines(info::agents_lines(&app.ctx.info.agents())),
-        Command::Theme(None) => {
-            let width = s.content_width();
-            s.push_lines(crate::ui::commands::theme::list_lines(width));
-        }
-        // The caller sends only the commands above.
-        other => tracing::debug!("not a listing: {other:?}"),
+        Some("save") if tag.is_empty() => app.state.info(&missing("save")),
+        Some("save") => chat_save(app, &tag),
+        Some("resume" | "load") if tag.is_empty() => app.state.info(&missing("resume")),
+        Some("resume" | "load") => chat_resume(app, &tag),
+        Some("share") => chat_share(app, Some(tag).filter(|f| !f.is_empty())),
+        Some("delete") if tag.is_empty() => app.state.info(&missing("delete")),
+        Some("delete") => chat_delete(app, &tag),
+        None => crate::ui::resume::command(app, None),
+        Some(_) => app
+            .state
+            .info("Usage: /chat list | save <tag> | resume <tag> | delete <tag> | share <file>"),
     }
 }
 
-/// The commands that act on the session (most wait for a running request
-/// to end; `/copy` and `/shells stop` act at once).
-fn session_op(app: &mut App, cmd: Command) {
+/// Which `/chat` lines work on the conversation.
+pub fn chat_waits(a: &Args) -> bool {
+    match a.sub() {
+        Some("save" | "resume" | "load") => !a.arg().is_empty(),
+        Some("share") => true,
+        _ => false,
+    }
+}
+
+fn chat_delete(app: &mut App, tag: &str) {
     let s = &mut app.state;
-    match cmd {
-        Command::ChatDelete(tag) => match app.ctx.info.delete_saved_chat(&tag) {
-            Ok(true) => s.info(&format!(
-                "Conversation checkpoint '{tag}' has been deleted."
-            )),
-            Ok(false) => s.error(&format!("Error: No checkpoint found with tag '{tag}'.")),
-            Err(e) => s.error(&format!("Could not delete checkpoint '{tag}': {e}")),
-        },
-        Command::Clear => {
-            if !agent_busy(app) {
-                app.clear_requested = true;
-                app.start_op(Op::Clear, "Clearing the conversation");
-            }
-        }
-        Command::McpAuth(server) => {
+    match app.ctx.info.delete_saved_chat(tag) {
+        Ok(true) => s.info(&format!(
+            "Conversation checkpoint '{tag}' has been deleted."
+        )),
+        Ok(false) => s.error(&format!("Error: No checkpoint found with tag '{tag}'.")),
+        Err(e) => s.error(&format!("Could not delete checkpoint '{tag}': {e}")),
+    }
+}
+
+/// `/resume [number or id]`.
+pub fn resume(app: &mut App, a: &Args) {
+    crate::ui::resume::command(app, a.rest_opt().as_deref());
+}
+
+/// `/clear` (`/new`).
+pub fn clear(app: &mut App, _: &Args) {
+    if !agent_busy(app) {
+        app.clear_requested = true;
+        app.start_op(Op::Clear, "Clearing the conversation");
+    }
+}
+
+/// `/mcp`, `/mcp auth <server>`.
+pub fn mcp(app: &mut App, a: &Args) {
+    let server = a.arg();
+    match a.sub() {
+        Some("auth") if server.is_empty() => app.state.info("Usage: /mcp auth <server>"),
+        Some("auth") => {
             if !agent_busy(app) {
                 let label = format!("Logging in to {server}");
                 app.start_op(Op::McpAuth { server }, &label);
             }
         }
-        Command::Compress => {
-            if !agent_busy(app) {
-                app.start_op(Op::Compress, "Compressing the conversation");
-            }
+        _ => {
+            let lines = panels::mcp_lines(&app.ctx.info.mcp_servers());
+            app.state.push_lines(lines);
         }
-        Command::Copy => {
-            if s.last_answer.is_empty() {
-                s.info("No output in history to copy.");
-            } else {
-                app.osc = Some(crate::ui::term::osc52_copy(&s.last_answer));
-                s.info("Last answer copied to the clipboard (OSC 52).");
-            }
+    }
+}
+
+/// `/compress` (`/summarize`).
+pub fn compress(app: &mut App, _: &Args) {
+    if !agent_busy(app) {
+        app.start_op(Op::Compress, "Compressing the conversation");
+    }
+}
+
+/// `/copy`: the last answer through OSC 52.
+pub fn copy(app: &mut App, _: &Args) {
+    let s = &mut app.state;
+    if s.last_answer.is_empty() {
+        s.info("No output in history to copy.");
+    } else {
+        app.osc = Some(crate::ui::term::osc52_copy(&s.last_answer));
+        s.info("Last answer copied to the clipboard (OSC 52).");
+    }
+}
+
+/// `/export-session <file>`, relative to the project.
+pub fn export_session(app: &mut App, a: &Args) {
+    let file = a.rest();
+    let s = &mut app.state;
+    if file.is_empty() {
+        s.info("Usage: /export-session <file>, for example /export-session ./session.json");
+        return;
+    }
+    let view = &app.ctx.info;
+    let dest = view.root().join(&file);
+    match gemini_rs_core::export_session(view.paths(), view.root(), view.session_id(), &dest) {
+        Ok(path) => s.info(&format!("Session exported to {}.", path.display())),
+        Err(e) => s.error(&format!("Could not export the session: {e}")),
+    }
+}
+
+/// `/directory show|add <path>[,<path>...]` (`/dir`).
+pub fn directory(app: &mut App, a: &Args) {
+    let paths = a.arg();
+    match a.sub() {
+        Some("show") | None => {
+            let lines = panels::directory_lines(&app.ctx.info.workspace_dirs());
+            app.state.push_lines(lines);
         }
-        Command::ExportSession(file) => {
-            let view = &app.ctx.info;
-            let dest = view.root().join(&file);
-            match gemini_rs_core::export_session(
-                view.paths(),
-                view.root(),
-                view.session_id(),
-                &dest,
-            ) {
-                Ok(path) => s.info(&format!("Session exported to {}.", path.display())),
-                Err(e) => s.error(&format!("Could not export the session: {e}")),
-            }
+        Some("add") if paths.is_empty() => {
+            app.state.info("Please provide at least one path to add.");
         }
-        Command::DirectoryAdd(paths) => {
+        Some("add") => {
             if !agent_busy(app) {
                 let paths = paths.split(',').map(str::to_string).collect();
                 app.start_op(Op::AddDirectories { paths }, "Adding directories");
             }
         }
-        Command::ShellStop(pid) => {
+        Some(_) => app
+            .state
+            .info("Usage: /directory show | add <path>[,<path>...]"),
+    }
+}
+
+/// `/memory show|add <fact>|refresh`.
+pub fn memory(app: &mut App, a: &Args) {
+    let fact = a.arg();
+    match a.sub() {
+        Some("show") | None => {
+            let lines = info::memory_lines(&app.ctx.info.context_files());
+            app.state.push_lines(lines);
+        }
+        Some("add") if fact.is_empty() => app.state.info("Usage: /memory add <text to remember>"),
+        Some("add") => start_memory(app, Some(fact)),
+        Some("refresh") => start_memory(app, None),
+        Some(_) => app.state.info("Usage: /memory show | add <fact> | refresh"),
+    }
+}
+
+/// `/shells [list]`, `/shells stop|kill <pid>` (`/bashes`, `/tasks`).
+pub fn shells(app: &mut App, a: &Args) {
+    match a.sub() {
+        None | Some("list") => {
+            let lines = panels::shells_lines(&app.ctx.info.background_processes(SHELL_LINES));
+            app.state.push_lines(lines);
+        }
+        Some("stop" | "kill") => match a.arg().parse() {
             // Acts at once, also while a request runs; the session reports
             // how it went.
-            if !app.ctx.ops.submit(Op::StopBackgroundProcess { pid }) {
-                s.error("The session has ended.");
+            Ok(pid) => {
+                if !app.ctx.ops.submit(Op::StopBackgroundProcess { pid }) {
+                    app.state.error("The session has ended.");
+                }
             }
+            Err(_) => app.state.info("Usage: /shells stop <pid>"),
+        },
+        Some(_) => app.state.info("Usage: /shells | /shells stop <pid>"),
+    }
+}
+
+/// `/rewind`: the panel of earlier prompts.
+pub fn rewind(app: &mut App, _: &Args) {
+    if app.state.prompts.is_empty() {
+        app.state.info("Nothing to rewind to.");
+    } else if !agent_busy(app) {
+        let checkpointing = app.ctx.info.checkpointing();
+        let panel = RewindPanel::new(&app.state.prompts, checkpointing);
+        app.state.dialog = Some(Dialog::Rewind(panel));
+    }
+}
+
+/// `/agents [list]`, `/agents acknowledge`.
+pub fn agents(app: &mut App, a: &Args) {
+    match a.sub() {
+        None | Some("list") => {
+            let lines = info::agents_lines(&app.ctx.info.agents());
+            app.state.push_lines(lines);
         }
-        Command::Rewind => {
-            if s.prompts.is_empty() {
-                s.info("Nothing to rewind to.");
-            } else if !agent_busy(app) {
-                let checkpointing = app.ctx.info.checkpointing();
-                let panel = RewindPanel::new(&app.state.prompts, checkpointing);
-                app.state.dialog = Some(Dialog::Rewind(panel));
-            }
-        }
-        Command::AgentsAcknowledge => {
+        Some("acknowledge") => {
             if app.ctx.info.agents().unacknowledged.is_empty() {
-                s.info("No project agents wait for acknowledgement.");
+                app.state
+                    .info("No project agents wait for acknowledgement.");
             } else if !agent_busy(app) {
                 app.start_op(Op::AcknowledgeAgents, "Acknowledging the project agents");
             }
         }
-        // The caller sends only the commands above.
-        other => tracing::debug!("not a session command: {other:?}"),
+        Some(_) => app.state.info("Usage: /agents list | acknowledge"),
     }
 }
 
 /// `/commands reload`: the files read again; unusable ones are named.
-fn reload_commands(app: &mut App) {
+pub(super) fn reload_commands(app: &mut App) {
     let warnings = app.ctx.info.reload_commands();
     for w in &warnings {
         app.state.warn(w);
@@ -329,7 +289,9 @@ fn chat_resume(app: &mut App, tag: &str) {
     }
 }
 
-fn restore(app: &mut App, id: Option<&str>) {
+/// `/restore [id]`: the checkpoints, or one restored.
+pub fn restore(app: &mut App, a: &Args) {
+    let id = a.sub();
     if !app.ctx.info.checkpointing() {
         app.state.info(
             "Checkpointing is off: set general.checkpointing.enabled to true in settings.json and restart to use /restore.",
@@ -361,7 +323,8 @@ fn start_memory(app: &mut App, fact: Option<String>) {
     app.start_op(Op::RefreshMemory { fact }, label);
 }
 
-fn init(app: &mut App) {
+/// `/init`: an empty GEMINI.md, then the prompt that fills it.
+pub fn init(app: &mut App, _: &Args) {
     if agent_busy(app) {
         return;
     }
@@ -384,7 +347,11 @@ fn init(app: &mut App) {
 /// Adds `name` to (or removes it from) `skills.disabled` in the user
 /// settings file; the message to show. Skills are read when a session
 /// starts, so the change applies to the next one.
-fn switch_skill(path: &std::path::Path, name: &str, enable: bool) -> Result<String, String> {
+pub(super) fn switch_skill(
+    path: &std::path::Path,
+    name: &str,
+    enable: bool,
+) -> Result<String, String> {
     use crate::settings_file::{FileScope, comments_note, read, write};
     use serde_json::Value;
     let mut file = read(path, FileScope::User)?;

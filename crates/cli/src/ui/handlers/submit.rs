@@ -2,15 +2,14 @@
 //! session's shell, anything else is a prompt; while a request runs,
 //! prompts and commands that need the conversation wait in a queue.
 
-use crate::ui::commands::parse::parse;
 use crate::ui::control::App;
-use crate::ui::handlers::slash::command;
+use crate::ui::handlers::registry::{command, waits};
 use gemini_rs_protocol::events::Op;
 
 /// Sends a prompt, runs a command or a shell command (or queues it).
 pub fn submit(app: &mut App, text: String) {
     let trimmed = text.trim();
-    let waits = app.busy() && (!trimmed.starts_with('/') || parse(trimmed).needs_agent());
+    let waits = app.busy() && (!trimmed.starts_with('/') || waits(trimmed));
     if waits {
         app.state
             .info("Queued; it will be sent when the current request ends.");

@@ -44,12 +44,12 @@ pub(super) fn shared_layers(
     Ok((layers, confirm_tx))
 }
 
-/// What the tools are given: the workspace, settings, model client,
+/// What the tools are given: the workspace, what they read of the
+/// settings (taken here, once per session), the model client,
 /// sandbox and plan mode (the sub-agent host is added by the caller).
 pub(super) fn tool_context(
     config: &SessionConfig,
     workspace: &Arc<Workspace>,
-    settings: &Arc<Settings>,
     model: &str,
     generator: Option<Arc<dyn crate::model::ContentGenerator>>,
     sandbox: Option<Arc<sandbox::PreparedSandbox>>,
@@ -58,7 +58,7 @@ pub(super) fn tool_context(
     let paths = &config.paths;
     ToolContext {
         workspace: workspace.clone(),
-        settings: settings.clone(),
+        settings: Arc::new(crate::tools::ToolSettings::of(&config.settings)),
         model: model.to_string(),
         generator,
         gemini_dir: paths.gemini_dir.clone(),

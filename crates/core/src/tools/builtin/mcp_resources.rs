@@ -288,11 +288,11 @@ impl ToolInvocation for ReadCall {
 
 /// `tools.truncateToolOutputThreshold` when truncation is on.
 fn threshold(ctx: &ToolContext) -> Option<usize> {
-    let tools = &ctx.settings.typed().tools;
-    if !tools.enable_tool_output_truncation.unwrap_or(true) {
+    let tools = &ctx.settings;
+    if !tools.truncation.unwrap_or(true) {
         return None;
     }
-    match tools.truncate_tool_output_threshold {
+    match tools.truncate_threshold {
         Some(t) if t.is_finite() && t > 0.0 => Some(t as usize),
         Some(_) => None,
         None => Some(DEFAULT_THRESHOLD),

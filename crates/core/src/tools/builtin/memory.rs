@@ -114,9 +114,9 @@ struct Params {
 /// a list), trimmed; `GEMINI.md` when unset or empty.
 pub(crate) fn context_file_name(ctx: &ToolContext) -> String {
     ctx.settings
-        .context_file_names()
-        .into_iter()
-        .next()
+        .context_file_names
+        .first()
+        .cloned()
         .unwrap_or_else(|| DEFAULT_CONTEXT_FILENAME.to_string())
 }
 

@@ -242,26 +242,24 @@ fn positive_duration(secs: Option<f64>) -> Option<Duration> {
 
 impl ShellSettings {
     fn read(ctx: &ToolContext) -> Self {
-        let tools = &ctx.settings.typed().tools;
+        let tools = &ctx.settings;
         let count = |value: Option<f64>, default: usize| match value {
             Some(v) if v.is_finite() => v.max(0.0) as usize,
             _ => default,
         };
-        let enabled = tools.enable_tool_output_truncation.unwrap_or(true);
-        let threshold = count(tools.truncate_tool_output_threshold, DEFAULT_THRESHOLD);
-        let lines = count(tools.truncate_tool_output_lines, DEFAULT_LINES);
+        let enabled = tools.truncation.unwrap_or(true);
+        let threshold = count(tools.truncate_threshold, DEFAULT_THRESHOLD);
+        let lines = count(tools.truncate_lines, DEFAULT_LINES);
         let on = enabled && threshold > 0 && lines > 0;
         ShellSettings {
             inactivity: positive_duration(Some(
                 tools
-                    .shell
-                    .inactivity_timeout
+                    .shell_inactivity_timeout
                     .unwrap_or(DEFAULT_INACTIVITY_SECS),
             )),
-            total: positive_duration(tools.shell.timeout),
+            total: positive_duration(tools.shell_timeout),
             pager: tools
-                .shell
-                .pager
+                .shell_pager
                 .as_deref()
                 .unwrap_or(crate::config::defaults::SHELL_PAGER)
                 .to_string(),
@@ -316,12 +314,7 @@ impl ShellInvocation {
             env.push(("TRACEPARENT", traceparent));
         }
         let behavior = CompletionBehavior::from_setting(
-            ctx.settings
-                .typed()
-                .tools
-                .shell
-                .background_completion_behavior
-                .as_deref(),
+            ctx.settings.background_completion_behavior.as_deref(),
         );
         let spec = Spec {
             script: &script,
