@@ -46,8 +46,7 @@ pub fn command(app: &mut App, line: &str) {
         | Command::Stats
         | Command::Tools
         | Command::Skills
-        | Command::Agents
-        | Command::Theme(None)) => listing(app, cmd),
+        | Command::Agents) => listing(app, cmd),
         cmd @ (Command::ChatDelete(_)
         | Command::Clear
         | Command::McpAuth(_)
@@ -80,6 +79,13 @@ pub fn command(app: &mut App, line: &str) {
         Command::Model(None) => app.picker_request = Some(Picker::Model),
         Command::Auth => app.picker_request = Some(Picker::Auth),
         Command::Restore(id) => restore(app, id.as_deref()),
+        Command::Theme(None) => {
+            let view = &app.ctx.info;
+            let user = view.paths().user_settings();
+            let workspace = view.paths().workspace_settings(view.root());
+            let panel = crate::ui::commands::theme::ThemePanel::new(user, workspace);
+            s.dialog = Some(Dialog::Theme(panel));
+        }
         Command::Settings => {
             let view = &app.ctx.info;
             let user = view.paths().user_settings();
@@ -175,10 +181,6 @@ fn listing(app: &mut App, cmd: Command) {
         Command::Tools => s.push_lines(info::tools_lines(&app.ctx.info.tools())),
         Command::Skills => s.push_lines(info::skills_lines(&app.ctx.info.skills())),
         Command::Agents => s.push_lines(info::agents_lines(&app.ctx.info.agents())),
-        Command::Theme(None) => {
-            let width = s.content_width();
-            s.push_lines(crate::ui::commands::theme::list_lines(width));
-        }
         // The caller sends only the commands above.
         other => tracing::debug!("not a listing: {other:?}"),
     }
@@ -251,8 +253,7 @@ fn session_op(app: &mut App, cmd: Command) {
             if s.prompts.is_empty() {
                 s.info("Nothing to rewind to.");
             } else if !agent_busy(app) {
-                let checkpointing = app.ctx.info.checkpointing();
-                let panel = RewindPanel::new(&app.state.prompts, checkpointing);
+                let panel = RewindPanel::new(&app.state.prompts);
                 app.state.dialog = Some(Dialog::Rewind(panel));
             }
         }
