@@ -54,6 +54,10 @@ fn rewind_reverts_recorded_edits_and_redraws_the_conversation() {
             json!({"file_path": "notes.txt", "content": "changed by the model\n"}),
         ),
         call(
+            "write_file",
+            json!({"file_path": "later.txt", "content": "by the model\n"}),
+        ),
+        call(
             "run_shell_command",
             json!({"command": "echo by the shell > shell.txt"}),
         ),
@@ -73,6 +77,8 @@ fn rewind_reverts_recorded_edits_and_redraws_the_conversation() {
         Some("changed by the model\n")
     );
     assert_eq!(sb.read("shell.txt").as_deref(), Some("by the shell\n"));
+    // A file the model made, changed since by hand, is left as it is.
+    sb.write("later.txt", "by hand\n");
     // Esc twice on the empty prompt opens the same dialog; Esc closes it.
     t.keys(&["Escape"]);
     std::thread::sleep(std::time::Duration::from_millis(100));
@@ -87,13 +93,13 @@ fn rewind_reverts_recorded_edits_and_redraws_the_conversation() {
         list.contains("say hello") && list.contains("edit the notes"),
         "{list}"
     );
-    assert!(list.contains("1 file changed +1 -1"), "{list}");
+    assert!(list.contains("2 files changed +2 -1"), "{list}");
     assert!(list.contains("No files have been changed"), "{list}");
     t.keys(&["Enter"]);
     let confirm = t.wait_for("Confirm Rewind", 10);
     for shown in [
-        "File: notes.txt",
-        "Lines added: 1 Lines removed: 1",
+        "2 files affected",
+        "Lines added: 2 Lines removed: 1",
         "Rewinding does not affect files edited manually or by the shell tool.",
         "1. Rewind conversation and revert code changes",
         "3. Revert code changes",
@@ -114,6 +120,9 @@ fn rewind_reverts_recorded_edits_and_redraws_the_conversation() {
     );
     assert_eq!(sb.read("notes.txt").as_deref(), Some("original\n"));
     assert_eq!(sb.read("shell.txt").as_deref(), Some("by the shell\n"));
+    assert_eq!(sb.read("later.txt").as_deref(), Some("by hand\n"));
+    // The warning shows under the redrawn conversation.
+    t.wait_for("Smart revert for later.txt failed.", 10);
     // Send another prompt instead.
     t.keys(&["C-u"]);
     t.type_text("something else");

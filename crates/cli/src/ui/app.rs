@@ -255,7 +255,12 @@ fn on_finished(app: &mut App, finished: Finished) {
         Finished::Compress { compressed: false } => {
             app.state.warn("The conversation was not compressed.")
         }
-        Finished::Rewound { history } => show_rewound(app, &history),
+        Finished::Rewound { history, warnings } => {
+            show_rewound(app, &history);
+            for w in warnings {
+                app.state.warn(&w);
+            }
+        }
         Finished::Compress { compressed: true }
         | Finished::Clear
         | Finished::Command

@@ -37,46 +37,41 @@ impl Engine {
             });
             return Finished::Command;
         };
-        if files {
-            self.revert_files(back, !conversation).await;
-        }
+        let warnings = match files {
+            true => self.revert_files(back).await,
+            false => Vec::new(),
+        };
         if !conversation {
+            for message in warnings {
+                self.emit(AgentEvent::Warning { message });
+            }
+            if files {
+                self.emit(AgentEvent::Info {
+                    message: "File changes reverted.".into(),
+                });
+            }
             return Finished::Command;
         }
         self.agent.rewind_history(at, back);
         self.emit(AgentEvent::HistoryReplaced { len: at });
+        // The front end redraws the conversation, then shows the warnings
+        // (Gemini CLI says nothing more after a rewind).
         Finished::Rewound {
             history: self.agent.history().to_vec(),
+            warnings,
         }
     }
 
-    /// Reverts the edits made since the `back`-th latest prompt; `say`
-    /// reports it (a rewind of the conversation too redraws the screen
-    /// instead, as Gemini CLI's does).
-    async fn revert_files(&mut self, back: usize, say: bool) {
+    /// Reverts the edits made since the `back`-th latest prompt; the
+    /// warnings of the files it could not revert.
+    async fn revert_files(&mut self, back: usize) -> Vec<String> {
         let edits = self.agent.take_edits_since(back);
         if edits.is_empty() {
-            return self.emit(AgentEvent::Info {
-                message: "No code changes to revert.".into(),
-            });
+            return Vec::new();
         }
-        let notes = tokio::task::spawn_blocking(move || edits::revert(&edits)).await;
-        match notes {
-            Ok(notes) => {
-                for note in notes {
-                    self.emit(AgentEvent::Warning {
-                        message: note.message(),
-                    });
-                }
-                if say {
-                    self.emit(AgentEvent::Info {
-                        message: "File changes reverted.".into(),
-                    });
-                }
-            }
-            Err(e) => self.emit(AgentEvent::Error {
-                message: format!("Reverting the files failed: {e}"),
-            }),
+        match tokio::task::spawn_blocking(move || edits::revert(&edits)).await {
+            Ok(notes) => notes.iter().map(edits::RevertNote::message).collect(),
+            Err(e) => vec![format!("Reverting the files failed: {e}")],
         }
     }
 }

@@ -215,6 +215,10 @@ pub enum Finished {
         /// The remaining contents (Gemini API `Content` objects).
         #[schemars(with = "Vec<Value>")]
         history: Vec<crate::Content>,
+        /// Warnings of the file revert (a file changed since, or gone), to
+        /// show under the redrawn conversation.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        warnings: Vec<String>,
     },
     /// A [`Op::RunTool`] call ended.
     Tool {
