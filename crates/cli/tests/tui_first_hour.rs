@@ -106,6 +106,22 @@ fn a_light_theme_colours_code_and_theme_switches_and_is_kept() {
     t.keys(&["Escape"]);
     wait_gone(&t, "Select Theme");
     assert_eq!(user_theme(), "github light");
+    // GitHub Light is back in use: the next answer's keyword is its blue.
+    let blue = "38;2;68;68;136";
+    let before = t.screen_ansi().matches(blue).count();
+    t.type_text("show code again");
+    t.keys(&["Enter"]);
+    for _ in 0..200 {
+        if t.screen_ansi().matches(blue).count() > before {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(
+        t.screen_ansi().matches(blue).count() > before,
+        "{}",
+        t.screen_ansi()
+    );
     // Enter keeps the one under the cursor in ui.theme.
     t.type_text("/theme");
     t.keys(&["Enter"]);
