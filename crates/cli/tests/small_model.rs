@@ -8,7 +8,17 @@
 //! call of `read_file` (no hook forcing it) runs. The model does not call the tool every time: up to
 //! `GEMINI_RS_SMALL_MODEL_TRIES` (default 4) runs are made, and the test
 //! needs one call. Measured with 10 runs (2026-11-28, a loaded two-core
-//! machine, 452 s): `read_file` called in 10 of 10. `e2e/small-model.sh` (and `.ci/run`) install both and
+//! machine, 452 s): `read_file` called in 10 of 10. Again by hand through a logging proxy (ten fresh
+//! folders, 39-78 s a run): 10 calls, no text, no empty answer; each streamed request ended with the
+//! server's keep-alive pings only (it raised "Automatic streaming tool choice is not supported") and
+//! the unstreamed one carried the call. Six more dates in the context: a call each time. An empty
+//! answer is the server's and the model's: when the model picks a message over a call,
+//! llama-cpp-python's `chatml-function-calling` generates under the grammar `functions | "<|im_end|>"`,
+//! which admits no text; the one request seen so answered (a folder with one more file; the retry with
+//! Gemini CLI's nudge then called the tool) was answered empty with `tool_choice: none` too. It
+//! followed the prompt, not the load: the request fits (about 1,350 of 2,048 tokens), the choice is
+//! made at the server's temperature 0, and no stream was cut on our side.
+//! `e2e/small-model.sh` (and `.ci/run`) install both and
 //! set `GEMINI_RS_LLAMA_PYTHON` and `GEMINI_RS_LLAMA_MODEL`.
 
 use crate::support::{Sandbox, peer_missing, run_with_timeout};

@@ -78,7 +78,7 @@ fn a_light_theme_colours_code_and_theme_switches_and_is_kept() {
         turn(json!([{"text": CODE_ANSWER}])),
         turn(json!([{"text": CODE_ANSWER}])),
     ]));
-    let t = Tmux::start(&sb, &fake.base_url, &[], 100, 30);
+    let t = Tmux::start(&sb, &fake.base_url, &[], 100, 45);
     t.wait_for("mode: default", 20);
     t.type_text("show code");
     t.keys(&["Enter"]);
@@ -86,17 +86,67 @@ fn a_light_theme_colours_code_and_theme_switches_and_is_kept() {
     // GitHub Light's blue (#444488) for the keyword.
     let s = t.screen_ansi();
     assert!(s.contains("38;2;68;68;136"), "{s}");
-    t.type_text("/theme Dracula");
+    let user_theme = || {
+        let settings: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(sb.home.join(".gemini/settings.json")).unwrap(),
+        )
+        .unwrap();
+        settings["ui"]["theme"].clone()
+    };
+    // `/theme` opens the picker on the theme in use; the arrows preview
+    // (Dracula, two above GitHub Light: its blue #8BE9FD), Esc cancels.
+    t.type_text("/theme");
     t.keys(&["Enter"]);
-    t.wait_for("Theme \"Dracula\" in use", 20);
-    // Dracula's blue (#8BE9FD) in the preview.
+    let s = t.wait_for("Select Theme", 20);
+    assert!(s.contains("● 10. GitHub Light"), "{s}");
+    t.keys(&["Up", "Up"]);
+    t.wait_for("●  8. Dracula", 10);
     let s = t.screen_ansi();
     assert!(s.contains("38;2;139;233;253"), "{s}");
-    let settings: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(sb.home.join(".gemini/settings.json")).unwrap(),
-    )
-    .unwrap();
-    assert_eq!(settings["ui"]["theme"], "Dracula", "{settings}");
+    t.keys(&["Escape"]);
+    wait_gone(&t, "Select Theme");
+    assert_eq!(user_theme(), "github light");
+    // GitHub Light is back in use: the next answer's keyword is its blue.
+    let blue = "38;2;68;68;136";
+    let before = t.screen_ansi().matches(blue).count();
+    t.type_text("show code again");
+    t.keys(&["Enter"]);
+    for _ in 0..200 {
+        if t.screen_ansi().matches(blue).count() > before {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(
+        t.screen_ansi().matches(blue).count() > before,
+        "{}",
+        t.screen_ansi()
+    );
+    // Enter keeps the one under the cursor in ui.theme.
+    t.type_text("/theme");
+    t.keys(&["Enter"]);
+    t.wait_for("● 10. GitHub Light", 20);
+    t.keys(&["Up", "Up", "Enter"]);
+    t.wait_for("Theme \"Dracula\" in use", 20);
+    assert_eq!(user_theme(), "Dracula");
+    // Tab picks the workspace file instead.
+    t.type_text("/theme");
+    t.keys(&["Enter"]);
+    t.wait_for("●  8. Dracula", 20);
+    t.keys(&["Tab"]);
+    t.wait_for("Apply To", 10);
+    t.keys(&["Down", "Enter"]);
+    t.wait_for("(saved in Workspace Settings)", 10);
+    t.keys(&["Down", "Enter"]);
+    t.wait_for("Theme \"GitHub\" in use", 20);
+    let workspace: serde_json::Value =
+        serde_json::from_str(&sb.read(".gemini/settings.json").unwrap()).unwrap();
+    assert_eq!(workspace["ui"]["theme"], "GitHub", "{workspace}");
+    assert_eq!(user_theme(), "Dracula");
+    // A name switches at once, as before.
+    t.type_text("/theme Dracula");
+    t.keys(&["Enter"]);
+    t.wait_for("Theme \"Dracula\" in use, kept in", 20);
     t.type_text("/theme Monokai");
     t.keys(&["Enter"]);
     t.wait_for("Unknown theme \"Monokai\". Known themes: Default,", 20);
@@ -124,4 +174,15 @@ fn an_unknown_theme_warns_and_no_color_has_no_colours() {
     t.wait_for("fn main", 20);
     let s = t.screen_ansi();
     assert!(!s.contains("38;2;") && !s.contains("38;5;"), "{s}");
+}
+
+/// Waits until the screen no longer shows `needle`.
+fn wait_gone(t: &Tmux, needle: &str) {
+    for _ in 0..100 {
+        if !t.screen().contains(needle) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("{needle:?} stayed on screen:\n{}", t.screen());
 }

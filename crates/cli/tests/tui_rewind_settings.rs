@@ -1,5 +1,7 @@
-//! Issue 27 item 5 in part: `/rewind` of a file edit (the file is back as
-//! it was and the conversation is cut before the prompt) and `/settings`
+//! Issue 27 item 5 in part and issue 42 item 7: `/rewind` of a file edit
+//! (the file is back as it was, from the recorded edits with or without
+//! checkpointing, and the conversation is cut before the prompt and drawn
+//! again) and `/settings`
 //! changing a user and a workspace value on disk (every key the settings
 //! schema marks editable is offered). Runs in tmux like `tui`.
 
@@ -36,11 +38,12 @@ fn texts(request: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Without checkpointing, as Gemini CLI 0.61: the file edits come back
+/// from the session's record of them (a file written by a shell command
+/// stays, as the dialog says), and the rewound turns leave the screen.
 #[test]
-fn rewind_restores_the_file_and_cuts_the_conversation() {
-    let mut settings = base();
-    settings["general"] = json!({"checkpointing": {"enabled": true}});
-    let Some(sb) = sandbox(settings) else {
+fn rewind_reverts_recorded_edits_and_redraws_the_conversation() {
+    let Some(sb) = sandbox(base()) else {
         return;
     };
     sb.write("notes.txt", "original\n");
@@ -50,35 +53,39 @@ fn rewind_restores_the_file_and_cuts_the_conversation() {
             "write_file",
             json!({"file_path": "notes.txt", "content": "changed by the model\n"}),
         ),
-        text("Edited."),
+        call(
+            "write_file",
+            json!({"file_path": "later.txt", "content": "by the model\n"}),
+        ),
+        call(
+            "run_shell_command",
+            json!({"command": "echo by the shell > shell.txt"}),
+        ),
+        text("Edited the notes."),
         text("Fresh answer."),
     ]));
-    let t = Tmux::start(
-        &sb,
-        &fake.base_url,
-        &["--approval-mode", "auto_edit"],
-        100,
-        30,
-    );
-    t.wait_for("mode: auto_edit", 20);
+    let t = Tmux::start(&sb, &fake.base_url, &["--approval-mode", "yolo"], 100, 40);
+    t.wait_for("mode: YOLO", 20);
     t.type_text("say hello");
     t.keys(&["Enter"]);
     t.wait_for("Hello there.", 20);
     t.type_text("edit the notes");
     t.keys(&["Enter"]);
-    t.wait_for("Edited.", 20);
+    t.wait_for("Edited the notes.", 20);
     assert_eq!(
         sb.read("notes.txt").as_deref(),
         Some("changed by the model\n")
     );
+    assert_eq!(sb.read("shell.txt").as_deref(), Some("by the shell\n"));
+    // A file the model made, changed since by hand, is left as it is.
+    sb.write("later.txt", "by hand\n");
     // Esc twice on the empty prompt opens the same dialog; Esc closes it.
     t.keys(&["Escape"]);
     std::thread::sleep(std::time::Duration::from_millis(100));
     t.keys(&["Escape"]);
     t.wait_for("Go back to before one of your prompts", 10);
     t.keys(&["Escape"]);
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    assert!(!t.screen().contains("Go back to before"), "{}", t.screen());
+    wait_until(&t, |s| !s.contains("Go back to before"));
     t.type_text("/rewind");
     t.keys(&["Enter"]);
     let list = t.wait_for("Go back to before one of your prompts", 10);
@@ -86,13 +93,37 @@ fn rewind_restores_the_file_and_cuts_the_conversation() {
         list.contains("say hello") && list.contains("edit the notes"),
         "{list}"
     );
+    assert!(list.contains("2 files changed +2 -1"), "{list}");
+    assert!(list.contains("No files have been changed"), "{list}");
     t.keys(&["Enter"]);
-    t.wait_for("Confirm Rewind", 10);
+    let confirm = t.wait_for("Confirm Rewind", 10);
+    for shown in [
+        "2 files affected",
+        "Lines added: 2 Lines removed: 1",
+        "Rewinding does not affect files edited manually or by the shell tool.",
+        "1. Rewind conversation and revert code changes",
+        "3. Revert code changes",
+    ] {
+        assert!(confirm.contains(shown), "{shown}: {confirm}");
+    }
     t.keys(&["Enter"]);
-    t.wait_for("Rewound the conversation", 20);
-    t.wait_for("Reverted the files", 10);
+    // The screen shows the conversation as it now is: the first exchange,
+    // not the rewound one; the prompt is back in the input line.
+    let s = wait_until(&t, |s| {
+        !s.contains("Edited the notes.") && !s.contains("Confirm Rewind")
+    });
+    assert!(s.contains("Hello there.") && s.contains("say hello"), "{s}");
+    assert!(
+        s.lines()
+            .any(|l| l.starts_with('>') && l.contains("edit the notes")),
+        "{s}"
+    );
     assert_eq!(sb.read("notes.txt").as_deref(), Some("original\n"));
-    // The prompt is back in the input line; send another one instead.
+    assert_eq!(sb.read("shell.txt").as_deref(), Some("by the shell\n"));
+    assert_eq!(sb.read("later.txt").as_deref(), Some("by hand\n"));
+    // The warning shows under the redrawn conversation.
+    t.wait_for("Smart revert for later.txt failed.", 10);
+    // Send another prompt instead.
     t.keys(&["C-u"]);
     t.type_text("something else");
     t.keys(&["Enter"]);
@@ -111,6 +142,59 @@ fn rewind_restores_the_file_and_cuts_the_conversation() {
         !all.contains("edit the notes") && !all.contains("write_file"),
         "{all}"
     );
+}
+
+/// "Revert code changes" alone puts the files back and keeps the
+/// conversation on screen and in the history.
+#[test]
+fn rewind_can_revert_the_files_only() {
+    let mut settings = base();
+    settings["general"] = json!({"checkpointing": {"enabled": true}});
+    let Some(sb) = sandbox(settings) else {
+        return;
+    };
+    let fake = FakeServer::replaying(&lines(&[
+        call(
+            "write_file",
+            json!({"file_path": "made.txt", "content": "new file\n"}),
+        ),
+        text("Made it."),
+    ]));
+    let t = Tmux::start(
+        &sb,
+        &fake.base_url,
+        &["--approval-mode", "auto_edit"],
+        100,
+        40,
+    );
+    t.wait_for("mode: auto_edit", 20);
+    t.type_text("make a file");
+    t.keys(&["Enter"]);
+    t.wait_for("Made it.", 20);
+    assert_eq!(sb.read("made.txt").as_deref(), Some("new file\n"));
+    t.type_text("/rewind");
+    t.keys(&["Enter"]);
+    t.wait_for("1 file changed +1 -0", 10);
+    t.keys(&["Enter"]);
+    t.wait_for("3. Revert code changes", 10);
+    t.keys(&["Down", "Down", "Enter"]);
+    let s = t.wait_for("File changes reverted.", 20);
+    assert!(s.contains("Made it."), "{s}");
+    assert_eq!(sb.read("made.txt"), None, "the file the model made is gone");
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT=0", 10);
+}
+
+/// Waits until the screen passes `ok`; the screen.
+fn wait_until(t: &Tmux, ok: impl Fn(&str) -> bool) -> String {
+    for _ in 0..200 {
+        let s = t.screen();
+        if ok(&s) {
+            return s;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("the screen never changed as expected:\n{}", t.screen());
 }
 
 #[test]

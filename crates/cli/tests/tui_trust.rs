@@ -115,6 +115,19 @@ fn trusting_the_folder_saves_the_rule_and_loads_the_folder() {
     );
     let screen = again.wait_for("mode: default", 20);
     assert!(!screen.contains("Do you trust"), "{screen}");
+    drop(again);
+    // The README's first run: after "Trust folder" in the UI, its headless
+    // command runs in that folder with no trust variable (no exit 55).
+    let out = sb.run(
+        &["-p", "explain this repo"],
+        None,
+        &[
+            ("GEMINI_CLI_TRUST_WORKSPACE", ""),
+            ("GOOGLE_GEMINI_BASE_URL", &fake.base_url),
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout.trim(), "Trusted answer.", "{out:?}");
 }
 
 #[test]

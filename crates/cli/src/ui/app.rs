@@ -212,6 +212,19 @@ fn frame_inner(app: &mut App, tui: &mut Tui) -> std::io::Result<()> {
     tui.draw(lines, cursor)
 }
 
+/// The conversation after a `/rewind`: the screen is cleared and drawn
+/// again as the conversation now is (the banner, then what is left), as
+/// Gemini CLI 0.61 draws it; lines queued since the last frame follow.
+fn show_rewound(app: &mut App, history: &[gemini_rs_protocol::Content]) {
+    app.clear_requested = true;
+    let pending = std::mem::take(&mut app.state.out);
+    let summary = app.ctx.info.summary();
+    let banner = super::banner(&app.state.model, summary.resumed, &summary.session_id);
+    app.state.push_lines(banner);
+    super::resume::push_history(&mut app.state, history);
+    app.state.out.extend(pending);
+}
+
 fn on_finished(app: &mut App, finished: Finished) {
     app.pending = app.pending.saturating_sub(1);
     if app.pending == 0 {
@@ -241,6 +254,12 @@ fn on_finished(app: &mut App, finished: Finished) {
         )) => app.state.error(&e.to_string()),
         Finished::Compress { compressed: false } => {
             app.state.warn("The conversation was not compressed.")
+        }
+        Finished::Rewound { history, warnings } => {
+            show_rewound(app, &history);
+            for w in warnings {
+                app.state.warn(&w);
+            }
         }
         Finished::Compress { compressed: true }
         | Finished::Clear

@@ -268,7 +268,8 @@ async fn run(
     }
 }
 
-fn banner(model: &str, resumed: bool, session_id: &str) -> Vec<Line<'static>> {
+/// The lines a session starts with (and a rewound one is drawn under).
+pub(crate) fn banner(model: &str, resumed: bool, session_id: &str) -> Vec<Line<'static>> {
     let mut out = vec![Line::from(vec![
         Span::styled(
             "✦ gemini-rs ",

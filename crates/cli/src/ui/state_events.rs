@@ -171,6 +171,9 @@ impl UiState {
         };
         let mut card = self.cards.remove(idx);
         card.status = card.status.ended(f.status, f.duration, now);
+        if let (ToolDisplay::FileDiff(diff), ToolCallStatus::Success) = (&f.display, f.status) {
+            self.prompts.edited(diff);
+        }
         if let ToolDisplay::Todos(todos) = &f.display {
             self.todos = todos.clone();
         }

@@ -23,6 +23,22 @@ impl Agent {
     pub fn set_history(&mut self, history: Vec<Content>) {
         self.history = history;
         self.last_prompt_tokens = None;
+        self.edits.clear();
+    }
+
+    /// Cuts the conversation to its first `len` contents, back to before
+    /// the `back`-th latest prompt (`/rewind`); the edits of the earlier
+    /// prompts stay revertible.
+    pub fn rewind_history(&mut self, len: usize, back: usize) {
+        self.history.truncate(len);
+        self.last_prompt_tokens = None;
+        self.edits.cut(back);
+    }
+
+    /// Takes out the file edits made since the `back`-th latest prompt of
+    /// this run (1: the latest), newest first.
+    pub fn take_edits_since(&mut self, back: usize) -> Vec<gemini_rs_protocol::events::FileDiff> {
+        self.edits.take_since(back)
     }
 
     /// Appends a content to the conversation (a `!cmd` and its output).
@@ -37,6 +53,7 @@ impl Agent {
         self.history
             .extend(self.initial_history.iter().take(1).cloned());
         self.last_prompt_tokens = None;
+        self.edits.clear();
         if let Some(rec) = &self.recorder {
             rec.record_note("info", "Conversation cleared.");
         }

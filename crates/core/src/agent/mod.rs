@@ -7,6 +7,7 @@ mod compacting;
 pub mod compress;
 mod context;
 mod control;
+pub mod edits;
 
 mod loop_guard;
 pub mod memory;
@@ -107,6 +108,8 @@ pub struct Agent {
     /// The last request's declarations, lent to the next one while what
     /// they depend on stays the same.
     declarations: Option<(crate::scheduler::DeclarationsKey, Vec<FunctionDeclaration>)>,
+    /// This run's file edits, for `/rewind`.
+    edits: edits::EditLog,
 }
 
 impl Agent {
@@ -137,6 +140,7 @@ impl Agent {
             pricing: None,
             force_structured: false,
             declarations: None,
+            edits: edits::EditLog::default(),
         }
     }
 
@@ -201,6 +205,7 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Result<PromptOutcome, AgentError> {
         let prompt_text = text_of(&user_parts);
+        self.edits.prompt_started();
         let mut parts = user_parts;
         if let Some(hooks) = self.hooks.clone() {
             match hooks.before_agent(&prompt_text).await {
@@ -392,6 +397,7 @@ impl Agent {
             .scheduler
             .run_batch_with_history(requests, cancel, &self.history)
             .await;
+        self.edits.note(&completed);
         self.record_calls(&completed);
         let declined = completed
             .iter()

@@ -12,7 +12,6 @@
 //! and are left alone).
 
 mod git;
-mod rewind;
 
 use crate::workspace::write_atomic;
 use gemini_rs_protocol::Content;

@@ -488,10 +488,7 @@ impl Engine {
                 back,
                 conversation,
                 files,
-            } => {
-                self.rewind(back, conversation, files).await;
-                Finished::Command
-            }
+            } => self.rewind(back, conversation, files).await,
             Op::Restore { id } => {
                 self.restore(&id).await;
                 Finished::Command

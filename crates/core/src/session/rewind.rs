@@ -1,12 +1,14 @@
 //! `/rewind`: back to before one of the latest prompts. The conversation
-//! is cut before that prompt; the files go back to the checkpoint made
-//! before the first edit after it (checkpoints need
-//! `general.checkpointing.enabled`; edits by shell commands or by hand are
-//! not covered, as in Gemini CLI).
+//! is cut before that prompt; the files go back as they were before the
+//! edits made since, from the session's record of each edit (its content
+//! before and after), as Gemini CLI 0.61 reverts them, with or without
+//! checkpointing. Edits by shell commands or by hand are not covered.
 
 use super::Engine;
+use crate::agent::edits;
 use crate::events::AgentEvent;
 use gemini_rs_protocol::Content;
+use gemini_rs_protocol::events::Finished;
 
 /// True for a prompt of the user (not a tool answer).
 fn is_prompt(c: &Content) -> bool {
@@ -15,8 +17,13 @@ fn is_prompt(c: &Content) -> bool {
 
 impl Engine {
     /// Rewinds to before the `back`-th latest prompt (1: the latest).
-    pub(super) async fn rewind(&mut self, back: usize, conversation: bool, files: bool) {
-        let history = self.agent.history().to_vec();
+    pub(super) async fn rewind(
+        &mut self,
+        back: usize,
+        conversation: bool,
+        files: bool,
+    ) -> Finished {
+        let history = self.agent.history();
         let prompts: Vec<usize> = (0..history.len())
             .filter(|&i| is_prompt(&history[i]))
             .collect();
@@ -25,52 +32,46 @@ impl Engine {
             .and_then(|b| prompts.len().checked_sub(b + 1))
             .map(|i| prompts[i]);
         let Some(at) = at else {
-            return self.emit(AgentEvent::Error {
+            self.emit(AgentEvent::Error {
                 message: format!("There is no prompt {back} back to rewind to."),
             });
+            return Finished::Command;
         };
-        let prompt = history[at].clone();
-        if files {
-            self.revert_files(at, prompt.clone()).await;
+        let warnings = match files {
+            true => self.revert_files(back).await,
+            false => Vec::new(),
+        };
+        if !conversation {
+            for message in warnings {
+                self.emit(AgentEvent::Warning { message });
+            }
+            if files {
+                self.emit(AgentEvent::Info {
+                    message: "File changes reverted.".into(),
+                });
+            }
+            return Finished::Command;
         }
-        if conversation {
-            self.agent.set_history(history[..at].to_vec());
-            self.emit(AgentEvent::HistoryReplaced { len: at });
-            let text: String = prompt.text().chars().take(60).collect();
-            self.emit(AgentEvent::Info {
-                message: format!("Rewound the conversation to before \"{text}\"."),
-            });
+        self.agent.rewind_history(at, back);
+        self.emit(AgentEvent::HistoryReplaced { len: at });
+        // The front end redraws the conversation, then shows the warnings
+        // (Gemini CLI says nothing more after a rewind).
+        Finished::Rewound {
+            history: self.agent.history().to_vec(),
+            warnings,
         }
     }
 
-    async fn revert_files(&mut self, at: usize, prompt: Content) {
-        let Some(cp) = self.info.checkpointer.clone() else {
-            return self.emit(AgentEvent::Info {
-                message: "Checkpointing is off (general.checkpointing.enabled), so there are no file changes to revert.".into(),
-            });
-        };
-        let work = tokio::task::spawn_blocking(move || {
-            cp.first_after_prompt(at, &prompt)
-                .map(|id| cp.restore(&id))
-                .transpose()
-        });
-        let message = match work.await {
-            Ok(Ok(Some(r))) if r.files_restored => {
-                let tool = r.tool_call["name"].as_str().unwrap_or("the first edit");
-                AgentEvent::Info {
-                    message: format!("Reverted the files to before {tool} ran after that prompt."),
-                }
-            }
-            Ok(Ok(_)) => AgentEvent::Info {
-                message: "No code changes to revert.".into(),
-            },
-            Ok(Err(e)) => AgentEvent::Error {
-                message: e.to_string(),
-            },
-            Err(e) => AgentEvent::Error {
-                message: format!("Reverting the files failed: {e}"),
-            },
-        };
-        self.emit(message);
+    /// Reverts the edits made since the `back`-th latest prompt; the
+    /// warnings of the files it could not revert.
+    async fn revert_files(&mut self, back: usize) -> Vec<String> {
+        let edits = self.agent.take_edits_since(back);
+        if edits.is_empty() {
+            return Vec::new();
+        }
+        match tokio::task::spawn_blocking(move || edits::revert(&edits)).await {
+            Ok(notes) => notes.iter().map(edits::RevertNote::message).collect(),
+            Err(e) => vec![format!("Reverting the files failed: {e}")],
+        }
     }
 }

@@ -209,6 +209,17 @@ pub enum Finished {
     },
     /// `/clear` ended.
     Clear,
+    /// A `/rewind` of the conversation ended: the conversation as it now
+    /// is, for a front end to show in place of the old one.
+    Rewound {
+        /// The remaining contents (Gemini API `Content` objects).
+        #[schemars(with = "Vec<Value>")]
+        history: Vec<crate::Content>,
+        /// Warnings of the file revert (a file changed since, or gone), to
+        /// show under the redrawn conversation.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        warnings: Vec<String>,
+    },
     /// A [`Op::RunTool`] call ended.
     Tool {
         /// The call's id.
@@ -381,7 +392,8 @@ pub enum AgentEvent {
         /// Its context window in tokens.
         context_window: u64,
     },
-    /// The conversation was replaced (`/clear`, `/chat resume`, `/restore`).
+    /// The conversation was replaced (`/clear`, `/chat resume`, `/restore`,
+    /// `/rewind`).
     HistoryReplaced {
         /// How many contents it has now.
         len: usize,

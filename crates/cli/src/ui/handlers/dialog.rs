@@ -1,9 +1,10 @@
 //! Keys while a slash command's dialog (`/settings`, `/rewind`,
-//! `/permissions trust`) is open, and what its choice does.
+//! `/permissions trust`, `/theme`) is open, and what its choice does.
 
 use crate::ui::commands::dialog::Dialog;
 use crate::ui::commands::permissions::TrustStep;
 use crate::ui::commands::rewind::RewindStep;
+use crate::ui::commands::theme::ThemeStep;
 use crate::ui::control::App;
 use gemini_rs_core::TrustLevel;
 use ratatui::crossterm::event::KeyEvent;
@@ -19,6 +20,17 @@ pub fn on_key(app: &mut App, key: KeyEvent) {
                 app.state.dialog = None;
             }
         }
+        Dialog::Theme(p) => match p.on_key(key) {
+            ThemeStep::Open => {}
+            ThemeStep::Cancelled => app.state.dialog = None,
+            ThemeStep::Kept(kept) => {
+                app.state.dialog = None;
+                match kept {
+                    Ok(note) => app.state.info(&note),
+                    Err(e) => app.state.error(&e),
+                }
+            }
+        },
         Dialog::Rewind(p) => match p.on_key(key, &mut app.state.prompts) {
             RewindStep::Open => {}
             RewindStep::Closed => app.state.dialog = None,

@@ -203,8 +203,7 @@ pub fn rewind(app: &mut App, _: &Args) {
     if app.state.prompts.is_empty() {
         app.state.info("Nothing to rewind to.");
     } else if !agent_busy(app) {
-        let checkpointing = app.ctx.info.checkpointing();
-        let panel = RewindPanel::new(&app.state.prompts, checkpointing);
+        let panel = RewindPanel::new(&app.state.prompts);
         app.state.dialog = Some(Dialog::Rewind(panel));
     }
 }

@@ -121,14 +121,17 @@ pub fn tools(app: &mut App, _: &Args) {
     app.state.push_lines(lines);
 }
 
-/// `/theme [name]`: the themes, or one chosen (kept in the user settings).
+/// `/theme [name]`: the picker, or one chosen (kept in the user settings).
 pub fn theme(app: &mut App, a: &Args) {
-    let s = &mut app.state;
-    let width = s.content_width();
     let Some(name) = a.rest_opt() else {
-        s.push_lines(crate::ui::commands::theme::list_lines(width));
+        let view = &app.ctx.info;
+        let user = view.paths().user_settings();
+        let workspace = view.paths().workspace_settings(view.root());
+        let panel = crate::ui::commands::theme::ThemePanel::new(user, workspace);
+        app.state.dialog = Some(Dialog::Theme(panel));
         return;
     };
+    let s = &mut app.state;
     let path = app.ctx.info.paths().user_settings();
     match crate::ui::commands::theme::switch(&path, &name) {
         Ok(note) => {
