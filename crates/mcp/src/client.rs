@@ -361,6 +361,7 @@ impl McpConnection {
             elicitor,
             host,
             listener: Default::default(),
+            progress: Default::default(),
         };
         let (peer, service) = open(&config, &handler).await?;
         Ok(McpConnection {

@@ -37,6 +37,8 @@ pub(crate) struct Handler {
     pub(crate) host: crate::host::Host,
     /// The connection's `subscriptions/listen` stream (2026 servers).
     pub(crate) listener: super::listen::ListenerSlot,
+    /// The running calls that show `notifications/progress`, by token.
+    pub(crate) progress: super::progress::ProgressRoutes,
 }
 
 impl Handler {
@@ -119,6 +121,14 @@ impl ClientHandler for Handler {
         _context: RequestContext<RoleClient>,
     ) -> Result<rmcp::model::ElicitResult, ErrorData> {
         Ok(self.elicit(request).await)
+    }
+
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.deliver(&params);
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {

@@ -24,6 +24,7 @@ mod listen;
 mod mrtr;
 pub mod naming;
 pub mod oauth;
+mod progress;
 mod prompts;
 pub mod resources;
 pub mod sse;

@@ -28,7 +28,9 @@ pub(crate) async fn call_tool(
 ) -> Result<CallToolResult, ServiceError> {
     let mut waits = 0u32;
     for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
-        let asked = match peer.call_tool_once(params.clone()).await? {
+        let once =
+            super::progress::call_tool_once(peer, &handler.progress, params.clone(), progress);
+        let asked = match once.await? {
             CallToolResponse::Complete(result) => return Ok(result),
             CallToolResponse::InputRequired(asked) => asked,
             CallToolResponse::Task(created) => {

@@ -1,8 +1,9 @@
-//! A tool call an MCP server runs as a task (MCP 2026-07-28's tasks
-//! extension), seen by an ACP client: the task's status messages arrive as
+//! A long MCP tool call seen by an ACP client. Run as a task (MCP
+//! 2026-07-28's tasks extension; the server is `tests/mcp/tasks.rs`'s, on
+//! the official Python SDK): the task's status messages arrive as
 //! `tool_call_update` content while it runs, and `session/cancel` sends the
-//! task's `tasks/cancel`. The server is `tests/mcp/tasks.rs`'s, on the
-//! official Python SDK.
+//! task's `tasks/cancel`. Run plainly (server-everything): its
+//! `notifications/progress` arrive as Gemini CLI 0.61's progress bar.
 
 use super::{run, sandbox, updates};
 use crate::e2e::{call, lines, text};
@@ -87,5 +88,44 @@ fn cancelling_the_prompt_cancels_the_task() {
     assert!(
         server_log.contains(&format!("tasks/cancel {created}")),
         "{server_log}"
+    );
+}
+
+#[test]
+fn a_servers_progress_notifications_are_live_output() {
+    let Some(everything) = crate::mcp::everything_bin() else {
+        return;
+    };
+    let sb = sandbox();
+    let responses = lines(&[
+        call(
+            "trigger-long-running-operation",
+            json!({"duration": 2, "steps": 4}),
+        ),
+        text("ok"),
+    ]);
+    let servers =
+        json!([{"name": "everything", "command": everything, "args": ["stdio"], "env": []}]);
+    let Some(log) = run(
+        &sb,
+        "progress",
+        &responses,
+        json!({"mode": "yolo", "mcpServers": servers, "prompts": ["go"]}),
+    ) else {
+        return;
+    };
+    let bar = |filled: usize| "\u{2588}".repeat(filled) + &"\u{2591}".repeat(20 - filled);
+    let shown = contents(&log);
+    for (filled, percent) in [(5, 25), (10, 50), (15, 75), (20, 100)] {
+        let line = format!("{} {percent}%", bar(filled));
+        assert!(shown.contains(&line), "{line}: {shown:#?}");
+    }
+    let done = updates(&log, "tool_call_update");
+    let last = done.last().unwrap();
+    assert_eq!(last["status"], "completed", "{log:#}");
+    assert!(
+        last.to_string()
+            .contains("Long running operation completed"),
+        "{last}"
     );
 }

@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 use std::path::PathBuf;
 
 /// The server. Arguments: the file it logs the task requests to. Tools:
-/// `slow(steps)`, run as a task (`step i of n` as its status message,
-/// 0.6 s a step); `grow`, which adds the tool `fresh` and announces it on
+/// `slow(steps)`, run as a task when the client declared the extension
+/// (`step i of n` as its status message, 0.6 s a step); `grow`, which adds the tool `fresh` and announces it on
 /// the listen streams.
 pub const SERVER_PY: &str = r#"
 import asyncio, sys, uuid, datetime
@@ -63,7 +63,9 @@ class Tasks(Extension):
         return {"resultType": "complete"}
 
     async def intercept_tool_call(self, params, ctx, call_next):
-        if params.name != "slow":
+        # A task only for a client that declared the extension.
+        caps = (params.meta or {}).get("io.modelcontextprotocol/clientCapabilities") or {}
+        if params.name != "slow" or self.identifier not in (caps.get("extensions") or {}):
             return await call_next(ctx)
         tid = str(uuid.uuid4())
         LOG.write(f"task created {tid}\n")
