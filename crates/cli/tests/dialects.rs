@@ -545,3 +545,54 @@ fn v027_built_in_tools_answer_common_errors_in_0_27_4s_words() {
     declared.retain(|n| n != "read_many_files");
     assert_eq!(declared, compared(&all["tool-errors"], &theirs["declared"]));
 }
+
+// Recorded from both references and compared strictly, but gemini-rs does
+// not answer as they do yet (each difference is listed in docs/dialects.md,
+// "Not done yet"); run with `--ignored` to see them.
+#[test]
+#[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
+fn today_session_file_records_have_0_61s_shapes() {
+    check("session-file", "today");
+}
+
+#[test]
+#[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
+fn v027_session_file_has_0_27_4s_shape() {
+    check("session-file", "0.27");
+}
+
+#[test]
+#[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
+fn today_json_stats_count_errors_by_type_and_role() {
+    check("json-stats", "today");
+}
+
+#[test]
+#[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
+fn v027_json_stats_have_0_27_4s_shape() {
+    check("json-stats", "0.27");
+}
+
+#[test]
+#[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
+fn today_stream_json_events_of_a_two_tool_session() {
+    check("stream-two-tools", "today");
+}
+
+#[test]
+#[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
+fn v027_stream_json_events_of_a_two_tool_session() {
+    check("stream-two-tools", "0.27");
+}
+
+#[test]
+#[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
+fn today_built_in_tools_declare_0_61s_parameter_schemas() {
+    check("tool-schemas", "today");
+}
+
+#[test]
+#[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
+fn v027_built_in_tools_declare_0_27_4s_parameter_schemas() {
+    check("tool-schemas", "0.27");
+}
