@@ -41,6 +41,9 @@ def turn(parts):
 
 
 def model_turn(step):
+    if "status" in step:
+        # An HTTP error reply (a 500 or 429 the client retries).
+        return {"status": step["status"], "body": step.get("body", {})}
     if "call" in step:
         return turn([{"functionCall": {"name": step["call"], "args": step.get("args", {})}}])
     return turn([{"text": step["text"]}])
@@ -71,6 +74,12 @@ def serve(turns, log):
                 chunks = turn([{"text": "done"}])
             else:
                 chunks = turns[i]
+            if isinstance(chunks, dict):
+                self.send_response(chunks["status"])
+                self.send_header("content-type", "application/json")
+                self.end_headers()
+                self.wfile.write(json.dumps(chunks["body"]).encode())
+                return
             self.send_response(200)
             if ":generateContent" in self.path:
                 # A side request that is not streamed (web_fetch's).
@@ -123,6 +132,7 @@ def run(binary, scenario, dialect, extra_env):
     done = subprocess.run([binary, *flags, "-p", "go"], cwd=proj, env=env, capture_output=True,
                           timeout=120, stdin=subprocess.DEVNULL)
     server.shutdown()
+    extra = captured(scenario, done, home, proj)
     requests = [b for b in log if b.get("tools")]
     declared = []
     if requests:
@@ -135,10 +145,93 @@ def run(binary, scenario, dialect, extra_env):
                 fr = part["functionResponse"]
                 responses.append([fr["name"], fr["response"]])
     shutil.rmtree(root, ignore_errors=True)
-    text = json.dumps({"declared": sorted(declared), "responses": responses}, indent=1)
+    golden = {"declared": sorted(declared), "responses": responses, **extra}
+    if scenario.get("schemas"):
+        golden["schemas"] = schemas(requests[0]["tools"] if requests else [], scenario)
+    text = json.dumps(golden, indent=1)
     # A process group id differs on every run.
     text = re.sub(r"Process Group PGID: \d+", "Process Group PGID: <pgid>", text)
-    return text.replace(proj, "<tmp>").replace(home, "<home>"), done
+    text = text.replace(proj, "<tmp>").replace(home, "<home>")
+    # The project's temp folder: a slug (0.61) or a hash of the path (0.27.4).
+    return re.sub(r"<home>/\.gemini/tmp/[A-Za-z0-9_.-]+", "<home>/.gemini/tmp/<project>", text), done
+
+
+def shape(value):
+    """The keys and types of `value`: objects keep their keys, arrays
+    every element, and a leaf is written as its type."""
+    if isinstance(value, dict):
+        return {k: shape(v) for k, v in sorted(value.items())}
+    if isinstance(value, list):
+        return [shape(v) for v in value]
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if value is None:
+        return "null"
+    return "string"
+
+
+def session_records(home):
+    """The records of the one session file the run wrote: a JSONL chat
+    (0.61) as one record a line, a JSON chat (0.27.4) as one record."""
+    found = []
+    for base, _, names in os.walk(os.path.join(home, ".gemini", "tmp")):
+        found += [os.path.join(base, n) for n in names
+                  if os.path.basename(base) == "chats" and n.startswith("session-")]
+    if len(found) != 1:
+        return {"error": f"{len(found)} session files"}
+    with open(found[0]) as f:
+        text = f.read()
+    if found[0].endswith(".jsonl"):
+        return {"format": "jsonl", "records": [json.loads(l) for l in text.splitlines() if l.strip()]}
+    return {"format": "json", "records": [json.loads(text)]}
+
+
+def stream_events(stdout):
+    """Each `-o stream-json` line's type and shape, with the text of a
+    message or result and the name of a tool kept."""
+    events = []
+    for line in stdout.decode().splitlines():
+        if not line.strip().startswith("{"):
+            continue
+        event = json.loads(line)
+        kept = {k: event[k] for k in ("type", "role", "content", "tool_name", "status", "delta")
+                if k in event}
+        events.append({"kept": kept, "shape": shape(event)})
+    return events
+
+
+def captured(scenario, done, home, proj):
+    """What a scenario asks to capture beyond the model's view:
+    `session` (the session file's record shapes), `json` (the shape of
+    `-o json`'s answer and its response text) or `stream-json`."""
+    out = {}
+    for what in scenario.get("capture", []):
+        if what == "session":
+            found = session_records(home)
+            out["session"] = {"format": found.get("format"),
+                              "shapes": [shape(r) for r in found.get("records", [])],
+                              "error": found.get("error")}
+        elif what == "json":
+            answer = json.loads(done.stdout.decode() or "null")
+            out["json"] = {"response": (answer or {}).get("response"), "shape": shape(answer)}
+        elif what == "stream-json":
+            out["stream"] = stream_events(done.stdout)
+    return out
+
+
+def schemas(tools, scenario):
+    """The parameter schema of each declared tool `compare_declared`
+    selects."""
+    pats = scenario.get("compare_declared", [])
+    picked = {}
+    for group in tools:
+        for d in group.get("functionDeclarations", []):
+            name = d["name"]
+            if any(name.startswith(p[:-1]) if p.endswith("*") else name == p for p in pats):
+                picked[name] = d.get("parameters", d.get("parametersJsonSchema"))
+    return dict(sorted(picked.items()))
 
 
 # Start-up chatter of the references on stderr that is not a subcommand's

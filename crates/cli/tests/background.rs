@@ -119,7 +119,11 @@ fn a_background_command_is_listed_read_and_ended_with_the_session() {
     )]));
     let child = sb.command(
         &["--approval-mode=yolo", "-p", "start the server"],
-        &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)],
+        // The background tools are today's (0.27.4 had none).
+        &[
+            ("GOOGLE_GEMINI_BASE_URL", &fake.base_url),
+            ("GEMINI_RS_DIALECT", "today"),
+        ],
     );
     let mut child = {
         let mut c = child;

@@ -5,9 +5,12 @@
 //! Each golden holds the tools declared in the first request and every
 //! function response, paths written `<tmp>` (project) and `<home>`.
 
+mod capture;
+
 use crate::e2e::lines;
 use crate::support::Sandbox;
-use gemini_rs_test_support::FakeServer;
+use capture::{without_descriptions, without_project_dirs};
+use gemini_rs_test_support::{FakeServer, Fault};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
@@ -36,6 +39,32 @@ fn model_turn(step: &Value) -> String {
         .to_string();
     }
     crate::e2e::turn(parts)
+}
+
+/// The fake endpoint playing `scenario`'s model turns in `dialect`.
+fn serve(scenario: &Value, dialect: &str) -> FakeServer {
+    // A step marked `only` is played in that dialect alone (as recorded);
+    // one with a `status` is an HTTP error reply to that model request.
+    let steps: Vec<&Value> = scenario["turns"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| s["only"].as_str().is_none_or(|d| d == dialect))
+        .collect();
+    let turns: Vec<String> = steps
+        .iter()
+        .filter(|s| s.get("status").is_none())
+        .map(|s| model_turn(s))
+        .collect();
+    let fake = FakeServer::replaying(&lines(&turns));
+    let last_error = steps.iter().rposition(|s| s.get("status").is_some());
+    for step in steps.iter().take(last_error.map_or(0, |i| i + 1)) {
+        fake.push_fault(match step["status"].as_u64() {
+            Some(status) => Fault::Status(status as u16, step["body"].clone()),
+            None => Fault::Pass,
+        });
+    }
+    fake
 }
 
 /// What the model was shown when `scenario` ran in `dialect`, as the
@@ -74,17 +103,7 @@ fn play(name: &str, dialect: &str) -> Value {
         s.extend(extra);
     }
     sb.write_home(".gemini/settings.json", &settings.to_string());
-    // A step marked `only` is played in that dialect alone (as recorded).
-    let turns: Vec<String> = scenario["turns"]
-        .as_array()
-        .map(|t| {
-            t.iter()
-                .filter(|s| s["only"].as_str().is_none_or(|d| d == dialect))
-                .map(model_turn)
-                .collect()
-        })
-        .unwrap_or_default();
-    let fake = FakeServer::replaying(&lines(&turns));
+    let fake = serve(scenario, dialect);
     let flags: Vec<String> = scenario["flags"]
         .as_array()
         .map(|f| {
@@ -125,6 +144,15 @@ fn play(name: &str, dialect: &str) -> Value {
         .filter_map(|d| d["name"].as_str().map(str::to_string))
         .collect();
     declared.sort();
+    let mut extra = capture::captured(scenario, &sb, &out);
+    if scenario["schemas"].as_bool() == Some(true) {
+        let tools = requests
+            .first()
+            .map(|b| b["tools"].clone())
+            .unwrap_or_default();
+        let names = compared(scenario, &json!(declared));
+        extra.insert("schemas".into(), capture::schemas(&tools, &names));
+    }
     let mut responses = Vec::new();
     for body in &requests {
         let last = body["contents"].as_array().and_then(|c| c.last()).cloned();
@@ -137,17 +165,22 @@ fn play(name: &str, dialect: &str) -> Value {
             }
         }
     }
-    let text = json!({"declared": declared, "responses": responses})
+    let mut golden = json!({"declared": declared, "responses": responses});
+    if let Some(map) = golden.as_object_mut() {
+        map.extend(extra);
+    }
+    let text = golden
         .to_string()
         .replace(&sb.work.display().to_string(), "<tmp>")
         .replace(&home, "<home>");
-    serde_json::from_str(&text).expect("normalised golden")
+    serde_json::from_str(&without_project_dirs(&text)).expect("normalised golden")
 }
 
 /// The golden of `name` recorded from the reference of `dialect`.
 fn golden(name: &str, dialect: &str) -> Value {
     let path = repo().join(format!("crates/cli/tests/dialects/{dialect}/{name}.json"));
-    serde_json::from_str(&std::fs::read_to_string(&path).expect("golden")).expect("golden JSON")
+    let text = std::fs::read_to_string(&path).expect("golden");
+    serde_json::from_str(&without_project_dirs(&text)).expect("golden JSON")
 }
 
 /// The declared names the scenario compares (`compare_declared`: names,
@@ -223,6 +256,25 @@ fn check(name: &str, dialect: &str) {
         compared(&all[name], &theirs["declared"]),
         "{name} ({dialect}): declared tools differ"
     );
+    check_captured(name, dialect, &ours, &theirs);
+}
+
+/// Compares what the golden captured beyond the model's view: the
+/// parameter schemas (descriptions are our own words), `-o json`'s and
+/// `-o stream-json`'s answers and the session file's record shapes.
+fn check_captured(name: &str, dialect: &str, ours: &Value, theirs: &Value) {
+    if let Some(schemas) = theirs.get("schemas") {
+        assert_eq!(
+            without_descriptions(&ours["schemas"]),
+            without_descriptions(schemas),
+            "{name} ({dialect}): parameter schemas differ"
+        );
+    }
+    for key in ["json", "stream", "session"] {
+        if let Some(expected) = theirs.get(key) {
+            assert_eq!(&ours[key], expected, "{name} ({dialect}): {key} differs");
+        }
+    }
 }
 
 #[test]
@@ -265,6 +317,21 @@ fn today_plan_mode_removes_the_shell() {
 #[test]
 fn today_a_deny_for_some_modes_removes_the_tool_there() {
     check("deny-modes", "today");
+}
+
+#[test]
+fn v027_plan_mode_hides_what_headless_default_hides() {
+    check("plan-shell", "0.27");
+}
+
+#[test]
+fn v027_a_deny_for_some_modes_keeps_the_tool_declared_and_refuses_it() {
+    check("deny-modes", "0.27");
+}
+
+#[test]
+fn v027_an_allow_rule_does_not_declare_the_headless_shell() {
+    check("echo-redirect", "0.27");
 }
 
 #[test]
@@ -456,4 +523,76 @@ fn today_extensions_list_prints_0_61s_words_on_stderr() {
 #[test]
 fn v027_extensions_list_prints_0_27_4s_words_on_stderr() {
     check_command("cmd-extensions-list", "0.27");
+}
+
+#[test]
+fn today_built_in_tools_answer_common_errors_in_0_61s_words() {
+    check("tool-errors", "today");
+}
+
+#[test]
+fn v027_built_in_tools_answer_common_errors_in_0_27_4s_words() {
+    let all = scenarios();
+    let ours = play("tool-errors", "0.27");
+    let theirs = golden("tool-errors", "0.27");
+    assert_eq!(
+        without_suggestions(ours["responses"].clone()),
+        without_suggestions(theirs["responses"].clone())
+    );
+    // A deliberate difference (docs/dialects.md): `read_many_files` is a
+    // model tool in the `0.27` dialect.
+    let mut declared = compared(&all["tool-errors"], &ours["declared"]);
+    declared.retain(|n| n != "read_many_files");
+    assert_eq!(declared, compared(&all["tool-errors"], &theirs["declared"]));
+}
+
+// Recorded from both references and compared strictly, but gemini-rs does
+// not answer as they do yet (each difference is listed in docs/dialects.md,
+// "Not done yet"); run with `--ignored` to see them.
+#[test]
+#[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
+fn today_session_file_records_have_0_61s_shapes() {
+    check("session-file", "today");
+}
+
+#[test]
+#[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
+fn v027_session_file_has_0_27_4s_shape() {
+    check("session-file", "0.27");
+}
+
+#[test]
+#[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
+fn today_json_stats_count_errors_by_type_and_role() {
+    check("json-stats", "today");
+}
+
+#[test]
+#[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
+fn v027_json_stats_have_0_27_4s_shape() {
+    check("json-stats", "0.27");
+}
+
+#[test]
+#[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
+fn today_stream_json_events_of_a_two_tool_session() {
+    check("stream-two-tools", "today");
+}
+
+#[test]
+#[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
+fn v027_stream_json_events_of_a_two_tool_session() {
+    check("stream-two-tools", "0.27");
+}
+
+#[test]
+#[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
+fn today_built_in_tools_declare_0_61s_parameter_schemas() {
+    check("tool-schemas", "today");
+}
+
+#[test]
+#[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
+fn v027_built_in_tools_declare_0_27_4s_parameter_schemas() {
+    check("tool-schemas", "0.27");
 }

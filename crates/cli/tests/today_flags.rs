@@ -20,6 +20,19 @@ fn run(sb: &Sandbox, fake: &FakeServer, args: &[&str]) -> Output {
     sb.run(args, None, &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)])
 }
 
+/// [`run`] in today's dialect, where a policy allow rule declares the
+/// headless shell (0.27.4 declared it only for `tools.allowed`).
+fn run_today(sb: &Sandbox, fake: &FakeServer, args: &[&str]) -> Output {
+    sb.run(
+        args,
+        None,
+        &[
+            ("GOOGLE_GEMINI_BASE_URL", &fake.base_url),
+            ("GEMINI_RS_DIALECT", "today"),
+        ],
+    )
+}
+
 /// Asserts a refusal before any model call, naming `flag`.
 fn refused(out: &Output, fake: &FakeServer, code: i32, flag: &str) {
     assert_eq!(out.code, code, "{out:?}");
@@ -170,7 +183,7 @@ fn admin_policy_rules_outrank_the_users_and_a_missing_file_is_refused() {
         ]))
     };
     let fake = shell();
-    let out = run(&sb, &fake, &["-p", "go"]);
+    let out = run_today(&sb, &fake, &["-p", "go"]);
     assert_eq!(out.code, 0, "{out:?}");
     assert!(sb.read("ran.txt").is_some(), "the user's allow rule works");
     std::fs::remove_file(sb.work.join("ran.txt")).unwrap();
@@ -179,7 +192,7 @@ fn admin_policy_rules_outrank_the_users_and_a_missing_file_is_refused() {
         admin.parent().unwrap().to_str().unwrap(),
     ] {
         let fake = shell();
-        let out = run(&sb, &fake, &["--admin-policy", given, "-p", "go"]);
+        let out = run_today(&sb, &fake, &["--admin-policy", given, "-p", "go"]);
         assert_eq!(out.code, 0, "{out:?}");
         assert!(sb.read("ran.txt").is_none(), "the admin deny lost");
         let sent = texts_sent(&fake);

@@ -24,6 +24,15 @@ pub enum Dialect {
 /// is only used for `@path`; `save_memory` is gone from 0.61's tool set).
 const GONE_TODAY: &[&str] = &["read_many_files", "save_memory"];
 
+/// Built-in tools Gemini CLI 0.27.4 did not declare (recorded by the
+/// `tool-errors` scenario): the background-shell tools came later, and
+/// `enter_plan_mode` needed `experimental.plan`.
+const NEW_SINCE_027: &[&str] = &[
+    "list_background_processes",
+    "read_background_output",
+    "enter_plan_mode",
+];
+
 /// The environment variable that overrides `general.dialect`.
 pub const DIALECT_ENV: &str = "GEMINI_RS_DIALECT";
 
@@ -59,7 +68,7 @@ impl Dialect {
     pub fn declares(self, spec: &ToolSpec) -> bool {
         match self {
             Dialect::Today => !GONE_TODAY.contains(&spec.name),
-            Dialect::V027 => true,
+            Dialect::V027 => !NEW_SINCE_027.contains(&spec.name),
         }
     }
 
@@ -92,6 +101,8 @@ mod tests {
         assert_eq!(Dialect::V027.builtin_name(grep), "search_file_content");
         let rmf = spec("read_many_files").expect("rmf");
         assert!(!Dialect::Today.declares(rmf) && Dialect::V027.declares(rmf));
+        let bg = spec("list_background_processes").expect("bg");
+        assert!(Dialect::Today.declares(bg) && !Dialect::V027.declares(bg));
         assert_eq!(
             Dialect::Today.mcp_name("security", "find", "find"),
             "mcp_security_find"

@@ -9,5 +9,6 @@ pub mod claude;
 pub mod dialect;
 pub mod names;
 pub mod params;
+pub mod rules;
 pub mod spec;
 pub mod texts;

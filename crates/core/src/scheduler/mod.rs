@@ -19,7 +19,7 @@ mod tests;
 pub use hooks::tool_response_json;
 pub use response::function_response_parts;
 
-use crate::catalogue::dialect::Dialect;
+use crate::catalogue::rules::HeadlessAsk;
 use crate::checkpoint::Checkpointer;
 use crate::events::stats::{Decision as StatsDecision, SessionStats};
 use crate::events::{
@@ -191,11 +191,15 @@ impl Scheduler {
     pub fn declarations(&self) -> Vec<gemini_rs_protocol::FunctionDeclaration> {
         let mode = self.mode();
         let planning = mode == ApprovalMode::Plan;
-        let mut decls = self.registry.snapshot().declarations_in(mode, |tool| {
+        let registry = self.registry.snapshot();
+        // A deny for this mode hides the declaration where the dialect
+        // removes such tools (0.61); 0.27.4 declared it and refused calls.
+        let removes = registry.dialect().rules().remove_denied_in_mode;
+        let mut decls = registry.declarations_in(mode, |tool| {
             let name = tool.name();
             (name == "enter_plan_mode" && planning)
                 || (name == "exit_plan_mode" && !planning)
-                || self.policy.hides(&tool.policy_name(), mode)
+                || (removes && self.policy.hides(&tool.policy_name(), mode))
         });
         if planning {
             let dir = self.ctx.plan.plans_dir().display().to_string();
@@ -404,7 +408,10 @@ impl Scheduler {
                 let forced = permission == Some(HookPermission::Ask);
                 self.ask_user(req, built, forced, cancel).await
             }
-            Decision::AskUser if self.registry.snapshot().dialect() == Dialect::Today => {
+            Decision::AskUser
+                if self.registry.snapshot().dialect().rules().headless_ask
+                    == HeadlessAsk::ConfirmationError =>
+            {
                 Approval::Refused(
                     ToolResult::from_error(crate::tools::ToolError::new(
                         ToolErrorKind::PolicyViolation,

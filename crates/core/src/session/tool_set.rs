@@ -4,7 +4,6 @@
 
 use super::config::{SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote};
 use super::custom_commands::{self, CommandFolders, CustomCommand};
-use crate::catalogue::dialect::Dialect;
 use crate::config::{Scope, Settings};
 use crate::policy::{ApprovalMode, PolicyEngine, headless_excluded_tools};
 use crate::sandbox::PreparedSandbox;
@@ -419,7 +418,8 @@ fn registry(
         .filter(|name| MODES.iter().all(|m| policy.denies_always(name, *m)))
         .collect();
     registry.exclude(denied);
-    if config.dialect == Dialect::Today {
+    let rules = config.dialect.rules();
+    if rules.remove_denied_in_mode {
         // Today's Gemini CLI removes a tool in a mode whose strongest rule
         // there denies it outright (plan mode's shell, a deny with
         // `modes`): the model is told it is not found.
@@ -438,9 +438,18 @@ fn registry(
         let mut allowed = settings.tools_allowed();
         allowed.extend(config.allowed_tools.iter().cloned());
         for mode in MODES {
-            let hidden: Vec<String> = headless_excluded_tools(mode, &allowed)
+            // 0.27.4 hid in headless plan mode what it hid in default.
+            let hides_as = match mode {
+                ApprovalMode::Plan if rules.headless_plan_hides_as_default => ApprovalMode::Default,
+                other => other,
+            };
+            let hidden: Vec<String> = headless_excluded_tools(hides_as, &allowed)
                 .into_iter()
-                .filter(|name| !policy.allows_somewhere(name) && !hook_allowed.contains(name))
+                .filter(|name| {
+                    let allowed_by_rule =
+                        rules.headless_allow_rule_declares && policy.allows_somewhere(name);
+                    !allowed_by_rule && !hook_allowed.contains(name)
+                })
                 .collect();
             registry.exclude_in(mode, hidden);
         }
