@@ -149,13 +149,43 @@ fn mark(gemini_dir: &Path, slug: &str, root: &str) -> io::Result<()> {
 
 /// The slug folder whose marker names `root`, if any.
 fn find_marked(gemini_dir: &Path, root: &str) -> Option<String> {
+    use std::os::unix::fs::DirEntryExt;
     base_dirs(gemini_dir).iter().find_map(|base| {
         std::fs::read_dir(base)
             .ok()?
             .filter_map(Result::ok)
-            .filter_map(|e| e.file_name().to_str().map(str::to_string))
-            .find(|slug| owner(base, slug).is_some_and(|o| o == root))
+            .find_map(|e| {
+                let slug = e.file_name().to_str()?.to_string();
+                (known_owner(base, &slug, e.ino()).as_deref() == Some(root)).then_some(slug)
+            })
     })
+}
+
+/// The owners of the slug folders read so far, by folder and inode. A
+/// marker is written once (`create_new`, here and by Gemini CLI) and never
+/// changed, so a process that registers many projects (an ACP server with
+/// a session per folder) reads each marker once, not every marker for
+/// every new project: that scan made each `session/new` slower than the
+/// last. A folder made again under the same name has a new inode.
+static MARKERS: std::sync::LazyLock<std::sync::Mutex<MarkerCache>> =
+    std::sync::LazyLock::new(Default::default);
+
+type MarkerCache = std::collections::HashMap<(PathBuf, u64), String>;
+
+/// [`owner`] of `base/slug`, through [`MARKERS`].
+fn known_owner(base: &Path, slug: &str, ino: u64) -> Option<String> {
+    let key = (base.join(slug), ino);
+    let cache = || {
+        MARKERS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    if let Some(known) = cache().get(&key) {
+        return Some(known.clone());
+    }
+    let found = owner(base, slug)?;
+    cache().insert(key, found.clone());
+    Some(found)
 }
 
 /// A new slug for `root`: the base name's, numbered past the taken ones.
