@@ -192,8 +192,7 @@ impl Scheduler {
         let mode = self.mode();
         let planning = mode == ApprovalMode::Plan;
         let registry = self.registry.snapshot();
-        // A deny for this mode hides the declaration where the dialect
-        // removes such tools (0.61); 0.27.4 declared it and refused calls.
+        // A deny for this mode hides the tool where the dialect says (0.61).
         let removes = registry.dialect().rules().remove_denied_in_mode;
         let mut decls = registry.declarations_in(mode, |tool| {
             let name = tool.name();
