@@ -184,7 +184,9 @@ impl ChatRecorder {
     /// Makes every record wait until it is written (for readers of the
     /// file during the session, such as hooks).
     pub fn set_synchronous(&self, synchronous: bool) {
-        self.handle.synchronous.store(synchronous, Ordering::Relaxed);
+        self.handle
+            .synchronous
+            .store(synchronous, Ordering::Relaxed);
     }
 
     /// Waits until every message so far is written (`None` when recording
