@@ -126,7 +126,10 @@ enum Line {
     /// A message (a string `id`; one that does not parse is skipped).
     Message(Box<MessageRecord>),
     /// A line with a string `id` that is no message.
-    Torn { id: String },
+    Torn {
+        #[serde(rename = "id")]
+        _id: String,
+    },
     /// `{"$set": {...}}`.
     Set {
         #[serde(rename = "$set")]
