@@ -13,6 +13,7 @@
 //! along as the candidate's `promptTokenIds`.
 
 use gemini_rs_protocol::Candidate;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 /// The generation-config key that asks for logprobs (Gemini's name).
@@ -27,21 +28,57 @@ pub(crate) fn openai_request_fields(body: &mut Map<String, Value>) {
     body.insert("return_token_ids".into(), json!(true));
 }
 
+/// The logprob fields of an OpenAI-compatible chunk choice (`prompt_token_ids`
+/// may ride on the chunk instead).
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ChoiceLogprobs {
+    logprobs: Option<EntryList>,
+    /// Ids as sent (vLLM's `return_token_ids`).
+    token_ids: Option<Vec<Value>>,
+    prompt_token_ids: Option<Vec<Value>>,
+}
+
+/// A choice's `logprobs`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct EntryList {
+    content: Option<Vec<Entry>>,
+}
+
+/// One token's entry (its alternatives are not read).
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Entry {
+    token: Option<String>,
+    /// llama.cpp's token id.
+    id: Option<i64>,
+    logprob: Option<f64>,
+}
+
+/// `value` read as `T`; a server's answer of another shape gives no
+/// logprobs (it does not stop the answer).
+fn read<'a, T: Deserialize<'a> + Default>(value: &'a Value) -> T {
+    T::deserialize(value).unwrap_or_else(|e| {
+        tracing::debug!("logprobs of an unexpected shape: {e}");
+        T::default()
+    })
+}
+
 /// A chunk choice's logprobs as Gemini's `logprobsResult`, with the
 /// prompt's ids when the chunk carried them; `None` when it has neither.
 pub(crate) fn from_openai_choice(event: &Value, choice: &Value) -> Option<(Value, Option<Value>)> {
-    let entries = choice
-        .pointer("/logprobs/content")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    let ids = choice.get("token_ids").and_then(Value::as_array);
-    let prompt_ids = choice
-        .get("prompt_token_ids")
-        .or_else(|| event.get("prompt_token_ids"))
-        .filter(|p| p.as_array().is_some_and(|a| !a.is_empty()))
-        .cloned();
-    if entries.is_empty() && ids.is_none_or(Vec::is_empty) && prompt_ids.is_none() {
+    let ChoiceLogprobs {
+        logprobs,
+        token_ids: ids,
+        prompt_token_ids,
+    } = read(choice);
+    let entries = logprobs.and_then(|l| l.content).unwrap_or_default();
+    let prompt_ids = prompt_token_ids
+        .or_else(|| read::<ChoiceLogprobs>(event).prompt_token_ids)
+        .filter(|p| !p.is_empty())
+        .map(Value::Array);
+    if entries.is_empty() && ids.as_ref().is_none_or(Vec::is_empty) && prompt_ids.is_none() {
         return None;
     }
     // Ids given beside the entries line up with them only when the counts match.
@@ -54,28 +91,50 @@ pub(crate) fn from_openai_choice(event: &Value, choice: &Value) -> Option<(Value
             .collect()
     } else {
         entries
-            .iter()
+            .into_iter()
             .enumerate()
             .map(|(i, e)| {
-                let token = e.get("token").and_then(Value::as_str).unwrap_or_default();
-                let id = e
-                    .get("id")
-                    .and_then(Value::as_i64)
-                    .or_else(|| side_ids.and_then(|ids| ids.get(i)).and_then(Value::as_i64))
-                    .or_else(|| token.strip_prefix("token_id:")?.parse().ok());
+                let token = e.token.unwrap_or_default();
+                let id =
+                    e.id.or_else(|| side_ids.as_ref().and_then(|ids| ids.get(i)?.as_i64()))
+                        .or_else(|| token.strip_prefix("token_id:")?.parse().ok());
                 let mut c = Map::new();
                 c.insert("token".into(), json!(token));
                 if let Some(id) = id {
                     c.insert("tokenId".into(), json!(id));
                 }
-                if let Some(lp) = e.get("logprob").filter(|l| l.is_number()) {
-                    c.insert("logProbability".into(), lp.clone());
+                if let Some(lp) = e.logprob {
+                    c.insert("logProbability".into(), json!(lp));
                 }
                 Value::Object(c)
             })
             .collect()
     };
     Some((json!({"chosenCandidates": chosen}), prompt_ids))
+}
+
+/// A candidate's logprob fields, in Gemini's terms.
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct CandidateLogprobs {
+    logprobs_result: Option<LogprobsResult>,
+    prompt_token_ids: Option<Vec<Value>>,
+}
+
+/// `logprobsResult`.
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct LogprobsResult {
+    chosen_candidates: Vec<Chosen>,
+}
+
+/// One chosen token.
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct Chosen {
+    token: Option<String>,
+    token_id: Option<i64>,
+    log_probability: Option<f64>,
 }
 
 /// The logprobs of one streamed answer, gathered chunk by chunk.
@@ -91,23 +150,22 @@ impl Logprobs {
     /// Adds a candidate's `logprobsResult.chosenCandidates` and
     /// `promptTokenIds`.
     pub fn add(&mut self, candidate: &Candidate) {
-        let chosen = candidate
-            .extra
-            .get("logprobsResult")
-            .and_then(|r| r.get("chosenCandidates"))
-            .and_then(Value::as_array);
-        for c in chosen.into_iter().flatten() {
-            let token = c.get("token").and_then(Value::as_str).unwrap_or_default();
-            self.tokens.push(token.to_string());
-            self.ids.push(c.get("tokenId").and_then(Value::as_i64));
-            self.logprobs
-                .push(c.get("logProbability").and_then(Value::as_f64));
-        }
-        if let Some(ids) = candidate
-            .extra
-            .get("promptTokenIds")
-            .and_then(Value::as_array)
+        let CandidateLogprobs {
+            logprobs_result,
+            prompt_token_ids,
+        } = CandidateLogprobs::deserialize(&candidate.extra).unwrap_or_else(|e| {
+            tracing::debug!("logprobs of an unexpected shape: {e}");
+            CandidateLogprobs::default()
+        });
+        for c in logprobs_result
+            .into_iter()
+            .flat_map(|r| r.chosen_candidates)
         {
+            self.tokens.push(c.token.unwrap_or_default());
+            self.ids.push(c.token_id);
+            self.logprobs.push(c.log_probability);
+        }
+        if let Some(ids) = prompt_token_ids {
             self.prompt_ids = ids.iter().filter_map(Value::as_i64).collect();
         }
     }

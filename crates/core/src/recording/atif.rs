@@ -4,7 +4,7 @@
 //! calls, their results as the step's observation, its token counts and,
 //! when the model server sent them, its logprobs and token ids.
 
-use super::record::{MessageRecord, ToolCallRecord};
+use super::record::{MessageRecord, RecordedLogprobs, RecordedTokens, ToolCallRecord};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -241,18 +241,14 @@ fn trajectory(session_id: &str, messages: &[MessageRecord]) -> Trajectory {
 /// A prompt as a `user` step; the function responses Gemini CLI records
 /// as a user message are the previous agent step's observation instead.
 fn user_step(msg: &MessageRecord) -> Option<Step> {
-    let parts = match &msg.content {
-        Value::Array(parts) => parts.clone(),
-        Value::String(s) => vec![serde_json::json!({"text": s})],
-        _ => return None,
-    };
-    if parts.iter().any(|p| p.get("functionResponse").is_some()) {
+    if !matches!(msg.content, Value::Array(_) | Value::String(_)) {
         return None;
     }
-    let text: Vec<&str> = parts
-        .iter()
-        .filter_map(|p| p.get("text").and_then(Value::as_str))
-        .collect();
+    let parts = super::history::parts_of(&msg.content);
+    if parts.iter().any(|p| p.function_response.is_some()) {
+        return None;
+    }
+    let text: Vec<&str> = parts.iter().filter_map(|p| p.text.as_deref()).collect();
     Some(Step {
         step_id: 0,
         timestamp: msg.timestamp.clone(),
@@ -268,18 +264,11 @@ fn user_step(msg: &MessageRecord) -> Option<Step> {
 
 /// A model turn as an `agent` step.
 fn agent_step(msg: &MessageRecord) -> Step {
-    let thoughts: Vec<String> = msg
-        .extra
-        .get("thoughts")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|t| {
-            let field = |k: &str| t.get(k).and_then(Value::as_str).unwrap_or("").trim();
-            match (field("subject"), field("description")) {
-                ("", d) => d.to_string(),
-                (s, d) => format!("**{s}** {d}").trim().to_string(),
-            }
+    let fields = msg.model_fields();
+    let thoughts: Vec<String> = (fields.thoughts.into_iter().flatten())
+        .map(|t| match (t.subject.trim(), t.description.trim()) {
+            ("", d) => d.to_string(),
+            (s, d) => format!("**{s}** {d}").trim().to_string(),
         })
         .filter(|t| !t.is_empty())
         .collect();
@@ -288,11 +277,7 @@ fn agent_step(msg: &MessageRecord) -> Step {
         step_id: 0,
         timestamp: msg.timestamp.clone(),
         source: "agent",
-        model_name: msg
-            .extra
-            .get("model")
-            .and_then(Value::as_str)
-            .map(str::to_string),
+        model_name: fields.model,
         message: msg.content.as_str().unwrap_or_default().to_string(),
         reasoning_content: (!thoughts.is_empty()).then(|| thoughts.join("\n\n")),
         tool_calls: (!calls.is_empty()).then(|| calls.iter().map(tool_call).collect()),
@@ -305,7 +290,7 @@ fn agent_step(msg: &MessageRecord) -> Step {
                 })
                 .collect(),
         }),
-        metrics: metrics(msg),
+        metrics: metrics(fields.tokens, fields.logprobs),
     }
 }
 
@@ -325,6 +310,8 @@ fn tool_call(call: &ToolCallRecord) -> ToolCall {
 
 /// What a call answered the model: the `output` (or `error`) of its
 /// function responses, else their JSON.
+// open shape: a function response's `response` is the tool's own object
+// (`output` and `error` by convention only).
 fn result_text(result: &Value) -> String {
     let texts: Vec<String> = result
         .as_array()
@@ -343,43 +330,30 @@ fn result_text(result: &Value) -> String {
 }
 
 /// The turn's tokens and, when recorded, its logprobs and token ids.
-fn metrics(msg: &MessageRecord) -> Option<Metrics> {
-    let tokens = msg.extra.get("tokens").filter(|t| t.is_object());
-    let n = |k: &str| tokens.and_then(|t| t.get(k)).and_then(Value::as_u64);
-    let lp = msg.extra.get("logprobs").filter(|l| l.is_object());
-    let ints = |k: &str| -> Option<Vec<i64>> {
-        let list = lp?.get(k)?.as_array()?;
-        list.iter().map(Value::as_i64).collect()
-    };
-    let floats = lp
-        .and_then(|l| l.get("logprobs"))
-        .and_then(Value::as_array)
-        .and_then(|l| l.iter().map(Value::as_f64).collect::<Option<Vec<f64>>>());
+fn metrics(tokens: Option<RecordedTokens>, lp: Option<RecordedLogprobs>) -> Option<Metrics> {
     if tokens.is_none() && lp.is_none() {
         return None;
     }
-    let completion = match (n("output"), n("thoughts")) {
+    let tokens = tokens.unwrap_or_default();
+    let lp = lp.unwrap_or_default();
+    let completion = match (tokens.output, tokens.thoughts) {
         (None, None) => None,
         (o, t) => Some(o.unwrap_or(0) + t.unwrap_or(0)),
     };
-    let tool_tokens = n("tool").filter(|t| *t > 0);
-    let tokens_text = lp
-        .and_then(|l| l.get("tokens"))
-        .filter(|t| t.as_array().is_some_and(|a| !a.is_empty()));
     let mut extra = Map::new();
-    if let Some(t) = tool_tokens {
+    if let Some(t) = tokens.tool.filter(|t| *t > 0) {
         extra.insert("tool_tokens".into(), t.into());
     }
-    if let Some(t) = tokens_text {
-        extra.insert("completion_tokens_text".into(), t.clone());
+    if let Some(t) = lp.tokens.filter(|t| !t.is_empty()) {
+        extra.insert("completion_tokens_text".into(), Value::Array(t));
     }
     Some(Metrics {
-        prompt_tokens: n("input"),
+        prompt_tokens: tokens.input,
         completion_tokens: completion,
-        cached_tokens: n("cached"),
-        prompt_token_ids: ints("promptTokenIds").filter(|v| !v.is_empty()),
-        completion_token_ids: ints("tokenIds").filter(|v| !v.is_empty()),
-        logprobs: floats.filter(|v| !v.is_empty()),
+        cached_tokens: tokens.cached,
+        prompt_token_ids: lp.prompt_token_ids.filter(|v| !v.is_empty()),
+        completion_token_ids: lp.token_ids.filter(|v| !v.is_empty()),
+        logprobs: lp.logprobs.filter(|v| !v.is_empty()),
         extra: (!extra.is_empty()).then_some(Value::Object(extra)),
     })
 }

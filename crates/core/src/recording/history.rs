@@ -17,16 +17,7 @@
 
 use super::record::{MessageRecord, ToolCallRecord};
 use gemini_rs_protocol::{Content, FunctionCall, FunctionResponse, Part, Role};
-use serde::Deserialize;
 use serde_json::{Value, json};
-
-/// One recorded thought.
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct Thought {
-    subject: String,
-    description: String,
-}
 
 /// Text or parts, as recorded, as a part list.
 pub(super) fn parts_of(content: &Value) -> Vec<Part> {
@@ -87,11 +78,7 @@ pub(super) fn is_resumable(msg: &MessageRecord) -> bool {
         "gemini" => {
             !text_of(&msg.content).trim().is_empty()
                 || msg.tool_calls.as_ref().is_some_and(|c| !c.is_empty())
-                || msg
-                    .extra
-                    .get("thoughts")
-                    .and_then(Value::as_array)
-                    .is_some_and(|t| !t.is_empty())
+                || (msg.model_fields().thoughts).is_some_and(|t| !t.is_empty())
         }
         _ => false,
     }
@@ -105,11 +92,7 @@ fn model_parts(msg: &MessageRecord, calls: &[ToolCallRecord]) -> Vec<Part> {
     {
         return content;
     }
-    let thoughts: Vec<Thought> = msg
-        .extra
-        .get("thoughts")
-        .and_then(|t| serde_json::from_value(t.clone()).ok())
-        .unwrap_or_default();
+    let thoughts = msg.model_fields().thoughts.unwrap_or_default();
     let mut parts: Vec<Part> = thoughts
         .into_iter()
         .map(|t| Part {

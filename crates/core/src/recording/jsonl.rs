@@ -17,7 +17,7 @@
 //! skipped, as Gemini CLI skips them.
 
 use super::record::{ConversationRecord, MessageRecord};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -114,52 +114,94 @@ impl Messages {
     }
 }
 
+/// One line of a JSONL session, by what it carries.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Line {
+    /// `{"$rewindTo": id}`.
+    Rewind {
+        #[serde(rename = "$rewindTo")]
+        rewind_to: String,
+    },
+    /// A message (a string `id`; one that does not parse is skipped).
+    Message(Box<MessageRecord>),
+    /// A line with a string `id` that is no message.
+    Torn {
+        #[serde(rename = "id")]
+        _id: String,
+    },
+    /// `{"$set": {...}}`.
+    Set {
+        #[serde(rename = "$set")]
+        set: Map<String, Value>,
+    },
+    /// The metadata (its `messages`, when present, are the messages).
+    Meta(Meta),
+}
+
+/// The metadata line.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Meta {
+    session_id: String,
+    project_hash: String,
+    #[serde(default)]
+    messages: Option<Vec<Value>>,
+    /// The other metadata (open: Gemini CLI adds fields).
+    #[serde(flatten)]
+    rest: Map<String, Value>,
+}
+
 /// Parses a JSONL session; `None` when no line carries a `sessionId` and
 /// `projectHash` (not this format).
 pub(super) fn parse(text: &str) -> Option<ConversationRecord> {
     let mut meta = Map::new();
     let mut messages = Messages::default();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let Ok(Value::Object(mut record)) = serde_json::from_str::<Value>(line) else {
+        let Ok(line) = serde_json::from_str::<Line>(line) else {
             continue;
         };
-        if let Some(Value::String(id)) = record.get("$rewindTo") {
-            messages.rewind(id);
-        } else if record.get("id").is_some_and(Value::is_string) {
-            if let Ok(msg) = serde_json::from_value(Value::Object(record)) {
-                messages.upsert(msg);
-            }
-        } else if let Some(Value::Object(set)) = record.remove("$set") {
-            for (k, v) in set {
-                if k == "messages" {
-                    if let Value::Array(all) = &v {
-                        messages.replace_all(all);
+        match line {
+            Line::Rewind { rewind_to } => messages.rewind(&rewind_to),
+            Line::Message(msg) => messages.upsert(*msg),
+            Line::Torn { .. } => {}
+            Line::Set { set } => {
+                for (k, v) in set {
+                    match (k.as_str(), v) {
+                        ("messages", Value::Array(all)) => messages.replace_all(&all),
+                        ("messages", _) => {}
+                        (_, v) => {
+                            meta.insert(k, v);
+                        }
                     }
-                } else {
-                    meta.insert(k, v);
                 }
             }
-        } else if record.get("sessionId").is_some_and(Value::is_string)
-            && record.get("projectHash").is_some_and(Value::is_string)
-        {
-            if let Some(Value::Array(all)) = record.remove("messages") {
-                for v in all {
+            Line::Meta(Meta {
+                session_id,
+                project_hash,
+                messages: all,
+                rest,
+            }) => {
+                for v in all.into_iter().flatten() {
                     if let Ok(msg) = serde_json::from_value(v) {
                         messages.upsert(msg);
                     }
                 }
+                meta.insert("sessionId".into(), Value::String(session_id));
+                meta.insert("projectHash".into(), Value::String(project_hash));
+                meta.extend(rest);
             }
-            meta.extend(record);
         }
     }
-    let session_id = meta.get("sessionId")?.as_str()?.to_string();
-    let project_hash = meta.get("projectHash")?.as_str()?.to_string();
     let text_of = |m: &mut Map<String, Value>, k: &str| match m.remove(k) {
         Some(Value::String(s)) => s,
         _ => String::new(),
     };
-    meta.remove("sessionId");
-    meta.remove("projectHash");
+    let (Some(Value::String(session_id)), Some(Value::String(project_hash))) =
+        (meta.remove("sessionId"), meta.remove("projectHash"))
+    else {
+        return None;
+    };
     let start_time = text_of(&mut meta, "startTime");
     let last_updated = text_of(&mut meta, "lastUpdated");
     Some(ConversationRecord {

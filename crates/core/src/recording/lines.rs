@@ -260,7 +260,11 @@ impl ModelMessage {
     /// Adds finished calls, stamped `at`.
     pub(super) fn add_calls(&mut self, calls: Vec<FinishedCall>, at: &Stamp) {
         let timestamp = format_stamp(at);
-        (self.calls).extend(calls.into_iter().map(|c| CallLine::new(c, timestamp.clone())));
+        (self.calls).extend(
+            calls
+                .into_iter()
+                .map(|c| CallLine::new(c, timestamp.clone())),
+        );
     }
 
     /// The message's line (with its calls once it has some).

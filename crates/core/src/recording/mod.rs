@@ -181,10 +181,19 @@ impl ChatRecorder {
         self.handle.clone()
     }
 
+    /// The agent's side, every record waiting until it is written when
+    /// `synchronous` (hooks read the transcript).
+    pub fn recording_synchronous(&self, synchronous: bool) -> Recording {
+        self.set_synchronous(synchronous);
+        self.recording()
+    }
+
     /// Makes every record wait until it is written (for readers of the
     /// file during the session, such as hooks).
     pub fn set_synchronous(&self, synchronous: bool) {
-        self.handle.synchronous.store(synchronous, Ordering::Relaxed);
+        self.handle
+            .synchronous
+            .store(synchronous, Ordering::Relaxed);
     }
 
     /// Waits until every message so far is written (`None` when recording

@@ -94,3 +94,88 @@ pub struct ToolCallRecord {
     #[serde(flatten)]
     pub extra: Extra,
 }
+
+/// What a model message records beyond its text and calls (Gemini CLI's
+/// `thoughts`, `tokens`, `model` and gemini-rs' `logprobs`), each field
+/// read on its own: one of another shape reads as absent.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ModelFields {
+    /// The thoughts.
+    #[serde(deserialize_with = "lenient")]
+    pub thoughts: Option<Vec<RecordedThought>>,
+    /// The token counts.
+    #[serde(deserialize_with = "lenient")]
+    pub tokens: Option<RecordedTokens>,
+    /// The model that answered.
+    #[serde(deserialize_with = "lenient")]
+    pub model: Option<String>,
+    /// The answer's logprobs and token ids.
+    #[serde(deserialize_with = "lenient")]
+    pub logprobs: Option<RecordedLogprobs>,
+}
+
+/// One recorded thought.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct RecordedThought {
+    /// Its `**subject**`.
+    pub subject: String,
+    /// The rest.
+    pub description: String,
+}
+
+/// A model message's token counts.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct RecordedTokens {
+    /// Prompt tokens.
+    #[serde(deserialize_with = "lenient")]
+    pub input: Option<u64>,
+    /// Answer tokens.
+    #[serde(deserialize_with = "lenient")]
+    pub output: Option<u64>,
+    /// Cached prompt tokens.
+    #[serde(deserialize_with = "lenient")]
+    pub cached: Option<u64>,
+    /// Thinking tokens.
+    #[serde(deserialize_with = "lenient")]
+    pub thoughts: Option<u64>,
+    /// Tool-use prompt tokens.
+    #[serde(deserialize_with = "lenient")]
+    pub tool: Option<u64>,
+}
+
+/// A model message's `logprobs` (see `model::logprobs`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct RecordedLogprobs {
+    /// The answer's tokens as text.
+    #[serde(deserialize_with = "lenient")]
+    pub tokens: Option<Vec<Value>>,
+    /// The answer's token ids.
+    #[serde(deserialize_with = "lenient")]
+    pub token_ids: Option<Vec<i64>>,
+    /// Each token's logprob.
+    #[serde(deserialize_with = "lenient")]
+    pub logprobs: Option<Vec<f64>>,
+    /// The prompt's token ids.
+    #[serde(deserialize_with = "lenient")]
+    pub prompt_token_ids: Option<Vec<i64>>,
+}
+
+/// A field read as `T`, or absent when it has another shape.
+fn lenient<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    Ok(serde_json::from_value(Value::deserialize(d)?).ok())
+}
+
+impl MessageRecord {
+    /// The model fields of this message (all absent on other kinds).
+    pub fn model_fields(&self) -> ModelFields {
+        ModelFields::deserialize(&self.extra).unwrap_or_default()
+    }
+}

@@ -38,7 +38,10 @@ fn records_resumes_and_rebuilds_history() {
     let recorder = ChatRecorder::new(&chats, "12345678-aaaa", "hash");
     let rec = recorder.recording();
     rec.sync();
-    assert!(!recorder.path().exists(), "no file before the first message");
+    assert!(
+        !recorder.path().exists(),
+        "no file before the first message"
+    );
     rec.record_user(&[Part::text("go")]);
     let model_parts = vec![
         Part::text("reading "),

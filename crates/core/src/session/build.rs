@@ -85,12 +85,11 @@ pub(super) struct Parts {
 /// skills and agents), the recording, hooks, then the agent on the
 /// session's [`SharedLayers`].
 pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<Parts, StartError> {
-    let settings = &config.settings;
-    let mut notes = settings_notes(settings);
+    let mut notes = settings_notes(&config.settings);
     notes.extend(dialect_note(&config));
     let (model, alias) = session_model(&config);
     let tool_server = config.kind == SessionKind::ToolServer;
-    let providers = auth::providers(settings, &config.env)?;
+    let providers = auth::providers(&config.settings, &config.env)?;
     let generator = session_generator(&config, &model, &providers, &events)?;
     let workspace = Arc::new(workspace(&config));
     let sandbox = native_sandbox(&config, &workspace)?;
@@ -130,8 +129,6 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     };
     let (hooks, hook_config) =
         super::hook_layer::hook_system(&config, hook_setup, hook_env, events.clone(), &mut notes);
-    // Hooks get the transcript's path and may read it at any event.
-    recorder.set_synchronous(hooks.is_some());
     notes.extend(isolation_note(sandbox.as_deref()));
     let (layers, confirm_tx) = shared_layers(
         &config,
@@ -170,7 +167,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         config: agent_config,
         history,
         events,
-        recorder: Some(recorder.recording()),
+        recorder: Some(recorder.recording_synchronous(hooks.is_some())),
     });
     if let Some(name) = routed_by_name(&config) {
         agent.set_model(name);
