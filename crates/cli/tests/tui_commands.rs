@@ -30,7 +30,10 @@ fn vim_mode_edits_the_prompt_and_is_kept() {
     // 0, w: on "small"; dw deletes it; i types in front of "world".
     t.type_text("0wdw");
     t.type_text("ibig ");
+    t.wait_for("hello big world", 10);
     t.keys(&["Escape"]);
+    // A key right behind Escape would arrive with it as Alt+key.
+    t.wait_for("[NORMAL]", 10);
     t.type_text("x");
     t.keys(&["Enter"]);
     t.wait_for("Done.", 20);

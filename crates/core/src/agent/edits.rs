@@ -9,12 +9,23 @@ use crate::tools::ToolDisplay;
 use gemini_rs_protocol::events::{FileDiff, ToolCallStatus};
 use std::path::Path;
 
+/// The most content the log keeps (before and after, all edits): past it
+/// the oldest prompts' edits are forgotten whole, so a long session's
+/// memory stays bounded; rewinding to them no longer reverts files.
+const MAX_KEPT_BYTES: usize = 16 << 20;
+
 /// The edits, each with the number of the prompt (1: this run's first)
 /// that made it.
 #[derive(Debug, Default)]
 pub struct EditLog {
     prompts: usize,
     edits: Vec<(usize, FileDiff)>,
+    bytes: usize,
+}
+
+/// What an edit keeps in memory.
+fn size(d: &FileDiff) -> usize {
+    d.file_diff.len() + d.original_content.as_ref().map_or(0, String::len) + d.new_content.len()
 }
 
 impl EditLog {
@@ -29,8 +40,30 @@ impl EditLog {
             if c.status == ToolCallStatus::Success
                 && let ToolDisplay::FileDiff(d) = &c.result.display
             {
-                self.edits.push((self.prompts, d.clone()));
+                self.push(self.prompts, d.clone());
             }
+        }
+        self.forget_oldest();
+    }
+
+    fn push(&mut self, prompt: usize, d: FileDiff) {
+        self.bytes += size(&d);
+        self.edits.push((prompt, d));
+    }
+
+    /// Drops the oldest prompts' edits, a prompt at a time, while over the
+    /// cap (the latest prompt's are kept whole).
+    fn forget_oldest(&mut self) {
+        while self.bytes > MAX_KEPT_BYTES {
+            let Some(&(oldest, _)) = self.edits.first() else {
+                break;
+            };
+            if oldest == self.prompts {
+                break;
+            }
+            let end = self.edits.partition_point(|(n, _)| *n == oldest);
+            let freed: usize = self.edits.drain(..end).map(|(_, d)| size(&d)).sum();
+            self.bytes -= freed;
         }
     }
 
@@ -39,7 +72,9 @@ impl EditLog {
     pub fn take_since(&mut self, back: usize) -> Vec<FileDiff> {
         let first = self.prompts.saturating_sub(back.saturating_sub(1));
         let at = self.edits.partition_point(|(n, _)| *n < first);
-        self.edits.drain(at..).rev().map(|(_, d)| d).collect()
+        let taken: Vec<FileDiff> = self.edits.drain(at..).rev().map(|(_, d)| d).collect();
+        self.bytes = self.bytes.saturating_sub(taken.iter().map(size).sum());
+        taken
     }
 
     /// The conversation went back to before the `back`-th latest prompt.
@@ -47,6 +82,7 @@ impl EditLog {
         self.prompts = self.prompts.saturating_sub(back);
         let prompts = self.prompts;
         self.edits.retain(|(n, _)| *n <= prompts);
+        self.bytes = self.edits.iter().map(|(_, d)| size(d)).sum();
     }
 
     /// Forgets everything (`/clear`, `/chat resume`, `/restore`).
@@ -137,8 +173,7 @@ mod tests {
                 log.prompt_started();
             }
             let before = (prompt > 1).then_some("x");
-            log.edits
-                .push((prompt, diff(dir.path(), "f", before, after)));
+            log.push(prompt, diff(dir.path(), "f", before, after));
         }
         let taken = log.take_since(2);
         let afters: Vec<&str> = taken.iter().map(|d| d.new_content.as_str()).collect();
@@ -146,6 +181,30 @@ mod tests {
         log.cut(2);
         assert_eq!(log.prompts, 1);
         assert_eq!(log.edits.len(), 1);
+    }
+
+    #[test]
+    fn past_the_cap_the_oldest_prompts_edits_are_forgotten_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = "x".repeat(MAX_KEPT_BYTES / 3);
+        let mut log = EditLog::default();
+        for prompt in 1..=4 {
+            log.prompt_started();
+            log.push(prompt, diff(dir.path(), "a", None, &big));
+            log.push(prompt, diff(dir.path(), "b", None, "small"));
+            log.forget_oldest();
+        }
+        let kept: Vec<usize> = log.edits.iter().map(|(n, _)| *n).collect();
+        assert_eq!(kept, [3, 3, 4, 4]);
+        assert!(log.bytes <= MAX_KEPT_BYTES);
+        // One prompt over the cap on its own is kept whole.
+        log.prompt_started();
+        let huge = "y".repeat(MAX_KEPT_BYTES + 1);
+        log.push(5, diff(dir.path(), "c", None, &huge));
+        log.forget_oldest();
+        assert_eq!(log.edits.len(), 1);
+        assert_eq!(log.take_since(1).len(), 1);
+        assert_eq!(log.bytes, 0);
     }
 
     #[test]
