@@ -217,8 +217,9 @@ pub fn plans_dir(
     }
 }
 
-/// `.` and `..` folded without touching the file system.
-fn normalize(p: &Path) -> PathBuf {
+/// `.` and `..` folded without touching the file system (as Node's
+/// `path.resolve` does).
+pub(crate) fn normalize(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {

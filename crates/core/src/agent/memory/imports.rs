@@ -20,7 +20,7 @@
 use super::{Refusal, read_allowed};
 use crate::workspace::realpath_lenient;
 use std::collections::HashSet;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// Deepest chain of `@file` imports followed (0.61's `maxDepth`).
 const MAX_IMPORT_DEPTH: usize = 5;
@@ -71,7 +71,7 @@ impl Imports<'_> {
                 continue;
             }
             let line = content[..start].matches('\n').count() + 1;
-            let full = lexical(&base.join(target));
+            let full = crate::tools::plan::normalize(&base.join(target));
             let is_url = ["file://", "http://", "https://"]
                 .iter()
                 .any(|p| target.starts_with(p));
@@ -140,22 +140,6 @@ fn node_message(e: &std::io::Error, path: &Path) -> String {
         Some(libc::EISDIR) => "EISDIR: illegal operation on a directory, read".to_string(),
         _ => e.to_string(),
     }
-}
-
-/// `.` and `..` folded without touching the file system (Node's
-/// `path.resolve`).
-fn lexical(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 /// The `(start, end)` byte ranges of the imports in `content`: from the `@`
