@@ -7,7 +7,9 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 use std::sync::{Arc, RwLock};
 
+use gemini_rs_protocol::events::RequestedSchema;
 pub use gemini_rs_protocol::events::{ElicitationReply, ElicitationRequest};
+use gemini_rs_protocol::lenient::from_object;
 
 /// Answers requests for the session.
 pub type Elicitor =
@@ -19,21 +21,15 @@ pub type ElicitorSlot = Arc<RwLock<Option<Elicitor>>>;
 
 /// The schema's defaults, when every required property has one.
 pub fn defaults(schema: &Value) -> Option<Map<String, Value>> {
-    let props = schema.get("properties").and_then(Value::as_object);
-    let mut values = Map::new();
-    for (name, prop) in props.into_iter().flatten() {
-        if let Some(d) = prop.get("default") {
-            values.insert(name.clone(), d.clone());
-        }
-    }
-    let required = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    required
+    let schema: RequestedSchema = from_object(schema);
+    let values: Map<String, Value> = schema
+        .properties()
+        .into_iter()
+        .filter_map(|(name, prop)| Some((name, prop.default?)))
+        .collect();
+    schema
+        .required()
         .iter()
-        .filter_map(Value::as_str)
         .all(|r| values.contains_key(r))
         .then_some(values)
 }

@@ -37,6 +37,38 @@ where
     })
 }
 
+/// For `#[serde(default, deserialize_with)]` on an `Option<Value>` field:
+/// a field that is there reads as present whatever its value, `null`
+/// included (serde alone reads a `null` as absent).
+pub fn present<'de, D>(d: D) -> Result<Option<Value>, D::Error>
+where
+    D: de::Deserializer<'de>,
+{
+    <Value as de::Deserialize>::deserialize(d).map(Some)
+}
+
+/// `T` read strictly from `value`; the error names the field that does
+/// not fit, by its path (`message.parts[0].text: invalid type: ...`).
+pub fn typed<T: DeserializeOwned>(value: Value) -> Result<T, FieldPathError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        FieldPathError {
+            path: if path == "." { String::new() } else { path },
+            message: e.into_inner().to_string(),
+        }
+    })
+}
+
+/// Why a value does not fit its type, and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{message}", if path.is_empty() { String::new() } else { format!("{path}: ") })]
+pub struct FieldPathError {
+    /// The path of the field (empty for the value itself).
+    pub path: String,
+    /// What is wrong with it.
+    pub message: String,
+}
+
 /// `T` read from a JSON object; its default for anything else (serde would
 /// read an array positionally) or when the object does not fit.
 pub fn from_object<T: DeserializeOwned + Default>(v: &Value) -> T {

@@ -13,9 +13,12 @@
 // protocol's, on stdio transports); its tests may print.
 #![cfg_attr(not(test), deny(clippy::print_stdout))]
 
+pub mod a2a;
 mod content;
 pub mod events;
+pub mod extension;
 pub mod hook_api;
+pub mod jsonrpc;
 pub mod lenient;
 mod request;
 mod response;

@@ -1,6 +1,7 @@
 //! An MCP server's request for input during a call (`elicitation/create`),
 //! as a front end shows it, and the user's answer.
 
+use crate::lenient::{from_object, present, strings_of_list, wrong_type_as_none};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -14,6 +15,58 @@ pub struct ElicitationRequest {
     pub message: String,
     /// The requested schema: an object of flat properties.
     pub schema: Value,
+}
+
+impl ElicitationRequest {
+    /// The requested schema, typed.
+    pub fn requested(&self) -> RequestedSchema {
+        from_object(&self.schema)
+    }
+}
+
+/// MCP's requested schema: an object of flat, primitive properties (read
+/// leniently: a field of the wrong type reads as absent).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct RequestedSchema {
+    /// The properties, in the server's order, each as it was sent.
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    properties: Option<Map<String, Value>>,
+    /// The names of the required properties.
+    #[serde(default, deserialize_with = "strings_of_list")]
+    required: Option<Vec<String>>,
+}
+
+/// One property of a requested schema.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct PropertySchema {
+    /// `string`, `number`, `integer`, `boolean` or `array`.
+    #[serde(rename = "type", default, deserialize_with = "wrong_type_as_none")]
+    pub kind: Option<String>,
+    /// The allowed values (their strings).
+    #[serde(rename = "enum", default, deserialize_with = "strings_of_list")]
+    pub options: Option<Vec<String>>,
+    /// The default value (a `null` default is kept).
+    #[serde(default, deserialize_with = "present")]
+    pub default: Option<Value>,
+    /// What the property is for.
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    pub description: Option<String>,
+}
+
+impl RequestedSchema {
+    /// The properties, in order, typed.
+    pub fn properties(&self) -> Vec<(String, PropertySchema)> {
+        self.properties
+            .iter()
+            .flatten()
+            .map(|(name, prop)| (name.clone(), from_object(prop)))
+            .collect()
+    }
+
+    /// The names of the required properties.
+    pub fn required(&self) -> &[String] {
+        self.required.as_deref().unwrap_or_default()
+    }
 }
 
 /// The answer, in the shape of MCP's elicitation result.
@@ -35,13 +88,12 @@ pub struct FieldError(pub String);
 
 /// Checks and converts what a user typed for property `prop` (a string
 /// from a form) to the property's type.
-pub fn parse_field(prop: &Value, typed: &str) -> Result<Value, FieldError> {
-    let kind = prop.get("type").and_then(Value::as_str).unwrap_or("string");
-    if let Some(options) = prop.get("enum").and_then(Value::as_array)
-        && !options.iter().any(|o| o.as_str() == Some(typed))
+pub fn parse_field(prop: &PropertySchema, typed: &str) -> Result<Value, FieldError> {
+    let kind = prop.kind.as_deref().unwrap_or("string");
+    if let Some(options) = &prop.options
+        && !options.iter().any(|o| o == typed)
     {
-        let names: Vec<&str> = options.iter().filter_map(Value::as_str).collect();
-        return Err(FieldError(format!("choose one of: {}", names.join(", "))));
+        return Err(FieldError(format!("choose one of: {}", options.join(", "))));
     }
     let refuse = |what: &str| FieldError(what.to_string());
     match kind {
@@ -82,28 +134,32 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn prop(v: Value) -> PropertySchema {
+        from_object(&v)
+    }
+
     #[test]
     fn typed_values_follow_the_schema() {
         assert_eq!(
-            parse_field(&json!({"type": "integer"}), "30").unwrap(),
+            parse_field(&prop(json!({"type": "integer"})), "30").unwrap(),
             json!(30)
         );
-        assert!(parse_field(&json!({"type": "integer"}), "x").is_err());
+        assert!(parse_field(&prop(json!({"type": "integer"})), "x").is_err());
         assert_eq!(
-            parse_field(&json!({"type": "boolean"}), "yes").unwrap(),
+            parse_field(&prop(json!({"type": "boolean"})), "yes").unwrap(),
             json!(true)
         );
         assert_eq!(
-            parse_field(&json!({"type": "number"}), "9.5").unwrap(),
+            parse_field(&prop(json!({"type": "number"})), "9.5").unwrap(),
             json!(9.5)
         );
-        assert!(parse_field(&json!({"enum": ["a", "b"]}), "c").is_err());
+        assert!(parse_field(&prop(json!({"enum": ["a", "b"]})), "c").is_err());
         assert_eq!(
-            parse_field(&json!({"type": "array"}), "a, b").unwrap(),
+            parse_field(&prop(json!({"type": "array"})), "a, b").unwrap(),
             json!(["a", "b"])
         );
         assert_eq!(
-            parse_field(&json!({"type": "array"}), "[\"x\"]").unwrap(),
+            parse_field(&prop(json!({"type": "array"})), "[\"x\"]").unwrap(),
             json!(["x"])
         );
     }

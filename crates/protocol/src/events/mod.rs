@@ -17,7 +17,9 @@ mod questions;
 mod stats;
 mod tools;
 
-pub use elicitation::{ElicitationReply, ElicitationRequest, FieldError, parse_field};
+pub use elicitation::{
+    ElicitationReply, ElicitationRequest, FieldError, PropertySchema, RequestedSchema, parse_field,
+};
 pub use hook_run::HookRun;
 pub use info::{
     AgentInfo, AgentsInfo, BackgroundProcessInfo, BackgroundStatus, CheckpointInfo,

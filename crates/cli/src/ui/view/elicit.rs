@@ -4,7 +4,9 @@
 //! cancels.
 
 use crate::ui::view::wrap::{sanitize, truncate};
-use gemini_rs_protocol::events::{ElicitationReply, ElicitationRequest, parse_field};
+use gemini_rs_protocol::events::{
+    ElicitationReply, ElicitationRequest, PropertySchema, parse_field,
+};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -13,7 +15,7 @@ use serde_json::{Map, Value};
 /// One field of the form.
 struct Field {
     name: String,
-    schema: Value,
+    schema: PropertySchema,
     required: bool,
     text: String,
 }
@@ -32,22 +34,13 @@ pub struct ElicitForm {
 impl ElicitForm {
     /// The form for `request`.
     pub fn new(id: u64, request: ElicitationRequest) -> Self {
-        let required: Vec<&str> = request
-            .schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let fields = request
-            .schema
-            .get("properties")
-            .and_then(Value::as_object)
+        let requested = request.requested();
+        let fields = requested
+            .properties()
             .into_iter()
-            .flatten()
             .map(|(name, schema)| Field {
-                name: name.clone(),
-                required: required.contains(&name.as_str()),
-                text: match schema.get("default") {
+                required: requested.required().contains(&name),
+                text: match &schema.default {
                     Some(Value::String(s)) => s.clone(),
                     Some(Value::Array(items)) => items
                         .iter()
@@ -59,7 +52,8 @@ impl ElicitForm {
                     Some(v) => v.to_string(),
                     None => String::new(),
                 },
-                schema: schema.clone(),
+                name,
+                schema,
             })
             .collect();
         ElicitForm {
@@ -134,18 +128,9 @@ impl ElicitForm {
             Line::from(truncate(&sanitize(&self.message), width)),
         ];
         for (i, f) in self.fields.iter().enumerate() {
-            let kind = match f.schema.get("enum").and_then(Value::as_array) {
-                Some(options) => options
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .collect::<Vec<_>>()
-                    .join("|"),
-                None => f
-                    .schema
-                    .get("type")
-                    .and_then(Value::as_str)
-                    .unwrap_or("string")
-                    .to_string(),
+            let kind = match &f.schema.options {
+                Some(options) => options.join("|"),
+                None => f.schema.kind.as_deref().unwrap_or("string").to_string(),
             };
             let mark = if i == self.focus { "› " } else { "  " };
             let star = if f.required { "*" } else { "" };
@@ -154,7 +139,7 @@ impl ElicitForm {
                 Span::styled(format!("{}{star} ({kind}): ", f.name), bold),
                 Span::raw(f.text.clone()),
             ]));
-            if let Some(d) = f.schema.get("description").and_then(Value::as_str) {
+            if let Some(d) = &f.schema.description {
                 out.push(Line::from(Span::styled(
                     format!("    {}", truncate(d, width.saturating_sub(4))),
                     dim,
