@@ -1,7 +1,10 @@
 //! `tools/call` results to parts and display text (§6.5), on the raw JSON
-//! of the result so unknown content types survive.
+//! of the result read leniently (as Gemini CLI's JavaScript does) so
+//! unknown content types and odd fields survive.
 
 use gemini_rs_protocol::Part;
+use gemini_rs_protocol::lenient::{from_object, wrong_type_as_none};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 /// The response object Gemini CLI wraps a transport or protocol error in:
@@ -10,16 +13,75 @@ pub fn transport_error_response(message: &str) -> Value {
     json!({"error": {"message": message, "isError": true}})
 }
 
-fn truthy(v: Option<&Value>) -> bool {
-    matches!(v, Some(Value::Bool(true))) || matches!(v, Some(Value::String(s)) if s == "true")
+/// A `tools/call` result, read leniently: a field of the wrong type
+/// reads as absent, as Gemini CLI's JavaScript treats it.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct CallResult {
+    #[serde(default)]
+    is_error: Value,
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    error: Option<NestedError>,
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    content: Option<Vec<Value>>,
+}
+
+/// Gemini CLI's wrapped error, `{"error": {"isError": true, ..}}`.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct NestedError {
+    #[serde(default)]
+    is_error: Value,
+}
+
+/// One content block (text, image, audio, resource, resource link).
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Block {
+    #[serde(rename = "type", default, deserialize_with = "wrong_type_as_none")]
+    kind: Option<String>,
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    text: Option<String>,
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    mime_type: Option<String>,
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    data: Option<String>,
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    uri: Option<String>,
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    title: Option<String>,
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    name: Option<String>,
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    resource: Option<EmbeddedResource>,
+}
+
+/// An embedded resource's contents.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct EmbeddedResource {
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    text: Option<String>,
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    blob: Option<String>,
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    mime_type: Option<String>,
+}
+
+fn truthy(v: &Value) -> bool {
+    matches!(v, Value::Bool(true)) || matches!(v, Value::String(s) if s == "true")
+}
+
+/// The content blocks of a result; `None` when it has no `content` list.
+fn blocks(response: &Value) -> Option<Vec<Block>> {
+    let result: CallResult = from_object(response);
+    Some(result.content?.iter().map(from_object).collect())
 }
 
 /// Top-level `isError` true/`"true"`, or a nested `error.isError`.
 pub fn is_error(response: &Value) -> bool {
-    truthy(response.get("isError"))
-        || response
-            .get("error")
-            .is_some_and(|e| !e.is_null() && truthy(e.get("isError")))
+    let result: CallResult = from_object(response);
+    truthy(&result.is_error) || result.error.is_some_and(|e| truthy(&e.is_error))
 }
 
 /// The raw response parts as Gemini CLI serialises them:
@@ -47,15 +109,12 @@ fn compact(v: &Value) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
 
-fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str)
-}
-
 /// `title || name`, as JavaScript's `||` treats an empty title.
-fn title_or_name(v: &Value) -> &str {
-    str_field(v, "title")
+fn title_or_name(v: &Block) -> &str {
+    v.title
+        .as_deref()
         .filter(|t| !t.is_empty())
-        .or_else(|| str_field(v, "name"))
+        .or(v.name.as_deref())
         .unwrap_or("undefined")
 }
 
@@ -70,35 +129,35 @@ pub fn wrap_untrusted(text: &str) -> String {
 /// The parts the model gets for a successful result: texts wrapped as
 /// untrusted context ([`wrap_untrusted`]).
 pub fn to_parts(tool: &str, response: &Value) -> Vec<Part> {
-    let Some(content) = response.get("content").and_then(Value::as_array) else {
+    let Some(content) = blocks(response) else {
         return vec![Part::text("[Error: Could not parse tool response]")];
     };
     let mut parts = Vec::new();
-    for block in content {
-        match str_field(block, "type") {
+    for block in &content {
+        match block.kind.as_deref() {
             Some("text") => {
-                if let Some(t) = str_field(block, "text") {
+                if let Some(t) = &block.text {
                     parts.push(Part::text(wrap_untrusted(t)));
                 }
             }
             Some(kind @ ("image" | "audio")) => {
-                let mime = str_field(block, "mimeType").unwrap_or("undefined");
+                let mime = block.mime_type.as_deref().unwrap_or("undefined");
                 parts.push(Part::text(format!(
                     "[Tool '{tool}' provided the following {kind} data with mime-type: {mime}]"
                 )));
-                parts.push(Part::inline_data(
-                    mime,
-                    str_field(block, "data").unwrap_or(""),
-                ));
+                parts.push(Part::inline_data(mime, block.data.as_deref().unwrap_or("")));
             }
             Some("resource") => {
-                let Some(res) = block.get("resource") else {
+                let Some(res) = &block.resource else {
                     continue;
                 };
-                if let Some(t) = str_field(res, "text").filter(|t| !t.is_empty()) {
+                if let Some(t) = res.text.as_deref().filter(|t| !t.is_empty()) {
                     parts.push(Part::text(wrap_untrusted(t)));
-                } else if let Some(blob) = str_field(res, "blob") {
-                    let mime = str_field(res, "mimeType").unwrap_or("application/octet-stream");
+                } else if let Some(blob) = &res.blob {
+                    let mime = res
+                        .mime_type
+                        .as_deref()
+                        .unwrap_or("application/octet-stream");
                     parts.push(Part::text(format!(
                         "[Tool '{tool}' provided the following embedded resource with mime-type: {mime}]"
                     )));
@@ -106,7 +165,7 @@ pub fn to_parts(tool: &str, response: &Value) -> Vec<Part> {
                 }
             }
             Some("resource_link") => {
-                let uri = str_field(block, "uri").unwrap_or("undefined");
+                let uri = block.uri.as_deref().unwrap_or("undefined");
                 parts.push(Part::text(format!(
                     "Resource Link: {} at {uri}",
                     title_or_name(block)
@@ -120,34 +179,33 @@ pub fn to_parts(tool: &str, response: &Value) -> Vec<Part> {
 
 /// What the user sees for a successful result.
 pub fn to_display(tool: &str, response: &Value) -> String {
-    let Some(content) = response.get("content").and_then(Value::as_array) else {
+    let Some(content) = blocks(response) else {
         let pretty = serde_json::to_string_pretty(&raw_parts(tool, response)).unwrap_or_default();
         return format!("```json\n{pretty}\n```");
     };
     let lines: Vec<String> = content
         .iter()
         .map(|block| {
-            let mime = || {
-                str_field(block, "mimeType")
-                    .unwrap_or("undefined")
-                    .to_string()
-            };
-            match str_field(block, "type") {
-                Some("text") => str_field(block, "text").unwrap_or("").to_string(),
+            let mime = || block.mime_type.as_deref().unwrap_or("undefined");
+            match block.kind.as_deref() {
+                Some("text") => block.text.clone().unwrap_or_default(),
                 Some("image") => format!("[Image: {}]", mime()),
                 Some("audio") => format!("[Audio: {}]", mime()),
                 Some("resource_link") => format!(
                     "[Link to {}: {}]",
                     title_or_name(block),
-                    str_field(block, "uri").unwrap_or("undefined")
+                    block.uri.as_deref().unwrap_or("undefined")
                 ),
                 Some("resource") => {
-                    let res = block.get("resource").unwrap_or(&Value::Null);
-                    match str_field(res, "text").filter(|t| !t.is_empty()) {
+                    let res = block.resource.as_ref();
+                    match res
+                        .and_then(|r| r.text.as_deref())
+                        .filter(|t| !t.is_empty())
+                    {
                         Some(t) => t.to_string(),
                         None => format!(
                             "[Embedded Resource: {}]",
-                            str_field(res, "mimeType")
+                            res.and_then(|r| r.mime_type.as_deref())
                                 .filter(|m| !m.is_empty())
                                 .unwrap_or("unknown type")
                         ),

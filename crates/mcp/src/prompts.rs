@@ -1,15 +1,14 @@
-//! A server's prompts (`prompts/list`, `prompts/get`), as plain JSON: the
+//! A server's prompts (`prompts/list`, `prompts/get`), as MCP's types: the
 //! session offers them as slash commands.
 
 use super::client::McpConnection;
 use super::error::PromptError;
-use rmcp::model::GetPromptRequestParams;
+use rmcp::model::{GetPromptRequestParams, GetPromptResult, Prompt};
 use serde_json::{Map, Value, json};
 
 impl McpConnection {
-    /// The server's prompts (`{name, description, arguments: [{name,
-    /// required}]}`); none when it offers none or the listing fails.
-    pub async fn list_prompts(&self) -> Vec<Value> {
+    /// The server's prompts; none when it offers none or the listing fails.
+    pub async fn list_prompts(&self) -> Vec<Prompt> {
         let Some(peer) = self.peer() else {
             return Vec::new();
         };
@@ -21,10 +20,7 @@ impl McpConnection {
         }
         let listed = tokio::time::timeout(self.config.timeout(), peer.list_all_prompts()).await;
         match listed {
-            Ok(Ok(prompts)) => prompts
-                .iter()
-                .filter_map(|p| serde_json::to_value(p).ok())
-                .collect(),
+            Ok(Ok(prompts)) => prompts,
             Ok(Err(e)) => {
                 tracing::warn!(server = %self.config.name, "listing MCP prompts failed: {e}");
                 Vec::new()
@@ -41,7 +37,7 @@ impl McpConnection {
         &self,
         name: &str,
         arguments: Map<String, Value>,
-    ) -> Result<Value, PromptError> {
+    ) -> Result<GetPromptResult, PromptError> {
         let peer = self.peer().ok_or_else(|| PromptError::NotConnected {
             server: self.config.name.clone(),
         })?;
@@ -52,6 +48,6 @@ impl McpConnection {
             .map_err(|_| PromptError::TimedOut {
                 server: self.config.name.clone(),
             })??;
-        Ok(serde_json::to_value(answer)?)
+        Ok(answer)
     }
 }

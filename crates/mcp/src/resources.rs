@@ -7,7 +7,6 @@ use base64::Engine;
 use gemini_rs_protocol::Part;
 use rmcp::model::{ReadResourceRequestParams, ResourceContents};
 use rmcp::{Peer, RoleClient};
-use serde_json::Value;
 use std::time::Duration;
 
 /// A server's resources as listed at connection time.
@@ -107,10 +106,15 @@ pub async fn read(
             }
             #[allow(unreachable_patterns)]
             other => {
-                if let Ok(Value::Object(o)) = serde_json::to_value(&other)
-                    && let Some(Value::String(t)) = o.get("text")
+                /// A future kind of contents that carries a text.
+                #[derive(serde::Deserialize)]
+                struct WithText {
+                    text: String,
+                }
+                if let Ok(WithText { text }) =
+                    serde_json::to_value(&other).and_then(serde_json::from_value)
                 {
-                    parts.push(Part::text(t.clone()));
+                    parts.push(Part::text(text));
                 }
             }
         }

@@ -135,12 +135,17 @@ async fn impersonate(
             body,
         });
     }
-    body.get("token")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .ok_or_else(|| GoogleAuthError::NoToken {
+    serde_json::from_value::<IdTokenAnswer>(body)
+        .map(|answer| answer.token)
+        .map_err(|_| GoogleAuthError::NoToken {
             account: account.to_string(),
         })
+}
+
+/// The IAM credentials API's `generateIdToken` answer.
+#[derive(serde::Deserialize)]
+struct IdTokenAnswer {
+    token: String,
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ pub mod recorder;
 pub mod store;
 
 pub use recorder::{Challenge, ChallengeSlot};
-pub use store::TokenStore;
+pub use store::{StoredToken, TokenEntry, TokenStore};
 
 use super::config::OAuthConfig;
 use crate::host::Host;
@@ -166,11 +166,8 @@ pub async fn login(
 /// and those the server's challenge asks for, together, so that the new
 /// token keeps what the old one could do. `None` when there is no token
 /// yet or the challenge names no scope.
-fn step_up_scopes(
-    entry: Option<&serde_json::Value>,
-    challenge: Option<&str>,
-) -> Option<Vec<String>> {
-    let held = entry?.get("token")?.get("scope")?.as_str()?;
+fn step_up_scopes(entry: Option<&TokenEntry>, challenge: Option<&str>) -> Option<Vec<String>> {
+    let held = entry?.token.scope.as_deref()?;
     let asked = challenge_scope(challenge?)?;
     let mut scopes: Vec<String> = Vec::new();
     for scope in held.split_whitespace().chain(asked.split_whitespace()) {
@@ -228,9 +225,9 @@ async fn stored_manager(
     let mut manager = AuthorizationManager::new_allowing_private_addresses(url).await?;
     let store = token_store(host, server, url);
     manager.set_credential_store(store.clone());
-    let Some(entry) = store.entry() else {
+    if !store.has_entry() {
         return Ok(manager);
-    };
+    }
     if let Some(m) = settings_metadata(oauth) {
         manager.set_metadata(m);
     }
@@ -238,11 +235,14 @@ async fn stored_manager(
         tracing::warn!(server, "stored OAuth tokens unusable: {e}");
         return Ok(manager);
     }
+    let Some(entry) = store.entry() else {
+        return Ok(manager);
+    };
     let secret = oauth
         .client_secret
         .clone()
         .or_else(|| store.stored_client_secret());
-    if let (Some(secret), Some(id)) = (secret, entry["clientId"].as_str()) {
+    if let (Some(secret), Some(id)) = (secret, entry.client_id.as_deref()) {
         let redirect = oauth
             .redirect_uri
             .clone()
@@ -289,7 +289,7 @@ pub async fn stored_token(
 
 /// True when tokens for `server` are stored.
 pub fn has_tokens(host: &Host, server: &str, url: &str) -> bool {
-    token_store(host, server, url).entry().is_some()
+    token_store(host, server, url).has_entry()
 }
 
 /// Forgets the tokens of `server`.
@@ -304,7 +304,9 @@ mod tests {
 
     #[test]
     fn a_step_up_asks_for_the_held_scopes_and_the_challenged_ones() {
-        let entry = serde_json::json!({"token": {"scope": "mcp:basic offline_access"}});
+        let entry: TokenEntry = serde_json::from_value(serde_json::json!({"serverName": "s",
+                "token": {"scope": "mcp:basic offline_access"}}))
+        .unwrap();
         let challenge = r#"Bearer error="insufficient_scope", scope="mcp:basic mcp:write", resource_metadata="https://x/m""#;
         assert_eq!(
             step_up_scopes(Some(&entry), Some(challenge)).unwrap(),

@@ -5,13 +5,74 @@
 //! for clients registered with a secret (Gemini CLI ignores it).
 
 use rmcp::transport::auth::{AuthError, CredentialStore, OAuthTokenResponse, StoredCredentials};
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The token file's name under `~/.gemini`.
 pub const TOKEN_FILE: &str = "mcp-oauth-tokens.json";
+
+/// One server's entry in the token file (Gemini CLI's shape).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenEntry {
+    /// The server's name in the settings.
+    pub server_name: String,
+    /// The token itself.
+    #[serde(default)]
+    pub token: StoredToken,
+    /// The OAuth client the token was issued to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// The token endpoint (for Gemini CLI's refresh).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_url: Option<String>,
+    /// The server's URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_server_url: Option<String>,
+    /// When the entry was written, in ms since the epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<u64>,
+    /// The secret of a client registered with one (gemini-rs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+}
+
+/// An entry's `token` object.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredToken {
+    /// The access token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_token: Option<String>,
+    /// `Bearer`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_type: Option<String>,
+    /// The refresh token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<String>,
+    /// The granted scopes, space-separated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// When the access token expires, in ms since the epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<u64>,
+}
+
+/// An OAuth token response as RFC 6749 sends it (the fields we keep).
+#[derive(Debug, Serialize, Deserialize)]
+struct TokenWire {
+    access_token: String,
+    token_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    refresh_token: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scope: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    expires_in: Option<u64>,
+}
 
 /// One server's entry in the token file, as a store for rmcp.
 #[derive(Clone)]
@@ -62,7 +123,8 @@ impl TokenStore {
         }
     }
 
-    /// Every entry of the file (none when it is missing).
+    /// Every entry of the file, as written (none when it is missing):
+    /// other servers' entries are kept as they are.
     fn entries(&self) -> Result<Vec<Value>, AuthError> {
         match std::fs::read_to_string(&self.file) {
             Ok(text) => match serde_json::from_str::<Value>(&text) {
@@ -78,20 +140,39 @@ impl TokenStore {
         }
     }
 
-    /// This server's entry.
-    pub fn entry(&self) -> Option<Value> {
+    fn is_mine(&self, entry: &Value) -> bool {
+        entry["serverName"] == self.server.as_str()
+    }
+
+    /// This server's entry; an error names the file, the server and the
+    /// field when it is malformed.
+    fn load_entry(&self) -> Result<Option<TokenEntry>, AuthError> {
+        let Some(raw) = self.entries()?.into_iter().find(|e| self.is_mine(e)) else {
+            return Ok(None);
+        };
+        serde_json::from_value(raw).map(Some).map_err(|e| {
+            store_error(format!(
+                "{}: the entry of {}: {e}",
+                self.file.display(),
+                self.server
+            ))
+        })
+    }
+
+    /// This server's entry (`None` when there is none or it is unreadable).
+    pub fn entry(&self) -> Option<TokenEntry> {
+        self.load_entry().ok().flatten()
+    }
+
+    /// True when the file has an entry for this server (readable or not).
+    pub fn has_entry(&self) -> bool {
         self.entries()
-            .ok()?
-            .into_iter()
-            .find(|e| e["serverName"] == self.server.as_str())
+            .is_ok_and(|list| list.iter().any(|e| self.is_mine(e)))
     }
 
     /// The client secret kept in the entry.
     pub fn stored_client_secret(&self) -> Option<String> {
-        self.entry()?
-            .get("clientSecret")?
-            .as_str()
-            .map(str::to_string)
+        self.entry()?.client_secret
     }
 
     fn write(&self, entries: &[Value]) -> Result<(), AuthError> {
@@ -115,62 +196,82 @@ impl TokenStore {
         Ok(())
     }
 
-    fn replace(&self, entry: Option<Value>) -> Result<(), AuthError> {
+    fn replace(&self, entry: Option<TokenEntry>) -> Result<(), AuthError> {
         let mut entries: Vec<Value> = self
             .entries()
             .unwrap_or_default()
             .into_iter()
-            .filter(|e| e["serverName"] != self.server.as_str())
+            .filter(|e| !self.is_mine(e))
             .collect();
-        entries.extend(entry);
+        if let Some(entry) = entry {
+            entries.push(serde_json::to_value(entry).map_err(store_error)?);
+        }
         self.write(&entries)
     }
 }
 
 /// A token response from an entry's `token` object.
-fn token_response(token: &Value, received_secs: u64) -> Option<OAuthTokenResponse> {
-    let mut raw = Map::new();
-    raw.insert("access_token".into(), token.get("accessToken")?.clone());
-    let kind = token
-        .get("tokenType")
-        .and_then(Value::as_str)
-        .unwrap_or("Bearer")
-        .to_ascii_lowercase();
-    raw.insert("token_type".into(), Value::String(kind));
-    if let Some(r) = token.get("refreshToken").filter(|v| v.is_string()) {
-        raw.insert("refresh_token".into(), r.clone());
+fn token_response(token: &StoredToken, received_secs: u64) -> Option<OAuthTokenResponse> {
+    let wire = TokenWire {
+        access_token: token.access_token.clone()?,
+        token_type: token
+            .token_type
+            .as_deref()
+            .unwrap_or("Bearer")
+            .to_ascii_lowercase(),
+        refresh_token: token.refresh_token.clone(),
+        scope: token.scope.clone(),
+        expires_in: token
+            .expires_at
+            .map(|at| (at / 1000).saturating_sub(received_secs)),
+    };
+    serde_json::to_value(wire)
+        .and_then(serde_json::from_value)
+        .ok()
+}
+
+/// The `token` object of an entry from rmcp's credentials.
+fn stored_token(credentials: &StoredCredentials) -> StoredToken {
+    let wire: Option<TokenWire> = credentials
+        .token_response
+        .as_ref()
+        .and_then(|t| serde_json::to_value(t).ok())
+        .and_then(|v| serde_json::from_value(v).ok());
+    let Some(wire) = wire else {
+        return StoredToken::default();
+    };
+    let scope = wire
+        .scope
+        .unwrap_or_else(|| credentials.granted_scopes.join(" "));
+    let received = credentials.token_received_at.unwrap_or(now_ms() / 1000);
+    StoredToken {
+        access_token: Some(wire.access_token),
+        token_type: Some("Bearer".into()),
+        refresh_token: wire.refresh_token,
+        scope: (!scope.is_empty()).then_some(scope),
+        expires_at: wire.expires_in.map(|left| (received + left) * 1000),
     }
-    if let Some(s) = token.get("scope").filter(|v| v.is_string()) {
-        raw.insert("scope".into(), s.clone());
-    }
-    if let Some(at) = token.get("expiresAt").and_then(Value::as_u64) {
-        let left = (at / 1000).saturating_sub(received_secs);
-        raw.insert("expires_in".into(), json!(left));
-    }
-    serde_json::from_value(Value::Object(raw)).ok()
 }
 
 #[async_trait::async_trait]
 impl CredentialStore for TokenStore {
     async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
-        let Some(entry) = self
-            .entries()?
-            .into_iter()
-            .find(|e| e["serverName"] == self.server.as_str())
-        else {
+        let Some(entry) = self.load_entry()? else {
             return Ok(None);
         };
-        let Some(client_id) = entry.get("clientId").and_then(Value::as_str) else {
+        let Some(client_id) = entry.client_id else {
             return Ok(None);
         };
         let now = now_ms() / 1000;
-        let token = token_response(&entry["token"], now);
-        let scopes = entry["token"]["scope"]
-            .as_str()
+        let token = token_response(&entry.token, now);
+        let scopes = entry
+            .token
+            .scope
+            .as_deref()
             .map(|s| s.split_whitespace().map(str::to_string).collect())
             .unwrap_or_default();
         Ok(Some(StoredCredentials::new(
-            client_id.to_string(),
+            client_id,
             token,
             scopes,
             Some(now),
@@ -179,55 +280,27 @@ impl CredentialStore for TokenStore {
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
         let previous = self.entry();
-        let mut token = Map::new();
-        let raw = credentials
-            .token_response
-            .as_ref()
-            .and_then(|t| serde_json::to_value(t).ok())
-            .unwrap_or(Value::Null);
-        if let Some(access) = raw.get("access_token") {
-            token.insert("accessToken".into(), access.clone());
-            token.insert("tokenType".into(), json!("Bearer"));
-            if let Some(r) = raw.get("refresh_token").filter(|v| v.is_string()) {
-                token.insert("refreshToken".into(), r.clone());
-            }
-            let scope = match raw.get("scope").and_then(Value::as_str) {
-                Some(s) => s.to_string(),
-                None => credentials.granted_scopes.join(" "),
-            };
-            if !scope.is_empty() {
-                token.insert("scope".into(), json!(scope));
-            }
-            if let Some(left) = raw.get("expires_in").and_then(Value::as_u64) {
-                let received = credentials.token_received_at.unwrap_or(now_ms() / 1000);
-                token.insert("expiresAt".into(), json!((received + left) * 1000));
-            }
-        }
         let token_url = self
             .token_url
             .lock()
             .ok()
             .and_then(|t| t.clone())
-            .or_else(|| {
-                previous
-                    .as_ref()
-                    .and_then(|p| p["tokenUrl"].as_str().map(String::from))
-            });
-        let secret = self
+            .or_else(|| previous.as_ref().and_then(|p| p.token_url.clone()));
+        let client_secret = self
             .client_secret
             .lock()
             .ok()
             .and_then(|s| s.clone())
-            .or_else(|| self.stored_client_secret());
-        let mut entry = json!({"serverName": self.server, "token": token,
-            "clientId": credentials.client_id, "mcpServerUrl": self.server_url,
-            "updatedAt": now_ms()});
-        if let Some(url) = token_url {
-            entry["tokenUrl"] = json!(url);
-        }
-        if let Some(secret) = secret {
-            entry["clientSecret"] = json!(secret);
-        }
+            .or_else(|| previous.and_then(|p| p.client_secret));
+        let entry = TokenEntry {
+            server_name: self.server.clone(),
+            token: stored_token(&credentials),
+            client_id: Some(credentials.client_id),
+            token_url,
+            mcp_server_url: Some(self.server_url.clone()),
+            updated_at: Some(now_ms()),
+            client_secret,
+        };
         self.replace(Some(entry))
     }
 
@@ -239,6 +312,7 @@ impl CredentialStore for TokenStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[tokio::test]
     async fn entries_round_trip_in_gemini_clis_shape() {
@@ -281,5 +355,25 @@ mod tests {
         store.clear().await.unwrap();
         other.clear().await.unwrap();
         assert!(!dir.path().join(TOKEN_FILE).exists());
+    }
+
+    #[tokio::test]
+    async fn a_malformed_entry_is_an_error_naming_the_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(TOKEN_FILE);
+        let list = json!([{"serverName": "gh", "token": {"accessToken": 7}, "clientId": "c"},
+            {"serverName": "other", "odd": true}]);
+        std::fs::write(&file, list.to_string()).unwrap();
+        let store = TokenStore::new(dir.path(), "gh", "https://mcp.example/mcp");
+        let e = store.load().await.unwrap_err().to_string();
+        assert!(
+            e.contains("the entry of gh") && e.contains("invalid type"),
+            "{e}"
+        );
+        assert!(store.entry().is_none());
+        store.clear().await.unwrap();
+        let left: Vec<Value> =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        assert_eq!(left, [json!({"serverName": "other", "odd": true})]);
     }
 }

@@ -6,6 +6,7 @@ use super::error::CommandError;
 use super::{CommandSource, CustomCommand, PromptArgument};
 use crate::tools::mcp::{McpConnection, McpManager};
 use gemini_rs_protocol::Part;
+use rmcp::model::{ContentBlock, ResourceContents};
 use serde_json::{Map, Value};
 
 /// The prompts of every connected server as commands.
@@ -21,28 +22,20 @@ pub async fn mcp_prompt_commands(mcp: &McpManager) -> Vec<CustomCommand> {
 pub async fn connection_prompt_commands(conn: &McpConnection) -> Vec<CustomCommand> {
     let mut out = Vec::new();
     for prompt in conn.list_prompts().await {
-        let Some(name) = prompt.get("name").and_then(Value::as_str) else {
-            continue;
-        };
         let arguments = prompt
-            .get("arguments")
-            .and_then(Value::as_array)
+            .arguments
             .into_iter()
             .flatten()
-            .filter_map(|a| {
-                Some(PromptArgument {
-                    name: a.get("name")?.as_str()?.to_string(),
-                    required: a.get("required").and_then(Value::as_bool) == Some(true),
-                })
+            .map(|a| PromptArgument {
+                name: a.name,
+                required: a.required == Some(true),
             })
             .collect();
         let description = prompt
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or("Invoke this MCP prompt")
-            .to_string();
+            .description
+            .unwrap_or_else(|| "Invoke this MCP prompt".to_string());
         out.push(CustomCommand {
-            name: name.to_string(),
+            name: prompt.name,
             description,
             source: CommandSource::McpPrompt {
                 server: conn.config.name.clone(),
@@ -74,11 +67,9 @@ pub async fn prompt_turn(
         })?;
     let result = conn.get_prompt(&cmd.name, inputs).await?;
     let parts: Vec<Part> = result
-        .get("messages")
-        .and_then(Value::as_array)
+        .messages
         .into_iter()
-        .flatten()
-        .filter_map(|m| message_part(m.get("content")?))
+        .filter_map(|m| message_part(m.content))
         .collect();
     if parts.is_empty() {
         return Err(CommandError::EmptyPrompt);
@@ -87,24 +78,21 @@ pub async fn prompt_turn(
 }
 
 /// One message's content as a part: text, an image, or a resource's text.
-fn message_part(content: &Value) -> Option<Part> {
-    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-    match content.get("type")?.as_str()? {
-        "text" => Some(Part::text(s(content, "text")?)),
-        "image" | "audio" => Some(Part::inline_data(
-            s(content, "mimeType")?,
-            s(content, "data")?,
-        )),
-        "resource" => {
-            let res = content.get("resource")?;
-            match s(res, "text") {
-                Some(text) => Some(Part::text(text)),
-                None => Some(Part::inline_data(
-                    s(res, "mimeType").unwrap_or_else(|| "application/octet-stream".into()),
-                    s(res, "blob")?,
-                )),
-            }
-        }
+fn message_part(content: ContentBlock) -> Option<Part> {
+    match content {
+        ContentBlock::Text(t) => Some(Part::text(t.text)),
+        ContentBlock::Image(i) => Some(Part::inline_data(i.mime_type, i.data)),
+        ContentBlock::Audio(a) => Some(Part::inline_data(a.mime_type, a.data)),
+        ContentBlock::Resource(r) => match r.resource {
+            ResourceContents::TextResourceContents { text, .. } => Some(Part::text(text)),
+            ResourceContents::BlobResourceContents {
+                mime_type, blob, ..
+            } => Some(Part::inline_data(
+                mime_type.unwrap_or_else(|| "application/octet-stream".into()),
+                blob,
+            )),
+            _ => None,
+        },
         _ => None,
     }
 }
