@@ -4,6 +4,7 @@
 
 use crate::subcommand::{Scratch, copy_dir, git_clone, is_git_source, valid_name};
 use gemini_rs_core::GeminiPaths;
+use gemini_rs_protocol::extension::{InstallRecord, Manifest};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -45,9 +46,8 @@ pub fn install(paths: &GeminiPaths, source: &str) -> Result<String, String> {
         let _ = std::fs::remove_dir_all(&target);
         return Err(e);
     }
-    let record = json!({"source": source, "type": if is_git { "git" } else { "local" }});
-    std::fs::write(target.join(INSTALL_RECORD), format!("{record:#}"))
-        .map_err(|e| format!("Could not write the install record: {e}"))?;
+    let kind = if is_git { "git" } else { "local" };
+    write_record(&target, source, kind)?;
     Ok(name)
 }
 
@@ -56,26 +56,21 @@ pub fn install(paths: &GeminiPaths, source: &str) -> Result<String, String> {
 /// by the user; kept in the extension's `.env` (mode 0600).
 fn ask_settings(dir: &Path) -> Result<(), String> {
     use std::io::{BufRead, IsTerminal, Write};
-    let manifest: Value = read_manifest(&dir.join("gemini-extension.json"))
+    let manifest = read_manifest(&dir.join("gemini-extension.json"))
         .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or(Value::Null);
-    let Some(settings) = manifest.get("settings").and_then(Value::as_array) else {
-        return Ok(());
-    };
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .map(|v| Manifest::from_value(&v))
+        .unwrap_or_default();
     let mut lines = Vec::new();
-    for setting in settings {
-        let Some(var) = setting.get("envVar").and_then(Value::as_str) else {
+    for setting in manifest.settings() {
+        let Some(var) = setting.env_var.as_deref() else {
             continue;
         };
-        let label = setting.get("name").and_then(Value::as_str).unwrap_or(var);
+        let label = setting.name.as_deref().unwrap_or(var);
         let value = match std::env::var(var).ok().filter(|v| !v.is_empty()) {
             Some(v) => v,
             None if std::io::stdin().is_terminal() => {
-                let about = setting
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
+                let about = setting.description.as_deref().unwrap_or("");
                 print!("{label} ({about}): ");
                 let _ = std::io::stdout().flush();
                 let mut line = String::new();
@@ -123,10 +118,20 @@ pub fn link(paths: &GeminiPaths, source: &str) -> Result<String, String> {
     }
     std::fs::create_dir_all(&target)
         .map_err(|e| format!("Could not create {}: {e}", target.display()))?;
-    let record = json!({"source": from, "type": "link"});
-    std::fs::write(target.join(INSTALL_RECORD), format!("{record:#}"))
-        .map_err(|e| format!("Could not write the install record: {e}"))?;
+    write_record(&target, &from.display().to_string(), "link")?;
     Ok(name)
+}
+
+/// Writes Gemini CLI's install record into `target`.
+fn write_record(target: &Path, source: &str, kind: &str) -> Result<(), String> {
+    let record = InstallRecord {
+        source: Some(source.to_string()),
+        kind: Some(kind.to_string()),
+    };
+    let text = serde_json::to_string_pretty(&record)
+        .map_err(|e| format!("Could not write the install record: {e}"))?;
+    std::fs::write(target.join(INSTALL_RECORD), text)
+        .map_err(|e| format!("Could not write the install record: {e}"))
 }
 
 /// The valid `name` of the manifest in `dir`.
@@ -138,11 +143,9 @@ fn manifest_name(dir: &Path) -> Result<String, String> {
             serde_json::from_str(&t)
                 .map_err(|e| format!("{} is not valid JSON: {e}", manifest_path.display()))
         })?;
-    manifest
-        .get("name")
-        .and_then(Value::as_str)
+    Manifest::from_value(&manifest)
+        .name
         .filter(|n| valid_name(n))
-        .map(str::to_string)
         .ok_or_else(|| {
             format!(
                 "{} needs a \"name\" (letters, digits, dashes and underscores).",
@@ -155,18 +158,17 @@ fn manifest_name(dir: &Path) -> Result<String, String> {
 /// linked extension needs nothing).
 pub fn update(paths: &GeminiPaths, name: &str) -> Result<(), String> {
     let dir = paths.gemini_dir.join("extensions").join(name);
-    let record: Value = read_manifest(&dir.join(INSTALL_RECORD))
+    let record = read_manifest(&dir.join(INSTALL_RECORD))
         .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .map(|v| InstallRecord::from_value(&v))
         .ok_or_else(|| format!("Extension \"{name}\" has no install record to update from."))?;
-    if record.get("type").and_then(Value::as_str) == Some("link") {
+    if record.is_link() {
         return Ok(());
     }
     let source = record
-        .get("source")
-        .and_then(Value::as_str)
-        .ok_or_else(|| format!("The install record of \"{name}\" names no source."))?
-        .to_string();
+        .source
+        .ok_or_else(|| format!("The install record of \"{name}\" names no source."))?;
     // Keep the old copy until the new one is in place.
     let backup = dir.with_extension(format!("old-{}", uuid::Uuid::new_v4().simple()));
     std::fs::rename(&dir, &backup).map_err(|e| format!("Could not move {}: {e}", dir.display()))?;

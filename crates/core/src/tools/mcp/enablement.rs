@@ -4,8 +4,24 @@
 //! is on unless a rule says otherwise; the last rule matching the working
 //! directory wins; `!` disables; a trailing `*` covers subdirectories.
 
-use serde_json::Value;
+use gemini_rs_protocol::lenient::{from_object, strings_of_list};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use std::path::Path;
+
+/// One extension's entry in the file (other keys kept as they are).
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Entry {
+    /// The rules, in order.
+    #[serde(
+        default,
+        deserialize_with = "strings_of_list",
+        skip_serializing_if = "Option::is_none"
+    )]
+    overrides: Option<Vec<String>>,
+    #[serde(flatten)]
+    extra: Map<String, Value>,
+}
 
 /// Whether extension `name` is on in `cwd`.
 pub fn is_enabled(gemini_dir: &Path, name: &str, cwd: &Path) -> bool {
@@ -28,13 +44,12 @@ pub fn is_enabled(gemini_dir: &Path, name: &str, cwd: &Path) -> bool {
     };
     let path = with_slashes(&cwd.to_string_lossy());
     let mut enabled = true;
-    let rules = config
-        .pointer(&format!(
-            "/{}/overrides",
-            name.replace('~', "~0").replace('/', "~1")
-        ))
-        .and_then(Value::as_array);
-    for rule in rules.into_iter().flatten().filter_map(Value::as_str) {
+    let entry: Entry = config
+        .as_object()
+        .and_then(|extensions| extensions.get(name))
+        .map(from_object)
+        .unwrap_or_default();
+    for rule in entry.overrides.iter().flatten().map(String::as_str) {
         let (disable, rule) = match rule.strip_prefix('!') {
             Some(r) => (true, r),
             None => (false, rule),
@@ -68,7 +83,7 @@ pub fn set_enabled(
 ) -> std::io::Result<()> {
     let dir = gemini_dir.join("extensions");
     let file = dir.join("extension-enablement.json");
-    let mut config: serde_json::Map<String, Value> = crate::config::input_file::read_input(
+    let mut config: Map<String, Value> = crate::config::input_file::read_input(
         &file,
         None,
         crate::config::input_file::MAX_INPUT_BYTES,
@@ -78,24 +93,24 @@ pub fn set_enabled(
     .unwrap_or_default();
     let base = with_slashes(&scope.to_string_lossy());
     let rule = format!("{}{base}*", if enable { "" } else { "!" });
-    let entry = config
-        .entry(name.to_string())
-        .or_insert_with(|| serde_json::json!({"overrides": []}));
-    let kept: Vec<Value> = entry
-        .get("overrides")
-        .and_then(Value::as_array)
+    let entry: Entry = config.get(name).map(from_object).unwrap_or_default();
+    let kept: Vec<String> = entry
+        .overrides
         .into_iter()
         .flatten()
-        .filter_map(Value::as_str)
         .filter(|old| {
             let old_base = old.trim_start_matches('!').trim_end_matches('*');
             // The same folder (either way), or a folder below the new rule.
             with_slashes(old_base) != base && !with_slashes(old_base).starts_with(&base)
         })
-        .map(|s| Value::String(s.to_string()))
-        .chain([Value::String(rule)])
+        .chain([rule])
         .collect();
-    entry["overrides"] = Value::Array(kept);
+    let entry = Entry {
+        overrides: Some(kept),
+        extra: entry.extra,
+    };
+    let entry = serde_json::to_value(entry).map_err(std::io::Error::other)?;
+    config.insert(name.to_string(), entry);
     std::fs::create_dir_all(&dir)?;
     let text =
         serde_json::to_string_pretty(&Value::Object(config)).map_err(std::io::Error::other)?;

@@ -10,6 +10,7 @@
 use super::config::{McpServerConfig, configured_servers};
 use crate::config::input_file::{MAX_INPUT_BYTES, read_input};
 use crate::config::{GeminiPaths, Settings};
+use gemini_rs_protocol::extension::{InstallRecord, Manifest};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -63,12 +64,10 @@ fn effective_dir(dir: &Path) -> PathBuf {
         MAX_INPUT_BYTES,
     )
     .ok()
-    .and_then(|t| serde_json::from_str::<Value>(&t).ok());
+    .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+    .map(|v| InstallRecord::from_value(&v));
     match record {
-        Some(r) if r.get("type").and_then(Value::as_str) == Some("link") => r
-            .get("source")
-            .and_then(Value::as_str)
-            .map_or_else(|| dir.to_path_buf(), PathBuf::from),
+        Some(r) if r.is_link() => r.source.map_or_else(|| dir.to_path_buf(), PathBuf::from),
         _ => dir.to_path_buf(),
     }
 }
@@ -104,18 +103,15 @@ pub fn load_extension(dir: &Path, workspace: &Path) -> Result<Option<Extension>,
         Err(e) if e.is_missing() => return Ok(None),
         Err(e) => return Err(ExtensionSkipped::Unreadable(e)),
     };
-    let mut manifest: Value =
+    let raw: Value =
         serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|source| {
             ExtensionSkipped::NotJson {
                 file: file.clone(),
                 source,
             }
         })?;
-    let Some(name) = manifest
-        .get("name")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-    else {
+    let mut manifest = Manifest::from_value(&raw);
+    let Some(name) = manifest.name.clone() else {
         return Err(ExtensionSkipped::NoName(file));
     };
     let sep = std::path::MAIN_SEPARATOR.to_string();
@@ -136,14 +132,10 @@ pub fn load_extension(dir: &Path, workspace: &Path) -> Result<Option<Extension>,
             .unwrap_or_default()
     };
     let declared: Vec<String> = manifest
-        .get("settings")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.get("envVar").and_then(Value::as_str).map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
+        .settings()
+        .into_iter()
+        .filter_map(|s| s.env_var)
+        .collect();
     let project: Vec<(String, String)> = read_env(workspace.join(".env"))
         .into_iter()
         .filter(|(k, _)| declared.contains(k))
@@ -152,38 +144,21 @@ pub fn load_extension(dir: &Path, workspace: &Path) -> Result<Option<Extension>,
     settings.retain(|(k, _)| !project.iter().any(|(p, _)| p == k));
     settings.extend(project);
     vars.extend(settings.iter().map(|(k, v)| (k.as_str(), v.clone())));
-    if let Some(servers) = manifest.get_mut("mcpServers") {
-        substitute(servers, &vars);
-    }
     let servers = manifest
-        .get("mcpServers")
-        .and_then(Value::as_object)
-        .map(|o| {
-            o.iter()
-                .filter(|(_, v)| v.is_object())
-                .map(|(k, v)| McpServerConfig::from_value(k, v))
-                .collect()
+        .mcp_servers
+        .iter_mut()
+        .flatten()
+        .filter(|(_, v)| v.is_object())
+        .map(|(k, v)| {
+            substitute(v, &vars);
+            McpServerConfig::from_value(k, v)
         })
-        .unwrap_or_default();
-    let exclude_tools = manifest
-        .get("excludeTools")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
-    let context_names: Vec<String> = match manifest.get("contextFileName") {
-        Some(Value::String(s)) => vec![s.clone()],
-        Some(Value::Array(a)) => a
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_string)
-            .collect(),
-        _ => vec!["GEMINI.md".to_string()],
-    };
+        .collect();
+    let exclude_tools = manifest.exclude_tools.take().unwrap_or_default();
+    let context_names = manifest
+        .context_file_name
+        .take()
+        .unwrap_or_else(|| vec!["GEMINI.md".to_string()]);
     let context_files = context_names
         .iter()
         .map(|n| dir.join(n))
@@ -195,11 +170,7 @@ pub fn load_extension(dir: &Path, workspace: &Path) -> Result<Option<Extension>,
         context_files,
         plan_directory,
         plan_warning,
-        version: manifest
-            .get("version")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string(),
+        version: manifest.version.unwrap_or_default(),
         path: dir.clone(),
         servers,
         exclude_tools,
@@ -208,8 +179,8 @@ pub fn load_extension(dir: &Path, workspace: &Path) -> Result<Option<Extension>,
 
 /// The manifest's `plan.directory`, as Gemini CLI 0.61 takes it: a
 /// relative path without `..`; anything else is refused with a warning.
-fn plan_directory(manifest: &Value, name: &str) -> (Option<String>, Option<String>) {
-    let Some(dir) = manifest.get("plan").and_then(|p| p.get("directory")) else {
+fn plan_directory(manifest: &Manifest, name: &str) -> (Option<String>, Option<String>) {
+    let Some(dir) = manifest.plan.as_ref().and_then(|p| p.directory.as_ref()) else {
         return (None, None);
     };
     match dir.as_str() {

@@ -2,8 +2,18 @@
 //! off by `mcp disable` (`{"name": {"enabled": false}}`, names lowercased),
 //! shared with Gemini CLI so both agree on what runs.
 
+use gemini_rs_protocol::lenient::{from_object, wrong_type_as_none};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
+
+/// One server's entry in the file.
+#[derive(Debug, Default, Deserialize)]
+struct Entry {
+    /// `false` when switched off.
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    enabled: Option<bool>,
+}
 
 /// The file's name under `~/.gemini`.
 const FILE: &str = "mcp-server-enablement.json";
@@ -32,7 +42,7 @@ fn read(gemini_dir: &Path) -> Map<String, Value> {
 pub fn disabled(gemini_dir: &Path) -> Vec<String> {
     read(gemini_dir)
         .into_iter()
-        .filter(|(_, v)| v.get("enabled").and_then(Value::as_bool) == Some(false))
+        .filter(|(_, v)| from_object::<Entry>(v).enabled == Some(false))
         .map(|(k, _)| normalize(&k))
         .collect()
 }
