@@ -227,3 +227,32 @@ fn hello_chunk() -> Value {
         "finishReason": "STOP", "index": 0}],
         "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 3, "totalTokenCount": 13}})
 }
+
+#[test]
+fn a_malformed_message_is_refused_naming_its_field() {
+    let sb = Sandbox::new();
+    let served = Served::start(&sb, "127.0.0.1:0", &[]);
+    let post = |body: &str| {
+        let (status, answer) =
+            super::http(&served.addr, &super::request("POST", "/a2a", &[], body));
+        assert_eq!(status, 200, "{answer}");
+        answer
+    };
+    let wrong_id = r#"{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","taskId":5,"parts":[{"text":"hi"}]}}}"#;
+    let answer = post(wrong_id);
+    assert!(answer.contains(r#""code":-32602"#), "{answer}");
+    assert!(
+        answer.contains("params.message.taskId: invalid type: integer `5`, expected a string"),
+        "{answer}"
+    );
+    let no_message = r#"{"jsonrpc":"2.0","id":2,"method":"SendStreamingMessage","params":{}}"#;
+    assert!(post(no_message).contains("params.message is required"));
+    let no_parts = r#"{"jsonrpc":"2.0","id":3,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","parts":[]}}}"#;
+    assert!(post(no_parts).contains("message.parts is empty"));
+    let no_version = r#"{"id":4,"method":"GetTask","params":{"id":"x"}}"#;
+    let answer = post(no_version);
+    assert!(
+        answer.contains(r#""code":-32600"#) && answer.contains(r#""id":4"#),
+        "{answer}"
+    );
+}

@@ -7,6 +7,9 @@
 //! conversation goes on; a finished task's id is dropped.
 
 use futures::StreamExt;
+use gemini_rs_protocol::a2a::{AgentCard, Artifact, Message, Part, StreamResponse};
+use gemini_rs_protocol::jsonrpc::{Envelope, RpcErrorObject};
+use gemini_rs_protocol::lenient::{from_object, typed};
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -72,19 +75,16 @@ pub struct Reassembler {
 }
 
 /// The text of A2A 1.0 parts (data as JSON, files by name or URL).
-fn parts_text(parts: &Value) -> String {
-    let Some(parts) = parts.as_array() else {
-        return String::new();
-    };
+fn parts_text(parts: &[Part]) -> String {
     parts
         .iter()
         .filter_map(|p| {
-            if let Some(t) = p["text"].as_str() {
-                Some(t.to_string())
-            } else if let Some(d) = p.get("data") {
+            if let Some(t) = &p.text {
+                Some(t.clone())
+            } else if let Some(d) = &p.data {
                 Some(format!("Data: {d}"))
-            } else if p.get("url").is_some() || p.get("raw").is_some() {
-                let name = p["filename"].as_str().or(p["url"].as_str());
+            } else if p.url.is_some() || p.raw.is_some() {
+                let name = p.filename.as_deref().or(p.url.as_deref());
                 Some(format!("File: {}", name.unwrap_or("[binary/unnamed]")))
             } else {
                 None
@@ -94,37 +94,21 @@ fn parts_text(parts: &Value) -> String {
         .collect()
 }
 
-/// Whether an A2A 1.0 task state is final.
-fn terminal(state: &Value) -> bool {
-    matches!(
-        state.as_str(),
-        Some(
-            "TASK_STATE_COMPLETED"
-                | "TASK_STATE_FAILED"
-                | "TASK_STATE_CANCELED"
-                | "TASK_STATE_REJECTED"
-        )
-    )
-}
-
 impl Reassembler {
-    fn push_message(&mut self, message: &Value) {
-        if !message.is_object() || message["role"] == "ROLE_USER" {
+    fn push_message(&mut self, message: Option<&Message>) {
+        let Some(message) = message.filter(|m| !m.is_user()) else {
             return;
-        }
-        let text = parts_text(&message["parts"]);
+        };
+        let text = parts_text(&message.parts);
         if !text.is_empty() && self.messages.last() != Some(&text) {
             self.messages.push(text);
         }
     }
 
-    fn set_artifact(&mut self, artifact: &Value, append: bool) {
-        let id = artifact["artifactId"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        let name = artifact["name"].as_str().map(str::to_string);
-        let text = parts_text(&artifact["parts"]);
+    fn set_artifact(&mut self, artifact: &Artifact, append: bool) {
+        let id = artifact.artifact_id.clone();
+        let name = artifact.name.clone();
+        let text = parts_text(&artifact.parts);
         match self.artifacts.iter_mut().find(|(i, ..)| *i == id) {
             Some((_, _, chunks)) if append => chunks.push(text),
             Some((_, old, chunks)) => {
@@ -136,30 +120,24 @@ impl Reassembler {
     }
 
     /// Takes in one `StreamResponse` (or `SendMessageResponse`).
-    pub fn update(&mut self, event: &Value) {
-        if let Some(message) = event.get("message") {
-            self.push_message(message);
-        } else if let Some(update) = event.get("statusUpdate") {
-            self.push_message(&update["status"]["message"]);
-        } else if let Some(update) = event.get("artifactUpdate") {
-            let append = update["append"] == json!(true);
-            self.set_artifact(&update["artifact"], append);
-        } else if let Some(task) = event.get("task") {
-            self.push_message(&task["status"]["message"]);
-            for artifact in task["artifacts"].as_array().into_iter().flatten() {
+    pub fn update(&mut self, event: &StreamResponse) {
+        if let Some(message) = &event.message {
+            self.push_message(Some(message));
+        } else if let Some(update) = &event.status_update {
+            self.push_message(update.status.message.as_ref());
+        } else if let Some(update) = &event.artifact_update {
+            self.set_artifact(&update.artifact, update.append);
+        } else if let Some(task) = &event.task {
+            self.push_message(task.status.message.as_ref());
+            for artifact in task.artifacts.iter().flatten() {
                 self.set_artifact(artifact, false);
             }
-            let history = task["history"].as_array();
-            if terminal(&task["status"]["state"])
+            if task.status.is_final()
                 && self.messages.is_empty()
                 && self.artifacts.is_empty()
-                && let Some(last) = history
-                    .into_iter()
-                    .flatten()
-                    .rev()
-                    .find(|m| m["role"] == "ROLE_AGENT")
+                && let Some(last) = task.history.iter().flatten().rev().find(|m| m.is_agent())
             {
-                self.push_message(last);
+                self.push_message(Some(last));
             }
         }
     }
@@ -185,31 +163,39 @@ impl Reassembler {
 }
 
 /// Notes the ids an event carries (0.61's `extractIdsFromResponse`).
-fn track(conversation: &mut Conversation, event: &Value) {
-    let (body, id_key) = if let Some(task) = event.get("task") {
-        (task, "id")
-    } else if let Some(u) = event.get("statusUpdate").or(event.get("artifactUpdate")) {
-        (u, "taskId")
-    } else if let Some(m) = event.get("message") {
-        (m, "taskId")
+fn track(conversation: &mut Conversation, event: &StreamResponse) {
+    let (context, task, done) = if let Some(t) = &event.task {
+        (Some(&*t.context_id), Some(&*t.id), t.status.is_final())
+    } else if let Some(u) = &event.status_update {
+        (Some(&*u.context_id), Some(&*u.task_id), u.status.is_final())
+    } else if let Some(u) = &event.artifact_update {
+        (Some(&*u.context_id), Some(&*u.task_id), false)
+    } else if let Some(m) = &event.message {
+        (m.context_id.as_deref(), m.task_id.as_deref(), false)
     } else {
         return;
     };
-    if let Some(c) = body["contextId"].as_str() {
+    if let Some(c) = context.filter(|c| !c.is_empty()) {
         conversation.context_id = Some(c.to_string());
     }
-    if terminal(&body["status"]["state"]) {
+    if done {
         conversation.task_id = None;
-    } else if let Some(t) = body[id_key].as_str() {
+    } else if let Some(t) = task.filter(|t| !t.is_empty()) {
         conversation.task_id = Some(t.to_string());
     }
 }
 
+/// A JSON text read as `T`; the error names the field that does not fit.
+fn read<T: serde::de::DeserializeOwned>(text: &[u8]) -> Result<T, String> {
+    let value: Value = serde_json::from_slice(text).map_err(|e| format!("not JSON: {e}"))?;
+    typed(value).map_err(|e| e.to_string())
+}
+
 /// The agent's card.
-async fn load_card(http: &reqwest::Client, source: &CardSource) -> Result<Value, RemoteError> {
+async fn load_card(http: &reqwest::Client, source: &CardSource) -> Result<AgentCard, RemoteError> {
     let url = match source {
         CardSource::Json(text) => {
-            return serde_json::from_str(text)
+            return read(text.as_bytes())
                 .map_err(|e| RemoteError::Other(format!("agent_card_json: {e}")));
         }
         CardSource::Url(url) => url,
@@ -237,45 +223,37 @@ async fn load_card(http: &reqwest::Client, source: &CardSource) -> Result<Value,
         }
         _ => {}
     }
-    response
-        .json()
+    let body = response
+        .bytes()
         .await
-        .map_err(|e| RemoteError::Other(format!("the agent card at {url} is not JSON: {e}")))
+        .map_err(|e| RemoteError::Connection(url.clone(), e.to_string()))?;
+    read(&body).map_err(|e| RemoteError::Other(format!("the agent card at {url}: {e}")))
 }
 
 /// The JSON-RPC endpoint of a card (A2A 1.0's `supportedInterfaces`).
-fn endpoint(card: &Value) -> Result<String, RemoteError> {
-    card["supportedInterfaces"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|i| {
-            i["protocolBinding"]
-                .as_str()
-                .is_some_and(|b| b.eq_ignore_ascii_case("JSONRPC"))
-        })
-        .and_then(|i| i["url"].as_str())
-        .map(str::to_string)
-        .ok_or_else(|| {
-            RemoteError::Other(
-                "the agent card lists no JSONRPC interface in supportedInterfaces (gemini-rs calls remote agents over A2A 1.0's JSON-RPC binding)".into(),
-            )
-        })
+fn endpoint(card: &AgentCard) -> Result<String, RemoteError> {
+    card.jsonrpc_url().map(str::to_string).ok_or_else(|| {
+        RemoteError::Other(
+            "the agent card lists no JSONRPC interface in supportedInterfaces (gemini-rs calls remote agents over A2A 1.0's JSON-RPC binding)".into(),
+        )
+    })
 }
 
 /// The `result` of a JSON-RPC answer, or its error.
-fn result(answer: Value) -> Result<Value, RemoteError> {
-    if let Some(error) = answer.get("error") {
-        let message = error["message"].as_str().unwrap_or("unknown error");
+fn result(answer: Value) -> Result<StreamResponse, RemoteError> {
+    let envelope = Envelope::of(&answer);
+    if let Some(error) = envelope.error {
+        let error: RpcErrorObject = from_object(&error);
+        let message = error.message.as_deref().unwrap_or("unknown error");
         return Err(RemoteError::Other(format!(
             "JSON-RPC Error {}: {message}",
-            error["code"]
+            error.code
         )));
     }
-    answer
-        .get("result")
-        .cloned()
-        .ok_or_else(|| RemoteError::Other("the answer has neither result nor error".into()))
+    let result = envelope
+        .result
+        .ok_or_else(|| RemoteError::Other("the answer has neither result nor error".into()))?;
+    typed(result).map_err(|e| RemoteError::Other(format!("the answer's result: {e}")))
 }
 
 /// Sends `query` to the agent, feeding `answer` with what comes back and
@@ -290,18 +268,15 @@ pub async fn call(
 ) -> Result<(), RemoteError> {
     let card = load_card(http, &agent.card).await?;
     let url = endpoint(&card)?;
-    let streaming = card["capabilities"]["streaming"] == json!(true);
-    let mut message = json!({
-        "messageId": uuid::Uuid::new_v4().to_string(),
-        "role": "ROLE_USER",
-        "parts": [{"text": query}],
-    });
-    if let Some(c) = &conversation.context_id {
-        message["contextId"] = json!(c);
-    }
-    if let Some(t) = &conversation.task_id {
-        message["taskId"] = json!(t);
-    }
+    let streaming = card.capabilities.streaming == Some(true);
+    let message = Message {
+        message_id: Some(uuid::Uuid::new_v4().to_string()),
+        role: Some("ROLE_USER".into()),
+        parts: vec![Part::text(query)],
+        context_id: conversation.context_id.clone(),
+        task_id: conversation.task_id.clone(),
+        extra: Default::default(),
+    };
     let method = match streaming {
         true => "SendStreamingMessage",
         false => "SendMessage",

@@ -11,9 +11,10 @@ mod rpc;
 use super::Shared;
 use super::{Body, full};
 use context::Context;
+use gemini_rs_protocol::a2a::Task;
 use hyper::StatusCode;
 use hyper::{HeaderMap, Response};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -40,10 +41,10 @@ pub struct Agent {
     tasks: Mutex<Tasks>,
 }
 
-/// The tasks, as their A2A JSON, in the order they were created.
+/// The tasks, in the order they were created.
 #[derive(Default)]
 struct Tasks {
-    by_id: HashMap<String, Value>,
+    by_id: HashMap<String, Task>,
     order: VecDeque<String>,
 }
 
@@ -80,7 +81,7 @@ impl Agent {
     }
 
     /// A copy of task `id`.
-    fn task(&self, id: &str) -> Option<Value> {
+    fn task(&self, id: &str) -> Option<Task> {
         self.tasks
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -91,8 +92,8 @@ impl Agent {
 
     /// Keeps `task` (replacing the one of its id); forgets the oldest
     /// finished tasks past [`MAX_TASKS`].
-    fn put(&self, task: Value) {
-        let id = task["id"].as_str().unwrap_or_default().to_string();
+    fn put(&self, task: Task) {
+        let id = task.id.clone();
         let mut tasks = self
             .tasks
             .lock()
@@ -107,7 +108,7 @@ impl Agent {
             let finished = tasks
                 .by_id
                 .get(&oldest)
-                .is_some_and(|t| terminal(t["status"]["state"].as_str().unwrap_or_default()));
+                .is_some_and(|t| t.status.is_final());
             if finished {
                 tasks.by_id.remove(&oldest);
             } else {
@@ -118,7 +119,7 @@ impl Agent {
     }
 
     /// Changes task `id` with `change`; the task after it.
-    fn update(&self, id: &str, change: impl FnOnce(&mut Value)) -> Option<Value> {
+    fn update(&self, id: &str, change: impl FnOnce(&mut Task)) -> Option<Task> {
         let mut tasks = self
             .tasks
             .lock()
@@ -163,17 +164,6 @@ impl Agent {
             }
         }
     }
-}
-
-/// Whether a task in `state` is finished.
-fn terminal(state: &str) -> bool {
-    matches!(
-        state,
-        "TASK_STATE_COMPLETED"
-            | "TASK_STATE_FAILED"
-            | "TASK_STATE_CANCELED"
-            | "TASK_STATE_REJECTED"
-    )
 }
 
 /// The agent card; its URL is the one the client used to reach us (the

@@ -1,17 +1,21 @@
 //! A2A's JSON-RPC binding: the request, its methods, and the task each
 //! message runs (answered whole, or as SSE events while it runs).
 
+use super::Agent;
 use super::context::{Context, TurnEnd};
-use super::{Agent, terminal};
 use crate::serve::Shared;
 use crate::serve::{Body, full};
 use bytes::Bytes;
 use futures::StreamExt;
 use futures::channel::mpsc;
-use gemini_rs_protocol::Part;
+use gemini_rs_protocol::a2a::{self, Message, StatusUpdate, StreamResponse, Task, TaskStatus};
+use gemini_rs_protocol::jsonrpc::Envelope;
+use gemini_rs_protocol::lenient::{from_object, typed, wrong_type_as_none};
+use gemini_rs_protocol::{Extra, Part};
 use http_body_util::{BodyExt, Limited, StreamBody};
 use hyper::body::{Frame, Incoming};
 use hyper::{Request, Response, StatusCode};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -62,21 +66,23 @@ pub async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response
             return answer(&Value::Null, Err(RpcError(-32700, message)));
         }
     };
-    let id = message.get("id").cloned().unwrap_or(Value::Null);
-    let method = message.get("method").and_then(Value::as_str);
-    let (Some(method), Some("2.0")) = (method, message["jsonrpc"].as_str()) else {
+    let envelope = Envelope::of(&message);
+    let id = envelope.id.clone().unwrap_or(Value::Null);
+    let (Some(method), true) = (envelope.method_name(), envelope.is_v2()) else {
         let message =
             r#"Invalid request: a JSON-RPC 2.0 object with "jsonrpc": "2.0" and a method"#;
         return answer(&id, Err(RpcError(-32600, message.into())));
     };
-    let params = message.get("params").cloned().unwrap_or_else(|| json!({}));
+    let params = envelope.params.clone().unwrap_or_else(|| json!({}));
     let agent = &shared.a2a;
     match method {
         "SendMessage" => answer(&id, send(&shared, &params).await),
-        "SendStreamingMessage" => match start(&shared, &params).await {
-            Ok(started) => stream(shared.clone(), id, started),
-            Err(e) => answer(&id, Err(e)),
-        },
+        "SendStreamingMessage" => {
+            match async { start(&shared, &send_params(&params)?).await }.await {
+                Ok(started) => stream(shared.clone(), id, started),
+                Err(e) => answer(&id, Err(e)),
+            }
+        }
         "GetTask" => answer(&id, get(agent, &params)),
         "CancelTask" => answer(&id, cancel(agent, &params).await),
         other => answer(
@@ -94,17 +100,60 @@ pub async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response
 /// A message accepted: its task (submitted), the context's session, and
 /// the prompt.
 struct Started {
-    task: Value,
+    task: Task,
     context: Arc<Context>,
     parts: Vec<Part>,
 }
 
+/// `SendMessage`'s and `SendStreamingMessage`'s params.
+#[derive(Default, Deserialize)]
+struct SendParams {
+    /// The message (read strictly: a field that does not fit is named).
+    #[serde(default)]
+    message: Option<Message>,
+    /// How to answer.
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    configuration: Option<SendConfiguration>,
+}
+
+/// `SendMessage`'s `configuration`.
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SendConfiguration {
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    return_immediately: Option<bool>,
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    history_length: Option<u64>,
+}
+
+/// `GetTask`'s and `CancelTask`'s params.
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TaskParams {
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    id: Option<String>,
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    history_length: Option<u64>,
+}
+
+/// The params of a send; an error names the field that does not fit.
+fn send_params(params: &Value) -> Result<SendParams, RpcError> {
+    if !params.is_object() {
+        return Ok(SendParams::default());
+    }
+    typed(params.clone()).map_err(|e| invalid(format!("params.{e}")))
+}
+
+/// A value for an answer.
+fn to_json(value: impl serde::Serialize) -> Result<Value, RpcError> {
+    serde_json::to_value(value).map_err(|e| RpcError(-32603, e.to_string()))
+}
+
 /// Checks an id a client chose: 1-128 letters, digits, `-`, `_` or `.`.
-fn client_id(value: &Value, key: &str) -> Result<Option<String>, RpcError> {
-    let Some(v) = value.get(key).filter(|v| !v.is_null()) else {
+fn client_id(id: Option<&str>, key: &str) -> Result<Option<String>, RpcError> {
+    let Some(id) = id else {
         return Ok(None);
     };
-    let id = v.as_str().unwrap_or_default();
     if id.is_empty()
         || id.len() > 128
         || !id
@@ -120,19 +169,20 @@ fn client_id(value: &Value, key: &str) -> Result<Option<String>, RpcError> {
 
 /// A message's parts as a prompt: text, data as JSON text, files by
 /// reference, raw bytes inline.
-fn prompt(parts: &[Value]) -> Result<Vec<Part>, RpcError> {
+fn prompt(parts: &[a2a::Part]) -> Result<Vec<Part>, RpcError> {
     let mut out = Vec::new();
     for part in parts {
-        if let Some(text) = part.get("text").and_then(Value::as_str) {
+        if let Some(text) = &part.text {
             out.push(Part::text(text));
-        } else if let Some(data) = part.get("data") {
+        } else if let Some(data) = &part.data {
             out.push(Part::text(data.to_string()));
-        } else if let Some(url) = part.get("url").and_then(Value::as_str) {
-            let name = part["filename"].as_str().unwrap_or(url);
+        } else if let Some(url) = &part.url {
+            let name = part.filename.as_deref().unwrap_or(url);
             out.push(Part::text(format!("[{name}]({url})")));
-        } else if let Some(raw) = part.get("raw").and_then(Value::as_str) {
-            let mime = part["mediaType"]
-                .as_str()
+        } else if let Some(raw) = &part.raw {
+            let mime = part
+                .media_type
+                .as_deref()
                 .unwrap_or("application/octet-stream");
             out.push(Part::inline_data(mime, raw));
         } else {
@@ -147,49 +197,72 @@ fn prompt(parts: &[Value]) -> Result<Vec<Part>, RpcError> {
     Ok(out)
 }
 
+/// A status now.
+fn status(state: &str, message: Option<Message>) -> TaskStatus {
+    TaskStatus {
+        state: state.to_string(),
+        message,
+        timestamp: Some(now()),
+        extra: Extra::default(),
+    }
+}
+
+/// An agent's message with `text`.
+fn agent_message(text: String, extra: Extra) -> Message {
+    Message {
+        message_id: Some(uuid::Uuid::new_v4().to_string()),
+        role: Some("ROLE_AGENT".into()),
+        parts: vec![a2a::Part::text(text)],
+        context_id: None,
+        task_id: None,
+        extra,
+    }
+}
+
 /// Accepts `params.message`: its context's session (started on first
 /// use) and a new task, submitted.
-async fn start(shared: &Shared, params: &Value) -> Result<Started, RpcError> {
+async fn start(shared: &Shared, params: &SendParams) -> Result<Started, RpcError> {
     let message = params
-        .get("message")
-        .filter(|m| m.is_object())
+        .message
+        .as_ref()
         .ok_or_else(|| invalid("params.message is required"))?;
-    if message["role"].as_str() == Some("ROLE_AGENT") {
+    if message.is_agent() {
         return Err(invalid("message.role must be ROLE_USER"));
     }
-    let parts = prompt(message["parts"].as_array().map_or(&[][..], Vec::as_slice))?;
+    let parts = prompt(&message.parts)?;
     let agent = &shared.a2a;
-    if let Some(task_id) = client_id(message, "taskId")? {
+    if let Some(task_id) = client_id(message.task_id.as_deref(), "taskId")? {
         let Some(task) = agent.task(&task_id) else {
             return Err(RpcError(-32001, format!("Task not found: {task_id}")));
         };
-        let state = task["status"]["state"].as_str().unwrap_or_default();
-        let why = match terminal(state) {
+        let why = match task.status.is_final() {
             true => "is finished; send the next message with its contextId and no taskId",
             false => "is still running; wait for it or cancel it",
         };
         return Err(RpcError(-32004, format!("Task {task_id} {why}")));
     }
-    let context_id =
-        client_id(message, "contextId")?.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let context_id = client_id(message.context_id.as_deref(), "contextId")?
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     let context = agent
         .context(shared, &context_id)
         .await
         .map_err(|e| RpcError(-32603, format!("the session could not start: {e}")))?;
     let task_id = uuid::Uuid::new_v4().to_string();
     let mut user = message.clone();
-    user["contextId"] = json!(context_id);
-    user["taskId"] = json!(task_id);
-    if user["messageId"].as_str().is_none_or(str::is_empty) {
-        user["messageId"] = json!(uuid::Uuid::new_v4().to_string());
+    user.context_id = Some(context_id.clone());
+    user.task_id = Some(task_id.clone());
+    if user.message_id.as_deref().is_none_or(str::is_empty) {
+        user.message_id = Some(uuid::Uuid::new_v4().to_string());
     }
-    user["role"] = json!("ROLE_USER");
-    let task = json!({
-        "id": task_id,
-        "contextId": context_id,
-        "status": {"state": "TASK_STATE_SUBMITTED", "timestamp": now()},
-        "history": [user],
-    });
+    user.role = Some("ROLE_USER".into());
+    let task = Task {
+        id: task_id,
+        context_id,
+        status: status("TASK_STATE_SUBMITTED", None),
+        history: Some(vec![user]),
+        artifacts: None,
+        extra: Extra::default(),
+    };
     agent.put(task.clone());
     Ok(Started {
         task,
@@ -200,20 +273,32 @@ async fn start(shared: &Shared, params: &Value) -> Result<Started, RpcError> {
 
 /// Runs a started task to its end; `events` hears its status changes as
 /// A2A `StreamResponse`s. The task as it ended.
-async fn run(shared: Arc<Shared>, started: Started, events: mpsc::UnboundedSender<Value>) -> Value {
+async fn run(
+    shared: Arc<Shared>,
+    started: Started,
+    events: mpsc::UnboundedSender<StreamResponse>,
+) -> Option<Task> {
     let agent = &shared.a2a;
-    let id = started.task["id"].as_str().unwrap_or_default().to_string();
-    let context_id = started.task["contextId"].clone();
-    let status_update = |status: &Value| json!({"statusUpdate": {"taskId": id, "contextId": context_id, "status": status}});
+    let id = started.task.id.clone();
+    let context_id = started.task.context_id.clone();
+    let status_update = |status: &TaskStatus| StreamResponse {
+        status_update: Some(StatusUpdate {
+            task_id: id.clone(),
+            context_id: context_id.clone(),
+            status: status.clone(),
+            extra: Extra::default(),
+        }),
+        ..StreamResponse::default()
+    };
     // Working once the context's earlier turns ended, unless cancelled
     // while it waited.
     let begin = || {
-        let working = json!({"state": "TASK_STATE_WORKING", "timestamp": now()});
+        let working = status("TASK_STATE_WORKING", None);
         let mut go = false;
         agent.update(&id, |t| {
-            go = t["status"]["state"] == "TASK_STATE_SUBMITTED";
+            go = t.status.state == "TASK_STATE_SUBMITTED";
             if go {
-                t["status"] = working.clone();
+                t.status = working.clone();
             }
         });
         if go {
@@ -224,15 +309,14 @@ async fn run(shared: Arc<Shared>, started: Started, events: mpsc::UnboundedSende
     let (tools, mut tool_names) = tokio::sync::mpsc::unbounded_channel();
     let forward = {
         let events = events.clone();
+        let status_update = &status_update;
         async move {
             while let Some(name) = tool_names.recv().await {
-                let mut status = json!({"state": "TASK_STATE_WORKING", "timestamp": now()});
-                status["message"] = json!({
-                    "messageId": uuid::Uuid::new_v4().to_string(), "role": "ROLE_AGENT",
-                    "parts": [{"text": format!("Calling {name}")}],
-                    "metadata": {"gemini-rs/tool": name},
-                });
-                let _ = events.unbounded_send(status_update(&status));
+                let mut metadata = Extra::default();
+                metadata.insert("metadata".into(), json!({"gemini-rs/tool": name}));
+                let message = agent_message(format!("Calling {name}"), metadata);
+                let working = status("TASK_STATE_WORKING", Some(message));
+                let _ = events.unbounded_send(status_update(&working));
             }
         }
     };
@@ -249,46 +333,49 @@ async fn run(shared: Arc<Shared>, started: Started, events: mpsc::UnboundedSende
         TurnEnd::Canceled => ("TASK_STATE_CANCELED", "Operation cancelled.".to_string()),
         TurnEnd::Failed(e) => ("TASK_STATE_FAILED", e),
     };
-    let reply = json!({
-        "messageId": uuid::Uuid::new_v4().to_string(),
-        "role": "ROLE_AGENT",
-        "parts": [{"text": text}],
-        "contextId": context_id,
-        "taskId": id,
-    });
-    let status = json!({"state": state, "message": reply, "timestamp": now()});
+    let mut reply = agent_message(text, Extra::default());
+    reply.context_id = Some(context_id.clone());
+    reply.task_id = Some(id.clone());
+    let ended_status = status(state, Some(reply.clone()));
     let ended = agent.update(&id, |t| {
-        t["status"] = status.clone();
-        if let Some(history) = t["history"].as_array_mut() {
-            history.push(reply.clone());
-        }
+        t.status = ended_status.clone();
+        t.history.get_or_insert_with(Vec::new).push(reply);
     });
-    let _ = events.unbounded_send(status_update(&status));
-    ended.unwrap_or(Value::Null)
+    let _ = events.unbounded_send(status_update(&ended_status));
+    ended
 }
 
 /// `SendMessage`: the task once it ended (or at once, submitted, with
 /// `configuration.returnImmediately`).
 async fn send(shared: &Arc<Shared>, params: &Value) -> Result<Value, RpcError> {
-    let started = start(shared, params).await?;
+    let params = send_params(params)?;
+    let started = start(shared, &params).await?;
     let submitted = started.task.clone();
     let (events, _) = mpsc::unbounded();
     let running = tokio::spawn(run(shared.clone(), started, events));
-    if params["configuration"]["returnImmediately"] == json!(true) {
-        return Ok(json!({"task": submitted}));
+    let configuration = params.configuration.unwrap_or_default();
+    if configuration.return_immediately == Some(true) {
+        return to_json(StreamResponse {
+            task: Some(submitted),
+            ..StreamResponse::default()
+        });
     }
     let task = running
         .await
         .map_err(|e| RpcError(-32603, format!("the task failed: {e}")))?;
-    let limit = params["configuration"]["historyLength"].as_u64();
-    Ok(json!({"task": trim_history(task, limit)}))
+    let task = task.map(|t| trim_history(t, configuration.history_length));
+    Ok(json!({"task": to_json(task)?}))
 }
 
 /// `SendStreamingMessage`: SSE events, the task first, then its status
 /// updates until it ends. The task runs on if the client goes away.
 fn stream(shared: Arc<Shared>, id: Value, started: Started) -> Response<Body> {
-    let (events, receiver) = mpsc::unbounded::<Value>();
-    let _ = events.unbounded_send(json!({"task": started.task}));
+    let (events, receiver) = mpsc::unbounded::<StreamResponse>();
+    let first = StreamResponse {
+        task: Some(started.task.clone()),
+        ..StreamResponse::default()
+    };
+    let _ = events.unbounded_send(first);
     tokio::spawn(run(shared, started, events));
     let frames = receiver.map(move |result| {
         let message = json!({"jsonrpc": "2.0", "id": id, "result": result});
@@ -308,8 +395,8 @@ fn stream(shared: Arc<Shared>, id: Value, started: Started) -> Response<Body> {
 }
 
 /// The last `limit` messages of a task's history (`None`: all of them).
-fn trim_history(mut task: Value, limit: Option<u64>) -> Value {
-    if let (Some(limit), Some(history)) = (limit, task["history"].as_array_mut()) {
+fn trim_history(mut task: Task, limit: Option<u64>) -> Task {
+    if let (Some(limit), Some(history)) = (limit, task.history.as_mut()) {
         let keep = usize::try_from(limit).unwrap_or(usize::MAX);
         let drop = history.len().saturating_sub(keep);
         history.drain(..drop);
@@ -318,9 +405,10 @@ fn trim_history(mut task: Value, limit: Option<u64>) -> Value {
 }
 
 /// The task `params.id` names.
-fn named(agent: &Agent, params: &Value) -> Result<(String, Value), RpcError> {
-    let id = params["id"]
-        .as_str()
+fn named(agent: &Agent, params: &TaskParams) -> Result<(String, Task), RpcError> {
+    let id = params
+        .id
+        .as_deref()
         .ok_or_else(|| invalid("params.id (the task's id) is required"))?;
     let task = agent
         .task(id)
@@ -330,49 +418,47 @@ fn named(agent: &Agent, params: &Value) -> Result<(String, Value), RpcError> {
 
 /// `GetTask`.
 fn get(agent: &Agent, params: &Value) -> Result<Value, RpcError> {
-    let (_, task) = named(agent, params)?;
-    Ok(trim_history(task, params["historyLength"].as_u64()))
+    let params: TaskParams = from_object(params);
+    let (_, task) = named(agent, &params)?;
+    to_json(trim_history(task, params.history_length))
 }
 
 /// `CancelTask`: a task still waiting for its turn is cancelled at once;
 /// a running one has its turn cancelled, and is answered once it ended
 /// (up to 5 s).
 async fn cancel(agent: &Agent, params: &Value) -> Result<Value, RpcError> {
-    let (id, _) = named(agent, params)?;
+    let (id, _) = named(agent, &from_object(params))?;
     let mut state = String::new();
     let task = agent
         .update(&id, |t| {
-            state = t["status"]["state"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string();
+            state = t.status.state.clone();
             if state == "TASK_STATE_SUBMITTED" {
-                t["status"] = json!({"state": "TASK_STATE_CANCELED", "timestamp": now()});
+                t.status = status("TASK_STATE_CANCELED", None);
             }
         })
         .ok_or_else(|| RpcError(-32001, format!("Task not found: {id}")))?;
-    if terminal(&state) {
+    if a2a::is_final(&state) {
         return Err(RpcError(
             -32002,
             format!("Task {id} is finished and cannot be canceled"),
         ));
     }
     if state == "TASK_STATE_SUBMITTED" {
-        return Ok(task);
+        return to_json(task);
     }
-    let context = task["contextId"].as_str().unwrap_or_default();
-    if let Some(context) = agent.started(context) {
+    if let Some(context) = agent.started(&task.context_id) {
         context.cancel();
     }
     for _ in 0..100 {
         if let Some(task) = agent.task(&id)
-            && terminal(task["status"]["state"].as_str().unwrap_or_default())
+            && task.status.is_final()
         {
-            return Ok(task);
+            return to_json(task);
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    agent
+    let task = agent
         .task(&id)
-        .ok_or_else(|| RpcError(-32001, format!("Task not found: {id}")))
+        .ok_or_else(|| RpcError(-32001, format!("Task not found: {id}")))?;
+    to_json(task)
 }
