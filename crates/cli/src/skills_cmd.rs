@@ -8,6 +8,7 @@ use crate::subcommand::{Scratch, copy_dir, git_clone, is_git_source, valid_name}
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 use gemini_rs_core::{GeminiPaths, ListingStream, Startup, list_skills, skills_in_folder};
 use gemini_rs_protocol::events::SkillInfo;
+use gemini_rs_protocol::lenient::{strings_of_list, wrong_type_as_none};
 use serde_json::Value;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -162,17 +163,26 @@ fn settings_path(cwd: &Path, paths: &GeminiPaths, scope: Scope) -> (PathBuf, Fil
     }
 }
 
+/// The part of a settings file the skills commands read.
+#[derive(Default, serde::Deserialize)]
+struct SkillSettings {
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    skills: Option<SkillsSection>,
+}
+
+/// `skills` of a settings file.
+#[derive(Default, serde::Deserialize)]
+struct SkillsSection {
+    #[serde(default, deserialize_with = "strings_of_list")]
+    disabled: Option<Vec<String>>,
+}
+
 /// `skills.disabled` of a settings file.
 fn disabled_list(file: &SettingsFile) -> Vec<String> {
-    file.value
-        .get("skills")
-        .and_then(|s| s.get("disabled"))
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect()
-        })
+    serde_json::from_value::<SkillSettings>(Value::Object(file.value.clone()))
+        .unwrap_or_default()
+        .skills
+        .and_then(|s| s.disabled)
         .unwrap_or_default()
 }
 

@@ -15,6 +15,7 @@ use gemini_rs_protocol::events::{
 use gemini_rs_protocol::events::{
     CommandInfo, ConfirmationDetails, TodoItem, TodoStatus, ToolDisplay, ToolKind,
 };
+use gemini_rs_protocol::lenient::{from_object, present};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -540,11 +541,12 @@ pub fn history(view: &SessionView, contents: &[Content]) -> Vec<acp::SessionUpda
             }
             if let Some(fr) = &part.function_response {
                 let id = fr.id.clone().unwrap_or_else(|| fr.name.clone());
-                let failed = fr.response.get("error").is_some();
-                let shown = fr
-                    .response
-                    .get("output")
-                    .or_else(|| fr.response.get("error"))
+                let outcome: ToolOutcome = from_object(&fr.response);
+                let failed = outcome.error.is_some();
+                let shown = outcome
+                    .output
+                    .or(outcome.error)
+                    .as_ref()
                     .and_then(Value::as_str)
                     .map_or_else(|| fr.response.to_string(), str::to_string);
                 let status = match failed {
@@ -559,6 +561,16 @@ pub fn history(view: &SessionView, contents: &[Content]) -> Vec<acp::SessionUpda
         }
     }
     out
+}
+
+/// A tool's response as gemini-rs records it: `{"output": ..}` or
+/// `{"error": ..}`.
+#[derive(Default, serde::Deserialize)]
+struct ToolOutcome {
+    #[serde(default, deserialize_with = "present")]
+    output: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    error: Option<Value>,
 }
 
 #[cfg(test)]

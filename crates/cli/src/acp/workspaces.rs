@@ -41,7 +41,7 @@ fn invalid(message: String) -> Error {
 
 /// `_meta.workspaceFrom` of a `session/new`, when given: a path.
 pub fn requested(meta: Option<&acp::Meta>) -> Result<Option<PathBuf>, Error> {
-    let Some(value) = meta.and_then(|m| m.get("workspaceFrom")) else {
+    let Some(value) = super::meta::OwnMeta::of(meta).workspace_from else {
         return Ok(None);
     };
     match value.as_str() {

@@ -9,7 +9,9 @@
 //! instead (docs/claude-hooks.md says why).
 
 use crate::settings_file::{FileScope, comments_note, read, write};
-use serde_json::{Map, Value, json};
+use gemini_rs_protocol::lenient::{from_object, wrong_type_as_none};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use std::path::Path;
 
 /// What a migration produced: the Gemini hooks by event, and warnings.
@@ -127,10 +129,10 @@ fn append(map: &mut Map<String, Value>, event: &str, defs: Value) -> usize {
 /// Converts one Claude Code settings value's `hooks`.
 pub fn convert(claude: &Value) -> Migrated {
     let mut out = Migrated::default();
-    let Some(events) = claude.get("hooks").and_then(Value::as_object) else {
+    let Some(events) = from_object::<ClaudeSettings>(claude).hooks else {
         return out;
     };
-    for (event, defs) in events {
+    for (event, defs) in &events {
         let name = if event == "SubAgentStop" {
             "SubagentStop"
         } else {
@@ -149,7 +151,11 @@ pub fn convert(claude: &Value) -> Migrated {
             ));
             continue;
         };
-        let converted: Vec<Value> = defs.iter().filter_map(definition).collect();
+        let converted: Vec<Value> = defs
+            .iter()
+            .filter_map(|d| definition(&from_object(d)))
+            .filter_map(|d| serde_json::to_value(d).ok())
+            .collect();
         append(&mut out.hooks, kept, Value::Array(converted));
     }
     out.hooks
@@ -157,57 +163,97 @@ pub fn convert(claude: &Value) -> Migrated {
     out
 }
 
+/// The part of Claude Code's settings that is migrated.
+#[derive(Default, Deserialize)]
+struct ClaudeSettings {
+    /// Hook definitions by event (each a list, checked per event).
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    hooks: Option<Map<String, Value>>,
+}
+
+/// One of Claude Code's hook definitions.
+#[derive(Default, Deserialize)]
+struct ClaudeDefinition {
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    matcher: Option<String>,
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    sequential: Option<bool>,
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    hooks: Option<Vec<Value>>,
+}
+
+/// One of Claude Code's hooks.
+#[derive(Default, Deserialize)]
+struct ClaudeHook {
+    #[serde(rename = "type", default, deserialize_with = "wrong_type_as_none")]
+    kind: Option<String>,
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    command: Option<String>,
+    /// Seconds.
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    timeout: Option<f64>,
+}
+
+/// A Gemini CLI hook definition.
+#[derive(Serialize)]
+struct GeminiDefinition {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    matcher: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sequential: Option<bool>,
+    hooks: Vec<GeminiHook>,
+}
+
+/// A Gemini CLI command hook.
+#[derive(Serialize)]
+struct GeminiHook {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    command: String,
+    /// Milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timeout: Option<u64>,
+}
+
 /// One definition (`matcher`, `hooks`); `None` when it has no hooks.
-fn definition(def: &Value) -> Option<Value> {
-    let def = def.as_object()?;
-    let hooks: Vec<Value> = def
-        .get("hooks")?
-        .as_array()?
+fn definition(def: &ClaudeDefinition) -> Option<GeminiDefinition> {
+    let hooks: Vec<GeminiHook> = def
+        .hooks
+        .as_ref()?
         .iter()
-        .filter_map(command_hook)
+        .filter_map(|h| command_hook(&from_object(h)))
         .collect();
     if hooks.is_empty() {
         return None;
     }
-    let mut out = Map::new();
-    if let Some(m) = def.get("matcher").and_then(Value::as_str) {
-        out.insert("matcher".into(), json!(m));
-    }
-    if let Some(s) = def.get("sequential").and_then(Value::as_bool) {
-        out.insert("sequential".into(), json!(s));
-    }
-    out.insert("hooks".into(), Value::Array(hooks));
-    Some(Value::Object(out))
+    Some(GeminiDefinition {
+        matcher: def.matcher.clone(),
+        sequential: def.sequential,
+        hooks,
+    })
 }
 
 /// One `type: "command"` hook (Claude Code has no other kind that runs a
 /// command).
-fn command_hook(hook: &Value) -> Option<Value> {
-    let hook = hook.as_object()?;
-    if hook
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("command")
-        != "command"
-    {
+fn command_hook(hook: &ClaudeHook) -> Option<GeminiHook> {
+    if hook.kind.as_deref().unwrap_or("command") != "command" {
         return None;
     }
-    let command = hook.get("command")?.as_str()?;
-    let mut out = Map::new();
-    out.insert("type".into(), json!("command"));
-    out.insert("command".into(), json!(command));
-    if let Some(secs) = hook.get("timeout").and_then(Value::as_f64)
-        && secs > 0.0
-    {
+    Some(GeminiHook {
+        kind: "command",
+        command: hook.command.clone()?,
         // Claude Code counts seconds, Gemini CLI milliseconds.
-        out.insert("timeout".into(), json!((secs * 1000.0).round() as u64));
-    }
-    Some(Value::Object(out))
+        timeout: hook
+            .timeout
+            .filter(|secs| *secs > 0.0)
+            .map(|secs| (secs * 1000.0).round() as u64),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn events_matchers_and_commands_stay_claude_s_and_timeouts_convert() {

@@ -9,6 +9,8 @@ use super::{
 };
 use crate::config::Settings;
 use futures::future::BoxFuture;
+use gemini_rs_protocol::lenient::{from_object, wrong_type_as_none};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -94,35 +96,31 @@ pub fn discover_tools(
     let Value::Array(items) = parsed else {
         return Err(DiscoveryError::NotArray);
     };
-    let mut decls: Vec<Value> = Vec::new();
-    for item in items {
-        let group = ["function_declarations", "functionDeclarations"]
-            .iter()
-            .find_map(|k| {
-                item.get(*k)
-                    .filter(|v| !v.is_null() && v != &&Value::Bool(false))
-            });
+    let mut decls: Vec<Declaration> = Vec::new();
+    for item in &items {
+        let entry: DiscoveredEntry = from_object(item);
+        // The first of the two spellings that JavaScript finds truthy
+        // enough (not null, not false), as Gemini CLI picks it.
+        let group = [
+            entry.function_declarations,
+            entry.function_declarations_camel,
+        ]
+        .into_iter()
+        .find(|v| !v.is_null() && v != &Value::Bool(false));
         match group {
-            Some(Value::Array(list)) => decls.extend(list.iter().cloned()),
+            Some(Value::Array(list)) => decls.extend(list.iter().map(from_object)),
             Some(_) => {}
-            None if item.get("name").is_some_and(truthy) => decls.push(item),
+            None if truthy(&entry.name) => decls.push(from_object(item)),
             None => {}
         }
     }
     let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
     for d in decls {
-        let Some(name) = d
-            .get("name")
-            .and_then(Value::as_str)
-            .filter(|n| !n.is_empty())
-        else {
+        let Some(name) = d.name.as_deref().filter(|n| !n.is_empty()) else {
             continue;
         };
-        let description = d.get("description").and_then(Value::as_str).unwrap_or("");
-        let schema = match d.get("parametersJsonSchema") {
-            Some(Value::Object(o)) => Value::Object(o.clone()),
-            _ => Value::Object(Map::new()),
-        };
+        let description = d.description.as_deref().unwrap_or("");
+        let schema = Value::Object(d.parameters_json_schema.unwrap_or_default());
         tools.push(Arc::new(DiscoveredTool::new(
             name,
             description,
@@ -133,6 +131,30 @@ pub fn discover_tools(
         )));
     }
     Ok(tools)
+}
+
+/// One item of the discovery command's list: a group of declarations
+/// (either spelling) or a declaration itself.
+#[derive(Deserialize, Default)]
+struct DiscoveredEntry {
+    #[serde(default)]
+    function_declarations: Value,
+    #[serde(default, rename = "functionDeclarations")]
+    function_declarations_camel: Value,
+    #[serde(default)]
+    name: Value,
+}
+
+/// A function declaration the discovery command printed.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Declaration {
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    name: Option<String>,
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    description: Option<String>,
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    parameters_json_schema: Option<Map<String, Value>>,
 }
 
 fn truthy(v: &Value) -> bool {

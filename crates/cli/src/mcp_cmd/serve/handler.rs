@@ -6,6 +6,7 @@
 
 use super::resources;
 use super::session::{CallError, ToolSession};
+use gemini_rs_protocol::lenient::{from_object, present};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest,
     CustomResult, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
@@ -15,7 +16,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use serde_json::json;
+use serde_json::{Value, json};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -256,13 +257,8 @@ impl ServerHandler for Handler {
         if stateless(&context) && REMOVED_IN_2026.contains(&method) {
             return Err(Self::method_not_found(method));
         }
-        if method == "tools/call"
-            && request
-                .params
-                .as_ref()
-                .and_then(|p| p.get("name"))
-                .is_none()
-        {
+        let named = |p: &Value| from_object::<ToolCallParams>(p).name.is_some();
+        if method == "tools/call" && !request.params.as_ref().is_some_and(named) {
             let message = "Invalid params: missing tool name";
             return Err(ErrorData::invalid_params(message, None));
         }
@@ -272,4 +268,12 @@ impl ServerHandler for Handler {
         }
         Err(Self::method_not_found(method))
     }
+}
+
+/// The part of `tools/call`'s params checked before rmcp reads them.
+#[derive(Default, serde::Deserialize)]
+struct ToolCallParams {
+    /// The tool's name (of any type: rmcp names a wrong one).
+    #[serde(default, deserialize_with = "present")]
+    name: Option<Value>,
 }

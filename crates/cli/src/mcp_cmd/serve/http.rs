@@ -8,6 +8,7 @@
 
 use super::handler::Handler;
 use bytes::Bytes;
+use gemini_rs_protocol::jsonrpc::Envelope;
 use http_body_util::{BodyExt, Full, Limited, combinators::BoxBody};
 use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
@@ -21,6 +22,9 @@ use tokio_util::sync::CancellationToken;
 
 /// Largest request body accepted.
 const MAX_BODY: usize = 16 * 1024 * 1024;
+
+/// The header of MCP's Streamable HTTP session id.
+const SESSION_HEADER: &str = "mcp-session-id";
 
 type Service = StreamableHttpService<Handler, LocalSessionManager>;
 type Body = BoxBody<Bytes, Infallible>;
@@ -51,13 +55,9 @@ fn unreadable(body: &[u8]) -> Response<Body> {
             return rpc_error(StatusCode::BAD_REQUEST, Value::Null, -32700, &message);
         }
     };
-    match (value.get("id"), value.get("method")) {
-        (Some(id), Some(_)) => rpc_error(
-            StatusCode::BAD_REQUEST,
-            id.clone(),
-            -32602,
-            "Invalid params",
-        ),
+    let envelope = Envelope::of(&value);
+    match (envelope.id, envelope.method) {
+        (Some(id), Some(_)) => rpc_error(StatusCode::BAD_REQUEST, id, -32602, "Invalid params"),
         _ => rpc_error(
             StatusCode::BAD_REQUEST,
             Value::Null,
@@ -87,7 +87,7 @@ async fn messages(response: Response<Body>) -> Vec<Value> {
     text.lines()
         .filter_map(|l| l.strip_prefix("data:"))
         .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-        .filter(|v| v.get("id").is_some())
+        .filter(|v| Envelope::of(v).id.is_some())
         .collect()
 }
 
@@ -112,7 +112,7 @@ async fn batch(
             .handle(with_body(parts, item.to_string().into()))
             .await;
         let status = response.status();
-        if let Some(id) = response.headers().get("mcp-session-id") {
+        if let Some(id) = response.headers().get(SESSION_HEADER) {
             session = Some(id.clone());
         }
         if !status.is_success() {
@@ -130,7 +130,7 @@ async fn batch(
         ),
     };
     if let Some(id) = session {
-        response.headers_mut().insert("mcp-session-id", id);
+        response.headers_mut().insert(SESSION_HEADER, id);
     }
     response
 }

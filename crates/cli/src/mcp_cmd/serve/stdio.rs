@@ -7,6 +7,7 @@
 //! a known method with bad params, batches (protocol 2025-03-26) answered
 //! as one array, and the end of input waiting for the calls already read.
 
+use gemini_rs_protocol::jsonrpc::Envelope;
 use rmcp::RoleServer;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -88,13 +89,11 @@ impl StdioTransport {
 
     /// Sorts one message: for rmcp, answered here, or ignored.
     fn classify(&mut self, value: Value) -> Incoming {
-        let id = value.get("id").cloned();
-        let v2 = value.get("jsonrpc").and_then(Value::as_str) == Some("2.0");
-        let answer = value.get("result").is_some() || value.get("error").is_some();
-        let method = value
-            .get("method")
-            .and_then(Value::as_str)
-            .map(str::to_string);
+        let envelope = Envelope::of(&value);
+        let v2 = envelope.is_v2();
+        let answer = envelope.is_response();
+        let method = envelope.method_name().map(str::to_string);
+        let id = envelope.id;
         match serde_json::from_value::<ClientJsonRpcMessage>(value) {
             Ok(ClientJsonRpcMessage::Request(request)) => {
                 if method.as_deref() == Some("initialize") {
@@ -253,9 +252,9 @@ impl Transport<RoleServer> for StdioTransport {
         let answered = self.answered.clone();
         async move {
             let value = serde_json::to_value(&item)?;
-            let is_answer = value.get("result").is_some() || value.get("error").is_some();
-            let line = match value.get("id") {
-                Some(id) if is_answer && !id.is_null() => {
+            let envelope = Envelope::of(&value);
+            let line = match &envelope.id {
+                Some(id) if envelope.is_response() && !id.is_null() => {
                     let key = id.to_string();
                     let line = pending
                         .lock()

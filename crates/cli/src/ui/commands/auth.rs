@@ -11,6 +11,7 @@
 use crate::settings_file::{FileScope, read, write};
 use crate::ui::view::provider_picker::{ask_text, select};
 use gemini_rs_core::{Env, GeminiPaths, LocalServer};
+use gemini_rs_protocol::lenient::{from_object, wrong_type_as_none};
 use serde_json::{Map, Value, json};
 use std::path::Path;
 
@@ -140,15 +141,22 @@ fn save_gemini(path: &Path, selected: &str) -> anyhow::Result<()> {
             })
         });
         if let Some(Value::Object(model)) = s.get_mut("model") {
-            let other = model
-                .get("name")
-                .and_then(Value::as_str)
+            let section: ModelSection = from_object(&Value::Object(model.clone()));
+            let other = section
+                .name
                 .is_some_and(|n| n.contains('/') && !n.starts_with("models/"));
             if other {
                 model.remove("name");
             }
         }
     })
+}
+
+/// The `model` section of a settings file, as far as saving reads it.
+#[derive(Default, serde::Deserialize)]
+struct ModelSection {
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    name: Option<String>,
 }
 
 fn gemini_key(path: &Path, env: &Env) -> anyhow::Result<Option<Chosen>> {

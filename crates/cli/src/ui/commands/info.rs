@@ -9,7 +9,6 @@ use gemini_rs_protocol::events::{
 };
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use serde_json::Value;
 use std::time::Duration;
 
 fn kv(k: &str, v: impl Into<String>) -> Line<'static> {
@@ -120,60 +119,51 @@ pub fn tools_lines(tools: &[ToolInfo]) -> Vec<Line<'static>> {
     out
 }
 
-fn n(v: &Value, ptr: &str) -> u64 {
-    v.pointer(ptr).and_then(Value::as_u64).unwrap_or(0)
-}
-
 /// `/stats`.
 pub fn stats_lines(stats: &SessionStats, wall: Duration, session_id: &str) -> Vec<Line<'static>> {
-    let j = stats.to_json();
     let mut out = vec![heading("Session stats")];
     out.push(kv("Session ID", session_id));
     out.push(kv("Wall time", fmt_duration(wall)));
-    let calls = n(&j, "/tools/totalCalls");
-    let ok = n(&j, "/tools/totalSuccess");
-    let fail = n(&j, "/tools/totalFail");
+    let tools = &stats.tools;
+    let (calls, ok, fail) = (tools.total_calls, tools.total_success, tools.total_fail);
     out.push(kv("Tool calls", format!("{calls} ( ✓ {ok} x {fail} )")));
     out.push(kv(
         "Tool time",
-        fmt_duration(Duration::from_millis(n(&j, "/tools/totalDurationMs"))),
+        fmt_duration(Duration::from_millis(tools.total_duration_ms)),
     ));
     out.push(kv(
         "Code changes",
         format!(
             "+{} -{}",
-            n(&j, "/files/totalLinesAdded"),
-            n(&j, "/files/totalLinesRemoved")
+            stats.files.total_lines_added, stats.files.total_lines_removed
         ),
     ));
-    if let Some(models) = j.get("models").and_then(Value::as_object) {
-        for (name, m) in models {
-            out.push(Line::default());
-            out.push(heading(&format!("Model {name}")));
-            out.push(kv("Requests", n(m, "/api/totalRequests").to_string()));
-            out.push(kv("Errors", n(m, "/api/totalErrors").to_string()));
+    for (name, m) in &stats.models {
+        out.push(Line::default());
+        out.push(heading(&format!("Model {name}")));
+        out.push(kv("Requests", m.api.total_requests.to_string()));
+        out.push(kv("Errors", m.api.total_errors.to_string()));
+        out.push(kv(
+            "API time",
+            fmt_duration(Duration::from_millis(m.api.total_latency_ms)),
+        ));
+        // Estimated counts (a server that sent no usage) read `~N`.
+        let estimated = m.tokens.estimated;
+        let tilde = if estimated { "~" } else { "" };
+        let tokens = |count: u64| format!("{tilde}{count}");
+        out.push(kv("Prompt tokens", tokens(m.tokens.prompt)));
+        out.push(kv("Cached tokens", tokens(m.tokens.cached)));
+        out.push(kv("Output tokens", tokens(m.tokens.candidates)));
+        out.push(kv("Thought tokens", tokens(m.tokens.thoughts)));
+        out.push(kv("Total tokens", tokens(m.tokens.total)));
+        if estimated {
             out.push(kv(
-                "API time",
-                fmt_duration(Duration::from_millis(n(m, "/api/totalLatencyMs"))),
+                "Note",
+                "tokens estimated from the text's size: the server sent no usage",
             ));
-            // Estimated counts (a server that sent no usage) read `~N`.
-            let estimated = m.pointer("/tokens/estimated") == Some(&Value::Bool(true));
-            let tilde = if estimated { "~" } else { "" };
-            let tokens = |ptr: &str| format!("{tilde}{}", n(m, ptr));
-            out.push(kv("Prompt tokens", tokens("/tokens/prompt")));
-            out.push(kv("Cached tokens", tokens("/tokens/cached")));
-            out.push(kv("Output tokens", tokens("/tokens/candidates")));
-            out.push(kv("Thought tokens", tokens("/tokens/thoughts")));
-            out.push(kv("Total tokens", tokens("/tokens/total")));
-            if estimated {
-                out.push(kv(
-                    "Note",
-                    "tokens estimated from the text's size: the server sent no usage",
-                ));
-            }
-            if let Some(usd) = m.get("costUsd").and_then(Value::as_f64) {
-                out.push(kv("Cost", format_usd(usd)));
-            }
+        }
+        if let Some(usd) = m.cost_usd {
+            out.push(kv("Cost", format_usd(usd)));
         }
     }
     if let Some(usd) = stats.total_cost_usd() {

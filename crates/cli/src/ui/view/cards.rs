@@ -132,7 +132,7 @@ pub fn describe(args: &Value) -> String {
     let Some(obj) = args.as_object() else {
         return String::new();
     };
-    // ask_user: its questions.
+    // ask_user: its questions. (A tool's arguments: an open shape.)
     if let Some(qs) = obj.get("questions").and_then(Value::as_array) {
         let asked: Vec<&str> = qs.iter().filter_map(|q| q["question"].as_str()).collect();
         return sanitize(&asked.join(", ").replace('\n', " "));
