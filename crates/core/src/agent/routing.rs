@@ -8,7 +8,7 @@ use crate::model::{ContentGenerator, ModelError};
 use gemini_rs_protocol::{
     Content, GenerateContentRequest, GenerationConfig, Part, Role, ThinkingConfig,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Map, json};
 use tokio_util::sync::CancellationToken;
 
 /// The models `auto` chooses between.
@@ -97,8 +97,13 @@ enum Choice {
 fn choice(text: &str) -> Option<Choice> {
     let start = text.find('{')?;
     let end = text.rfind('}')?;
-    let value: Value = serde_json::from_str(text.get(start..=end)?).ok()?;
-    match value.get("model_choice")?.as_str()? {
+    /// The classifier's answer.
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        model_choice: String,
+    }
+    let answer: Answer = serde_json::from_str(text.get(start..=end)?).ok()?;
+    match answer.model_choice.as_str() {
         "flash" => Some(Choice::Flash),
         "pro" => Some(Choice::Pro),
         _ => None,

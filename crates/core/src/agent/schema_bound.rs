@@ -49,6 +49,7 @@ impl<'a> Walk<'a> {
         let mut total: u64 = 1;
         let children: Box<dyn Iterator<Item = &'a Value>> = match node {
             Value::Object(map) => {
+                // open shape: any node of a JSON Schema.
                 if let Some(Value::String(r)) = map.get("$ref") {
                     total = total.saturating_add(self.reference(r)?);
                 }

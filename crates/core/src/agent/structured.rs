@@ -12,6 +12,7 @@ use gemini_rs_protocol::{
     Content, FunctionCall, FunctionCallingConfig, FunctionDeclaration, FunctionResponse,
     GenerateContentRequest, Part, Role, ToolConfig,
 };
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -113,6 +114,7 @@ impl OutputSchema {
         }
     }
 
+    // open shape: the caller's output schema is any JSON Schema.
     fn wrapped(&self) -> bool {
         self.schema.get("type") != Some(&json!("object"))
     }
@@ -228,7 +230,13 @@ impl Agent {
             .as_ref()
             .is_some_and(OutputSchema::wrapped)
         {
-            input = input.get("value").cloned().unwrap_or(Value::Null);
+            /// The answer tool's input when the schema is not an object's.
+            #[derive(Default, serde::Deserialize)]
+            struct Wrapped {
+                #[serde(default)]
+                value: Value,
+            }
+            input = Wrapped::deserialize(input).unwrap_or_default().value;
         }
         let answers = calls
             .iter()

@@ -12,6 +12,7 @@ use crate::subagents::{
 };
 use crate::tools::{SubagentOutcome, ToolDisplay, ToolError, ToolErrorKind};
 use gemini_rs_protocol::{Content, FunctionCall, FunctionResponse, Part, Role};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -391,33 +392,48 @@ impl Agent {
     }
 }
 
+/// `complete_task`'s arguments: `report` (a null one is present) or
+/// `result`, by the agent's output.
+#[derive(Debug, Default, Deserialize)]
+struct CompleteArgs {
+    #[serde(default, deserialize_with = "present")]
+    report: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    result: Option<Value>,
+}
+
+/// A field that is there, `null` included.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
 /// The output a `complete_task` call hands back and the response it gets,
 /// or the error the model sees.
 fn accept_output(def: &AgentDefinition, args: &Value) -> Result<(String, Value), CompletionError> {
+    let CompleteArgs { report, result } = CompleteArgs::deserialize(args).unwrap_or_default();
     match &def.output {
         AgentOutput::Report { schema, .. } => {
-            let Some(report) = args.get("report") else {
+            let Some(report) = report else {
                 return Err(CompletionError::MissingReport);
             };
-            validate_output(schema, report)?;
+            validate_output(schema, &report)?;
             let text = match report {
-                Value::String(s) => s.clone(),
-                other => serde_json::to_string_pretty(other).unwrap_or_default(),
+                Value::String(s) => s,
+                other => serde_json::to_string_pretty(&other).unwrap_or_default(),
             };
             Ok((
                 text,
                 json!({"result": "Output submitted and task completed."}),
             ))
         }
-        AgentOutput::Result => match args.get("result") {
+        AgentOutput::Result => match result {
             None | Some(Value::Null) => Err(CompletionError::MissingResult),
             Some(Value::String(s)) if s.is_empty() => Err(CompletionError::MissingResult),
-            Some(Value::String(s)) => Ok((
-                s.clone(),
-                json!({"status": "Result submitted and task completed."}),
-            )),
+            Some(Value::String(s)) => {
+                Ok((s, json!({"status": "Result submitted and task completed."})))
+            }
             Some(other) => Ok((
-                serde_json::to_string_pretty(other).unwrap_or_default(),
+                serde_json::to_string_pretty(&other).unwrap_or_default(),
                 json!({"status": "Result submitted and task completed."}),
             )),
         },

@@ -13,9 +13,11 @@
 
 mod git;
 
+use crate::config::lenient::wrong_type_as_none as lenient;
 use crate::workspace::write_atomic;
 use gemini_rs_protocol::Content;
 use git::ShadowRepo;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -69,15 +71,77 @@ pub enum InvalidCheckpoint {
 /// `.json`: `<timestamp>-<file basename>-<tool name>`).
 pub use gemini_rs_protocol::events::CheckpointInfo;
 
+/// The call a checkpoint was made for (its file's `toolCall`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CheckpointCall {
+    /// The tool's name as called.
+    #[serde(default)]
+    pub name: String,
+    /// The call's arguments as sent.
+    #[serde(default = "empty_args")]
+    pub args: Value,
+}
+
+impl CheckpointCall {
+    /// The call of `name` with `args`.
+    pub fn new(name: &str, args: Value) -> Self {
+        CheckpointCall {
+            name: name.to_string(),
+            args,
+        }
+    }
+}
+
+fn empty_args() -> Value {
+    json!({})
+}
+
+/// A checkpoint file, `<id>.json`, as Gemini CLI writes it.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CheckpointFile {
+    /// The conversation before the call.
+    #[serde(default)]
+    client_history: Option<Vec<Content>>,
+    /// The call; a file without one cannot be restored.
+    #[serde(default)]
+    tool_call: Option<CheckpointCall>,
+    /// The shadow repository's commit of the project's files.
+    #[serde(default)]
+    commit_hash: Option<String>,
+    /// The file the call edits.
+    #[serde(default)]
+    file_path: Option<String>,
+}
+
+/// What `/restore` lists of a checkpoint file; a field of the wrong type
+/// reads as absent.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct ListedFile {
+    #[serde(deserialize_with = "lenient")]
+    tool_call: Option<ListedCall>,
+    #[serde(deserialize_with = "lenient")]
+    file_path: Option<String>,
+}
+
+/// The name of a listed checkpoint's call.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ListedCall {
+    #[serde(deserialize_with = "lenient")]
+    name: Option<String>,
+}
+
 /// What [`Checkpointer::restore`] put back.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RestoredCheckpoint {
     /// The conversation as it was before the call: set it as the agent's
     /// history.
     pub history: Vec<Content>,
-    /// The pending call, `{"name": .., "args": {..}}`: Gemini CLI offers it
-    /// again for the user to run, change or ignore.
-    pub tool_call: Value,
+    /// The pending call: Gemini CLI offers it again for the user to run,
+    /// change or ignore.
+    pub tool_call: CheckpointCall,
     /// True when the project files were restored (a commit was recorded).
     pub files_restored: bool,
 }
@@ -120,13 +184,18 @@ impl Checkpointer {
     /// conversation was `history`. Returns the checkpoint id.
     pub fn snapshot(
         &self,
-        tool_call: &Value,
+        tool_call: &CheckpointCall,
         history: &[Content],
     ) -> Result<String, CheckpointError> {
-        let name = tool_call["name"].as_str().unwrap_or("tool");
-        let file_path = tool_call["args"]["file_path"].as_str();
+        let name = Some(tool_call.name.as_str())
+            .filter(|n| !n.is_empty())
+            .unwrap_or("tool");
+        let file_path = FileArg::deserialize(&tool_call.args)
+            .ok()
+            .and_then(|a| a.file_path);
         let commit = self.repo.snapshot(&format!("Snapshot for {name}"))?;
         let base = file_path
+            .as_deref()
             .and_then(|p| Path::new(p).file_name())
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_else(|| "file".to_string());
@@ -137,12 +206,15 @@ impl Checkpointer {
             n += 1;
             id = sanitize(&format!("{stamp}-{base}-{name}-{n}"));
         }
-        let data = json!({
-            "clientHistory": history,
-            "toolCall": {"name": name, "args": tool_call.get("args").cloned().unwrap_or(json!({}))},
-            "commitHash": commit,
-            "filePath": file_path,
-        });
+        let data = CheckpointFile {
+            client_history: Some(history.to_vec()),
+            tool_call: Some(CheckpointCall {
+                name: name.to_string(),
+                args: tool_call.args.clone(),
+            }),
+            commit_hash: Some(commit),
+            file_path,
+        };
         let bytes = serde_json::to_vec_pretty(&data).map_err(std::io::Error::other)?;
         write_atomic(&self.dir.join(format!("{id}.json")), &bytes)?;
         Ok(id)
@@ -158,11 +230,11 @@ impl Checkpointer {
             .filter_map(|e| {
                 let name = e.file_name().to_string_lossy().to_string();
                 let id = name.strip_suffix(".json")?.to_string();
-                let data = read_json(&e.path()).unwrap_or(Value::Null);
+                let data: ListedFile = read_json(&e.path()).unwrap_or_default();
                 Some(CheckpointInfo {
                     id,
-                    tool_name: data["toolCall"]["name"].as_str().unwrap_or("").to_string(),
-                    file_path: data["filePath"].as_str().map(str::to_string),
+                    tool_name: data.tool_call.and_then(|c| c.name).unwrap_or_default(),
+                    file_path: data.file_path,
                 })
             })
             .collect();
@@ -186,20 +258,13 @@ impl Checkpointer {
             id: id.to_string(),
             reason,
         };
-        let data = read_json(&path).map_err(invalid)?;
-        let history: Vec<Content> = match data.get("clientHistory") {
-            Some(h) if !h.is_null() => {
-                serde_json::from_value(h.clone()).map_err(|e| invalid(e.into()))?
-            }
-            _ => Vec::new(),
-        };
+        let data: CheckpointFile = read_json(&path).map_err(invalid)?;
+        let history = data.client_history.unwrap_or_default();
         let tool_call = data
-            .get("toolCall")
-            .cloned()
-            .filter(Value::is_object)
+            .tool_call
             .ok_or_else(|| invalid(InvalidCheckpoint::MissingToolCall))?;
-        let commit = data["commitHash"].as_str().filter(|c| !c.is_empty());
-        if let Some(commit) = commit {
+        let commit = data.commit_hash.filter(|c| !c.is_empty());
+        if let Some(commit) = &commit {
             self.repo.restore(commit)?;
         }
         Ok(RestoredCheckpoint {
@@ -210,7 +275,14 @@ impl Checkpointer {
     }
 }
 
-fn read_json(path: &Path) -> Result<Value, InvalidCheckpoint> {
+/// A call's `file_path` argument (the edit tools' own parameter).
+#[derive(Debug, Deserialize)]
+struct FileArg {
+    #[serde(default, deserialize_with = "lenient")]
+    file_path: Option<String>,
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, InvalidCheckpoint> {
     let text = std::fs::read_to_string(path)?;
     Ok(serde_json::from_str(&text)?)
 }

@@ -25,6 +25,11 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// A call as the scheduler hands it over.
+fn call_of(v: serde_json::Value) -> CheckpointCall {
+    serde_json::from_value(v).unwrap()
+}
+
 #[test]
 fn restores_a_file_a_replace_changed_and_the_conversation() {
     let root = tempfile::tempdir().unwrap();
@@ -48,7 +53,7 @@ fn restores_a_file_a_replace_changed_and_the_conversation() {
     ];
     let call = json!({"name": "replace", "args": {"file_path": project.join("src/lib.rs"),
         "old_string": "old", "new_string": "new"}});
-    let id = cp.snapshot(&call, &history).unwrap();
+    let id = cp.snapshot(&call_of(call), &history).unwrap();
     assert!(id.ends_with("-lib.rs-replace"), "{id}");
     assert!(temp.path().join(format!("checkpoints/{id}.json")).is_file());
 
@@ -75,8 +80,8 @@ fn restores_a_file_a_replace_changed_and_the_conversation() {
     let restored = cp.restore(&id).unwrap();
     assert!(restored.files_restored);
     assert_eq!(restored.history, history);
-    assert_eq!(restored.tool_call["name"], "replace");
-    assert_eq!(restored.tool_call["args"]["old_string"], "old");
+    assert_eq!(restored.tool_call.name, "replace");
+    assert_eq!(restored.tool_call.args["old_string"], "old");
     assert_eq!(
         fs::read_to_string(project.join("src/lib.rs")).unwrap(),
         "fn old() {}\n"
@@ -100,7 +105,8 @@ fn later_snapshots_restore_independently_and_bad_ids_fail() {
     let project = root.path();
     fs::write(project.join("a.txt"), "1").unwrap();
     let cp = Checkpointer::new(project, temp.path()).unwrap();
-    let call = |p: &str| json!({"name": "write_file", "args": {"file_path": p, "content": "x"}});
+    let call =
+        |p: &str| call_of(json!({"name": "write_file", "args": {"file_path": p, "content": "x"}}));
     let first = cp.snapshot(&call("a.txt"), &[]).unwrap();
     fs::write(project.join("a.txt"), "2").unwrap();
     fs::write(project.join("b.txt"), "b").unwrap();
@@ -143,7 +149,7 @@ fn temp_dir_inside_the_project_is_not_snapshotted() {
     let cp = Checkpointer::new(project, &temp).unwrap();
     let id = cp
         .snapshot(
-            &json!({"name": "replace", "args": {"file_path": "a.txt"}}),
+            &call_of(json!({"name": "replace", "args": {"file_path": "a.txt"}})),
             &[],
         )
         .unwrap();

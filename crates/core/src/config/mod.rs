@@ -8,6 +8,7 @@ pub mod dotenv;
 mod env;
 pub mod input_file;
 pub(crate) mod jsonc;
+pub(crate) mod layer_view;
 mod legacy;
 pub(crate) mod lenient;
 mod merge;

@@ -5,6 +5,7 @@
 //! could replace what it runs.
 
 use super::Scope;
+use super::layer_view::{CommandEntry, LayerView};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -20,11 +21,11 @@ pub(super) fn drop_writable_commands(
         if !matches!(scope, Scope::System | Scope::SystemDefaults) {
             continue;
         }
-        let Some(servers) = layer.get("mcpServers").and_then(Value::as_object) else {
+        let Some(servers) = LayerView::of(layer).mcp_servers else {
             continue;
         };
-        for (name, entry) in servers {
-            let Some(command) = entry.get("command").and_then(Value::as_str) else {
+        for (name, entry) in &servers {
+            let Some(command) = CommandEntry::command_of(entry) else {
                 continue;
             };
             let Some(merged_servers) = merged.get_mut("mcpServers").and_then(Value::as_object_mut)
@@ -32,10 +33,13 @@ pub(super) fn drop_writable_commands(
                 continue;
             };
             // Only when the system's entry is the one in effect.
-            if merged_servers.get(name).and_then(|e| e.get("command")) != entry.get("command") {
+            let in_effect = merged_servers
+                .get(name.as_str())
+                .and_then(CommandEntry::command_of);
+            if in_effect.as_deref() != Some(command.as_str()) {
                 continue;
             }
-            let Some(program) = resolve(command, env) else {
+            let Some(program) = resolve(&command, env) else {
                 continue;
             };
             if writable_by_others(&program) {

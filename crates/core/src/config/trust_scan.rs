@@ -2,6 +2,8 @@
 //! before the user decides. Only names are read (the project settings file
 //! as JSON, directory listings); nothing is run or loaded.
 
+use super::layer_view::{CommandEntry, HookGroupView};
+use super::lenient::from_object;
 use serde_json::Value;
 use std::path::Path;
 
@@ -118,13 +120,9 @@ fn hooks(value: &Value) -> Vec<String> {
             continue;
         };
         for group in groups {
-            for hook in group
-                .get("hooks")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if let Some(command) = hook.get("command").and_then(Value::as_str) {
+            let group: HookGroupView = from_object(group);
+            for hook in group.hooks.iter().flatten() {
+                if let Some(command) = CommandEntry::command_of(hook) {
                     out.push(format!("{event}: {command}"));
                 }
             }

@@ -69,7 +69,8 @@ fn merge_or(outputs: &[&HookOutput]) -> HookOutput {
             merged.suppress_output = Some(true);
         }
         if let Some(spec) = &o.hook_specific {
-            if spec.get("clearContext") == Some(&Value::Bool(true)) {
+            let shared = SharedSpecific::deserialize(spec).unwrap_or_default();
+            if shared.clear_context == Some(true) {
                 extend(
                     &mut merged.hook_specific,
                     &Map::from_iter([("clearContext".into(), Value::Bool(true))]),
@@ -81,8 +82,8 @@ fn merge_or(outputs: &[&HookOutput]) -> HookOutput {
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
             extend(&mut merged.hook_specific, &rest);
-            if let Some(Value::String(c)) = spec.get("additionalContext") {
-                contexts.push(c.clone());
+            if let Some(c) = shared.additional_context {
+                contexts.push(c);
             }
         }
     }
@@ -149,6 +150,17 @@ fn merge_replace(outputs: &[&HookOutput], merge_specific: bool) -> HookOutput {
         }
     }
     m
+}
+
+/// The `hookSpecificOutput` fields every event merges alike; a field of
+/// the wrong type reads as absent.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct SharedSpecific {
+    #[serde(deserialize_with = "lenient")]
+    clear_context: Option<bool>,
+    #[serde(deserialize_with = "lenient")]
+    additional_context: Option<String>,
 }
 
 /// `hookSpecificOutput.toolConfig` of BeforeToolSelection as a hook

@@ -11,7 +11,9 @@
 use super::config::HookEvent;
 use super::output::HookOutput;
 use crate::catalogue::claude::{call_from_claude, call_to_claude, claude_name};
+use crate::config::lenient::wrong_type_as_none as lenient;
 use crate::policy::ApprovalMode;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::time::Instant;
@@ -72,13 +74,8 @@ pub fn permission_mode(mode: ApprovalMode) -> &'static str {
 /// Claude Code's name for a call: the built-in's twin (`Write`), an MCP
 /// tool as `mcp__<server>__<tool>`, any other tool as it is called.
 pub fn tool_name(called: &str, mcp_context: Option<&Value>) -> String {
-    if let Some((server, tool)) = mcp_context.and_then(|m| {
-        Some((
-            m.get("server_name")?.as_str()?,
-            m.get("tool_name")?.as_str()?,
-        ))
-    }) {
-        return format!("mcp__{server}__{tool}");
+    if let Some(m) = super::matcher::McpCall::of(mcp_context) {
+        return format!("mcp__{}__{}", m.server_name, m.tool_name);
     }
     claude_name(called).unwrap_or(called).to_string()
 }
@@ -123,6 +120,51 @@ pub fn match_names(names: &[String]) -> Vec<String> {
     out
 }
 
+/// The fields of a tool event's Gemini input (absent from other events);
+/// a field of another shape reads as absent.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct CallFields {
+    /// The name the model called.
+    #[serde(deserialize_with = "lenient")]
+    pub tool_name: Option<String>,
+    /// The call's arguments.
+    #[serde(deserialize_with = "lenient")]
+    pub tool_input: Option<Map<String, Value>>,
+    /// An MCP tool's context.
+    pub mcp_context: Option<Value>,
+}
+
+impl CallFields {
+    /// The call fields of an event's Gemini input.
+    pub(crate) fn of(gemini: &Map<String, Value>) -> Self {
+        CallFields::deserialize(gemini).unwrap_or_default()
+    }
+}
+
+/// The fields of Claude Code's own input that take a place among the
+/// shared ones.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ClaudeFields {
+    prompt_id: Option<Value>,
+    permission_mode: Option<Value>,
+}
+
+/// SessionEnd's `reason`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct EndFields {
+    #[serde(deserialize_with = "lenient")]
+    reason: Option<String>,
+}
+
+impl EndFields {
+    fn of(input: &Map<String, Value>) -> Self {
+        EndFields::deserialize(input).unwrap_or_default()
+    }
+}
+
 /// The input a Claude hook gets: the event's Gemini input with Claude's
 /// event name, tool name and parameter names, without the Gemini-only
 /// fields, plus `extra` (the fields only Claude Code has, which win).
@@ -148,25 +190,22 @@ pub fn input(
             | HookEvent::PreCompress
             | HookEvent::PostCompact
     );
-    if let Some(id) = extra.get("prompt_id") {
-        out.insert("prompt_id".into(), id.clone());
+    let claude = ClaudeFields::deserialize(extra).unwrap_or_default();
+    if let Some(id) = claude.prompt_id {
+        out.insert("prompt_id".into(), id);
     }
-    if let Some(mode) = extra.get("permission_mode").filter(|_| !edge) {
-        out.insert("permission_mode".into(), mode.clone());
+    if let Some(mode) = claude.permission_mode.filter(|_| !edge) {
+        out.insert("permission_mode".into(), mode);
     }
     out.insert(
         "hook_event_name".into(),
         Value::String(event.name_in(super::HookDialect::Claude).into()),
     );
-    let called = gemini.get("tool_name").and_then(Value::as_str);
-    if let Some(called) = called {
-        let mcp = gemini.get("mcp_context");
+    let call = CallFields::of(gemini);
+    if let Some(called) = call.tool_name.as_deref() {
+        let mcp = call.mcp_context.as_ref();
         out.insert("tool_name".into(), Value::String(tool_name(called, mcp)));
-        let args = gemini
-            .get("tool_input")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
+        let args = call.tool_input.unwrap_or_default();
         let args = match call_to_claude(called, &args) {
             Some(("Edit", mut translated)) => {
                 // Claude's Edit has no `instruction` and always says
@@ -198,7 +237,7 @@ pub fn input(
     match event {
         // The end of a `-p` run (and of any session not ended by the user
         // at the prompt) is `other` to Claude Code.
-        HookEvent::SessionEnd if out.get("reason").and_then(Value::as_str) == Some("exit") => {
+        HookEvent::SessionEnd if EndFields::of(&out).reason.as_deref() == Some("exit") => {
             out.insert("reason".into(), Value::String("other".into()));
         }
         // SessionStart's context reaches the model beside the prompt, not

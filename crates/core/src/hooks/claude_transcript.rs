@@ -7,6 +7,8 @@
 //! names) and `tool_result` blocks.
 
 use crate::catalogue::claude::call_to_claude;
+use gemini_rs_protocol::Part;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::os::unix::fs::OpenOptionsExt;
@@ -95,18 +97,22 @@ fn user_content(content: &Value) -> Option<Value> {
         Value::Array(parts) => parts,
         _ => return None,
     };
+    let parts: Vec<Part> = parts
+        .iter()
+        .filter_map(|p| Part::deserialize(p).ok())
+        .collect();
     let results: Vec<Value> = parts
         .iter()
-        .filter_map(|p| p.get("functionResponse"))
+        .filter_map(|p| p.function_response.as_ref())
         .map(|fr| {
-            json!({"type": "tool_result", "tool_use_id": fr["id"],
-                "content": fr["response"].to_string()})
+            json!({"type": "tool_result", "tool_use_id": fr.id,
+                "content": fr.response.to_string()})
         })
         .collect();
     if !results.is_empty() {
         return Some(Value::Array(results));
     }
-    let text: String = parts.iter().filter_map(|p| p["text"].as_str()).collect();
+    let text: String = parts.iter().filter_map(|p| p.text.as_deref()).collect();
     Some(Value::String(text))
 }
 
@@ -127,16 +133,27 @@ fn assistant_content(m: &Value) -> Value {
     Value::Array(blocks)
 }
 
+/// A hook input's `transcript_path`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct TranscriptField {
+    #[serde(deserialize_with = "crate::config::lenient::wrong_type_as_none")]
+    transcript_path: Option<String>,
+}
+
 /// `input` with `transcript_path` pointing at the Claude view, when the
 /// transcript exists.
 pub fn point_at_view(input: &mut Map<String, Value>) {
-    let Some(path) = input.get("transcript_path").and_then(Value::as_str) else {
+    let Some(path) = TranscriptField::deserialize(&*input)
+        .unwrap_or_default()
+        .transcript_path
+    else {
         return;
     };
     if path.is_empty() {
         return;
     }
-    if let Some(view) = write_view(Path::new(path)) {
+    if let Some(view) = write_view(Path::new(&path)) {
         input.insert(
             "transcript_path".into(),
             Value::String(view.to_string_lossy().into_owned()),

@@ -32,17 +32,31 @@ pub fn matches(matcher: Option<&str>, target: MatchTarget<'_>) -> bool {
     }
 }
 
+/// An MCP tool call's `mcp_context`, as far as hooks read it: the server
+/// and the tool's own name there.
+#[derive(Debug, serde::Deserialize)]
+pub(crate) struct McpCall<'a> {
+    /// The server's name in settings.
+    pub server_name: &'a str,
+    /// The tool's name on its server.
+    pub tool_name: &'a str,
+}
+
+impl<'a> McpCall<'a> {
+    /// The context read, when there is one of this shape.
+    pub(crate) fn of(mcp_context: Option<&'a serde_json::Value>) -> Option<Self> {
+        serde::Deserialize::deserialize(mcp_context?).ok()
+    }
+}
+
 /// The names a tool matcher is tested against: the name the model
 /// called, then the tool's other names in both Gemini CLI dialects
 /// (`grep_search` for `search_file_content`; for an MCP tool, from its
 /// `mcp_context`, `<server>__<tool>`, `mcp__<server>__<tool>` and
 /// `mcp_<server>_<tool>`).
 pub fn call_names(called: &str, mcp_context: Option<&serde_json::Value>) -> Vec<String> {
-    let server_tool = mcp_context.and_then(|m| {
-        let server = m.get("server_name")?.as_str()?;
-        let tool = m.get("tool_name")?.as_str()?;
-        Some(format!("{server}__{tool}"))
-    });
+    let server_tool =
+        McpCall::of(mcp_context).map(|m| format!("{}__{}", m.server_name, m.tool_name));
     let mut names = vec![called.to_string()];
     let policy_name = server_tool.as_deref().unwrap_or(called);
     for n in crate::catalogue::names::forms(policy_name) {

@@ -12,7 +12,6 @@ use super::http::Answer;
 use crate::model::{ContentGenerator, ModelError};
 use futures::future::BoxFuture;
 use gemini_rs_protocol::{Content, GenerateContentRequest, GenerationConfig};
-use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -84,19 +83,25 @@ pub fn fill(prompt: &str, input: &str) -> String {
     }
 }
 
+/// A judging model's verdict: `ok`, and a `reason` that is read only when
+/// it is a string.
+#[derive(Debug, serde::Deserialize)]
+struct Verdict {
+    ok: bool,
+    #[serde(
+        default,
+        deserialize_with = "crate::config::lenient::wrong_type_as_none"
+    )]
+    reason: Option<String>,
+}
+
 /// A model's answer as `(ok, reason)`: the first JSON object in `text`
 /// with a boolean `ok`.
 pub fn verdict(text: &str) -> Option<(bool, String)> {
     let start = text.find('{')?;
     let end = text.rfind('}')?;
-    let v: Value = serde_json::from_str(text.get(start..=end)?).ok()?;
-    let ok = v.get("ok")?.as_bool()?;
-    let reason = v
-        .get("reason")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    Some((ok, reason))
+    let v: Verdict = serde_json::from_str(text.get(start..=end)?).ok()?;
+    Some((v.ok, v.reason.unwrap_or_default()))
 }
 
 /// Runs the prompt hook `hook` (its prompt in `command`, its model in

@@ -5,6 +5,7 @@
 use super::config::{CommandHook, HookDialect, HookEvent};
 use super::output::{HookOutput, parse_command_output};
 use futures::future::join_all;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -84,7 +85,8 @@ impl EventInput {
         let call_id = self.call_id.as_deref();
         let mut r = run_hook(hook, &bytes, env, self.event, call_id).await;
         if hook.dialect == HookDialect::Claude && r.error.is_none() {
-            let called = self.gemini.get("tool_name").and_then(Value::as_str);
+            let call = super::claude::CallFields::of(&self.gemini);
+            let called = call.tool_name.as_deref();
             r.output =
                 super::claude::parse_output(self.event, r.exit_code, &r.stdout, &r.stderr, called);
         }
@@ -403,7 +405,10 @@ fn apply_to_input(event: HookEvent, input: &mut Map<String, Value>, out: &HookOu
         }
         HookEvent::BeforeAgent => {
             if let Some(ctx) = out.specific("additionalContext").and_then(Value::as_str) {
-                let prompt = input.get("prompt").and_then(Value::as_str).unwrap_or("");
+                let prompt = PromptField::deserialize(&*input)
+                    .unwrap_or_default()
+                    .prompt
+                    .unwrap_or_default();
                 let joined = format!("{prompt}\n\n{ctx}");
                 input.insert("prompt".into(), Value::String(joined));
             }
@@ -423,4 +428,11 @@ fn apply_to_input(event: HookEvent, input: &mut Map<String, Value>, out: &HookOu
         | HookEvent::SubagentStart
         | HookEvent::PostCompact => {}
     }
+}
+/// BeforeAgent's `prompt` in a Gemini hook's input.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+struct PromptField {
+    #[serde(deserialize_with = "crate::config::lenient::wrong_type_as_none")]
+    prompt: Option<String>,
 }

@@ -10,7 +10,7 @@ use super::error::{ModelError, error_chain, snippet};
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::Mutex;
@@ -179,16 +179,11 @@ impl GoogleCredentials {
                 snippet(&body, 300)
             )));
         }
-        let answer: Value = serde_json::from_str(&body).map_err(|e| fail(e.to_string()))?;
+        let answer: TokenAnswer = serde_json::from_str(&body).map_err(|e| fail(e.to_string()))?;
         let token = answer
-            .get("access_token")
-            .and_then(Value::as_str)
-            .ok_or_else(|| fail(format!("no access_token in {}", snippet(&body, 200))))?
-            .to_string();
-        let lifetime = answer
-            .get("expires_in")
-            .and_then(Value::as_u64)
-            .unwrap_or(3600);
+            .access_token
+            .ok_or_else(|| fail(format!("no access_token in {}", snippet(&body, 200))))?;
+        let lifetime = answer.expires_in.unwrap_or(3600);
         *cached = Some((
             token.clone(),
             Instant::now() + Duration::from_secs(lifetime),
@@ -270,6 +265,13 @@ fn form_encode(pairs: &[(&str, &str)]) -> String {
         .map(|(k, v)| format!("{}={}", enc(k), enc(v)))
         .collect::<Vec<_>>()
         .join("&")
+}
+
+/// The token endpoint's answer (RFC 6749 section 5.1).
+#[derive(Debug, Deserialize)]
+struct TokenAnswer {
+    access_token: Option<String>,
+    expires_in: Option<u64>,
 }
 
 #[cfg(test)]

@@ -28,17 +28,6 @@ pub(crate) fn openai_request_fields(body: &mut Map<String, Value>) {
     body.insert("return_token_ids".into(), json!(true));
 }
 
-/// The logprob fields of an OpenAI-compatible chunk choice (`prompt_token_ids`
-/// may ride on the chunk instead).
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct ChoiceLogprobs {
-    logprobs: Option<EntryList>,
-    /// Ids as sent (vLLM's `return_token_ids`).
-    token_ids: Option<Vec<Value>>,
-    prompt_token_ids: Option<Vec<Value>>,
-}
-
 /// A choice's `logprobs`.
 #[derive(Deserialize, Default)]
 #[serde(default)]
@@ -66,16 +55,21 @@ fn read<'a, T: Deserialize<'a> + Default>(value: &'a Value) -> T {
 }
 
 /// A chunk choice's logprobs as Gemini's `logprobsResult`, with the
-/// prompt's ids when the chunk carried them; `None` when it has neither.
-pub(crate) fn from_openai_choice(event: &Value, choice: &Value) -> Option<(Value, Option<Value>)> {
-    let ChoiceLogprobs {
-        logprobs,
-        token_ids: ids,
-        prompt_token_ids,
-    } = read(choice);
+/// prompt's ids when the choice or else the chunk carried them; `None`
+/// when it has neither. Each field is read on its own: one of an
+/// unexpected shape is passed over.
+pub(crate) fn from_openai_choice(
+    logprobs: &Value,
+    token_ids: &Value,
+    prompt_token_ids: [&Value; 2],
+) -> Option<(Value, Option<Value>)> {
+    let logprobs: Option<EntryList> = read(logprobs);
+    let ids: Option<Vec<Value>> = read(token_ids);
+    let [choice_prompt, chunk_prompt] = prompt_token_ids;
+    let prompt_token_ids: Option<Vec<Value>> = read(choice_prompt);
     let entries = logprobs.and_then(|l| l.content).unwrap_or_default();
     let prompt_ids = prompt_token_ids
-        .or_else(|| read::<ChoiceLogprobs>(event).prompt_token_ids)
+        .or_else(|| read::<Option<Vec<Value>>>(chunk_prompt))
         .filter(|p| !p.is_empty())
         .map(Value::Array);
     if entries.is_empty() && ids.as_ref().is_none_or(Vec::is_empty) && prompt_ids.is_none() {
@@ -198,23 +192,32 @@ impl Logprobs {
 mod tests {
     use super::*;
 
+    /// A chunk's choice `c` read as the stream reads it.
+    fn from_choice(c: &Value) -> Option<(Value, Option<Value>)> {
+        from_openai_choice(
+            &c["logprobs"],
+            &c["token_ids"],
+            [&c["prompt_token_ids"], &Value::Null],
+        )
+    }
+
     #[test]
     fn ids_come_from_each_servers_form() {
         let llama = json!({"logprobs": {"content": [
             {"id": 7, "token": "Hi", "logprob": -0.5, "top_logprobs": []}]}});
-        let (r, _) = from_openai_choice(&json!({}), &llama).unwrap();
+        let (r, _) = from_choice(&llama).unwrap();
         assert_eq!(
             r["chosenCandidates"][0],
             json!({"token": "Hi", "tokenId": 7, "logProbability": -0.5})
         );
         let vllm = json!({"token_ids": [9], "prompt_token_ids": [1, 2],
             "logprobs": {"content": [{"token": "Hi", "logprob": -0.1}]}});
-        let (r, p) = from_openai_choice(&json!({}), &vllm).unwrap();
+        let (r, p) = from_choice(&vllm).unwrap();
         assert_eq!(r["chosenCandidates"][0]["tokenId"], 9);
         assert_eq!(p, Some(json!([1, 2])));
         let as_ids = json!({"logprobs": {"content": [{"token": "token_id:42", "logprob": -1.0}]}});
-        let (r, _) = from_openai_choice(&json!({}), &as_ids).unwrap();
+        let (r, _) = from_choice(&as_ids).unwrap();
         assert_eq!(r["chosenCandidates"][0]["tokenId"], 42);
-        assert!(from_openai_choice(&json!({}), &json!({"delta": {}})).is_none());
+        assert!(from_choice(&json!({"delta": {}})).is_none());
     }
 }

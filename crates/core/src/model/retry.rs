@@ -2,6 +2,7 @@
 //! mapping of HTTP error answers to [`ModelError`].
 
 use super::error::{Failure, ModelError, snippet};
+use serde::Deserialize;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -79,21 +80,42 @@ pub(crate) fn parse_delay(text: &str) -> Option<Duration> {
     (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs * scale))
 }
 
+/// An API error body as far as its retry hint goes.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+struct ErrorDetails {
+    error: DetailList,
+}
+
+/// `error.details`.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+struct DetailList {
+    details: Vec<Detail>,
+}
+
+/// One detail; only `google.rpc.RetryInfo`'s `retryDelay` is read.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+struct Detail {
+    #[serde(rename = "@type")]
+    kind: Option<String>,
+    #[serde(rename = "retryDelay")]
+    retry_delay: Option<String>,
+}
+
 /// The `retryDelay` of a `google.rpc.RetryInfo` detail in an API error body.
 pub(crate) fn retry_info_delay(body: &Value) -> Option<Duration> {
-    body.pointer("/error/details")?
-        .as_array()?
+    let body = ErrorDetails::deserialize(body).ok()?;
+    body.error
+        .details
         .iter()
         .filter(|d| {
-            d.get("@type")
-                .and_then(Value::as_str)
+            d.kind
+                .as_deref()
                 .is_some_and(|t| t.ends_with("google.rpc.RetryInfo"))
         })
-        .find_map(|d| {
-            d.get("retryDelay")
-                .and_then(Value::as_str)
-                .and_then(parse_delay)
-        })
+        .find_map(|d| d.retry_delay.as_deref().and_then(parse_delay))
 }
 
 /// The human message of an API error body, falling back to the raw text.

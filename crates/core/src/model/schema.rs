@@ -53,6 +53,7 @@ pub(crate) fn parameters(decl: &FunctionDeclaration) -> Value {
     if !root.contains_key("type") {
         root.insert("type".into(), json!("object"));
     }
+    // open shape: a function's parameters are a JSON Schema.
     if root.get("type") == Some(&json!("object")) && !root.contains_key("properties") {
         root.insert("properties".into(), json!({}));
     }

@@ -1,34 +1,49 @@
 //! Server-sent events of `streamGenerateContent?alt=sse` to response chunks.
 
-use super::error::{ModelError, snippet};
+use super::error::ModelError;
 use super::retry::error_for_status;
-use super::wire::Sse;
+use super::wire::{Sse, SseEvent};
 use bytes::Bytes;
 use futures::stream::{BoxStream, Stream, StreamExt};
 use gemini_rs_protocol::GenerateContentResponse;
+use serde::Deserialize;
 use serde_json::Value;
 
-/// One parsed event as a response chunk; an `{"error": ...}` event is
-/// the error it reports.
-pub(crate) fn chunk_of(value: Value, model: &str) -> Result<GenerateContentResponse, ModelError> {
-    if let Some(err) = value.get("error").filter(|e| e.is_object()) {
+/// An error reported inside the stream (`{"error": {...}}`). Its leaves
+/// stay lenient: an odd code is a 500, a missing message a generic one.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct StreamError {
+    code: Value,
+    message: Value,
+}
+
+/// One event as a response chunk, parsed once; an `{"error": {...}}`
+/// event (an unmodelled field of a chunk) is the error it reports.
+pub(crate) fn chunk_of(
+    event: &SseEvent,
+    model: &str,
+) -> Result<GenerateContentResponse, ModelError> {
+    let mut chunk: GenerateContentResponse = event.parse()?;
+    if let Some(err) = chunk.extra.remove("error") {
+        if !err.is_object() {
+            chunk.extra.insert("error".into(), err);
+            return Ok(chunk);
+        }
+        let err = StreamError::deserialize(&err).map_err(|e| event.malformed(&e))?;
         let status = err
-            .get("code")
-            .and_then(Value::as_u64)
+            .code
+            .as_u64()
             .and_then(|c| u16::try_from(c).ok())
             .unwrap_or(500);
         let message = err
-            .get("message")
-            .and_then(Value::as_str)
+            .message
+            .as_str()
             .unwrap_or("error reported inside the response stream")
             .to_string();
         return Err(error_for_status(status, message, model));
     }
-    let text = value.to_string();
-    serde_json::from_value(value).map_err(|e| ModelError::MalformedChunk {
-        message: e.to_string(),
-        snippet: snippet(&text, 200),
-    })
+    Ok(chunk)
 }
 
 /// Turns a byte stream of SSE into response chunks. The stream ends after the
@@ -51,7 +66,7 @@ where
             let item = loop {
                 match events.next().await {
                     Some(Ok(Sse::Done)) => continue,
-                    Some(Ok(Sse::Event(v))) => break chunk_of(v, &model),
+                    Some(Ok(Sse::Event(e))) => break chunk_of(&e, &model),
                     Some(Err(e)) => break Err(e),
                     None if said && !finished => {
                         break Err(ModelError::Incomplete {
@@ -155,7 +170,9 @@ mod tests {
     #[test]
     fn error_objects_in_stream_map_to_statuses() {
         let e = chunk_of(
-            serde_json::json!({"error": {"code": 503, "message": "overloaded"}}),
+            &SseEvent::from_value(
+                &serde_json::json!({"error": {"code": 503, "message": "overloaded"}}),
+            ),
             "m",
         )
         .unwrap_err();

@@ -54,7 +54,8 @@ impl std::fmt::Debug for WireConfig {
 /// Turns one wire's stream events into Gemini response chunks.
 pub trait StreamTranslator: Send + 'static {
     /// The chunks one event yields (often none: a tool call still arriving).
-    fn push(&mut self, event: &Value) -> Result<Vec<GenerateContentResponse>, ModelError>;
+    /// The translator parses the event's data into its own typed form.
+    fn push(&mut self, event: &SseEvent) -> Result<Vec<GenerateContentResponse>, ModelError>;
     /// The server sent `data: [DONE]`.
     fn done(&mut self) {}
     /// The chunks still held when the stream ends.
@@ -64,14 +65,60 @@ pub trait StreamTranslator: Send + 'static {
 /// One item of an SSE body.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Sse {
-    /// An event's JSON data.
-    Event(Value),
+    /// An event: its name and JSON data, parsed once by the translator.
+    Event(SseEvent),
     /// `data: [DONE]`, OpenAI's end marker.
     Done,
 }
 
-/// The parsed JSON events of an SSE body: each event's `data`, with its
-/// `event` name (when it has one) added as `"type"` if the data lacks it.
+/// One SSE event as it arrived: the translator of its wire parses `data`
+/// straight into its typed form (no `Value` on the way).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SseEvent {
+    /// The `event:` name; empty when none was sent (or it was `message`).
+    pub name: String,
+    /// The event's `data` (JSON text, trimmed).
+    pub data: String,
+}
+
+impl SseEvent {
+    /// An event from its JSON (a recording, an unstreamed answer).
+    pub(crate) fn from_value(value: &Value) -> Self {
+        SseEvent {
+            name: String::new(),
+            data: value.to_string(),
+        }
+    }
+
+    /// The event as JSON for a recording: its name added as `"type"` when
+    /// the data lacks one.
+    pub(crate) fn to_value(&self) -> Result<Value, ModelError> {
+        let mut value: Value = self.parse()?;
+        if let Some(obj) = value.as_object_mut()
+            && !obj.contains_key("type")
+            && !self.name.is_empty()
+        {
+            obj.insert("type".into(), Value::String(self.name.clone()));
+        }
+        Ok(value)
+    }
+
+    /// The data parsed as `T`; what does not parse is a malformed chunk
+    /// naming the start of the data.
+    pub(crate) fn parse<'a, T: serde::Deserialize<'a>>(&'a self) -> Result<T, ModelError> {
+        serde_json::from_str(&self.data).map_err(|e| self.malformed(&e))
+    }
+
+    /// The error for data that did not parse as expected.
+    pub(crate) fn malformed(&self, e: &serde_json::Error) -> ModelError {
+        ModelError::MalformedChunk {
+            message: e.to_string(),
+            snippet: snippet(&self.data, 200),
+        }
+    }
+}
+
+/// The events of an SSE body, their data left as text for the translator.
 /// Keep-alives are skipped; the stream ends after an error (the byte
 /// stream's own errors, e.g. of [`super::limits::bounded`], pass through).
 pub(crate) fn sse_events<S>(bytes: S) -> BoxStream<'static, Result<Sse, ModelError>>
@@ -91,22 +138,16 @@ where
                     if data == "[DONE]" {
                         Ok(Sse::Done)
                     } else {
-                        match serde_json::from_str::<Value>(data) {
-                            Ok(mut value) => {
-                                if let Some(obj) = value.as_object_mut()
-                                    && !obj.contains_key("type")
-                                    && !event.event.is_empty()
-                                    && event.event != "message"
-                                {
-                                    obj.insert("type".into(), Value::String(event.event));
-                                }
-                                Ok(Sse::Event(value))
-                            }
-                            Err(e) => Err(ModelError::MalformedChunk {
-                                message: e.to_string(),
-                                snippet: snippet(data, 200),
-                            }),
+                        let mut name = event.event;
+                        if name == "message" {
+                            name.clear();
                         }
+                        let data = if data.len() == event.data.len() {
+                            event.data
+                        } else {
+                            data.to_string()
+                        };
+                        Ok(Sse::Event(SseEvent { name, data }))
                     }
                 }
                 Err(EventStreamError::Transport(e)) => Err(e),
@@ -164,8 +205,11 @@ pub(crate) fn translate<T: StreamTranslator>(
                 Some(Ok(Sse::Done)) => st.translator.done(),
                 Some(Ok(Sse::Event(event))) => {
                     let pushed = st.translator.push(&event);
-                    if let Some((_, seen)) = &mut st.record {
-                        seen.push(event);
+                    if let (Ok(_), Some((_, seen))) = (&pushed, &mut st.record) {
+                        match event.to_value() {
+                            Ok(value) => seen.push(value),
+                            Err(e) => return Some((Err(e), None)),
+                        }
                     }
                     match pushed {
                         Ok(chunks) => st.ready.extend(chunks),
@@ -192,7 +236,12 @@ pub(crate) fn translate<T: StreamTranslator>(
 /// Replays recorded `events` through `translator`; a recording holds only
 /// streams that ended well, so it ends as if with `[DONE]`.
 pub(crate) fn replay<T: StreamTranslator>(events: Vec<Value>, translator: T) -> ChunkStream {
-    let events = events.into_iter().map(Sse::Event).chain([Sse::Done]);
+    let events = events
+        .iter()
+        .map(|v| Sse::Event(SseEvent::from_value(v)))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .chain([Sse::Done]);
     translate(
         futures::stream::iter(events.map(Ok)).boxed(),
         translator,
@@ -301,6 +350,29 @@ impl CallIds {
     }
 }
 
+/// The message of an error answer's body: `error.message` (OpenAI,
+/// Anthropic) or a top-level `message`.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum ErrorBody {
+    Nested { error: ErrorMessage },
+    Flat(ErrorMessage),
+}
+
+/// An error's `message`.
+#[derive(serde::Deserialize)]
+struct ErrorMessage {
+    message: String,
+}
+
+impl ErrorBody {
+    fn message(self) -> String {
+        match self {
+            ErrorBody::Nested { error } | ErrorBody::Flat(error) => error.message,
+        }
+    }
+}
+
 /// An HTTP error answer of a non-Gemini API as a [`Failure`]: the API's
 /// own message (`error.message` in both OpenAI's and Anthropic's bodies),
 /// advice for the statuses a user can fix, context-length errors named.
@@ -313,11 +385,9 @@ pub(crate) fn provider_failure(
     hint: Option<std::time::Duration>,
 ) -> Failure {
     let json: Option<Value> = serde_json::from_str(body).ok();
-    let message = json
-        .as_ref()
-        .and_then(|v| v.pointer("/error/message").or_else(|| v.get("message")))
-        .and_then(Value::as_str)
-        .map(str::to_string)
+    let message = serde_json::from_str::<ErrorBody>(body)
+        .ok()
+        .map(ErrorBody::message)
         .filter(|m| !m.is_empty())
         .unwrap_or_else(|| {
             if body.trim().is_empty() {
@@ -366,12 +436,19 @@ mod tests {
         let bytes = futures::stream::iter([Ok(Bytes::from(body))]);
         let events: Vec<_> = sse_events(bytes).collect().await;
         let events: Vec<Sse> = events.into_iter().map(Result::unwrap).collect();
+        let values: Vec<Option<Value>> = events
+            .iter()
+            .map(|e| match e {
+                Sse::Event(e) => Some(e.to_value().unwrap()),
+                Sse::Done => None,
+            })
+            .collect();
         assert_eq!(
-            events,
+            values,
             [
-                Sse::Event(serde_json::json!({"type": "ping"})),
-                Sse::Event(serde_json::json!({"a": 1})),
-                Sse::Done
+                Some(serde_json::json!({"type": "ping"})),
+                Some(serde_json::json!({"a": 1})),
+                None
             ]
         );
     }

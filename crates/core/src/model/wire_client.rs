@@ -119,7 +119,7 @@ impl<W: WireSpec> WireClient<W> {
                 snippet: text.chars().take(200).collect(),
             })?;
         let events: Vec<Result<wire::Sse, ModelError>> = W::as_event(answer)
-            .map(wire::Sse::Event)
+            .map(|event| wire::Sse::Event(wire::SseEvent::from_value(&event)))
             .into_iter()
             .chain([wire::Sse::Done])
             .map(Ok)

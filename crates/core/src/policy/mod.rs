@@ -20,6 +20,7 @@ pub use toml::{
     EXTENSION_TIER, PolicyFileError, load_policy_dir, load_policy_file, saved_rule_text,
 };
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::RwLock;
@@ -303,7 +304,7 @@ impl PolicyEngine {
         let Some(rule) = self.first_match(tool_name, args, mode) else {
             return Decision::AskUser;
         };
-        let command = args.get("command").and_then(Value::as_str);
+        let command = shell_command(args);
         let shell = tool_name == "run_shell_command";
         let redirects = shell && command.is_some_and(has_redirection);
         let lenient_mode = matches!(mode, ApprovalMode::AutoEdit | ApprovalMode::Yolo);
@@ -378,9 +379,18 @@ fn shell_parts(tool_name: &str, args: &Value) -> Option<Vec<String>> {
     if tool_name != "run_shell_command" {
         return None;
     }
-    args.get("command")
-        .and_then(Value::as_str)
-        .map(split_commands)
+    shell_command(args).map(split_commands)
+}
+
+/// The `command` argument of a shell call (of the shell tool's own
+/// parameters); `None` when absent or not a string.
+pub(crate) fn shell_command(args: &Value) -> Option<&str> {
+    #[derive(serde::Deserialize)]
+    struct ShellArgs<'a> {
+        #[serde(borrow, default)]
+        command: Option<&'a str>,
+    }
+    ShellArgs::deserialize(args).ok()?.command
 }
 
 /// Tools headless mode neither declares nor finds, as v0.27.4 decides them

@@ -160,11 +160,7 @@ impl PolicyRule {
         {
             return RuleMatch::No;
         }
-        let command = args
-            .get("command")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .trim();
+        let command = super::shell_command(args).unwrap_or("").trim();
         if self.args.command_prefixes.is_empty() && self.args.command_regex.is_none() {
             return RuleMatch::Yes;
         }

@@ -13,7 +13,7 @@
 //! (`mcp__server__tool`, `server__tool`, `mcp_server_tool`), and a trailing
 //! `*` selects by prefix.
 
-use super::split_commands;
+use super::{shell_command, split_commands};
 use crate::catalogue::claude::by_claude_name;
 use crate::catalogue::names::{forms, pattern_selects};
 use serde_json::Value;
@@ -118,17 +118,13 @@ fn specifier_allows(spec: &Specifier, tool: &str, args: &Value) -> bool {
         Specifier::Any => true,
         Specifier::Prefix(_) | Specifier::Command(_) if tool != "run_shell_command" => false,
         Specifier::Prefix(prefix) => {
-            let command = args.get("command").and_then(Value::as_str).unwrap_or("");
-            let command = command.trim();
+            let command = shell_command(args).unwrap_or("").trim();
             command == prefix
                 || command
                     .strip_prefix(prefix.as_str())
                     .is_some_and(|rest| rest.starts_with(char::is_whitespace))
         }
-        Specifier::Command(re) => args
-            .get("command")
-            .and_then(Value::as_str)
-            .is_some_and(|c| re.is_match(c.trim())),
+        Specifier::Command(re) => shell_command(args).is_some_and(|c| re.is_match(c.trim())),
         Specifier::Path(glob) => PATH_ARGS
             .iter()
             .filter_map(|k| args.get(*k).and_then(Value::as_str))
@@ -170,7 +166,7 @@ impl ActiveSkills {
         }
         let names = forms(tool);
         let allowed = |args: &Value| limits.iter().any(|l| l.allows(tool, &names, args));
-        let ok = match args.get("command").and_then(Value::as_str) {
+        let ok = match shell_command(args) {
             Some(command) if tool == "run_shell_command" => {
                 let parts = split_commands(command);
                 !parts.is_empty()

@@ -70,11 +70,18 @@ fn extension_id(name: &str, source: Option<&(String, String)>) -> String {
 /// The source and type of an extension's install record.
 fn install_source(dir: &Path) -> Option<(String, String)> {
     let text = std::fs::read_to_string(dir.join(".gemini-extension-install.json")).ok()?;
-    let record: serde_json::Value = serde_json::from_str(&text).ok()?;
-    Some((
-        record.get("source")?.as_str()?.to_string(),
-        record.get("type")?.as_str()?.to_string(),
-    ))
+    let record: InstallRecord = serde_json::from_str(&text).ok()?;
+    Some((record.source, record.kind))
+}
+
+/// `.gemini-extension-install.json`, as far as the id goes.
+#[derive(Debug, serde::Deserialize)]
+struct InstallRecord {
+    /// Where it was installed from (a URL or a folder).
+    source: String,
+    /// `git`, `github-release`, `local` or `link`.
+    #[serde(rename = "type")]
+    kind: String,
 }
 
 /// Every installed extension of `root` and the user, on or off there.

@@ -21,11 +21,7 @@ fn info(path: PathBuf, record: &ConversationRecord) -> RecordedSessionInfo {
         start_time: record.start_time.clone(),
         last_updated: record.last_updated.clone(),
         first_prompt: recording::first_prompt(record),
-        summary: record
-            .extra
-            .get("summary")
-            .and_then(serde_json::Value::as_str)
-            .map(str::to_string),
+        summary: record.meta().summary,
     }
 }
 

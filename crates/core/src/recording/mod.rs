@@ -342,7 +342,7 @@ pub(crate) fn read_session(text: &str) -> Option<ConversationRecord> {
 /// True when a session has a prompt, an answer or a tool call to resume
 /// (and is not a sub-agent's).
 fn resumable(record: &ConversationRecord) -> bool {
-    record.extra.get("kind").and_then(Value::as_str) != Some("subagent")
+    record.meta().kind.as_deref() != Some("subagent")
         && record.messages.iter().any(history::is_resumable)
 }
 

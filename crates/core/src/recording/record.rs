@@ -29,6 +29,27 @@ pub struct ConversationRecord {
     pub extra: Extra,
 }
 
+/// The session-level fields a file may carry beyond the modelled ones
+/// (kept in [`ConversationRecord::extra`] so their place in the file
+/// stays); one of another type reads as absent.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct RecordMeta {
+    /// `main` or `subagent`.
+    #[serde(deserialize_with = "crate::config::lenient::wrong_type_as_none")]
+    pub kind: Option<String>,
+    /// The summary Gemini CLI writes for `/resume`'s list.
+    #[serde(deserialize_with = "crate::config::lenient::wrong_type_as_none")]
+    pub summary: Option<String>,
+}
+
+impl ConversationRecord {
+    /// The session-level fields of [`RecordMeta`].
+    pub fn meta(&self) -> RecordMeta {
+        RecordMeta::deserialize(&self.extra).unwrap_or_default()
+    }
+}
+
 /// One message: `user`, `gemini`, `info`, `warning` or `error`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -365,7 +365,7 @@ impl Scheduler {
         let Some(cp) = self.checkpointer.clone() else {
             return;
         };
-        let call = serde_json::json!({"name": req.name, "args": req.args});
+        let call = crate::checkpoint::CheckpointCall::new(&req.name, serde_json::json!(req.args));
         let history = history.to_vec();
         match tokio::task::spawn_blocking(move || cp.snapshot(&call, &history)).await {
             Ok(Ok(_)) => {}

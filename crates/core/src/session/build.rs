@@ -293,14 +293,14 @@ fn prompt_features(
     skills: &[crate::skills::Skill],
 ) -> PromptFeatures {
     PromptFeatures {
-        write_todos: registry.get("write_todos").is_some(),
+        write_todos: registry.contains("write_todos"),
         agents: agents
             .agents
             .iter()
-            .filter(|a| registry.get(&a.name).is_some())
+            .filter(|a| registry.contains(&a.name))
             .map(|a| (a.name.clone(), a.description.clone()))
             .collect(),
-        skills: if registry.get("activate_skill").is_some() {
+        skills: if registry.contains("activate_skill") {
             skills
                 .iter()
                 .map(|s| {

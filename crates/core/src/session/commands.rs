@@ -261,8 +261,10 @@ impl Engine {
         if r.files_restored {
             self.info("Restored project to the state before the tool call.");
         }
-        let name = r.tool_call["name"].as_str().unwrap_or("the tool");
-        let args = r.tool_call.get("args").cloned().unwrap_or(Value::Null);
+        let name = Some(r.tool_call.name.as_str())
+            .filter(|n| !n.is_empty())
+            .unwrap_or("the tool");
+        let args = &r.tool_call.args;
         self.info(format!(
             "The conversation is back to before {name} ran with {args}; ask again to redo it."
         ));

@@ -4,6 +4,7 @@
 
 use super::config::{SessionConfig, StartupNote};
 use crate::config::Scope;
+use crate::config::layer_view::LayerView;
 use crate::events::{AgentEvent, EventSender};
 use crate::hooks::claude_settings::ClaudeSettingsHooks;
 use crate::hooks::{HookConfig, HookEnv, HookMessage, HookSystem, Hooks, project_hooks_warning};
@@ -85,7 +86,8 @@ pub(super) fn hook_system(
     if trusted {
         let project_claude = claude_files.iter().filter(|f| f.project);
         let sources = workspace_layer
-            .and_then(|layer| layer.get("hooks").cloned())
+            .and_then(|layer| LayerView::of(layer).hooks)
+            .map(serde_json::Value::Object)
             .map(|h| (h, ".gemini/settings.json".to_string()))
             .into_iter()
             .chain(project_claude.map(|f| {

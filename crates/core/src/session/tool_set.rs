@@ -262,9 +262,8 @@ pub(crate) fn workspace_servers(
 ) -> HashSet<String> {
     let mut names: HashSet<String> = settings
         .layer(Scope::Workspace)
-        .and_then(|(_, layer)| layer.get("mcpServers"))
-        .and_then(serde_json::Value::as_object)
-        .map(|servers| servers.keys().cloned().collect())
+        .and_then(|(_, layer)| crate::config::layer_view::LayerView::of(layer).mcp_servers)
+        .map(|servers| servers.into_iter().map(|(name, _)| name).collect())
         .unwrap_or_default();
     let project_extensions = root.join(".gemini").join("extensions");
     let canonical = std::fs::canonicalize(&project_extensions).unwrap_or(project_extensions);

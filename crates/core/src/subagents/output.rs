@@ -53,6 +53,7 @@ pub fn validate_output(schema: &Value, value: &Value) -> Result<(), OutputError>
         return Ok(());
     }
     // In the order the schema lists its properties, as zod reports them.
+    // open shape: the agent's output schema is any JSON Schema.
     if let Some(props) = schema.get("properties").and_then(Value::as_object) {
         let mut ordered = Map::new();
         for key in props.keys() {

@@ -62,17 +62,23 @@ fn flag(env: &Env, name: &str) -> Option<bool> {
     env.var(name).map(|v| v == "true" || v == "1")
 }
 
+/// The merged settings as far as `telemetry` goes.
+#[derive(Debug, Default, Deserialize)]
+struct WithTelemetry {
+    #[serde(default)]
+    telemetry: Option<TelemetrySettings>,
+}
+
 /// Resolves the settings and variables; `Ok(None)` when telemetry is off
 /// (the default), so nothing is initialised.
 pub fn resolve(
     settings: &Settings,
     env: &Env,
 ) -> Result<Option<TelemetryConfig>, TelemetryConfigError> {
-    let file: TelemetrySettings = match settings.get("telemetry") {
-        Some(value) => serde_json::from_value(value.clone())
-            .map_err(|e| TelemetryConfigError::Settings(e.to_string()))?,
-        None => TelemetrySettings::default(),
-    };
+    let file = WithTelemetry::deserialize(settings.as_value())
+        .map_err(|e| TelemetryConfigError::Settings(e.to_string()))?
+        .telemetry
+        .unwrap_or_default();
     let enabled = flag(env, "GEMINI_TELEMETRY_ENABLED")
         .or(file.enabled)
         .unwrap_or(false);

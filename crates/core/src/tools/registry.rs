@@ -186,6 +186,11 @@ impl ToolRegistry {
         self.aliases.extend(aliases);
     }
 
+    /// True when [`Self::get`] finds a tool for `name`.
+    pub fn contains(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
     /// The active tool called `name`, or the one an alias names, or the
     /// one answering to `name` in another dialect (`grep_search`,
     /// `mcp_<server>_<tool>`, `mcp__<server>__<tool>`).

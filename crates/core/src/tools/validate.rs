@@ -154,6 +154,7 @@ impl ArgsValidator {
 /// Compiles a schema the way v0.27.4's Ajv would accept or refuse it.
 fn compile(schema: &Value) -> Result<Validator, SchemaError> {
     let mut draft = Some(Draft::Draft7);
+    // open shape: a tool's parameter schema is any JSON Schema.
     if let Some(meta) = schema.get("$schema") {
         let Some(url) = meta.as_str() else {
             return Err(SchemaError::MetaNotString);

@@ -6,6 +6,7 @@
 use crate::model::schema;
 use crate::model::wire::CallIds;
 use gemini_rs_protocol::{Content, FunctionCallingConfig, GenerateContentRequest, Part};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 /// Output tokens when neither the request, settings nor the model's known
@@ -172,7 +173,8 @@ fn user_blocks(content: &Content, ids: &mut CallIds) -> Vec<Value> {
             let mut blocks = vec![json!({"type": "text", "text": fr.response.to_string()})];
             blocks.extend(fr.parts.iter().flatten().filter_map(media_block));
             result.insert("content".into(), Value::Array(blocks));
-            if fr.response.get("error").is_some() || failed_shell(&fr.name, &fr.response) {
+            let answer = ToolAnswer::of(&fr.response);
+            if answer.error.is_some() || failed_shell(&fr.name, &answer) {
                 result.insert("is_error".into(), json!(true));
             }
             results.push(Value::Object(result));
@@ -188,16 +190,27 @@ fn user_blocks(content: &Content, ids: &mut CallIds) -> Vec<Value> {
     results
 }
 
+/// A function response's `response` as tools give it: `{"output": ...}`
+/// or `{"error": ...}`; another shape has neither.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ToolAnswer<'a> {
+    #[serde(borrow)]
+    output: Option<&'a str>,
+    error: Option<serde::de::IgnoredAny>,
+}
+
+impl<'a> ToolAnswer<'a> {
+    fn of(response: &'a Value) -> Self {
+        ToolAnswer::deserialize(response).unwrap_or_default()
+    }
+}
+
 /// True for the result of a shell command that exited non-zero: Claude
 /// Code's `Bash` flags it `is_error`, and Claude models read it so.
-fn failed_shell(name: &str, response: &Value) -> bool {
+fn failed_shell(name: &str, answer: &ToolAnswer<'_>) -> bool {
     use crate::catalogue::claude::{claude_name, shell_failure};
-    claude_name(name) == Some("Bash")
-        && response
-            .get("output")
-            .and_then(Value::as_str)
-            .and_then(shell_failure)
-            .is_some()
+    claude_name(name) == Some("Bash") && answer.output.and_then(shell_failure).is_some()
 }
 
 /// An image, a PDF, or a note for media the API has no block for.

@@ -7,9 +7,82 @@
 
 use crate::model::error::ModelError;
 use crate::model::openai_chat::call_args;
-use crate::model::wire::{StreamTranslator, chunk};
+use crate::model::wire::{SseEvent, StreamTranslator, chunk};
 use gemini_rs_protocol::{FunctionCall, GenerateContentResponse, Part, UsageMetadata};
-use serde_json::Value;
+use serde::Deserialize;
+
+/// One stream event, parsed once: every event kind's fields, each absent
+/// from the kinds that do not carry it. `type` falls back to the SSE
+/// event's name.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Event {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    index: u64,
+    /// `message_start`'s message (its usage).
+    message: Option<StartMessage>,
+    /// `content_block_start`'s block.
+    content_block: Option<BlockStart>,
+    /// `content_block_delta`'s and `message_delta`'s delta.
+    delta: Option<Delta>,
+    /// `message_delta`'s usage.
+    usage: Option<Usage>,
+    /// An `error` event's error.
+    error: Option<ErrorBody>,
+}
+
+/// `message_start`'s message.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct StartMessage {
+    usage: Usage,
+}
+
+/// Token counts (cache reads and writes apart from `input_tokens`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Usage {
+    input_tokens: Option<u64>,
+    cache_read_input_tokens: Option<u64>,
+    cache_creation_input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+}
+
+/// A block as it starts.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct BlockStart {
+    #[serde(rename = "type")]
+    kind: String,
+    id: String,
+    name: String,
+    signature: String,
+    data: String,
+    text: String,
+}
+
+/// What a delta adds (`content_block_delta`) or ends with (`message_delta`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Delta {
+    #[serde(rename = "type")]
+    kind: String,
+    text: String,
+    thinking: String,
+    signature: String,
+    partial_json: String,
+    stop_reason: Option<String>,
+}
+
+/// An error reported inside the stream.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ErrorBody {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    message: Option<String>,
+}
 
 /// A content block while it streams.
 #[derive(Debug)]
@@ -47,10 +120,6 @@ fn finish_reason(reason: &str) -> &'static str {
         "refusal" => "SAFETY",
         _ => "STOP",
     }
-}
-
-fn u64_at(v: &Value, pointer: &str) -> u64 {
-    v.pointer(pointer).and_then(Value::as_u64).unwrap_or(0)
 }
 
 impl AnthropicTranslator {
@@ -108,118 +177,121 @@ impl AnthropicTranslator {
     }
 }
 
+impl AnthropicTranslator {
+    /// `message_start`: the prompt's tokens, cache reads and writes included.
+    fn start(&mut self, usage: &Usage) {
+        let read = usage.cache_read_input_tokens.unwrap_or(0);
+        let written = usage.cache_creation_input_tokens.unwrap_or(0);
+        self.input_tokens = usage.input_tokens.unwrap_or(0) + read + written;
+        self.cached_tokens = read;
+        self.output_tokens = usage.output_tokens.unwrap_or(0);
+    }
+
+    /// `content_block_start`: the block kept, its first text given out.
+    fn start_block(
+        &mut self,
+        index: u64,
+        block: BlockStart,
+        out: &mut Vec<GenerateContentResponse>,
+    ) {
+        if !block.text.is_empty() {
+            out.push(chunk(vec![Part::text(block.text)], None));
+        }
+        let started = match block.kind.as_str() {
+            "tool_use" => Block::ToolUse {
+                id: block.id,
+                name: block.name,
+                json: String::new(),
+            },
+            "thinking" => Block::Thinking {
+                signature: block.signature,
+            },
+            "redacted_thinking" => Block::Redacted { data: block.data },
+            _ => Block::Text,
+        };
+        self.blocks.push((index, started));
+    }
+
+    /// `content_block_delta`: text and thinking given out, signatures and
+    /// call input kept with their block.
+    fn delta(&mut self, index: u64, delta: Delta, out: &mut Vec<GenerateContentResponse>) {
+        match delta.kind.as_str() {
+            "text_delta" if !delta.text.is_empty() => {
+                out.push(chunk(vec![Part::text(delta.text)], None));
+            }
+            "thinking_delta" if !delta.thinking.is_empty() => {
+                let part = Part {
+                    text: Some(delta.thinking),
+                    thought: Some(true),
+                    ..Part::default()
+                };
+                out.push(chunk(vec![part], None));
+            }
+            "signature_delta" => {
+                if let Some(Block::Thinking { signature }) = self.block_mut(index) {
+                    signature.push_str(&delta.signature);
+                }
+            }
+            "input_json_delta" => {
+                if let Some(Block::ToolUse { json, .. }) = self.block_mut(index) {
+                    json.push_str(&delta.partial_json);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// An `error` event as the provider's error, with the status its type
+/// stands for.
+fn stream_error(err: ErrorBody) -> ModelError {
+    let kind = err.kind.unwrap_or_else(|| "error".to_string());
+    let message = err
+        .message
+        .unwrap_or_else(|| "an error was reported inside the response stream".to_string());
+    let status = match kind.as_str() {
+        "overloaded_error" => 529,
+        "rate_limit_error" => 429,
+        "invalid_request_error" => 400,
+        _ => 500,
+    };
+    ModelError::Provider {
+        provider: "The Anthropic API".to_string(),
+        status,
+        message: format!("{message} ({kind})"),
+    }
+}
+
 impl StreamTranslator for AnthropicTranslator {
-    fn push(&mut self, event: &Value) -> Result<Vec<GenerateContentResponse>, ModelError> {
-        let kind = event
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let index = event.get("index").and_then(Value::as_u64).unwrap_or(0);
+    fn push(&mut self, raw: &SseEvent) -> Result<Vec<GenerateContentResponse>, ModelError> {
+        let event: Event = raw.parse()?;
+        let kind = event.kind.as_deref().unwrap_or(&raw.name);
         let mut out = Vec::new();
         match kind {
-            "message_start" => {
-                let usage = event.pointer("/message/usage").unwrap_or(&Value::Null);
-                let read = u64_at(usage, "/cache_read_input_tokens");
-                let written = u64_at(usage, "/cache_creation_input_tokens");
-                self.input_tokens = u64_at(usage, "/input_tokens") + read + written;
-                self.cached_tokens = read;
-                self.output_tokens = u64_at(usage, "/output_tokens");
-            }
+            "message_start" => self.start(&event.message.unwrap_or_default().usage),
             "content_block_start" => {
-                let block = event.get("content_block").unwrap_or(&Value::Null);
-                let text = |k: &str| block.get(k).and_then(Value::as_str).unwrap_or_default();
-                let started = match text("type") {
-                    "tool_use" => Block::ToolUse {
-                        id: text("id").to_string(),
-                        name: text("name").to_string(),
-                        json: String::new(),
-                    },
-                    "thinking" => Block::Thinking {
-                        signature: text("signature").to_string(),
-                    },
-                    "redacted_thinking" => Block::Redacted {
-                        data: text("data").to_string(),
-                    },
-                    _ => Block::Text,
-                };
-                if let Some(t) = block
-                    .get("text")
-                    .and_then(Value::as_str)
-                    .filter(|t| !t.is_empty())
-                {
-                    out.push(chunk(vec![Part::text(t)], None));
-                }
-                self.blocks.push((index, started));
+                let block = event.content_block.unwrap_or_default();
+                self.start_block(event.index, block, &mut out);
             }
             "content_block_delta" => {
-                let delta = event.get("delta").unwrap_or(&Value::Null);
-                let text = |k: &str| delta.get(k).and_then(Value::as_str).unwrap_or_default();
-                match text("type") {
-                    "text_delta" if !text("text").is_empty() => {
-                        out.push(chunk(vec![Part::text(text("text"))], None));
-                    }
-                    "thinking_delta" if !text("thinking").is_empty() => {
-                        let part = Part {
-                            text: Some(text("thinking").to_string()),
-                            thought: Some(true),
-                            ..Part::default()
-                        };
-                        out.push(chunk(vec![part], None));
-                    }
-                    "signature_delta" => {
-                        let signature = text("signature").to_string();
-                        if let Some(Block::Thinking { signature: s }) = self.block_mut(index) {
-                            s.push_str(&signature);
-                        }
-                    }
-                    "input_json_delta" => {
-                        let piece = text("partial_json").to_string();
-                        if let Some(Block::ToolUse { json, .. }) = self.block_mut(index) {
-                            json.push_str(&piece);
-                        }
-                    }
-                    _ => {}
-                }
+                self.delta(event.index, event.delta.unwrap_or_default(), &mut out);
             }
             "content_block_stop" => {
-                if let Some(part) = self.stop_block(index) {
+                if let Some(part) = self.stop_block(event.index) {
                     out.push(chunk(vec![part], None));
                 }
             }
             "message_delta" => {
-                if let Some(n) = event
-                    .pointer("/usage/output_tokens")
-                    .and_then(Value::as_u64)
-                {
+                if let Some(n) = event.usage.and_then(|u| u.output_tokens) {
                     self.output_tokens = n;
                 }
-                let reason = event
-                    .pointer("/delta/stop_reason")
-                    .and_then(Value::as_str)
-                    .unwrap_or("end_turn");
+                let reason = event.delta.and_then(|d| d.stop_reason);
+                let reason = reason.as_deref().unwrap_or("end_turn");
                 out.push(chunk(Vec::new(), Some(finish_reason(reason))));
                 out.push(self.usage());
             }
             "message_stop" => self.stopped = true,
-            "error" => {
-                let err = event.get("error").unwrap_or(&Value::Null);
-                let kind = err.get("type").and_then(Value::as_str).unwrap_or("error");
-                let message = err
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("an error was reported inside the response stream");
-                let status = match kind {
-                    "overloaded_error" => 529,
-                    "rate_limit_error" => 429,
-                    "invalid_request_error" => 400,
-                    _ => 500,
-                };
-                return Err(ModelError::Provider {
-                    provider: "The Anthropic API".to_string(),
-                    status,
-                    message: format!("{message} ({kind})"),
-                });
-            }
+            "error" => return Err(stream_error(event.error.unwrap_or_default())),
             _ => {}
         }
         Ok(out)

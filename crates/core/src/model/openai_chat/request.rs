@@ -6,6 +6,7 @@
 use crate::model::wire::CallIds;
 use crate::model::{logprobs, schema};
 use gemini_rs_protocol::{Content, FunctionCallingConfig, GenerateContentRequest, Part};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 /// The body for `POST {base}/chat/completions`.
@@ -53,15 +54,19 @@ pub(crate) fn body(
         if let Some(p) = &config.top_p {
             body.insert("top_p".into(), Value::Number(p.clone()));
         }
-        if let Some(schema) = config.extra.get("responseJsonSchema") {
+        let output = OutputConfig::deserialize(&config.extra).unwrap_or_else(|e| {
+            tracing::debug!("generationConfig's output fields passed over: {e}");
+            OutputConfig::default()
+        });
+        if let Some(schema) = output.response_json_schema {
             body.insert(
                 "response_format".into(),
                 json!({"type": "json_schema", "json_schema": {"name": "response", "schema": schema}}),
             );
-        } else if config.extra.get("responseMimeType") == Some(&json!("application/json")) {
+        } else if output.response_mime_type.as_deref() == Some("application/json") {
             body.insert("response_format".into(), json!({"type": "json_object"}));
         }
-        if config.extra.get(logprobs::REQUEST_KEY) == Some(&json!(true)) {
+        if output.response_logprobs == Some(true) {
             logprobs::openai_request_fields(&mut body);
         }
     }
@@ -192,25 +197,67 @@ fn plain_text(parts: &[Part]) -> String {
         .collect()
 }
 
+/// The generation-config fields (unmodelled in the protocol's type) that
+/// shape an OpenAI answer: structured output and logprobs.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct OutputConfig {
+    response_json_schema: Option<Value>,
+    response_mime_type: Option<String>,
+    /// [`logprobs::REQUEST_KEY`].
+    response_logprobs: Option<bool>,
+}
+
+/// An unstreamed `chat.completion`, as far as it is read.
+#[derive(Debug, Deserialize)]
+struct Completion {
+    choices: Vec<CompletionChoice>,
+    #[serde(default)]
+    usage: Option<Value>,
+}
+
+/// A completion's choice.
+#[derive(Debug, Deserialize)]
+struct CompletionChoice {
+    #[serde(default)]
+    message: CompletionMessage,
+    #[serde(default)]
+    finish_reason: Value,
+}
+
+/// A choice's whole message; its leaves pass on to the chunk as they are.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct CompletionMessage {
+    content: Value,
+    reasoning_content: Value,
+    tool_calls: Option<Vec<Value>>,
+}
+
 /// An unstreamed `chat.completion` as the one `chat.completion.chunk` it
 /// amounts to: the message as the delta, each call with its index; the
 /// usage kept. `None` for a body without choices.
 pub(super) fn completion_as_chunk(answer: Value) -> Option<Value> {
-    let choice = answer.get("choices")?.as_array()?.first()?.clone();
-    let message = choice.get("message").cloned().unwrap_or(json!({}));
+    let completion = Completion::deserialize(answer)
+        .map_err(|e| tracing::debug!("an unstreamed answer of another shape: {e}"))
+        .ok()?;
+    let choice = completion.choices.into_iter().next()?;
+    let message = choice.message;
     let mut delta = Map::new();
     delta.insert("role".into(), json!("assistant"));
-    for key in ["content", "reasoning_content"] {
-        if let Some(v) = message.get(key).filter(|v| !v.is_null()) {
-            delta.insert(key.into(), v.clone());
+    for (key, v) in [
+        ("content", message.content),
+        ("reasoning_content", message.reasoning_content),
+    ] {
+        if !v.is_null() {
+            delta.insert(key.into(), v);
         }
     }
-    if let Some(calls) = message.get("tool_calls").and_then(Value::as_array) {
+    if let Some(calls) = message.tool_calls {
         let calls: Vec<Value> = calls
-            .iter()
+            .into_iter()
             .enumerate()
-            .map(|(i, c)| {
-                let mut c = c.clone();
+            .map(|(i, mut c)| {
                 if let Some(obj) = c.as_object_mut() {
                     obj.insert("index".into(), json!(i));
                 }
@@ -220,9 +267,9 @@ pub(super) fn completion_as_chunk(answer: Value) -> Option<Value> {
         delta.insert("tool_calls".into(), Value::Array(calls));
     }
     let mut chunk = json!({"choices": [{"index": 0, "delta": Value::Object(delta),
-        "finish_reason": choice.get("finish_reason").cloned().unwrap_or(Value::Null)}]});
-    if let Some(usage) = answer.get("usage") {
-        chunk["usage"] = usage.clone();
+        "finish_reason": choice.finish_reason}]});
+    if let Some(usage) = completion.usage {
+        chunk["usage"] = usage;
     }
     Some(chunk)
 }

@@ -5,7 +5,7 @@
 
 use crate::model::error::ModelError;
 use crate::model::logprobs;
-use crate::model::wire::{StreamTranslator, chunk};
+use crate::model::wire::{SseEvent, StreamTranslator, chunk};
 use gemini_rs_protocol::{FunctionCall, GenerateContentResponse, Part, UsageMetadata};
 use serde::Deserialize;
 use serde_json::Value;
@@ -20,6 +20,8 @@ struct WireChunk {
     error: Option<WireError>,
     choices: Option<Vec<WireChoice>>,
     usage: Option<WireUsage>,
+    /// The prompt's token ids (vLLM), read by [`logprobs`].
+    prompt_token_ids: Value,
 }
 
 /// An error reported inside the stream.
@@ -38,6 +40,10 @@ struct WireChoice {
     delta: Option<WireDelta>,
     message: Option<WireDelta>,
     finish_reason: Value,
+    /// Token logprobs, ids and prompt ids, read leniently by [`logprobs`].
+    logprobs: Value,
+    token_ids: Value,
+    prompt_token_ids: Value,
 }
 
 /// What a delta adds: reasoning, text and pieces of tool calls.
@@ -219,14 +225,15 @@ fn usage(usage: &WireUsage) -> UsageMetadata {
 }
 
 impl StreamTranslator for OpenAiTranslator {
-    fn push(&mut self, raw: &Value) -> Result<Vec<GenerateContentResponse>, ModelError> {
-        let event = match WireChunk::deserialize(raw) {
+    fn push(&mut self, raw: &SseEvent) -> Result<Vec<GenerateContentResponse>, ModelError> {
+        let event = match serde_json::from_str::<WireChunk>(&raw.data) {
             Ok(event) => event,
-            Err(e) => {
+            Err(e) if e.is_data() => {
                 // Not a chunk's shape (a keep-alive object, say): nothing in it.
                 tracing::debug!("an OpenAI stream event passed over: {e}");
                 return Ok(Vec::new());
             }
+            Err(e) => return Err(raw.malformed(&e)),
         };
         if let Some(err) = &event.error {
             let message = err
@@ -245,13 +252,15 @@ impl StreamTranslator for OpenAiTranslator {
             });
         }
         let mut out = Vec::new();
-        for (i, choice) in event.choices.iter().flatten().enumerate() {
+        for choice in event.choices.iter().flatten() {
             if let Some(delta) = choice.delta.as_ref().or(choice.message.as_ref()) {
                 self.take_delta(delta, &mut out);
             }
-            if let Some((result, prompt_ids)) =
-                logprobs::from_openai_choice(raw, &raw["choices"][i])
-            {
+            if let Some((result, prompt_ids)) = logprobs::from_openai_choice(
+                &choice.logprobs,
+                &choice.token_ids,
+                [&choice.prompt_token_ids, &event.prompt_token_ids],
+            ) {
                 let mut with = chunk(Vec::new(), None);
                 if let Some(c) = with.candidates.as_mut().and_then(|c| c.first_mut()) {
                     c.extra.insert("logprobsResult".into(), result);

@@ -60,6 +60,7 @@ pub(crate) fn invoke_agent(
             format!("Subagent '{agent_name}' not found."),
         ));
     };
+    // open shape: an agent's input schema is any JSON Schema.
     let key = match schema.get("properties").and_then(Value::as_object) {
         Some(props) if props.len() == 1 => props.keys().next().cloned(),
         _ => None,
@@ -112,10 +113,17 @@ impl Tool for SubagentTool {
         _ctx: &ToolContext,
     ) -> Result<Box<dyn ToolInvocation>, ToolError> {
         if let Some(remote) = &self.agent.remote {
-            let query = match args.get("query") {
-                None | Some(Value::Null) => DEFAULT_QUERY.to_string(),
-                Some(Value::String(q)) => q.clone(),
-                Some(_) => {
+            /// A remote agent's one parameter.
+            #[derive(Default, Deserialize)]
+            struct RemoteArgs {
+                #[serde(default)]
+                query: Value,
+            }
+            let RemoteArgs { query } = RemoteArgs::deserialize(args).unwrap_or_default();
+            let query = match query {
+                Value::Null => DEFAULT_QUERY.to_string(),
+                Value::String(q) => q,
+                _ => {
                     return Err(ToolError::invalid_params(format!(
                         "Remote agent '{}' requires a string 'query' input.",
                         self.agent.name

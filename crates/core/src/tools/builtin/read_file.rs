@@ -106,8 +106,20 @@ impl Tool for ReadFileTool {
     /// `path`/`absolute_path` become `file_path`; 1-based inclusive
     /// `start_line`/`end_line` become `offset`/`limit`.
     fn normalize_args(&self, args: &mut Map<String, Value>) {
-        let start = args.get("start_line").and_then(Value::as_f64);
-        let end = args.get("end_line").and_then(Value::as_f64);
+        /// Gemini CLI 0.27.4's 1-based line range; a bound that is not a
+        /// number is left for validation to refuse.
+        #[derive(Default, Deserialize)]
+        #[serde(default)]
+        struct LineRange {
+            #[serde(deserialize_with = "crate::config::lenient::wrong_type_as_none")]
+            start_line: Option<f64>,
+            #[serde(deserialize_with = "crate::config::lenient::wrong_type_as_none")]
+            end_line: Option<f64>,
+        }
+        let LineRange {
+            start_line: start,
+            end_line: end,
+        } = LineRange::deserialize(&*args).unwrap_or_default();
         if start.is_some() && !args.contains_key("offset") {
             args.remove("start_line");
             if let Some(s) = start {

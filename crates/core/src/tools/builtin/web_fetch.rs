@@ -13,6 +13,7 @@ use super::common::parse_params;
 use super::grounding::{Offsets, cite, has_sources};
 use super::{Builtin, Make};
 use crate::catalogue::builtins::WEB_FETCH as SPEC;
+use crate::config::lenient::{from_object, wrong_type_as_none as lenient};
 use crate::model::{ContentGenerator, ModelError};
 use crate::tools::spec::identity_from_spec;
 use crate::tools::{
@@ -165,24 +166,41 @@ fn fallback_prompt(prompt: &str, text: &str) -> String {
     )
 }
 
+/// A candidate's `urlContextMetadata`; a field of the wrong type reads as
+/// absent.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct UrlContext {
+    #[serde(deserialize_with = "lenient")]
+    url_metadata: Option<Vec<Value>>,
+}
+
+/// One URL's entry of [`UrlContext`].
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct UrlMeta {
+    #[serde(deserialize_with = "lenient")]
+    url_retrieval_status: Option<String>,
+}
+
 /// True when the URL-context answer is unusable: every URL failed to load,
 /// or there is neither text nor a source.
 fn primary_failed(response: &GenerateContentResponse) -> bool {
     let candidate = response.first_candidate();
-    let statuses: Vec<Option<&str>> = candidate
+    let statuses: Vec<Option<String>> = candidate
         .and_then(|c| c.url_context_metadata.as_ref())
-        .and_then(|m| m.get("urlMetadata"))
-        .and_then(Value::as_array)
+        .map(from_object::<UrlContext>)
+        .and_then(|m| m.url_metadata)
         .map(|list| {
             list.iter()
-                .map(|m| m.get("urlRetrievalStatus").and_then(Value::as_str))
+                .map(|m| from_object::<UrlMeta>(m).url_retrieval_status)
                 .collect()
         })
         .unwrap_or_default();
     if !statuses.is_empty()
         && statuses
             .iter()
-            .all(|s| *s != Some("URL_RETRIEVAL_STATUS_SUCCESS"))
+            .all(|s| s.as_deref() != Some("URL_RETRIEVAL_STATUS_SUCCESS"))
     {
         return true;
     }
