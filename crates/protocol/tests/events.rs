@@ -106,11 +106,31 @@ fn events_are_tagged_by_type() {
         json!({"type": "approval_mode_changed", "mode": "auto_edit"}),
     );
     round_trip(
-        &AgentEvent::Finished(Finished::Compress { compressed: true }),
+        &AgentEvent::finished(Finished::Compress { compressed: true }),
         json!({"type": "finished", "op": "compress", "compressed": true}),
     );
     round_trip(
-        &AgentEvent::Finished(Finished::Prompt(Err(AgentError::Model {
+        &AgentEvent::Finished {
+            op_id: Some("p-1".into()),
+            finished: Finished::Clear,
+        },
+        json!({"type": "finished", "op": "clear", "op_id": "p-1"}),
+    );
+    round_trip(
+        &AgentEvent::PromptStarted {
+            text: "hi".into(),
+            op_id: Some("p-2".into()),
+        },
+        json!({"type": "prompt_started", "text": "hi", "op_id": "p-2"}),
+    );
+    round_trip(
+        &AgentEvent::Acknowledged {
+            op_id: "c-1".into(),
+        },
+        json!({"type": "acknowledged", "op_id": "c-1"}),
+    );
+    round_trip(
+        &AgentEvent::finished(Finished::Prompt(Err(AgentError::Model {
             error: ModelError::RateLimited {
                 message: "slow down".into(),
             },
@@ -166,6 +186,10 @@ fn ops_are_tagged_by_type() {
         json!({"type": "confirm", "call_id": "c", "outcome": "proceed_once", "modified_args": null}),
     );
     round_trip(&Op::Cancel, json!({"type": "cancel"}));
+    round_trip(
+        &Submission::new("x-7", Op::Cancel),
+        json!({"id": "x-7", "op": {"type": "cancel"}}),
+    );
     round_trip(
         &Op::AnswerElicitation {
             id: 3,

@@ -90,7 +90,7 @@ impl ConfigState {
                 self.mode = *mode;
                 Some(self.update())
             }
-            AgentEvent::Error { message } => {
+            AgentEvent::Error { message, .. } => {
                 if let Some(responder) = self.pending.take() {
                     let _ = responder
                         .respond_with_error(Error::new(ErrorCode::INVALID_PARAMS, message.clone()));

@@ -40,7 +40,7 @@ impl AcpSession {
     pub fn new(
         cx: Connection,
         ops: OpSender,
-        events: mpsc::UnboundedReceiver<AgentEvent>,
+        events: mpsc::Receiver<AgentEvent>,
         info: Arc<SessionView>,
     ) -> AcpSession {
         let config = ConfigState::new(
@@ -229,7 +229,7 @@ struct Pump {
 }
 
 impl Pump {
-    async fn run(mut self, mut events: mpsc::UnboundedReceiver<AgentEvent>) {
+    async fn run(mut self, mut events: mpsc::Receiver<AgentEvent>) {
         while let Some(event) = events.recv().await {
             let changed = self
                 .config

@@ -224,6 +224,10 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
+    // Unbounded: the reader answers refused frames here too and must never
+    // wait for the writer (an editor that writes without reading would
+    // stall both). What the session sends is bounded before it gets here
+    // (its event stream; see docs/architecture.md).
     let (tx, mut rx) = mpsc::unbounded::<String>();
     let writer = tokio::spawn(async move {
         let mut output = output;

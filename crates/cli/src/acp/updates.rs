@@ -110,7 +110,10 @@ impl Translator {
                 }
                 return Action::Show(shown);
             }
-            AgentEvent::Finished(Finished::Prompt(result)) => {
+            AgentEvent::Finished {
+                finished: Finished::Prompt(result),
+                ..
+            } => {
                 self.messages.end();
                 return Action::Finished(stop_reason(result, self.stats.as_deref()));
             }
@@ -157,7 +160,7 @@ impl Translator {
                 self.mode = mode;
                 acp::SessionUpdate::CurrentModeUpdate(acp::CurrentModeUpdate::new(mode.as_str()))
             }
-            AgentEvent::Warning { message: text } | AgentEvent::Error { message: text } => {
+            AgentEvent::Warning { message: text } | AgentEvent::Error { message: text, .. } => {
                 tracing::warn!(session = %self.info.session_id(), "{text}");
                 return Action::Show(Vec::new());
             }
@@ -168,7 +171,8 @@ impl Translator {
             | AgentEvent::SessionStarted { .. }
             | AgentEvent::HistoryReplaced { .. }
             | AgentEvent::McpServersChanged { .. }
-            | AgentEvent::Finished(_) => return Action::Show(Vec::new()),
+            | AgentEvent::Finished { .. }
+            | AgentEvent::Acknowledged { .. } => return Action::Show(Vec::new()),
         };
         Action::Show(vec![update])
     }

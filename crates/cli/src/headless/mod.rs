@@ -87,7 +87,7 @@ pub async fn run(
             } if format == OutputFormat::StreamJson => printer.json_line(&StreamEvent::Init(
                 InitEvent::new(iso_now(), session_id, model).with_mode(info.approval_mode()),
             )),
-            AgentEvent::PromptStarted { text } if format == OutputFormat::StreamJson => printer
+            AgentEvent::PromptStarted { text, .. } if format == OutputFormat::StreamJson => printer
                 .json_line(&StreamEvent::Message(MessageEvent {
                     timestamp: iso_now(),
                     role: MessageRole::User,
@@ -95,7 +95,10 @@ pub async fn run(
                     delta: None,
                     parent_tool_id: None,
                 })),
-            AgentEvent::Finished(Finished::Prompt(result)) => outcome = Some(result),
+            AgentEvent::Finished {
+                finished: Finished::Prompt(result),
+                ..
+            } => outcome = Some(result),
             AgentEvent::Stats(s) => stats = *s,
             AgentEvent::SessionEnded => break,
             other => printer.handle(other),

@@ -135,7 +135,7 @@ impl Printer {
                 delay_ms,
                 reason,
             } => eprintln!("{}", retry_notice(attempt, max_attempts, delay_ms, &reason)),
-            AgentEvent::Error { message: e } => eprintln!("{e}"),
+            AgentEvent::Error { message: e, .. } => eprintln!("{e}"),
             AgentEvent::HookMessage { kind, text } => match kind {
                 HookMessageKind::Warning => eprintln!("[WARNING] {text}"),
                 HookMessageKind::SystemMessage | HookMessageKind::Info => eprintln!("{text}"),
@@ -158,7 +158,8 @@ impl Printer {
             | AgentEvent::ModelChanged { .. }
             | AgentEvent::HistoryReplaced { .. }
             | AgentEvent::McpServersChanged { .. }
-            | AgentEvent::Finished(_)
+            | AgentEvent::Finished { .. }
+            | AgentEvent::Acknowledged { .. }
             | AgentEvent::SessionEnded => {}
         }
     }

@@ -22,8 +22,8 @@ use tokio::sync::mpsc;
 pub async fn run(
     app: &mut App,
     tui: &mut Tui,
-    mut events: mpsc::UnboundedReceiver<AgentEvent>,
-    mut keys: mpsc::UnboundedReceiver<Event>,
+    mut events: mpsc::Receiver<AgentEvent>,
+    mut keys: mpsc::Receiver<Event>,
     initial: Option<String>,
 ) -> std::io::Result<Option<ExitCode>> {
     use tokio::signal::unix::{SignalKind, signal};
@@ -152,7 +152,7 @@ fn terminal_gone(e: &std::io::Error) -> bool {
 /// Applies one session event; true when the session ended.
 fn on_event(app: &mut App, ev: AgentEvent) -> bool {
     match ev {
-        AgentEvent::Finished(finished) => on_finished(app, finished),
+        AgentEvent::Finished { finished, .. } => on_finished(app, finished),
         AgentEvent::SessionEnded => return true,
         ev @ (AgentEvent::Content { .. }
         | AgentEvent::Thought { .. }
@@ -178,7 +178,8 @@ fn on_event(app: &mut App, ev: AgentEvent) -> bool {
         | AgentEvent::ApprovalModeChanged { .. }
         | AgentEvent::ModelChanged { .. }
         | AgentEvent::HistoryReplaced { .. }
-        | AgentEvent::McpServersChanged { .. }) => app.state.on_agent_event(ev, Instant::now()),
+        | AgentEvent::McpServersChanged { .. }
+        | AgentEvent::Acknowledged { .. }) => app.state.on_agent_event(ev, Instant::now()),
     }
     false
 }

@@ -45,6 +45,10 @@ use ratatui::text::{Line, Span};
 use std::path::Path;
 use std::time::Instant;
 
+/// How many terminal events the UI holds unread before the thread that
+/// reads the terminal waits.
+const KEY_QUEUE_CAPACITY: usize = 256;
+
 /// How the UI ended.
 pub enum Ended {
     /// The session ran (or could not start): the exit code.
@@ -212,7 +216,9 @@ async fn run(
         no_color,
         tui.background,
     ));
-    let (key_tx, key_rx) = tokio::sync::mpsc::unbounded_channel();
+    // Bounded: a busy UI makes the reader thread wait; the terminal keeps
+    // the keys not read yet.
+    let (key_tx, key_rx) = tokio::sync::mpsc::channel(KEY_QUEUE_CAPACITY);
     let gate = keys;
     let stdin_tty = std::io::IsTerminal::is_terminal(&std::io::stdin());
     std::thread::spawn(move || {
@@ -233,7 +239,7 @@ async fn run(
                 Err(_) => break,
             }
             let Ok(ev) = event::read() else { break };
-            if key_tx.send(ev).is_err() {
+            if key_tx.blocking_send(ev).is_err() {
                 break;
             }
         }

@@ -97,7 +97,7 @@ impl UiState {
                 self.commit_stream(true);
                 self.thought = None;
             }
-            AgentEvent::Error { message: e } => {
+            AgentEvent::Error { message: e, .. } => {
                 self.commit_stream(true);
                 self.error(&e);
             }
@@ -120,11 +120,12 @@ impl UiState {
                 self.model = model;
                 self.context_window = context_window;
             }
-            AgentEvent::PromptStarted { text } => self.prompts.started(&text),
+            AgentEvent::PromptStarted { text, .. } => self.prompts.started(&text),
             AgentEvent::HistoryReplaced { .. } => self.prompts.replaced(),
             // The banner, the echoed prompt and the busy state are the app's.
             AgentEvent::SessionStarted { .. }
-            | AgentEvent::Finished(_)
+            | AgentEvent::Finished { .. }
+            | AgentEvent::Acknowledged { .. }
             | AgentEvent::SessionEnded => {}
         }
     }
@@ -247,7 +248,9 @@ impl UiState {
                 set_status(self, &f.call_id, before.ended(f.status, f.duration, now));
                 self.drop_confirm(&f.call_id);
             }
-            AgentEvent::Warning { message: w } | AgentEvent::Error { message: w } => self.warn(&w),
+            AgentEvent::Warning { message: w } | AgentEvent::Error { message: w, .. } => {
+                self.warn(&w)
+            }
             AgentEvent::Nested { event, .. } => self.on_nested(parent, *event, now),
             _ => {}
         }

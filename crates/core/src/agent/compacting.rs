@@ -50,7 +50,8 @@ impl Agent {
                     message: format!(
                         "Chat history compressed from about {before} to about {after} tokens."
                     ),
-                });
+                })
+                .await;
                 if let Some(hooks) = self.hooks.clone() {
                     let summary = compress::summary_of(&self.history);
                     hooks.post_compact(trigger, &summary).await;
@@ -63,7 +64,8 @@ impl Agent {
             Err(e) => {
                 self.emit(AgentEvent::Warning {
                     message: e.to_string(),
-                });
+                })
+                .await;
                 false
             }
         }

@@ -83,7 +83,7 @@ impl Agent {
     }
 
     /// Uses `model`, chosen by `auto` routing, and tells the front end.
-    pub(super) fn use_routed_model(&mut self, model: String) {
+    pub(super) async fn use_routed_model(&mut self, model: String) {
         if model == self.config.model {
             return;
         }
@@ -94,7 +94,8 @@ impl Agent {
         self.emit(AgentEvent::ModelChanged {
             model,
             context_window,
-        });
+        })
+        .await;
     }
 
     /// Whether a failed request should move `auto` to its flash model.

@@ -193,8 +193,8 @@ impl Agent {
         self
     }
 
-    fn emit(&self, event: AgentEvent) {
-        let _ = self.events.send(event);
+    async fn emit(&self, event: AgentEvent) {
+        self.events.emit(event).await;
     }
 
     /// Runs one user prompt to completion: BeforeAgent, the turns, the
@@ -220,7 +220,8 @@ impl Agent {
                             "Agent execution blocked: {}",
                             outcome.message().unwrap_or("")
                         ),
-                    });
+                    })
+                    .await;
                     return Ok(PromptOutcome::default());
                 }
                 outcome @ AgentHookOutcome::Stop { .. } => {
@@ -236,7 +237,7 @@ impl Agent {
             let chosen = routing
                 .choose(self.generator.as_ref(), &self.history, &prompt_text, cancel)
                 .await;
-            self.use_routed_model(chosen);
+            self.use_routed_model(chosen).await;
         }
         let mut responses = Vec::new();
         let outcome = match self.run_turns(parts, &mut responses, cancel).await {
@@ -316,7 +317,8 @@ impl Agent {
             if let Some(reason) = turn.blocked {
                 self.emit(AgentEvent::Warning {
                     message: format!("Agent execution blocked: {reason}"),
-                });
+                })
+                .await;
                 return Ok(PromptOutcome::answered(turn.text));
             }
             if !turn.parts.is_empty() {
@@ -326,7 +328,8 @@ impl Agent {
             if turn.looped.is_some() {
                 self.emit(AgentEvent::Warning {
                     message: "Loop detected, stopping execution".to_string(),
-                });
+                })
+                .await;
                 self.record_turn(&turn);
                 return Ok(loop_outcome(turn.text));
             }
@@ -344,7 +347,8 @@ impl Agent {
             if self.calls_loop(&turn.calls) {
                 self.emit(AgentEvent::Warning {
                     message: "Loop detected, stopping execution".to_string(),
-                });
+                })
+                .await;
                 self.history.pop();
                 self.record_turn(&turn);
                 return Ok(loop_outcome(turn.text));
@@ -374,9 +378,10 @@ impl Agent {
                         "{} is over its quota ({e}); switching to {flash} for this session.",
                         self.config.model
                     ),
-                });
+                })
+                .await;
                 self.routing = None;
-                self.use_routed_model(flash);
+                self.use_routed_model(flash).await;
                 self.model_turn(cancel).await
             }
             other => other,

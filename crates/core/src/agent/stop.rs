@@ -63,7 +63,7 @@ impl Agent {
                                 "Stop hooks blocked {MAX_STOP_CONTINUATIONS} times in a row; the agent stops here: {}",
                                 hook.message().unwrap_or("")
                             ),
-                        });
+                        }).await;
                         return Ok(outcome);
                     }
                     self.emit(AgentEvent::Warning {
@@ -71,7 +71,8 @@ impl Agent {
                             "Agent execution blocked: {}",
                             hook.message().unwrap_or("")
                         ),
-                    });
+                    })
+                    .await;
                     match hook {
                         AgentHookOutcome::Block {
                             reason,

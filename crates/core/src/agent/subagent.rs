@@ -244,13 +244,15 @@ impl Agent {
             return None;
         };
         if *stops >= super::MAX_STOP_CONTINUATIONS {
-            let _ = self.events.send(crate::events::AgentEvent::Warning {
-                message: format!(
-                    "SubagentStop hooks blocked {} times in a row; {} ends here: {reason}",
-                    super::MAX_STOP_CONTINUATIONS,
-                    def.name
-                ),
-            });
+            self.events
+                .emit(crate::events::AgentEvent::Warning {
+                    message: format!(
+                        "SubagentStop hooks blocked {} times in a row; {} ends here: {reason}",
+                        super::MAX_STOP_CONTINUATIONS,
+                        def.name
+                    ),
+                })
+                .await;
             return None;
         }
         *stops += 1;
@@ -305,10 +307,14 @@ impl Agent {
                         response
                     })
                 };
-                answers.push(Some(self.answer_directly(&call_id, &name, args, answer)));
+                answers.push(Some(
+                    self.answer_directly(&call_id, &name, args, answer).await,
+                ));
             } else if allowed.get(&name).is_none() {
                 let answer = Err(CompletionError::Unauthorized(name.clone()));
-                answers.push(Some(self.answer_directly(&call_id, &name, args, answer)));
+                answers.push(Some(
+                    self.answer_directly(&call_id, &name, args, answer).await,
+                ));
             } else {
                 answers.push(None);
                 slots.push(answers.len() - 1);
@@ -342,7 +348,7 @@ impl Agent {
 
     /// Answers a call the scheduler never sees (`complete_task`, a tool the
     /// agent may not use), telling the front end as for any call.
-    fn answer_directly(
+    async fn answer_directly(
         &self,
         call_id: &str,
         name: &str,
@@ -353,7 +359,8 @@ impl Agent {
             call_id: call_id.to_string(),
             name: name.to_string(),
             args: args.clone(),
-        });
+        })
+        .await;
         let (response, status, display, error) = match answer {
             Ok(response) => {
                 let shown = response
@@ -382,7 +389,8 @@ impl Agent {
             display: ToolDisplay::Text(display),
             error,
             duration: Duration::ZERO,
-        }));
+        }))
+        .await;
         Part::function_response(FunctionResponse {
             id: Some(call_id.to_string()),
             name: name.to_string(),

@@ -158,7 +158,7 @@ impl Agent {
         model: &str,
         cancel: &CancellationToken,
     ) -> Result<TurnOutput, AgentError> {
-        self.warn_if_too_large(request, model);
+        self.warn_if_too_large(request, model).await;
         let started = Instant::now();
         let opened = tokio::select! {
             s = self.generator.generate_stream(model, request, cancel.clone()) => s,
@@ -182,7 +182,11 @@ impl Agent {
 
     /// Says so before sending when `request` is larger than `model`'s
     /// known context window: a local server may cut it without an error.
-    fn warn_if_too_large(&self, request: &gemini_rs_protocol::GenerateContentRequest, model: &str) {
+    async fn warn_if_too_large(
+        &self,
+        request: &gemini_rs_protocol::GenerateContentRequest,
+        model: &str,
+    ) {
         let Some(window) = self.config.context_windows.known(model) else {
             return;
         };
@@ -192,7 +196,7 @@ impl Agent {
                 message: format!(
                     "The request (about {tokens} tokens) does not fit {model}'s context window of {window} tokens: the server may cut it short or refuse it. Give the server a larger window, or send less (model.profile \"lean\", a shorter prompt)."
                 ),
-            });
+            }).await;
         }
     }
 
@@ -254,7 +258,7 @@ impl Agent {
                     continue;
                 };
                 for part in content.parts {
-                    self.take_part(part, &mut out);
+                    self.take_part(part, &mut out).await;
                 }
                 if out.looped.is_some() {
                     return Ok(());
@@ -279,9 +283,10 @@ impl Agent {
                 model: model.to_string(),
                 usage: u.clone(),
                 estimated,
-            });
+            })
+            .await;
         }
-        self.emit(AgentEvent::ModelTurnFinished);
+        self.emit(AgentEvent::ModelTurnFinished).await;
         result?;
         if crate::model::is_gemini_3(model)
             && let Some(first) = out.parts.iter_mut().find(|p| p.function_call.is_some())
@@ -327,12 +332,12 @@ impl Agent {
 
     /// Takes one part of the answer: its text is shown (and watched for
     /// loops), its call queued, and the part kept for the history.
-    fn take_part(&mut self, mut part: Part, out: &mut TurnOutput) {
+    async fn take_part(&mut self, mut part: Part, out: &mut TurnOutput) {
         match (&part.text, part.is_thought()) {
-            (Some(t), true) => self.emit(AgentEvent::Thought { text: t.clone() }),
+            (Some(t), true) => self.emit(AgentEvent::Thought { text: t.clone() }).await,
             (Some(t), false) if !t.is_empty() => {
                 out.text.push_str(t);
-                self.emit(AgentEvent::Content { text: t.clone() });
+                self.emit(AgentEvent::Content { text: t.clone() }).await;
                 if self.config.loop_detection && out.looped.is_none() {
                     out.looped = self.loop_guard.on_content(t);
                 }
@@ -388,7 +393,8 @@ impl Agent {
             }
             self.emit(AgentEvent::Warning {
                 message: EMPTY_RESPONSE.to_string(),
-            });
+            })
+            .await;
         }
         Ok(retried)
     }

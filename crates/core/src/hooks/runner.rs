@@ -205,7 +205,7 @@ pub async fn run_hook(
             result.duration,
             error,
         );
-        let _ = runs.send(crate::events::AgentEvent::HookRan(run));
+        runs.emit(crate::events::AgentEvent::HookRan(run)).await;
     }
     result
 }

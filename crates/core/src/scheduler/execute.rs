@@ -48,12 +48,13 @@ impl Scheduler {
         let stop_after = notes.stop_after;
         self.emit(AgentEvent::ToolRunning {
             call_id: req.call_id.clone(),
-        });
+        })
+        .await;
         let token = cancel.child_token();
         let events = self.events.clone();
         let call_id = req.call_id.clone();
         let sink: OutputSink = Arc::new(move |chunk: String| {
-            let _ = events.send(AgentEvent::ToolOutput {
+            events.emit_latest(AgentEvent::ToolOutput {
                 call_id: call_id.clone(),
                 chunk,
             });
@@ -73,7 +74,7 @@ impl Scheduler {
                 ToolKind::Edit | ToolKind::Delete | ToolKind::Move
             );
         if own_write {
-            self.refuse_created(None);
+            self.refuse_created(None).await;
         }
         let mut result = tokio::select! {
             r = invocation.execute_streaming(&call_ctx, token.clone(), sink) => r,
@@ -102,7 +103,7 @@ impl Scheduler {
                 sandbox.accept_created();
             }
         } else {
-            self.refuse_created(Some(&mut result));
+            self.refuse_created(Some(&mut result)).await;
         }
         if let Some(ctx) = context {
             append_text(
@@ -198,13 +199,13 @@ impl Scheduler {
     /// Moves aside the protected paths a sandboxed command created (see
     /// [`crate::sandbox::PreparedSandbox::refuse_created`]), warning the
     /// user and, through `result`, the model.
-    fn refuse_created(&self, mut result: Option<&mut ToolResult>) {
+    async fn refuse_created(&self, mut result: Option<&mut ToolResult>) {
         for refused in crate::sandbox::refuse_created(self.ctx.sandbox.as_ref()) {
             let message = refused.to_string();
             if let Some(result) = result.as_deref_mut() {
                 append_text(result, &format!("\n\n{message}"));
             }
-            self.emit(AgentEvent::Warning { message });
+            self.emit(AgentEvent::Warning { message }).await;
         }
     }
 }

@@ -10,8 +10,8 @@ use serde_json::json;
 
 struct Env {
     scheduler: Scheduler,
-    events: mpsc::UnboundedReceiver<AgentEvent>,
-    answers: mpsc::UnboundedSender<ConfirmationResponse>,
+    events: mpsc::Receiver<AgentEvent>,
+    answers: mpsc::Sender<ConfirmationResponse>,
     root: std::path::PathBuf,
     _dir: tempfile::TempDir,
 }
@@ -25,8 +25,8 @@ fn env(mode: ApprovalMode) -> Env {
             registry.register(tool);
         }
     }
-    let (events_tx, events) = mpsc::unbounded_channel();
-    let (answers, confirmations) = mpsc::unbounded_channel();
+    let (events_tx, events) = crate::events::event_channel();
+    let (answers, confirmations) = mpsc::channel(8);
     let ctx = ToolContext::new(
         Arc::new(Workspace::new(root.clone(), vec![], root.join(".tmp"))),
         Arc::new(Settings::from_value(json!({}))),
@@ -59,7 +59,7 @@ fn front_end(
     env: &mut Env,
     modified: serde_json::Map<String, Value>,
 ) -> tokio::task::JoinHandle<Vec<String>> {
-    let mut events = std::mem::replace(&mut env.events, mpsc::unbounded_channel().1);
+    let mut events = std::mem::replace(&mut env.events, mpsc::channel(1).1);
     let answers = env.answers.clone();
     tokio::spawn(async move {
         let mut proposals = Vec::new();
@@ -76,7 +76,7 @@ fn front_end(
                 } else {
                     ConfirmationResponse::new(call_id, ConfirmationOutcome::ProceedOnce)
                 };
-                answers.send(answer).unwrap();
+                answers.send(answer).await.unwrap();
             }
         }
         proposals

@@ -99,13 +99,10 @@ pub struct Scheduler {
 
 /// The receiving end of confirmation answers, shared by a session's
 /// schedulers.
-pub type SharedConfirmations =
-    Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<ConfirmationResponse>>>;
+pub type SharedConfirmations = Arc<tokio::sync::Mutex<mpsc::Receiver<ConfirmationResponse>>>;
 
 /// Shares `rx` between schedulers.
-pub fn shared_confirmations(
-    rx: mpsc::UnboundedReceiver<ConfirmationResponse>,
-) -> SharedConfirmations {
+pub fn shared_confirmations(rx: mpsc::Receiver<ConfirmationResponse>) -> SharedConfirmations {
     Arc::new(tokio::sync::Mutex::new(rx))
 }
 
@@ -234,8 +231,8 @@ impl Scheduler {
             .unwrap_or(ApprovalMode::Default)
     }
 
-    fn emit(&self, event: AgentEvent) {
-        let _ = self.events.send(event);
+    async fn emit(&self, event: AgentEvent) {
+        self.events.emit(event).await;
     }
 
     /// Runs a batch and returns one completed call per request, in order.
@@ -262,7 +259,8 @@ impl Scheduler {
                 call_id: req.call_id.clone(),
                 name: req.name.clone(),
                 args: req.args.clone(),
-            });
+            })
+            .await;
             match self.registry.snapshot().build_in(
                 Some(self.mode()),
                 &req.name,
@@ -275,13 +273,10 @@ impl Scheduler {
                 }
                 Err(err) => {
                     let result = ToolResult::from_error(err);
-                    done.push(Some(self.finish(
-                        req,
-                        result,
-                        ToolCallStatus::Error,
-                        Duration::ZERO,
-                        None,
-                    )));
+                    done.push(Some(
+                        self.finish(req, result, ToolCallStatus::Error, Duration::ZERO, None)
+                            .await,
+                    ));
                 }
             }
         }
@@ -305,7 +300,7 @@ impl Scheduler {
                     } else {
                         "Operation cancelled"
                     };
-                    done[i] = Some(self.cancelled(req, reason));
+                    done[i] = Some(self.cancelled(req, reason).await);
                     continue;
                 }
                 let gate = match self.pre_tool_use(&req, &mut built).await {
@@ -313,7 +308,9 @@ impl Scheduler {
                     Err(result) => {
                         let status = ToolCallStatus::Error;
                         let reject = Some(StatsDecision::Reject);
-                        let call = self.finish(req, *result, status, Duration::ZERO, reject);
+                        let call = self
+                            .finish(req, *result, status, Duration::ZERO, reject)
+                            .await;
                         done[i] = Some(call.described(&built));
                         continue;
                     }
@@ -326,11 +323,13 @@ impl Scheduler {
                         approved.push((i, req, built, decision, gate.notes))
                     }
                     Approval::Refused(result, status, decision) => {
-                        let call = self.finish(req, result, status, Duration::ZERO, decision);
+                        let call = self
+                            .finish(req, result, status, Duration::ZERO, decision)
+                            .await;
                         done[i] = Some(call.described(&built));
                     }
                     Approval::CancelBatch => {
-                        done[i] = Some(self.cancelled(req, "User denied execution."));
+                        done[i] = Some(self.cancelled(req, "User denied execution.").await);
                         cancelled_all = true;
                     }
                 }
@@ -341,8 +340,9 @@ impl Scheduler {
                     let started = std::time::Instant::now();
                     let description = built.invocation.description();
                     let (result, status) = self.execute(&req, built, notes, cancel).await;
-                    let mut call =
-                        self.finish(req, result, status, started.elapsed(), Some(decision));
+                    let mut call = self
+                        .finish(req, result, status, started.elapsed(), Some(decision))
+                        .await;
                     call.description = Some(description);
                     (i, call)
                 });
@@ -353,7 +353,8 @@ impl Scheduler {
             // A plan tool switched the mode: front ends show it.
             let after = self.mode();
             if after != before {
-                self.emit(AgentEvent::ApprovalModeChanged { mode: after });
+                self.emit(AgentEvent::ApprovalModeChanged { mode: after })
+                    .await;
             }
         }
         done.into_iter().flatten().collect()
@@ -369,12 +370,18 @@ impl Scheduler {
         let history = history.to_vec();
         match tokio::task::spawn_blocking(move || cp.snapshot(&call, &history)).await {
             Ok(Ok(_)) => {}
-            Ok(Err(e)) => self.emit(AgentEvent::Warning {
-                message: format!("Failed to create checkpoint: {e}"),
-            }),
-            Err(e) => self.emit(AgentEvent::Warning {
-                message: format!("Failed to create checkpoint: {e}"),
-            }),
+            Ok(Err(e)) => {
+                self.emit(AgentEvent::Warning {
+                    message: format!("Failed to create checkpoint: {e}"),
+                })
+                .await
+            }
+            Err(e) => {
+                self.emit(AgentEvent::Warning {
+                    message: format!("Failed to create checkpoint: {e}"),
+                })
+                .await
+            }
         }
     }
 
@@ -463,64 +470,17 @@ impl Scheduler {
         }
     }
 
-    fn apply_outcome(
-        &self,
-        outcome: ConfirmationOutcome,
-        built: &BuiltCall,
-        details: &ConfirmationDetails,
-    ) -> Approval {
-        if matches!(details, ConfirmationDetails::ExitPlanMode { .. }) {
-            // The plan tool reads the choice itself; nothing to remember.
-            return match outcome {
-                ConfirmationOutcome::Cancel => Approval::CancelBatch,
-                _ => Approval::Run(StatsDecision::Accept),
-            };
-        }
-        let remember = |save: bool| {
-            if built.tool.kind() == ToolKind::Edit && self.trusted {
-                if let Ok(mut mode) = self.mode.write() {
-                    *mode = ApprovalMode::AutoEdit;
-                }
-                self.emit(AgentEvent::ApprovalModeChanged {
-                    mode: ApprovalMode::AutoEdit,
-                });
-                return;
-            }
-            for rule in always_rules(&built.tool.policy_name(), details, outcome) {
-                if save {
-                    self.policy.save_rule(&rule);
-                }
-                self.policy.add_rule(rule);
-            }
-        };
-        match outcome {
-            ConfirmationOutcome::Cancel => Approval::CancelBatch,
-            ConfirmationOutcome::ProceedOnce => Approval::Run(StatsDecision::Accept),
-            // Handled (and asked again) before; a late one runs as is.
-            ConfirmationOutcome::ModifyWithEditor => Approval::Run(StatsDecision::Modify),
-            ConfirmationOutcome::ProceedAlwaysAndSave => {
-                remember(true);
-                Approval::Run(StatsDecision::Accept)
-            }
-            ConfirmationOutcome::ProceedAlways
-            | ConfirmationOutcome::ProceedAlwaysServer
-            | ConfirmationOutcome::ProceedAlwaysTool => {
-                remember(false);
-                Approval::Run(StatsDecision::Accept)
-            }
-        }
-    }
-
-    fn cancelled(&self, req: ToolCallRequest, reason: &str) -> CompletedCall {
+    async fn cancelled(&self, req: ToolCallRequest, reason: &str) -> CompletedCall {
         let result = ToolResult::error(
             ToolErrorKind::ExecutionFailed,
             format!("[Operation Cancelled] Reason: {reason}"),
             reason,
         );
         self.finish(req, result, ToolCallStatus::Cancelled, Duration::ZERO, None)
+            .await
     }
 
-    fn finish(
+    async fn finish(
         &self,
         request: ToolCallRequest,
         result: ToolResult,
@@ -557,7 +517,8 @@ impl Scheduler {
             display: result.display.clone(),
             error: result.error.clone(),
             duration,
-        }));
+        }))
+        .await;
         CompletedCall {
             request,
             status,
@@ -570,7 +531,7 @@ impl Scheduler {
 
 /// The session rules an "always allow" answer adds: per root command for
 /// the shell, per server or tool for MCP, else for the whole tool.
-fn always_rules(
+pub(super) fn always_rules(
     tool_name: &str,
     details: &ConfirmationDetails,
     outcome: ConfirmationOutcome,

@@ -4,11 +4,12 @@
 //! user wrote) and the user is asked again with the new proposal, as
 //! Gemini CLI does.
 
-use super::{Approval, Scheduler, ToolCallRequest};
+use super::{Approval, Scheduler, ToolCallRequest, always_rules};
 use crate::events::ToolCallStatus;
 use crate::events::stats::Decision as StatsDecision;
 use crate::events::{AgentEvent, ConfirmationOutcome};
-use crate::tools::{BuiltCall, ConfirmationDetails, ToolError, ToolResult};
+use crate::policy::ApprovalMode;
+use crate::tools::{BuiltCall, ConfirmationDetails, ToolError, ToolKind, ToolResult};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -45,7 +46,8 @@ impl Scheduler {
                 call_id: req.call_id.clone(),
                 name: req.name.clone(),
                 details: details.clone(),
-            });
+            })
+            .await;
             self.hooks
                 .notification(&details.notification_message(), &details.to_json())
                 .await;
@@ -70,7 +72,7 @@ impl Scheduler {
                 // Keep planning: the call answers the model with the feedback.
                 return Approval::Run(StatsDecision::Reject);
             }
-            return match self.apply_outcome(answer.outcome, built, &details) {
+            return match self.apply_outcome(answer.outcome, built, &details).await {
                 Approval::Run(_) if modified => Approval::Run(StatsDecision::Modify),
                 other => other,
             };
@@ -118,7 +120,8 @@ impl Scheduler {
             call_id: call_id.to_string(),
             name: "run_shell_command".to_string(),
             details: details.clone(),
-        });
+        })
+        .await;
         let answer = self.wait_for_answer(call_id, cancel).await;
         match answer.outcome {
             ConfirmationOutcome::Cancel | ConfirmationOutcome::ModifyWithEditor => false,
@@ -134,6 +137,66 @@ impl Scheduler {
                     self.policy.add_rule(rule);
                 }
                 true
+            }
+        }
+    }
+}
+
+impl Scheduler {
+    /// "Always allow": an edit in a trusted folder switches to
+    /// `auto_edit`; anything else adds (and with `save` keeps) its rules.
+    async fn remember(
+        &self,
+        save: bool,
+        built: &BuiltCall,
+        details: &ConfirmationDetails,
+        outcome: ConfirmationOutcome,
+    ) {
+        if built.tool.kind() == ToolKind::Edit && self.trusted {
+            if let Ok(mut mode) = self.mode.write() {
+                *mode = ApprovalMode::AutoEdit;
+            }
+            self.emit(AgentEvent::ApprovalModeChanged {
+                mode: ApprovalMode::AutoEdit,
+            })
+            .await;
+            return;
+        }
+        for rule in always_rules(&built.tool.policy_name(), details, outcome) {
+            if save {
+                self.policy.save_rule(&rule);
+            }
+            self.policy.add_rule(rule);
+        }
+    }
+
+    pub(super) async fn apply_outcome(
+        &self,
+        outcome: ConfirmationOutcome,
+        built: &BuiltCall,
+        details: &ConfirmationDetails,
+    ) -> Approval {
+        if matches!(details, ConfirmationDetails::ExitPlanMode { .. }) {
+            // The plan tool reads the choice itself; nothing to remember.
+            return match outcome {
+                ConfirmationOutcome::Cancel => Approval::CancelBatch,
+                _ => Approval::Run(StatsDecision::Accept),
+            };
+        }
+        match outcome {
+            ConfirmationOutcome::Cancel => Approval::CancelBatch,
+            ConfirmationOutcome::ProceedOnce => Approval::Run(StatsDecision::Accept),
+            // Handled (and asked again) before; a late one runs as is.
+            ConfirmationOutcome::ModifyWithEditor => Approval::Run(StatsDecision::Modify),
+            ConfirmationOutcome::ProceedAlwaysAndSave => {
+                self.remember(true, built, details, outcome).await;
+                Approval::Run(StatsDecision::Accept)
+            }
+            ConfirmationOutcome::ProceedAlways
+            | ConfirmationOutcome::ProceedAlwaysServer
+            | ConfirmationOutcome::ProceedAlwaysTool => {
+                self.remember(false, built, details, outcome).await;
+                Approval::Run(StatsDecision::Accept)
             }
         }
     }

@@ -103,8 +103,8 @@ impl ToolInvocation for TestInvocation {
 
 struct Harness {
     scheduler: Scheduler,
-    events: mpsc::UnboundedReceiver<AgentEvent>,
-    answers: mpsc::UnboundedSender<ConfirmationResponse>,
+    events: mpsc::Receiver<AgentEvent>,
+    answers: mpsc::Sender<ConfirmationResponse>,
     log: Arc<Mutex<Vec<String>>>,
     _dir: tempfile::TempDir,
 }
@@ -139,8 +139,8 @@ fn harness_in(interactive: bool, barrier: Option<Arc<Barrier>>, trusted: bool) -
     }
     let policy = PolicyEngine::new(interactive);
     policy.add_rule(PolicyRule::tool("reader", Decision::Allow, 1.5));
-    let (events_tx, events) = mpsc::unbounded_channel();
-    let (answers, confirmations) = mpsc::unbounded_channel();
+    let (events_tx, events) = crate::events::event_channel();
+    let (answers, confirmations) = mpsc::channel(8);
     let root = dir.path().to_path_buf();
     let ctx = ToolContext::new(
         Arc::new(Workspace::new(root.clone(), vec![], root.join(".tmp"))),
@@ -194,7 +194,7 @@ fn answer_all(
     h: &mut Harness,
     outcome: ConfirmationOutcome,
 ) -> tokio::task::JoinHandle<Vec<String>> {
-    let mut events = std::mem::replace(&mut h.events, mpsc::unbounded_channel().1);
+    let mut events = std::mem::replace(&mut h.events, mpsc::channel(1).1);
     let answers = h.answers.clone();
     tokio::spawn(async move {
         let mut asked = Vec::new();
@@ -203,6 +203,7 @@ fn answer_all(
                 asked.push(call_id.clone());
                 answers
                     .send(ConfirmationResponse::new(call_id, outcome))
+                    .await
                     .unwrap();
             }
         }

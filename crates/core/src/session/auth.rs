@@ -251,7 +251,7 @@ fn transport(settings: &Settings, events: EventSender) -> Transport {
         transport.max_stream_bytes = mb.saturating_mul(1 << 20);
     }
     transport.on_retry = Some(Arc::new(move |notice: RetryNotice| {
-        let _ = events.send(AgentEvent::ModelRetry {
+        events.emit_detached(AgentEvent::ModelRetry {
             attempt: notice.attempt,
             max_attempts: notice.max_attempts,
             delay_ms: u64::try_from(notice.delay.as_millis()).unwrap_or(u64::MAX),
@@ -459,7 +459,7 @@ mod tests {
 
     #[test]
     fn timeouts_and_caps_come_from_settings_and_retries_become_events() {
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let (tx, mut rx) = crate::events::event_channel();
         let settings = Settings::from_value(json!({"model": {"connectTimeoutSeconds": 7,
             "streamIdleTimeoutSeconds": 60, "maxStreamMegabytes": 4}}));
         let t = transport(&settings, tx.clone());

@@ -52,7 +52,7 @@ pub(super) struct Parts {
     pub recorder: ChatRecorder,
     pub hooks: Option<Arc<dyn Hooks>>,
     pub hook_config: Option<HookConfig>,
-    pub confirmations: mpsc::UnboundedSender<ConfirmationResponse>,
+    pub confirmations: mpsc::Sender<ConfirmationResponse>,
     pub mode: Arc<RwLock<ApprovalMode>>,
     pub stats: Arc<Mutex<SessionStats>>,
     pub policy: Arc<PolicyEngine>,

@@ -44,15 +44,16 @@ impl<'a> CommandAsker<'a> {
 
     fn finish(&self, call_id: String, command: &str, outcome: (ToolCallStatus, &str, Duration)) {
         let (status, text, duration) = outcome;
-        let _ = self.events.send(AgentEvent::ToolFinished(ToolCallFinished {
-            call_id,
-            name: ShellTool.name().to_string(),
-            args: json!({ "command": command }),
-            status,
-            display: ToolDisplay::Text(text.to_string()),
-            error: None,
-            duration,
-        }));
+        self.events
+            .emit_detached(AgentEvent::ToolFinished(ToolCallFinished {
+                call_id,
+                name: ShellTool.name().to_string(),
+                args: json!({ "command": command }),
+                status,
+                display: ToolDisplay::Text(text.to_string()),
+                error: None,
+                duration,
+            }));
     }
 
     /// Takes the open card of `command` (`running`: one that started).
@@ -69,11 +70,13 @@ impl AskCommand for CommandAsker<'_> {
     fn ask<'a>(&'a self, command: &'a str) -> futures::future::BoxFuture<'a, bool> {
         Box::pin(async move {
             let call_id = format!("command-shell-{}", uuid::Uuid::new_v4().simple());
-            let _ = self.events.send(AgentEvent::ToolCallRequested {
-                call_id: call_id.clone(),
-                name: ShellTool.name().to_string(),
-                args: json!({ "command": command }),
-            });
+            self.events
+                .emit(AgentEvent::ToolCallRequested {
+                    call_id: call_id.clone(),
+                    name: ShellTool.name().to_string(),
+                    args: json!({ "command": command }),
+                })
+                .await;
             let allowed = self
                 .agent
                 .confirm_command(&call_id, command, self.cancel)
@@ -98,7 +101,7 @@ impl AskCommand for CommandAsker<'_> {
         let Some(mut card) = self.take(command, false) else {
             return;
         };
-        let _ = self.events.send(AgentEvent::ToolRunning {
+        self.events.emit_detached(AgentEvent::ToolRunning {
             call_id: card.call_id.clone(),
         });
         card.started = Some(Instant::now());

@@ -17,16 +17,15 @@ use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 impl Engine {
-    fn info(&self, text: impl Into<String>) {
+    async fn info(&self, text: impl Into<String>) {
         self.emit(AgentEvent::Info {
             message: text.into(),
-        });
+        })
+        .await;
     }
 
-    fn error(&self, text: impl Into<String>) {
-        self.emit(AgentEvent::Error {
-            message: text.into(),
-        });
+    async fn error(&self, text: impl Into<String>) {
+        self.emit(AgentEvent::error(text)).await;
     }
 
     /// A user prompt: the SessionStart hook's context in front of the
@@ -79,7 +78,9 @@ impl Engine {
             parts = expanded?;
             self.emit(AgentEvent::PromptStarted {
                 text: parts.iter().filter_map(|p| p.text.as_deref()).collect(),
-            });
+                op_id: None,
+            })
+            .await;
             if let Some(ctx) = self.hook_context.take() {
                 parts.insert(
                     0,
@@ -96,7 +97,8 @@ impl Engine {
             }
         }
         let text: String = parts.iter().filter_map(|p| p.text.as_deref()).collect();
-        self.emit(AgentEvent::PromptStarted { text });
+        self.emit(AgentEvent::PromptStarted { text, op_id: None })
+            .await;
         let mut expanded_parts = Vec::with_capacity(parts.len());
         for part in parts {
             match &part.text {
@@ -148,16 +150,17 @@ impl Engine {
     /// its writable directories are fixed at start.
     pub(super) async fn add_directories(&mut self, paths: &[String]) {
         if self.ctx.sandbox.is_some() {
-            self.emit(AgentEvent::Error { message: "The /directory add command is not supported while the sandbox is on. Please use --include-directories when starting the session instead.".to_string() });
+            self.emit(AgentEvent::error("The /directory add command is not supported while the sandbox is on. Please use --include-directories when starting the session instead.".to_string())).await;
             return;
         }
         let mut added = Vec::new();
         for path in paths.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
             match self.info.workspace.add_dir(path, &self.info.paths.home) {
                 Ok(dir) => added.push(dir.display().to_string()),
-                Err(e) => self.emit(AgentEvent::Error {
-                    message: format!("Error adding '{path}': {e}"),
-                }),
+                Err(e) => {
+                    self.emit(AgentEvent::error(format!("Error adding '{path}': {e}")))
+                        .await
+                }
             }
         }
         if added.is_empty() {
@@ -168,28 +171,31 @@ impl Engine {
         }
         self.emit(AgentEvent::Info {
             message: format!("Successfully added directories:\n- {}", added.join("\n- ")),
-        });
+        })
+        .await;
     }
 
     /// `/mcp auth <server>`: logs in, then reconnects the server when it
     /// is connected (a server that failed at start joins the next session).
     pub(super) async fn mcp_auth(&mut self, server: &str, cancel: &CancellationToken) {
         let Some(mcp) = self.info.mcp.clone() else {
-            self.emit(AgentEvent::Error {
-                message: format!("No MCP server named '{server}' is configured."),
-            });
+            self.emit(AgentEvent::error(format!(
+                "No MCP server named '{server}' is configured."
+            )))
+            .await;
             return;
         };
         let Some(config) = mcp.config(server) else {
-            self.emit(AgentEvent::Error {
-                message: format!("No MCP server named '{server}' is configured."),
-            });
+            self.emit(AgentEvent::error(format!(
+                "No MCP server named '{server}' is configured."
+            )))
+            .await;
             return;
         };
         let events = self.events.clone();
         let name = server.to_string();
         let show = move |url: &str| {
-            let _ = events.send(AgentEvent::Info {
+            events.emit_detached(AgentEvent::Info {
                 message: format!("Open this URL in a browser to authorize '{name}':\n{url}"),
             });
         };
@@ -200,9 +206,8 @@ impl Engine {
             _ = cancel.cancelled() => return,
         };
         if let Err(e) = result {
-            self.emit(AgentEvent::Error {
-                message: format!("MCP server '{server}' {e}"),
-            });
+            self.emit(AgentEvent::error(format!("MCP server '{server}' {e}")))
+                .await;
             return;
         }
         let live = mcp
@@ -221,7 +226,7 @@ impl Engine {
                 "Authenticated with MCP server '{server}'. Its tools are available from the next session."
             ),
         };
-        self.emit(AgentEvent::Info { message: note });
+        self.emit(AgentEvent::Info { message: note }).await;
     }
 
     /// Forgets the conversation and runs SessionEnd / SessionStart with
@@ -230,7 +235,8 @@ impl Engine {
         self.agent.clear_history();
         self.emit(AgentEvent::HistoryReplaced {
             len: self.agent.history().len(),
-        });
+        })
+        .await;
         if let Some(hooks) = self.hooks.clone() {
             hooks.session_end("clear").await;
             self.session_start("clear").await;
@@ -242,24 +248,30 @@ impl Engine {
         let Some(cp) = self.info.checkpointer.clone() else {
             self.info(
                 "Checkpointing is off: set general.checkpointing.enabled to true in settings.json and restart to use /restore.",
-            );
+            ).await;
             return;
         };
         let id = id.to_string();
         let restored = tokio::task::spawn_blocking(move || cp.restore(&id)).await;
         let r = match restored {
             Ok(Ok(r)) => r,
-            Ok(Err(e)) => return self.error(e.to_string()),
-            Err(e) => return self.error(format!("Restoring the checkpoint failed: {e}")),
+            Ok(Err(e)) => return self.error(e.to_string()).await,
+            Err(e) => {
+                return self
+                    .error(format!("Restoring the checkpoint failed: {e}"))
+                    .await;
+            }
         };
         if !r.history.is_empty() {
             self.agent.set_history(r.history);
             self.emit(AgentEvent::HistoryReplaced {
                 len: self.agent.history().len(),
-            });
+            })
+            .await;
         }
         if r.files_restored {
-            self.info("Restored project to the state before the tool call.");
+            self.info("Restored project to the state before the tool call.")
+                .await;
         }
         let name = Some(r.tool_call.name.as_str())
             .filter(|n| !n.is_empty())
@@ -267,49 +279,69 @@ impl Engine {
         let args = &r.tool_call.args;
         self.info(format!(
             "The conversation is back to before {name} ran with {args}; ask again to redo it."
-        ));
+        ))
+        .await;
     }
 
     /// `/chat save <tag>`.
-    pub(super) fn save_chat(&mut self, tag: &str) {
+    pub(super) async fn save_chat(&mut self, tag: &str) {
         let history = self.agent.history();
         if history.len() <= 1 {
-            return self.info("No conversation found to save.");
+            return self.info("No conversation found to save.").await;
         }
         match saved_chats::save(self.info.workspace.project_temp_dir(), tag, history) {
-            Ok(false) => self.info(format!("Conversation checkpoint saved with tag: {tag}.")),
-            Ok(true) => self.info(format!(
-                "Conversation checkpoint saved with tag: {tag} (it replaced the previous one)."
-            )),
-            Err(e) => self.error(format!("Could not save the conversation: {e}")),
+            Ok(false) => {
+                self.info(format!("Conversation checkpoint saved with tag: {tag}."))
+                    .await
+            }
+            Ok(true) => {
+                self.info(format!(
+                    "Conversation checkpoint saved with tag: {tag} (it replaced the previous one)."
+                ))
+                .await
+            }
+            Err(e) => {
+                self.error(format!("Could not save the conversation: {e}"))
+                    .await
+            }
         }
     }
 
     /// `/chat share <file>`, with Gemini CLI 0.61's messages.
-    pub(super) fn share_chat(&mut self, path: &std::path::Path) {
+    pub(super) async fn share_chat(&mut self, path: &std::path::Path) {
         let history = self.agent.history();
         if history.len() <= 1 {
-            return self.info("No conversation found to share.");
+            return self.info("No conversation found to share.").await;
         }
         match crate::recording::share::share(path, history) {
-            Ok(()) => self.info(format!("Conversation shared to {}", path.display())),
-            Err(e) => self.error(e.to_string()),
+            Ok(()) => {
+                self.info(format!("Conversation shared to {}", path.display()))
+                    .await
+            }
+            Err(e) => self.error(e.to_string()).await,
         }
     }
 
     /// `/chat resume <tag>`.
-    pub(super) fn resume_chat(&mut self, tag: &str) {
+    pub(super) async fn resume_chat(&mut self, tag: &str) {
         match saved_chats::load(self.info.workspace.project_temp_dir(), tag) {
             Ok(Some(history)) if !history.is_empty() => {
                 let n = history.len();
                 self.agent.set_history(history);
-                self.emit(AgentEvent::HistoryReplaced { len: n });
+                self.emit(AgentEvent::HistoryReplaced { len: n }).await;
                 self.info(format!(
                     "Resumed the conversation saved as {tag} ({n} messages)."
-                ));
+                ))
+                .await;
             }
-            Ok(_) => self.info(format!("No saved checkpoint found with tag: {tag}.")),
-            Err(e) => self.error(format!("Could not read checkpoint {tag}: {e}")),
+            Ok(_) => {
+                self.info(format!("No saved checkpoint found with tag: {tag}."))
+                    .await
+            }
+            Err(e) => {
+                self.error(format!("Could not read checkpoint {tag}: {e}"))
+                    .await
+            }
         }
     }
 
@@ -317,10 +349,12 @@ impl Engine {
     /// with the save_memory tool, then reloads the context files into the
     /// system instruction.
     /// `/agents acknowledge`: remembers the waiting project agents.
-    pub(super) fn acknowledge_agents(&mut self) {
+    pub(super) async fn acknowledge_agents(&mut self) {
         let pending = &self.info.agents.unacknowledged;
         if pending.is_empty() {
-            return self.info("No project agents wait for acknowledgement.");
+            return self
+                .info("No project agents wait for acknowledgement.")
+                .await;
         }
         let mut acks = crate::subagents::Acknowledgements::load(&self.info.paths.gemini_dir);
         match acks.acknowledge(self.info.root(), pending) {
@@ -329,9 +363,13 @@ impl Engine {
                 self.info(format!(
                     "Acknowledged {}; they are available from the next session.",
                     names.join(", ")
-                ));
+                ))
+                .await;
             }
-            Err(e) => self.error(format!("Could not save the acknowledgement: {e}")),
+            Err(e) => {
+                self.error(format!("Could not save the acknowledgement: {e}"))
+                    .await
+            }
         }
     }
 
@@ -342,13 +380,19 @@ impl Engine {
             args.insert("fact".into(), Value::String(fact.clone()));
             let invocation = match MemoryTool.build(&args, &self.ctx) {
                 Ok(i) => i,
-                Err(e) => return self.error(format!("Failed to save memory: {}", e.message)),
+                Err(e) => {
+                    return self
+                        .error(format!("Failed to save memory: {}", e.message))
+                        .await;
+                }
             };
             let result = invocation
                 .execute(&self.ctx, CancellationToken::new())
                 .await;
             if let Some(e) = result.error {
-                return self.error(format!("Failed to save memory: {}", e.message));
+                return self
+                    .error(format!("Failed to save memory: {}", e.message))
+                    .await;
             }
             note = match result.display {
                 ToolDisplay::Text(t) if !t.trim().is_empty() => t,
@@ -383,7 +427,7 @@ impl Engine {
                 text.chars().count()
             )
         });
-        self.info(note);
+        self.info(note).await;
     }
 
     /// `!cmd`: the user's own command, run by the shell tool (so under its
@@ -392,7 +436,7 @@ impl Engine {
     pub(super) async fn shell(&mut self, command: String, cancel: &CancellationToken) {
         let command = command.trim().to_string();
         if command.is_empty() {
-            return self.info("Type a command after !, e.g. !ls");
+            return self.info("Type a command after !, e.g. !ls").await;
         }
         self.shell_calls += 1;
         let call_id = format!("shell-{}", self.shell_calls);
@@ -401,7 +445,8 @@ impl Engine {
             call_id: call_id.clone(),
             name: ShellTool.name().to_string(),
             args: args.clone(),
-        });
+        })
+        .await;
         let started = Instant::now();
         let finish = |status, display, error| {
             AgentEvent::ToolFinished(ToolCallFinished {
@@ -427,7 +472,9 @@ impl Engine {
                 format!("Shell command denied by policy: {command}"),
             );
             let display = ToolDisplay::Text(error.message.clone());
-            return self.emit(finish(ToolCallStatus::Error, display, Some(error)));
+            return self
+                .emit(finish(ToolCallStatus::Error, display, Some(error)))
+                .await;
         }
         let Some(map) = args.as_object() else {
             return;
@@ -436,16 +483,19 @@ impl Engine {
             Ok(i) => i,
             Err(e) => {
                 let display = ToolDisplay::Text(e.message.clone());
-                return self.emit(finish(ToolCallStatus::Error, display, Some(e)));
+                return self
+                    .emit(finish(ToolCallStatus::Error, display, Some(e)))
+                    .await;
             }
         };
         self.emit(AgentEvent::ToolRunning {
             call_id: call_id.clone(),
-        });
+        })
+        .await;
         let events = self.events.clone();
         let live_id = call_id.clone();
         let sink: OutputSink = Arc::new(move |chunk: String| {
-            let _ = events.send(AgentEvent::ToolOutput {
+            events.emit_latest(AgentEvent::ToolOutput {
                 call_id: live_id.clone(),
                 chunk,
             });
@@ -471,11 +521,13 @@ impl Engine {
                 "I ran the following shell command:\n```sh\n{command}\n```\n\nThis produced the following result:\n```\n{output}\n```"
             ))],
         ));
-        self.emit(finish(status, result.display, result.error));
+        self.emit(finish(status, result.display, result.error))
+            .await;
         for refused in crate::sandbox::refuse_created(self.ctx.sandbox.as_ref()) {
             self.emit(AgentEvent::Warning {
                 message: refused.to_string(),
-            });
+            })
+            .await;
         }
     }
 }

@@ -39,10 +39,10 @@ pub(super) fn elicitor(
             if !interactive {
                 let reply = unattended_reply(&request, mode);
                 if reply == ElicitationReply::Decline {
-                    let _ = events.send(AgentEvent::Warning { message: format!(
+                    events.emit(AgentEvent::Warning { message: format!(
                         "MCP server '{}' asked for input ({}); declined, since nobody can answer here (defaults are accepted in yolo mode when every required field has one).",
                         request.server, request.message
-                    ) });
+                    ) }).await;
                 }
                 return reply;
             }
@@ -50,7 +50,9 @@ pub(super) fn elicitor(
             if let Ok(mut p) = pending.lock() {
                 p.insert(id, tx);
             }
-            let _ = events.send(AgentEvent::ElicitationRequested { id, request });
+            events
+                .emit(AgentEvent::ElicitationRequested { id, request })
+                .await;
             rx.await.unwrap_or(ElicitationReply::Cancel)
         })
     })

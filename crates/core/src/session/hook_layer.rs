@@ -127,7 +127,7 @@ pub(super) fn hook_system(
     }
     env.runs = Some(events.clone());
     let sink = Arc::new(move |msg: HookMessage| {
-        let _ = events.send(AgentEvent::HookMessage {
+        events.emit_detached(AgentEvent::HookMessage {
             kind: msg.kind,
             text: msg.text,
         });

@@ -57,12 +57,14 @@ impl LateMcp {
                         view.add_commands(prompts);
                     }
                     Some(message) => {
-                        let _ = events.send(AgentEvent::Warning { message });
+                        events.emit(AgentEvent::Warning { message }).await;
                     }
                 }
-                let _ = events.send(AgentEvent::McpServersChanged {
-                    servers: view.mcp_servers(),
-                });
+                events
+                    .emit(AgentEvent::McpServersChanged {
+                        servers: view.mcp_servers(),
+                    })
+                    .await;
             }
         });
         futures::future::join_all(arrivals).await;

@@ -23,7 +23,10 @@ mod layers;
 mod model_switch;
 mod profile;
 mod questions;
+#[cfg(test)]
+mod queue_tests;
 mod rewind;
+mod run;
 mod subagents;
 pub(crate) mod tool_set;
 mod view;
@@ -37,25 +40,68 @@ pub use view::{FileContents, FileReadError, PathEntry, PolicyListing, SessionVie
 
 use crate::agent::Agent;
 use crate::events::stats::SessionStats;
-use crate::events::{AgentEvent, EventSender, Finished, HookMessageKind, Op};
+use crate::events::{
+    AgentEvent, EventReceiver, EventSender, Finished, HookMessageKind, Op, Submission,
+};
 use crate::hooks::Hooks;
 use crate::policy::{ApprovalMode, PolicyEngine};
 use crate::tools::ToolContext;
 use gemini_rs_protocol::events::SessionSummary;
-use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+/// How many ops a session holds unread, and how many exclusive ops it
+/// keeps waiting behind the one that runs. The session reads its ops
+/// while an op runs (so `Cancel` and `Confirm` are never stuck behind
+/// others); an op over the bound is refused with an
+/// [`AgentEvent::Error`] naming its id.
+pub const OP_QUEUE_CAPACITY: usize = 64;
+
+/// Why an op could not be queued.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SubmitError {
+    /// The session has ended.
+    #[error("the session has ended")]
+    Ended,
+    /// The session has [`OP_QUEUE_CAPACITY`] ops unread.
+    #[error("the session has {OP_QUEUE_CAPACITY} ops unread; submit again once it answers")]
+    Full,
+}
+
 /// Submits ops to a session; cheap to clone (signal handlers keep one).
+/// Never waits (a front end that waited here while the session waits for
+/// it to read events would deadlock): a full queue is an error.
 #[derive(Clone)]
-pub struct OpSender(mpsc::UnboundedSender<Op>);
+pub struct OpSender {
+    tx: mpsc::Sender<Submission>,
+    /// The number of the last generated op id.
+    ids: Arc<AtomicU64>,
+}
 
 impl OpSender {
-    /// Queues `op`; false when the session has ended.
+    /// Queues `op` under a generated id; false when the session has ended
+    /// (or has [`OP_QUEUE_CAPACITY`] ops unread).
     pub fn submit(&self, op: Op) -> bool {
-        self.0.send(op).is_ok()
+        self.submit_op(op).is_ok()
+    }
+
+    /// Queues `op` under a generated id (`op-1`, `op-2`, ...), which the
+    /// events answering it carry; returns that id.
+    pub fn submit_op(&self, op: Op) -> Result<String, SubmitError> {
+        let id = format!("op-{}", self.ids.fetch_add(1, Ordering::Relaxed) + 1);
+        self.send(Submission::new(id.clone(), op))?;
+        Ok(id)
+    }
+
+    /// Queues an op under the front end's own id.
+    pub fn send(&self, submission: Submission) -> Result<(), SubmitError> {
+        self.tx.try_send(submission).map_err(|e| match e {
+            mpsc::error::TrySendError::Full(_) => SubmitError::Full,
+            mpsc::error::TrySendError::Closed(_) => SubmitError::Ended,
+        })
     }
 }
 
@@ -64,7 +110,9 @@ pub struct SessionHandle {
     ops: OpSender,
     /// Everything the session reports, in order; ends after
     /// [`AgentEvent::SessionEnded`].
-    pub events: mpsc::UnboundedReceiver<AgentEvent>,
+    /// Bounded ([`crate::events::EVENT_QUEUE_CAPACITY`]): a slow reader
+    /// makes the session wait.
+    pub events: EventReceiver,
     /// What the session is made of.
     pub view: Arc<SessionView>,
     /// Lines for the user from the start-up (show them first).
@@ -78,16 +126,14 @@ impl SessionHandle {
         self.ops.submit(op)
     }
 
+    /// Queues an op under the front end's own id (see [`OpSender::send`]).
+    pub fn send(&self, submission: Submission) -> Result<(), SubmitError> {
+        self.ops.send(submission)
+    }
+
     /// Splits the handle into its sender, its event stream, its info and
     /// the task (for front ends that keep them in different places).
-    pub fn into_parts(
-        self,
-    ) -> (
-        OpSender,
-        mpsc::UnboundedReceiver<AgentEvent>,
-        Arc<SessionView>,
-        JoinHandle<()>,
-    ) {
+    pub fn into_parts(self) -> (OpSender, EventReceiver, Arc<SessionView>, JoinHandle<()>) {
         (self.ops, self.events, self.view, self.task)
     }
 }
@@ -100,7 +146,7 @@ impl Session {
     /// recording) and starts its task, which first reports
     /// [`AgentEvent::SessionStarted`] and runs the SessionStart hooks.
     pub async fn start(config: SessionConfig) -> Result<SessionHandle, StartError> {
-        let (events_tx, events_rx) = mpsc::unbounded_channel();
+        let (events_tx, events_rx) = crate::events::event_channel();
         let (telemetry, telemetry_notes) = start_telemetry(&config)?;
         let paths = config.paths.clone();
         let extensions = config.extensions.clone();
@@ -174,6 +220,7 @@ impl Session {
             info: info.clone(),
             hook_context: None,
             shell_calls: 0,
+            op_id: None,
             live_model: parts.live_model,
             meter: meter.clone(),
         };
@@ -189,7 +236,7 @@ impl Session {
         };
         let notices = control.events.clone();
         control.background.set_notifier(Some(Box::new(move |text| {
-            let _ = notices.send(AgentEvent::Info { message: text });
+            notices.emit_detached(AgentEvent::Info { message: text });
         })));
         let (started_tx, started_rx) = tokio::sync::watch::channel(false);
         let late = parts.late_mcp.map(|late| {
@@ -198,18 +245,26 @@ impl Session {
                 late.run(info.clone(), control.events.clone(), started_rx),
             ))
         });
-        let (ops_tx, ops_rx) = mpsc::unbounded_channel();
-        // A crossed limit stops what runs and ends the session.
+        let (ops_tx, ops_rx) = mpsc::channel(OP_QUEUE_CAPACITY);
+        // A crossed limit stops what runs and ends the session (waiting
+        // for room: this task reads nothing the session sends).
         let limit_ops = ops_tx.clone();
         meter.start(move |_| {
-            let _ = limit_ops.send(Op::Cancel);
-            let _ = limit_ops.send(Op::Shutdown);
+            tokio::spawn(async move {
+                for op in [Op::Cancel, Op::Shutdown] {
+                    let _ = limit_ops.send(Submission::new("limit", op)).await;
+                }
+            });
         });
         let task = tokio::spawn(
-            crate::process::OWNER.scope(owner, run(engine, control, ops_rx, (started_tx, late))),
+            crate::process::OWNER
+                .scope(owner, run::run(engine, control, ops_rx, (started_tx, late))),
         );
         Ok(SessionHandle {
-            ops: OpSender(ops_tx),
+            ops: OpSender {
+                tx: ops_tx,
+                ids: Arc::default(),
+            },
             events: events_rx,
             view: info,
             notes,
@@ -260,6 +315,9 @@ pub(crate) struct Engine {
     hook_context: Option<String>,
     /// How many `!` commands ran (their call ids).
     shell_calls: u64,
+    /// The id of the exclusive op that runs: stamped on the events that
+    /// answer it ([`AgentEvent::stamp`]).
+    op_id: Option<String>,
     /// False when a recording answers (no server to ask about `/model`).
     live_model: bool,
     /// The session's resource limits and what it used.
@@ -281,11 +339,15 @@ pub fn untrusted_mode_refusal(mode: ApprovalMode) -> String {
 }
 
 impl Engine {
-    pub(crate) fn emit(&self, event: AgentEvent) {
-        let _ = self.events.send(event);
+    /// Sends `event`, naming the running op when it is an answer to it.
+    pub(crate) async fn emit(&self, mut event: AgentEvent) {
+        if let Some(id) = &self.op_id {
+            event.stamp(id);
+        }
+        self.events.emit(event).await;
     }
 
-    fn emit_stats(&self) {
+    async fn emit_stats(&self) {
         let usage = self.meter.usage();
         let stats = self
             .stats
@@ -296,7 +358,7 @@ impl Engine {
                 s.clone()
             })
             .unwrap_or_default();
-        self.emit(AgentEvent::Stats(Box::new(stats)));
+        self.emit(AgentEvent::Stats(Box::new(stats))).await;
     }
 
     /// SessionStart (`startup` or `resume`).
@@ -305,7 +367,8 @@ impl Engine {
             session_id: self.info.summary.session_id.clone(),
             model: self.info.summary.model.clone(),
             resumed: self.info.summary.resumed,
-        });
+        })
+        .await;
         let source = if self.info.summary.resumed {
             "resume"
         } else {
@@ -325,7 +388,8 @@ impl Engine {
             self.emit(AgentEvent::HookMessage {
                 kind: HookMessageKind::Info,
                 text,
-            });
+            })
+            .await;
         }
         self.hook_context = start.additional_context;
     }
@@ -335,131 +399,6 @@ impl Engine {
         if let Some(hooks) = self.hooks.clone() {
             hooks.session_end("exit").await;
         }
-    }
-}
-
-/// The session task: ops in order, the immediate ones at once. `late` is
-/// told when the session has started and stopped at its end: the MCP
-/// servers connecting after the start.
-async fn run(
-    mut engine: Engine,
-    control: Control,
-    mut ops: mpsc::UnboundedReceiver<Op>,
-    late: (
-        tokio::sync::watch::Sender<bool>,
-        Option<tokio::task::JoinHandle<()>>,
-    ),
-) {
-    engine.started().await;
-    let _ = late.0.send(true);
-    let mut queue: VecDeque<Op> = VecDeque::new();
-    let mut closed = false;
-    loop {
-        let op = match queue.pop_front() {
-            Some(op) => op,
-            None if closed => Op::Shutdown,
-            None => ops.recv().await.unwrap_or(Op::Shutdown),
-        };
-        match op {
-            Op::Confirm(answer) => {
-                let _ = control.confirmations.send(answer);
-            }
-            Op::AnswerElicitation { id, reply } => {
-                elicitation::answer(&control.elicitations, id, reply)
-            }
-            Op::AnswerQuestions { id, reply } => questions::answer(&control.questions, id, reply),
-            Op::Cancel => {}
-            Op::SetApprovalMode { mode } => control.set_mode(mode),
-            Op::StopBackgroundProcess { pid } => control.stop_background(pid),
-            Op::Shutdown => break,
-            op => {
-                let cancel = CancellationToken::new();
-                let finished = {
-                    let work = engine.execute(op, cancel.clone());
-                    tokio::pin!(work);
-                    loop {
-                        tokio::select! {
-                            finished = &mut work => break finished,
-                            op = ops.recv(), if !closed => match op {
-                                Some(Op::Confirm(answer)) => {
-                                    let _ = control.confirmations.send(answer);
-                                }
-                                Some(Op::AnswerElicitation { id, reply }) => {
-                                    elicitation::answer(&control.elicitations, id, reply)
-                                }
-                                Some(Op::AnswerQuestions { id, reply }) => {
-                                    questions::answer(&control.questions, id, reply)
-                                }
-                                Some(Op::Cancel) => {
-                                    cancel.cancel();
-                                    queue.retain(|op| matches!(op, Op::Shutdown));
-                                }
-                                Some(Op::SetApprovalMode { mode }) => control.set_mode(mode),
-                                Some(Op::StopBackgroundProcess { pid }) => {
-                                    control.stop_background(pid)
-                                }
-                                // Every handle is gone: nobody waits for the rest.
-                                None => {
-                                    cancel.cancel();
-                                    queue.clear();
-                                    closed = true;
-                                }
-                                Some(other) => queue.push_back(other),
-                            },
-                        }
-                    }
-                };
-                let finished = match (finished, engine.meter.hit()) {
-                    (Finished::Prompt(_), Some(hit)) => Finished::Prompt(Err(
-                        gemini_rs_protocol::events::AgentError::ResourceLimit {
-                            limit: hit.limit.to_string(),
-                            message: hit.message,
-                        },
-                    )),
-                    (finished, _) => finished,
-                };
-                engine.emit_stats();
-                engine.emit(AgentEvent::Finished(finished));
-            }
-        }
-    }
-    // The MCP servers stop while the SessionEnd hooks run: the end is
-    // reported once the hooks are done, never after the servers' ending;
-    // the task itself ends when both are.
-    // Background commands end the same way, beside them.
-    control.background.set_notifier(None);
-    if let Some(connecting) = late.1 {
-        // A server still connecting is dropped when its connection ends
-        // (its process group with it).
-        connecting.abort();
-    }
-    let mcp = control.mcp.clone();
-    let background = control.background.clone();
-    let stopping = tokio::spawn(async move {
-        let servers = async {
-            if let Some(mcp) = mcp {
-                mcp.shutdown().await;
-            }
-        };
-        futures::join!(servers, background.stop_all());
-    });
-    engine.meter.stop();
-    engine.ended().await;
-    // The SessionEnd hooks read the transcript; after them it is whole.
-    engine.recorder.close();
-    // Workspace hooks (SessionEnd's too) ran sandboxed: what they created
-    // of the protected paths is moved aside before the end is reported.
-    for refused in crate::sandbox::refuse_created(engine.ctx.sandbox.as_ref()) {
-        engine.emit(AgentEvent::Warning {
-            message: refused.to_string(),
-        });
-    }
-    engine.emit_stats();
-    engine.emit(AgentEvent::SessionEnded);
-    let _ = stopping.await;
-    // And what the workspace's MCP servers created before they stopped.
-    for refused in crate::sandbox::refuse_created(engine.ctx.sandbox.as_ref()) {
-        tracing::warn!("{refused}");
     }
 }
 
@@ -494,15 +433,15 @@ impl Engine {
                 Finished::Command
             }
             Op::SaveChat { tag } => {
-                self.save_chat(&tag);
+                self.save_chat(&tag).await;
                 Finished::Command
             }
             Op::ShareChat { path } => {
-                self.share_chat(&path);
+                self.share_chat(&path).await;
                 Finished::Command
             }
             Op::ResumeChat { tag } => {
-                self.resume_chat(&tag);
+                self.resume_chat(&tag).await;
                 Finished::Command
             }
             Op::RefreshMemory { fact } => {
@@ -526,7 +465,7 @@ impl Engine {
                 Finished::Command
             }
             Op::AcknowledgeAgents => {
-                self.acknowledge_agents();
+                self.acknowledge_agents().await;
                 Finished::Command
             }
             Op::RunTool {

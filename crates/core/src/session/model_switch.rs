@@ -22,9 +22,7 @@ impl Engine {
             .model_alias(&model)
             .map_or(model, |alias| alias.model);
         if let Err(refused) = self.check_switch(&model).await {
-            self.emit(AgentEvent::Error {
-                message: refused.to_string(),
-            });
+            self.emit(AgentEvent::error(refused.to_string())).await;
             return;
         }
         self.agent.set_model(model);
@@ -35,10 +33,12 @@ impl Engine {
         self.emit(AgentEvent::ModelChanged {
             model: model.clone(),
             context_window,
-        });
+        })
+        .await;
         self.emit(AgentEvent::Info {
             message: format!("Model set to {model}."),
-        });
+        })
+        .await;
     }
 }
 

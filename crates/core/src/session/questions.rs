@@ -25,17 +25,20 @@ pub(super) fn asker(events: EventSender, pending: Pending) -> Asker {
         if let Ok(mut p) = pending.lock() {
             p.insert(id, tx);
         }
-        let _ = events.send(AgentEvent::QuestionsAsked {
-            id,
-            call_id,
-            questions,
-        });
         let waiting = Waiting {
             pending: pending.clone(),
             id,
         };
+        let events = events.clone();
         Box::pin(async move {
             let _waiting = waiting;
+            events
+                .emit(AgentEvent::QuestionsAsked {
+                    id,
+                    call_id,
+                    questions,
+                })
+                .await;
             rx.await.unwrap_or(QuestionsReply::Dismiss)
         })
     })

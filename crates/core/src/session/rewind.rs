@@ -32,9 +32,10 @@ impl Engine {
             .and_then(|b| prompts.len().checked_sub(b + 1))
             .map(|i| prompts[i]);
         let Some(at) = at else {
-            self.emit(AgentEvent::Error {
-                message: format!("There is no prompt {back} back to rewind to."),
-            });
+            self.emit(AgentEvent::error(format!(
+                "There is no prompt {back} back to rewind to."
+            )))
+            .await;
             return Finished::Command;
         };
         let warnings = match files {
@@ -43,17 +44,18 @@ impl Engine {
         };
         if !conversation {
             for message in warnings {
-                self.emit(AgentEvent::Warning { message });
+                self.emit(AgentEvent::Warning { message }).await;
             }
             if files {
                 self.emit(AgentEvent::Info {
                     message: "File changes reverted.".into(),
-                });
+                })
+                .await;
             }
             return Finished::Command;
         }
         self.agent.rewind_history(at, back);
-        self.emit(AgentEvent::HistoryReplaced { len: at });
+        self.emit(AgentEvent::HistoryReplaced { len: at }).await;
         // The front end redraws the conversation, then shows the warnings
         // (Gemini CLI says nothing more after a rewind).
         Finished::Rewound {

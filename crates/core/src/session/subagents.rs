@@ -19,7 +19,6 @@ use crate::tools::{
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 use std::sync::Arc;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// What every sub-agent run shares with the session.
@@ -54,17 +53,19 @@ impl SubagentRunner for SubagentHost {
                 environment_context(&self.layers.workspace, &today, crate::agent::TREE_LIMIT,),
                 rules(&agent.output)
             );
-            let (tx, mut rx) = mpsc::unbounded_channel::<AgentEvent>();
+            let (tx, mut rx) = crate::events::event_channel();
             let parent = self.events.clone();
             let forward_id = parent_call_id.clone();
             // Stopped if the run is dropped (the call was cancelled): its
             // late events would trail the call's end.
             let mut forwarder = AbortOnDrop(Some(tokio::spawn(async move {
                 while let Some(event) = rx.recv().await {
-                    let _ = parent.send(AgentEvent::Nested {
-                        parent_call_id: forward_id.clone(),
-                        event: Box::new(event),
-                    });
+                    parent
+                        .emit(AgentEvent::Nested {
+                            parent_call_id: forward_id.clone(),
+                            event: Box::new(event),
+                        })
+                        .await;
                 }
             })));
             let nested_ctx = ToolContext {

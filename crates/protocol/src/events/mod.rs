@@ -28,7 +28,7 @@ pub use info::{
     SavedChatInfo, SessionSummary, SkillInfo, ToolInfo,
 };
 pub use model_error::{ApiOrigin, ModelError};
-pub use op::Op;
+pub use op::{Op, Submission};
 pub use output::{
     ErrorEvent, ErrorInfo, InitEvent, JsonError, JsonOutput, MessageEvent, MessageRole,
     ResultEvent, Severity, Status, StreamEvent, StreamModelStats, StreamStats, ToolResultEvent,
@@ -340,6 +340,9 @@ pub enum AgentEvent {
     Error {
         /// The text.
         message: String,
+        /// The op it answers ([`Submission::id`]), when one caused it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        op_id: Option<String>,
     },
     /// A message from running hooks (headless writes it on stderr).
     HookMessage {
@@ -381,6 +384,9 @@ pub enum AgentEvent {
     PromptStarted {
         /// The prompt's text parts, joined.
         text: String,
+        /// The prompt op's id ([`Submission::id`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        op_id: Option<String>,
     },
     /// The approval mode changed (by an op or an "always allow" answer).
     ApprovalModeChanged {
@@ -432,8 +438,22 @@ pub enum AgentEvent {
         /// What the sub-agent reported.
         event: Box<AgentEvent>,
     },
+    /// An op that acts at once (`Confirm`, `Cancel`, `SetApprovalMode`,
+    /// `StopBackgroundProcess`, `AnswerElicitation`, `AnswerQuestions`)
+    /// was applied; what it caused follows as its own events.
+    Acknowledged {
+        /// The op's id ([`Submission::id`]).
+        op_id: String,
+    },
     /// An op ended; front ends leave their busy state.
-    Finished(Finished),
+    Finished {
+        /// The op that ended ([`Submission::id`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        op_id: Option<String>,
+        /// What ended, and how.
+        #[serde(flatten)]
+        finished: Finished,
+    },
     /// The session ended; no event follows.
     SessionEnded,
 }
@@ -531,6 +551,8 @@ impl ConfirmationResponse {
 struct SessionProtocol {
     /// What a front end submits.
     op: Op,
+    /// An op with its id.
+    submission: Submission,
     /// What a session reports.
     event: AgentEvent,
 }

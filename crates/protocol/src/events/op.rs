@@ -1,6 +1,8 @@
 //! The ops: what a front end asks a session to do.
 
-use super::{ApprovalMode, ConfirmationResponse, ElicitationReply, QuestionsReply};
+use super::{
+    AgentEvent, ApprovalMode, ConfirmationResponse, ElicitationReply, Finished, QuestionsReply,
+};
 use crate::Part;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -130,11 +132,74 @@ pub enum Op {
     Shutdown,
 }
 
+/// An op with the id that names it: the events a session sends in answer
+/// to it ([`crate::events::AgentEvent::PromptStarted`], `Error`,
+/// `Acknowledged`, `Finished`) carry that id as `op_id`, so a front end with
+/// several ops in flight can tell which event answers which. The id is the
+/// front end's choice (any string; [`Submission::new`] leaves it to the
+/// session's sender, which numbers ops `op-1`, `op-2`, ...).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Submission {
+    /// The op's id, as its answers carry it.
+    pub id: String,
+    /// What is asked.
+    pub op: Op,
+}
+
+impl Submission {
+    /// `op` under the id `id`.
+    pub fn new(id: impl Into<String>, op: Op) -> Self {
+        Submission { id: id.into(), op }
+    }
+}
+
 impl Op {
     /// A prompt of one text part.
     pub fn prompt(text: impl Into<String>) -> Op {
         Op::Prompt {
             parts: vec![Part::text(text)],
+        }
+    }
+}
+
+impl AgentEvent {
+    /// An [`AgentEvent::Error`] no op caused (or whose op is stamped on
+    /// it later).
+    pub fn error(message: impl Into<String>) -> Self {
+        AgentEvent::Error {
+            message: message.into(),
+            op_id: None,
+        }
+    }
+
+    /// An [`AgentEvent::Finished`] without its op's id.
+    pub fn finished(finished: Finished) -> Self {
+        AgentEvent::Finished {
+            op_id: None,
+            finished,
+        }
+    }
+
+    /// The id of the op this event answers, when it names one.
+    pub fn op_id(&self) -> Option<&str> {
+        match self {
+            AgentEvent::Error { op_id, .. }
+            | AgentEvent::PromptStarted { op_id, .. }
+            | AgentEvent::Finished { op_id, .. } => op_id.as_deref(),
+            AgentEvent::Acknowledged { op_id } => Some(op_id),
+            _ => None,
+        }
+    }
+
+    /// Names `id` as the op this event answers, when it is one that names
+    /// its op and names none yet.
+    pub fn stamp(&mut self, id: &str) {
+        if let AgentEvent::Error { op_id, .. }
+        | AgentEvent::PromptStarted { op_id, .. }
+        | AgentEvent::Finished { op_id, .. } = self
+            && op_id.is_none()
+        {
+            *op_id = Some(id.to_string());
         }
     }
 }

@@ -209,11 +209,7 @@ impl ToolSession {
 /// Routes the session's events: results to the waiting calls; a call
 /// that asks for a confirmation is refused (nobody can answer here);
 /// messages for the user go to stderr (stdout may be the protocol).
-async fn route_events(
-    mut events: mpsc::UnboundedReceiver<AgentEvent>,
-    ops: OpSender,
-    waiters: Waiters,
-) {
+async fn route_events(mut events: mpsc::Receiver<AgentEvent>, ops: OpSender, waiters: Waiters) {
     let mut refused = HashSet::new();
     while let Some(event) = events.recv().await {
         match event {
@@ -223,16 +219,19 @@ async fn route_events(
                 ops.submit(Op::Confirm(answer));
                 refused.insert(call_id);
             }
-            AgentEvent::Finished(Finished::Tool {
-                call_id, result, ..
-            }) => {
+            AgentEvent::Finished {
+                finished: Finished::Tool {
+                    call_id, result, ..
+                },
+                ..
+            } => {
                 let refused = refused.remove(&call_id);
                 let waiter = waiters.lock().ok().and_then(|mut w| w.remove(&call_id));
                 if let Some(tx) = waiter {
                     let _ = tx.send((*result, refused));
                 }
             }
-            AgentEvent::Warning { message } | AgentEvent::Error { message } => {
+            AgentEvent::Warning { message } | AgentEvent::Error { message, .. } => {
                 eprintln!("{message}")
             }
             AgentEvent::HookMessage { text, .. } => eprintln!("{text}"),
@@ -258,7 +257,8 @@ async fn route_events(
             | AgentEvent::ModelChanged { .. }
             | AgentEvent::HistoryReplaced { .. }
             | AgentEvent::McpServersChanged { .. }
-            | AgentEvent::Finished(_) => {}
+            | AgentEvent::Finished { .. }
+            | AgentEvent::Acknowledged { .. } => {}
         }
     }
 }

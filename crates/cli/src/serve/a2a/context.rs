@@ -30,7 +30,7 @@ pub struct Context {
     ops: OpSender,
     /// The session's events; held for the length of a turn, so turns of
     /// one context run one after the other.
-    events: Mutex<mpsc::UnboundedReceiver<AgentEvent>>,
+    events: Mutex<mpsc::Receiver<AgentEvent>>,
     task: std::sync::Mutex<Option<JoinHandle<()>>>,
     /// When its last turn ended (or it started).
     last_used: std::sync::Mutex<Instant>,
@@ -99,7 +99,7 @@ impl Context {
 
     async fn run(
         &self,
-        events: &mut mpsc::UnboundedReceiver<AgentEvent>,
+        events: &mut mpsc::Receiver<AgentEvent>,
         parts: Vec<Part>,
         begin: impl FnOnce() -> bool,
         working: &mpsc::UnboundedSender<String>,
@@ -127,7 +127,10 @@ impl Context {
                         feedback: None,
                     }));
                 }
-                AgentEvent::Finished(Finished::Prompt(outcome)) => {
+                AgentEvent::Finished {
+                    finished: Finished::Prompt(outcome),
+                    ..
+                } => {
                     return match outcome {
                         Ok(_) => TurnEnd::Completed(text),
                         Err(AgentError::Cancelled) => TurnEnd::Canceled,

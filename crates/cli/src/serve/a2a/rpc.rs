@@ -306,6 +306,9 @@ async fn run(
         }
         go
     };
+    // Unbounded: the names come from the loop that reads the session's
+    // (bounded) events, which must not wait for a streaming client; one
+    // name per tool call.
     let (tools, mut tool_names) = tokio::sync::mpsc::unbounded_channel();
     let forward = {
         let events = events.clone();

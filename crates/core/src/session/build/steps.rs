@@ -21,12 +21,12 @@ pub(super) fn shared_layers(
     ),
     workspace: &Arc<Workspace>,
     notes: &mut Vec<StartupNote>,
-) -> Result<(SharedLayers, mpsc::UnboundedSender<ConfirmationResponse>), StartError> {
+) -> Result<(SharedLayers, mpsc::Sender<ConfirmationResponse>), StartError> {
     let settings = &config.settings;
     let root = config.root.as_path();
     let pricing = Arc::new(crate::session::automation::pricing(settings, providers)?);
     crate::session::automation::check_budget(config, &pricing, model)?;
-    let (confirm_tx, confirm_rx) = mpsc::unbounded_channel();
+    let (confirm_tx, confirm_rx) = mpsc::channel(crate::session::OP_QUEUE_CAPACITY);
     let layers = SharedLayers {
         generator: generator.clone(),
         policy: Arc::new(policy),

@@ -8,6 +8,7 @@ mod hook_parent;
 
 use super::metrics::Metrics;
 use super::{Exporters, SessionTelemetry, ids, logs};
+use crate::events::EventReceiver;
 use gemini_rs_protocol::UsageMetadata;
 use gemini_rs_protocol::events::{
     AgentError, AgentEvent, Finished, ToolCallFinished, ToolCallStatus,
@@ -18,17 +19,15 @@ use opentelemetry_sdk::trace::Span;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::time::{Instant, SystemTime};
-use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 /// Passes `events` on unchanged while recording them; at
 /// [`AgentEvent::SessionEnded`] it ends the session span and flushes
 /// (at most [`super::FLUSH_BOUND`]) before passing the end on, so the
-/// front end exits after the export.
-pub fn observe(
-    telemetry: SessionTelemetry,
-    mut events: UnboundedReceiver<AgentEvent>,
-) -> UnboundedReceiver<AgentEvent> {
-    let (tx, rx) = unbounded_channel();
+/// front end exits after the export. Bounded as the session's stream: a
+/// slow front end makes it, and so the session, wait; a front end gone
+/// ends it, which ends the session.
+pub fn observe(telemetry: SessionTelemetry, mut events: EventReceiver) -> EventReceiver {
+    let (tx, rx) = crate::events::event_channel();
     tokio::spawn(async move {
         let exporters = telemetry.exporters;
         let mut observer = Observer::new(telemetry);
@@ -39,7 +38,10 @@ pub fn observe(
                 observer.end_session();
                 exporters.flush().await;
             }
-            let _ = tx.send(event);
+            if !tx.emit(event).await && !last {
+                // The front end is gone: the session ends; record its end.
+                break;
+            }
             if last {
                 return;
             }
@@ -179,7 +181,7 @@ impl Observer {
                 }
             }
             AgentEvent::ModelChanged { model, .. } => self.model.clone_from(model),
-            AgentEvent::PromptStarted { text } => self.prompt_started(text),
+            AgentEvent::PromptStarted { text, .. } => self.prompt_started(text),
             AgentEvent::Content { .. } | AgentEvent::Thought { .. } => {
                 self.ensure_model_call(nested);
             }
@@ -245,7 +247,10 @@ impl Observer {
                 self.ensure_agent(parent_call_id);
                 self.event(event, Some(parent_call_id));
             }
-            AgentEvent::Finished(Finished::Prompt(result)) if nested.is_none() => {
+            AgentEvent::Finished {
+                finished: Finished::Prompt(result),
+                ..
+            } if nested.is_none() => {
                 self.turn_finished(result.as_ref().err(), result.as_ref().ok());
             }
             _ => {}
