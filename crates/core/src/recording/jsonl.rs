@@ -52,9 +52,25 @@ pub(super) fn message_line(msg: &MessageRecord) -> io::Result<String> {
     serde_json::to_string(msg).map_err(io::Error::other)
 }
 
-/// A `$set` line.
-pub(super) fn set_line(updates: Value) -> String {
-    serde_json::json!({ "$set": updates }).to_string()
+/// The `$set` line of a new `lastUpdated` (written after every write's
+/// messages), serialised straight from its fields.
+pub(super) fn last_updated_line(stamp: &str) -> io::Result<String> {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Updates<'a> {
+        last_updated: &'a str,
+    }
+    #[derive(Serialize)]
+    struct Set<'a> {
+        #[serde(rename = "$set")]
+        set: Updates<'a>,
+    }
+    let line = Set {
+        set: Updates {
+            last_updated: stamp,
+        },
+    };
+    serde_json::to_string(&line).map_err(io::Error::other)
 }
 
 /// Appends `lines` (each ending in a newline) in one write.

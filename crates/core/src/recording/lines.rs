@@ -14,13 +14,44 @@ use serde_json::Value;
 /// waits for the writer).
 pub(super) type Stamp = chrono::DateTime<chrono::Utc>;
 
-/// The ISO form Gemini CLI records (`2026-01-02T03:04:05.678Z`).
+/// The ISO form Gemini CLI records (`2026-01-02T03:04:05.678Z`), written
+/// directly (a `format` string is parsed again on every call).
 pub(super) fn format_stamp(at: &Stamp) -> String {
-    at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+    at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
-fn new_id() -> String {
-    uuid::Uuid::new_v4().to_string()
+/// A new message id: a version-4 uuid, as Gemini CLI's `randomUUID`. Its
+/// bits come from a generator seeded once per thread from the OS (one
+/// `getrandom` call per id was a share of recording's cost). Ids only
+/// need to be unique: the steps never repeat within a thread, and the
+/// random seed keeps threads and processes apart.
+pub(super) fn new_id() -> String {
+    thread_local! {
+        static STATE: std::cell::Cell<Option<(u64, u64)>> = const { std::cell::Cell::new(None) };
+    }
+    /// splitmix64's finaliser: a bijection of `u64`.
+    fn mix(mut z: u64) -> u64 {
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    let (count, key) = STATE.with(|state| {
+        let (count, key) = state.get().unwrap_or_else(|| {
+            let seed = uuid::Uuid::new_v4().as_u64_pair();
+            (seed.0, seed.1)
+        });
+        let count = count.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        state.set(Some((count, key)));
+        (count, key)
+    });
+    let (hi, lo) = (mix(count), mix(count ^ key));
+    let mut bytes = [0u8; 16];
+    bytes[..8].copy_from_slice(&hi.to_be_bytes());
+    bytes[8..].copy_from_slice(&lo.to_be_bytes());
+    let id = uuid::Builder::from_random_bytes(bytes).into_uuid();
+    id.hyphenated()
+        .encode_lower(&mut uuid::Uuid::encode_buffer())
+        .to_owned()
 }
 
 /// One model turn as the agent has it.

@@ -400,3 +400,36 @@ fn closing_writes_everything_and_later_records_go_nowhere() {
     let found = find_session(&chats, "latest").unwrap();
     assert_eq!(found.record.messages.len(), 50);
 }
+
+/// The writer's ids and times keep the forms Gemini CLI writes: distinct
+/// lowercase version-4 uuids, ISO times with milliseconds and `Z`; and the
+/// `lastUpdated` line is the `$set` record readers merge.
+#[test]
+fn ids_times_and_the_last_updated_line_keep_their_forms() {
+    let ids: std::collections::HashSet<String> = (0..20_000).map(|_| lines::new_id()).collect();
+    assert_eq!(ids.len(), 20_000);
+    for id in ids.iter().take(200) {
+        let parsed = uuid::Uuid::parse_str(id).unwrap();
+        assert_eq!(parsed.get_version_num(), 4, "{id}");
+        assert_eq!(parsed.get_variant(), uuid::Variant::RFC4122, "{id}");
+        assert_eq!(*id, parsed.hyphenated().to_string());
+    }
+    // Another thread draws from its own seed.
+    let other = std::thread::spawn(lines::new_id).join().unwrap();
+    assert!(!ids.contains(&other));
+
+    let at = chrono::DateTime::from_timestamp(1_767_323_045, 678_901_234).unwrap();
+    assert_eq!(lines::format_stamp(&at), "2026-01-02T03:04:05.678Z");
+    let whole = chrono::DateTime::from_timestamp(1_767_323_045, 0).unwrap();
+    assert_eq!(lines::format_stamp(&whole), "2026-01-02T03:04:05.000Z");
+    for at in [at, whole, chrono::Utc::now()] {
+        let old = at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
+        assert_eq!(lines::format_stamp(&at), old);
+    }
+
+    let line = jsonl::last_updated_line("2026-01-02T03:04:05.678Z").unwrap();
+    assert_eq!(
+        line,
+        r#"{"$set":{"lastUpdated":"2026-01-02T03:04:05.678Z"}}"#
+    );
+}

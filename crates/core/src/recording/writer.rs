@@ -7,7 +7,6 @@ use super::jsonl;
 use super::lines::{self, FinishedCall, ModelMessage, ModelTurn, Stamp};
 use super::record::{ConversationRecord, MessageRecord};
 use gemini_rs_protocol::Part;
-use serde_json::json;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -123,9 +122,7 @@ impl FileState {
         self.open()?;
         self.record.messages = Vec::new();
         self.record.last_updated = lines::format_stamp(last);
-        lines.push(jsonl::set_line(
-            json!({"lastUpdated": self.record.last_updated}),
-        ));
+        lines.push(jsonl::last_updated_line(&self.record.last_updated)?);
         jsonl::append(self.open()?, &lines)
     }
 }
