@@ -57,9 +57,38 @@ pub enum ClientBuildError {
 pub(crate) fn build_client(
     builder: reqwest::ClientBuilder,
 ) -> Result<reqwest::Client, ClientBuildError> {
+    let builder = match shared_tls() {
+        Some(tls) => builder.tls_backend_preconfigured(tls),
+        None => builder,
+    };
     std::panic::catch_unwind(AssertUnwindSafe(|| builder.build()))
         .map_err(|_| ClientBuildError::NoTlsProvider)?
         .map_err(ClientBuildError::Build)
+}
+
+/// The TLS set-up every client of the process shares, as reqwest makes it
+/// by default (the installed crypto provider, TLS 1.2 and 1.3, the
+/// platform's root certificates, SNI, ALPN `h2` then `http/1.1`), built
+/// once: reqwest would read and parse the system's root certificates (about
+/// 300 files here) for each client, that is for every session of a process
+/// hosting many. `None` (reqwest then builds its own, failing as it does)
+/// while no crypto provider is installed or no root certificate loads;
+/// only a success is kept.
+fn shared_tls() -> Option<rustls::ClientConfig> {
+    static TLS: std::sync::OnceLock<rustls::ClientConfig> = std::sync::OnceLock::new();
+    if let Some(tls) = TLS.get() {
+        return Some(tls.clone());
+    }
+    let provider = rustls::crypto::CryptoProvider::get_default()?.clone();
+    let verifier = rustls_platform_verifier::Verifier::new(provider.clone()).ok()?;
+    let mut tls = rustls::ClientConfig::builder_with_provider(provider)
+        .with_protocol_versions(rustls::ALL_VERSIONS)
+        .ok()?
+        .dangerous()
+        .with_custom_certificate_verifier(std::sync::Arc::new(verifier))
+        .with_no_client_auth();
+    tls.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Some(TLS.get_or_init(|| tls).clone())
 }
 
 /// Sends `request`, waiting at most the idle timeout for the answer's
@@ -199,4 +228,27 @@ pub(crate) fn cancellable(stream: ChunkStream, cancel: CancellationToken) -> Chu
         }
     })
     .boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shared set-up is reqwest's default one, and clients built on it
+    /// work where reqwest's own would (and fail where it would: no root
+    /// certificate on the machine).
+    #[test]
+    fn clients_share_one_tls_set_up_with_reqwests_defaults() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let Some(tls) = shared_tls() else {
+            assert!(reqwest::Client::builder().build().is_err());
+            return;
+        };
+        assert_eq!(tls.alpn_protocols, [b"h2".to_vec(), b"http/1.1".to_vec()]);
+        assert!(tls.enable_sni);
+        let again = shared_tls().expect("kept once built");
+        assert_eq!(again.alpn_protocols, tls.alpn_protocols);
+        assert!(build_client(reqwest::Client::builder()).is_ok());
+        assert!(http_client(None, Duration::from_secs(2)).is_ok());
+    }
 }

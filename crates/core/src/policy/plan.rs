@@ -63,7 +63,10 @@ pub(super) fn plan_rules() -> Vec<PolicyRule> {
         );
     }
     // The path itself is kept inside the plans folder by the tools.
-    let markdown = Regex::new(r#""file_path":"(?:[^"\\]|\\.)*\.md""#).ok();
+    // Compiled once per process: every session's engine starts with it.
+    static MARKDOWN: std::sync::LazyLock<Option<Regex>> =
+        std::sync::LazyLock::new(|| Regex::new(r#""file_path":"(?:[^"\\]|\\.)*\.md""#).ok());
+    let markdown = MARKDOWN.clone();
     for name in ["write_file", "replace"] {
         let mut md = rule(name, Decision::Allow, 70).in_modes(&[Plan]);
         md.args.args_pattern = markdown.clone();

@@ -35,6 +35,8 @@ mod tests;
 use jsonschema::{Draft, ValidationError, Validator};
 use messages::{first_error, render};
 use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex};
 
 const DRAFT7_URLS: [&str; 2] = [
     "http://json-schema.org/draft-07/schema",
@@ -90,10 +92,18 @@ pub fn validate_params_object(args: &Value) -> Result<(), ArgsError> {
     }
 }
 
-/// A tool's parameter schema, compiled once.
+/// A tool's parameter schema, compiled once per process: sessions that
+/// register the same tools share the compiled schemas.
 pub struct ArgsValidator {
-    state: State,
+    state: Arc<State>,
 }
+
+/// At most this many compiled schemas are kept (MCP servers bring their
+/// own); past it the cache starts again.
+const CACHE_MAX: usize = 1024;
+
+/// The schemas compiled so far, by their JSON text.
+static COMPILED: LazyLock<Mutex<HashMap<String, Arc<State>>>> = LazyLock::new(Default::default);
 
 enum State {
     /// No schema (`null`): everything passes.
@@ -111,23 +121,43 @@ impl ArgsValidator {
     /// Compiles `schema`. `null` means "no validation". A compile failure is
     /// kept and returned by every [`ArgsValidator::validate`] call.
     pub fn new(schema: &Value) -> ArgsValidator {
-        let state = match schema {
-            Value::Null => State::None,
-            _ => match compile(schema) {
-                Ok(validator) => State::Ready {
-                    validator: Box::new(validator),
-                    schema: schema.clone(),
-                },
-                Err(e) => State::Broken(e),
+        if schema.is_null() {
+            return ArgsValidator {
+                state: Arc::new(State::None),
+            };
+        }
+        let key = schema.to_string();
+        let cached = COMPILED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&key)
+            .cloned();
+        if let Some(state) = cached {
+            return ArgsValidator { state };
+        }
+        // Compiled outside the lock: two sessions may both compile a new
+        // schema once, neither waits for the other.
+        let state = Arc::new(match compile(schema) {
+            Ok(validator) => State::Ready {
+                validator: Box::new(validator),
+                schema: schema.clone(),
             },
-        };
+            Err(e) => State::Broken(e),
+        });
+        let mut compiled = COMPILED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if compiled.len() >= CACHE_MAX {
+            compiled.clear();
+        }
+        compiled.insert(key, state.clone());
         ArgsValidator { state }
     }
 
     #[cfg(test)]
     /// The compile error, when the schema did not compile.
     pub fn compile_error(&self) -> Option<&SchemaError> {
-        match &self.state {
+        match &*self.state {
             State::Broken(e) => Some(e),
             State::None | State::Ready { .. } => None,
         }
@@ -135,7 +165,7 @@ impl ArgsValidator {
 
     /// Validates `args`; the error is Ajv's text for the first failure.
     pub fn validate(&self, args: &Value) -> Result<(), ArgsError> {
-        match &self.state {
+        match &*self.state {
             State::None => Ok(()),
             State::Broken(e) => Err(e.clone().into()),
             State::Ready { validator, schema } => {

@@ -315,3 +315,23 @@ fn invalid_schema() {
         "can't resolve reference #/definitions/none from id #"
     );
 }
+
+/// Sessions registering the same tool share its compiled schema; another
+/// schema gets its own, and a broken one stays broken when shared.
+#[test]
+fn the_same_schema_is_compiled_once_per_process() {
+    let first = ArgsValidator::new(&read_file_schema());
+    let second = ArgsValidator::new(&read_file_schema());
+    assert!(Arc::ptr_eq(&first.state, &second.state));
+    assert!(second.validate(&json!({"file_path": "a"})).is_ok());
+    assert_eq!(
+        second.validate(&json!({})).unwrap_err().to_string(),
+        "params must have required property 'file_path'"
+    );
+    let other = ArgsValidator::new(&json!({"type": "object"}));
+    assert!(!Arc::ptr_eq(&first.state, &other.state));
+    let broken = json!({"$schema": "https://example.com/s"});
+    let shared = ArgsValidator::new(&broken);
+    assert!(ArgsValidator::new(&broken).compile_error().is_some());
+    assert!(shared.validate(&json!({})).is_err());
+}
