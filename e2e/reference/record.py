@@ -151,6 +151,8 @@ def run(binary, scenario, dialect, extra_env):
     text = json.dumps(golden, indent=1)
     # A process group id differs on every run.
     text = re.sub(r"Process Group PGID: \d+", "Process Group PGID: <pgid>", text)
+    # So does a background command's process id.
+    text = re.sub(r"\(PID: \d+\)", "(PID: <pid>)", text)
     text = text.replace(proj, "<tmp>").replace(home, "<home>")
     # The project's temp folder: a slug (0.61) or a hash of the path (0.27.4).
     return re.sub(r"<home>/\.gemini/tmp/[A-Za-z0-9_.-]+", "<home>/.gemini/tmp/<project>", text), done

@@ -464,7 +464,8 @@ pub fn plan(todos: &[TodoItem]) -> acp::SessionUpdate {
         .iter()
         .filter_map(|t| {
             let status = match t.status {
-                TodoStatus::Pending => acp::PlanEntryStatus::Pending,
+                // ACP has no "blocked": such an entry is still to do.
+                TodoStatus::Pending | TodoStatus::Blocked => acp::PlanEntryStatus::Pending,
                 TodoStatus::InProgress => acp::PlanEntryStatus::InProgress,
                 TodoStatus::Completed => acp::PlanEntryStatus::Completed,
                 TodoStatus::Cancelled => return None,

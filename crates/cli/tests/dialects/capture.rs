@@ -1,7 +1,8 @@
 //! What a scenario captures beyond the model's view, written as
 //! `e2e/reference/record.py` writes it: the session file's record shapes
 //! (`session`), `-o json`'s answer (`json`), `-o stream-json`'s events
-//! (`stream`) and the declared parameter schemas (`schemas`).
+//! (`stream`) and the declared parameter schemas (`schemas`); and what
+//! both sides are compared without (process ids, not-found suggestions).
 
 use crate::support::{Output, Sandbox};
 use serde_json::{Map, Value, json};
@@ -155,4 +156,43 @@ pub fn without_descriptions(value: &Value) -> Value {
         Value::Array(items) => Value::Array(items.iter().map(without_descriptions).collect()),
         other => other.clone(),
     }
+}
+
+/// `responses` with the suggestions of not-found errors left out: they
+/// rank every declared tool, and 0.61 declares tools gemini-rs does not
+/// have (`update_topic`, `invoke_agent`).
+pub fn without_suggestions(mut responses: Value) -> Value {
+    for response in responses.as_array_mut().into_iter().flatten() {
+        if let Some(error) = response[1]["error"].as_str()
+            && let Some((head, _)) = error.split_once(" Did you mean")
+            && head.ends_with("not found.")
+        {
+            response[1]["error"] = json!(head);
+        }
+    }
+    responses
+}
+
+/// `responses` with the shell's process group id written `<pgid>` and a
+/// background command's process id `<pid>` (as the recorder writes them
+/// in the goldens).
+pub fn without_pgid(responses: Value) -> Value {
+    let text = without_number(&responses.to_string(), "Process Group PGID: ", "<pgid>");
+    let text = without_number(&text, "PID: ", "<pid>");
+    serde_json::from_str(&text).expect("JSON")
+}
+
+/// `text` with the digits after each `key` written `placeholder`.
+fn without_number(text: &str, key: &str, placeholder: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(key) {
+        out.push_str(&rest[..at + key.len()]);
+        out.push_str(placeholder);
+        rest = &rest[at + key.len()..];
+        rest = rest.strip_prefix(placeholder).unwrap_or(rest);
+        rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    out.push_str(rest);
+    out
 }

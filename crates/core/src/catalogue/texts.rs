@@ -62,6 +62,15 @@ pub struct Texts {
     /// Whether a successful `replace` adds `Here is the updated code:` and
     /// the changed lines with five lines of context.
     pub replace_snippet: bool,
+    /// Whether a successful `write_file` adds `Here is the updated code:`
+    /// and the lines written around the changes (as `replace` does).
+    pub write_file_snippet: bool,
+    /// The cap on `grep_search`'s matches when the call sets no
+    /// `total_max_matches`.
+    pub grep_default_max_matches: usize,
+    /// Whether `web_fetch` skips private and local hosts (0.61:
+    /// `[Blocked Host] <url>`); 0.27.4 fetched them itself.
+    pub web_fetch_blocks_private_hosts: bool,
     /// The note when the user edited `new_string` while confirming:
     /// `{new_string}`.
     pub replace_user_modified: &'static str,
@@ -83,6 +92,9 @@ static TODAY: Texts = Texts {
     replace_not_found_relative: None,
     replace_identical: "No changes to apply. The old_string and new_string are identical in file: {file_path}",
     replace_snippet: true,
+    write_file_snippet: true,
+    grep_default_max_matches: 100,
+    web_fetch_blocks_private_hosts: true,
     replace_user_modified: "The confirmation step modified the `new_string` content to be: {new_string}.",
     mcp_list: Stream::Stderr,
     skills_list: Stream::Stdout,
@@ -100,6 +112,9 @@ static V027: Texts = Texts {
     replace_not_found_relative: Some("File not found for '{file_path}' and path is not absolute."),
     replace_identical: "No changes to apply. The old_string and new_string are identical in file: {path}",
     replace_snippet: false,
+    write_file_snippet: false,
+    grep_default_max_matches: 20_000,
+    web_fetch_blocks_private_hosts: false,
     replace_user_modified: "User modified the `new_string` content to be: {new_string}.",
     mcp_list: Stream::Stderr,
     skills_list: Stream::Stderr,

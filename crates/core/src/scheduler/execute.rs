@@ -14,6 +14,14 @@ use gemini_rs_protocol::events::ToolKind;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
+/// Whether `call` may run alongside the read-only calls just before it:
+/// a read-only call that does not ask (0.61's `wait_for_previous: true`,
+/// looked up in the call's arguments, an open shape) to start after them.
+pub(super) fn may_join_a_wave(call: &BuiltCall) -> bool {
+    let waits = call.args.get("wait_for_previous") == Some(&serde_json::Value::Bool(true));
+    call.tool.kind().is_read_only() && !waits
+}
+
 impl Scheduler {
     /// Runs the Gemini-format BeforeTool hooks, the tool and the AfterTool
     /// hooks; `notes` are what the PreToolUse hooks left. Returns the

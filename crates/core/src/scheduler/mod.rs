@@ -2,8 +2,8 @@
 //! lookup, validation, policy, confirmation, hooks and execution, and
 //! returns the function responses in request order.
 //!
-//! Consecutive calls of read-only kinds run concurrently (after being
-//! approved one at a time); every other call runs alone, in order.
+//! Consecutive read-only calls run concurrently (approved one at a time)
+//! unless one asks to `wait_for_previous`; others run alone, in order.
 
 mod execute;
 mod gate;
@@ -282,7 +282,7 @@ impl Scheduler {
         }
         let mut waves: Vec<Vec<(usize, ToolCallRequest, BuiltCall)>> = Vec::new();
         for item in pending {
-            let read_only = item.2.tool.kind().is_read_only();
+            let read_only = execute::may_join_a_wave(&item.2);
             match waves.last_mut() {
                 Some(wave) if read_only && wave.iter().all(|w| w.2.tool.kind().is_read_only()) => {
                     wave.push(item)

@@ -237,6 +237,22 @@ async fn consecutive_reads_run_concurrently_and_results_keep_request_order() {
 }
 
 #[tokio::test]
+async fn a_read_waiting_for_previous_calls_does_not_run_beside_them() {
+    // Both reads wait on a barrier for two: together they pass it; one
+    // that waits for the other never meets it.
+    let h = harness(false, Some(Arc::new(Barrier::new(2))));
+    let mut second = call("2", "reader", "b");
+    second.args["wait_for_previous"] = json!(true);
+    let calls = vec![call("1", "reader", "a"), second];
+    let ran = tokio::time::timeout(
+        Duration::from_millis(500),
+        h.scheduler.run_batch(calls, &CancellationToken::new()),
+    )
+    .await;
+    assert!(ran.is_err(), "the second read must wait for the first");
+}
+
+#[tokio::test]
 async fn edits_run_alone_in_order_after_approval() {
     let mut h = harness(true, None);
     let answered = answer_all(&mut h, ConfirmationOutcome::ProceedOnce);

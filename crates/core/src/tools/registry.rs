@@ -234,6 +234,11 @@ impl ToolRegistry {
             .map(|t| {
                 let mut declaration = t.tool.declaration();
                 declaration.name = self.declared_name(t.tool.as_ref());
+                if let (Some(spec), Some(schema)) =
+                    (t.tool.spec(), declaration.parameters_json_schema.as_mut())
+                {
+                    *schema = self.dialect.declared_schema(spec.name, schema);
+                }
                 if self.short {
                     shorten(&mut declaration);
                 }

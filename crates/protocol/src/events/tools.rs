@@ -284,6 +284,8 @@ pub enum TodoStatus {
     Completed,
     /// No longer needed.
     Cancelled,
+    /// Waiting on something outside the model's reach (today's Gemini CLI).
+    Blocked,
 }
 
 impl TodoStatus {
@@ -294,6 +296,7 @@ impl TodoStatus {
             TodoStatus::InProgress => "in_progress",
             TodoStatus::Completed => "completed",
             TodoStatus::Cancelled => "cancelled",
+            TodoStatus::Blocked => "blocked",
         }
     }
 
@@ -304,6 +307,7 @@ impl TodoStatus {
             "in_progress" => Some(TodoStatus::InProgress),
             "completed" => Some(TodoStatus::Completed),
             "cancelled" => Some(TodoStatus::Cancelled),
+            "blocked" => Some(TodoStatus::Blocked),
             _ => None,
         }
     }

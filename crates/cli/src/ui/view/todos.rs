@@ -22,6 +22,7 @@ pub fn todo_lines(todos: &[TodoItem], max_width: Option<usize>) -> Vec<Vec<Span<
                     Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
                 ),
                 TodoStatus::Completed => ("✔ ", Style::new().fg(Color::Green)),
+                TodoStatus::Blocked => ("⊘ ", Style::new().fg(Color::Yellow)),
                 TodoStatus::Cancelled => (
                     "✘ ",
                     Style::new()
@@ -46,7 +47,12 @@ pub fn todo_lines(todos: &[TodoItem], max_width: Option<usize>) -> Vec<Vec<Span<
 /// The panel above the input while some item is still open: a title with
 /// the progress, then the items (the in-progress one always visible).
 pub fn todo_panel(todos: &[TodoItem], width: usize) -> Vec<Line<'static>> {
-    let open = |t: &TodoItem| matches!(t.status, TodoStatus::Pending | TodoStatus::InProgress);
+    let open = |t: &TodoItem| {
+        matches!(
+            t.status,
+            TodoStatus::Pending | TodoStatus::InProgress | TodoStatus::Blocked
+        )
+    };
     if !todos.iter().any(open) {
         return Vec::new();
     }

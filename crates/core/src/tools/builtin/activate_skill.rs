@@ -40,7 +40,15 @@ impl ActivateSkillTool {
         } else {
             json!({"type": "string", "enum": names, "description": "The skill to activate."})
         };
-        let schema = json!({"type": "object", "properties": {"name": name}, "required": ["name"]});
+        // Closed to other parameters and dated draft-07, as both Gemini
+        // CLI releases declare it (the `tool-schemas` scenario).
+        let schema = json!({
+            "type": "object",
+            "properties": {"name": name},
+            "required": ["name"],
+            "additionalProperties": false,
+            "$schema": "http://json-schema.org/draft-07/schema#"
+        });
         let listed: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
         let description = format!(
             "Loads the instructions of a specialized agent skill (available: {}). The result holds them in <activated_skill> tags with the files of the skill's folder. Activate a skill when the task matches its description in <available_skills>, using its name exactly as listed there.",

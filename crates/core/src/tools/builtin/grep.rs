@@ -45,8 +45,11 @@ struct Params {
     include: Option<String>,
 }
 
-/// `DEFAULT_TOTAL_MAX_MATCHES`.
-const MAX_MATCHES: usize = 20_000;
+/// Matches the parallel search collects at most before it stops (0.27.4's
+/// cap). A smaller cap is applied afterwards, to the matches in the order
+/// they are shown, so the first ones are kept whatever order the walk
+/// found them in.
+const SEARCH_CAP: usize = 20_000;
 /// `DEFAULT_SEARCH_TIMEOUT_MS`.
 const TIMEOUT_MS: u64 = 30_000;
 
@@ -229,7 +232,7 @@ impl GrepInvocation {
             pattern: &rust_pattern,
             include: include.as_ref(),
             include_is_path: self.include.as_deref().is_some_and(|i| i.contains('/')),
-            cap: o.total(MAX_MATCHES),
+            cap: o.total(texts.grep_default_max_matches).max(SEARCH_CAP),
             deadline: Instant::now() + Duration::from_millis(TIMEOUT_MS),
             cancel,
             filter,
@@ -307,7 +310,7 @@ impl GrepInvocation {
                 too_long.join(", ")
             )
         };
-        let cap = self.options.total(MAX_MATCHES);
+        let cap = self.options.total(texts.grep_default_max_matches);
         let mut remaining = cap;
         for f in &mut files {
             let mut kept = 0;

@@ -4,6 +4,7 @@
 //! direct fetch of the first URL is the fallback when that yields nothing.
 
 mod fetch;
+mod hosts;
 #[cfg(test)]
 pub(crate) mod test_support;
 #[cfg(test)]
@@ -223,6 +224,41 @@ impl WebFetchInvocation {
         }
     }
 
+    /// 0.61's way: private and local hosts are skipped (an error when
+    /// every URL is), the rest read through the model, with a warning
+    /// naming the skipped ones.
+    async fn execute_today(&self, ctx: &ToolContext, cancel: CancellationToken) -> ToolResult {
+        let mut skipped = Vec::new();
+        let mut kept = Vec::new();
+        for url in hosts::normalized(&self.urls) {
+            if hosts::is_blocked_host(&url).await {
+                skipped.push(format!("[Blocked Host] {url}"));
+            } else {
+                kept.push(url);
+            }
+        }
+        if kept.is_empty() && !skipped.is_empty() {
+            let text = format!("All requested URLs were skipped: {}", skipped.join(", "));
+            return ToolResult::error(
+                ToolErrorKind::WebFetchProcessingError,
+                text.clone(),
+                format!("Error: {text}"),
+            );
+        }
+        let rest = WebFetchInvocation::new(&self.prompt, kept, self.limits.clone());
+        let mut result = rest.primary(ctx, cancel).await;
+        if !skipped.is_empty() && result.error.is_none() {
+            let warning = format!(
+                "[Warning] The following URLs were skipped:\n{}\n\n",
+                skipped.join("\n")
+            );
+            if let Some(text) = result.llm_content.first_mut().and_then(|p| p.text.as_mut()) {
+                text.insert_str(0, &warning);
+            }
+        }
+        result
+    }
+
     fn first_url(&self) -> &str {
         self.urls.first().map(String::as_str).unwrap_or_default()
     }
@@ -343,6 +379,9 @@ impl ToolInvocation for WebFetchInvocation {
         cancel: CancellationToken,
     ) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
+            if ctx.dialect.texts().web_fetch_blocks_private_hosts {
+                return self.execute_today(ctx, cancel).await;
+            }
             if is_private_url(self.first_url()) {
                 return self.fallback(ctx.generator.clone(), cancel).await;
             }

@@ -10,7 +10,8 @@ use super::common::{lenient, node_message, parse_params};
 use super::{Builtin, Make};
 use super::{node_error, shorten_path};
 use crate::catalogue::builtins::WRITE_FILE as SPEC;
-use crate::tools::diff::{summary_diff, unified_diff};
+use crate::catalogue::texts::Texts;
+use crate::tools::diff::{context_snippet, summary_diff, unified_diff};
 use crate::tools::spec::identity_from_spec;
 use crate::tools::{
     ClientFs, ClientFsError, ConfirmationDetails, FileDiff, Tool, ToolContext, ToolDisplay,
@@ -323,6 +324,7 @@ impl ToolInvocation for WriteFileInvocation {
                     &self.abs,
                     &self.content,
                     self.modified_by_user,
+                    ctx.dialect.texts(),
                 )
                 .await;
             }
@@ -331,7 +333,8 @@ impl ToolInvocation for WriteFileInvocation {
             let modified = self.modified_by_user;
             let plan = self.plan;
             let ws = ctx.workspace.clone();
-            tokio::task::spawn_blocking(move || write(&ws, &abs, &content, modified, plan))
+            let texts = ctx.dialect.texts();
+            tokio::task::spawn_blocking(move || write(&ws, &abs, &content, modified, plan, texts))
                 .await
                 .unwrap_or_else(|e| {
                     let message = format!("Error writing to file: {e}");
@@ -349,6 +352,7 @@ fn write(
     content: &str,
     modified_by_user: bool,
     plan: bool,
+    texts: &Texts,
 ) -> ToolResult {
     let existing = match current_content(ws, abs) {
         Ok(o) => o,
@@ -373,7 +377,7 @@ fn write(
             tracing::warn!("could not make the plan {} private: {e}", abs.display());
         }
     }
-    written(abs, content, existing, modified_by_user)
+    written(abs, content, existing, modified_by_user, texts)
 }
 
 /// The current content as the client has it.
@@ -393,6 +397,7 @@ async fn write_through(
     abs: &Path,
     content: &str,
     modified_by_user: bool,
+    texts: &Texts,
 ) -> ToolResult {
     let existing = match client_content(client, abs).await {
         Ok(existing) => existing,
@@ -405,15 +410,18 @@ async fn write_through(
         let message = format!("Error writing to file: {e}");
         return ToolResult::error(ToolErrorKind::FileWriteFailure, message.clone(), message);
     }
-    written(abs, content, existing, modified_by_user)
+    written(abs, content, existing, modified_by_user, texts)
 }
 
-/// The result of a write that happened.
+/// The result of a write that happened: with today's texts, the lines
+/// written around the changes (five lines of context; all of a new or
+/// unchanged file).
 fn written(
     abs: &Path,
     content: &str,
     existing: Option<Existing>,
     modified_by_user: bool,
+    texts: &Texts,
 ) -> ToolResult {
     let mut llm = match existing {
         None => format!(
@@ -424,6 +432,11 @@ fn written(
     };
     if modified_by_user {
         llm.push_str(&format!(" User modified the `content` to be: {content}"));
+    }
+    if texts.write_file_snippet {
+        let before = existing.as_ref().and_then(|e| e.text.as_deref());
+        let snippet = context_snippet(before.unwrap_or_default(), content, 5);
+        llm.push_str(&format!(" Here is the updated code:\n{snippet}"));
     }
     let name = file_name(abs);
     let diff = FileDiff {

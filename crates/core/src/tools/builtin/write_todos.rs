@@ -29,11 +29,18 @@ Statuses:
 - in_progress: being worked on now. At most one subtask may be in progress at a time; mark it just before you start it.
 - completed: finished without open problems. If more work turned up, add it as new subtasks instead.
 - cancelled: no longer needed.
+- blocked: cannot go on until something outside your reach happens (an answer, an access, another task); say what it waits for.
 
 Update the list as soon as a status changes rather than in batches.";
 
 /// The statuses in the order the reference lists them.
-const STATUSES: [&str; 4] = ["pending", "in_progress", "completed", "cancelled"];
+const STATUSES: [&str; 5] = [
+    "pending",
+    "in_progress",
+    "completed",
+    "cancelled",
+    "blocked",
+];
 
 static SCHEMA: LazyLock<Value> = LazyLock::new(|| {
     json!({

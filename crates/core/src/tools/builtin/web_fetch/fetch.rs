@@ -135,11 +135,11 @@ pub(crate) fn github_raw(url: &str) -> String {
     }
 }
 
-fn private_v4(ip: Ipv4Addr) -> bool {
+pub(crate) fn private_v4(ip: Ipv4Addr) -> bool {
     ip.is_loopback() || ip.is_private() || ip.is_link_local() || ip.is_unspecified()
 }
 
-fn private_v6(ip: Ipv6Addr) -> bool {
+pub(crate) fn private_v6(ip: Ipv6Addr) -> bool {
     if let Some(v4) = ip.to_ipv4_mapped() {
         return private_v4(v4);
     }
