@@ -28,18 +28,6 @@ fn setup() -> Sandbox {
     sb
 }
 
-/// A sandbox speaking the `0.27` dialect: today's Gemini CLI refuses
-/// local hosts with no setting to allow them, so fetching a page served
-/// on 127.0.0.1 is 0.27.4's behaviour, chosen the way a user chooses it.
-fn setup_local() -> Sandbox {
-    let sb = Sandbox::new();
-    sb.settings(&json!({
-        "general": {"dialect": "0.27"},
-        "model": {"name": "gemini-2.5-flash", "retry": {"initialDelayMs": 1}}
-    }));
-    sb
-}
-
 fn run(sb: &Sandbox, responses: &str) -> FakeServer {
     let fake = FakeServer::replaying(responses);
     let out = sb.run(
@@ -53,7 +41,7 @@ fn run(sb: &Sandbox, responses: &str) -> FakeServer {
 
 #[test]
 fn web_fetch_of_a_local_page_fetches_directly_and_asks_the_model() {
-    let sb = setup_local();
+    let sb = setup();
     let page = serve(
         "<html><body><h1>Title</h1><p>hello from local page</p></body></html>",
         "text/html",
@@ -172,7 +160,7 @@ fn save_memory_twice_appends_under_one_section() {
 
 #[test]
 fn one_recorded_session_uses_all_three_tools() {
-    let sb = setup_local();
+    let sb = setup();
     let page = serve("plain text page: the sky is blue", "text/plain");
     let grounding = json!({
         "groundingChunks": [{"web": {"uri": "https://example.org/sky", "title": "Sky"}}],
