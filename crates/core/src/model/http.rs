@@ -75,8 +75,13 @@ pub(crate) fn build_client(
 /// while no crypto provider is installed or no root certificate loads;
 /// only a success is kept.
 fn shared_tls() -> Option<rustls::ClientConfig> {
-    static TLS: std::sync::OnceLock<rustls::ClientConfig> = std::sync::OnceLock::new();
-    if let Some(tls) = TLS.get() {
+    // Held while building, so sessions starting together load the
+    // certificates once between them.
+    static TLS: std::sync::Mutex<Option<rustls::ClientConfig>> = std::sync::Mutex::new(None);
+    let mut kept = TLS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(tls) = kept.as_ref() {
         return Some(tls.clone());
     }
     let provider = rustls::crypto::CryptoProvider::get_default()?.clone();
@@ -88,7 +93,8 @@ fn shared_tls() -> Option<rustls::ClientConfig> {
         .with_custom_certificate_verifier(std::sync::Arc::new(verifier))
         .with_no_client_auth();
     tls.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-    Some(TLS.get_or_init(|| tls).clone())
+    *kept = Some(tls.clone());
+    Some(tls)
 }
 
 /// Sends `request`, waiting at most the idle timeout for the answer's
