@@ -35,10 +35,14 @@ fn an_empty_answer_is_asked_again_once_then_reported() {
     let empty = turn(json!([{"text": ""}]));
     for format in ["text", "stream-json", "json"] {
         let fake = FakeServer::replaying(&lines(&[empty.clone(), empty.clone()]));
+        // `errorsByType` is today's field (0.27.4's stats had none).
         let out = sb.run(
             &["-o", format, "-p", "say hi"],
             None,
-            &[("GOOGLE_GEMINI_BASE_URL", &fake.base_url)],
+            &[
+                ("GOOGLE_GEMINI_BASE_URL", &fake.base_url),
+                ("GEMINI_RS_DIALECT", "today"),
+            ],
         );
         // Gemini CLI 0.61 also ends with 0 here.
         assert_eq!(out.code, 0, "{out:?}");

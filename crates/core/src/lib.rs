@@ -47,6 +47,7 @@ mod workspace;
 pub use agent::{OutputSchema, OutputSchemaError};
 pub use catalogue::claude::twins as claude_tool_twins;
 pub use catalogue::dialect::Dialect;
+pub use catalogue::headless::Headless as HeadlessShape;
 pub use catalogue::texts::Stream as ListingStream;
 pub use config::defaults as setting_defaults;
 pub use config::dotenv::parse as parse_dotenv;

@@ -34,6 +34,9 @@ pub(crate) struct Replay {
     lines: Vec<(String, Value)>,
     used: Vec<bool>,
     faults: VecDeque<Fault>,
+    /// Streams each recorded chunk as it is, not split
+    /// ([`Replay::streamed_as_recorded`]).
+    whole: bool,
 }
 
 /// The wire a model request arrived on.
@@ -67,7 +70,16 @@ impl Replay {
             used: vec![false; lines.len()],
             lines,
             faults: VecDeque::new(),
+            whole: false,
         }
+    }
+
+    /// Streams each recorded chunk as it is: no text split over two
+    /// chunks, no metadata-only chunk added (what a recorder of a
+    /// reference program played it).
+    pub(crate) fn streamed_as_recorded(mut self) -> Replay {
+        self.whole = true;
+        self
     }
 
     /// Queues a fault for a later model request.
@@ -88,9 +100,9 @@ impl Replay {
         let reply = match fault {
             Some(Fault::Status(status, body)) => Reply::json(status, body),
             Some(Fault::Hang { .. }) => Reply::hang(),
-            Some(Fault::CutBeforeFirstChunk) => stream(&wire, Value::Null).cut_after(0),
+            Some(Fault::CutBeforeFirstChunk) => stream(&wire, Value::Null, false).cut_after(0),
             Some(Fault::CutAfterFirstChunk) => match self.take(&wire) {
-                Some(response) => stream(&wire, response).cut_after(1),
+                Some(response) => stream(&wire, response, self.whole).cut_after(1),
                 None => exhausted(&wire),
             },
             Some(Fault::Pass) | None => match self.take(&wire) {
@@ -98,7 +110,9 @@ impl Replay {
                     Wire::Gemini(rpc) if rpc != "streamGenerateContent" => {
                         Reply::json(200, response)
                     }
-                    Wire::Gemini(_) | Wire::OpenAi | Wire::Anthropic => stream(&wire, response),
+                    Wire::Gemini(_) | Wire::OpenAi | Wire::Anthropic => {
+                        stream(&wire, response, self.whole)
+                    }
                 },
                 None => exhausted(&wire),
             },
@@ -138,13 +152,15 @@ fn recorded_method(wire: &Wire) -> &str {
     }
 }
 
-/// The event stream of one recorded streamed `response` on `wire`.
-fn stream(wire: &Wire, response: Value) -> Reply {
+/// The event stream of one recorded streamed `response` on `wire`
+/// (`whole`: Gemini's chunks as recorded, else split).
+fn stream(wire: &Wire, response: Value, whole: bool) -> Reply {
     let items = match response {
         Value::Array(items) => items,
         _ => Vec::new(),
     };
     match wire {
+        Wire::Gemini(_) if whole => Reply::gemini_stream(items),
         Wire::Gemini(_) => Reply::gemini_stream(split_chunks(items)),
         Wire::OpenAi => Reply::openai_stream(items),
         Wire::Anthropic => Reply::anthropic_stream(items),

@@ -100,6 +100,14 @@ impl Builder {
         self
     }
 
+    /// Replays `responses` as [`Builder::replay`] does, but streams each
+    /// recorded Gemini chunk as it is (no split, no added metadata
+    /// chunk): the stream a reference program was recorded with.
+    pub fn replay_as_recorded(mut self, responses: &str) -> Builder {
+        self.state.replay = Some(Replay::parse(responses).streamed_as_recorded());
+        self
+    }
+
     /// Binds a port on 127.0.0.1 and starts serving.
     ///
     /// # Panics

@@ -6,13 +6,14 @@ mod printer;
 
 use crate::args::OutputFormat;
 use crate::exit::ExitCode;
-use gemini_rs_core::{Session, SessionConfig, StartupNote};
+use gemini_rs_core::{HeadlessShape, Session, SessionConfig, StartupNote};
 use gemini_rs_protocol::events::{
     AgentError, AgentEvent, ErrorEvent, ErrorInfo, Finished, InitEvent, JsonError, JsonOutput,
     MessageEvent, MessageRole, Op, PromptOutcome, ResultEvent, SessionStats, Severity, Status,
     StreamEvent, StreamStats,
 };
 use printer::{Printer, iso_now};
+use serde_json::Value;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
@@ -33,6 +34,7 @@ pub async fn run(
 ) -> ExitCode {
     let mut signal = tokio::spawn(crate::signals::first());
     let structured = config.output_schema.is_some();
+    let shape = config.dialect.headless();
     let started = tokio::select! {
         started = Session::start(config.clone()) => started,
         code = &mut signal => return code.unwrap_or(ExitCode::Cancelled),
@@ -59,7 +61,7 @@ pub async fn run(
     handle.submit(Op::Shutdown);
     let (ops, mut events, info, mut task) = handle.into_parts();
     let started = Instant::now();
-    let mut printer = Printer::new(format, raw_output, structured);
+    let mut printer = Printer::new(format, raw_output, structured, shape);
     let mut outcome = None;
     let mut stats = SessionStats::default();
     let mut signalled: Option<ExitCode> = None;
@@ -125,6 +127,7 @@ pub async fn run(
         session_id,
         stats: &stats,
         duration_ms,
+        shape,
     };
     let code = match outcome.unwrap_or(Err(AgentError::Cancelled)) {
         Ok(outcome) if outcome.loop_detected => {
@@ -161,6 +164,8 @@ struct Ending<'a> {
     session_id: &'a str,
     stats: &'a SessionStats,
     duration_ms: u64,
+    /// What the dialect's output holds.
+    shape: &'static HeadlessShape,
 }
 
 /// A run that failed: its error class, its text and its exit code.
@@ -238,7 +243,7 @@ fn report_success(
                 error: None,
                 structured_output: outcome.structured_output,
             };
-            print_stdout(&pretty(&body));
+            print_stdout(&pretty(&body, end.shape));
         }
         OutputFormat::StreamJson => {
             if let Some(plan) = outcome.plan {
@@ -250,13 +255,13 @@ fn report_success(
                     parent_tool_id: None,
                 }));
             }
-            printer.json_line(&StreamEvent::Result(ResultEvent {
+            printer.result_line(ResultEvent {
                 timestamp: iso_now(),
                 status: Status::Success,
                 error: None,
                 stats: StreamStats::of(end.stats, end.duration_ms),
                 structured_output: outcome.structured_output,
-            }))
+            })
         }
     }
 }
@@ -310,7 +315,7 @@ fn report_error(failure: &Failure, format: OutputFormat, mut printer: Printer, e
                 stats: failure.limit.as_ref().map(|_| end.stats.clone()),
                 ..JsonOutput::default()
             };
-            eprintln!("{}", pretty(&body));
+            eprintln!("{}", pretty(&body, end.shape));
         }
         OutputFormat::StreamJson => {
             if let Some(message) = failure.stream_error() {
@@ -320,7 +325,7 @@ fn report_error(failure: &Failure, format: OutputFormat, mut printer: Printer, e
                     message,
                 }));
             }
-            printer.json_line(&StreamEvent::Result(ResultEvent {
+            printer.result_line(ResultEvent {
                 timestamp: iso_now(),
                 status: Status::Error,
                 error: Some(ErrorInfo {
@@ -331,7 +336,7 @@ fn report_error(failure: &Failure, format: OutputFormat, mut printer: Printer, e
                 }),
                 stats: StreamStats::of(end.stats, 0),
                 structured_output: None,
-            }));
+            });
             eprintln!("{}", failure.console);
         }
     }
@@ -360,13 +365,43 @@ pub fn fatal_before_run(
                 }),
                 ..JsonOutput::default()
             };
-            eprintln!("{}", pretty(&body));
+            eprintln!("{}", pretty(&body, config_free_shape()));
         }
     }
 }
 
-fn pretty(v: &JsonOutput) -> String {
-    serde_json::to_string_pretty(v).unwrap_or_default()
+/// The shape of output printed before the session (and its dialect) is
+/// known: it carries no stats, so any dialect's.
+fn config_free_shape() -> &'static HeadlessShape {
+    gemini_rs_core::Dialect::default().headless()
+}
+
+/// `v` as the dialect's output (`shape`) holds it, pretty-printed.
+fn pretty(v: &JsonOutput, shape: &HeadlessShape) -> String {
+    let mut value = serde_json::to_value(v).unwrap_or_default();
+    if let Some(stats) = value.get_mut("stats") {
+        shaped_stats(stats, shape);
+    }
+    serde_json::to_string_pretty(&value).unwrap_or_default()
+}
+
+/// Session stats (`SessionStats` JSON) without what the dialect's output
+/// lacks: 0.27.4 had neither `errorsByType` nor `roles`.
+fn shaped_stats(stats: &mut Value, shape: &HeadlessShape) {
+    let models = stats.get_mut("models").and_then(Value::as_object_mut);
+    for model in models.into_iter().flat_map(|m| m.values_mut()) {
+        let Some(model) = model.as_object_mut() else {
+            continue;
+        };
+        if !shape.roles {
+            model.remove("roles");
+        }
+        if !shape.errors_by_type
+            && let Some(api) = model.get_mut("api").and_then(Value::as_object_mut)
+        {
+            api.remove("errorsByType");
+        }
+    }
 }
 
 fn print_stdout(s: &str) {

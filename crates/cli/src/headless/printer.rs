@@ -1,9 +1,10 @@
 //! Writes agent events as they arrive, in the chosen output format.
 
 use crate::args::OutputFormat;
+use gemini_rs_core::HeadlessShape;
 use gemini_rs_protocol::events::{
-    AgentEvent, ErrorEvent, ErrorInfo, HookMessageKind, MessageEvent, MessageRole, Severity,
-    Status, StreamEvent, ToolCallFinished, ToolCallStatus, ToolDisplay, ToolResultEvent,
+    AgentEvent, ErrorEvent, ErrorInfo, HookMessageKind, MessageEvent, MessageRole, ResultEvent,
+    Severity, Status, StreamEvent, ToolCallFinished, ToolCallStatus, ToolDisplay, ToolResultEvent,
     ToolUseEvent,
 };
 use std::io::Write;
@@ -25,23 +26,46 @@ pub struct Printer {
     /// Text output holds back the model's text (an output schema: the
     /// JSON answer is printed alone at the end).
     quiet_text: bool,
+    /// What the dialect's output holds.
+    shape: &'static HeadlessShape,
 }
 
 impl Printer {
-    /// A printer for `format`.
-    pub fn new(format: OutputFormat, raw: bool, quiet_text: bool) -> Self {
+    /// A printer for `format`, in the dialect's `shape`.
+    pub fn new(
+        format: OutputFormat,
+        raw: bool,
+        quiet_text: bool,
+        shape: &'static HeadlessShape,
+    ) -> Self {
         Printer {
             format,
             raw,
             at_line_start: true,
             finished: Default::default(),
             quiet_text,
+            shape,
         }
     }
 
     /// Writes one stream-json line on stdout.
     pub fn json_line(&mut self, event: &StreamEvent) {
-        let line = serde_json::to_string(event).unwrap_or_default();
+        self.write_line(&serde_json::to_string(event).unwrap_or_default());
+    }
+
+    /// Writes the `result` line, its stats as the dialect holds them
+    /// (0.27.4's had no `models`).
+    pub fn result_line(&mut self, event: ResultEvent) {
+        let mut value = serde_json::to_value(StreamEvent::Result(event)).unwrap_or_default();
+        if !self.shape.stream_models
+            && let Some(stats) = value.get_mut("stats").and_then(|s| s.as_object_mut())
+        {
+            stats.remove("models");
+        }
+        self.write_line(&value.to_string());
+    }
+
+    fn write_line(&mut self, line: &str) {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{line}");
         let _ = out.flush();
@@ -234,7 +258,7 @@ impl Printer {
                     .filter(|d| !d.is_empty())
                     .unwrap_or_else(|| err.message.clone()),
             ),
-            None => display,
+            None => display.filter(|_| self.shape.shows_output(&done.name)),
         };
         Some(ToolResultEvent {
             timestamp: iso_now(),

@@ -196,3 +196,30 @@ fn without_number(text: &str, key: &str, placeholder: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// The keys gemini-rs adds to the references' headless output, each a
+/// deliberate difference (docs/dialects.md): `-o json`'s and the stream
+/// result's cost, peak memory and CPU time (issue 40), the `init` line's
+/// `schema_version` (the version harnesses check) and `approval_mode`.
+const OURS_ONLY: &[&str] = &[
+    "costUsd",
+    "cost_usd",
+    "peakMemoryMb",
+    "cpuMs",
+    "schema_version",
+    "approval_mode",
+];
+
+/// `value` without the keys of [`OURS_ONLY`], wherever they are.
+pub fn without_ours(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| !OURS_ONLY.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), without_ours(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_ours).collect()),
+        other => other.clone(),
+    }
+}

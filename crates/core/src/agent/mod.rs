@@ -110,6 +110,8 @@ pub struct Agent {
     declarations: Option<(crate::scheduler::DeclarationsKey, Vec<FunctionDeclaration>)>,
     /// This run's file edits, for `/rewind`.
     edits: edits::EditLog,
+    /// Whose requests the stats count these as: `main` or `subagent`.
+    role: &'static str,
 }
 
 impl Agent {
@@ -141,6 +143,7 @@ impl Agent {
             force_structured: false,
             declarations: None,
             edits: edits::EditLog::default(),
+            role: "main",
         }
     }
 

@@ -102,6 +102,7 @@ impl Agent {
         agent_id: &str,
         cancel: &CancellationToken,
     ) -> Result<SubagentOutcome, SubagentError> {
+        self.role = "subagent";
         if let Some(hooks) = self.hooks.clone()
             && hooks.has(crate::hooks::HookEvent::SubagentStart)
         {

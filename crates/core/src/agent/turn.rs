@@ -7,6 +7,7 @@ use crate::events::AgentEvent;
 use crate::hooks::{AfterModelOutcome, BeforeModelOutcome};
 use crate::model::{ChunkStream, ModelError};
 use futures::StreamExt;
+use gemini_rs_protocol::events::StatsRequest;
 use gemini_rs_protocol::{
     Content, FunctionCall, FunctionDeclaration, GenerateContentResponse, Part, Tool, UsageMetadata,
 };
@@ -167,7 +168,7 @@ impl Agent {
         let stream = match opened {
             Ok(s) => s,
             Err(mut e) => {
-                self.record_request(model, started, None, true, false);
+                self.record_request(model, started, None, Some(e.error_type()), false);
                 crate::model::overflow::fill(
                     &mut e,
                     self.config.context_windows.get(model),
@@ -270,7 +271,10 @@ impl Agent {
             Ok(())
         }
         .await;
-        let failed = matches!(result, Err(AgentError::Model { .. }));
+        let failed = match &result {
+            Err(AgentError::Model { error }) => Some(error.error_type()),
+            _ => None,
+        };
         // A server that sent no usage (many local ones) gets an estimate,
         // marked as such, so the stats and the context left still move.
         let estimated = out.usage.is_none() && result.is_ok();
@@ -399,17 +403,24 @@ impl Agent {
         Ok(retried)
     }
 
+    /// Counts one request in the stats; `error`: the type of its failure.
     fn record_request(
         &self,
         model: &str,
         started: Instant,
         usage: Option<&UsageMetadata>,
-        failed: bool,
+        error: Option<&str>,
         estimated: bool,
     ) {
         let cost = self.pricing.as_ref().and_then(|p| p.cost(model, usage));
         if let Ok(mut stats) = self.stats.lock() {
-            stats.record_request(model, started.elapsed(), usage, failed, estimated);
+            let request = StatsRequest {
+                model,
+                role: self.role,
+                latency: started.elapsed(),
+                error,
+            };
+            stats.record(&request, usage, estimated);
             if let Some(usd) = cost {
                 stats.record_cost(model, usd);
             }

@@ -164,14 +164,15 @@ impl GeminiClient {
     /// Runs `attempt` under this client's retry policy.
     async fn with_retry<T, F, Fut>(
         &self,
-        cancel: &CancellationToken,
+        (model, cancel): (&str, &CancellationToken),
         attempt: F,
     ) -> Result<T, ModelError>
     where
         F: FnMut() -> Fut,
         Fut: Future<Output = Result<T, Failure>>,
     {
-        with_retry(&self.config.retry, &self.config.transport, cancel, attempt).await
+        let transport = &self.config.transport;
+        with_retry(&self.config.retry, transport, (model, cancel), attempt).await
     }
 }
 
@@ -185,7 +186,7 @@ impl ContentGenerator for GeminiClient {
         async move {
             let url = self.url(model, "streamGenerateContent?alt=sse");
             let stream = self
-                .with_retry(&cancel, || self.open_stream(&url, request, model))
+                .with_retry((model, &cancel), || self.open_stream(&url, request, model))
                 .await?;
             Ok(cancellable(stream, cancel))
         }
@@ -200,7 +201,7 @@ impl ContentGenerator for GeminiClient {
     ) -> BoxFuture<'a, Result<GenerateContentResponse, ModelError>> {
         async move {
             let url = self.url(model, "generateContent");
-            self.with_retry(&cancel, || self.post_json(&url, request, model))
+            self.with_retry((model, &cancel), || self.post_json(&url, request, model))
                 .await
         }
         .boxed()

@@ -170,7 +170,7 @@ fn send_error(url: &str, e: &reqwest::Error) -> ModelError {
 pub(crate) async fn with_retry<T, F, Fut>(
     retry: &RetryConfig,
     transport: &Transport,
-    cancel: &CancellationToken,
+    (model, cancel): (&str, &CancellationToken),
     mut attempt: F,
 ) -> Result<T, ModelError>
 where
@@ -183,6 +183,7 @@ where
         if cancel.is_cancelled() {
             return Err(ModelError::Cancelled);
         }
+        let tried = std::time::Instant::now();
         let failure = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(ModelError::Cancelled),
@@ -213,6 +214,9 @@ where
                 max_attempts: retry.max_attempts,
                 delay,
                 reason: failure.error.to_string(),
+                model: model.to_string(),
+                error_type: failure.error.error_type(),
+                latency: tried.elapsed(),
             });
         }
         tokio::select! {

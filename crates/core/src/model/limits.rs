@@ -29,6 +29,12 @@ pub struct RetryNotice {
     pub delay: Duration,
     /// Why the attempt failed.
     pub reason: String,
+    /// The model asked.
+    pub model: String,
+    /// The failure's type, as the stats count it (`ApiError`, ...).
+    pub error_type: &'static str,
+    /// How long the failed attempt took.
+    pub latency: Duration,
 }
 
 /// Hears of every retry wait (the session turns it into an event).

@@ -100,9 +100,12 @@ impl<W: WireSpec> WireClient<W> {
         let response = match self.open(body, model).await {
             Ok(response) => response,
             Err(_) => {
-                with_retry(&self.config.retry, &self.config.transport, cancel, || {
-                    self.open(body, model)
-                })
+                with_retry(
+                    &self.config.retry,
+                    &self.config.transport,
+                    (model, cancel),
+                    || self.open(body, model),
+                )
                 .await?
             }
         };
@@ -148,9 +151,12 @@ impl<W: WireSpec> ContentGenerator for WireClient<W> {
                 .copied()
                 .or_else(|| W::default_max_output(model));
             let body = W::body(model, request, max);
-            let response = with_retry(&self.config.retry, &self.config.transport, &cancel, || {
-                self.open(&body, model)
-            })
+            let response = with_retry(
+                &self.config.retry,
+                &self.config.transport,
+                (model, &cancel),
+                || self.open(&body, model),
+            )
             .await?;
             let record = self.config.recorder.clone().map(|sink| EventRecorder {
                 sink,

@@ -23,6 +23,36 @@ pub enum PolicyFileError {
         /// What is wrong.
         message: String,
     },
+    /// Rules lack `priority`: Gemini CLI (0.27.4 and 0.61 alike) skips
+    /// the whole file with this message (after its tier's label).
+    #[error(
+        "Policy file error in {file}:\n  Schema validation failed\nInvalid policy rule (rule #1):\n{fields}\n  Suggestion: Ensure all required fields (decision, priority) are present with correct types"
+    )]
+    MissingPriority {
+        /// The file's name.
+        file: String,
+        /// A `  - Field "rule.N.priority": priority is required` line for
+        /// each such rule (`N` counts from 0).
+        fields: String,
+    },
+}
+
+impl PolicyFileError {
+    /// The start-up note of a file skipped for this error, labelled with
+    /// its tier as Gemini CLI labels it (`[USER] Policy file error in
+    /// ...`); `None` for an error that stops the start-up.
+    pub fn skip_note(&self, tier: u8) -> Option<String> {
+        let label = match tier {
+            1 => "DEFAULT",
+            2 => "USER",
+            EXTENSION_TIER => "EXTENSION",
+            _ => "ADMIN",
+        };
+        match self {
+            PolicyFileError::MissingPriority { .. } => Some(format!("[{label}] {self}")),
+            PolicyFileError::Input(_) | PolicyFileError::Invalid { .. } => None,
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -102,12 +132,7 @@ pub fn parse_policy(path: &Path, text: &str, tier: u8) -> Result<Vec<PolicyRule>
         line,
         message,
     };
-    let file: PolicyFile = toml::from_str(text).map_err(|e| {
-        let line = e
-            .span()
-            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-        invalid(line, e.message().to_string())
-    })?;
+    let file = parse_file(path, text)?;
     let mut rules = Vec::new();
     for (i, raw) in file.rule.into_iter().enumerate() {
         let n = i + 1;
@@ -221,6 +246,37 @@ pub fn parse_policy(path: &Path, text: &str, tier: u8) -> Result<Vec<PolicyRule>
     Ok(rules)
 }
 
+/// The `[[rule]]` tables of a policy file, each with its `priority`.
+fn parse_file(path: &Path, text: &str) -> Result<PolicyFile, PolicyFileError> {
+    let file: PolicyFile = toml::from_str(text).map_err(|e| PolicyFileError::Invalid {
+        path: path.to_path_buf(),
+        line: e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1),
+        message: e.message().to_string(),
+    })?;
+    check_priorities(path, &file.rule)?;
+    Ok(file)
+}
+
+/// [`PolicyFileError::MissingPriority`] when a rule lacks `priority`.
+fn check_priorities(path: &Path, rules: &[RawRule]) -> Result<(), PolicyFileError> {
+    let lacking: Vec<String> = (rules.iter().enumerate())
+        .filter(|(_, raw)| raw.priority.is_none())
+        .map(|(i, _)| format!("  - Field \"rule.{i}.priority\": priority is required"))
+        .collect();
+    if lacking.is_empty() {
+        return Ok(());
+    }
+    Err(PolicyFileError::MissingPriority {
+        file: path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        fields: lacking.join("\n"),
+    })
+}
+
 /// The name of a tier, as rule sources show it.
 fn tier_name(tier: u8) -> &'static str {
     match tier {
@@ -244,8 +300,9 @@ pub fn load_policy_file(path: &Path, tier: u8) -> Result<Vec<PolicyRule>, Policy
 }
 
 /// Every `*.toml` in `dir` (sorted by name); a missing dir has none. A
-/// file that is not regular or is too large is skipped, its reason in
-/// `skipped`; one that does not parse is an error.
+/// file that is not regular or is too large, or whose rules lack
+/// `priority`, is skipped, its reason in `skipped`; one that does not
+/// parse is an error.
 pub fn load_policy_dir(
     dir: &Path,
     tier: u8,
@@ -267,7 +324,10 @@ pub fn load_policy_dir(
             Err(PolicyFileError::Input(why)) => {
                 skipped.push(format!("Skipping policy file: {why}."));
             }
-            Err(e) => return Err(e),
+            Err(e) => match e.skip_note(tier) {
+                Some(note) => skipped.push(note),
+                None => return Err(e),
+            },
         }
     }
     Ok(rules)
@@ -306,7 +366,7 @@ mod tests {
 
     #[test]
     fn tool_annotations_and_any_server_as_gemini_cli_0_61_writes_them() {
-        let text = "[[rule]]\nname = \"read-only MCP\"\ntoolName = \"*\"\nmcpName = \"*\"\ntoolAnnotations = { readOnlyHint = true }\ndecision = \"allow\"\npriority = 100\n\n[[rule]]\nmcpName = \"*\"\ntoolName = \"search\"\ndecision = \"deny\"\n";
+        let text = "[[rule]]\nname = \"read-only MCP\"\ntoolName = \"*\"\nmcpName = \"*\"\ntoolAnnotations = { readOnlyHint = true }\ndecision = \"allow\"\npriority = 100\n\n[[rule]]\nmcpName = \"*\"\ntoolName = \"search\"\ndecision = \"deny\"\npriority = 0\n";
         let rules = parse_policy(Path::new("p.toml"), text, 2).unwrap();
         assert_eq!(rules[0].tool_name, "mcp_*");
         let want = serde_json::json!({"readOnlyHint": true});
@@ -334,8 +394,24 @@ mod tests {
     }
 
     #[test]
+    fn a_file_with_a_rule_lacking_priority_is_refused_whole() {
+        let text = "[[rule]]\ntoolName = \"glob\"\ndecision = \"deny\"\npriority = 1\n\n[[rule]]\ntoolName = \"ls\"\ndecision = \"deny\"\n";
+        let err = parse_policy(Path::new("/x/p.toml"), text, 2).unwrap_err();
+        assert_eq!(
+            err.skip_note(2).unwrap(),
+            "[USER] Policy file error in p.toml:\n  Schema validation failed\nInvalid policy rule (rule #1):\n  - Field \"rule.1.priority\": priority is required\n  Suggestion: Ensure all required fields (decision, priority) are present with correct types"
+        );
+        let bad = parse_policy(
+            Path::new("p.toml"),
+            "[[rule]]\ndecision = \"maybe\"\npriority = 1\n",
+            2,
+        );
+        assert!(bad.unwrap_err().skip_note(2).is_none());
+    }
+
+    #[test]
     fn parses_rules_with_tiers() {
-        let text = "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"echo\"\ndecision = \"deny\"\npriority = 100\n\n[[rule]]\nmcpName = \"srv\"\ndecision = \"allow\"\nmodes = [\"yolo\", \"autoEdit\"]\n";
+        let text = "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"echo\"\ndecision = \"deny\"\npriority = 100\n\n[[rule]]\nmcpName = \"srv\"\ndecision = \"allow\"\nmodes = [\"yolo\", \"autoEdit\"]\npriority = 0\n";
         let rules = parse_policy(Path::new("p.toml"), text, 2).unwrap();
         assert_eq!(rules.len(), 2);
         assert_eq!(rules[0].decision, Decision::Deny);
@@ -349,7 +425,7 @@ mod tests {
 
     #[test]
     fn mcp_names_of_both_dialects() {
-        let text = "[[rule]]\nmcpName = \"srv\"\ntoolName = [\"echo\", \"mcp_srv_add\"]\ndecision = \"deny\"\n\n[[rule]]\ntoolName = \"mcp_srv_*\"\ndecision = \"allow\"\n";
+        let text = "[[rule]]\nmcpName = \"srv\"\ntoolName = [\"echo\", \"mcp_srv_add\"]\ndecision = \"deny\"\npriority = 0\n\n[[rule]]\ntoolName = \"mcp_srv_*\"\ndecision = \"allow\"\npriority = 0\n";
         let rules = parse_policy(Path::new("p.toml"), text, 2).unwrap();
         let names: Vec<&str> = rules.iter().map(|r| r.tool_name.as_str()).collect();
         assert_eq!(names, ["srv__echo", "mcp_srv_add", "mcp_srv_*"]);
@@ -375,14 +451,14 @@ mod tests {
         );
         let err = parse_policy(
             Path::new("p.toml"),
-            "[[rule]]\ntoolName = \"a\"\ndecision = \"maybe\"\n",
+            "[[rule]]\ntoolName = \"a\"\ndecision = \"maybe\"\npriority = 0\n",
             2,
         )
         .unwrap_err();
         assert!(err.to_string().contains("unknown decision \"maybe\""));
         let err = parse_policy(
             Path::new("p.toml"),
-            "[[rule]]\ntoolName = \"read_file\"\ncommandPrefix = \"x\"\ndecision = \"allow\"\n",
+            "[[rule]]\ntoolName = \"read_file\"\ncommandPrefix = \"x\"\ndecision = \"allow\"\npriority = 0\n",
             2,
         )
         .unwrap_err();

@@ -170,7 +170,7 @@ pub fn generator(
     config: &SessionConfig,
     model: &str,
     providers: &Arc<Providers>,
-    events: &EventSender,
+    (events, stats): (&EventSender, &SharedStats),
 ) -> Result<Arc<dyn ContentGenerator>, StartError> {
     let resolved = providers
         .resolve(model)
@@ -218,7 +218,7 @@ pub fn generator(
     if let Some(ms) = config.settings.retry_initial_delay_ms() {
         retry.initial_delay_ms = ms;
     }
-    let transport = transport(&config.settings, events.clone());
+    let transport = transport(&config.settings, events.clone(), stats.clone());
     let settings = config.settings.clone();
     let paths = config.paths.clone();
     let environment = config.env.clone();
@@ -235,10 +235,14 @@ pub fn generator(
     Ok(Arc::new(ProviderRouter::new(providers.clone(), factory)))
 }
 
+/// The session's stats, shared by its agents and its model client.
+pub type SharedStats = Arc<std::sync::Mutex<crate::events::stats::SessionStats>>;
+
 /// The timeouts and caps of model calls from `model.connectTimeoutSeconds`,
 /// `model.streamIdleTimeoutSeconds` and `model.maxStreamMegabytes`; each
-/// retry wait is reported on `events`.
-fn transport(settings: &Settings, events: EventSender) -> Transport {
+/// retry wait is reported on `events`, and its failed attempt counted in
+/// `stats` (as Gemini CLI counts every failed request).
+fn transport(settings: &Settings, events: EventSender, stats: SharedStats) -> Transport {
     let model = &settings.typed().model;
     let mut transport = Transport::default();
     if let Some(s) = model.connect_timeout_seconds.filter(|s| *s > 0) {
@@ -251,6 +255,9 @@ fn transport(settings: &Settings, events: EventSender) -> Transport {
         transport.max_stream_bytes = mb.saturating_mul(1 << 20);
     }
     transport.on_retry = Some(Arc::new(move |notice: RetryNotice| {
+        if let Ok(mut stats) = stats.lock() {
+            stats.record_retried_failure(&notice.model, notice.error_type, notice.latency);
+        }
         events.emit_detached(AgentEvent::ModelRetry {
             attempt: notice.attempt,
             max_attempts: notice.max_attempts,
@@ -462,7 +469,8 @@ mod tests {
         let (tx, mut rx) = crate::events::event_channel();
         let settings = Settings::from_value(json!({"model": {"connectTimeoutSeconds": 7,
             "streamIdleTimeoutSeconds": 60, "maxStreamMegabytes": 4}}));
-        let t = transport(&settings, tx.clone());
+        let stats = SharedStats::default();
+        let t = transport(&settings, tx.clone(), stats.clone());
         assert_eq!(t.connect_timeout, Duration::from_secs(7));
         assert_eq!(
             t.connect_timeout_for("http://127.0.0.1:1"),
@@ -476,6 +484,9 @@ mod tests {
             max_attempts: 5,
             delay: Duration::from_millis(1500),
             reason: "busy".into(),
+            model: "m".into(),
+            error_type: "ApiError",
+            latency: Duration::from_millis(3),
         });
         assert_eq!(
             rx.try_recv().unwrap(),
@@ -486,7 +497,25 @@ mod tests {
                 reason: "busy".into()
             }
         );
-        let defaults = transport(&Settings::from_value(json!({})), tx);
+        // The retried attempt counts when the agent's request of that
+        // model does, under the agent's role.
+        let request = gemini_rs_protocol::events::StatsRequest {
+            model: "m",
+            role: "main",
+            latency: Duration::from_millis(5),
+            error: None,
+        };
+        let mut counted = stats.lock().unwrap().clone();
+        counted.record(&request, None, false);
+        let json = counted.to_json();
+        let api = &json["models"]["m"]["api"];
+        assert_eq!(
+            (&api["totalRequests"], &api["totalErrors"]),
+            (&json!(2), &json!(1))
+        );
+        assert_eq!(api["errorsByType"], json!({"ApiError": 1}));
+        assert_eq!(json["models"]["m"]["roles"]["main"]["totalErrors"], 1);
+        let defaults = transport(&Settings::from_value(json!({})), tx, stats);
         assert_eq!(defaults.connect_timeout, Duration::from_secs(30));
         assert_eq!(defaults.idle_timeout, Duration::from_secs(300));
     }

@@ -90,7 +90,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let (model, alias) = session_model(&config);
     let tool_server = config.kind == SessionKind::ToolServer;
     let providers = auth::providers(&config.settings, &config.env)?;
-    let generator = session_generator(&config, &model, &providers, &events)?;
+    let (generator, stats) = session_generator(&config, &model, &providers, &events)?;
     let workspace = Arc::new(workspace(&config));
     let sandbox = native_sandbox(&config, &workspace)?;
     let policy = policy(&config, &mut notes)?;
@@ -133,7 +133,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     let (layers, confirm_tx) = shared_layers(
         &config,
         &model,
-        (&generator, &providers),
+        (&generator, &providers, &stats),
         (policy, hooks.clone(), mode),
         &workspace,
         &mut notes,
@@ -396,7 +396,14 @@ fn policy(
         load_policy_dir(Path::new(SYSTEM_POLICIES), 3, &mut skipped).map_err(file_error)?,
     );
     for file in &config.policy_files {
-        let rules = load_policy_file(file, 2).map_err(|e| match e {
+        let rules = match load_policy_file(file, 2) {
+            Err(e) if e.skip_note(2).is_some() => {
+                skipped.extend(e.skip_note(2));
+                continue;
+            }
+            rules => rules,
+        };
+        let rules = rules.map_err(|e| match e {
             crate::policy::PolicyFileError::Input(ref why) if !why.is_missing() => {
                 StartError::new(StartErrorKind::Input, "FatalInputError", e.to_string())
             }
@@ -412,9 +419,11 @@ fn policy(
         };
         engine.add_rules(rules.map_err(file_error)?);
     }
+    // A note with its tier's label (`[USER] Policy file error in ...`) is
+    // printed as Gemini CLI prints it; the others as warnings.
     notes.extend(skipped.into_iter().map(|text| StartupNote {
+        warning: !text.starts_with('['),
         text,
-        warning: true,
     }));
     Ok(engine)
 }

@@ -36,8 +36,8 @@ pub use output::{
 };
 pub use questions::{Question, QuestionOption, QuestionType, QuestionsReply};
 pub use stats::{
-    ApiMetrics, Decision, Decisions, FileMetrics, ModelMetrics, SessionStats, TokenMetrics,
-    TokenTotals, ToolCallMetrics, ToolMetrics,
+    ApiMetrics, Decision, Decisions, FileMetrics, ModelMetrics, Request as StatsRequest,
+    RoleMetrics, SessionStats, TokenMetrics, TokenTotals, ToolCallMetrics, ToolMetrics,
 };
 pub use tools::{
     ConfirmationDetails, FileDiff, Modifiable, TodoItem, TodoStatus, ToolDisplay, ToolError,

@@ -280,6 +280,16 @@ impl ModelError {
         }
     }
 
+    /// The error's type as the session's stats count it
+    /// (`api.errorsByType`): `ApiError` for an answer with an HTTP error
+    /// status (Gemini CLI's name), `ModelError` for any other failure.
+    pub fn error_type(&self) -> &'static str {
+        match self.status() {
+            Some(_) => "ApiError",
+            None => "ModelError",
+        }
+    }
+
     /// Whether another attempt may succeed (429, 5xx, network trouble).
     pub fn is_retryable(&self) -> bool {
         match self {

@@ -213,7 +213,9 @@ pub struct StreamStats {
     pub duration_ms: u64,
     /// Tool calls made.
     pub tool_calls: u64,
-    /// The same token counts per model id.
+    /// The same token counts per model id (Gemini CLI 0.61's; the `0.27`
+    /// dialect leaves it out, as 0.27.4 did).
+    #[serde(default)]
     pub models: IndexMap<String, StreamModelStats>,
     /// Cost in US dollars, when every model used has a price.
     #[serde(default, skip_serializing_if = "Option::is_none")]

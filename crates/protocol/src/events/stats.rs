@@ -44,6 +44,9 @@ pub struct SessionStats {
     /// (headless), or the session's children's (ACP).
     #[serde(rename = "cpuMs", default, skip_serializing_if = "Option::is_none")]
     pub cpu_ms: Option<u64>,
+    /// Attempts that failed and were retried, not yet given a role.
+    #[serde(skip)]
+    pending: Vec<PendingFailure>,
 }
 
 /// One model's requests and tokens.
@@ -53,6 +56,10 @@ pub struct ModelMetrics {
     pub api: ApiMetrics,
     /// Token counts, summed over requests.
     pub tokens: TokenMetrics,
+    /// The same per role of the requests (`main`: the session's agent,
+    /// `subagent`: a sub-agent's), as Gemini CLI 0.61 counts them.
+    #[serde(default)]
+    pub roles: IndexMap<String, RoleMetrics>,
     /// What the requests cost in US dollars, from the model's price
     /// (absent when it has none).
     #[serde(rename = "costUsd", default, skip_serializing_if = "Option::is_none")]
@@ -69,10 +76,34 @@ pub struct ApiMetrics {
     pub total_errors: u64,
     /// Summed latency in milliseconds.
     pub total_latency_ms: u64,
-    /// Failed answers by kind, as Gemini CLI counts them
-    /// (`NO_RESPONSE_TEXT`: the model's answer stayed empty).
-    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    /// Failed requests and answers by kind, as Gemini CLI 0.61 counts
+    /// them (`ApiError`: an HTTP error status, a retried one too;
+    /// `NO_RESPONSE_TEXT`: the model's answer stayed empty).
+    #[serde(default)]
     pub errors_by_type: IndexMap<String, u64>,
+}
+
+/// The requests of one role to one model.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RoleMetrics {
+    /// Requests sent.
+    pub total_requests: u64,
+    /// Requests that failed.
+    pub total_errors: u64,
+    /// Summed latency in milliseconds.
+    pub total_latency_ms: u64,
+    /// Token counts of the answered requests.
+    pub tokens: TokenMetrics,
+}
+
+/// A failed attempt a retry hid from the agent, counted when the agent
+/// records its request (which knows the request's role).
+#[derive(Debug, Clone, PartialEq)]
+struct PendingFailure {
+    model: String,
+    kind: String,
+    latency_ms: u64,
 }
 
 /// Tokens of one model, as the API reported them.
@@ -96,6 +127,34 @@ pub struct TokenMetrics {
     /// usage for at least one request (absent when all were reported).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub estimated: bool,
+}
+
+impl TokenMetrics {
+    /// Adds one request's usage.
+    fn add(&mut self, u: &UsageMetadata, estimated: bool) {
+        self.prompt += u.prompt_token_count.unwrap_or(0);
+        self.candidates += u.candidates_token_count.unwrap_or(0);
+        self.total += u.total_token_count.unwrap_or(0);
+        self.cached += u.cached_content_token_count.unwrap_or(0);
+        self.thoughts += u.thoughts_token_count.unwrap_or(0);
+        self.tool += u.tool_use_prompt_token_count.unwrap_or(0);
+        self.input = self.prompt.saturating_sub(self.cached);
+        self.estimated |= estimated;
+    }
+}
+
+/// One model request to count: its model, role, latency and, when it
+/// failed, its error type ([`ModelError::error_type`](super::ModelError::error_type)).
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    /// The model asked.
+    pub model: &'a str,
+    /// `main` (the session's agent) or `subagent`.
+    pub role: &'a str,
+    /// How long it took.
+    pub latency: Duration,
+    /// The error type of a failed request.
+    pub error: Option<&'a str>,
 }
 
 /// How many calls were approved which way.
@@ -180,9 +239,9 @@ pub struct TokenTotals {
 }
 
 impl SessionStats {
-    /// Counts one model request: its latency, whether it failed, and the
-    /// usage of its last chunk (`estimated` when the server sent none and
-    /// it was estimated).
+    /// Counts one request of the session's agent (role `main`): its
+    /// latency, whether it failed, and the usage of its last chunk
+    /// (`estimated` when the server sent none and it was estimated).
     pub fn record_request(
         &mut self,
         model: &str,
@@ -191,21 +250,61 @@ impl SessionStats {
         failed: bool,
         estimated: bool,
     ) {
-        let m = self.models.entry(model.to_string()).or_default();
-        m.api.total_requests += 1;
-        m.api.total_errors += u64::from(failed);
-        m.api.total_latency_ms += millis(latency);
-        if let Some(u) = usage {
-            let t = &mut m.tokens;
-            t.prompt += u.prompt_token_count.unwrap_or(0);
-            t.candidates += u.candidates_token_count.unwrap_or(0);
-            t.total += u.total_token_count.unwrap_or(0);
-            t.cached += u.cached_content_token_count.unwrap_or(0);
-            t.thoughts += u.thoughts_token_count.unwrap_or(0);
-            t.tool += u.tool_use_prompt_token_count.unwrap_or(0);
-            t.input = t.prompt.saturating_sub(t.cached);
-            t.estimated |= estimated;
+        let request = Request {
+            model,
+            role: "main",
+            latency,
+            error: failed.then_some("ModelError"),
+        };
+        self.record(&request, usage, estimated);
+    }
+
+    /// Counts one model request of `request.role`, first the attempts of
+    /// that model a retry hid ([`SessionStats::record_retried_failure`]);
+    /// a failed one is also counted by its error type.
+    pub fn record(&mut self, request: &Request, usage: Option<&UsageMetadata>, estimated: bool) {
+        let (model, role) = (request.model, request.role);
+        let (pending, rest) = std::mem::take(&mut self.pending)
+            .into_iter()
+            .partition::<Vec<_>, _>(|p| p.model == model);
+        self.pending = rest;
+        for p in pending {
+            self.count(model, role, p.latency_ms, Some(&p.kind));
         }
+        self.count(model, role, millis(request.latency), request.error);
+        let m = self.models.entry(model.to_string()).or_default();
+        if let Some(u) = usage {
+            m.tokens.add(u, estimated);
+            let r = m.roles.entry(role.to_string()).or_default();
+            r.tokens.add(u, estimated);
+        }
+    }
+
+    /// Counts an attempt of `model` that failed as `kind` and was retried
+    /// (the agent never saw it); its role is given by the agent's next
+    /// request of that model.
+    pub fn record_retried_failure(&mut self, model: &str, kind: &str, latency: Duration) {
+        self.pending.push(PendingFailure {
+            model: model.to_string(),
+            kind: kind.to_string(),
+            latency_ms: millis(latency),
+        });
+    }
+
+    /// One request of `role` to `model`; a failed one by its `error` type.
+    fn count(&mut self, model: &str, role: &str, latency_ms: u64, error: Option<&str>) {
+        let m = self.models.entry(model.to_string()).or_default();
+        let failed = u64::from(error.is_some());
+        m.api.total_requests += 1;
+        m.api.total_errors += failed;
+        m.api.total_latency_ms += latency_ms;
+        if let Some(kind) = error {
+            *m.api.errors_by_type.entry(kind.to_string()).or_default() += 1;
+        }
+        let r = m.roles.entry(role.to_string()).or_default();
+        r.total_requests += 1;
+        r.total_errors += failed;
+        r.total_latency_ms += latency_ms;
     }
 
     /// Counts an answer of `model` that failed as `kind` (an error too).
@@ -329,9 +428,13 @@ mod tests {
             s.to_json(),
             json!({
                 "models": {"m": {
-                    "api": {"totalRequests": 1, "totalErrors": 0, "totalLatencyMs": 7},
+                    "api": {"totalRequests": 1, "totalErrors": 0, "totalLatencyMs": 7,
+                        "errorsByType": {}},
                     "tokens": {"input": 6, "prompt": 10, "candidates": 5, "total": 15, "cached": 4,
-                        "thoughts": 0, "tool": 0}}},
+                        "thoughts": 0, "tool": 0},
+                    "roles": {"main": {"totalRequests": 1, "totalErrors": 0, "totalLatencyMs": 7,
+                        "tokens": {"input": 6, "prompt": 10, "candidates": 5, "total": 15,
+                            "cached": 4, "thoughts": 0, "tool": 0}}}}},
                 "tools": {"totalCalls": 2, "totalSuccess": 1, "totalFail": 1, "totalDurationMs": 4,
                     "totalDecisions": {"accept": 0, "reject": 0, "modify": 0, "auto_accept": 1},
                     "byName": {"read_file": {"count": 2, "success": 1, "fail": 1, "durationMs": 4,
@@ -341,5 +444,30 @@ mod tests {
         );
         assert_eq!(s.token_totals().total, 15);
         assert_eq!(s.tool_calls(), 2);
+    }
+
+    #[test]
+    fn a_retried_failure_counts_by_type_under_the_next_requests_role() {
+        let mut s = SessionStats::default();
+        s.record_retried_failure("m", "ApiError", Duration::from_millis(2));
+        s.record_retried_failure("other", "ApiError", Duration::from_millis(2));
+        let request = Request {
+            model: "m",
+            role: "subagent",
+            latency: Duration::from_millis(5),
+            error: None,
+        };
+        s.record(&request, None, false);
+        let json = s.to_json();
+        let m = &json["models"]["m"];
+        assert_eq!(
+            m["api"],
+            json!({"totalRequests": 2, "totalErrors": 1, "totalLatencyMs": 7,
+                "errorsByType": {"ApiError": 1}})
+        );
+        assert_eq!(m["roles"]["subagent"]["totalErrors"], 1);
+        assert_eq!(m["roles"]["subagent"]["totalRequests"], 2);
+        // Another model's failure waits for a request of that model.
+        assert!(json["models"].get("other").is_none());
     }
 }

@@ -10,9 +10,10 @@ use super::*;
 pub(super) fn shared_layers(
     config: &SessionConfig,
     model: &str,
-    (generator, providers): (
+    (generator, providers, stats): (
         &Arc<dyn crate::model::ContentGenerator>,
         &Arc<crate::model::provider::Providers>,
+        &auth::SharedStats,
     ),
     (policy, hooks, mode): (
         PolicyEngine,
@@ -34,7 +35,7 @@ pub(super) fn shared_layers(
         mode,
         trusted: config.trusted,
         confirmations: shared_confirmations(confirm_rx),
-        stats: Arc::new(Mutex::new(SessionStats::default())),
+        stats: stats.clone(),
         checkpointer: checkpointer(settings, root, workspace, notes),
         workspace: workspace.clone(),
         context_windows: providers.context_windows(),
@@ -112,18 +113,21 @@ pub(super) fn hook_env(
     }
 }
 
-/// The model client: none for a tool server (`mcp serve`), which answers
-/// no prompts.
+/// The model client (none for a tool server, `mcp serve`, which answers
+/// no prompts) and the session's stats, which it counts retried failures
+/// in.
 pub(super) fn session_generator(
     config: &SessionConfig,
     model: &str,
     providers: &Arc<crate::model::provider::Providers>,
     events: &EventSender,
-) -> Result<Arc<dyn crate::model::ContentGenerator>, StartError> {
+) -> Result<(Arc<dyn crate::model::ContentGenerator>, auth::SharedStats), StartError> {
+    let stats = auth::SharedStats::default();
     if config.kind == SessionKind::ToolServer {
-        return Ok(Arc::new(crate::model::NoModel));
+        return Ok((Arc::new(crate::model::NoModel), stats));
     }
-    auth::generator(config, model, providers, events)
+    let generator = auth::generator(config, model, providers, (events, &stats))?;
+    Ok((generator, stats))
 }
 
 /// The approval mode a session starts in: the asked one in a trusted
