@@ -16,7 +16,12 @@ Invalid policy rule (rule #1):
 /// stderr, and the run goes on.
 fn check_policy_without_priority(dialect: &str) {
     let (ours, out) = play_with_output("policy-no-priority", dialect);
-    compare("policy-no-priority", dialect, ours, golden("policy-no-priority", dialect));
+    compare(
+        "policy-no-priority",
+        dialect,
+        ours,
+        golden("policy-no-priority", dialect),
+    );
     assert!(out.stderr.contains(NO_PRIORITY), "{}", out.stderr);
 }
 
