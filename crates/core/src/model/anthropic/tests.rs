@@ -329,3 +329,28 @@ fn a_failed_shell_command_is_an_error_result_as_claude_codes_bash_gives_it() {
         .collect();
     assert_eq!(flags, vec![Value::Null, json!(true)]);
 }
+
+#[tokio::test]
+async fn the_sse_event_name_stands_for_a_missing_type() {
+    let body = "event: message_start\ndata: {\"message\":{\"usage\":{\"input_tokens\":3}}}\n\n\
+        event: content_block_delta\ndata: {\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n\
+        event: message_delta\ndata: {\"delta\":{\"stop_reason\":\"end_turn\"}}\n\n\
+        event: message_stop\ndata: {}\n\n";
+    let bytes = futures::stream::iter([Ok(bytes::Bytes::from(body))]);
+    let stream = wire::translate(
+        wire::sse_events(bytes),
+        AnthropicTranslator::default(),
+        None,
+    );
+    let whole = wire::collect(stream).await.unwrap();
+    assert_eq!(whole.text(), "Hi");
+    assert_eq!(whole.usage_metadata.unwrap().prompt_token_count, Some(3));
+}
+
+#[tokio::test]
+async fn an_event_of_the_wrong_shape_is_a_named_malformed_chunk() {
+    let events = vec![json!({"type": "content_block_delta", "index": "x"})];
+    let err = wire::collect(replay(events)).await.unwrap_err();
+    assert!(matches!(err, ModelError::MalformedChunk { .. }), "{err}");
+    assert!(err.to_string().contains(r#""index":"x""#), "{err}");
+}

@@ -270,3 +270,39 @@ async fn errors_name_the_server_and_what_to_do() {
         .unwrap_err();
     assert!(matches!(err, ModelError::ContextTooLong { .. }), "{err}");
 }
+
+#[tokio::test]
+async fn logprobs_and_prompt_ids_ride_on_the_chunk() {
+    let events = vec![
+        json!({"prompt_token_ids": [1, 2], "choices": [{"index": 0, "delta": {"content": "Hi"},
+            "logprobs": {"content": [{"id": 7, "token": "Hi", "logprob": -0.5}]}}]}),
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop",
+            "logprobs": "not a list"}]}),
+    ];
+    let chunks: Vec<GenerateContentResponse> = replay(events).map(Result::unwrap).collect().await;
+    let extra: Vec<_> = chunks
+        .iter()
+        .filter_map(|c| c.first_candidate())
+        .filter_map(|c| c.extra.get("logprobsResult").map(|r| (r, &c.extra)))
+        .collect();
+    assert_eq!(extra.len(), 1, "an odd logprobs field is passed over");
+    assert_eq!(
+        extra[0].0["chosenCandidates"][0],
+        json!({"token": "Hi", "tokenId": 7, "logProbability": -0.5})
+    );
+    assert_eq!(extra[0].1["promptTokenIds"], json!([1, 2]));
+}
+
+#[tokio::test]
+async fn data_that_is_not_json_is_a_malformed_chunk() {
+    let bytes = futures::stream::iter([Ok(bytes::Bytes::from("data: {\"choices\": [\n\n"))]);
+    let stream = crate::model::wire::translate(
+        crate::model::wire::sse_events(bytes),
+        OpenAiTranslator::default(),
+        None,
+    );
+    let chunks: Vec<_> = stream.collect().await;
+    let err = chunks[0].as_ref().unwrap_err();
+    assert!(matches!(err, ModelError::MalformedChunk { .. }), "{err}");
+    assert!(err.to_string().contains("{\"choices\": ["), "{err}");
+}
