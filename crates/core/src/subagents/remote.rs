@@ -185,18 +185,19 @@ fn track(conversation: &mut Conversation, event: &StreamResponse) {
     }
 }
 
-/// A JSON text read as `T`; the error names the field that does not fit.
-fn read<T: serde::de::DeserializeOwned>(text: &[u8]) -> Result<T, String> {
-    let value: Value = serde_json::from_slice(text).map_err(|e| format!("not JSON: {e}"))?;
-    typed(value).map_err(|e| e.to_string())
+/// A JSON text read as `T`; the error, after `what`, names the field
+/// that does not fit.
+fn read<T: serde::de::DeserializeOwned>(what: &str, text: &[u8]) -> Result<T, RemoteError> {
+    let value: Value = serde_json::from_slice(text)
+        .map_err(|e| RemoteError::Other(format!("{what}: not JSON: {e}")))?;
+    typed(value).map_err(|e| RemoteError::Other(format!("{what}: {e}")))
 }
 
 /// The agent's card.
 async fn load_card(http: &reqwest::Client, source: &CardSource) -> Result<AgentCard, RemoteError> {
     let url = match source {
         CardSource::Json(text) => {
-            return read(text.as_bytes())
-                .map_err(|e| RemoteError::Other(format!("agent_card_json: {e}")));
+            return read("agent_card_json", text.as_bytes());
         }
         CardSource::Url(url) => url,
     };
@@ -227,7 +228,7 @@ async fn load_card(http: &reqwest::Client, source: &CardSource) -> Result<AgentC
         .bytes()
         .await
         .map_err(|e| RemoteError::Connection(url.clone(), e.to_string()))?;
-    read(&body).map_err(|e| RemoteError::Other(format!("the agent card at {url}: {e}")))
+    read(&format!("the agent card at {url}"), &body)
 }
 
 /// The JSON-RPC endpoint of a card (A2A 1.0's `supportedInterfaces`).

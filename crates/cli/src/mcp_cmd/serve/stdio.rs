@@ -9,7 +9,7 @@
 
 use gemini_rs_protocol::jsonrpc::Envelope;
 use rmcp::RoleServer;
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, ClientNotification, ServerJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Value, json};
 use std::collections::{HashSet, VecDeque};
@@ -110,9 +110,9 @@ impl StdioTransport {
             // `initialize`; a stray notification or response is dropped.
             Ok(_) if !self.initialized => Incoming::Ignore,
             Ok(ClientJsonRpcMessage::Notification(n)) => {
-                if method.as_deref() == Some("notifications/cancelled")
-                    && let Ok(v) = serde_json::to_value(&n)
-                    && let Some(request) = v.pointer("/params/requestId")
+                if let ClientNotification::CancelledNotification(c) = &n.notification
+                    && let Some(request) = &c.params.request_id
+                    && let Ok(request) = serde_json::to_value(request)
                 {
                     let line = self
                         .pending

@@ -160,4 +160,27 @@ mod tests {
         assert!(!is_enabled(&gemini, "tools", Path::new("/home/u/work/x")));
         assert!(is_enabled(&gemini, "tools", Path::new("/home/u/play")));
     }
+
+    #[test]
+    fn an_odd_entry_is_replaced_and_other_keys_are_kept() {
+        let home = tempfile::tempdir().unwrap();
+        let gemini = home.path().join(".gemini");
+        let file = gemini.join("extensions/extension-enablement.json");
+        std::fs::create_dir_all(gemini.join("extensions")).unwrap();
+        std::fs::write(
+            &file,
+            r#"{"odd": "not an object", "kept": {"overrides": ["!/x/"], "note": 1}}"#,
+        )
+        .unwrap();
+        assert!(is_enabled(&gemini, "odd", Path::new("/x")));
+        set_enabled(&gemini, "odd", Path::new("/x"), false).unwrap();
+        set_enabled(&gemini, "kept", Path::new("/y"), true).unwrap();
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        assert_eq!(v["odd"], serde_json::json!({"overrides": ["!/x/*"]}));
+        assert_eq!(
+            v["kept"],
+            serde_json::json!({"overrides": ["!/x/", "/y/*"], "note": 1})
+        );
+        assert!(!is_enabled(&gemini, "odd", Path::new("/x/z")));
+    }
 }
