@@ -520,9 +520,20 @@ pub struct HooksConfigSettings {
 pub struct AdvancedSettings {
     /// `advanced.excludedEnvVars`: variables `.env` files may not set.
     pub excluded_env_vars: Vec<String>,
+    /// `advanced.bugCommand`: where `/bug` sends its report.
+    pub bug_command: Option<BugCommandSettings>,
     /// Keys not listed above.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// `advanced.bugCommand.*`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct BugCommandSettings {
+    /// `advanced.bugCommand.urlTemplate`: the URL `/bug` opens, with
+    /// `{title}` and `{info}` filled in.
+    pub url_template: Option<String>,
 }
 
 impl JsonSchema for BoolOrText {

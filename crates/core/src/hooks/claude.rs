@@ -74,7 +74,7 @@ pub fn permission_mode(mode: ApprovalMode) -> &'static str {
 /// Claude Code's name for a call: the built-in's twin (`Write`), an MCP
 /// tool as `mcp__<server>__<tool>`, any other tool as it is called.
 pub fn tool_name(called: &str, mcp_context: Option<&Value>) -> String {
-    if let Some(m) = super::matcher::McpCall::of(mcp_context) {
+    if let Some(m) = super::mcp_call::McpCall::of(mcp_context) {
         return format!("mcp__{}__{}", m.server_name, m.tool_name);
     }
     claude_name(called).unwrap_or(called).to_string()

@@ -2,6 +2,7 @@
 //! enabled, deduplicated hooks and whether they run sequentially.
 
 use super::config::{CommandHook, HookConfig, HookDialect, HookEvent};
+use super::mcp_call::McpCall;
 use std::collections::HashSet;
 
 /// What a matcher is tested against.
@@ -29,23 +30,6 @@ pub fn matches(matcher: Option<&str>, target: MatchTarget<'_>) -> bool {
         },
         MatchTarget::Trigger(t) => m == t,
         MatchTarget::None => true,
-    }
-}
-
-/// An MCP tool call's `mcp_context`, as far as hooks read it: the server
-/// and the tool's own name there.
-#[derive(Debug, serde::Deserialize)]
-pub(crate) struct McpCall<'a> {
-    /// The server's name in settings.
-    pub server_name: &'a str,
-    /// The tool's name on its server.
-    pub tool_name: &'a str,
-}
-
-impl<'a> McpCall<'a> {
-    /// The context read, when there is one of this shape.
-    pub(crate) fn of(mcp_context: Option<&'a serde_json::Value>) -> Option<Self> {
-        serde::Deserialize::deserialize(mcp_context?).ok()
     }
 }
 

@@ -17,6 +17,7 @@ pub mod events;
 mod http;
 mod lifecycle_events;
 pub mod matcher;
+mod mcp_call;
 mod outcomes;
 pub mod output;
 pub mod prompt;

@@ -138,8 +138,11 @@ pub fn bug(app: &mut App, a: &Args) {
         auth_type: view.gemini_auth_type(),
         settings: settings.as_value(),
         url_template: settings
-            .get("advanced.bugCommand.urlTemplate")
-            .and_then(Value::as_str),
+            .typed()
+            .advanced
+            .bug_command
+            .as_ref()
+            .and_then(|b| b.url_template.as_deref()),
         terminal: std::env::var("TERM_PROGRAM")
             .or_else(|_| std::env::var("TERM"))
             .ok(),
