@@ -245,32 +245,35 @@ impl Session {
                 late.run(info.clone(), control.events.clone(), started_rx),
             ))
         });
-        let (ops_tx, ops_rx) = mpsc::channel(OP_QUEUE_CAPACITY);
-        // A crossed limit stops what runs and ends the session (waiting
-        // for room: this task reads nothing the session sends).
-        let limit_ops = ops_tx.clone();
-        meter.start(move |_| {
-            tokio::spawn(async move {
-                for op in [Op::Cancel, Op::Shutdown] {
-                    let _ = limit_ops.send(Submission::new("limit", op)).await;
-                }
-            });
-        });
+        let (ops, ops_rx) = op_queue(&meter);
         let task = tokio::spawn(
             crate::process::OWNER
                 .scope(owner, run::run(engine, control, ops_rx, (started_tx, late))),
         );
         Ok(SessionHandle {
-            ops: OpSender {
-                tx: ops_tx,
-                ids: Arc::default(),
-            },
+            ops,
             events: events_rx,
             view: info,
             notes,
             task,
         })
     }
+}
+
+/// The session's op queue. A crossed limit stops what runs and ends the
+/// session (waiting for room: that task reads nothing the session sends).
+fn op_queue(meter: &crate::limits::Meter) -> (OpSender, mpsc::Receiver<Submission>) {
+    let (tx, rx) = mpsc::channel(OP_QUEUE_CAPACITY);
+    let limit_ops = tx.clone();
+    meter.start(move |_| {
+        tokio::spawn(async move {
+            for op in [Op::Cancel, Op::Shutdown] {
+                let _ = limit_ops.send(Submission::new("limit", op)).await;
+            }
+        });
+    });
+    let ids = Arc::default();
+    (OpSender { tx, ids }, rx)
 }
 
 /// Starts telemetry when the settings or variables enable it (nothing is
