@@ -22,7 +22,7 @@ pub(super) fn format_stamp(at: &Stamp) -> String {
 
 /// A new message id: a version-4 uuid, as Gemini CLI's `randomUUID`. Its
 /// bits come from a generator seeded once per thread from the OS (one
-/// `getrandom` call per id was a share of recording's cost). Ids only
+/// `getrandom` syscall per id before, three a turn). Ids only
 /// need to be unique: the steps never repeat within a thread, and the
 /// random seed keeps threads and processes apart.
 pub(super) fn new_id() -> String {
