@@ -546,21 +546,19 @@ fn v027_built_in_tools_answer_common_errors_in_0_27_4s_words() {
     assert_eq!(declared, compared(&all["tool-errors"], &theirs["declared"]));
 }
 
-// Recorded from both references and compared strictly, but gemini-rs does
-// not answer as they do yet (each difference is listed in docs/dialects.md,
-// "Not done yet"); run with `--ignored` to see them.
 #[test]
-#[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
 fn today_session_file_records_have_0_61s_shapes() {
     check("session-file", "today");
 }
 
 #[test]
-#[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
 fn v027_session_file_has_0_27_4s_shape() {
     check("session-file", "0.27");
 }
 
+// Recorded from both references and compared strictly, but gemini-rs does
+// not answer as they do yet (each difference is listed in docs/dialects.md,
+// "Not done yet"); run with `--ignored` to see them.
 #[test]
 #[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
 fn today_json_stats_count_errors_by_type_and_role() {

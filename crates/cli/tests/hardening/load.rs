@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-/// The session files (`.jsonl`) under `dir`.
+/// The session files (`.jsonl`, or `.json` in the `0.27` dialect) under
+/// `dir`.
 fn session_files(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -22,7 +23,9 @@ fn session_files(dir: &Path) -> Vec<PathBuf> {
         let path = entry.path();
         if path.is_dir() {
             found.extend(session_files(&path));
-        } else if path.extension().is_some_and(|e| e == "jsonl")
+        } else if path
+            .extension()
+            .is_some_and(|e| e == "jsonl" || e == "json")
             && path
                 .file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with("session-"))
