@@ -8,6 +8,7 @@
 
 use super::record::{ConversationRecord, MessageRecord};
 use crate::catalogue::dialect::Dialect;
+use gemini_rs_protocol::Part;
 use serde_json::Value;
 use std::io;
 use std::path::Path;
@@ -103,16 +104,13 @@ pub(super) fn rewrite(
 /// message is recorded once it has text or calls.
 fn fold(messages: &mut Vec<MessageRecord>, mut msg: MessageRecord) {
     if msg.kind == "user" {
-        let Some(parts) = msg.content.as_array() else {
+        let Ok(parts) = serde_json::from_value::<Vec<Part>>(msg.content.clone()) else {
             return upsert(messages, msg);
         };
-        if !parts.is_empty() && parts.iter().all(|p| p.get("functionResponse").is_some()) {
+        if !parts.is_empty() && parts.iter().all(|p| p.function_response.is_some()) {
             return;
         }
-        let texts: Option<String> = parts
-            .iter()
-            .map(|p| p.get("text").and_then(Value::as_str))
-            .collect();
+        let texts: Option<String> = parts.iter().map(|p| p.text.as_deref()).collect();
         if let Some(text) = texts {
             msg.content = Value::String(text);
         }
