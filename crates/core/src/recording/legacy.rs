@@ -101,7 +101,9 @@ pub(super) fn rewrite(
 /// Adds (or, by id, replaces) one message as 0.27.4 records it: a user
 /// message holding only function responses is not recorded (the calls'
 /// `result` holds them), a text-only user message is its text, and a model
-/// message is recorded once it has text or calls.
+/// message without text or calls stays only while it is the last one
+/// (its calls, when it has some, update it; hooks reading the file in
+/// between see the turn).
 fn fold(messages: &mut Vec<MessageRecord>, mut msg: MessageRecord) {
     if msg.kind == "user" {
         let Ok(parts) = serde_json::from_value::<Vec<Part>>(msg.content.clone()) else {
@@ -114,20 +116,26 @@ fn fold(messages: &mut Vec<MessageRecord>, mut msg: MessageRecord) {
         if let Some(text) = texts {
             msg.content = Value::String(text);
         }
-    } else if msg.kind == "gemini" {
-        let text = msg.content.as_str().map(str::trim).unwrap_or("x");
-        let calls = msg.tool_calls.as_ref().is_some_and(|c| !c.is_empty());
-        if text.is_empty() && !calls {
-            return;
-        }
     }
     upsert(messages, msg);
+}
+
+/// A model message with no text and no calls (0.27.4 records none).
+fn is_empty_turn(msg: &MessageRecord) -> bool {
+    let text = msg.content.as_str().map(str::trim);
+    let calls = msg.tool_calls.as_ref().is_some_and(|c| !c.is_empty());
+    msg.kind == "gemini" && text.is_some_and(str::is_empty) && !calls
 }
 
 fn upsert(messages: &mut Vec<MessageRecord>, msg: MessageRecord) {
     match messages.iter_mut().rev().find(|m| m.id == msg.id) {
         Some(old) => *old = msg,
-        None => messages.push(msg),
+        None => {
+            if messages.last().is_some_and(is_empty_turn) {
+                messages.pop();
+            }
+            messages.push(msg);
+        }
     }
 }
 
@@ -158,6 +166,7 @@ mod tests {
                    "toolCalls": [{"id": "c", "name": "glob", "args": {}, "result": [], "status": "success", "timestamp": "t"}]}),
             json!({"id": "r", "timestamp": "t", "type": "user", "content": [{"functionResponse": {"id": "c", "name": "glob", "response": {}}}]}),
             json!({"id": "i", "timestamp": "t", "type": "user", "content": [{"inlineData": {"mimeType": "image/png", "data": "AA=="}}]}),
+            json!({"id": "e", "timestamp": "t", "type": "gemini", "content": "", "thoughts": []}),
             json!({"id": "d", "timestamp": "t", "type": "gemini", "content": "done"}),
         ];
         let lines: Vec<String> = lines.into_iter().map(line).collect();
