@@ -119,7 +119,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         (&mut tools, &policy),
         &mut notes,
     );
-    let (session_id, recorder, resumed_history) = recording_layer(&config, &workspace)?;
+    let (session_id, recorder, opening) = recording_layer(&config, &workspace)?;
     let mode = Arc::new(RwLock::new(starting_mode(&config)));
     let plan = plan_state(&config, &workspace, (&session_id, &mode), &mut notes)?;
     let hook_env = HookEnv {
@@ -153,7 +153,6 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     }
     let (system_instruction, context_files) =
         system_instruction(&config, fallback_prompt, &workspace, &mut notes)?;
-    let opening = (resumed_history, recorder.recording());
     let (history, resumed) = opening_history(&workspace, opening, profile.tree_limit());
     let agent_config = AgentConfig {
         system_instruction,
@@ -251,12 +250,15 @@ fn alias_generation_config(
     })
 }
 
+/// The conversation a session resumes, and where its opening is recorded.
+type Opening = (Option<Vec<Content>>, recording::Recording);
+
 /// The session's id, its recording (in its dialect's format), and the
 /// conversation it resumes.
 fn recording_layer(
     config: &SessionConfig,
     workspace: &Workspace,
-) -> Result<(String, ChatRecorder, Option<Vec<Content>>), StartError> {
+) -> Result<(String, ChatRecorder, Opening), StartError> {
     let chats_dir = workspace.project_temp_dir().join("chats");
     let enabled = config
         .env
@@ -287,7 +289,8 @@ fn recording_layer(
         }
     };
     recording::cleanup_sessions(&chats_dir, &config.settings, &session_id);
-    Ok((session_id, recorder, resumed_history))
+    let recording = recorder.recording();
+    Ok((session_id, recorder, (resumed_history, recording)))
 }
 
 /// What the built-in system prompt mentions: the todo tool, the agents
