@@ -550,17 +550,12 @@ fn v027_stream_json_events_of_a_two_tool_session() {
     check("stream-two-tools", "0.27");
 }
 
-// Recorded from both references and compared strictly, but gemini-rs does
-// not answer as they do yet (each difference is listed in docs/dialects.md,
-// "Not done yet"); run with `--ignored` to see them.
 #[test]
-#[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
 fn today_session_file_records_have_0_61s_shapes() {
     check("session-file", "today");
 }
 
 #[test]
-#[ignore = "recorded, not yet matched: docs/dialects.md, Not done yet"]
 fn v027_session_file_has_0_27_4s_shape() {
     check("session-file", "0.27");
 }

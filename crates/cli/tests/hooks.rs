@@ -96,8 +96,9 @@ fn normalise(sb: &Sandbox, mut v: Value) -> Value {
     assert_eq!(sid.matches('-').count(), 4, "{sid}");
     let tp = v["transcript_path"].as_str().unwrap();
     let chats = format!("{}/chats/session-", sb.project_temp_dir().display());
+    // The `0.27` dialect's file, as 0.27.4 names it (`.jsonl` today).
     assert!(
-        tp.starts_with(&chats) && tp.ends_with(&format!("-{}.jsonl", &sid[..8])),
+        tp.starts_with(&chats) && tp.ends_with(&format!("-{}.json", &sid[..8])),
         "{tp}"
     );
     let stamp = &tp[chats.len()..chats.len() + 16];

@@ -12,6 +12,7 @@ mod background;
 mod claude_reference;
 mod commands;
 mod conformance;
+mod dialect_sessions;
 mod dialects;
 mod e2e;
 mod engines;

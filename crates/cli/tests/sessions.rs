@@ -132,10 +132,12 @@ fn a_resumed_session_sends_the_whole_earlier_history() {
     let (meta, messages) =
         crate::support::parse_session_jsonl(&std::fs::read_to_string(&files[0]).unwrap());
     assert_eq!(meta["sessionId"], id.as_str());
-    let prompts: Vec<&Value> = messages
+    let prompts: Vec<&str> = messages
         .iter()
-        .filter(|m| m["type"] == "user" && m["content"][0]["text"].is_string())
-        .map(|m| &m["content"][0]["text"])
+        .filter(|m| m["type"] == "user")
+        // Today's parts, or the `0.27` dialect's text.
+        .filter_map(|m| m["content"][0]["text"].as_str().or(m["content"].as_str()))
+        .filter(|t| !t.starts_with("<session_context>"))
         .collect();
     assert_eq!(prompts, ["first prompt", "second prompt"]);
 

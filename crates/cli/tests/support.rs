@@ -187,8 +187,15 @@ pub fn peer_missing(peer: &str, install: &str) {
 }
 
 /// A `session-*.jsonl` file as Gemini CLI 0.61 reads it: the metadata
-/// (first line, then `$set` updates) and the messages by id, in order.
+/// (first line, then `$set` updates) and the messages by id, in order; a
+/// `session-*.json` document (0.27.4's) as it is.
 pub fn parse_session_jsonl(text: &str) -> (Value, Vec<Value>) {
+    // 0.27.4's one document (the `0.27` dialect, this suite's default):
+    // its metadata and its messages.
+    if let Ok(Value::Object(mut doc)) = serde_json::from_str::<Value>(text) {
+        let messages = doc.remove("messages").and_then(|m| m.as_array().cloned());
+        return (Value::Object(doc), messages.unwrap_or_default());
+    }
     let mut meta = serde_json::Map::new();
     let mut messages: Vec<Value> = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {

@@ -20,11 +20,11 @@ pub const UPSTREAM_0_61: (&str, &str) = (
 /// Its session id.
 pub const UPSTREAM_0_61_ID: &str = "104fa088-bc6f-437a-bee2-5ae395032882";
 /// The same conversation recorded by Gemini CLI 0.27.4.
-const UPSTREAM_0_27: (&str, &str) = (
+pub const UPSTREAM_0_27: (&str, &str) = (
     "session-2026-11-26T09-03-32e732ba.json",
     include_str!("today_sessions/session-2026-11-26T09-03-32e732ba.json"),
 );
-const UPSTREAM_0_27_ID: &str = "32e732ba-2f52-479e-8e36-9a8068ade86c";
+pub const UPSTREAM_0_27_ID: &str = "32e732ba-2f52-479e-8e36-9a8068ade86c";
 
 /// Writes a recorded session into `dir`, its times moved to `age` ago
 /// (the recordings are from 2026-11-26 09:03 UTC).
@@ -56,6 +56,7 @@ fn settings(sb: &Sandbox) {
     );
 }
 
+/// Runs in today's dialect: these are 0.61's session files.
 fn run(sb: &Sandbox, fake: &FakeServer, args: &[&str]) -> Output {
     sb.run(
         args,
@@ -63,6 +64,7 @@ fn run(sb: &Sandbox, fake: &FakeServer, args: &[&str]) -> Output {
         &[
             ("GOOGLE_GEMINI_BASE_URL", &fake.base_url),
             ("GEMINI_CLI_TRUST_WORKSPACE", "true"),
+            ("GEMINI_RS_DIALECT", "today"),
         ],
     )
 }
@@ -195,6 +197,16 @@ fn harbor_runs_resumes_and_reads_the_newest_session_file() {
     );
     let text = std::fs::read_to_string(&newest).unwrap();
     let (meta, messages) = parse_session_jsonl(&text);
+    // First the environment context, as 0.61 records its own: a `$set`
+    // of the messages, the context in `<session_context>` tags.
+    let context = text.lines().nth(1).unwrap();
+    assert!(
+        context.starts_with(r#"{"$set":{"messages":[{"id":"#),
+        "{context}"
+    );
+    let opening = messages[0]["content"][0]["text"].as_str().unwrap();
+    assert!(opening.starts_with("<session_context>\n"), "{opening}");
+    let messages = &messages[1..];
 
     // The fields Harbor's converter reads.
     let id = meta["sessionId"].as_str().unwrap();

@@ -134,10 +134,10 @@ fn logprobs_and_token_ids_reach_the_session_file_and_the_trajectory() {
     // The session file holds them with each model message.
     let chats = sb.project_temp_dir().join("chats");
     let file = std::fs::read_dir(&chats).unwrap().next().unwrap().unwrap();
-    let recorded: Vec<Value> = std::fs::read_to_string(file.path())
-        .unwrap()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+    let text = std::fs::read_to_string(file.path()).unwrap();
+    let recorded: Vec<Value> = crate::support::parse_session_jsonl(&text)
+        .1
+        .into_iter()
         .filter(|l| l["type"] == "gemini" && l.get("logprobs").is_some())
         .map(|l| l["logprobs"].clone())
         .collect();

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-/// The session files (`.jsonl`) under `dir`.
+/// The session files (`.jsonl`, or `.json` in the `0.27` dialect) under
+/// `dir`.
 fn session_files(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -22,7 +23,9 @@ fn session_files(dir: &Path) -> Vec<PathBuf> {
         let path = entry.path();
         if path.is_dir() {
             found.extend(session_files(&path));
-        } else if path.extension().is_some_and(|e| e == "jsonl")
+        } else if path
+            .extension()
+            .is_some_and(|e| e == "jsonl" || e == "json")
             && path
                 .file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with("session-"))
@@ -39,7 +42,10 @@ fn check_sessions(sb: &Sandbox, answer: &str) -> usize {
     let files = session_files(&sb.home.join(".gemini/tmp"));
     for file in &files {
         let text = std::fs::read_to_string(file).unwrap();
-        assert!(text.ends_with('\n'), "{} is cut short", file.display());
+        // A JSONL file ends its last line; a `0.27` document (no newline
+        // at its end, as 0.27.4 writes it) parses whole.
+        let whole = text.ends_with('\n') || serde_json::from_str::<Value>(&text).is_ok();
+        assert!(whole, "{} is cut short", file.display());
         let (_, messages) = parse_session_jsonl(&text);
         let kinds: Vec<&str> = messages.iter().filter_map(|m| m["type"].as_str()).collect();
         assert!(kinds.contains(&"user"), "{}: {kinds:?}", file.display());

@@ -31,26 +31,31 @@ fn mode(path: &Path) -> u32 {
 
 #[test]
 fn the_telemetry_outfile_and_the_session_file_are_created_0600() {
-    let sb = Sandbox::new();
-    let outfile = sb.home.join("telemetry.log");
-    sb.settings(&json!({"telemetry": {"enabled": true, "outfile": outfile, "logPrompts": true}}));
-    let responses = sb.write("r.responses", &lines(&[text("secret answer")]));
-    let out = sb.run(
-        &[
-            "--fake-responses",
-            responses.to_str().unwrap(),
-            "-p",
-            "a secret prompt",
-        ],
-        None,
-        &[],
-    );
-    assert_eq!(out.code, 0, "{out:?}");
-    assert!(outfile.exists(), "no outfile: {out:?}");
-    assert_eq!(mode(&outfile), 0o600, "{}", outfile.display());
-    let sessions = files_ending(&sb.home.join(".gemini/tmp"), ".jsonl");
-    assert!(!sessions.is_empty(), "no session file");
-    for session in sessions {
-        assert_eq!(mode(&session), 0o600, "{}", session.display());
+    // Today's JSONL and the `0.27` dialect's one document alike.
+    for (dialect, ending) in [("today", ".jsonl"), ("0.27", ".json")] {
+        let sb = Sandbox::new();
+        let outfile = sb.home.join("telemetry.log");
+        sb.settings(
+            &json!({"telemetry": {"enabled": true, "outfile": outfile, "logPrompts": true}}),
+        );
+        let responses = sb.write("r.responses", &lines(&[text("secret answer")]));
+        let out = sb.run(
+            &[
+                "--fake-responses",
+                responses.to_str().unwrap(),
+                "-p",
+                "a secret prompt",
+            ],
+            None,
+            &[("GEMINI_RS_DIALECT", dialect)],
+        );
+        assert_eq!(out.code, 0, "{out:?}");
+        assert!(outfile.exists(), "no outfile: {out:?}");
+        assert_eq!(mode(&outfile), 0o600, "{}", outfile.display());
+        let sessions = files_ending(&sb.home.join(".gemini/tmp"), ending);
+        assert!(!sessions.is_empty(), "no session file in {dialect}");
+        for session in sessions {
+            assert_eq!(mode(&session), 0o600, "{}", session.display());
+        }
     }
 }

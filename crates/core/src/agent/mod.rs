@@ -509,6 +509,7 @@ impl Agent {
                     display: c.result.display.clone(),
                     display_name: tool.map(|t| t.tool.display_name().to_string()),
                     description,
+                    markdown: tool.is_some_and(|t| t.tool.output_is_markdown()),
                 }
             })
             .collect();

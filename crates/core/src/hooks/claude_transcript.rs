@@ -7,6 +7,7 @@
 //! names) and `tool_result` blocks.
 
 use crate::catalogue::claude::call_to_claude;
+use crate::recording::ConversationRecord;
 use gemini_rs_protocol::Part;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -52,8 +53,13 @@ pub fn write_view(path: &Path) -> Option<PathBuf> {
     }
 }
 
-/// The message records of a JSONL transcript, the last update of each id.
+/// The message records of a transcript: a JSONL file's, the last update
+/// of each id, or the messages of 0.27.4's one document (the `0.27`
+/// dialect's file).
 fn messages(text: &str) -> Vec<Value> {
+    if let Ok(doc) = serde_json::from_str::<ConversationRecord>(text) {
+        return document_messages(doc);
+    }
     let mut out: Vec<Value> = Vec::new();
     let mut at: HashMap<String, usize> = HashMap::new();
     for line in text.lines() {
@@ -69,6 +75,29 @@ fn messages(text: &str) -> Vec<Value> {
                 at.insert(id.to_string(), out.len());
                 out.push(v);
             }
+        }
+    }
+    out
+}
+
+/// A document's messages, each model message with calls followed by a
+/// user message of their results (that format keeps them only in the
+/// calls; a JSONL file records them as such a message).
+fn document_messages(doc: ConversationRecord) -> Vec<Value> {
+    let mut out = Vec::new();
+    for msg in doc.messages {
+        let results: Vec<Value> = (msg.tool_calls.iter().flatten())
+            .filter_map(|c| c.result.as_array())
+            .flatten()
+            .cloned()
+            .collect();
+        let (id, timestamp) = (msg.id.clone(), msg.timestamp.clone());
+        out.extend(serde_json::to_value(msg).ok());
+        if !results.is_empty() {
+            out.push(
+                json!({"id": format!("{id}_response"), "timestamp": timestamp,
+                "type": "user", "content": results}),
+            );
         }
     }
     out
@@ -200,5 +229,28 @@ mod tests {
                 {"type": "tool_use", "id": "c1", "name": "Bash", "input": {"command": "ls"}}])
         );
         assert_eq!(lines[2]["message"]["content"][0]["tool_use_id"], "c1");
+    }
+
+    #[test]
+    fn a_0_27_document_gives_the_same_view() {
+        let doc = json!({"sessionId": "s", "projectHash": "h", "startTime": "t", "lastUpdated": "t",
+            "messages": [
+                {"id": "u1", "timestamp": "t", "type": "user", "content": "go"},
+                {"id": "g1", "timestamp": "t", "type": "gemini", "content": "Running.",
+                 "toolCalls": [{"id": "c1", "name": "run_shell_command", "args": {"command": "ls"},
+                    "result": [{"functionResponse": {"id": "c1", "name": "run_shell_command",
+                        "response": {"output": "a"}}}]}]}]});
+        let entries: Vec<Value> = messages(&serde_json::to_string_pretty(&doc).unwrap())
+            .iter()
+            .filter_map(entry)
+            .collect();
+        let kinds: Vec<&str> = entries
+            .iter()
+            .map(|l| l["type"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["user", "assistant", "user"]);
+        assert_eq!(entries[0]["message"]["content"], "go");
+        assert_eq!(entries[1]["message"]["content"][1]["name"], "Bash");
+        assert_eq!(entries[2]["message"]["content"][0]["tool_use_id"], "c1");
     }
 }

@@ -85,6 +85,10 @@ pub struct FinishedCall {
     pub display_name: Option<String>,
     /// The call's one-line description, else the tool's.
     pub description: Option<String>,
+    /// Whether the tool's output is shown as Markdown (Gemini CLI's
+    /// `isOutputMarkdown`: every tool's but the shell's and discovered
+    /// tools'; false for a tool that is not known).
+    pub markdown: bool,
 }
 
 /// A recorded tool call (`ToolCallRecord`'s fields, in its order).
@@ -99,9 +103,10 @@ struct CallLine {
     timestamp: String,
     result_display: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
-    display_name: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    display_name: Option<String>,
+    render_output_as_markdown: bool,
 }
 
 impl CallLine {
@@ -122,8 +127,9 @@ impl CallLine {
             status: call.status,
             timestamp,
             result_display,
-            display_name: call.display_name,
             description: call.description,
+            display_name: call.display_name,
+            render_output_as_markdown: call.markdown,
         }
     }
 }
@@ -214,6 +220,45 @@ pub(super) fn user_line(parts: &[Part], at: &Stamp) -> std::io::Result<String> {
         tool_calls: None,
         meta: None,
     })
+}
+
+/// The `$set` of a new conversation's first message, its environment
+/// context, as Gemini CLI 0.61 records its own: a user message in
+/// `<session_context>` tags, which resuming and listings leave out.
+#[derive(Serialize)]
+struct ContextSet<'a> {
+    #[serde(rename = "$set")]
+    set: ContextFields<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ContextFields<'a> {
+    messages: [Line<'a>; 1],
+    last_updated: &'a str,
+}
+
+/// The `$set` line opening a conversation with its environment context.
+pub(super) fn context_line(text: &str, at: &Stamp) -> std::io::Result<String> {
+    let (id, timestamp) = (new_id(), format_stamp(at));
+    let parts = [Part::text(format!(
+        "<session_context>\n{text}\n</session_context>"
+    ))];
+    let message = Line {
+        id: &id,
+        timestamp: &timestamp,
+        kind: "user",
+        content: Content::Parts(&parts),
+        tool_calls: None,
+        meta: None,
+    };
+    let set = ContextSet {
+        set: ContextFields {
+            messages: [message],
+            last_updated: &timestamp,
+        },
+    };
+    serde_json::to_string(&set).map_err(std::io::Error::other)
 }
 
 /// An info, warning or error line.

@@ -1,7 +1,8 @@
 //! Chat recording as today's Gemini CLI keeps it: one JSONL file per
 //! session, `<project temp dir>/chats/session-<YYYY-MM-DDTHH-MM>-<id8>.jsonl`
-//! (UTC), appended to one record per message (see [`jsonl`]); 0.27.4's
-//! `session-*.json` files are read too (see [`legacy`]).
+//! (UTC), appended to one record per message (see [`jsonl`]); in the `0.27`
+//! dialect as 0.27.4 kept it, one `session-*.json` document rewritten as
+//! the session grows (see [`legacy`]). Both are read in every dialect.
 
 mod atif;
 mod history;
@@ -19,6 +20,7 @@ use atif::TrajectoryFile;
 pub use atif::{TrajectoryPathError, check_trajectory_path};
 pub use history::history_of_messages;
 pub use import::{export_session, fork_session, import_session, session_exists};
+pub use legacy::SessionFormat;
 pub use lines::FinishedCall;
 pub use record::{ConversationRecord, MessageRecord};
 pub use retention::cleanup_sessions;
@@ -96,12 +98,29 @@ impl ChatRecorder {
         enabled: bool,
         trajectory: Option<PathBuf>,
     ) -> Self {
+        let ids = (session_id, project_hash);
+        Self::new_in(SessionFormat::Jsonl, chats_dir, ids, enabled, trajectory)
+    }
+
+    /// [`ChatRecorder::new_session`] writing `format`: today's JSONL, or
+    /// 0.27.4's one document (`session-*.json`, no `kind`). `ids` are the
+    /// session id and the project hash.
+    pub fn new_in(
+        format: SessionFormat,
+        chats_dir: &Path,
+        (session_id, project_hash): (&str, &str),
+        enabled: bool,
+        trajectory: Option<PathBuf>,
+    ) -> Self {
         let stamp = chrono::Utc::now().format("%Y-%m-%dT%H-%M");
         let short: String = session_id.chars().take(8).collect();
-        let path = chats_dir.join(format!("session-{stamp}-{short}.jsonl"));
+        let ext = format.extension();
+        let path = chats_dir.join(format!("session-{stamp}-{short}.{ext}"));
         let time = lines::format_stamp(&chrono::Utc::now());
         let mut extra = gemini_rs_protocol::Extra::new();
-        extra.insert("kind".into(), Value::String("main".into()));
+        if format == SessionFormat::Jsonl {
+            extra.insert("kind".into(), Value::String("main".into()));
+        }
         let record = ConversationRecord {
             session_id: session_id.to_string(),
             project_hash: project_hash.to_string(),
@@ -110,34 +129,42 @@ impl ChatRecorder {
             messages: Vec::new(),
             extra,
         };
-        ChatRecorder::start(path, record, Start::New, enabled, trajectory)
+        let start = (Start::New, format);
+        ChatRecorder::start(path, record, start, enabled, trajectory)
     }
 
-    /// Continues a resumed session: a `.jsonl` file is appended to; a
-    /// 0.27.4 `.json` file is carried over to `<file>.jsonl` (written whole
-    /// with the first new message) and left as it was.
+    /// Continues a resumed session in a dialect writing `format`: a
+    /// `.jsonl` file is appended to (whatever the format: 0.27.4 cannot
+    /// read it either way). A 0.27.4 `.json` file is carried over to
+    /// `<file>.jsonl` (written whole with the first new message) and left
+    /// as it was, as 0.61 does; with [`SessionFormat::Document`] (the
+    /// `0.27` dialect) it is rewritten in place, as 0.27.4 does.
     /// `enabled` and `trajectory` as for [`ChatRecorder::new_session`]; the
     /// trajectory starts with the resumed messages.
     pub fn resume(
+        format: SessionFormat,
         path: PathBuf,
         record: ConversationRecord,
         enabled: bool,
         trajectory: Option<PathBuf>,
     ) -> Self {
-        if path.extension().is_some_and(|e| e == "json") {
-            let mut jsonl = path.into_os_string();
-            jsonl.push("l");
-            let path = PathBuf::from(jsonl);
-            ChatRecorder::start(path, record, Start::Convert, enabled, trajectory)
-        } else {
-            ChatRecorder::start(path, record, Start::Append, enabled, trajectory)
-        }
+        let is_json = path.extension().is_some_and(|e| e == "json");
+        let (path, start) = match (is_json, format) {
+            (false, _) => (path, (Start::Append, SessionFormat::Jsonl)),
+            (true, SessionFormat::Document) => (path, (Start::Append, format)),
+            (true, SessionFormat::Jsonl) => {
+                let mut jsonl = path.into_os_string();
+                jsonl.push("l");
+                (PathBuf::from(jsonl), (Start::Convert, format))
+            }
+        };
+        ChatRecorder::start(path, record, start, enabled, trajectory)
     }
 
     fn start(
         path: PathBuf,
         record: ConversationRecord,
-        start: Start,
+        (start, format): (Start, SessionFormat),
         enabled: bool,
         trajectory: Option<PathBuf>,
     ) -> Self {
@@ -157,6 +184,7 @@ impl ChatRecorder {
                     start: Some(start),
                     file: None,
                     session: enabled,
+                    format,
                     trajectory,
                 };
                 std::thread::Builder::new()
@@ -245,6 +273,15 @@ impl Recording {
     /// dropped).
     pub fn is_on(&self) -> bool {
         self.tx.is_some()
+    }
+
+    /// Records the environment context a new conversation opens with
+    /// (written just before its first message, as 0.61 records its
+    /// `<session_context>`; 0.27.4's format leaves it out).
+    pub fn record_context(&self, text: &str) {
+        if self.is_on() {
+            self.send(Job::Context(text.to_string(), chrono::Utc::now()));
+        }
     }
 
     /// Records a user message.

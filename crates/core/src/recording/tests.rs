@@ -20,6 +20,7 @@ fn call_record(id: &str) -> FinishedCall {
         display: gemini_rs_protocol::events::ToolDisplay::Text("A".into()),
         display_name: Some("ReadFile".into()),
         description: Some("a.txt".into()),
+        markdown: true,
     }
 }
 
@@ -226,7 +227,7 @@ fn a_legacy_file_is_carried_over_to_jsonl_on_resume() {
     )
     .unwrap();
     let found = find_session(&chats, "abcdefgh-0.27").unwrap();
-    let recorder = ChatRecorder::resume(found.path, found.record, true, None);
+    let recorder = ChatRecorder::resume(SessionFormat::Jsonl, found.path, found.record, true, None);
     let rec = recorder.recording();
     assert_eq!(
         recorder.path(),
@@ -263,7 +264,13 @@ fn a_torn_last_line_is_skipped_and_ended_before_appending() {
     std::fs::write(&path, format!("{text}{{\"id\":\"torn\",\"ty")).unwrap();
     let found = find_session(&chats, "latest").unwrap();
     assert_eq!(found.record.messages.len(), 2);
-    let resumed_recorder = ChatRecorder::resume(found.path.clone(), found.record, true, None);
+    let resumed_recorder = ChatRecorder::resume(
+        SessionFormat::Jsonl,
+        found.path.clone(),
+        found.record,
+        true,
+        None,
+    );
     let resumed = resumed_recorder.recording();
     resumed.record_user(&[Part::text("again")]);
     resumed.sync();
@@ -432,4 +439,80 @@ fn ids_times_and_the_last_updated_line_keep_their_forms() {
         line,
         r#"{"$set":{"lastUpdated":"2026-01-02T03:04:05.678Z"}}"#
     );
+}
+
+/// Each line as 0.61 writes it: the context's `$set` before the first
+/// message, each new message followed by a `lastUpdated` update, a model
+/// message updated with its calls followed by the responses' message.
+#[test]
+fn lines_come_in_0_61s_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let chats = dir.path().join("chats");
+    let recorder = ChatRecorder::new(&chats, "order-1", "hash");
+    let rec = recorder.recording();
+    rec.record_context("env");
+    rec.sync();
+    assert!(!recorder.path().exists(), "the context waits for a message");
+    rec.record_user(&[Part::text("go")]);
+    rec.record_model(&[], None, "m", None);
+    rec.record_tool_calls(vec![call_record("c1")]);
+    rec.record_model(&[Part::text("done")], None, "m", None);
+    rec.sync();
+    let kinds: Vec<String> = lines(recorder.path())
+        .iter()
+        .map(|l| match (l.get("$set"), l["type"].as_str()) {
+            (Some(set), _) if set.get("messages").is_some() => "context".into(),
+            (Some(_), _) => "set".into(),
+            (None, Some(kind)) => kind.into(),
+            (None, None) => "meta".into(),
+        })
+        .collect();
+    let expected = "meta context user set gemini set gemini user set gemini set";
+    assert_eq!(kinds.join(" "), expected);
+    let all = lines(recorder.path());
+    let opening = &all[1]["$set"]["messages"][0];
+    assert_eq!(
+        opening["content"][0]["text"],
+        "<session_context>\nenv\n</session_context>"
+    );
+    assert_eq!(all[6]["toolCalls"][0]["renderOutputAsMarkdown"], true);
+    let found = find_session(&chats, "latest").unwrap();
+    assert_eq!(first_prompt(&found.record), "go");
+    assert_eq!(
+        history_of(&found.record)[0].parts[0].text.as_deref(),
+        Some("go")
+    );
+}
+
+/// The `0.27` dialect's file: one document, rewritten in place on resume.
+#[test]
+fn a_document_session_is_rewritten_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let chats = dir.path().join("chats");
+    let format = SessionFormat::Document;
+    let recorder = ChatRecorder::new_in(format, &chats, ("doc-1234", "h"), true, None);
+    let rec = recorder.recording();
+    rec.record_context("env");
+    rec.record_user(&[Part::text("go")]);
+    rec.record_model(&[Part::text("hi")], None, "m", None);
+    let path = recorder.path().to_path_buf();
+    drop(recorder);
+    assert!(
+        path.to_str().unwrap().ends_with("-doc-1234.json"),
+        "{path:?}"
+    );
+    let found = find_session(&chats, "latest").unwrap();
+    assert_eq!(found.record.messages.len(), 2, "no context recorded");
+    let recorder = ChatRecorder::resume(format, found.path, found.record, true, None);
+    recorder.recording().record_user(&[Part::text("more")]);
+    drop(recorder);
+    assert_eq!(session_files(&chats).count(), 1);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let contents: Vec<&Value> = doc["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| &m["content"])
+        .collect();
+    assert_eq!(contents, [&json!("go"), &json!("hi"), &json!("more")]);
 }

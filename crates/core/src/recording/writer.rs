@@ -4,6 +4,7 @@
 
 use super::atif::TrajectoryFile;
 use super::jsonl;
+use super::legacy::{self, SessionFormat};
 use super::lines::{self, FinishedCall, ModelMessage, ModelTurn, Stamp};
 use super::record::{ConversationRecord, MessageRecord};
 use gemini_rs_protocol::Part;
@@ -24,6 +25,9 @@ pub(super) enum Job {
     Note(String, String, Stamp),
     /// A whole message (a session copied in).
     Message(Box<MessageRecord>, Stamp),
+    /// The environment context that opens a new conversation: recorded
+    /// (as 0.61 records it) just before the first message.
+    Context(String, Stamp),
     /// Answer once everything before is written.
     Sync(std::sync::mpsc::Sender<()>),
     /// Write everything before, then stop.
@@ -38,7 +42,8 @@ impl Job {
             | Job::Model(_, at)
             | Job::Calls(_, at)
             | Job::Note(_, _, at)
-            | Job::Message(_, at) => Some(*at),
+            | Job::Message(_, at)
+            | Job::Context(_, at) => Some(*at),
             Job::Sync(_) | Job::Close => None,
         }
     }
@@ -63,6 +68,8 @@ pub(super) struct FileState {
     pub file: Option<std::fs::File>,
     /// Whether the session file is written (off with `GEMINI_RS_NO_RECORDING`).
     pub session: bool,
+    /// How it is written.
+    pub format: SessionFormat,
     /// The trajectory file and every message so far (a resumed session's
     /// too), rewritten whole after each write.
     pub trajectory: Option<(TrajectoryFile, Vec<MessageRecord>)>,
@@ -100,10 +107,10 @@ impl FileState {
         }
     }
 
-    /// Appends message `lines` with one `lastUpdated` update. The messages
-    /// are not kept: the agent holds the conversation, the file holds the
-    /// record.
-    fn write(&mut self, mut lines: Vec<String>, last: &Stamp) -> std::io::Result<()> {
+    /// Appends `lines` (messages and `$set` updates). The messages are not
+    /// kept: the agent holds the conversation, the file holds the record
+    /// (except in 0.27.4's format, rewritten whole from the record).
+    fn write(&mut self, lines: Vec<String>, last: &Stamp) -> std::io::Result<()> {
         if let Some((file, all)) = &mut self.trajectory {
             for msg in lines.iter().filter_map(|l| lines::record_of(l).ok()) {
                 match all.iter_mut().find(|m| m.id == msg.id) {
@@ -118,45 +125,68 @@ impl FileState {
         if !self.session {
             return Ok(());
         }
+        if self.format == SessionFormat::Document {
+            let stamp = lines::format_stamp(last);
+            return legacy::rewrite(&self.path, &mut self.record, &lines, stamp);
+        }
         // Opened first: a carried-over file holds the record before these.
         self.open()?;
         self.record.messages = Vec::new();
-        self.record.last_updated = lines::format_stamp(last);
-        lines.push(jsonl::last_updated_line(&self.record.last_updated)?);
         jsonl::append(self.open()?, &lines)
     }
 }
 
-/// The writer: the file, and the last model message (written again when
-/// its calls finish).
+/// The writer: the file, the last model message (written again when its
+/// calls finish) and the context line waiting for the first message.
 struct Writer {
     state: FileState,
     last_model: Option<ModelMessage>,
+    context: Option<String>,
 }
 
 impl Writer {
-    /// The lines of one job (a model message and the responses of its
-    /// calls for [`Job::Calls`]).
+    /// The lines of one job, each new message followed by a `lastUpdated`
+    /// update as 0.61 writes them (a model message updated with its calls
+    /// is not: the user message of their responses is, after it).
     fn lines_of(&mut self, job: Job, out: &mut Vec<String>) -> std::io::Result<()> {
-        match job {
-            Job::User(parts, at) => out.push(lines::user_line(&parts, &at)?),
-            Job::Note(kind, text, at) => out.push(lines::note_line(&kind, &text, &at)?),
-            Job::Message(msg, _) => out.push(jsonl::message_line(&msg)?),
+        if let Job::Context(text, at) = job {
+            self.context = Some(lines::context_line(&text, &at)?);
+            return Ok(());
+        }
+        out.extend(self.context.take());
+        let at = match job {
+            Job::User(parts, at) => {
+                out.push(lines::user_line(&parts, &at)?);
+                at
+            }
+            Job::Note(kind, text, at) => {
+                out.push(lines::note_line(&kind, &text, &at)?);
+                at
+            }
+            Job::Message(msg, at) => {
+                out.push(jsonl::message_line(&msg)?);
+                at
+            }
             Job::Model(turn, at) => {
                 let msg = ModelMessage::new(*turn, &at);
                 out.push(msg.line()?);
                 self.last_model = Some(msg);
+                at
             }
             Job::Calls(calls, at) => {
                 let mut msg = (self.last_model.take()).unwrap_or_else(|| ModelMessage::bare(&at));
                 msg.add_calls(calls, &at);
                 out.push(msg.line()?);
-                if let Some(line) = msg.responses_line(&at) {
-                    out.push(line?);
+                match msg.responses_line(&at) {
+                    Some(line) => out.push(line?),
+                    None => return Ok(()),
                 }
+                at
             }
-            Job::Sync(_) | Job::Close => {}
-        }
+            Job::Context(..) | Job::Sync(_) | Job::Close => return Ok(()),
+        };
+        let stamp = lines::format_stamp(&at);
+        out.push(jsonl::last_updated_line(&stamp)?);
         Ok(())
     }
 }
@@ -184,6 +214,7 @@ pub(super) fn write_loop(
     let mut writer = Writer {
         state,
         last_model: None,
+        context: None,
     };
     let mut open = true;
     while open && let Ok(first) = rx.recv() {

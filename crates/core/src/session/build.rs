@@ -119,7 +119,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
         (&mut tools, &policy),
         &mut notes,
     );
-    let (session_id, recorder, resumed_history) = recording_layer(&config, &workspace)?;
+    let (session_id, recorder, opening) = recording_layer(&config, &workspace)?;
     let mode = Arc::new(RwLock::new(starting_mode(&config)));
     let plan = plan_state(&config, &workspace, (&session_id, &mode), &mut notes)?;
     let hook_env = HookEnv {
@@ -153,7 +153,7 @@ pub(super) async fn build(config: SessionConfig, events: EventSender) -> Result<
     }
     let (system_instruction, context_files) =
         system_instruction(&config, fallback_prompt, &workspace, &mut notes)?;
-    let (history, resumed) = opening_history(&workspace, resumed_history, profile.tree_limit());
+    let (history, resumed) = opening_history(&workspace, opening, profile.tree_limit());
     let agent_config = AgentConfig {
         system_instruction,
         generation_config: alias_generation_config(&model, alias.as_ref()),
@@ -250,17 +250,23 @@ fn alias_generation_config(
     })
 }
 
-/// The session's id, its recording, and the conversation it resumes.
+/// The conversation a session resumes, and where its opening is recorded.
+type Opening = (Option<Vec<Content>>, recording::Recording);
+
+/// The session's id, its recording (in its dialect's format), and the
+/// conversation it resumes.
 fn recording_layer(
     config: &SessionConfig,
     workspace: &Workspace,
-) -> Result<(String, ChatRecorder, Option<Vec<Content>>), StartError> {
+) -> Result<(String, ChatRecorder, Opening), StartError> {
     let chats_dir = workspace.project_temp_dir().join("chats");
     let enabled = config
         .env
         .raw("GEMINI_RS_NO_RECORDING")
         .is_none_or(|v| v.is_empty());
     let trajectory = config.trajectory.clone();
+    let dialect_env = config.env.var(crate::catalogue::dialect::DIALECT_ENV);
+    let format = recording::SessionFormat::of(config.settings.dialect(dialect_env.as_deref()).0);
     let (session_id, recorder, resumed_history) = match &config.resume {
         Some(which) => {
             let info = recording::find_session(&chats_dir, which).map_err(|e| {
@@ -270,19 +276,21 @@ fn recording_layer(
             let id = info.record.session_id.clone();
             (
                 id,
-                ChatRecorder::resume(info.path, info.record, enabled, trajectory),
+                ChatRecorder::resume(format, info.path, info.record, enabled, trajectory),
                 Some(history),
             )
         }
         None => {
             let hash = project_hash(&config.root);
             let id = &config.session_id;
-            let rec = ChatRecorder::new_session(&chats_dir, id, &hash, enabled, trajectory);
+            let ids = (id.as_str(), hash.as_str());
+            let rec = ChatRecorder::new_in(format, &chats_dir, ids, enabled, trajectory);
             (config.session_id.clone(), rec, None)
         }
     };
     recording::cleanup_sessions(&chats_dir, &config.settings, &session_id);
-    Ok((session_id, recorder, resumed_history))
+    let recording = recorder.recording();
+    Ok((session_id, recorder, (resumed_history, recording)))
 }
 
 /// What the built-in system prompt mentions: the todo tool, the agents

@@ -302,6 +302,9 @@ impl Tool for DiscoveredTool {
     fn description(&self) -> &str {
         &self.description
     }
+    fn output_is_markdown(&self) -> bool {
+        false
+    }
     fn kind(&self) -> ToolKind {
         ToolKind::Other
     }

@@ -211,6 +211,13 @@ pub trait Tool: Send + Sync {
     fn is_agent(&self) -> bool {
         false
     }
+    /// Whether its output is shown as Markdown (Gemini CLI's
+    /// `isOutputMarkdown`, recorded with each call as
+    /// `renderOutputAsMarkdown`): true but for the shell and discovered
+    /// tools.
+    fn output_is_markdown(&self) -> bool {
+        true
+    }
     /// The MCP server the tool comes from (`None` for other tools).
     fn server_name(&self) -> Option<&str> {
         None

@@ -190,15 +190,19 @@ pub(super) async fn tools_and_window(
 }
 
 /// A conversation's first messages: the environment context, then the
-/// resumed session's history, if any; and whether there was one.
+/// resumed session's history, if any; and whether there was one. A new
+/// conversation's context is recorded (as 0.61 records its own).
 pub(super) fn opening_history(
     workspace: &Workspace,
-    resumed: Option<Vec<Content>>,
+    (resumed, recording): (Option<Vec<Content>>, crate::recording::Recording),
     tree_limit: usize,
 ) -> (Vec<Content>, bool) {
     let today = chrono::Local::now().format("%A, %B %-d, %Y").to_string();
     let context = environment_context(workspace, &today, tree_limit);
     let was_resumed = resumed.is_some();
+    if !was_resumed {
+        recording.record_context(&context);
+    }
     let mut history = vec![Content::user_text(context)];
     history.extend(resumed.unwrap_or_default());
     (history, was_resumed)

@@ -127,6 +127,10 @@ impl Tool for ShellTool {
         DESCRIPTION
     }
 
+    fn output_is_markdown(&self) -> bool {
+        false
+    }
+
     fn parameter_schema(&self) -> &Value {
         schema()
     }
