@@ -135,7 +135,7 @@ fn the_0_27_dialect_writes_one_document_that_today_resumes() {
         &["--resume", "latest", "-p", "and now?"],
     );
     assert_eq!(prompts_sent(&fake), ["read a.txt", "and now?"]);
-    assert_eq!(chat_files(&chats), [file.clone()]);
+    assert_eq!(chat_files(&chats), std::slice::from_ref(&file));
     let doc = document(&file);
     assert_eq!(doc["messages"].as_array().unwrap().len(), 5);
     assert_eq!(doc["messages"][3]["content"], "and now?");
@@ -144,7 +144,7 @@ fn the_0_27_dialect_writes_one_document_that_today_resumes() {
     // to a `.jsonl` beside it, the `.json` left as it was.
     let out = run(&sb, "today", None, &["--list-sessions"]);
     assert!(
-        out.stdout.contains(&format!("  1. read a.txt (")) && out.stdout.contains(&id),
+        out.stdout.contains("  1. read a.txt (") && out.stdout.contains(&id),
         "{out:?}"
     );
     let fake = FakeServer::replaying(&lines(&[text("Yes.")]));
