@@ -59,8 +59,20 @@ fn tokens_are_estimated_and_marked_when_the_server_sends_no_usage() {
         "{tokens}"
     );
 
+    // The stream's `result` has per-model stats (`models`) in today's
+    // dialect only, as 0.61 (docs/dialects.md).
     let fake = FakeServer::with_replies([answer_without_usage("ok")]);
-    let out = run_local(&sb, &fake, &["-o", "stream-json", "-p", "hi"]);
+    let base = format!("{}/v1", fake.base_url);
+    let out = sb.run(
+        &["-m", "openai/gemma-3-270m", "-o", "stream-json", "-p", "hi"],
+        None,
+        &[
+            ("OPENAI_BASE_URL", &base),
+            ("OPENAI_API_KEY", "none"),
+            ("GEMINI_API_KEY", ""),
+            ("GEMINI_RS_DIALECT", "today"),
+        ],
+    );
     assert_eq!(out.code, 0, "{out:?}");
     let result: Value = out
         .stdout
