@@ -442,17 +442,19 @@ async fn failures_are_reported_and_not_fatal() {
             gemini_rs_mcp::config::INVALID_CONFIG_MESSAGE
         )
     );
+    // The others come in the order they fail: on a loaded machine a
+    // python3 that exits may take longer than the 700 ms timeout.
+    for prefix in [
+        "Error connecting to MCP server 'missing': ",
+        "Error connecting to MCP server 'exits': ",
+    ] {
+        assert!(f.iter().any(|m| m.starts_with(prefix)), "{prefix}: {f:?}");
+    }
     assert!(
-        f[1].starts_with("Error connecting to MCP server 'missing': "),
+        f.iter()
+            .any(|m| m
+                == "Error connecting to MCP server 'hangs': Connection timed out after 700 ms"),
         "{f:?}"
-    );
-    assert!(
-        f[2].starts_with("Error connecting to MCP server 'exits': "),
-        "{f:?}"
-    );
-    assert_eq!(
-        f[3],
-        "Error connecting to MCP server 'hangs': Connection timed out after 700 ms"
     );
     let names: Vec<String> = mgr
         .tools(&|_| false)
