@@ -1,6 +1,7 @@
 //! Merging the outputs of several hooks of one event (§9.6).
 
 use super::config::HookEvent;
+use super::event::Merge;
 use super::output::HookOutput;
 use crate::config::lenient::{from_object, wrong_type_as_none as lenient};
 use serde::Deserialize;
@@ -12,22 +13,10 @@ pub fn aggregate(event: HookEvent, outputs: &[&HookOutput]) -> Option<HookOutput
     if outputs.is_empty() {
         return None;
     }
-    Some(match event {
-        HookEvent::BeforeTool
-        | HookEvent::AfterTool
-        | HookEvent::BeforeAgent
-        | HookEvent::AfterAgent
-        | HookEvent::SessionStart
-        | HookEvent::AfterToolFailure
-        | HookEvent::SubagentStop => merge_or(outputs),
-        HookEvent::BeforeModel | HookEvent::AfterModel => merge_replace(outputs, true),
-        HookEvent::BeforeToolSelection => merge_tool_selection(outputs),
-        HookEvent::Notification
-        | HookEvent::SessionEnd
-        | HookEvent::PreCompress
-        | HookEvent::StopFailure
-        | HookEvent::SubagentStart
-        | HookEvent::PostCompact => merge_replace(outputs, false),
+    Some(match event.spec().merge {
+        Merge::Or => merge_or(outputs),
+        Merge::Replace { specific } => merge_replace(outputs, specific),
+        Merge::ToolSelection => merge_tool_selection(outputs),
     })
 }
 

@@ -9,6 +9,7 @@
 //! --from-claude` uses too.
 
 use super::config::HookEvent;
+use super::event::ExitTwo;
 use super::output::HookOutput;
 use crate::catalogue::claude::{call_from_claude, call_to_claude, claude_name};
 use crate::config::lenient::wrong_type_as_none as lenient;
@@ -181,15 +182,7 @@ pub fn input(
     }
     // Claude Code sends no permission mode at the session's edges, when
     // a prompt failed, when a sub-agent starts nor around compaction.
-    let edge = matches!(
-        event,
-        HookEvent::SessionStart
-            | HookEvent::SessionEnd
-            | HookEvent::StopFailure
-            | HookEvent::SubagentStart
-            | HookEvent::PreCompress
-            | HookEvent::PostCompact
-    );
+    let edge = !event.spec().permission_mode;
     let claude = ClaudeFields::deserialize(extra).unwrap_or_default();
     if let Some(id) = claude.prompt_id {
         out.insert("prompt_id".into(), id);
@@ -356,26 +349,14 @@ fn exit_two(event: HookEvent, err: &str) -> HookOutput {
     } else {
         err.to_string()
     };
-    match event {
-        HookEvent::AfterTool | HookEvent::AfterToolFailure => context_output(reason),
-        HookEvent::BeforeTool
-        | HookEvent::BeforeAgent
-        | HookEvent::AfterAgent
-        | HookEvent::SubagentStop => HookOutput {
+    match event.spec().exit_two {
+        ExitTwo::Context => context_output(reason),
+        ExitTwo::Block => HookOutput {
             decision: Some("block".into()),
             reason: Some(reason),
             ..HookOutput::default()
         },
-        HookEvent::Notification
-        | HookEvent::SessionStart
-        | HookEvent::SessionEnd
-        | HookEvent::PreCompress
-        | HookEvent::BeforeModel
-        | HookEvent::AfterModel
-        | HookEvent::BeforeToolSelection
-        | HookEvent::StopFailure
-        | HookEvent::SubagentStart
-        | HookEvent::PostCompact => HookOutput {
+        ExitTwo::Warn => HookOutput {
             decision: Some("allow".into()),
             system_message: Some(format!("Warning: {reason}")),
             ..HookOutput::default()

@@ -7,48 +7,13 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
+pub use super::event::HookEvent;
+
 /// Default hook timeout in milliseconds.
 pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
 
 /// Keys inside `hooks` that are settings, not events.
 const NON_EVENT_KEYS: [&str; 3] = ["enabled", "disabled", "notifications"];
-
-/// A hook event of Gemini CLI v0.27.4.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum HookEvent {
-    /// Before a tool runs (Claude Code: `PreToolUse`).
-    BeforeTool,
-    /// After a tool ran (Claude Code: `PostToolUse`).
-    AfterTool,
-    /// Before the agent handles a prompt (Claude Code: `UserPromptSubmit`).
-    BeforeAgent,
-    /// A notification (tool permission request).
-    Notification,
-    /// After the agent answered a prompt (Claude Code: `Stop`).
-    AfterAgent,
-    /// Session start.
-    SessionStart,
-    /// Session end.
-    SessionEnd,
-    /// Before history compression (Claude Code: `PreCompact`).
-    PreCompress,
-    /// Before each model call.
-    BeforeModel,
-    /// After each streamed model chunk.
-    AfterModel,
-    /// Before the model chooses tools.
-    BeforeToolSelection,
-    /// After a tool call failed (Claude Code only: `PostToolUseFailure`).
-    AfterToolFailure,
-    /// When a sub-agent finishes (Claude Code only: `SubagentStop`).
-    SubagentStop,
-    /// When a prompt ends on a model error (Claude Code only).
-    StopFailure,
-    /// When a sub-agent starts (Claude Code only: `SubagentStart`).
-    SubagentStart,
-    /// After history was compressed (Claude Code only: `PostCompact`).
-    PostCompact,
-}
 
 /// The contract a hook was written for: Gemini CLI's, or Claude Code's
 /// (declared under a Claude Code event name, or read from
@@ -63,84 +28,6 @@ pub enum HookDialect {
 }
 
 impl HookEvent {
-    /// Every event, in Gemini CLI's declaration order, then those only
-    /// Claude Code has.
-    pub const ALL: [HookEvent; 16] = [
-        HookEvent::BeforeTool,
-        HookEvent::AfterTool,
-        HookEvent::BeforeAgent,
-        HookEvent::Notification,
-        HookEvent::AfterAgent,
-        HookEvent::SessionStart,
-        HookEvent::SessionEnd,
-        HookEvent::PreCompress,
-        HookEvent::BeforeModel,
-        HookEvent::AfterModel,
-        HookEvent::BeforeToolSelection,
-        HookEvent::AfterToolFailure,
-        HookEvent::SubagentStop,
-        HookEvent::StopFailure,
-        HookEvent::SubagentStart,
-        HookEvent::PostCompact,
-    ];
-
-    /// The Gemini CLI name (`hook_event_name`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HookEvent::BeforeTool => "BeforeTool",
-            HookEvent::AfterTool => "AfterTool",
-            HookEvent::BeforeAgent => "BeforeAgent",
-            HookEvent::Notification => "Notification",
-            HookEvent::AfterAgent => "AfterAgent",
-            HookEvent::SessionStart => "SessionStart",
-            HookEvent::SessionEnd => "SessionEnd",
-            HookEvent::PreCompress => "PreCompress",
-            HookEvent::BeforeModel => "BeforeModel",
-            HookEvent::AfterModel => "AfterModel",
-            HookEvent::BeforeToolSelection => "BeforeToolSelection",
-            HookEvent::AfterToolFailure => "PostToolUseFailure",
-            HookEvent::SubagentStop => "SubagentStop",
-            HookEvent::StopFailure => "StopFailure",
-            HookEvent::SubagentStart => "SubagentStart",
-            HookEvent::PostCompact => "PostCompact",
-        }
-    }
-
-    /// Claude Code's name for the event (its `hook_event_name` for Claude
-    /// hooks); `None` for the model and tool-selection events it lacks.
-    pub fn claude_name(self) -> Option<&'static str> {
-        Some(match self {
-            HookEvent::BeforeTool => "PreToolUse",
-            HookEvent::AfterTool => "PostToolUse",
-            HookEvent::BeforeAgent => "UserPromptSubmit",
-            HookEvent::AfterAgent => "Stop",
-            HookEvent::PreCompress => "PreCompact",
-            HookEvent::Notification => "Notification",
-            HookEvent::SessionStart => "SessionStart",
-            HookEvent::SessionEnd => "SessionEnd",
-            HookEvent::AfterToolFailure => "PostToolUseFailure",
-            HookEvent::SubagentStop => "SubagentStop",
-            HookEvent::StopFailure => "StopFailure",
-            HookEvent::SubagentStart => "SubagentStart",
-            HookEvent::PostCompact => "PostCompact",
-            HookEvent::BeforeModel | HookEvent::AfterModel | HookEvent::BeforeToolSelection => {
-                return None;
-            }
-        })
-    }
-
-    /// True for the events only Claude Code has (no Gemini CLI twin).
-    pub fn claude_only(self) -> bool {
-        matches!(
-            self,
-            HookEvent::AfterToolFailure
-                | HookEvent::SubagentStop
-                | HookEvent::StopFailure
-                | HookEvent::SubagentStart
-                | HookEvent::PostCompact
-        )
-    }
-
     /// The name hooks of `dialect` know the event by.
     pub fn name_in(self, dialect: HookDialect) -> &'static str {
         match dialect {
@@ -162,22 +49,12 @@ impl HookEvent {
         if key == "SubAgentStop" {
             return Some((HookEvent::SubagentStop, HookDialect::Claude));
         }
-        if let Some(e) = HookEvent::ALL
-            .iter()
-            .find(|e| !e.claude_only() && e.as_str() == key)
-        {
-            return Some((*e, HookDialect::Gemini));
+        if let Some(e) = HookEvent::all().find(|e| !e.claude_only() && e.as_str() == key) {
+            return Some((e, HookDialect::Gemini));
         }
-        HookEvent::ALL
-            .iter()
+        HookEvent::all()
             .find(|e| e.claude_name() == Some(key))
-            .map(|e| (*e, HookDialect::Claude))
-    }
-}
-
-impl std::fmt::Display for HookEvent {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+            .map(|e| (e, HookDialect::Claude))
     }
 }
 

@@ -13,6 +13,7 @@ pub mod claude;
 pub mod claude_settings;
 pub mod claude_transcript;
 pub mod config;
+pub mod event;
 pub mod events;
 mod http;
 mod lifecycle_events;

@@ -413,20 +413,9 @@ fn apply_to_input(event: HookEvent, input: &mut Map<String, Value>, out: &HookOu
                 input.insert("prompt".into(), Value::String(joined));
             }
         }
-        // Only these events chain their outputs into the next hook's input.
-        HookEvent::AfterTool
-        | HookEvent::Notification
-        | HookEvent::AfterAgent
-        | HookEvent::SessionStart
-        | HookEvent::SessionEnd
-        | HookEvent::PreCompress
-        | HookEvent::AfterModel
-        | HookEvent::BeforeToolSelection
-        | HookEvent::AfterToolFailure
-        | HookEvent::SubagentStop
-        | HookEvent::StopFailure
-        | HookEvent::SubagentStart
-        | HookEvent::PostCompact => {}
+        // The other events do not chain their outputs into the next
+        // hook's input.
+        _ => {}
     }
 }
 /// BeforeAgent's `prompt` in a Gemini hook's input.
