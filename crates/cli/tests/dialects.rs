@@ -559,3 +559,13 @@ fn today_session_file_records_have_0_61s_shapes() {
 fn v027_session_file_has_0_27_4s_shape() {
     check("session-file", "0.27");
 }
+
+#[test]
+fn today_extensions_list_shows_skills_and_settings_as_0_61() {
+    check_command("cmd-extensions-settings", "today");
+}
+
+#[test]
+fn v027_extensions_list_shows_skills_but_not_settings_as_0_27_4() {
+    check_command("cmd-extensions-settings", "0.27");
+}

@@ -46,7 +46,7 @@ mod workspace;
 
 pub use agent::{OutputSchema, OutputSchemaError};
 pub use catalogue::claude::twins as claude_tool_twins;
-pub use catalogue::dialect::Dialect;
+pub use catalogue::dialect::{DIALECT_ENV, Dialect};
 pub use catalogue::headless::Headless as HeadlessShape;
 pub use catalogue::texts::Stream as ListingStream;
 pub use config::defaults as setting_defaults;
@@ -66,12 +66,12 @@ pub use model::discovery::{
 };
 pub use queries::{
     ExtensionCheck, ExtensionListing, ExtensionSetting, HookListing, HooksListing, McpAuthError,
-    McpSwitchError, OAuthServer, ServerList, ServerListing, ServerProbe, SessionError,
-    SkillListing, check_extension, delete_session, dotenv_vars, export_session, fork_session,
-    hook_event_name, import_session, is_hook_event, list_extensions, list_hooks, list_servers,
-    list_sessions, list_skills, list_untrusted, oauth_server, recorded_projects, session_exists,
-    session_history, set_extension_enabled, set_server_enabled, skills_in_folder,
-    terminate_children,
+    McpSwitchError, OAuthServer, ResolvedSetting, ServerList, ServerListing, ServerProbe,
+    SessionError, SettingSource, SkillListing, check_extension, delete_session, dotenv_vars,
+    export_session, fork_session, hook_event_name, import_session, is_hook_event, list_extensions,
+    list_hooks, list_servers, list_sessions, list_skills, list_untrusted, oauth_server,
+    recorded_projects, session_exists, session_history, set_extension_enabled, set_server_enabled,
+    skills_in_folder, terminate_children,
 };
 pub use recording::{TrajectoryPathError, check_trajectory_path};
 pub use session::{

@@ -57,6 +57,9 @@ pub struct ManifestSetting {
     /// The environment variable that carries it.
     #[serde(default, deserialize_with = "wrong_type_as_none")]
     pub env_var: Option<String>,
+    /// Whether its value is a secret (listed as `***`).
+    #[serde(default, deserialize_with = "wrong_type_as_none")]
+    pub sensitive: Option<bool>,
 }
 
 impl Manifest {

@@ -1,10 +1,20 @@
 //! `extensions list`: one installed extension in Gemini CLI's words (its
-//! `toOutputString`, the same in 0.27.4 and 0.61).
+//! `toOutputString`; 0.27.4 and 0.61 differ only in how a setting's value
+//! shows and whether settings show by default).
 
-use gemini_rs_core::ExtensionListing;
+use gemini_rs_core::{ExtensionListing, ResolvedSetting, SettingSource};
+
+/// How the settings of an extension are listed.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SettingsView {
+    /// Whether they are listed at all (`experimental.extensionConfig`).
+    pub shown: bool,
+    /// Whether an empty value shows as `[not set]` (0.61).
+    pub empty_is_unset: bool,
+}
 
 /// The lines Gemini CLI prints for `e`.
-pub(super) fn describe(e: &ExtensionListing) -> String {
+pub(super) fn describe(e: &ExtensionListing, view: SettingsView) -> String {
     let mut out = format!(
         "{} {} ({})",
         if e.enabled { "✓" } else { "✗" },
@@ -37,5 +47,78 @@ pub(super) fn describe(e: &ExtensionListing) -> String {
             out.push_str(&format!("\n  {tool}"));
         }
     }
+    if !e.skills.is_empty() {
+        out.push_str("\n Agent skills:");
+        for (name, description) in &e.skills {
+            out.push_str(&format!("\n  {name}: {description}"));
+        }
+    }
+    if view.shown && !e.settings.is_empty() {
+        out.push_str("\n Settings:");
+        for setting in &e.settings {
+            out.push_str(&format!("\n  {}", setting_line(setting, view)));
+        }
+    }
     out
+}
+
+/// `name: value (Scope - source)`: the value is `[not set]` when unset
+/// (in 0.61 also when empty) and `***` when secret; the scope names the
+/// `.env` that holds it, and is left out (the space before it is not)
+/// when none does.
+fn setting_line(s: &ResolvedSetting, view: SettingsView) -> String {
+    let Some((value, source)) = &s.value else {
+        return format!("{}: [not set] ", s.name);
+    };
+    let scope = match source {
+        SettingSource::User(f) => format!("(User - {})", f.display()),
+        SettingSource::Workspace(f) => format!("(Workspace - {})", f.display()),
+    };
+    let shown = if value.is_empty() && view.empty_is_unset {
+        "[not set]"
+    } else if s.sensitive {
+        "***"
+    } else {
+        value
+    };
+    format!("{}: {shown} {scope}", s.name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn setting(value: Option<&str>, sensitive: bool) -> ResolvedSetting {
+        ResolvedSetting {
+            name: "Key".into(),
+            env_var: "KEY".into(),
+            sensitive,
+            value: value.map(|v| (v.to_string(), SettingSource::User(PathBuf::from("/e/.env")))),
+        }
+    }
+
+    const TODAY: SettingsView = SettingsView {
+        shown: true,
+        empty_is_unset: true,
+    };
+    const V027: SettingsView = SettingsView {
+        shown: true,
+        empty_is_unset: false,
+    };
+
+    #[test]
+    fn secrets_are_starred_and_empty_values_follow_the_dialect() {
+        let line = |v, s, view| setting_line(&setting(v, s), view);
+        assert_eq!(line(Some("k"), true, TODAY), "Key: *** (User - /e/.env)");
+        assert_eq!(line(Some("k"), false, TODAY), "Key: k (User - /e/.env)");
+        assert_eq!(line(None, true, TODAY), "Key: [not set] ");
+        assert_eq!(
+            line(Some(""), true, TODAY),
+            "Key: [not set] (User - /e/.env)"
+        );
+        // 0.27.4 shows an empty value as it is, a secret one starred.
+        assert_eq!(line(Some(""), false, V027), "Key:  (User - /e/.env)");
+        assert_eq!(line(Some(""), true, V027), "Key: *** (User - /e/.env)");
+    }
 }

@@ -110,7 +110,11 @@ pub fn run(argv: Vec<String>) -> i32 {
             if installed.is_empty() {
                 eprintln!("No extensions installed.");
             }
-            let listed: Vec<String> = installed.iter().map(listing::describe).collect();
+            let view = settings_view(&paths, &cwd);
+            let listed: Vec<String> = installed
+                .iter()
+                .map(|e| listing::describe(e, view))
+                .collect();
             if !listed.is_empty() {
                 eprintln!("{}", listed.join("\n\n"));
             }
@@ -221,4 +225,30 @@ fn switch(paths: &GeminiPaths, cwd: &std::path::Path, s: &Switch, on: bool) -> i
 /// Its argument definitions (for completions and the man page).
 pub fn command() -> clap::Command {
     <ExtensionsCli as clap::CommandFactory>::command()
+}
+
+/// Whether and how `extensions list` shows settings here: the folder's
+/// `experimental.extensionConfig`, else the dialect's default.
+fn settings_view(paths: &GeminiPaths, cwd: &std::path::Path) -> listing::SettingsView {
+    let startup = gemini_rs_core::Startup::load(
+        cwd.to_path_buf(),
+        paths.clone(),
+        gemini_rs_core::Env::from_process(),
+    );
+    let (dialect, configured) = match &startup {
+        Ok(s) => (
+            s.dialect(),
+            s.settings.typed().experimental.extension_config,
+        ),
+        Err(_) => {
+            let env = std::env::var(gemini_rs_core::DIALECT_ENV).ok();
+            let chosen = env.as_deref().and_then(gemini_rs_core::Dialect::parse);
+            (chosen.unwrap_or_default(), None)
+        }
+    };
+    let texts = dialect.texts();
+    listing::SettingsView {
+        shown: configured.unwrap_or(texts.extension_settings_default),
+        empty_is_unset: texts.extension_empty_is_unset,
+    }
 }

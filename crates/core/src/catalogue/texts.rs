@@ -78,6 +78,13 @@ pub struct Texts {
     pub mcp_list: Stream,
     /// Where `skills list` prints.
     pub skills_list: Stream,
+    /// Whether `extensions list` shows an extension's `Settings:` when
+    /// `experimental.extensionConfig` is not set (0.61 defaults it on,
+    /// 0.27.4 off).
+    pub extension_settings_default: bool,
+    /// Whether `extensions list` shows an empty setting as `[not set]`
+    /// (0.61) rather than as nothing (0.27.4).
+    pub extension_empty_is_unset: bool,
 }
 
 /// Gemini CLI 0.61's texts.
@@ -98,6 +105,8 @@ static TODAY: Texts = Texts {
     replace_user_modified: "The confirmation step modified the `new_string` content to be: {new_string}.",
     mcp_list: Stream::Stderr,
     skills_list: Stream::Stdout,
+    extension_settings_default: true,
+    extension_empty_is_unset: true,
 };
 
 /// Gemini CLI 0.27.4's texts.
@@ -118,6 +127,8 @@ static V027: Texts = Texts {
     replace_user_modified: "User modified the `new_string` content to be: {new_string}.",
     mcp_list: Stream::Stderr,
     skills_list: Stream::Stderr,
+    extension_settings_default: false,
+    extension_empty_is_unset: false,
 };
 
 /// Built-in tools whose successful output reaches the model as untrusted

@@ -206,6 +206,9 @@ pub struct ExperimentalSettings {
     /// `experimental.enableAgents`: load the user's and project's agents.
     #[schemars(extend("x-editable" = true, "x-label" = "User and project sub-agents", "default" = d::ENABLE_AGENTS))]
     pub enable_agents: Option<bool>,
+    /// `experimental.extensionConfig`: read and list the values extensions
+    /// ask for (unset: the dialect's default, on in 0.61, off in 0.27.4).
+    pub extension_config: Option<bool>,
     /// Keys not listed above.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

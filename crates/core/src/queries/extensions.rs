@@ -5,6 +5,8 @@ use crate::config::GeminiPaths;
 use crate::tools::mcp::{enablement, extensions};
 use std::path::{Path, PathBuf};
 
+pub use extensions::{ResolvedSetting, SettingSource};
+
 /// An installed extension.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExtensionListing {
@@ -32,6 +34,10 @@ pub struct ExtensionListing {
     pub id: String,
     /// The hash of its name (Gemini CLI lists it as `name:`).
     pub name_hash: String,
+    /// Its agent skills (`skills/*/SKILL.md`): name and description.
+    pub skills: Vec<(String, String)>,
+    /// The values its `settings` ask for, as a session here resolves them.
+    pub settings: Vec<ResolvedSetting>,
 }
 
 /// The lowercase hex SHA-256 of `value` (Gemini CLI's `hashValue`).
@@ -101,6 +107,12 @@ pub fn list_extensions(paths: &GeminiPaths, root: &Path) -> Vec<ExtensionListing
             name_hash: hash(&e.name),
             source,
             servers: e.servers.iter().map(|s| s.name.clone()).collect(),
+            skills: crate::skills::in_folder(&e.path.join("skills"))
+                .0
+                .into_iter()
+                .map(|s| (s.name, s.description))
+                .collect(),
+            settings: e.settings,
             context_files: e.context_files,
             name: e.name,
             version: e.version,

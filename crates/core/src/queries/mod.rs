@@ -11,7 +11,9 @@ mod sessions;
 mod skills;
 
 pub use extension_check::{ExtensionCheck, ExtensionSetting, check_extension};
-pub use extensions::{ExtensionListing, list_extensions, set_extension_enabled};
+pub use extensions::{
+    ExtensionListing, ResolvedSetting, SettingSource, list_extensions, set_extension_enabled,
+};
 pub use hooks::{HookListing, HooksListing, hook_event_name, is_hook_event, list_hooks};
 pub use mcp::{
     McpAuthError, McpSwitchError, OAuthServer, ServerList, ServerListing, ServerProbe,

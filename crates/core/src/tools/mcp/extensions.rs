@@ -39,6 +39,30 @@ pub struct Extension {
     pub plan_directory: Option<String>,
     /// Why its `plan.directory` was refused, for a start-up warning.
     pub plan_warning: Option<String>,
+    /// The values its manifest's `settings` ask for, as resolved here.
+    pub settings: Vec<ResolvedSetting>,
+}
+
+/// One of an extension's `settings` and where its value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedSetting {
+    /// Its label.
+    pub name: String,
+    /// The variable that carries it.
+    pub env_var: String,
+    /// Whether the value is a secret.
+    pub sensitive: bool,
+    /// Its value and the `.env` file it was read from; `None` when unset.
+    pub value: Option<(String, SettingSource)>,
+}
+
+/// Which `.env` gave a setting its value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettingSource {
+    /// The extension's own (`extensions config`), for every project.
+    User(PathBuf),
+    /// The project's (`extensions config --scope workspace`).
+    Workspace(PathBuf),
 }
 
 fn substitute(value: &mut Value, vars: &[(&str, String)]) {
@@ -131,19 +155,38 @@ pub fn load_extension(dir: &Path, workspace: &Path) -> Result<Option<Extension>,
             .map(|t| crate::config::dotenv::parse(&t))
             .unwrap_or_default()
     };
-    let declared: Vec<String> = manifest
-        .settings()
+    let declared = manifest.settings();
+    let (project_env, user_env) = (workspace.join(".env"), install_dir.join(".env"));
+    let project: Vec<(String, String)> = read_env(project_env.clone())
         .into_iter()
-        .filter_map(|s| s.env_var)
+        .filter(|(k, _)| declared.iter().any(|d| d.env_var.as_deref() == Some(k)))
         .collect();
-    let project: Vec<(String, String)> = read_env(workspace.join(".env"))
-        .into_iter()
-        .filter(|(k, _)| declared.contains(k))
+    let mut values: Vec<(String, String)> = read_env(user_env.clone());
+    let resolved_settings = declared
+        .iter()
+        .filter_map(|d| {
+            let env_var = d.env_var.clone()?;
+            let found = |pairs: &[(String, String)]| {
+                pairs
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| *k == env_var)
+                    .map(|(_, v)| v.clone())
+            };
+            let value = found(&project)
+                .map(|v| (v, SettingSource::Workspace(project_env.clone())))
+                .or_else(|| found(&values).map(|v| (v, SettingSource::User(user_env.clone()))));
+            Some(ResolvedSetting {
+                name: d.name.clone().unwrap_or_else(|| env_var.clone()),
+                sensitive: d.sensitive.unwrap_or(false),
+                env_var,
+                value,
+            })
+        })
         .collect();
-    let mut settings: Vec<(String, String)> = read_env(install_dir.join(".env"));
-    settings.retain(|(k, _)| !project.iter().any(|(p, _)| p == k));
-    settings.extend(project);
-    vars.extend(settings.iter().map(|(k, v)| (k.as_str(), v.clone())));
+    values.retain(|(k, _)| !project.iter().any(|(p, _)| p == k));
+    values.extend(project);
+    vars.extend(values.iter().map(|(k, v)| (k.as_str(), v.clone())));
     let servers = manifest
         .mcp_servers
         .iter_mut()
@@ -174,6 +217,7 @@ pub fn load_extension(dir: &Path, workspace: &Path) -> Result<Option<Extension>,
         path: dir.clone(),
         servers,
         exclude_tools,
+        settings: resolved_settings,
     }))
 }
 
