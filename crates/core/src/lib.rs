@@ -25,6 +25,7 @@ mod catalogue;
 mod checkpoint;
 mod config;
 mod events;
+mod extensions;
 mod hooks;
 mod limits;
 mod model;

@@ -6,7 +6,7 @@
 
 use crate::config::trust::{self, Trust};
 use crate::config::{ConfigError, Env, GeminiPaths, Settings};
-use crate::tools::mcp::extensions::{self, Extension};
+use crate::extensions::{self, Extension};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -58,7 +58,7 @@ impl Startup {
         let extensions = installed
             .iter()
             .filter(|e| {
-                crate::tools::mcp::enablement::is_enabled(&paths.gemini_dir, &e.name, &root)
+                crate::extensions::enablement::is_enabled(&paths.gemini_dir, &e.name, &root)
             })
             .cloned()
             .collect();
@@ -163,7 +163,7 @@ fn load_extensions(
     if enablement {
         // Extensions switched off for this folder (Gemini CLI's enablement file).
         all.retain(|e| {
-            crate::tools::mcp::enablement::is_enabled(&paths.gemini_dir, &e.name, project)
+            crate::extensions::enablement::is_enabled(&paths.gemini_dir, &e.name, project)
         });
     }
     (all, warnings)

@@ -2,7 +2,7 @@
 //! they are on for a folder, in Gemini CLI's enablement file.
 
 use crate::config::GeminiPaths;
-use crate::tools::mcp::{enablement, extensions};
+use crate::extensions::{self, enablement};
 use std::path::{Path, PathBuf};
 
 pub use extensions::{ResolvedSetting, SettingSource};

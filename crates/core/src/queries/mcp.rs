@@ -3,9 +3,9 @@
 //! cost the servers' connections and nothing more: no session, no hooks,
 //! no context files.
 
+use crate::extensions::merge_servers;
 use crate::startup::Startup;
 use crate::tools::mcp::client::{login as oauth_login, server_url};
-use crate::tools::mcp::extensions::merge_servers;
 use crate::tools::mcp::{
     McpManager, McpServerConfig, TransportSpec, config, oauth, server_enablement,
 };

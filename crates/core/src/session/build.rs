@@ -17,6 +17,7 @@ use crate::checkpoint::Checkpointer;
 use crate::config::{Env, GeminiPaths, Settings, project_hash};
 use crate::events::stats::SessionStats;
 use crate::events::{ConfirmationResponse, EventSender};
+use crate::extensions;
 use crate::hooks::{HookConfig, HookEnv, Hooks};
 use crate::model::default_generation_config;
 use crate::policy::{
@@ -27,7 +28,7 @@ use crate::recording::{self, ChatRecorder};
 use crate::sandbox;
 use crate::scheduler::shared_confirmations;
 use crate::tools::background::BackgroundShells;
-use crate::tools::mcp::{McpManager, extensions};
+use crate::tools::mcp::McpManager;
 use crate::tools::{LiveRegistry, ToolContext, ToolRegistry, builtin};
 use crate::workspace::Workspace;
 use gemini_rs_protocol::Content;

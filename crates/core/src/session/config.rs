@@ -3,10 +3,10 @@
 
 use crate::catalogue::dialect::{DIALECT_ENV, Dialect};
 use crate::config::{Env, GeminiPaths, Settings};
+use crate::extensions::Extension;
 use crate::model::ReplayMode;
 use crate::policy::ApprovalMode;
 use crate::startup::Startup;
-use crate::tools::mcp::extensions::Extension;
 use std::path::PathBuf;
 use std::sync::Arc;
 

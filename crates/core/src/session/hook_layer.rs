@@ -6,9 +6,9 @@ use super::config::{SessionConfig, StartupNote};
 use crate::config::Scope;
 use crate::config::layer_view::LayerView;
 use crate::events::{AgentEvent, EventSender};
+use crate::extensions;
 use crate::hooks::claude_settings::ClaudeSettingsHooks;
 use crate::hooks::{HookConfig, HookEnv, HookMessage, HookSystem, Hooks, project_hooks_warning};
-use crate::tools::mcp::extensions;
 use std::sync::Arc;
 
 /// The hooks of a session, read before its tools are (a Claude

@@ -154,7 +154,7 @@ impl SubagentHost {
 pub(super) fn session_agents(
     config: &super::SessionConfig,
     tool_server: bool,
-    extensions: &[crate::tools::mcp::extensions::Extension],
+    extensions: &[crate::extensions::Extension],
 ) -> crate::subagents::AgentSet {
     if tool_server {
         return crate::subagents::AgentSet::default();

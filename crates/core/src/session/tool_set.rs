@@ -5,12 +5,13 @@
 use super::config::{SessionConfig, SessionKind, StartError, StartErrorKind, StartupNote};
 use super::custom_commands::{self, CommandFolders, CustomCommand};
 use crate::config::{Scope, Settings};
+use crate::extensions;
 use crate::policy::{ApprovalMode, PolicyEngine, headless_excluded_tools};
 use crate::sandbox::PreparedSandbox;
 use crate::skills::Skill;
 use crate::subagents::AgentSet;
 use crate::tools::discovered::discover_tools;
-use crate::tools::mcp::{McpManager, McpServerConfig, extensions};
+use crate::tools::mcp::{McpManager, McpServerConfig};
 use crate::tools::plan::{PlanMode, plans_dir};
 use crate::tools::spec::ModelUse;
 use crate::tools::{Tool, ToolRegistry, builtin};

@@ -35,7 +35,7 @@ pub struct SessionView {
     pub(super) trusted: bool,
     pub(super) paths: GeminiPaths,
     pub(super) env: crate::config::Env,
-    pub(super) extensions: Arc<Vec<crate::tools::mcp::extensions::Extension>>,
+    pub(super) extensions: Arc<Vec<crate::extensions::Extension>>,
     pub(super) tools: LiveRegistry,
     pub(super) mcp: Option<Arc<McpManager>>,
     pub(super) background: Arc<crate::tools::background::BackgroundShells>,

@@ -7,8 +7,6 @@
 
 pub use gemini_rs_mcp::{client, convert, elicitation, error, handler, naming, oauth, resources};
 pub mod config;
-pub mod enablement;
-pub mod extensions;
 mod host;
 pub mod server_enablement;
 pub mod tool;
@@ -64,7 +62,7 @@ pub struct McpManager {
 impl McpManager {
     #[cfg(test)]
     /// Connects every permitted server (the settings' `mcpServers`, then
-    /// those of extensions, see [`extensions`]) concurrently, each within its own
+    /// those of extensions, see [`crate::extensions`]) concurrently, each within its own
     /// timeout. A server that fails is left out and reported in
     /// [`McpManager::failures`]; the others keep working. Nothing is
     /// started when `admin.mcp.enabled` is false or the folder is not
@@ -91,7 +89,7 @@ impl McpManager {
     }
 
     /// As [`McpManager::start`], for the servers `configs` (the settings'
-    /// and the extensions' servers, see [`extensions::all_servers`], and a
+    /// and the extensions' servers, see [`crate::extensions::all_servers`], and a
     /// front end's own); the servers `sandboxed` names start with its host.
     #[cfg(test)]
     pub async fn start_with(

@@ -1,15 +1,20 @@
-//! MCP servers declared by extensions: `gemini-extension.json` files under
-//! the project's `.gemini/extensions/*/` and `~/.gemini/extensions/*/`
-//! (`{"name","version","mcpServers":{...},"excludeTools":[...]}`).
+//! Extensions: `gemini-extension.json` files under the project's
+//! `.gemini/extensions/*/` and `~/.gemini/extensions/*/` (`{"name",
+//! "version","mcpServers":{...},"excludeTools":[...],"settings":[...]}`),
+//! read into what a session takes from them: MCP servers, context files,
+//! hooks, the plan folder, the values their settings ask for ([`enablement`]:
+//! where each is switched on or off).
 //!
 //! Project extensions are read first; a user extension with the name of one
 //! already read is skipped. Strings in a server entry may use
 //! `${extensionPath}`, `${workspacePath}`, `${/}` and `${pathSeparator}`.
 //! The settings' own `mcpServers` win over an extension's on a name clash.
 
-use super::config::{McpServerConfig, configured_servers};
+pub mod enablement;
+
 use crate::config::input_file::{MAX_INPUT_BYTES, read_input};
 use crate::config::{GeminiPaths, Settings};
+use crate::tools::mcp::config::{McpServerConfig, configured_servers};
 use gemini_rs_protocol::extension::{InstallRecord, Manifest};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -374,8 +379,8 @@ pub fn excluded_tools(extensions: &[Extension]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::config::TransportSpec;
     use super::*;
+    use crate::tools::mcp::config::TransportSpec;
     use serde_json::json;
 
     fn write(dir: &Path, manifest: Value) {
