@@ -47,6 +47,14 @@ def step_parts(n):
     return [{"text": "Done: OUT.md says second."}]
 
 
+class Server(ThreadingHTTPServer):
+    # Class attributes: the constructor listens with them (set on an
+    # instance they come too late, and a backlog of 5 drops the SYNs of
+    # a hundred sessions connecting at once).
+    daemon_threads = True
+    request_queue_size = 2048
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -97,9 +105,7 @@ class Handler(BaseHTTPRequestHandler):
 def main():
     global LATENCY
     port, LATENCY = int(sys.argv[1]), float(sys.argv[2]) / 1000
-    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-    server.daemon_threads = True
-    server.request_queue_size = 2048
+    server = Server(("127.0.0.1", port), Handler)
     server.serve_forever()
 
 

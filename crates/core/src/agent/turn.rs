@@ -182,13 +182,20 @@ impl Agent {
     }
 
     /// Says so before sending when `request` is larger than `model`'s
-    /// known context window: a local server may cut it without an error.
+    /// known context window: an OpenAI-compatible (often local) server may
+    /// cut it without an error. The Gemini and Anthropic APIs refuse an
+    /// oversized request with an error of their own, so their requests are
+    /// not estimated (an estimate walks the whole history every turn).
     async fn warn_if_too_large(
         &self,
         request: &gemini_rs_protocol::GenerateContentRequest,
         model: &str,
     ) {
-        let Some(window) = self.config.context_windows.known(model) else {
+        let windows = &self.config.context_windows;
+        if windows.wire(model) != crate::model::provider::Wire::OpenAiChat {
+            return;
+        }
+        let Some(window) = windows.known(model) else {
             return;
         };
         let tokens = crate::model::estimate::request_tokens(request);

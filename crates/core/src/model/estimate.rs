@@ -31,8 +31,26 @@ fn text_tokens(text: &str) -> f64 {
         .sum()
 }
 
+/// Counts the bytes written to it (JSON's length without building it).
+struct ByteCount(usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 fn json_tokens<T: serde::Serialize>(value: &T) -> f64 {
-    serde_json::to_string(value).map_or(0.0, |s| s.len() as f64 / CHARS_PER_TOKEN)
+    let mut count = ByteCount(0);
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0 as f64 / CHARS_PER_TOKEN,
+        Err(_) => 0.0,
+    }
 }
 
 fn part_tokens(part: &Part) -> f64 {
