@@ -49,6 +49,23 @@ pub fn pattern_selects(pattern: &str, names: &[String]) -> bool {
     }
 }
 
+/// [`pattern_selects`] over the [`forms`] of `policy_name`, without
+/// building them for a built-in (policy checks every rule against every
+/// tool of a registry, once per session).
+pub fn selects(pattern: &str, policy_name: &str) -> bool {
+    let matches = |name: &str| match pattern.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => name == pattern,
+    };
+    if matches(policy_name) {
+        return true;
+    }
+    match super::builtins::spec(policy_name) {
+        Some(spec) => matches(spec.name) || spec.aliases.iter().any(|a| matches(a)),
+        None => mcp_parts(policy_name).is_some() && pattern_selects(pattern, &forms(policy_name)),
+    }
+}
+
 /// True when a `tools.core`/`--allowed-tools` style entry (`name` or
 /// `name(args)`) names a tool with these names.
 pub fn entry_names(entry: &str, names: &[String]) -> bool {
@@ -62,6 +79,40 @@ pub fn entry_names(entry: &str, names: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn selects_is_pattern_selects_over_the_forms() {
+        let names = [
+            "read_file",
+            "search_file_content",
+            "grep_search",
+            "docs__lookup",
+            "x",
+        ];
+        let patterns = [
+            "read_file",
+            "grep_search",
+            "search_file_content",
+            "*",
+            "mcp_*",
+            "mcp_docs_*",
+            "docs__*",
+            "mcp__docs__lookup",
+            "mcp_docs_lookup",
+            "grep*",
+            "x",
+            "y",
+        ];
+        for name in names {
+            for pattern in patterns {
+                assert_eq!(
+                    selects(pattern, name),
+                    pattern_selects(pattern, &forms(name)),
+                    "{pattern} / {name}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn builtins_answer_to_their_aliases() {

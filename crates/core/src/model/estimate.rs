@@ -45,7 +45,8 @@ impl std::io::Write for ByteCount {
     }
 }
 
-fn json_tokens<T: serde::Serialize>(value: &T) -> f64 {
+/// The estimated tokens of `value` as JSON (its length over four).
+pub(crate) fn json_tokens<T: serde::Serialize>(value: &T) -> f64 {
     let mut count = ByteCount(0);
     match serde_json::to_writer(&mut count, value) {
         Ok(()) => count.0 as f64 / CHARS_PER_TOKEN,

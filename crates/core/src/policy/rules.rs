@@ -138,11 +138,7 @@ impl PolicyRule {
             Some(prefix) => tool_name.starts_with(prefix),
             None => self.tool_name == tool_name,
         };
-        direct
-            || crate::catalogue::names::pattern_selects(
-                &self.tool_name,
-                &crate::catalogue::names::forms(tool_name),
-            )
+        direct || crate::catalogue::names::selects(&self.tool_name, tool_name)
     }
 
     /// Whether this rule applies to `tool_name(args)` in `mode`. For the

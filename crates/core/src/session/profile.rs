@@ -48,8 +48,7 @@ Answer briefly in plain text."
 /// prompt and the declarations of the tools active in `mode`.
 fn full_tokens(system: &str, registry: &ToolRegistry, mode: ApprovalMode) -> u64 {
     let declarations = registry.declarations_in(mode, |_| false);
-    let json = serde_json::to_string(&declarations).map_or(0, |s| s.len() as u64);
-    parts_tokens(&[Part::text(system)]) + json / 4
+    parts_tokens(&[Part::text(system)]) + crate::model::estimate::json_tokens(&declarations) as u64
 }
 
 /// The profile `model.profile` names, or (unset) the one the model's known
