@@ -43,9 +43,15 @@ fn mcp_parts(policy_name: &str) -> Option<(&str, &str)> {
 /// it equals one of them, or it ends in `*` and one starts with the rest
 /// (`*`, `mcp_*`, `mcp_<server>_*`, `<server>__*`, `mcp__<server>__*`).
 pub fn pattern_selects(pattern: &str, names: &[String]) -> bool {
+    names.iter().any(|n| selects_name(pattern, n))
+}
+
+/// True when `pattern` equals `name`, or ends in `*` and `name` starts
+/// with the rest.
+fn selects_name(pattern: &str, name: &str) -> bool {
     match pattern.strip_suffix('*') {
-        Some(prefix) => names.iter().any(|n| n.starts_with(prefix)),
-        None => names.iter().any(|n| n == pattern),
+        Some(prefix) => name.starts_with(prefix),
+        None => name == pattern,
     }
 }
 
@@ -53,10 +59,7 @@ pub fn pattern_selects(pattern: &str, names: &[String]) -> bool {
 /// building them for a built-in (policy checks every rule against every
 /// tool of a registry, once per session).
 pub fn selects(pattern: &str, policy_name: &str) -> bool {
-    let matches = |name: &str| match pattern.strip_suffix('*') {
-        Some(prefix) => name.starts_with(prefix),
-        None => name == pattern,
-    };
+    let matches = |name: &str| selects_name(pattern, name);
     if matches(policy_name) {
         return true;
     }

@@ -167,20 +167,24 @@ pub fn load_extension(dir: &Path, workspace: &Path) -> Result<Option<Extension>,
         .filter(|(k, _)| declared.iter().any(|d| d.env_var.as_deref() == Some(k)))
         .collect();
     let mut values: Vec<(String, String)> = read_env(user_env.clone());
+    values.retain(|(k, _)| !project.iter().any(|(p, _)| p == k));
+    let user_count = values.len();
+    values.extend(project);
+    // Each declared setting as the servers below see it: its first value
+    // in `values` (the user's, then the project's), and which file that is.
     let resolved_settings = declared
         .iter()
         .filter_map(|d| {
             let env_var = d.env_var.clone()?;
-            let found = |pairs: &[(String, String)]| {
-                pairs
-                    .iter()
-                    .rev()
-                    .find(|(k, _)| *k == env_var)
-                    .map(|(_, v)| v.clone())
-            };
-            let value = found(&project)
-                .map(|v| (v, SettingSource::Workspace(project_env.clone())))
-                .or_else(|| found(&values).map(|v| (v, SettingSource::User(user_env.clone()))));
+            let found = values.iter().position(|(k, _)| *k == env_var);
+            let value = found.map(|i| {
+                let source = if i < user_count {
+                    SettingSource::User(user_env.clone())
+                } else {
+                    SettingSource::Workspace(project_env.clone())
+                };
+                (values[i].1.clone(), source)
+            });
             Some(ResolvedSetting {
                 name: d.name.clone().unwrap_or_else(|| env_var.clone()),
                 sensitive: d.sensitive.unwrap_or(false),
@@ -189,8 +193,6 @@ pub fn load_extension(dir: &Path, workspace: &Path) -> Result<Option<Extension>,
             })
         })
         .collect();
-    values.retain(|(k, _)| !project.iter().any(|(p, _)| p == k));
-    values.extend(project);
     vars.extend(values.iter().map(|(k, v)| (k.as_str(), v.clone())));
     let servers = manifest
         .mcp_servers
