@@ -26,16 +26,22 @@ use std::time::{Duration, SystemTime};
 /// their directory; younger ones may belong to a writer still at work.
 pub const STALE_TEMP_AGE: Duration = Duration::from_secs(5 * 60);
 
-/// The process umask, read from `/proc/self/status` (022 when unknown).
+/// The process umask, read once from `/proc/self/status` (022 when
+/// unknown): nothing here changes it, and the kernel formats that whole
+/// file for each read (a per-write cost an ACP server with many sessions
+/// paid on every tool write).
 fn umask() -> u32 {
-    fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Umask:"))
-                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
-        })
-        .unwrap_or(0o022)
+    static UMASK: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *UMASK.get_or_init(|| {
+        fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("Umask:"))
+                    .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+            })
+            .unwrap_or(0o022)
+    })
 }
 
 /// Where the bytes really go: a symlink is followed so the link survives.
@@ -271,10 +277,34 @@ pub(crate) fn is_temp_name(name: &[u8]) -> bool {
         && stem[stem.len() - 6..].iter().all(u8::is_ascii_alphanumeric)
 }
 
+/// True the first time this process writes into `dir_path`: the sweep
+/// below lists the whole directory, which is once per directory, not once
+/// per write (a session editing one file in a folder of thousands). A temp
+/// file goes stale only after minutes; the set is cleared when it grows
+/// large, so a long-running process sweeps again.
+fn first_write_in(dir_path: &Path) -> bool {
+    const MAX_REMEMBERED: usize = 4096;
+    static SWEPT: std::sync::LazyLock<std::sync::Mutex<std::collections::HashSet<PathBuf>>> =
+        std::sync::LazyLock::new(Default::default);
+    let mut swept = SWEPT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if swept.contains(dir_path) {
+        return false;
+    }
+    if swept.len() >= MAX_REMEMBERED {
+        swept.clear();
+    }
+    swept.insert(dir_path.to_path_buf())
+}
+
 /// Removes the stale temp files (see [`STALE_TEMP_AGE`]) of `dir`, listed
 /// by `dir_path` but checked and removed through the fd, so only entries
 /// of the directory being written can go.
 fn sweep_stale(dir: &OwnedFd, dir_path: &Path) {
+    if !first_write_in(dir_path) {
+        return;
+    }
     let Ok(entries) = fs::read_dir(dir_path) else {
         return;
     };
