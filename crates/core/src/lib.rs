@@ -59,6 +59,7 @@ pub use config::{ConfigError, Env, FolderContents, GeminiPaths, Scope as Setting
 pub use config::{
     EditableSetting, SettingKind, editable_settings, settings_schema, settings_table,
 };
+pub use config::{flush_registrations, write_registrations_behind};
 pub use limits::{LimitHit, ResourceLimits, Scope as LimitScope, Usage as ResourceUsage};
 pub use model::ReplayMode;
 pub use model::discovery::{

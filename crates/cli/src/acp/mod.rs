@@ -59,8 +59,12 @@ pub async fn run(args: Args, paths: GeminiPaths) -> i32 {
         tokio::io::stdout(),
         transport::MAX_FRAME,
     );
+    // Many sessions, many project folders: their registrations are written
+    // behind, together, and all of them before the server exits.
+    gemini_rs_core::write_registrations_behind();
     let served = serve(Arc::new(args), paths, wire).await;
     let _ = tokio::time::timeout(Duration::from_secs(1), writer).await;
+    let _ = tokio::task::spawn_blocking(gemini_rs_core::flush_registrations).await;
     match served {
         Ok(()) => 0,
         Err(e) => {

@@ -98,7 +98,11 @@ fn a2a_idle() -> Result<Duration, String> {
 
 /// Serves until interrupted; the exit code.
 pub async fn run(listen: &str, args: Args, paths: GeminiPaths, root: PathBuf) -> i32 {
-    match serve(listen, args, paths, root).await {
+    // As `--acp`: project registrations written behind, all before exiting.
+    gemini_rs_core::write_registrations_behind();
+    let served = serve(listen, args, paths, root).await;
+    let _ = tokio::task::spawn_blocking(gemini_rs_core::flush_registrations).await;
+    match served {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("Error: {e}");

@@ -143,10 +143,15 @@ fn two_hundred_acp_sessions_in_one_process() {
     send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": 1, "clientCapabilities": {}}}));
     wait_for(0..1, &mut answers);
+    // A quarter of the sessions in folders of their own: each a new
+    // project, registered behind and all in `projects.json` at the exit.
+    let own = |i: u64| i.is_multiple_of(4).then(|| sb.work.join(format!("own{i}")));
     for i in 0..N {
+        let cwd = own(i).unwrap_or_else(|| sb.work.clone());
+        std::fs::create_dir_all(&cwd).unwrap();
         send(
             json!({"jsonrpc": "2.0", "id": 1 + i, "method": "session/new",
-            "params": {"cwd": sb.work, "mcpServers": []}}),
+            "params": {"cwd": cwd, "mcpServers": []}}),
         );
     }
     wait_for(0..N + 1, &mut answers);
@@ -187,4 +192,13 @@ fn two_hundred_acp_sessions_in_one_process() {
     };
     assert!(status.success(), "{status}");
     assert_eq!(check_sessions(&sb, "served"), N as usize);
+    let projects = std::fs::read_to_string(sb.home.join(".gemini/projects.json")).unwrap();
+    let projects: Value = serde_json::from_str(&projects).unwrap();
+    for folder in (0..N).filter_map(own) {
+        let key = folder.to_string_lossy();
+        assert!(
+            projects["projects"][&*key].is_string(),
+            "{key} not in {projects}"
+        );
+    }
 }

@@ -28,7 +28,7 @@ pub use credentials::{ALLOW_KEY as ALLOW_WORKSPACE_CREDENTIALS, is_provider_key}
 pub use env::Env;
 pub use legacy::MigratedSetting;
 pub use paths::GeminiPaths;
-pub use projects::project_hash;
+pub use projects::{flush_registrations, project_hash, write_registrations_behind};
 pub use schema::{
     EditableSetting, SettingKind, editable_settings, settings_schema, settings_table,
 };

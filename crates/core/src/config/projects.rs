@@ -15,6 +15,10 @@
 //! Gemini CLI takes (`projects.json.lock`, a directory), so both can run at
 //! once.
 
+mod behind;
+mod listing;
+
+pub use behind::{flush as flush_registrations, write_behind as write_registrations_behind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io;
@@ -43,7 +47,7 @@ const LOCK_RETRY: Duration = Duration::from_millis(100);
 const LOCK_STALE: Duration = Duration::from_secs(10);
 
 /// `projects.json`.
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
 struct Registry {
     projects: BTreeMap<String, String>,
 }
@@ -126,6 +130,7 @@ fn fully_marked(gemini_dir: &Path, slug: &str, root: &str) -> bool {
 fn mark(gemini_dir: &Path, slug: &str, root: &str) -> io::Result<()> {
     for base in base_dirs(gemini_dir) {
         let dir = base.join(slug);
+        let before = listing::stamp(&base);
         std::fs::create_dir_all(&dir)?;
         match owner(&base, slug) {
             Some(o) if o == root => continue,
@@ -143,49 +148,16 @@ fn mark(gemini_dir: &Path, slug: &str, root: &str) -> io::Result<()> {
             .create_new(true)
             .open(dir.join(PROJECT_ROOT_FILE))?;
         file.write_all(root.as_bytes())?;
+        listing::marked(&base, before, slug, root);
     }
     Ok(())
 }
 
 /// The slug folder whose marker names `root`, if any.
 fn find_marked(gemini_dir: &Path, root: &str) -> Option<String> {
-    use std::os::unix::fs::DirEntryExt;
-    base_dirs(gemini_dir).iter().find_map(|base| {
-        std::fs::read_dir(base)
-            .ok()?
-            .filter_map(Result::ok)
-            .find_map(|e| {
-                let slug = e.file_name().to_str()?.to_string();
-                (known_owner(base, &slug, e.ino()).as_deref() == Some(root)).then_some(slug)
-            })
-    })
-}
-
-/// The owners of the slug folders read so far, by folder and inode. A
-/// marker is written once (`create_new`, here and by Gemini CLI) and never
-/// changed, so a process that registers many projects (an ACP server with
-/// a session per folder) reads each marker once, not every marker for
-/// every new project: that scan made each `session/new` slower than the
-/// last. A folder made again under the same name has a new inode.
-static MARKERS: std::sync::LazyLock<std::sync::Mutex<MarkerCache>> =
-    std::sync::LazyLock::new(Default::default);
-
-type MarkerCache = std::collections::HashMap<(PathBuf, u64), String>;
-
-/// [`owner`] of `base/slug`, through [`MARKERS`].
-fn known_owner(base: &Path, slug: &str, ino: u64) -> Option<String> {
-    let key = (base.join(slug), ino);
-    let cache = || {
-        MARKERS
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    };
-    if let Some(known) = cache().get(&key) {
-        return Some(known.clone());
-    }
-    let found = owner(base, slug)?;
-    cache().insert(key, found.clone());
-    Some(found)
+    base_dirs(gemini_dir)
+        .iter()
+        .find_map(|base| listing::find_in(base, root))
 }
 
 /// A new slug for `root`: the base name's, numbered past the taken ones.
@@ -215,18 +187,31 @@ fn claim(gemini_dir: &Path, root: &Path, registry: &Registry) -> io::Result<Stri
     Err(io::Error::other(format!("no free slug for {root_text}")))
 }
 
-/// Holds `projects.json.lock` (a directory, as proper-lockfile makes it).
-struct Lock(PathBuf);
+/// Holds `projects.json.lock` (a directory, as proper-lockfile makes it),
+/// and this process's turn at it.
+struct Lock {
+    dir: PathBuf,
+    _turn: std::sync::MutexGuard<'static, ()>,
+}
+
+/// This process's holders of a registry lock take turns here first: a
+/// thread of the process waiting for another (a registration and the
+/// writer behind it) is woken when the lock is let go, not 100 ms later
+/// by the retry that waits for other processes.
+static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl Lock {
     fn take(registry: &Path) -> io::Result<Lock> {
+        let turn = TURN
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut dir = registry.as_os_str().to_owned();
         dir.push(".lock");
         let dir = PathBuf::from(dir);
         let deadline = SystemTime::now() + LOCK_TIMEOUT;
         loop {
             match std::fs::create_dir(&dir) {
-                Ok(()) => return Ok(Lock(dir)),
+                Ok(()) => return Ok(Lock { dir, _turn: turn }),
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
                     let stale = std::fs::metadata(&dir)
                         .and_then(|m| m.modified())
@@ -253,23 +238,29 @@ impl Lock {
 
 impl Drop for Lock {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir(&self.0);
+        let _ = std::fs::remove_dir(&self.dir);
     }
 }
 
 /// The slug of `root`, registered (and its folders marked) if new.
 pub(crate) fn short_id(gemini_dir: &Path, root: &Path) -> io::Result<String> {
+    short_id_in(gemini_dir, root, behind::is_behind())
+}
+
+/// [`short_id`], a new registration written `behind` (see [`behind`]) or
+/// before returning.
+fn short_id_in(gemini_dir: &Path, root: &Path, behind: bool) -> io::Result<String> {
     let path = gemini_dir.join("projects.json");
     let root_text = root.to_string_lossy().to_string();
     // Nothing to write: no lock needed.
-    if let Some(slug) = Registry::load(&path).projects.get(&root_text)
-        && fully_marked(gemini_dir, slug, &root_text)
+    if let Some(slug) = behind::slug_of(&path, &root_text)
+        && fully_marked(gemini_dir, &slug, &root_text)
     {
-        return Ok(slug.clone());
+        return Ok(slug);
     }
     std::fs::create_dir_all(gemini_dir)?;
     let _lock = Lock::take(&path)?;
-    let mut registry = Registry::load(&path);
+    let mut registry = behind::load(&path);
     if let Some(slug) = registry.projects.get(&root_text).cloned() {
         if owned_by(gemini_dir, &slug, &root_text) {
             mark(gemini_dir, &slug, &root_text)?;
@@ -284,8 +275,12 @@ pub(crate) fn short_id(gemini_dir: &Path, root: &Path) -> io::Result<String> {
         }
         None => claim(gemini_dir, root, &registry)?,
     };
-    registry.projects.insert(root_text, slug.clone());
-    registry.save(&path)?;
+    if behind {
+        behind::register(&path, root_text, slug.clone());
+    } else {
+        registry.projects.insert(root_text, slug.clone());
+        behind::save(&path, &registry)?;
+    }
     Ok(slug)
 }
 
@@ -329,7 +324,7 @@ fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
 /// The project roots `projects.json` registers (ACP's `session/list`
 /// without a `cwd` lists the sessions of each).
 pub(crate) fn registered_roots(gemini_dir: &Path) -> Vec<PathBuf> {
-    Registry::load(&gemini_dir.join("projects.json"))
+    behind::load(&gemini_dir.join("projects.json"))
         .projects
         .into_keys()
         .map(PathBuf::from)

@@ -44,6 +44,28 @@ fn a_lost_registry_is_rebuilt_from_the_markers() {
 }
 
 #[test]
+fn a_slug_folder_another_process_marked_is_found_after_this_one_listed() {
+    let home = tempfile::tempdir().unwrap();
+    let g = home.path().join(".gemini");
+    // This process lists the slug folders (and marks its own).
+    project_temp_dir(&g, Path::new("/a/x"));
+    project_temp_dir(&g, Path::new("/c/w"));
+    // Another registers /b/zz under a name of its own, then loses its
+    // registry entry (a write behind that never landed).
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    for base in ["tmp", "history"] {
+        let dir = g.join(base).join("custom");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(".project_root"), "/b/zz").unwrap();
+    }
+    assert_eq!(
+        project_temp_dir(&g, Path::new("/b/zz")),
+        g.join("tmp/custom")
+    );
+    assert_eq!(project_temp_dir(&g, Path::new("/a/x")), g.join("tmp/x"));
+}
+
+#[test]
 fn a_hash_folder_is_copied_into_an_empty_slug_folder() {
     let home = tempfile::tempdir().unwrap();
     let g = home.path().join(".gemini");
