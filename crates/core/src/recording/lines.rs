@@ -9,6 +9,7 @@ use gemini_rs_protocol::events::ToolDisplay;
 use gemini_rs_protocol::{Part, UsageMetadata};
 use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// When something happened, taken on the agent's thread (formatting
 /// waits for the writer).
@@ -54,16 +55,60 @@ pub(super) fn new_id() -> String {
         .to_owned()
 }
 
-/// One model turn as the agent has it.
+/// One model turn as the writer takes it: what its line needs, taken
+/// from the answer's parts on the agent's thread (the parts stay there).
+/// Handing the writer owned trees of parts and JSON values, freed on its
+/// thread, cost the agent more than the records themselves (measured:
+/// the hand-over alone added 10-14 % to a long replay).
 pub(super) struct ModelTurn {
-    /// The answer's parts (thoughts included).
-    pub parts: Vec<Part>,
+    /// The text of the answer (thoughts left out).
+    text: String,
+    /// The thoughts as subject and description.
+    thoughts: Vec<(String, String)>,
     /// Its token usage.
-    pub usage: Option<UsageMetadata>,
+    tokens: Option<Tokens>,
     /// The model that answered.
-    pub model: String,
-    /// `model.logprobs`' record, when asked for.
-    pub logprobs: Option<Value>,
+    model: String,
+    /// `model.logprobs`' record, when asked for, encoded.
+    logprobs: Option<Box<RawValue>>,
+}
+
+impl ModelTurn {
+    /// The turn of `parts`, answered by `model` with `usage`.
+    pub(super) fn of(
+        parts: &[Part],
+        usage: Option<&UsageMetadata>,
+        model: &str,
+        logprobs: Option<&Value>,
+    ) -> Self {
+        let text: String = (parts.iter())
+            .filter(|p| !p.is_thought())
+            .filter_map(|p| p.text.as_deref())
+            .collect();
+        let thoughts = (parts.iter())
+            .filter(|p| p.is_thought())
+            .filter_map(|p| p.text.as_deref())
+            .map(split_thought)
+            .collect();
+        let tokens = usage.map(|u| {
+            let n = |v: Option<u64>| v.unwrap_or(0);
+            Tokens {
+                input: n(u.prompt_token_count),
+                output: n(u.candidates_token_count),
+                cached: n(u.cached_content_token_count),
+                thoughts: n(u.thoughts_token_count),
+                tool: n(u.tool_use_prompt_token_count),
+                total: n(u.total_token_count),
+            }
+        });
+        ModelTurn {
+            text,
+            thoughts,
+            tokens,
+            model: model.to_string(),
+            logprobs: logprobs.and_then(|v| serde_json::value::to_raw_value(v).ok()),
+        }
+    }
 }
 
 /// A finished tool call of the last model turn, as the agent has it.
@@ -91,17 +136,58 @@ pub struct FinishedCall {
     pub markdown: bool,
 }
 
+/// A finished call as the writer takes it: its JSON trees encoded on the
+/// agent's thread (one buffer each; see [`ModelTurn`]).
+pub(super) struct EncodedCall {
+    id: String,
+    name: String,
+    args: Box<RawValue>,
+    result: Box<RawValue>,
+    status: &'static str,
+    result_display: Box<RawValue>,
+    description: Option<String>,
+    display_name: Option<String>,
+    markdown: bool,
+}
+
+impl EncodedCall {
+    /// Encodes `call`'s arguments, response parts and display.
+    pub(super) fn of(call: FinishedCall) -> serde_json::Result<Self> {
+        use serde_json::value::to_raw_value;
+        // As Gemini CLI 0.61 records it: text, or the diff and file name.
+        let result_display = match &call.display {
+            ToolDisplay::Text(t) => to_raw_value(t)?,
+            ToolDisplay::FileDiff(d) => to_raw_value(&serde_json::json!({
+                "fileDiff": d.file_diff,
+                "fileName": d.file_name,
+            }))?,
+            ToolDisplay::Todos(_) => to_raw_value(&call.display.to_json())?,
+        };
+        Ok(EncodedCall {
+            args: to_raw_value(&call.args)?,
+            result: to_raw_value(&call.parts)?,
+            result_display,
+            id: call.id,
+            name: call.name,
+            status: call.status,
+            description: call.description,
+            display_name: call.display_name,
+            markdown: call.markdown,
+        })
+    }
+}
+
 /// A recorded tool call (`ToolCallRecord`'s fields, in its order).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct CallLine {
     id: String,
     name: String,
-    args: Value,
-    result: Vec<Part>,
+    args: Box<RawValue>,
+    result: Box<RawValue>,
     status: &'static str,
     timestamp: String,
-    result_display: Value,
+    result_display: Box<RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -110,23 +196,15 @@ struct CallLine {
 }
 
 impl CallLine {
-    fn new(call: FinishedCall, timestamp: String) -> Self {
-        // As Gemini CLI 0.61 records it: text, or the diff and file name.
-        let result_display = match &call.display {
-            ToolDisplay::Text(t) => Value::String(t.clone()),
-            ToolDisplay::FileDiff(d) => {
-                serde_json::json!({"fileDiff": d.file_diff, "fileName": d.file_name})
-            }
-            ToolDisplay::Todos(_) => call.display.to_json(),
-        };
+    fn new(call: EncodedCall, timestamp: String) -> Self {
         CallLine {
             id: call.id,
             name: call.name,
             args: call.args,
-            result: call.parts,
+            result: call.result,
             status: call.status,
             timestamp,
-            result_display,
+            result_display: call.result_display,
             description: call.description,
             display_name: call.display_name,
             render_output_as_markdown: call.markdown,
@@ -159,7 +237,7 @@ struct ModelMeta {
     thoughts: Vec<(String, String)>,
     tokens: Option<Tokens>,
     model: String,
-    logprobs: Option<Value>,
+    logprobs: Option<Box<RawValue>>,
 }
 
 /// [`ModelMeta`] as written, each thought stamped with the message's time.
@@ -169,7 +247,7 @@ struct MetaLine<'a> {
     tokens: Option<&'a Tokens>,
     model: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    logprobs: Option<&'a Value>,
+    logprobs: Option<&'a RawValue>,
 }
 
 /// The last model message, kept to be written again with its calls.
@@ -187,7 +265,7 @@ pub(super) struct ModelMessage {
 enum Content<'a> {
     Text(&'a str),
     Parts(&'a [Part]),
-    Responses(Vec<&'a Part>),
+    Encoded(&'a RawValue),
 }
 
 /// One message line (`MessageRecord`'s fields, in its order).
@@ -209,14 +287,14 @@ fn to_line(line: &Line<'_>) -> std::io::Result<String> {
     serde_json::to_string(line).map_err(std::io::Error::other)
 }
 
-/// A user message of `parts`.
-pub(super) fn user_line(parts: &[Part], at: &Stamp) -> std::io::Result<String> {
+/// A user message of `parts` (encoded).
+pub(super) fn user_line(parts: &RawValue, at: &Stamp) -> std::io::Result<String> {
     let (id, timestamp) = (new_id(), format_stamp(at));
     to_line(&Line {
         id: &id,
         timestamp: &timestamp,
         kind: "user",
-        content: Content::Parts(parts),
+        content: Content::Encoded(parts),
         tool_calls: None,
         meta: None,
     })
@@ -288,33 +366,13 @@ fn split_thought(text: &str) -> (String, String) {
 impl ModelMessage {
     /// A model turn: its text, thoughts, token usage, model and logprobs.
     pub(super) fn new(turn: ModelTurn, at: &Stamp) -> Self {
-        let text: String = (turn.parts.iter())
-            .filter(|p| !p.is_thought())
-            .filter_map(|p| p.text.as_deref())
-            .collect();
-        let thoughts = (turn.parts.iter())
-            .filter(|p| p.is_thought())
-            .filter_map(|p| p.text.as_deref())
-            .map(split_thought)
-            .collect();
-        let tokens = turn.usage.map(|u| {
-            let n = |v: Option<u64>| v.unwrap_or(0);
-            Tokens {
-                input: n(u.prompt_token_count),
-                output: n(u.candidates_token_count),
-                cached: n(u.cached_content_token_count),
-                thoughts: n(u.thoughts_token_count),
-                tool: n(u.tool_use_prompt_token_count),
-                total: n(u.total_token_count),
-            }
-        });
         ModelMessage {
             id: new_id(),
             timestamp: format_stamp(at),
-            text,
+            text: turn.text,
             meta: Some(ModelMeta {
-                thoughts,
-                tokens,
+                thoughts: turn.thoughts,
+                tokens: turn.tokens,
                 model: turn.model,
                 logprobs: turn.logprobs,
             }),
@@ -334,7 +392,7 @@ impl ModelMessage {
     }
 
     /// Adds finished calls, stamped `at`.
-    pub(super) fn add_calls(&mut self, calls: Vec<FinishedCall>, at: &Stamp) {
+    pub(super) fn add_calls(&mut self, calls: Vec<EncodedCall>, at: &Stamp) {
         let timestamp = format_stamp(at);
         (self.calls).extend(
             calls
@@ -355,7 +413,7 @@ impl ModelMessage {
                 .collect(),
             tokens: m.tokens.as_ref(),
             model: &m.model,
-            logprobs: m.logprobs.as_ref(),
+            logprobs: m.logprobs.as_deref(),
         });
         to_line(&Line {
             id: &self.id,
@@ -370,16 +428,26 @@ impl ModelMessage {
     /// The user message of the calls' functionResponse parts, as Gemini
     /// CLI records it after the calls (`None` when they sent none).
     pub(super) fn responses_line(&self, at: &Stamp) -> Option<std::io::Result<String>> {
-        let parts: Vec<&Part> = self.calls.iter().flat_map(|c| &c.result).collect();
-        if parts.is_empty() {
+        // The calls' encoded part arrays, joined into one.
+        let items: Vec<&str> = (self.calls.iter())
+            .map(|c| c.result.get().trim())
+            .filter_map(|a| a.strip_prefix('[')?.strip_suffix(']'))
+            .map(str::trim)
+            .filter(|inner| !inner.is_empty())
+            .collect();
+        if items.is_empty() {
             return None;
         }
+        let parts = match RawValue::from_string(format!("[{}]", items.join(","))) {
+            Ok(parts) => parts,
+            Err(e) => return Some(Err(std::io::Error::other(e))),
+        };
         let (id, timestamp) = (new_id(), format_stamp(at));
         Some(to_line(&Line {
             id: &id,
             timestamp: &timestamp,
             kind: "user",
-            content: Content::Responses(parts),
+            content: Content::Encoded(&parts),
             tool_calls: None,
             meta: None,
         }))

@@ -77,8 +77,8 @@ pub struct Recording {
     /// Whether every record waits until it is written (hooks read the
     /// transcript); the writer gathers messages only while it is off.
     synchronous: Arc<AtomicBool>,
-    /// Whether a trajectory is written too.
-    trajectory: bool,
+    /// The writing thread, woken when someone waits for the file.
+    writer: Option<std::thread::Thread>,
 }
 
 impl ChatRecorder {
@@ -199,7 +199,7 @@ impl ChatRecorder {
             path,
             tx: worker.as_ref().map(|_| tx),
             synchronous,
-            trajectory: has_trajectory,
+            writer: worker.as_ref().map(|w| w.thread.thread().clone()),
         };
         ChatRecorder { worker, handle }
     }
@@ -230,14 +230,6 @@ impl ChatRecorder {
         self.handle.sync()
     }
 
-    /// Waits until the trajectory (when one is kept) holds every message
-    /// so far.
-    pub fn sync_trajectory(&self) {
-        if self.handle.trajectory {
-            self.handle.sync();
-        }
-    }
-
     /// The file (the hooks' `transcript_path`).
     pub fn path(&self) -> &Path {
         &self.handle.path
@@ -248,6 +240,7 @@ impl ChatRecorder {
     pub fn close(&mut self) {
         if let Some(Worker { thread }) = self.worker.take() {
             self.handle.send(Job::Close);
+            thread.thread().unpark();
             let _ = thread.join();
         }
     }
@@ -266,6 +259,9 @@ impl Recording {
     pub fn sync(&self) -> Option<()> {
         let (tx, rx) = std::sync::mpsc::channel();
         self.tx.as_ref()?.send(Job::Sync(tx)).ok()?;
+        if let Some(writer) = &self.writer {
+            writer.unpark();
+        }
         rx.recv().ok()
     }
 
@@ -286,8 +282,12 @@ impl Recording {
 
     /// Records a user message.
     pub fn record_user(&self, parts: &[Part]) {
-        if self.is_on() {
-            self.send(Job::User(parts.to_vec(), chrono::Utc::now()));
+        if !self.is_on() {
+            return;
+        }
+        match serde_json::value::to_raw_value(parts) {
+            Ok(parts) => self.send(Job::User(parts, chrono::Utc::now())),
+            Err(e) => tracing::warn!("could not record a message: {e}"),
         }
     }
 
@@ -305,12 +305,7 @@ impl Recording {
         if !self.is_on() {
             return;
         }
-        let turn = ModelTurn {
-            parts: parts.to_vec(),
-            usage: usage.cloned(),
-            model: model.to_string(),
-            logprobs,
-        };
+        let turn = ModelTurn::of(parts, usage, model, logprobs.as_ref());
         self.send(Job::Model(Box::new(turn), chrono::Utc::now()));
     }
 
@@ -319,8 +314,12 @@ impl Recording {
     /// functionResponse parts sent back as a user message, as Gemini CLI
     /// does.
     pub fn record_tool_calls(&self, calls: Vec<FinishedCall>) {
-        if !calls.is_empty() {
-            self.send(Job::Calls(calls, chrono::Utc::now()));
+        if calls.is_empty() || !self.is_on() {
+            return;
+        }
+        match calls.into_iter().map(lines::EncodedCall::of).collect() {
+            Ok(calls) => self.send(Job::Calls(calls, chrono::Utc::now())),
+            Err(e) => tracing::warn!("could not record tool calls: {e}"),
         }
     }
 

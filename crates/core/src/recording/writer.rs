@@ -5,22 +5,23 @@
 use super::atif::TrajectoryFile;
 use super::jsonl;
 use super::legacy::{self, SessionFormat};
-use super::lines::{self, FinishedCall, ModelMessage, ModelTurn, Stamp};
+use super::lines::{self, EncodedCall, ModelMessage, ModelTurn, Stamp};
 use super::record::{ConversationRecord, MessageRecord};
-use gemini_rs_protocol::Part;
+use serde_json::value::RawValue;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// What the agent hands the writer: owned data, stamped with the time it
-/// happened; the writer builds the records.
+/// What the agent hands the writer: a few owned buffers (the JSON of parts
+/// and arguments encoded on its side, see [`ModelTurn`]), stamped with the
+/// time it happened; the writer builds the records.
 pub(super) enum Job {
-    /// A user message.
-    User(Vec<Part>, Stamp),
+    /// A user message (its parts, encoded).
+    User(Box<RawValue>, Stamp),
     /// A model turn (its calls follow with [`Job::Calls`]).
     Model(Box<ModelTurn>, Stamp),
     /// The finished calls of the last model turn: that message is written
     /// again with them, then the user message of their responses.
-    Calls(Vec<FinishedCall>, Stamp),
+    Calls(Vec<EncodedCall>, Stamp),
     /// An info, warning or error line.
     Note(String, String, Stamp),
     /// A whole message (a session copied in).
@@ -192,19 +193,33 @@ impl Writer {
 }
 
 /// How long the writer gathers messages after a write before it looks
-/// for more (unless someone waits for the file).
-const GATHER: std::time::Duration = std::time::Duration::from_millis(1);
+/// for more. Someone waiting for the file (a sync, the close) wakes it at
+/// once; only a crash can lose what it holds, at most this much.
+const GATHER: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// The writer's nice value: its work is throughput, never in a session's
+/// way; the agent's threads go first when a core is contended (on a busy
+/// two-core machine the writer's runs were delaying the turns).
+const NICE: libc::c_int = 10;
 
 /// Owns the file. Messages that arrived while it was writing go out
 /// together, in one write. After a write nobody waits for, it pauses for
-/// [`GATHER`] instead of sleeping on the channel: the agent's sends then
-/// wake no thread, and a long session writes once a millisecond at most.
-/// Ends at [`Job::Close`] or when every sender is gone.
+/// [`GATHER`] (parked: the agent's sends wake no thread; a sync or the
+/// close unparks it) instead of sleeping on the channel, so a long session
+/// writes once per pause at most. Ends at [`Job::Close`] or when every
+/// sender is gone.
 pub(super) fn write_loop(
     state: FileState,
     rx: std::sync::mpsc::Receiver<Job>,
     synchronous: &AtomicBool,
 ) {
+    // SAFETY: plain syscalls on this thread (Linux's priority is per thread).
+    // A failure leaves the default priority.
+    #[cfg(target_os = "linux")]
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid);
+        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, NICE);
+    }
     // The trajectory is there (and whole) from the start.
     if let Some((file, all)) = &state.trajectory
         && let Err(e) = file.write(all)
@@ -243,7 +258,7 @@ pub(super) fn write_loop(
             tracing::warn!("could not write session file {path}: {e}");
         }
         if open && replies.is_empty() && !synchronous.load(Ordering::Relaxed) {
-            std::thread::sleep(GATHER);
+            std::thread::park_timeout(GATHER);
         }
         for reply in replies {
             let _ = reply.send(());

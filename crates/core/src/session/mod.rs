@@ -415,8 +415,9 @@ impl Engine {
                 active.clear();
                 let outcome = self.prompt(parts, &cancel).await;
                 active.clear();
-                // A prompt's answer means its trajectory is on disk.
-                self.recorder.sync_trajectory();
+                // A prompt's answer means its records (and trajectory)
+                // are on disk.
+                self.recorder.sync();
                 Finished::Prompt(outcome)
             }
             Op::Compress => Finished::Compress {
