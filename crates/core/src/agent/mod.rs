@@ -484,7 +484,7 @@ impl Agent {
             return;
         };
         let registry = self.scheduler.registry();
-        let calls = completed
+        let calls: Vec<FinishedCall<'_>> = completed
             .iter()
             .map(|c| {
                 // As Gemini CLI 0.61 records them: the call's own one-line
@@ -492,28 +492,28 @@ impl Agent {
                 let tool = registry.get(&c.request.name);
                 let described = c.description.as_deref().map(str::trim);
                 let description = match (described.filter(|d| !d.is_empty()), tool) {
-                    (Some(d), _) => Some(d.to_string()),
-                    (None, Some(tool)) => Some(tool.tool.description().to_string()),
+                    (Some(d), _) => Some(d),
+                    (None, Some(tool)) => Some(tool.tool.description()),
                     (None, None) => None,
                 };
                 FinishedCall {
-                    id: c.request.call_id.clone(),
-                    name: c.request.name.clone(),
-                    args: c.request.args.clone(),
-                    parts: c.parts.clone(),
+                    id: &c.request.call_id,
+                    name: &c.request.name,
+                    args: &c.request.args,
+                    parts: &c.parts,
                     status: match c.status {
                         ToolCallStatus::Success => "success",
                         ToolCallStatus::Error => "error",
                         ToolCallStatus::Cancelled => "cancelled",
                     },
-                    display: c.result.display.clone(),
-                    display_name: tool.map(|t| t.tool.display_name().to_string()),
+                    display: &c.result.display,
+                    display_name: tool.map(|t| t.tool.display_name()),
                     description,
                     markdown: tool.is_some_and(|t| t.tool.output_is_markdown()),
                 }
             })
             .collect();
-        rec.record_tool_calls(calls);
+        rec.record_tool_calls(&calls);
     }
 }
 

@@ -20,7 +20,7 @@ use super::record::{ConversationRecord, MessageRecord};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use std::io::{self, Write};
+use std::io;
 use std::path::Path;
 
 /// The metadata line.
@@ -52,9 +52,22 @@ pub(super) fn message_line(msg: &MessageRecord) -> io::Result<String> {
     serde_json::to_string(msg).map_err(io::Error::other)
 }
 
-/// The `$set` line of a new `lastUpdated` (written after every write's
-/// messages), serialised straight from its fields.
-pub(super) fn last_updated_line(stamp: &str) -> io::Result<String> {
+/// Appends `value` as one line: its JSON, then a newline, serialised
+/// straight onto `out` (the writer's buffer, kept between writes); on an
+/// error `out` is left as it was.
+pub(super) fn push_line(out: &mut Vec<u8>, value: &impl Serialize) -> io::Result<()> {
+    let start = out.len();
+    if let Err(e) = serde_json::to_writer(&mut *out, value) {
+        out.truncate(start);
+        return Err(io::Error::other(e));
+    }
+    out.push(b'\n');
+    Ok(())
+}
+
+/// Appends the `$set` line of a new `lastUpdated` (written after every
+/// write's messages), serialised straight from its fields.
+pub(super) fn last_updated_line(out: &mut Vec<u8>, stamp: &str) -> io::Result<()> {
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
     struct Updates<'a> {
@@ -70,17 +83,7 @@ pub(super) fn last_updated_line(stamp: &str) -> io::Result<String> {
             last_updated: stamp,
         },
     };
-    serde_json::to_string(&line).map_err(io::Error::other)
-}
-
-/// Appends `lines` (each ending in a newline) in one write.
-pub(super) fn append(file: &mut std::fs::File, lines: &[String]) -> io::Result<()> {
-    let mut bytes = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
-    for line in lines {
-        bytes.extend_from_slice(line.as_bytes());
-        bytes.push(b'\n');
-    }
-    file.write_all(&bytes)
+    push_line(out, &line)
 }
 
 /// The whole record as JSONL, written atomically (a 0.27.4 `.json` session

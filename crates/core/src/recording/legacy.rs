@@ -77,10 +77,11 @@ fn repair(text: &str) -> Option<String> {
 pub(super) fn rewrite(
     path: &Path,
     record: &mut ConversationRecord,
-    lines: &[String],
+    lines: &[u8],
     last_updated: String,
 ) -> io::Result<()> {
-    for msg in lines.iter().filter_map(|l| serde_json::from_str(l).ok()) {
+    let lines = lines.split(|&b| b == b'\n').filter(|l| !l.is_empty());
+    for msg in lines.filter_map(|l| serde_json::from_slice(l).ok()) {
         fold(&mut record.messages, msg);
     }
     record.last_updated = last_updated;
@@ -157,7 +158,7 @@ mod tests {
         }))
         .unwrap();
         let set = line(json!({"$set": {"messages": [], "lastUpdated": "t"}}));
-        rewrite(&path, &mut record, &[set], "t1".into()).unwrap();
+        rewrite(&path, &mut record, set.as_bytes(), "t1".into()).unwrap();
         assert!(!path.exists(), "no file before the first message");
         let lines = [
             json!({"id": "u", "timestamp": "t", "type": "user", "content": [{"text": "go"}, {"text": "!"}]}),
@@ -170,7 +171,8 @@ mod tests {
             json!({"id": "d", "timestamp": "t", "type": "gemini", "content": "done"}),
         ];
         let lines: Vec<String> = lines.into_iter().map(line).collect();
-        rewrite(&path, &mut record, &lines, "t2".into()).unwrap();
+        let lines = lines.join("\n") + "\n";
+        rewrite(&path, &mut record, lines.as_bytes(), "t2".into()).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.starts_with("{\n  \"sessionId\": \"s\",\n"), "{text}");
         let back = parse(&text).unwrap();

@@ -1,9 +1,11 @@
 //! The session file's message lines, built on the writer's thread from
 //! the owned data the agent hands over: ids, timestamps and JSON are made
 //! here, and each line is serialised straight from these types (no
-//! intermediate `Value`). The bytes are those of [`MessageRecord`]'s
+//! intermediate `Value`) onto the end of the writer's buffer (see
+//! [`super::jsonl::push_line`]). The bytes are those of [`MessageRecord`]'s
 //! serialisation (field order included), so the readers parse them back.
 
+use super::jsonl::push_line;
 use super::record::MessageRecord;
 use gemini_rs_protocol::events::ToolDisplay;
 use gemini_rs_protocol::{Part, UsageMetadata};
@@ -14,6 +16,9 @@ use serde_json::value::RawValue;
 /// When something happened, taken on the agent's thread (formatting
 /// waits for the writer).
 pub(super) type Stamp = chrono::DateTime<chrono::Utc>;
+
+/// What appending a line gives.
+type Result<T = ()> = std::io::Result<T>;
 
 /// The ISO form Gemini CLI records (`2026-01-02T03:04:05.678Z`), written
 /// directly (a `format` string is parsed again on every call).
@@ -111,25 +116,26 @@ impl ModelTurn {
     }
 }
 
-/// A finished tool call of the last model turn, as the agent has it.
-#[derive(Debug, Clone)]
-pub struct FinishedCall {
+/// A finished tool call of the last model turn, as the agent has it
+/// (borrowed: only its encoding is handed over).
+#[derive(Debug, Clone, Copy)]
+pub struct FinishedCall<'a> {
     /// The call id.
-    pub id: String,
+    pub id: &'a str,
     /// The name as called.
-    pub name: String,
+    pub name: &'a str,
     /// The arguments as sent.
-    pub args: Value,
+    pub args: &'a Value,
     /// The functionResponse parts sent back.
-    pub parts: Vec<Part>,
+    pub parts: &'a [Part],
     /// `success`, `error` or `cancelled`.
     pub status: &'static str,
     /// What the user was shown.
-    pub display: ToolDisplay,
+    pub display: &'a ToolDisplay,
     /// The tool's display name (when the tool is known).
-    pub display_name: Option<String>,
+    pub display_name: Option<&'a str>,
     /// The call's one-line description, else the tool's.
-    pub description: Option<String>,
+    pub description: Option<&'a str>,
     /// Whether the tool's output is shown as Markdown (Gemini CLI's
     /// `isOutputMarkdown`: every tool's but the shell's and discovered
     /// tools'; false for a tool that is not known).
@@ -137,12 +143,13 @@ pub struct FinishedCall {
 }
 
 /// A finished call as the writer takes it: its JSON trees encoded on the
-/// agent's thread (one buffer each; see [`ModelTurn`]).
+/// agent's thread (one buffer each, a buffer per response part; see
+/// [`ModelTurn`]).
 pub(super) struct EncodedCall {
     id: String,
     name: String,
     args: Box<RawValue>,
-    result: Box<RawValue>,
+    result: Vec<Box<RawValue>>,
     status: &'static str,
     result_display: Box<RawValue>,
     description: Option<String>,
@@ -152,10 +159,10 @@ pub(super) struct EncodedCall {
 
 impl EncodedCall {
     /// Encodes `call`'s arguments, response parts and display.
-    pub(super) fn of(call: FinishedCall) -> serde_json::Result<Self> {
+    pub(super) fn of(call: &FinishedCall<'_>) -> serde_json::Result<Self> {
         use serde_json::value::to_raw_value;
         // As Gemini CLI 0.61 records it: text, or the diff and file name.
-        let result_display = match &call.display {
+        let result_display = match call.display {
             ToolDisplay::Text(t) => to_raw_value(t)?,
             ToolDisplay::FileDiff(d) => to_raw_value(&serde_json::json!({
                 "fileDiff": d.file_diff,
@@ -164,14 +171,16 @@ impl EncodedCall {
             ToolDisplay::Todos(_) => to_raw_value(&call.display.to_json())?,
         };
         Ok(EncodedCall {
-            args: to_raw_value(&call.args)?,
-            result: to_raw_value(&call.parts)?,
+            args: to_raw_value(call.args)?,
+            result: (call.parts.iter())
+                .map(to_raw_value)
+                .collect::<serde_json::Result<_>>()?,
             result_display,
-            id: call.id,
-            name: call.name,
+            id: call.id.to_string(),
+            name: call.name.to_string(),
             status: call.status,
-            description: call.description,
-            display_name: call.display_name,
+            description: call.description.map(str::to_string),
+            display_name: call.display_name.map(str::to_string),
             markdown: call.markdown,
         })
     }
@@ -184,7 +193,7 @@ struct CallLine {
     id: String,
     name: String,
     args: Box<RawValue>,
-    result: Box<RawValue>,
+    result: Vec<Box<RawValue>>,
     status: &'static str,
     timestamp: String,
     result_display: Box<RawValue>,
@@ -266,6 +275,8 @@ enum Content<'a> {
     Text(&'a str),
     Parts(&'a [Part]),
     Encoded(&'a RawValue),
+    /// Parts encoded one by one (the calls' responses, joined).
+    Items(&'a [&'a RawValue]),
 }
 
 /// One message line (`MessageRecord`'s fields, in its order).
@@ -283,21 +294,20 @@ struct Line<'a> {
     meta: Option<MetaLine<'a>>,
 }
 
-fn to_line(line: &Line<'_>) -> std::io::Result<String> {
-    serde_json::to_string(line).map_err(std::io::Error::other)
-}
-
-/// A user message of `parts` (encoded).
-pub(super) fn user_line(parts: &RawValue, at: &Stamp) -> std::io::Result<String> {
-    let (id, timestamp) = (new_id(), format_stamp(at));
-    to_line(&Line {
-        id: &id,
-        timestamp: &timestamp,
-        kind: "user",
-        content: Content::Encoded(parts),
-        tool_calls: None,
-        meta: None,
-    })
+/// Appends a user message of `parts` (encoded), stamped `timestamp`.
+pub(super) fn user_line(out: &mut Vec<u8>, parts: &RawValue, timestamp: &str) -> Result {
+    let id = new_id();
+    push_line(
+        out,
+        &Line {
+            id: &id,
+            timestamp,
+            kind: "user",
+            content: Content::Encoded(parts),
+            tool_calls: None,
+            meta: None,
+        },
+    )
 }
 
 /// The `$set` of a new conversation's first message, its environment
@@ -317,7 +327,7 @@ struct ContextFields<'a> {
 }
 
 /// The `$set` line opening a conversation with its environment context.
-pub(super) fn context_line(text: &str, at: &Stamp) -> std::io::Result<String> {
+pub(super) fn context_line(text: &str, at: &Stamp) -> std::io::Result<Vec<u8>> {
     let (id, timestamp) = (new_id(), format_stamp(at));
     let parts = [Part::text(format!(
         "<session_context>\n{text}\n</session_context>"
@@ -336,20 +346,25 @@ pub(super) fn context_line(text: &str, at: &Stamp) -> std::io::Result<String> {
             last_updated: &timestamp,
         },
     };
-    serde_json::to_string(&set).map_err(std::io::Error::other)
+    let mut line = Vec::new();
+    push_line(&mut line, &set)?;
+    Ok(line)
 }
 
-/// An info, warning or error line.
-pub(super) fn note_line(kind: &str, text: &str, at: &Stamp) -> std::io::Result<String> {
-    let (id, timestamp) = (new_id(), format_stamp(at));
-    to_line(&Line {
-        id: &id,
-        timestamp: &timestamp,
-        kind,
-        content: Content::Text(text),
-        tool_calls: None,
-        meta: None,
-    })
+/// Appends an info, warning or error line.
+pub(super) fn note_line(out: &mut Vec<u8>, kind: &str, text: &str, timestamp: &str) -> Result {
+    let id = new_id();
+    push_line(
+        out,
+        &Line {
+            id: &id,
+            timestamp,
+            kind,
+            content: Content::Text(text),
+            tool_calls: None,
+            meta: None,
+        },
+    )
 }
 
 /// Splits a thought into its `**subject**` and the rest.
@@ -365,10 +380,10 @@ fn split_thought(text: &str) -> (String, String) {
 
 impl ModelMessage {
     /// A model turn: its text, thoughts, token usage, model and logprobs.
-    pub(super) fn new(turn: ModelTurn, at: &Stamp) -> Self {
+    pub(super) fn new(turn: ModelTurn, timestamp: &str) -> Self {
         ModelMessage {
             id: new_id(),
-            timestamp: format_stamp(at),
+            timestamp: timestamp.to_string(),
             text: turn.text,
             meta: Some(ModelMeta {
                 thoughts: turn.thoughts,
@@ -381,28 +396,27 @@ impl ModelMessage {
     }
 
     /// A model message with no text to carry calls that came without one.
-    pub(super) fn bare(at: &Stamp) -> Self {
+    pub(super) fn bare(timestamp: &str) -> Self {
         ModelMessage {
             id: new_id(),
-            timestamp: format_stamp(at),
+            timestamp: timestamp.to_string(),
             text: String::new(),
             meta: None,
             calls: Vec::new(),
         }
     }
 
-    /// Adds finished calls, stamped `at`.
-    pub(super) fn add_calls(&mut self, calls: Vec<EncodedCall>, at: &Stamp) {
-        let timestamp = format_stamp(at);
+    /// Adds finished calls, stamped `timestamp`.
+    pub(super) fn add_calls(&mut self, calls: Vec<EncodedCall>, timestamp: &str) {
         (self.calls).extend(
             calls
                 .into_iter()
-                .map(|c| CallLine::new(c, timestamp.clone())),
+                .map(|c| CallLine::new(c, timestamp.to_string())),
         );
     }
 
-    /// The message's line (with its calls once it has some).
-    pub(super) fn line(&self) -> std::io::Result<String> {
+    /// Appends the message's line (with its calls once it has some).
+    pub(super) fn line(&self, out: &mut Vec<u8>) -> Result {
         let meta = self.meta.as_ref().map(|m| MetaLine {
             thoughts: (m.thoughts.iter())
                 .map(|(subject, description)| Thought {
@@ -415,46 +429,46 @@ impl ModelMessage {
             model: &m.model,
             logprobs: m.logprobs.as_deref(),
         });
-        to_line(&Line {
-            id: &self.id,
-            timestamp: &self.timestamp,
-            kind: "gemini",
-            content: Content::Text(&self.text),
-            tool_calls: (!self.calls.is_empty()).then_some(self.calls.as_slice()),
-            meta,
-        })
+        push_line(
+            out,
+            &Line {
+                id: &self.id,
+                timestamp: &self.timestamp,
+                kind: "gemini",
+                content: Content::Text(&self.text),
+                tool_calls: (!self.calls.is_empty()).then_some(self.calls.as_slice()),
+                meta,
+            },
+        )
     }
 
-    /// The user message of the calls' functionResponse parts, as Gemini
-    /// CLI records it after the calls (`None` when they sent none).
-    pub(super) fn responses_line(&self, at: &Stamp) -> Option<std::io::Result<String>> {
-        // The calls' encoded part arrays, joined into one.
-        let items: Vec<&str> = (self.calls.iter())
-            .map(|c| c.result.get().trim())
-            .filter_map(|a| a.strip_prefix('[')?.strip_suffix(']'))
-            .map(str::trim)
-            .filter(|inner| !inner.is_empty())
+    /// Appends the user message of the calls' functionResponse parts, as
+    /// Gemini CLI records it after the calls; false (nothing appended)
+    /// when they sent none.
+    pub(super) fn responses_line(&self, out: &mut Vec<u8>, timestamp: &str) -> Result<bool> {
+        let items: Vec<&RawValue> = (self.calls.iter())
+            .flat_map(|c| c.result.iter().map(|part| &**part))
             .collect();
         if items.is_empty() {
-            return None;
+            return Ok(false);
         }
-        let parts = match RawValue::from_string(format!("[{}]", items.join(","))) {
-            Ok(parts) => parts,
-            Err(e) => return Some(Err(std::io::Error::other(e))),
-        };
-        let (id, timestamp) = (new_id(), format_stamp(at));
-        Some(to_line(&Line {
-            id: &id,
-            timestamp: &timestamp,
-            kind: "user",
-            content: Content::Encoded(&parts),
-            tool_calls: None,
-            meta: None,
-        }))
+        let id = new_id();
+        push_line(
+            out,
+            &Line {
+                id: &id,
+                timestamp,
+                kind: "user",
+                content: Content::Items(&items),
+                tool_calls: None,
+                meta: None,
+            },
+        )?;
+        Ok(true)
     }
 }
 
 /// A line parsed back into the record the trajectory keeps.
-pub(super) fn record_of(line: &str) -> std::io::Result<MessageRecord> {
-    serde_json::from_str(line).map_err(std::io::Error::other)
+pub(super) fn record_of(line: &[u8]) -> std::io::Result<MessageRecord> {
+    serde_json::from_slice(line).map_err(std::io::Error::other)
 }

@@ -313,11 +313,11 @@ impl Recording {
     /// message, written again as an update of it, and records the
     /// functionResponse parts sent back as a user message, as Gemini CLI
     /// does.
-    pub fn record_tool_calls(&self, calls: Vec<FinishedCall>) {
+    pub fn record_tool_calls(&self, calls: &[FinishedCall<'_>]) {
         if calls.is_empty() || !self.is_on() {
             return;
         }
-        match calls.into_iter().map(lines::EncodedCall::of).collect() {
+        match calls.iter().map(lines::EncodedCall::of).collect() {
             Ok(calls) => self.send(Job::Calls(calls, chrono::Utc::now())),
             Err(e) => tracing::warn!("could not record tool calls: {e}"),
         }

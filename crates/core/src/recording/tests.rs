@@ -4,23 +4,46 @@ use super::*;
 use gemini_rs_protocol::FunctionResponse;
 use serde_json::json;
 
-fn call_record(id: &str) -> FinishedCall {
+/// A finished call's data, owned for the test (the agent lends its own).
+struct Call {
+    id: String,
+    args: Value,
+    parts: Vec<Part>,
+    display: gemini_rs_protocol::events::ToolDisplay,
+    display_name: Option<&'static str>,
+    description: Option<&'static str>,
+}
+
+impl Call {
+    fn lent(&self) -> FinishedCall<'_> {
+        FinishedCall {
+            id: &self.id,
+            name: "read_file",
+            args: &self.args,
+            parts: &self.parts,
+            status: "success",
+            display: &self.display,
+            display_name: self.display_name,
+            description: self.description,
+            markdown: true,
+        }
+    }
+}
+
+fn call_record(id: &str) -> Call {
     let parts = vec![Part::function_response(FunctionResponse {
         id: Some(id.into()),
         name: "read_file".into(),
         response: json!({"output": "A"}),
         ..FunctionResponse::default()
     })];
-    FinishedCall {
+    Call {
         id: id.into(),
-        name: "read_file".into(),
         args: json!({"file_path": "a.txt"}),
         parts,
-        status: "success",
         display: gemini_rs_protocol::events::ToolDisplay::Text("A".into()),
-        display_name: Some("ReadFile".into()),
-        description: Some("a.txt".into()),
-        markdown: true,
+        display_name: Some("ReadFile"),
+        description: Some("a.txt"),
     }
 }
 
@@ -59,7 +82,7 @@ fn records_resumes_and_rebuilds_history() {
         ..UsageMetadata::default()
     };
     rec.record_model(&model_parts, Some(&usage), "gemini-2.5-flash", None);
-    rec.record_tool_calls(vec![call_record("c1")]);
+    rec.record_tool_calls(&[call_record("c1").lent()]);
     rec.record_model(&[Part::text("done")], None, "gemini-2.5-flash", None);
     rec.sync();
     let name = recorder
@@ -361,8 +384,9 @@ fn message_lines_are_the_records_serialisation() {
         });
     diff.display_name = None;
     diff.description = None;
-    rec.record_tool_calls(vec![call_record("c1"), diff]);
-    rec.record_tool_calls(vec![call_record("c3")]);
+    let (c1, c3) = (call_record("c1"), call_record("c3"));
+    rec.record_tool_calls(&[c1.lent(), diff.lent()]);
+    rec.record_tool_calls(&[c3.lent()]);
     rec.record_note("info", "noted");
     rec.record_model(&[Part::text("done")], None, "m", None);
     let path = recorder.path().to_path_buf();
@@ -434,10 +458,11 @@ fn ids_times_and_the_last_updated_line_keep_their_forms() {
         assert_eq!(lines::format_stamp(&at), old);
     }
 
-    let line = jsonl::last_updated_line("2026-01-02T03:04:05.678Z").unwrap();
+    let mut line = b"before\n".to_vec();
+    jsonl::last_updated_line(&mut line, "2026-01-02T03:04:05.678Z").unwrap();
     assert_eq!(
-        line,
-        r#"{"$set":{"lastUpdated":"2026-01-02T03:04:05.678Z"}}"#
+        String::from_utf8(line).unwrap(),
+        "before\n{\"$set\":{\"lastUpdated\":\"2026-01-02T03:04:05.678Z\"}}\n"
     );
 }
 
@@ -455,7 +480,7 @@ fn lines_come_in_0_61s_order() {
     assert!(!recorder.path().exists(), "the context waits for a message");
     rec.record_user(&[Part::text("go")]);
     rec.record_model(&[], None, "m", None);
-    rec.record_tool_calls(vec![call_record("c1")]);
+    rec.record_tool_calls(&[call_record("c1").lent()]);
     rec.record_model(&[Part::text("done")], None, "m", None);
     rec.sync();
     let kinds: Vec<String> = lines(recorder.path())

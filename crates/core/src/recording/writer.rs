@@ -96,8 +96,9 @@ impl FileState {
                     }
                 }
                 Start::New => {
-                    let header = jsonl::header_line(&self.record)?;
-                    jsonl::append(&mut opts.open(&self.path)?, &[header])?;
+                    let mut header = jsonl::header_line(&self.record)?;
+                    header.push('\n');
+                    std::io::Write::write_all(&mut opts.open(&self.path)?, header.as_bytes())?;
                 }
             }
             self.file = Some(opts.open(&self.path)?);
@@ -108,12 +109,14 @@ impl FileState {
         }
     }
 
-    /// Appends `lines` (messages and `$set` updates). The messages are not
-    /// kept: the agent holds the conversation, the file holds the record
-    /// (except in 0.27.4's format, rewritten whole from the record).
-    fn write(&mut self, lines: Vec<String>, last: &Stamp) -> std::io::Result<()> {
+    /// Appends `lines` (messages and `$set` updates, each ending in a
+    /// newline) in one write. The messages are not kept: the agent holds
+    /// the conversation, the file holds the record (except in 0.27.4's
+    /// format, rewritten whole from the record).
+    fn write(&mut self, lines: &[u8], last: &Stamp) -> std::io::Result<()> {
         if let Some((file, all)) = &mut self.trajectory {
-            for msg in lines.iter().filter_map(|l| lines::record_of(l).ok()) {
+            let each = lines.split(|&b| b == b'\n').filter(|l| !l.is_empty());
+            for msg in each.filter_map(|l| lines::record_of(l).ok()) {
                 match all.iter_mut().find(|m| m.id == msg.id) {
                     Some(old) => *old = msg,
                     None => all.push(msg),
@@ -128,12 +131,12 @@ impl FileState {
         }
         if self.format == SessionFormat::Document {
             let stamp = lines::format_stamp(last);
-            return legacy::rewrite(&self.path, &mut self.record, &lines, stamp);
+            return legacy::rewrite(&self.path, &mut self.record, lines, stamp);
         }
         // Opened first: a carried-over file holds the record before these.
         self.open()?;
         self.record.messages = Vec::new();
-        jsonl::append(self.open()?, &lines)
+        std::io::Write::write_all(self.open()?, lines)
     }
 }
 
@@ -142,53 +145,47 @@ impl FileState {
 struct Writer {
     state: FileState,
     last_model: Option<ModelMessage>,
-    context: Option<String>,
+    context: Option<Vec<u8>>,
 }
 
 impl Writer {
-    /// The lines of one job, each new message followed by a `lastUpdated`
-    /// update as 0.61 writes them (a model message updated with its calls
-    /// is not: the user message of their responses is, after it).
-    fn lines_of(&mut self, job: Job, out: &mut Vec<String>) -> std::io::Result<()> {
+    /// Appends the lines of one job to `out`, each new message followed
+    /// by a `lastUpdated` update as 0.61 writes them (a model message
+    /// updated with its calls is not: the user message of their responses
+    /// is, after it). The job's time is formatted once.
+    fn lines_of(&mut self, job: Job, out: &mut Vec<u8>) -> std::io::Result<()> {
         if let Job::Context(text, at) = job {
             self.context = Some(lines::context_line(&text, &at)?);
             return Ok(());
         }
-        out.extend(self.context.take());
-        let at = match job {
-            Job::User(parts, at) => {
-                out.push(lines::user_line(&parts, &at)?);
-                at
-            }
-            Job::Note(kind, text, at) => {
-                out.push(lines::note_line(&kind, &text, &at)?);
-                at
-            }
-            Job::Message(msg, at) => {
-                out.push(jsonl::message_line(&msg)?);
-                at
-            }
-            Job::Model(turn, at) => {
-                let msg = ModelMessage::new(*turn, &at);
-                out.push(msg.line()?);
+        let Some(at) = job.stamp() else {
+            return Ok(());
+        };
+        if let Some(context) = self.context.take() {
+            out.extend_from_slice(&context);
+        }
+        let stamp = lines::format_stamp(&at);
+        match job {
+            Job::User(parts, _) => lines::user_line(out, &parts, &stamp)?,
+            Job::Note(kind, text, _) => lines::note_line(out, &kind, &text, &stamp)?,
+            Job::Message(msg, _) => jsonl::push_line(out, &msg)?,
+            Job::Model(turn, _) => {
+                let msg = ModelMessage::new(*turn, &stamp);
+                msg.line(out)?;
                 self.last_model = Some(msg);
-                at
             }
-            Job::Calls(calls, at) => {
-                let mut msg = (self.last_model.take()).unwrap_or_else(|| ModelMessage::bare(&at));
-                msg.add_calls(calls, &at);
-                out.push(msg.line()?);
-                match msg.responses_line(&at) {
-                    Some(line) => out.push(line?),
-                    None => return Ok(()),
+            Job::Calls(calls, _) => {
+                let last = self.last_model.take();
+                let mut msg = last.unwrap_or_else(|| ModelMessage::bare(&stamp));
+                msg.add_calls(calls, &stamp);
+                msg.line(out)?;
+                if !msg.responses_line(out, &stamp)? {
+                    return Ok(());
                 }
-                at
             }
             Job::Context(..) | Job::Sync(_) | Job::Close => return Ok(()),
-        };
-        let stamp = lines::format_stamp(&at);
-        out.push(jsonl::last_updated_line(&stamp)?);
-        Ok(())
+        }
+        jsonl::last_updated_line(out, &stamp)
     }
 }
 
@@ -196,6 +193,9 @@ impl Writer {
 /// for more. Someone waiting for the file (a sync, the close) wakes it at
 /// once; only a crash can lose what it holds, at most this much.
 const GATHER: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// The most buffer capacity kept between writes (a large batch's is let go).
+const KEEP_BUFFER: usize = 1 << 20;
 
 /// The writer's nice value: its work is throughput, never in a session's
 /// way; the agent's threads go first when a core is contended (on a busy
@@ -232,8 +232,13 @@ pub(super) fn write_loop(
         context: None,
     };
     let mut open = true;
+    // The lines of one write, kept (with its capacity) from write to write.
+    let mut lines = Vec::new();
     while open && let Ok(first) = rx.recv() {
-        let mut lines = Vec::new();
+        if lines.capacity() > KEEP_BUFFER {
+            lines = Vec::new();
+        }
+        lines.clear();
         let mut replies = Vec::new();
         let mut last = None;
         for job in std::iter::once(first).chain(rx.try_iter()) {
@@ -252,7 +257,7 @@ pub(super) fn write_loop(
             }
         }
         if let Some(last) = last.filter(|_| !lines.is_empty())
-            && let Err(e) = writer.state.write(lines, &last)
+            && let Err(e) = writer.state.write(&lines, &last)
         {
             let path = writer.state.path.display();
             tracing::warn!("could not write session file {path}: {e}");
