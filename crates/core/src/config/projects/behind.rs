@@ -26,6 +26,9 @@ static BEHIND: AtomicBool = AtomicBool::new(false);
 #[derive(Default)]
 struct Pending {
     entries: BTreeMap<String, String>,
+    /// The registrations being written now: still seen by readers until
+    /// the file holds them.
+    writing: BTreeMap<String, String>,
     /// Whether a writer runs (it says it stops under the same lock the
     /// registrations are queued under, so none is left unwritten).
     running: bool,
@@ -94,7 +97,9 @@ pub fn flush() {
 /// The slug `path`'s registry (or this process's pending registrations)
 /// gives `root`, without copying the registry.
 pub(super) fn slug_of(path: &Path, root: &str) -> Option<String> {
-    if let Some(slug) = locked(&PENDING).get(path).and_then(|p| p.entries.get(root)) {
+    if let Some(p) = locked(&PENDING).get(path)
+        && let Some(slug) = p.entries.get(root).or_else(|| p.writing.get(root))
+    {
         return Some(slug.clone());
     }
     let now = stamp_of(path)?;
@@ -123,8 +128,10 @@ pub(super) fn load(path: &Path) -> Registry {
         registry
     });
     if let Some(p) = locked(&PENDING).get(path) {
-        let mine = p.entries.iter().map(|(k, v)| (k.clone(), v.clone()));
-        registry.projects.extend(mine);
+        let mine = (p.writing.iter()).chain(&p.entries);
+        registry
+            .projects
+            .extend(mine.map(|(k, v)| (k.clone(), v.clone())));
     }
     registry
 }
@@ -175,13 +182,17 @@ fn write_loop(path: &Path) {
                 p.running = false;
                 return;
             }
-            std::mem::take(&mut p.entries)
+            p.writing = std::mem::take(&mut p.entries);
+            p.writing.clone()
         };
         let written = Lock::take(path).and_then(|_lock| {
             let mut registry = load(path);
             registry.projects.extend(entries);
             save(path, &registry)
         });
+        if let Some(p) = locked(&PENDING).get_mut(path) {
+            p.writing.clear();
+        }
         if let Err(e) = written {
             // The markers keep them: a later start rebuilds them.
             tracing::warn!("could not write {}: {e}", path.display());
