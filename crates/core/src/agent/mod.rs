@@ -478,7 +478,7 @@ impl Agent {
     }
 
     /// Records the finished calls of the last model turn with their
-    /// results: what the writer needs, handed over as it is.
+    /// results, lent to the recording (which serialises them at once).
     fn record_calls(&mut self, completed: &[CompletedCall]) {
         let Some(rec) = self.recorder.as_ref().filter(|r| r.is_on()) else {
             return;

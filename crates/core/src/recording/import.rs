@@ -103,7 +103,7 @@ fn copy_record(
     let recording = recorder.recording();
     recording.record_note("info", note);
     for message in messages {
-        recording.record_message(message);
+        recording.record_message(&message);
     }
     let path = recorder.path().to_path_buf();
     let unreadable = |message: &str| SessionError::Unreadable {

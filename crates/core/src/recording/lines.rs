@@ -1,9 +1,9 @@
-//! The session file's message lines, built on the writer's thread from
-//! the owned data the agent hands over: ids, timestamps and JSON are made
-//! here, and each line is serialised straight from these types (no
-//! intermediate `Value`) onto the end of the writer's buffer (see
-//! [`super::jsonl::push_line`]). The bytes are those of [`MessageRecord`]'s
-//! serialisation (field order included), so the readers parse them back.
+//! The session file's message lines, serialised on the agent's thread
+//! straight from what it holds (parts, arguments, results: borrowed, never
+//! cloned or encoded twice) onto the end of the lines waiting for the
+//! writer (see [`super::jsonl::push_line`]). The bytes are those of
+//! [`MessageRecord`]'s serialisation (field order included), so the
+//! readers parse them back.
 
 use super::jsonl::push_line;
 use super::record::MessageRecord;
@@ -60,64 +60,8 @@ pub(super) fn new_id() -> String {
         .to_owned()
 }
 
-/// One model turn as the writer takes it: what its line needs, taken
-/// from the answer's parts on the agent's thread (the parts stay there).
-/// Handing the writer owned trees of parts and JSON values, freed on its
-/// thread, cost the agent more than the records themselves (measured:
-/// the hand-over alone added 10-14 % to a long replay).
-pub(super) struct ModelTurn {
-    /// The text of the answer (thoughts left out).
-    text: String,
-    /// The thoughts as subject and description.
-    thoughts: Vec<(String, String)>,
-    /// Its token usage.
-    tokens: Option<Tokens>,
-    /// The model that answered.
-    model: String,
-    /// `model.logprobs`' record, when asked for, encoded.
-    logprobs: Option<Box<RawValue>>,
-}
-
-impl ModelTurn {
-    /// The turn of `parts`, answered by `model` with `usage`.
-    pub(super) fn of(
-        parts: &[Part],
-        usage: Option<&UsageMetadata>,
-        model: &str,
-        logprobs: Option<&Value>,
-    ) -> Self {
-        let text: String = (parts.iter())
-            .filter(|p| !p.is_thought())
-            .filter_map(|p| p.text.as_deref())
-            .collect();
-        let thoughts = (parts.iter())
-            .filter(|p| p.is_thought())
-            .filter_map(|p| p.text.as_deref())
-            .map(split_thought)
-            .collect();
-        let tokens = usage.map(|u| {
-            let n = |v: Option<u64>| v.unwrap_or(0);
-            Tokens {
-                input: n(u.prompt_token_count),
-                output: n(u.candidates_token_count),
-                cached: n(u.cached_content_token_count),
-                thoughts: n(u.thoughts_token_count),
-                tool: n(u.tool_use_prompt_token_count),
-                total: n(u.total_token_count),
-            }
-        });
-        ModelTurn {
-            text,
-            thoughts,
-            tokens,
-            model: model.to_string(),
-            logprobs: logprobs.and_then(|v| serde_json::value::to_raw_value(v).ok()),
-        }
-    }
-}
-
 /// A finished tool call of the last model turn, as the agent has it
-/// (borrowed: only its encoding is handed over).
+/// (borrowed: its line is serialised from it).
 #[derive(Debug, Clone, Copy)]
 pub struct FinishedCall<'a> {
     /// The call id.
@@ -142,78 +86,58 @@ pub struct FinishedCall<'a> {
     pub markdown: bool,
 }
 
-/// A finished call as the writer takes it: its JSON trees encoded on the
-/// agent's thread (one buffer each, a buffer per response part; see
-/// [`ModelTurn`]).
-pub(super) struct EncodedCall {
-    id: String,
-    name: String,
-    args: Box<RawValue>,
-    result: Vec<Box<RawValue>>,
-    status: &'static str,
-    result_display: Box<RawValue>,
-    description: Option<String>,
-    display_name: Option<String>,
-    markdown: bool,
-}
-
-impl EncodedCall {
-    /// Encodes `call`'s arguments, response parts and display.
-    pub(super) fn of(call: &FinishedCall<'_>) -> serde_json::Result<Self> {
-        use serde_json::value::to_raw_value;
-        // As Gemini CLI 0.61 records it: text, or the diff and file name.
-        let result_display = match call.display {
-            ToolDisplay::Text(t) => to_raw_value(t)?,
-            ToolDisplay::FileDiff(d) => to_raw_value(&serde_json::json!({
-                "fileDiff": d.file_diff,
-                "fileName": d.file_name,
-            }))?,
-            ToolDisplay::Todos(_) => to_raw_value(&call.display.to_json())?,
-        };
-        Ok(EncodedCall {
-            args: to_raw_value(call.args)?,
-            result: (call.parts.iter())
-                .map(to_raw_value)
-                .collect::<serde_json::Result<_>>()?,
-            result_display,
-            id: call.id.to_string(),
-            name: call.name.to_string(),
-            status: call.status,
-            description: call.description.map(str::to_string),
-            display_name: call.display_name.map(str::to_string),
-            markdown: call.markdown,
-        })
-    }
-}
-
-/// A recorded tool call (`ToolCallRecord`'s fields, in its order).
+/// A recorded tool call (`ToolCallRecord`'s fields, in its order),
+/// borrowed from the agent's call.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct CallLine {
-    id: String,
-    name: String,
-    args: Box<RawValue>,
-    result: Vec<Box<RawValue>>,
+pub(super) struct CallLine<'a> {
+    id: &'a str,
+    name: &'a str,
+    args: &'a Value,
+    result: &'a [Part],
     status: &'static str,
-    timestamp: String,
-    result_display: Box<RawValue>,
+    timestamp: &'a str,
+    result_display: DisplayLine<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    description: Option<String>,
+    description: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    display_name: Option<String>,
+    display_name: Option<&'a str>,
     render_output_as_markdown: bool,
 }
 
-impl CallLine {
-    fn new(call: EncodedCall, timestamp: String) -> Self {
+/// What a call showed, as Gemini CLI 0.61 records it: text, or the diff
+/// and file name (a todo list as its JSON).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum DisplayLine<'a> {
+    Text(&'a str),
+    #[serde(rename_all = "camelCase")]
+    Diff {
+        file_diff: &'a str,
+        file_name: &'a str,
+    },
+    Other(Value),
+}
+
+impl<'a> CallLine<'a> {
+    /// The line of `call`, finished at `timestamp`.
+    pub(super) fn of(call: &FinishedCall<'a>, timestamp: &'a str) -> Self {
+        let result_display = match call.display {
+            ToolDisplay::Text(t) => DisplayLine::Text(t),
+            ToolDisplay::FileDiff(d) => DisplayLine::Diff {
+                file_diff: &d.file_diff,
+                file_name: &d.file_name,
+            },
+            ToolDisplay::Todos(_) => DisplayLine::Other(call.display.to_json()),
+        };
         CallLine {
             id: call.id,
             name: call.name,
             args: call.args,
-            result: call.result,
+            result: call.parts,
             status: call.status,
             timestamp,
-            result_display: call.result_display,
+            result_display,
             description: call.description,
             display_name: call.display_name,
             render_output_as_markdown: call.markdown,
@@ -265,7 +189,6 @@ pub(super) struct ModelMessage {
     timestamp: String,
     text: String,
     meta: Option<ModelMeta>,
-    calls: Vec<CallLine>,
 }
 
 /// A message's content.
@@ -274,9 +197,8 @@ pub(super) struct ModelMessage {
 enum Content<'a> {
     Text(&'a str),
     Parts(&'a [Part]),
-    Encoded(&'a RawValue),
-    /// Parts encoded one by one (the calls' responses, joined).
-    Items(&'a [&'a RawValue]),
+    /// The parts of several calls' responses, joined.
+    PartRefs(&'a [&'a Part]),
 }
 
 /// One message line (`MessageRecord`'s fields, in its order).
@@ -289,13 +211,13 @@ struct Line<'a> {
     kind: &'a str,
     content: Content<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    tool_calls: Option<&'a [CallLine]>,
+    tool_calls: Option<&'a [CallLine<'a>]>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     meta: Option<MetaLine<'a>>,
 }
 
-/// Appends a user message of `parts` (encoded), stamped `timestamp`.
-pub(super) fn user_line(out: &mut Vec<u8>, parts: &RawValue, timestamp: &str) -> Result {
+/// Appends a user message of `parts`, stamped `timestamp`.
+pub(super) fn user_line(out: &mut Vec<u8>, parts: &[Part], timestamp: &str) -> Result {
     let id = new_id();
     push_line(
         out,
@@ -303,7 +225,7 @@ pub(super) fn user_line(out: &mut Vec<u8>, parts: &RawValue, timestamp: &str) ->
             id: &id,
             timestamp,
             kind: "user",
-            content: Content::Encoded(parts),
+            content: Content::Parts(parts),
             tool_calls: None,
             meta: None,
         },
@@ -327,14 +249,14 @@ struct ContextFields<'a> {
 }
 
 /// The `$set` line opening a conversation with its environment context.
-pub(super) fn context_line(text: &str, at: &Stamp) -> std::io::Result<Vec<u8>> {
-    let (id, timestamp) = (new_id(), format_stamp(at));
+pub(super) fn context_line(text: &str, timestamp: &str) -> Result<Vec<u8>> {
+    let id = new_id();
     let parts = [Part::text(format!(
         "<session_context>\n{text}\n</session_context>"
     ))];
     let message = Line {
         id: &id,
-        timestamp: &timestamp,
+        timestamp,
         kind: "user",
         content: Content::Parts(&parts),
         tool_calls: None,
@@ -343,7 +265,7 @@ pub(super) fn context_line(text: &str, at: &Stamp) -> std::io::Result<Vec<u8>> {
     let set = ContextSet {
         set: ContextFields {
             messages: [message],
-            last_updated: &timestamp,
+            last_updated: timestamp,
         },
     };
     let mut line = Vec::new();
@@ -379,19 +301,45 @@ fn split_thought(text: &str) -> (String, String) {
 }
 
 impl ModelMessage {
-    /// A model turn: its text, thoughts, token usage, model and logprobs.
-    pub(super) fn new(turn: ModelTurn, timestamp: &str) -> Self {
+    /// A model turn of `parts` at `timestamp`: its text (thoughts left
+    /// out), its thoughts as subject and description, its token `usage`,
+    /// the `model` that answered and (with `model.logprobs`) `logprobs`.
+    pub(super) fn new(
+        parts: &[Part],
+        usage: Option<&UsageMetadata>,
+        (model, logprobs): (&str, Option<&Value>),
+        timestamp: &str,
+    ) -> Self {
+        let text: String = (parts.iter())
+            .filter(|p| !p.is_thought())
+            .filter_map(|p| p.text.as_deref())
+            .collect();
+        let thoughts = (parts.iter())
+            .filter(|p| p.is_thought())
+            .filter_map(|p| p.text.as_deref())
+            .map(split_thought)
+            .collect();
+        let tokens = usage.map(|u| {
+            let n = |v: Option<u64>| v.unwrap_or(0);
+            Tokens {
+                input: n(u.prompt_token_count),
+                output: n(u.candidates_token_count),
+                cached: n(u.cached_content_token_count),
+                thoughts: n(u.thoughts_token_count),
+                tool: n(u.tool_use_prompt_token_count),
+                total: n(u.total_token_count),
+            }
+        });
         ModelMessage {
             id: new_id(),
             timestamp: timestamp.to_string(),
-            text: turn.text,
+            text,
             meta: Some(ModelMeta {
-                thoughts: turn.thoughts,
-                tokens: turn.tokens,
-                model: turn.model,
-                logprobs: turn.logprobs,
+                thoughts,
+                tokens,
+                model: model.to_string(),
+                logprobs: logprobs.and_then(|v| serde_json::value::to_raw_value(v).ok()),
             }),
-            calls: Vec::new(),
         }
     }
 
@@ -402,21 +350,11 @@ impl ModelMessage {
             timestamp: timestamp.to_string(),
             text: String::new(),
             meta: None,
-            calls: Vec::new(),
         }
     }
 
-    /// Adds finished calls, stamped `timestamp`.
-    pub(super) fn add_calls(&mut self, calls: Vec<EncodedCall>, timestamp: &str) {
-        (self.calls).extend(
-            calls
-                .into_iter()
-                .map(|c| CallLine::new(c, timestamp.to_string())),
-        );
-    }
-
-    /// Appends the message's line (with its calls once it has some).
-    pub(super) fn line(&self, out: &mut Vec<u8>) -> Result {
+    /// Appends the message's line (with `calls` once it has some).
+    pub(super) fn line(&self, out: &mut Vec<u8>, calls: &[CallLine<'_>]) -> Result {
         let meta = self.meta.as_ref().map(|m| MetaLine {
             thoughts: (m.thoughts.iter())
                 .map(|(subject, description)| Thought {
@@ -436,36 +374,38 @@ impl ModelMessage {
                 timestamp: &self.timestamp,
                 kind: "gemini",
                 content: Content::Text(&self.text),
-                tool_calls: (!self.calls.is_empty()).then_some(self.calls.as_slice()),
+                tool_calls: (!calls.is_empty()).then_some(calls),
                 meta,
             },
         )
     }
+}
 
-    /// Appends the user message of the calls' functionResponse parts, as
-    /// Gemini CLI records it after the calls; false (nothing appended)
-    /// when they sent none.
-    pub(super) fn responses_line(&self, out: &mut Vec<u8>, timestamp: &str) -> Result<bool> {
-        let items: Vec<&RawValue> = (self.calls.iter())
-            .flat_map(|c| c.result.iter().map(|part| &**part))
-            .collect();
-        if items.is_empty() {
-            return Ok(false);
-        }
-        let id = new_id();
-        push_line(
-            out,
-            &Line {
-                id: &id,
-                timestamp,
-                kind: "user",
-                content: Content::Items(&items),
-                tool_calls: None,
-                meta: None,
-            },
-        )?;
-        Ok(true)
+/// Appends the user message of the `calls`' functionResponse parts, as
+/// Gemini CLI records it after the calls; false (nothing appended) when
+/// they sent none.
+pub(super) fn responses_line(
+    out: &mut Vec<u8>,
+    calls: &[CallLine<'_>],
+    timestamp: &str,
+) -> Result<bool> {
+    let parts: Vec<&Part> = calls.iter().flat_map(|c| c.result).collect();
+    if parts.is_empty() {
+        return Ok(false);
     }
+    let id = new_id();
+    push_line(
+        out,
+        &Line {
+            id: &id,
+            timestamp,
+            kind: "user",
+            content: Content::PartRefs(&parts),
+            tool_calls: None,
+            meta: None,
+        },
+    )?;
+    Ok(true)
 }
 
 /// A line parsed back into the record the trajectory keeps.

@@ -26,12 +26,12 @@ pub use record::{ConversationRecord, MessageRecord};
 pub use retention::cleanup_sessions;
 
 use gemini_rs_protocol::{Content, Part, UsageMetadata};
-use lines::ModelTurn;
+use lines::{CallLine, ModelMessage};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use writer::{FileState, Job, Start};
+use writer::{FileState, Job, Pending, Start};
 
 /// A session that could not be found or read.
 #[derive(Debug, thiserror::Error)]
@@ -67,13 +67,15 @@ struct Worker {
     thread: std::thread::JoinHandle<()>,
 }
 
-/// The agent's side of a [`ChatRecorder`]: it hands over what it already
-/// has (moved or cloned, never serialised) with the time it happened; the
-/// writer builds the records. Every clone writes to the same file.
+/// The agent's side of a [`ChatRecorder`]: it serialises each record from
+/// what the agent holds onto the lines waiting for the writer, which
+/// writes them. Every clone writes to the same file.
 #[derive(Clone)]
 pub struct Recording {
     path: PathBuf,
     tx: Option<std::sync::mpsc::Sender<Job>>,
+    /// The lines waiting for the writer (with its thread's state).
+    pending: Arc<std::sync::Mutex<Pending>>,
     /// Whether every record waits until it is written (hooks read the
     /// transcript); the writer gathers messages only while it is off.
     synchronous: Arc<AtomicBool>,
@@ -174,10 +176,12 @@ impl ChatRecorder {
         });
         let has_trajectory = trajectory.is_some();
         let synchronous = Arc::new(AtomicBool::new(false));
+        let pending = Arc::new(std::sync::Mutex::new(Pending::default()));
         let (tx, rx) = std::sync::mpsc::channel();
         let worker = (enabled || has_trajectory)
             .then(|| {
                 let writer_sync = synchronous.clone();
+                let writer_pending = pending.clone();
                 let state = FileState {
                     path: path.clone(),
                     record,
@@ -189,7 +193,7 @@ impl ChatRecorder {
                 };
                 std::thread::Builder::new()
                     .name("session-writer".into())
-                    .spawn(move || writer::write_loop(state, rx, &writer_sync))
+                    .spawn(move || writer::write_loop(state, &writer_pending, rx, &writer_sync))
                     .map(|thread| Worker { thread })
                     .map_err(|e| tracing::warn!("chat recording is off: {e}"))
                     .ok()
@@ -198,6 +202,7 @@ impl ChatRecorder {
         let handle = Recording {
             path,
             tx: worker.as_ref().map(|_| tx),
+            pending,
             synchronous,
             writer: worker.as_ref().map(|w| w.thread.thread().clone()),
         };
@@ -239,7 +244,9 @@ impl ChatRecorder {
     /// records (from a [`Recording`] still held) are dropped.
     pub fn close(&mut self) {
         if let Some(Worker { thread }) = self.worker.take() {
-            self.handle.send(Job::Close);
+            if let Some(tx) = &self.handle.tx {
+                let _ = tx.send(Job::Close);
+            }
             thread.thread().unpark();
             let _ = thread.join();
         }
@@ -275,20 +282,22 @@ impl Recording {
     /// (written just before its first message, as 0.61 records its
     /// `<session_context>`; 0.27.4's format leaves it out).
     pub fn record_context(&self, text: &str) {
-        if self.is_on() {
-            self.send(Job::Context(text.to_string(), chrono::Utc::now()));
+        if !self.is_on() {
+            return;
+        }
+        let stamp = lines::format_stamp(&chrono::Utc::now());
+        match lines::context_line(text, &stamp) {
+            Ok(line) => writer::lock(&self.pending).context = Some(line),
+            Err(e) => tracing::warn!("could not record the context: {e}"),
         }
     }
 
     /// Records a user message.
     pub fn record_user(&self, parts: &[Part]) {
-        if !self.is_on() {
-            return;
-        }
-        match serde_json::value::to_raw_value(parts) {
-            Ok(parts) => self.send(Job::User(parts, chrono::Utc::now())),
-            Err(e) => tracing::warn!("could not record a message: {e}"),
-        }
+        self.record(|out, _, stamp| {
+            lines::user_line(out, parts, stamp)?;
+            Ok(true)
+        });
     }
 
     /// Records one model turn: its text, thoughts, token usage, model and
@@ -302,11 +311,12 @@ impl Recording {
         model: &str,
         logprobs: Option<Value>,
     ) {
-        if !self.is_on() {
-            return;
-        }
-        let turn = ModelTurn::of(parts, usage, model, logprobs.as_ref());
-        self.send(Job::Model(Box::new(turn), chrono::Utc::now()));
+        self.record(|out, last_model, stamp| {
+            let msg = ModelMessage::new(parts, usage, (model, logprobs.as_ref()), stamp);
+            msg.line(out, &[])?;
+            *last_model = Some(msg);
+            Ok(true)
+        });
     }
 
     /// Adds the finished calls (with their results) to the last model
@@ -314,33 +324,80 @@ impl Recording {
     /// functionResponse parts sent back as a user message, as Gemini CLI
     /// does.
     pub fn record_tool_calls(&self, calls: &[FinishedCall<'_>]) {
-        if calls.is_empty() || !self.is_on() {
+        if calls.is_empty() {
             return;
         }
-        match calls.iter().map(lines::EncodedCall::of).collect() {
-            Ok(calls) => self.send(Job::Calls(calls, chrono::Utc::now())),
-            Err(e) => tracing::warn!("could not record tool calls: {e}"),
-        }
+        self.record(|out, last_model, stamp| {
+            let calls: Vec<CallLine<'_>> = calls.iter().map(|c| CallLine::of(c, stamp)).collect();
+            let msg = last_model
+                .take()
+                .unwrap_or_else(|| ModelMessage::bare(stamp));
+            msg.line(out, &calls)?;
+            lines::responses_line(out, &calls, stamp)
+        });
     }
 
     /// Records an info, warning or error line of the session.
     pub fn record_note(&self, kind: &str, text: &str) {
-        if self.is_on() {
-            let job = Job::Note(kind.to_string(), text.to_string(), chrono::Utc::now());
-            self.send(job);
-        }
+        self.record(|out, _, stamp| {
+            lines::note_line(out, kind, text, stamp)?;
+            Ok(true)
+        });
     }
 
     /// Records a whole message as it is (a session copied in).
-    fn record_message(&self, msg: MessageRecord) {
-        self.send(Job::Message(Box::new(msg), chrono::Utc::now()));
+    fn record_message(&self, msg: &MessageRecord) {
+        self.record(|out, _, _| {
+            jsonl::push_line(out, msg)?;
+            Ok(true)
+        });
     }
 
-    fn send(&self, job: Job) {
+    /// Appends what `build` serialises (given the lines, the last model
+    /// message and the time, formatted) to the lines waiting for the
+    /// writer, the context first when it waits for a message, and a
+    /// `lastUpdated` update after when `build` says so (a model message
+    /// updated with its calls gets none unless their responses follow),
+    /// as 0.61 writes them. Wakes the writer only when it sleeps.
+    fn record(
+        &self,
+        build: impl FnOnce(&mut Vec<u8>, &mut Option<ModelMessage>, &str) -> std::io::Result<bool>,
+    ) {
         let Some(tx) = &self.tx else {
             return;
         };
-        if tx.send(job).is_ok() && self.synchronous.load(Ordering::Relaxed) {
+        let at = chrono::Utc::now();
+        let stamp = lines::format_stamp(&at);
+        let wake = {
+            let mut pending = writer::lock(&self.pending);
+            if pending.closed {
+                return;
+            }
+            let Pending {
+                lines,
+                last_model,
+                context,
+                ..
+            } = &mut *pending;
+            if let Some(context) = context.take() {
+                lines.extend_from_slice(&context);
+            }
+            match build(lines, last_model, &stamp) {
+                Ok(true) => {
+                    if let Err(e) = jsonl::last_updated_line(lines, &stamp) {
+                        tracing::warn!("could not record a message: {e}");
+                    }
+                }
+                Ok(false) => {}
+                Err(e) => tracing::warn!("could not record a message: {e}"),
+            }
+            pending.last = Some(at);
+            std::mem::take(&mut pending.idle)
+        };
+        if wake {
+            let _ = tx.send(Job::Wake);
+        }
+        if self.synchronous.load(Ordering::Relaxed) {
             self.sync();
         }
     }

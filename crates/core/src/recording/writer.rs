@@ -1,53 +1,51 @@
-//! The session writer's thread: it owns the file, turns what the agent
-//! hands over into lines (see [`super::lines`]) and appends them, several
-//! at a time.
+//! The session writer's thread: it owns the file and appends the lines
+//! the agent serialised (see [`super::lines`]), everything recorded since
+//! its last write in one write.
 
 use super::atif::TrajectoryFile;
 use super::jsonl;
 use super::legacy::{self, SessionFormat};
-use super::lines::{self, EncodedCall, ModelMessage, ModelTurn, Stamp};
+use super::lines::{self, ModelMessage, Stamp};
 use super::record::{ConversationRecord, MessageRecord};
-use serde_json::value::RawValue;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
-/// What the agent hands the writer: a few owned buffers (the JSON of parts
-/// and arguments encoded on its side, see [`ModelTurn`]), stamped with the
-/// time it happened; the writer builds the records.
+/// What wakes the writer (the lines themselves wait in [`Pending`]).
 pub(super) enum Job {
-    /// A user message (its parts, encoded).
-    User(Box<RawValue>, Stamp),
-    /// A model turn (its calls follow with [`Job::Calls`]).
-    Model(Box<ModelTurn>, Stamp),
-    /// The finished calls of the last model turn: that message is written
-    /// again with them, then the user message of their responses.
-    Calls(Vec<EncodedCall>, Stamp),
-    /// An info, warning or error line.
-    Note(String, String, Stamp),
-    /// A whole message (a session copied in).
-    Message(Box<MessageRecord>, Stamp),
-    /// The environment context that opens a new conversation: recorded
-    /// (as 0.61 records it) just before the first message.
-    Context(String, Stamp),
-    /// Answer once everything before is written.
+    /// Lines arrived while it was idle.
+    Wake,
+    /// Answer once everything recorded before is written.
     Sync(std::sync::mpsc::Sender<()>),
-    /// Write everything before, then stop.
+    /// Write everything recorded before, then stop.
     Close,
 }
 
-impl Job {
-    /// When it happened (`None` for the writer's own jobs).
-    fn stamp(&self) -> Option<Stamp> {
-        match self {
-            Job::User(_, at)
-            | Job::Model(_, at)
-            | Job::Calls(_, at)
-            | Job::Note(_, _, at)
-            | Job::Message(_, at)
-            | Job::Context(_, at) => Some(*at),
-            Job::Sync(_) | Job::Close => None,
-        }
-    }
+/// What the agent has recorded and the writer has not taken yet, shared
+/// by both under a mutex held only to append or to swap the buffer.
+/// Serialising on the agent's thread, from what it holds, costs less than
+/// handing the writer anything to serialise: measured, the hand-over of
+/// owned jobs (a channel send, their frees on another thread, which
+/// contend for the allocator's lock) cost as much as the records.
+#[derive(Default)]
+pub(super) struct Pending {
+    /// Lines waiting to be written, each ending in a newline.
+    pub lines: Vec<u8>,
+    /// When the last of them happened.
+    pub last: Option<Stamp>,
+    /// The last model message, written again when its calls finish.
+    pub last_model: Option<ModelMessage>,
+    /// The environment context line, written just before the first message.
+    pub context: Option<Vec<u8>>,
+    /// The writer found nothing and sleeps until a [`Job::Wake`].
+    pub idle: bool,
+    /// The writer has stopped: nothing more is kept.
+    pub closed: bool,
+}
+
+/// The pending lines, locked (a panic elsewhere leaves them usable).
+pub(super) fn lock(pending: &Mutex<Pending>) -> MutexGuard<'_, Pending> {
+    pending.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// How the file starts when the first message comes.
@@ -140,55 +138,6 @@ impl FileState {
     }
 }
 
-/// The writer: the file, the last model message (written again when its
-/// calls finish) and the context line waiting for the first message.
-struct Writer {
-    state: FileState,
-    last_model: Option<ModelMessage>,
-    context: Option<Vec<u8>>,
-}
-
-impl Writer {
-    /// Appends the lines of one job to `out`, each new message followed
-    /// by a `lastUpdated` update as 0.61 writes them (a model message
-    /// updated with its calls is not: the user message of their responses
-    /// is, after it). The job's time is formatted once.
-    fn lines_of(&mut self, job: Job, out: &mut Vec<u8>) -> std::io::Result<()> {
-        if let Job::Context(text, at) = job {
-            self.context = Some(lines::context_line(&text, &at)?);
-            return Ok(());
-        }
-        let Some(at) = job.stamp() else {
-            return Ok(());
-        };
-        if let Some(context) = self.context.take() {
-            out.extend_from_slice(&context);
-        }
-        let stamp = lines::format_stamp(&at);
-        match job {
-            Job::User(parts, _) => lines::user_line(out, &parts, &stamp)?,
-            Job::Note(kind, text, _) => lines::note_line(out, &kind, &text, &stamp)?,
-            Job::Message(msg, _) => jsonl::push_line(out, &msg)?,
-            Job::Model(turn, _) => {
-                let msg = ModelMessage::new(*turn, &stamp);
-                msg.line(out)?;
-                self.last_model = Some(msg);
-            }
-            Job::Calls(calls, _) => {
-                let last = self.last_model.take();
-                let mut msg = last.unwrap_or_else(|| ModelMessage::bare(&stamp));
-                msg.add_calls(calls, &stamp);
-                msg.line(out)?;
-                if !msg.responses_line(out, &stamp)? {
-                    return Ok(());
-                }
-            }
-            Job::Context(..) | Job::Sync(_) | Job::Close => return Ok(()),
-        }
-        jsonl::last_updated_line(out, &stamp)
-    }
-}
-
 /// How long the writer gathers messages after a write before it looks
 /// for more. Someone waiting for the file (a sync, the close) wakes it at
 /// once; only a crash can lose what it holds, at most this much.
@@ -202,14 +151,15 @@ const KEEP_BUFFER: usize = 1 << 20;
 /// two-core machine the writer's runs were delaying the turns).
 const NICE: libc::c_int = 10;
 
-/// Owns the file. Messages that arrived while it was writing go out
+/// Owns the file. Everything recorded while it was writing goes out
 /// together, in one write. After a write nobody waits for, it pauses for
-/// [`GATHER`] (parked: the agent's sends wake no thread; a sync or the
-/// close unparks it) instead of sleeping on the channel, so a long session
-/// writes once per pause at most. Ends at [`Job::Close`] or when every
-/// sender is gone.
+/// [`GATHER`] (parked: recording wakes no thread; a sync or the close
+/// unparks it); when it finds nothing, it sleeps until the agent records
+/// something ([`Job::Wake`], sent only then), a sync or the close. Ends at
+/// [`Job::Close`] or when every sender is gone, after a last write.
 pub(super) fn write_loop(
-    state: FileState,
+    mut state: FileState,
+    pending: &Mutex<Pending>,
     rx: std::sync::mpsc::Receiver<Job>,
     synchronous: &AtomicBool,
 ) {
@@ -226,47 +176,53 @@ pub(super) fn write_loop(
     {
         tracing::warn!("could not write trajectory {}: {e}", file.path.display());
     }
-    let mut writer = Writer {
-        state,
-        last_model: None,
-        context: None,
-    };
-    let mut open = true;
-    // The lines of one write, kept (with its capacity) from write to write.
+    // The lines of one write, swapped with the agent's (capacity kept).
     let mut lines = Vec::new();
-    while open && let Ok(first) = rx.recv() {
+    let mut replies = Vec::new();
+    let mut woken: Option<Job> = None;
+    let mut open = true;
+    loop {
+        for job in woken.take().into_iter().chain(rx.try_iter()) {
+            match job {
+                Job::Sync(reply) => replies.push(reply),
+                Job::Close => open = false,
+                Job::Wake => {}
+            }
+        }
         if lines.capacity() > KEEP_BUFFER {
             lines = Vec::new();
         }
         lines.clear();
-        let mut replies = Vec::new();
-        let mut last = None;
-        for job in std::iter::once(first).chain(rx.try_iter()) {
-            match job {
-                Job::Sync(reply) => replies.push(reply),
-                Job::Close => {
-                    open = false;
-                    break;
-                }
-                job => {
-                    last = job.stamp().or(last);
-                    if let Err(e) = writer.lines_of(job, &mut lines) {
-                        tracing::warn!("could not record a message: {e}");
-                    }
-                }
-            }
-        }
-        if let Some(last) = last.filter(|_| !lines.is_empty())
-            && let Err(e) = writer.state.write(&lines, &last)
+        let last = {
+            let mut pending = lock(pending);
+            std::mem::swap(&mut pending.lines, &mut lines);
+            pending.idle = lines.is_empty() && open;
+            pending.closed = !open;
+            pending.last.take()
+        };
+        let wrote = !lines.is_empty();
+        if let Some(last) = last.filter(|_| wrote)
+            && let Err(e) = state.write(&lines, &last)
         {
-            let path = writer.state.path.display();
+            let path = state.path.display();
             tracing::warn!("could not write session file {path}: {e}");
         }
-        if open && replies.is_empty() && !synchronous.load(Ordering::Relaxed) {
-            std::thread::park_timeout(GATHER);
-        }
-        for reply in replies {
+        for reply in replies.drain(..) {
             let _ = reply.send(());
+        }
+        if !open {
+            break;
+        }
+        if wrote {
+            if !synchronous.load(Ordering::Relaxed) {
+                std::thread::park_timeout(GATHER);
+            }
+            continue;
+        }
+        match rx.recv() {
+            Ok(job) => woken = Some(job),
+            // Every recording is gone: write what is left, then stop.
+            Err(_) => open = false,
         }
     }
 }
