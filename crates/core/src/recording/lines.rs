@@ -216,20 +216,29 @@ struct Line<'a> {
     meta: Option<MetaLine<'a>>,
 }
 
-/// Appends a user message of `parts`, stamped `timestamp`.
-pub(super) fn user_line(out: &mut Vec<u8>, parts: &[Part], timestamp: &str) -> Result {
-    let id = new_id();
-    push_line(
-        out,
-        &Line {
-            id: &id,
+impl<'a> Line<'a> {
+    /// A message with neither calls nor model details.
+    fn plain(id: &'a str, timestamp: &'a str, kind: &'a str, content: Content<'a>) -> Self {
+        Line {
+            id,
             timestamp,
-            kind: "user",
-            content: Content::Parts(parts),
+            kind,
+            content,
             tool_calls: None,
             meta: None,
-        },
-    )
+        }
+    }
+}
+
+/// Appends a new message (its id made here) of `kind` holding `content`.
+fn push_message(out: &mut Vec<u8>, kind: &str, content: Content<'_>, timestamp: &str) -> Result {
+    let id = new_id();
+    push_line(out, &Line::plain(&id, timestamp, kind, content))
+}
+
+/// Appends a user message of `parts`, stamped `timestamp`.
+pub(super) fn user_line(out: &mut Vec<u8>, parts: &[Part], timestamp: &str) -> Result {
+    push_message(out, "user", Content::Parts(parts), timestamp)
 }
 
 /// The `$set` of a new conversation's first message, its environment
@@ -254,14 +263,7 @@ pub(super) fn context_line(text: &str, timestamp: &str) -> Result<Vec<u8>> {
     let parts = [Part::text(format!(
         "<session_context>\n{text}\n</session_context>"
     ))];
-    let message = Line {
-        id: &id,
-        timestamp,
-        kind: "user",
-        content: Content::Parts(&parts),
-        tool_calls: None,
-        meta: None,
-    };
+    let message = Line::plain(&id, timestamp, "user", Content::Parts(&parts));
     let set = ContextSet {
         set: ContextFields {
             messages: [message],
@@ -275,18 +277,7 @@ pub(super) fn context_line(text: &str, timestamp: &str) -> Result<Vec<u8>> {
 
 /// Appends an info, warning or error line.
 pub(super) fn note_line(out: &mut Vec<u8>, kind: &str, text: &str, timestamp: &str) -> Result {
-    let id = new_id();
-    push_line(
-        out,
-        &Line {
-            id: &id,
-            timestamp,
-            kind,
-            content: Content::Text(text),
-            tool_calls: None,
-            meta: None,
-        },
-    )
+    push_message(out, kind, Content::Text(text), timestamp)
 }
 
 /// Splits a thought into its `**subject**` and the rest.
@@ -393,18 +384,7 @@ pub(super) fn responses_line(
     if parts.is_empty() {
         return Ok(false);
     }
-    let id = new_id();
-    push_line(
-        out,
-        &Line {
-            id: &id,
-            timestamp,
-            kind: "user",
-            content: Content::PartRefs(&parts),
-            tool_calls: None,
-            meta: None,
-        },
-    )?;
+    push_message(out, "user", Content::PartRefs(&parts), timestamp)?;
     Ok(true)
 }
 
