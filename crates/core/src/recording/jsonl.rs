@@ -66,24 +66,19 @@ pub(super) fn push_line(out: &mut Vec<u8>, value: &impl Serialize) -> io::Result
 }
 
 /// Appends the `$set` line of a new `lastUpdated` (written after every
-/// write's messages), serialised straight from its fields.
-pub(super) fn last_updated_line(out: &mut Vec<u8>, stamp: &str) -> io::Result<()> {
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Updates<'a> {
-        last_updated: &'a str,
+/// new message), written out directly: a time of ours
+/// ([`super::lines::format_stamp`]) has nothing to escape.
+pub(super) fn last_updated_line(out: &mut Vec<u8>, stamp: &str) {
+    out.extend_from_slice(br#"{"$set":{"lastUpdated":"#);
+    if stamp.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        // Not one of ours: serde escapes it (a string cannot fail to encode).
+        let _ = serde_json::to_writer(&mut *out, stamp);
+    } else {
+        out.push(b'"');
+        out.extend_from_slice(stamp.as_bytes());
+        out.push(b'"');
     }
-    #[derive(Serialize)]
-    struct Set<'a> {
-        #[serde(rename = "$set")]
-        set: Updates<'a>,
-    }
-    let line = Set {
-        set: Updates {
-            last_updated: stamp,
-        },
-    };
-    push_line(out, &line)
+    out.extend_from_slice(b"}}\n");
 }
 
 /// The whole record as JSONL, written atomically (a 0.27.4 `.json` session

@@ -11,7 +11,6 @@ use gemini_rs_protocol::events::ToolDisplay;
 use gemini_rs_protocol::{Part, UsageMetadata};
 use serde::Serialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 /// When something happened, taken on the agent's thread (formatting
 /// waits for the writer).
@@ -20,10 +19,38 @@ pub(super) type Stamp = chrono::DateTime<chrono::Utc>;
 /// What appending a line gives.
 type Result<T = ()> = std::io::Result<T>;
 
-/// The ISO form Gemini CLI records (`2026-01-02T03:04:05.678Z`), written
-/// directly (a `format` string is parsed again on every call).
+/// The ISO form Gemini CLI records (`2026-01-02T03:04:05.678Z`). Its
+/// date, hour and minute are formatted once a minute per thread; the
+/// seconds and milliseconds are written digit by digit.
 pub(super) fn format_stamp(at: &Stamp) -> String {
-    at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    thread_local! {
+        /// The last minute formatted, and its `YYYY-MM-DDTHH:MM:`.
+        static MINUTE: std::cell::RefCell<(i64, String)> = const {
+            std::cell::RefCell::new((i64::MIN, String::new()))
+        };
+    }
+    let chrono_form = || at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let nanos = at.timestamp_subsec_nanos();
+    if nanos >= 1_000_000_000 {
+        return chrono_form(); // a leap second, written `:60`
+    }
+    let secs = at.timestamp();
+    let (minute, second) = (secs.div_euclid(60), secs.rem_euclid(60) as u32);
+    MINUTE.with_borrow_mut(|(cached, prefix)| {
+        if *cached != minute {
+            let whole = chrono_form();
+            let keep = whole.len().saturating_sub("05.678Z".len());
+            *prefix = whole[..keep].to_string();
+            *cached = minute;
+        }
+        let millis = nanos / 1_000_000;
+        let digit = |n: u32| char::from(b'0' + (n % 10) as u8);
+        let mut out = String::with_capacity(prefix.len() + 7);
+        out.push_str(prefix);
+        out.extend([digit(second / 10), digit(second), '.']);
+        out.extend([digit(millis / 100), digit(millis / 10), digit(millis), 'Z']);
+        out
+    })
 }
 
 /// A new message id: a version-4 uuid, as Gemini CLI's `randomUUID`. Its
@@ -86,15 +113,19 @@ pub struct FinishedCall<'a> {
     pub markdown: bool,
 }
 
-/// A recorded tool call (`ToolCallRecord`'s fields, in its order),
-/// borrowed from the agent's call.
+/// The fields of a recorded tool call before its `result`
+/// (`ToolCallRecord`'s order).
 #[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct CallLine<'a> {
+struct CallHead<'a> {
     id: &'a str,
     name: &'a str,
     args: &'a Value,
-    result: &'a [Part],
+}
+
+/// The fields of a recorded tool call after its `result`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CallTail<'a> {
     status: &'static str,
     timestamp: &'a str,
     result_display: DisplayLine<'a>,
@@ -119,9 +150,9 @@ enum DisplayLine<'a> {
     Other(Value),
 }
 
-impl<'a> CallLine<'a> {
-    /// The line of `call`, finished at `timestamp`.
-    pub(super) fn of(call: &FinishedCall<'a>, timestamp: &'a str) -> Self {
+impl<'a> CallTail<'a> {
+    /// The rest of `call`'s record, finished at `timestamp`.
+    fn of(call: &FinishedCall<'a>, timestamp: &'a str) -> Self {
         let result_display = match call.display {
             ToolDisplay::Text(t) => DisplayLine::Text(t),
             ToolDisplay::FileDiff(d) => DisplayLine::Diff {
@@ -130,11 +161,7 @@ impl<'a> CallLine<'a> {
             },
             ToolDisplay::Todos(_) => DisplayLine::Other(call.display.to_json()),
         };
-        CallLine {
-            id: call.id,
-            name: call.name,
-            args: call.args,
-            result: call.parts,
+        CallTail {
             status: call.status,
             timestamp,
             result_display,
@@ -164,31 +191,24 @@ struct Tokens {
     total: u64,
 }
 
-/// What a model message carries beyond its text (thoughts as subject
-/// and description).
-struct ModelMeta {
-    thoughts: Vec<(String, String)>,
-    tokens: Option<Tokens>,
-    model: String,
-    logprobs: Option<Box<RawValue>>,
-}
-
-/// [`ModelMeta`] as written, each thought stamped with the message's time.
+/// What a model message carries after its content (and its calls): its
+/// thoughts, stamped with the message's time, tokens, model, logprobs.
 #[derive(Serialize)]
 struct MetaLine<'a> {
     thoughts: Vec<Thought<'a>>,
-    tokens: Option<&'a Tokens>,
+    tokens: Option<Tokens>,
     model: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    logprobs: Option<&'a RawValue>,
+    logprobs: Option<&'a Value>,
 }
 
-/// The last model message, kept to be written again with its calls.
+/// The last model message, kept serialised to be written again with its
+/// calls (which go between its content and the rest).
 pub(super) struct ModelMessage {
-    id: String,
-    timestamp: String,
-    text: String,
-    meta: Option<ModelMeta>,
+    /// `{"id":..,"timestamp":..,"type":"gemini","content":".."`, unclosed.
+    head: Vec<u8>,
+    /// `,"thoughts":..,"tokens":..,"model":..}`, or `}` for a bare one.
+    tail: Vec<u8>,
 }
 
 /// A message's content.
@@ -197,11 +217,10 @@ pub(super) struct ModelMessage {
 enum Content<'a> {
     Text(&'a str),
     Parts(&'a [Part]),
-    /// The parts of several calls' responses, joined.
-    PartRefs(&'a [&'a Part]),
 }
 
-/// One message line (`MessageRecord`'s fields, in its order).
+/// One message line of neither calls nor model details
+/// (`MessageRecord`'s fields, in its order).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Line<'a> {
@@ -210,30 +229,55 @@ struct Line<'a> {
     #[serde(rename = "type")]
     kind: &'a str,
     content: Content<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tool_calls: Option<&'a [CallLine<'a>]>,
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    meta: Option<MetaLine<'a>>,
 }
 
-impl<'a> Line<'a> {
-    /// A message with neither calls nor model details.
-    fn plain(id: &'a str, timestamp: &'a str, kind: &'a str, content: Content<'a>) -> Self {
-        Line {
-            id,
-            timestamp,
-            kind,
-            content,
-            tool_calls: None,
-            meta: None,
-        }
+/// The fields of a message before its content.
+#[derive(Serialize)]
+struct MessageHead<'a> {
+    id: &'a str,
+    timestamp: &'a str,
+    #[serde(rename = "type")]
+    kind: &'a str,
+}
+
+/// Appends `value`, a JSON object, without its closing brace (fields are
+/// spliced in after it).
+fn push_open(out: &mut Vec<u8>, value: &impl Serialize) -> Result {
+    serde_json::to_writer(&mut *out, value).map_err(std::io::Error::other)?;
+    match out.pop() {
+        Some(b'}') => Ok(()),
+        _ => Err(std::io::Error::other("a record is not a JSON object")),
     }
+}
+
+/// Appends `value`'s fields, a JSON object's, as the rest of an object
+/// left open by [`push_open`], and closes it.
+fn push_rest(out: &mut Vec<u8>, value: &impl Serialize) -> Result {
+    let start = out.len();
+    serde_json::to_writer(&mut *out, value).map_err(std::io::Error::other)?;
+    match &out[start..] {
+        b"{}" => {
+            out.truncate(start);
+            out.push(b'}');
+        }
+        [b'{', ..] => out[start] = b',',
+        _ => return Err(std::io::Error::other("a record is not a JSON object")),
+    }
+    Ok(())
 }
 
 /// Appends a new message (its id made here) of `kind` holding `content`.
 fn push_message(out: &mut Vec<u8>, kind: &str, content: Content<'_>, timestamp: &str) -> Result {
     let id = new_id();
-    push_line(out, &Line::plain(&id, timestamp, kind, content))
+    push_line(
+        out,
+        &Line {
+            id: &id,
+            timestamp,
+            kind,
+            content,
+        },
+    )
 }
 
 /// Appends a user message of `parts`, stamped `timestamp`.
@@ -263,7 +307,12 @@ pub(super) fn context_line(text: &str, timestamp: &str) -> Result<Vec<u8>> {
     let parts = [Part::text(format!(
         "<session_context>\n{text}\n</session_context>"
     ))];
-    let message = Line::plain(&id, timestamp, "user", Content::Parts(&parts));
+    let message = Line {
+        id: &id,
+        timestamp,
+        kind: "user",
+        content: Content::Parts(&parts),
+    };
     let set = ContextSet {
         set: ContextFields {
             messages: [message],
@@ -281,14 +330,11 @@ pub(super) fn note_line(out: &mut Vec<u8>, kind: &str, text: &str, timestamp: &s
 }
 
 /// Splits a thought into its `**subject**` and the rest.
-fn split_thought(text: &str) -> (String, String) {
-    let (subject, description) = text
-        .trim_start()
-        .strip_prefix("**")
+fn split_thought(text: &str) -> (&str, &str) {
+    (text.trim_start().strip_prefix("**"))
         .and_then(|rest| rest.split_once("**"))
         .map(|(s, d)| (s.trim(), d.trim()))
-        .unwrap_or(("", text.trim()));
-    (subject.to_string(), description.to_string())
+        .unwrap_or(("", text.trim()))
 }
 
 impl ModelMessage {
@@ -300,7 +346,7 @@ impl ModelMessage {
         usage: Option<&UsageMetadata>,
         (model, logprobs): (&str, Option<&Value>),
         timestamp: &str,
-    ) -> Self {
+    ) -> Result<Self> {
         let text: String = (parts.iter())
             .filter(|p| !p.is_thought())
             .filter_map(|p| p.text.as_deref())
@@ -308,7 +354,14 @@ impl ModelMessage {
         let thoughts = (parts.iter())
             .filter(|p| p.is_thought())
             .filter_map(|p| p.text.as_deref())
-            .map(split_thought)
+            .map(|t| {
+                let (subject, description) = split_thought(t);
+                Thought {
+                    subject,
+                    description,
+                    timestamp,
+                }
+            })
             .collect();
         let tokens = usage.map(|u| {
             let n = |v: Option<u64>| v.unwrap_or(0);
@@ -321,70 +374,100 @@ impl ModelMessage {
                 total: n(u.total_token_count),
             }
         });
-        ModelMessage {
-            id: new_id(),
-            timestamp: timestamp.to_string(),
-            text,
-            meta: Some(ModelMeta {
-                thoughts,
-                tokens,
-                model: model.to_string(),
-                logprobs: logprobs.and_then(|v| serde_json::value::to_raw_value(v).ok()),
-            }),
-        }
+        let meta = MetaLine {
+            thoughts,
+            tokens,
+            model,
+            logprobs,
+        };
+        let mut msg = Self::open(&text, timestamp)?;
+        msg.tail.clear();
+        push_rest(&mut msg.tail, &meta)?;
+        Ok(msg)
     }
 
     /// A model message with no text to carry calls that came without one.
-    pub(super) fn bare(timestamp: &str) -> Self {
-        ModelMessage {
-            id: new_id(),
-            timestamp: timestamp.to_string(),
-            text: String::new(),
-            meta: None,
-        }
+    pub(super) fn bare(timestamp: &str) -> Result<Self> {
+        Self::open("", timestamp)
     }
 
-    /// Appends the message's line (with `calls` once it has some).
-    pub(super) fn line(&self, out: &mut Vec<u8>, calls: &[CallLine<'_>]) -> Result {
-        let meta = self.meta.as_ref().map(|m| MetaLine {
-            thoughts: (m.thoughts.iter())
-                .map(|(subject, description)| Thought {
-                    subject,
-                    description,
-                    timestamp: &self.timestamp,
-                })
-                .collect(),
-            tokens: m.tokens.as_ref(),
-            model: &m.model,
-            logprobs: m.logprobs.as_deref(),
-        });
-        push_line(
-            out,
-            &Line {
-                id: &self.id,
-                timestamp: &self.timestamp,
-                kind: "gemini",
-                content: Content::Text(&self.text),
-                tool_calls: (!calls.is_empty()).then_some(calls),
-                meta,
-            },
-        )
+    /// The message's line up to its `text`, closed by a bare tail.
+    fn open(text: &str, timestamp: &str) -> Result<Self> {
+        let id = new_id();
+        let line = Line {
+            id: &id,
+            timestamp,
+            kind: "gemini",
+            content: Content::Text(text),
+        };
+        let mut head = Vec::with_capacity(128 + text.len());
+        push_open(&mut head, &line)?;
+        let tail = b"}".to_vec();
+        Ok(ModelMessage { head, tail })
+    }
+
+    /// Appends the message's line (as it starts, without calls).
+    pub(super) fn line(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.head);
+        out.extend_from_slice(&self.tail);
+        out.push(b'\n');
     }
 }
 
-/// Appends the user message of the `calls`' functionResponse parts, as
-/// Gemini CLI records it after the calls; false (nothing appended) when
-/// they sent none.
-pub(super) fn responses_line(
+/// Appends the last model message `msg` again with the finished `calls`
+/// (each stamped `timestamp`), then the user message of their
+/// functionResponse parts as Gemini CLI records it after them (false
+/// when they sent none). Each call's parts are serialised once: the
+/// second message copies the bytes of the first.
+pub(super) fn calls_lines(
     out: &mut Vec<u8>,
-    calls: &[CallLine<'_>],
+    msg: &ModelMessage,
+    calls: &[FinishedCall<'_>],
     timestamp: &str,
 ) -> Result<bool> {
-    let parts: Vec<&Part> = calls.iter().flat_map(|c| c.result).collect();
-    if parts.is_empty() {
+    out.extend_from_slice(&msg.head);
+    out.extend_from_slice(br#","toolCalls":["#);
+    // Where each call's parts are, without their brackets.
+    let mut results = Vec::with_capacity(calls.len());
+    for (i, call) in calls.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let head = CallHead {
+            id: call.id,
+            name: call.name,
+            args: call.args,
+        };
+        push_open(out, &head)?;
+        out.extend_from_slice(br#","result":"#);
+        let start = out.len();
+        serde_json::to_writer(&mut *out, call.parts).map_err(std::io::Error::other)?;
+        if !call.parts.is_empty() {
+            results.push(start + 1..out.len() - 1);
+        }
+        push_rest(out, &CallTail::of(call, timestamp))?;
+    }
+    out.push(b']');
+    out.extend_from_slice(&msg.tail);
+    out.push(b'\n');
+    if results.is_empty() {
         return Ok(false);
     }
-    push_message(out, "user", Content::PartRefs(&parts), timestamp)?;
+    let id = new_id();
+    let head = MessageHead {
+        id: &id,
+        timestamp,
+        kind: "user",
+    };
+    push_open(out, &head)?;
+    out.extend_from_slice(br#","content":["#);
+    for (i, range) in results.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_within(range);
+    }
+    out.extend_from_slice(b"]}\n");
     Ok(true)
 }
 

@@ -26,7 +26,7 @@ pub use record::{ConversationRecord, MessageRecord};
 pub use retention::cleanup_sessions;
 
 use gemini_rs_protocol::{Content, Part, UsageMetadata};
-use lines::{CallLine, ModelMessage};
+use lines::ModelMessage;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -312,8 +312,8 @@ impl Recording {
         logprobs: Option<Value>,
     ) {
         self.record(|out, last_model, stamp| {
-            let msg = ModelMessage::new(parts, usage, (model, logprobs.as_ref()), stamp);
-            msg.line(out, &[])?;
+            let msg = ModelMessage::new(parts, usage, (model, logprobs.as_ref()), stamp)?;
+            msg.line(out);
             *last_model = Some(msg);
             Ok(true)
         });
@@ -328,12 +328,11 @@ impl Recording {
             return;
         }
         self.record(|out, last_model, stamp| {
-            let calls: Vec<CallLine<'_>> = calls.iter().map(|c| CallLine::of(c, stamp)).collect();
-            let msg = last_model
-                .take()
-                .unwrap_or_else(|| ModelMessage::bare(stamp));
-            msg.line(out, &calls)?;
-            lines::responses_line(out, &calls, stamp)
+            let msg = match last_model.take() {
+                Some(msg) => msg,
+                None => ModelMessage::bare(stamp)?,
+            };
+            lines::calls_lines(out, &msg, calls, stamp)
         });
     }
 
@@ -382,14 +381,15 @@ impl Recording {
             if let Some(context) = context.take() {
                 lines.extend_from_slice(&context);
             }
+            let start = lines.len();
             match build(lines, last_model, &stamp) {
-                Ok(true) => {
-                    if let Err(e) = jsonl::last_updated_line(lines, &stamp) {
-                        tracing::warn!("could not record a message: {e}");
-                    }
-                }
+                Ok(true) => jsonl::last_updated_line(lines, &stamp),
                 Ok(false) => {}
-                Err(e) => tracing::warn!("could not record a message: {e}"),
+                Err(e) => {
+                    // Nothing half-written: the record's lines go whole or not at all.
+                    lines.truncate(start);
+                    tracing::warn!("could not record a message: {e}");
+                }
             }
             pending.last = Some(at);
             std::mem::take(&mut pending.idle)

@@ -453,17 +453,36 @@ fn ids_times_and_the_last_updated_line_keep_their_forms() {
     assert_eq!(lines::format_stamp(&at), "2026-01-02T03:04:05.678Z");
     let whole = chrono::DateTime::from_timestamp(1_767_323_045, 0).unwrap();
     assert_eq!(lines::format_stamp(&whole), "2026-01-02T03:04:05.000Z");
-    for at in [at, whole, chrono::Utc::now()] {
+    // Across minutes, hours, days and years, on one thread and back.
+    let times = [
+        0,
+        59_999,
+        60_000,
+        3_599_999,
+        86_399_999,
+        1_767_225_599_999,
+        1_767_225_600_000,
+    ];
+    let times = times.map(|ms| chrono::DateTime::from_timestamp_millis(ms).unwrap());
+    for at in [at, whole, chrono::Utc::now()]
+        .into_iter()
+        .chain(times)
+        .chain([at])
+    {
         let old = at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
         assert_eq!(lines::format_stamp(&at), old);
     }
 
     let mut line = b"before\n".to_vec();
-    jsonl::last_updated_line(&mut line, "2026-01-02T03:04:05.678Z").unwrap();
+    jsonl::last_updated_line(&mut line, "2026-01-02T03:04:05.678Z");
     assert_eq!(
         String::from_utf8(line).unwrap(),
         "before\n{\"$set\":{\"lastUpdated\":\"2026-01-02T03:04:05.678Z\"}}\n"
     );
+    // Anything else is escaped.
+    let mut line = Vec::new();
+    jsonl::last_updated_line(&mut line, "a\"b");
+    assert_eq!(line, b"{\"$set\":{\"lastUpdated\":\"a\\\"b\"}}\n");
 }
 
 /// Each line as 0.61 writes it: the context's `$set` before the first
