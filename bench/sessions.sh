@@ -2,22 +2,27 @@
 # Long sessions (#29.4): a replayed session of N turns (N read_file
 # tool-call turns, then a final text) run with --fake-responses.
 #  - gemini-rs at each N of TURNS, with and without chat recording
-#    (GEMINI_RS_NO_RECORDING=1 turns it off), interleaved: median wall time,
+#    (GEMINI_RS_NO_RECORDING=1 turns it off), in pairs: median wall time,
 #    time per turn (linear in turns when it stays flat), max RSS, and the
-#    recording overhead;
+#    recording overhead. Nothing runs between the timed runs but the clean-up
+#    of the last one: looking for the session file after each recorded run
+#    (find, stat) put the recorded runs 20-30 ms behind on a 2-core VM
+#    (+16 to +28 %; +18 and +49 % with an empty `true | head` in its place,
+#    +1 and -4 % with nothing), so the file is measured once, after a
+#    warm-up run of each variant, and pairs alternate which runs first;
 #  - Gemini CLI 0.61 beside gemini-rs (recording on for both, as users run
 #    them) at each N of REF_TURNS, pairs run in turn.
 # Targets on a 2-core machine: RSS < 100 MB at 10,000 turns; recording adds
 # < 5 % wall time. Not part of CI.
 #
-# Env: RUNS (default 5), TURNS (default "1000 10000"), REF_TURNS (default
+# Env: RUNS (pairs at each size; default: as many as fit in about 40 s,
+#      at least 21), TURNS (default "1000 10000"), REF_TURNS (default
 #      1000; empty: gemini-rs alone), REF_RUNS (default 3), BIN (a prebuilt
 #      gemini-rs), REF (Gemini CLI's `gemini`; installed with npm under
 #      target/bench-ref when missing).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-runs="${RUNS:-5}"
 turns_list="${TURNS:-1000 10000}"
 ref_turns="${REF_TURNS-1000}"
 ref_runs="${REF_RUNS:-3}"
@@ -86,31 +91,45 @@ one_run() {
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 col() { printf '%s\n' "${@:2}" | awk -v c="$1" '{print $c}'; }
 
-echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); median of $runs"
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 status=0
 first_per_turn=""
 for turns in $turns_list; do
-  # Interleaved, so load and cache effects hit both variants alike.
+  # A run of each variant first, not counted (cold caches, the binary's
+  # first load); its session file is the one measured.
+  one_run "$bin" "$turns" >/dev/null
+  chats=$(find "$work/home/.gemini/tmp" -path '*/chats/session-*.jsonl' | head -n1)
+  if [ -z "$chats" ]; then
+    echo "no session file was recorded" >&2
+    exit 1
+  fi
+  size_kb=$(( $(stat -c %s "$chats") / 1024 ))
+  warm=$(GEMINI_RS_NO_RECORDING=1 one_run "$bin" "$turns")
+  # Without RUNS, enough pairs for about 40 s of runs (at least 21): one
+  # run's wall time varies by 10-15 % on a shared 2-core VM, so a median of
+  # 21 short runs moves by several percent from batch to batch.
+  runs=${RUNS:-$(awk -v w="${warm%% *}" 'BEGIN { n = int(40000 / (2 * w)); print (n < 21 ? 21 : n) }')}
+  # Interleaved in ABBA order (each variant first in every other pair), so
+  # drift, load and what a run leaves behind hit both variants alike.
   rec=() plain=()
-  for _ in $(seq "$runs"); do
-    rec+=("$(one_run "$bin" "$turns")")
-    chats=$(find "$work/home/.gemini/tmp" -path '*/chats/session-*.jsonl' | head -n1)
-    if [ -z "$chats" ]; then
-      echo "no session file was recorded" >&2
-      exit 1
+  for i in $(seq "$runs"); do
+    if (( i % 2 )); then
+      rec+=("$(one_run "$bin" "$turns")")
+      plain+=("$(GEMINI_RS_NO_RECORDING=1 one_run "$bin" "$turns")")
+    else
+      plain+=("$(GEMINI_RS_NO_RECORDING=1 one_run "$bin" "$turns")")
+      rec+=("$(one_run "$bin" "$turns")")
     fi
-    size_kb=$(( $(stat -c %s "$chats") / 1024 ))
-    plain+=("$(GEMINI_RS_NO_RECORDING=1 one_run "$bin" "$turns")")
   done
   rec_wall=$(col 1 "${rec[@]}" | median)
   plain_wall=$(col 1 "${plain[@]}" | median)
   rss=$(col 2 "${rec[@]}" "${plain[@]}" | sort -n | tail -n1)
   per_turn=$(awk -v w="$rec_wall" -v n="$turns" 'BEGIN{printf "%.3f", w / n}')
   [ -z "$first_per_turn" ] && first_per_turn=$per_turn
-  awk -v n="$turns" -v r="$rec_wall" -v p="$plain_wall" -v k="$rss" -v s="$size_kb" -v t="$per_turn" -v f="$first_per_turn" 'BEGIN {
+  awk -v n="$turns" -v r="$rec_wall" -v p="$plain_wall" -v k="$rss" -v s="$size_kb" -v t="$per_turn" -v f="$first_per_turn" -v m="$runs" 'BEGIN {
     over = (r - p) * 100 / p
-    printf "gemini-rs %6d turns: recording %8.0f ms, without %8.0f ms (overhead %+.1f%%, target < 5%%); %.3f ms a turn (%.2fx the first size); max RSS %.1f MB (target < 100 MB); session file %d KB\n",
-      n, r, p, over, t, t / f, k / 1024, s
+    printf "gemini-rs %6d turns: recording %8.0f ms, without %8.0f ms (overhead %+.1f%%, target < 5%%); %.3f ms a turn (%.2fx the first size); max RSS %.1f MB (target < 100 MB); session file %d KB; medians of %d pairs\n",
+      n, r, p, over, t, t / f, k / 1024, s, m
     if (over >= 5 || k / 1024 >= 100) exit 2
   }' || status=2
 done
