@@ -346,8 +346,7 @@ fn mcp_servers_from_the_client_are_used() {
 #[test]
 fn the_upstream_say_hello_scenario() {
     let sb = sandbox();
-    let dir =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/upstream");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../conformance/upstream");
     let responses =
         std::fs::read_to_string(dir.join("hooks-system.session-startup.responses")).unwrap();
     let Some(log) = run(&sb, "hello", &responses, json!({"prompts": ["Say hello"]})) else {

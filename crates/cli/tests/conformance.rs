@@ -1,5 +1,5 @@
 //! Replays the upstream Gemini CLI scenarios of
-//! `shared/conformance/upstream/scenarios.json` through the binary, as its
+//! `conformance/upstream/scenarios.json` through the binary, as its
 //! README describes, and checks what a user can see.
 
 use crate::support::{Output, Sandbox};
@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use std::path::PathBuf;
 
 fn upstream_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/upstream")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../conformance/upstream")
 }
 
 fn catalogue() -> Value {

@@ -3,14 +3,14 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 fn upstream_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/upstream")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../conformance/upstream")
 }
 
 #[test]
 fn every_recorded_line_round_trips_without_loss() {
     let dir = upstream_dir();
     let mut lines = 0;
-    for entry in std::fs::read_dir(&dir).expect("shared/conformance/upstream exists") {
+    for entry in std::fs::read_dir(&dir).expect("conformance/upstream exists") {
         let path = entry.unwrap().path();
         if path.extension().and_then(|e| e.to_str()) != Some("responses") {
             continue;

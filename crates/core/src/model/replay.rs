@@ -314,8 +314,7 @@ mod tests {
 
     #[tokio::test]
     async fn replays_every_upstream_recording() {
-        let dir =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/upstream");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/upstream");
         let mut files = 0;
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
