@@ -53,8 +53,8 @@ pub(super) fn message_line(msg: &MessageRecord) -> io::Result<String> {
 }
 
 /// Appends `value` as one line: its JSON, then a newline, serialised
-/// straight onto `out` (the writer's buffer, kept between writes); on an
-/// error `out` is left as it was.
+/// straight onto `out` (the lines waiting for the writer); on an error
+/// `out` is left as it was.
 pub(super) fn push_line(out: &mut Vec<u8>, value: &impl Serialize) -> io::Result<()> {
     let start = out.len();
     if let Err(e) = serde_json::to_writer(&mut *out, value) {
@@ -63,6 +63,11 @@ pub(super) fn push_line(out: &mut Vec<u8>, value: &impl Serialize) -> io::Result
     }
     out.push(b'\n');
     Ok(())
+}
+
+/// The lines of `bytes` (each ended by a newline), empty ones left out.
+pub(super) fn each_line(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty())
 }
 
 /// Appends the `$set` line of a new `lastUpdated` (written after every

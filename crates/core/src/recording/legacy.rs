@@ -80,8 +80,7 @@ pub(super) fn rewrite(
     lines: &[u8],
     last_updated: String,
 ) -> io::Result<()> {
-    let lines = lines.split(|&b| b == b'\n').filter(|l| !l.is_empty());
-    for msg in lines.filter_map(|l| serde_json::from_slice(l).ok()) {
+    for msg in super::jsonl::each_line(lines).filter_map(|l| serde_json::from_slice(l).ok()) {
         fold(&mut record.messages, msg);
     }
     record.last_updated = last_updated;

@@ -380,19 +380,21 @@ impl ModelMessage {
             model,
             logprobs,
         };
-        let mut msg = Self::open(&text, timestamp)?;
-        msg.tail.clear();
-        push_rest(&mut msg.tail, &meta)?;
-        Ok(msg)
+        let mut tail = Vec::new();
+        push_rest(&mut tail, &meta)?;
+        let head = Self::head(&text, timestamp)?;
+        Ok(ModelMessage { head, tail })
     }
 
     /// A model message with no text to carry calls that came without one.
     pub(super) fn bare(timestamp: &str) -> Result<Self> {
-        Self::open("", timestamp)
+        let head = Self::head("", timestamp)?;
+        let tail = b"}".to_vec();
+        Ok(ModelMessage { head, tail })
     }
 
-    /// The message's line up to its `text`, closed by a bare tail.
-    fn open(text: &str, timestamp: &str) -> Result<Self> {
+    /// A new model message's line up to its `text`, left open.
+    fn head(text: &str, timestamp: &str) -> Result<Vec<u8>> {
         let id = new_id();
         let line = Line {
             id: &id,
@@ -402,8 +404,7 @@ impl ModelMessage {
         };
         let mut head = Vec::with_capacity(128 + text.len());
         push_open(&mut head, &line)?;
-        let tail = b"}".to_vec();
-        Ok(ModelMessage { head, tail })
+        Ok(head)
     }
 
     /// Appends the message's line (as it starts, without calls).

@@ -113,8 +113,7 @@ impl FileState {
     /// format, rewritten whole from the record).
     fn write(&mut self, lines: &[u8], last: &Stamp) -> std::io::Result<()> {
         if let Some((file, all)) = &mut self.trajectory {
-            let each = lines.split(|&b| b == b'\n').filter(|l| !l.is_empty());
-            for msg in each.filter_map(|l| lines::record_of(l).ok()) {
+            for msg in jsonl::each_line(lines).filter_map(|l| lines::record_of(l).ok()) {
                 match all.iter_mut().find(|m| m.id == msg.id) {
                     Some(old) => *old = msg,
                     None => all.push(msg),
